@@ -1,0 +1,1 @@
+SELECT CASE WHEN x IN (1, 2) THEN 'a' || 'b' WHEN x LIKE 'y%%' THEN NULL ELSE CAST(x AS VARCHAR(10)) END, x::DOUBLE, "Quoted""Id", 'it''s', 1.5e3, .5, INTERVAL '10 minutes', INTERVAL '1.5' SECOND, EXTRACT(hour FROM ts) FROM t;

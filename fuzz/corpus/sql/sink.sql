@@ -1,0 +1,1 @@
+CREATE SINK hourly_out FROM hourly_delays INTO FILES ('path' = 'out/hourly_delays.ndjson') FORMAT JSON;

@@ -1,0 +1,1 @@
+CREATE SOURCE trades (symbol VARCHAR NOT NULL, price DOUBLE NOT NULL, volume BIGINT NOT NULL, ts TIMESTAMP NOT NULL, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) FROM KAFKA ('bootstrap.servers' = 'kafka:9092', 'topic' = 'trades') FORMAT JSON;

@@ -1,0 +1,1 @@
+CREATE STREAM minute_volume AS SELECT symbol, tumble(ts, INTERVAL '1' MINUTE) AS minute, SUM(volume) AS volume, MAX(price) AS high FROM trades GROUP BY symbol, tumble(ts, INTERVAL '1' MINUTE) EMIT ON WINDOW CLOSE;

@@ -1,0 +1,211 @@
+/*
+ * laminar.h — the embedded C API of Laminar, a streaming SQL engine.
+ *
+ * A laminar_db holds a catalog (sources, streams, materialized views,
+ * sinks) and runs every continuous query in the calling thread: nothing
+ * runs in the background, so results are deterministic. Batches cross this
+ * boundary through the Arrow C Data Interface
+ * (https://arrow.apache.org/docs/format/CDataInterface.html).
+ *
+ * Conventions:
+ *  - every function returns 0 on success or a nonzero LAMINAR_ERR_* code
+ *    and, when `err` is non-NULL, fills it with a message; SQL errors carry
+ *    the 1-based line and column of the offending token;
+ *  - "borrowed" pointers stay owned by the caller; "moved" Arrow structs
+ *    are taken over (their release callback is called by Laminar and the
+ *    caller's struct is marked released); objects returned through out
+ *    parameters are owned by the caller and freed with the matching
+ *    *_free / *_close function.
+ *
+ * Script mode (DESIGN.md): laminar_execute runs statements in order and,
+ * before returning, propagates every effect (pushed rows, watermarks, the
+ * end of bounded sources that the statement started) through every stream,
+ * view and sink.
+ */
+#ifndef LAMINAR_H
+#define LAMINAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------- Arrow C Data Interface ABI */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+struct ArrowSchema {
+  const char *format;
+  const char *name;
+  const char *metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema **children;
+  struct ArrowSchema *dictionary;
+  void (*release)(struct ArrowSchema *);
+  void *private_data;
+};
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void **buffers;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+  void (*release)(struct ArrowArray *);
+  void *private_data;
+};
+#endif
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+  const char *(*get_last_error)(struct ArrowArrayStream *);
+  void (*release)(struct ArrowArrayStream *);
+  void *private_data;
+};
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+enum {
+  LAMINAR_OK = 0,
+  LAMINAR_ERR_GENERIC = 1,
+  LAMINAR_ERR_NOMEM = 2,
+  LAMINAR_ERR_IO = 3,
+  LAMINAR_ERR_PARSE = 4,
+  LAMINAR_ERR_BIND = 5,
+  LAMINAR_ERR_EXEC = 6,
+  LAMINAR_ERR_INVALID = 7,
+  LAMINAR_ERR_NOTFOUND = 8,
+  LAMINAR_ERR_EXISTS = 9,
+  LAMINAR_ERR_LIMIT = 10,
+};
+
+/* Same layout as the engine's internal error struct. */
+typedef struct laminar_error {
+  int code;
+  int line;   /* 1-based, 0 when not about a position */
+  int column; /* 1-based, 0 when not about a position */
+  char message[1024];
+} laminar_error;
+
+/* ---------------------------------------------------------- the database */
+
+typedef struct laminar_db laminar_db;
+
+/* Opens an empty in-memory database. *out is owned by the caller; close
+ * with laminar_close. Errors: LAMINAR_ERR_NOMEM. */
+int laminar_open(laminar_db **out, laminar_error *err);
+
+/* Stops every query, flushes and closes every sink, frees everything.
+ * Returns the first error met while flushing sinks (the database is freed
+ * regardless). db may be NULL. */
+int laminar_close(laminar_db *db, laminar_error *err);
+
+/* ------------------------------------------------------------ statements */
+
+typedef struct laminar_result laminar_result;
+
+/* Executes `sql`: one or more ';'-separated statements, in order, each
+ * fully propagated before the next. If result is non-NULL, *result
+ * receives the rows of the last statement that returns rows (SELECT, SHOW,
+ * DESCRIBE) or NULL when none did; free with laminar_result_free.
+ * Execution stops at the first failing statement; earlier ones keep their
+ * effects. Errors: LAMINAR_ERR_PARSE / BIND (with line:column relative to
+ * `sql`), EXEC, IO (a file source or sink failed, message names the file
+ * and position), EXISTS, NOTFOUND. */
+int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
+                    laminar_error *err);
+
+/* Result accessors. Rows are held as Arrow record batches. */
+int64_t laminar_result_num_rows(const laminar_result *r);
+int laminar_result_num_columns(const laminar_result *r);
+/* Column name (owned by r, valid until laminar_result_free). */
+const char *laminar_result_column_name(const laminar_result *r, int col);
+/* SQL type name of a column, e.g. "BIGINT" (static string). */
+const char *laminar_result_column_type(const laminar_result *r, int col);
+/* Text of one value as the CLI prints it (integers decimal, doubles
+ * shortest round-trip, timestamps YYYY-MM-DDTHH:MM:SS[.ffffff]); NULL for a
+ * SQL NULL. The string is owned by r and valid until the next call on r or
+ * laminar_result_free. */
+const char *laminar_result_value_text(laminar_result *r, int64_t row,
+                                      int col);
+/* Number of record batches, and export of batch i through the C Data
+ * Interface: *out_array (a struct array, one child per column) and
+ * *out_schema are filled for the caller, who must call their release
+ * callbacks. The data is shared (zero-copy), refcounted. */
+int laminar_result_num_batches(const laminar_result *r);
+int laminar_result_export_batch(const laminar_result *r, int i,
+                                struct ArrowArray *out_array,
+                                struct ArrowSchema *out_schema,
+                                laminar_error *err);
+void laminar_result_free(laminar_result *r);
+
+/* ------------------------------------------------------------------ push */
+
+/* Pushes a batch of rows into a source: `array` is a struct array whose
+ * children match the source's columns by name (case-insensitive; missing
+ * nullable columns are NULL) and `schema` describes it. The array is moved
+ * (Laminar calls its release when done with the buffers, possibly later:
+ * data is not copied where types match); the schema is borrowed. The rows
+ * propagate before the call returns. Errors: NOTFOUND (no such source),
+ * BIND (a column type does not match), INVALID (malformed array). */
+int laminar_push_arrow(laminar_db *db, const char *source,
+                       struct ArrowArray *array,
+                       const struct ArrowSchema *schema, laminar_error *err);
+
+/* Advances a source's watermark to `ts_us` (µs since the epoch); a
+ * watermark never moves backwards (a smaller value is ignored). */
+int laminar_advance_watermark(laminar_db *db, const char *source,
+                              int64_t ts_us, laminar_error *err);
+
+/* Declares the end of a source's input: its watermark becomes +infinity,
+ * so every window downstream closes and is emitted. */
+int laminar_end_source(laminar_db *db, const char *source,
+                       laminar_error *err);
+
+/* Runs every source until each bounded source is exhausted (files read
+ * once, generators with max.rows), then flushes sinks. With unbounded
+ * sources it runs until laminar_interrupt is called (e.g. from a signal
+ * handler). */
+int laminar_run(laminar_db *db, laminar_error *err);
+/* Async-signal-safe: asks laminar_run to stop at the next batch boundary. */
+void laminar_interrupt(laminar_db *db);
+
+/* ---------------------------------------------------------- subscriptions */
+
+typedef struct laminar_subscription laminar_subscription;
+
+/* Subscribes to a stream or materialized view: from now on every batch it
+ * emits is queued for this subscription. *out is owned by the caller; free
+ * with laminar_unsubscribe (before laminar_close). Errors: NOTFOUND. */
+int laminar_subscribe(laminar_db *db, const char *name,
+                      laminar_subscription **out, laminar_error *err);
+
+/* Takes the oldest queued batch, if any: returns 0 and sets *has_batch.
+ * When true, *out_array / *out_schema are filled (caller releases them). */
+int laminar_subscription_poll(laminar_subscription *sub,
+                              struct ArrowArray *out_array,
+                              struct ArrowSchema *out_schema, bool *has_batch,
+                              laminar_error *err);
+
+/* Takes every queued batch as one result (NULL in *out when nothing is
+ * queued). Convenient for tests and tools. */
+int laminar_subscription_drain(laminar_subscription *sub,
+                               laminar_result **out, laminar_error *err);
+
+void laminar_unsubscribe(laminar_subscription *sub);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

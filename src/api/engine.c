@@ -1,0 +1,1111 @@
+/* The catalog and the synchronous dataflow runtime (see engine.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/engine.h"
+
+static const char *kind_name(lm_node_kind k) {
+  return k == LM_NODE_SOURCE ? "source"
+         : k == LM_NODE_STREAM ? "stream"
+                               : "materialized view";
+}
+
+lm_node *lm_engine_find(laminar_db *db, const char *name) {
+  for (int i = 0; i < db->n_nodes; i++)
+    if (!lm_strcasecmp(db->nodes[i]->name, name)) return db->nodes[i];
+  return NULL;
+}
+
+static lm_sink *find_sink(laminar_db *db, const char *name) {
+  for (int i = 0; i < db->n_sinks; i++)
+    if (!lm_strcasecmp(db->sinks[i]->name, name)) return db->sinks[i];
+  return NULL;
+}
+
+static int grow(void **p, int *cap, int need, size_t elem) {
+  if (need <= *cap) return 0;
+  int c = *cap ? *cap * 2 : 4;
+  while (c < need) c *= 2;
+  void *n = realloc(*p, (size_t)c * elem);
+  if (!n) return -1;
+  *p = n;
+  *cap = c;
+  return 0;
+}
+
+#define APPEND(arr, n, item)                                                   \
+  do {                                                                         \
+    void *_n = realloc((arr), sizeof(*(arr)) * (size_t)((n) + 1));             \
+    if (!_n) return lm_err(err, LM_ERR_NOMEM, "out of memory");               \
+    (arr) = _n;                                                                \
+    (arr)[(n)++] = (item);                                                     \
+  } while (0)
+
+#define REMOVE(arr, n, item)                                                   \
+  do {                                                                         \
+    for (int _i = 0; _i < (n); _i++)                                           \
+      if ((arr)[_i] == (item)) {                                               \
+        memmove(&(arr)[_i], &(arr)[_i + 1], sizeof(*(arr)) * (size_t)((n)-_i - 1)); \
+        (n)--;                                                                 \
+        break;                                                                 \
+      }                                                                        \
+  } while (0)
+
+/* ------------------------------------------------------------ dataflow */
+
+static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
+  if (b->num_rows == 0) return 0;
+  int rc;
+  if (n->kind == LM_NODE_MVIEW && !(n->query && n->query->agg_op)) {
+    int cap = n->cap_store;
+    if (grow((void **)&n->store, &cap, n->n_store + 1, sizeof(lm_batch *)))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    n->cap_store = cap;
+    n->store[n->n_store++] = lm_batch_retain(b);
+  }
+  for (int i = 0; i < n->n_subs; i++) {
+    laminar_subscription *s = n->subs[i];
+    if (grow((void **)&s->q, &s->cap, s->n + 1, sizeof(lm_batch *)))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    s->q[s->n++] = lm_batch_retain(b);
+  }
+  for (int i = 0; i < n->n_sinks; i++) {
+    lm_sink *s = n->sinks[i];
+    if (s->file && (rc = lm_file_sink_write(s->file, b, err))) {
+      lm_err_prefix(err, "sink %s", s->name);
+      return rc;
+    }
+  }
+  for (int i = 0; i < n->n_queries; i++) {
+    lm_query *q = n->queries[i];
+    q->head->rows_in += b->num_rows;
+    if ((rc = q->head->vt->push(q->head, b, err))) {
+      if (q->output) lm_err_prefix(err, "%s %s", kind_name(q->output->kind),
+                                   q->output->name);
+      return rc;
+    }
+  }
+  (void)db;
+  return 0;
+}
+
+int lm_engine_watermark(laminar_db *db, lm_node *n, int64_t wm, lm_error *err) {
+  if (n->wm != INT64_MIN && wm <= n->wm) return 0;
+  n->wm = wm;
+  for (int i = 0; i < n->n_queries; i++) {
+    lm_query *q = n->queries[i];
+    int rc = q->head->vt->watermark(q->head, wm, err);
+    if (rc) {
+      if (q->output) lm_err_prefix(err, "%s %s", kind_name(q->output->kind),
+                                   q->output->name);
+      return rc;
+    }
+  }
+  (void)db;
+  return 0;
+}
+
+static int out_batch(void *ctx, lm_batch *b, lm_error *err) {
+  lm_query *q = ctx;
+  return node_emit(q->db, q->output, b, err);
+}
+static int out_wm(void *ctx, int64_t wm, lm_error *err) {
+  lm_query *q = ctx;
+  return lm_engine_watermark(q->db, q->output, wm, err);
+}
+
+/* Drops rows behind the watermark (a row is late when its event time is
+ * below the watermark in force when it arrives: max event time seen before
+ * it minus the delay), then advances the watermark. */
+int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
+  int64_t n = b->num_rows;
+  src->rows_in += n;
+  if (src->wm_col < 0) return node_emit(db, src, b, err);
+  const lm_array *ts = b->columns[src->wm_col];
+  const int64_t *v = lm_array_i64(ts);
+  int32_t *keep = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  if (!keep) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int64_t k = 0, max_ts = src->max_ts;
+  int64_t wm = src->wm;
+  for (int64_t i = 0; i < n; i++) {
+    if (lm_array_is_null(ts, i)) {
+      keep[k++] = (int32_t)i;
+      continue;
+    }
+    int64_t t = v[i];
+    if (wm != INT64_MIN && t < wm) {
+      src->late_dropped++;
+      continue;
+    }
+    keep[k++] = (int32_t)i;
+    if (t > max_ts) {
+      max_ts = t;
+      int64_t w;
+      if (__builtin_sub_overflow(max_ts, src->wm_delay, &w)) w = INT64_MIN;
+      if (w > wm) wm = w;
+    }
+  }
+  src->max_ts = max_ts;
+  int rc = 0;
+  if (k == n) {
+    rc = node_emit(db, src, b, err);
+  } else if (k > 0) {
+    lm_batch *f = lm_batch_take(b, keep, k);
+    if (!f)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    else
+      rc = node_emit(db, src, f, err);
+    lm_batch_release(f);
+  }
+  free(keep);
+  if (!rc && wm != INT64_MIN && !src->ended)
+    rc = lm_engine_watermark(db, src, wm, err);
+  return rc;
+}
+
+static int end_source(laminar_db *db, lm_node *src, lm_error *err) {
+  src->ended = true;
+  /* +infinity: every window closes */
+  src->wm = src->wm == INT64_MAX ? INT64_MAX - 1 : src->wm;
+  return lm_engine_watermark(db, src, INT64_MAX, err);
+}
+
+/* ---------------------------------------------------------- connectors */
+
+static int open_reader(lm_node *s, lm_source_reader **out, lm_error *err) {
+  if (!lm_strcasecmp(s->connector, "FILES"))
+    return lm_files_reader_new(s->schema, s->opts, s->n_opts, s->format, out,
+                               err);
+  if (!lm_strcasecmp(s->connector, "GENERATOR"))
+    return lm_generator_reader_new(s->opts, s->n_opts, out, err);
+  return lm_err(err, LM_ERR_BIND, "connector %s is not supported",
+                s->connector);
+}
+
+int lm_engine_drain(laminar_db *db, lm_error *err) {
+  bool progress = true;
+  while (progress && !db->interrupted) {
+    progress = false;
+    for (int i = 0; i < db->n_nodes; i++) {
+      lm_node *s = db->nodes[i];
+      if (s->kind != LM_NODE_SOURCE || !s->connector || s->ended) continue;
+      if (!s->started) {
+        int rc = open_reader(s, &s->reader, err);
+        if (rc) {
+          lm_err_prefix(err, "source %s", s->name);
+          return rc;
+        }
+        s->started = true;
+      }
+      for (;;) {
+        lm_batch *b = NULL;
+        bool eof = false;
+        int rc = s->reader->poll(s->reader, &b, &eof, err);
+        if (rc) {
+          lm_err_prefix(err, "source %s", s->name);
+          return rc;
+        }
+        if (b) {
+          progress = true;
+          rc = lm_engine_push(db, s, b, err);
+          lm_batch_release(b);
+          if (rc) return rc;
+          if (db->interrupted) break;
+          continue;
+        }
+        if (eof) {
+          s->reader->free(s->reader);
+          s->reader = NULL;
+          if ((rc = end_source(db, s, err))) return rc;
+        }
+        break;
+      }
+    }
+  }
+  return 0;
+}
+
+bool lm_engine_has_unbounded(laminar_db *db) {
+  for (int i = 0; i < db->n_nodes; i++) {
+    lm_node *s = db->nodes[i];
+    if (s->kind == LM_NODE_SOURCE && s->reader && s->reader->unbounded &&
+        !s->ended)
+      return true;
+  }
+  return false;
+}
+
+int64_t lm_engine_wait_us(laminar_db *db) {
+  int64_t w = 100000;
+  for (int i = 0; i < db->n_nodes; i++) {
+    lm_node *s = db->nodes[i];
+    if (s->kind == LM_NODE_SOURCE && s->reader && s->reader->wait_us) {
+      int64_t x = s->reader->wait_us(s->reader);
+      if (x < w) w = x;
+    }
+  }
+  return w;
+}
+
+int lm_engine_flush_sinks(laminar_db *db, lm_error *err) {
+  for (int i = 0; i < db->n_sinks; i++)
+    if (db->sinks[i]->file) {
+      int rc = lm_file_sink_flush(db->sinks[i]->file, err);
+      if (rc) return rc;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------- results */
+
+laminar_result *lm_result_new(lm_schema *schema, lm_batch **batches, int n) {
+  laminar_result *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->schema = schema;
+  r->batches = batches;
+  r->n_batches = n;
+  r->batch_start = calloc((size_t)n + 1, sizeof(int64_t));
+  lm_buf_init(&r->text);
+  if (!r->batch_start) {
+    free(r);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) {
+    r->batch_start[i] = r->rows;
+    r->rows += batches[i]->num_rows;
+  }
+  r->batch_start[n] = r->rows;
+  return r;
+}
+
+/* A result of text columns built from rows of C strings. */
+static laminar_result *text_result(const char *const *names, int n_cols,
+                                   const char *const *cells, int n_rows) {
+  lm_schema *s = lm_schema_new(n_cols);
+  if (!s) return NULL;
+  for (int c = 0; c < n_cols; c++)
+    lm_schema_set_field(s, c, names[c], lm_type_make(LM_TYPE_UTF8), true);
+  lm_batch_builder bb;
+  if (lm_batch_builder_init(&bb, s, n_rows)) {
+    lm_schema_release(s);
+    return NULL;
+  }
+  for (int r = 0; r < n_rows; r++)
+    for (int c = 0; c < n_cols; c++) {
+      const char *v = cells[r * n_cols + c];
+      if (v)
+        lm_builder_append_str(&bb.cols[c], v, (int32_t)strlen(v));
+      else
+        lm_builder_append_null(&bb.cols[c]);
+    }
+  lm_batch *b = NULL;
+  lm_batch_builder_finish(&bb, &b, NULL);
+  lm_batch_builder_free(&bb);
+  if (!b) {
+    lm_schema_release(s);
+    return NULL;
+  }
+  lm_batch **arr = malloc(sizeof *arr);
+  if (!arr) {
+    lm_batch_release(b);
+    lm_schema_release(s);
+    return NULL;
+  }
+  arr[0] = b;
+  return lm_result_new(s, arr, 1);
+}
+
+/* ------------------------------------------------------------- queries */
+
+static void query_free(lm_query *q) {
+  if (!q) return;
+  lm_pipeline_free(q->head);
+  lm_plan_free(q->plan);
+  free(q);
+}
+
+static void node_free(lm_node *n) {
+  if (!n) return;
+  for (int i = 0; i < n->n_subs; i++) n->subs[i]->node = NULL;
+  if (n->reader) n->reader->free(n->reader);
+  query_free(n->query);
+  for (int i = 0; i < n->n_store; i++) lm_batch_release(n->store[i]);
+  free(n->store);
+  for (int i = 0; i < n->n_opts; i++) {
+    free((char *)n->opts[i].key);
+    free((char *)n->opts[i].value);
+  }
+  free(n->opts);
+  free(n->queries);
+  free(n->sinks);
+  free(n->subs);
+  lm_schema_release(n->schema);
+  lm_schema_release(n->table_schema);
+  free(n->name);
+  free(n->sql);
+  free(n->connector);
+  free(n->format);
+  free(n);
+}
+
+static lm_schema *with_weight(lm_schema *s) {
+  lm_schema *w = lm_schema_new(s->n_fields + 1);
+  if (!w) return NULL;
+  for (int i = 0; i < s->n_fields; i++)
+    lm_schema_set_field(w, i, s->fields[i].name, s->fields[i].type,
+                        s->fields[i].nullable);
+  lm_schema_set_field(w, s->n_fields, "__weight", lm_type_make(LM_TYPE_INT64),
+                      false);
+  return w;
+}
+
+static int pos_err(lm_error *err, int code, int line, int col,
+                   const char *msg) {
+  if (line) return lm_err_at(err, code, line, col, "%s", msg);
+  return lm_err(err, code, "%s", msg);
+}
+
+static int create_query_node(laminar_db *db, const lm_stmt *st,
+                             lm_node_kind kind, lm_error *err) {
+  const lm_select *sel = st->select;
+  if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
+    if (st->if_not_exists) return 0;
+    char m[300];
+    snprintf(m, sizeof m, "'%s' already exists", st->name);
+    return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
+  }
+  lm_node *in = lm_engine_find(db, sel->from);
+  if (!in) {
+    char m[300];
+    snprintf(m, sizeof m, "no source, stream or view named '%s'", sel->from);
+    return pos_err(err, LM_ERR_NOTFOUND, sel->from_line, sel->from_column, m);
+  }
+  if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
+    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                   "ORDER BY, LIMIT and OFFSET are not supported in a "
+                   "continuous query (use them in a SELECT over a view)");
+  if (sel->distinct)
+    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                   "SELECT DISTINCT is not supported in a continuous query "
+                   "yet (use GROUP BY)");
+  if (in->changelog)
+    return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
+                   "reading an updating (changelog) stream or view is not "
+                   "supported yet");
+  lm_plan *plan = NULL;
+  int rc = lm_plan_select(sel, in->table_schema, in->name, &plan, err);
+  if (rc) return rc;
+  bool windowed = plan->has_agg && plan->window_key >= 0;
+  if (sel->emit == LM_EMIT_ON_WINDOW_CLOSE || sel->emit == LM_EMIT_FINAL) {
+    if (!windowed) {
+      lm_plan_free(plan);
+      return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                     "EMIT ON WINDOW CLOSE needs a windowed GROUP BY, e.g. "
+                     "GROUP BY tumble(ts, INTERVAL '1' MINUTE)");
+    }
+  } else if (sel->emit != LM_EMIT_DEFAULT && sel->emit != LM_EMIT_CHANGES &&
+             sel->emit != LM_EMIT_ON_UPDATE) {
+    lm_plan_free(plan);
+    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                   "this EMIT mode is not supported yet");
+  }
+  if (windowed && (sel->emit == LM_EMIT_CHANGES ||
+                   sel->emit == LM_EMIT_ON_UPDATE)) {
+    /* a window key is then just a group key: an updating changelog */
+    plan->window_key = -1;
+  }
+  if (windowed && in->kind == LM_NODE_SOURCE &&
+      in->wm_col != plan->window_time_col && plan->window_key >= 0) {
+    lm_plan_free(plan);
+    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                   "the window's time column must be the source's WATERMARK "
+                   "column");
+  }
+  bool changelog = plan->has_agg && plan->window_key < 0;
+  lm_node *n = calloc(1, sizeof *n);
+  lm_query *q = calloc(1, sizeof *q);
+  if (!n || !q) {
+    free(n);
+    free(q);
+    lm_plan_free(plan);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  n->kind = kind;
+  n->name = lm_strdup(st->name);
+  n->sql = lm_strdup(st->text ? st->text : "");
+  n->wm = INT64_MIN;
+  n->wm_col = -1;
+  n->changelog = changelog;
+  n->table_schema = lm_schema_retain(plan->out_schema);
+  n->schema = changelog ? with_weight(plan->out_schema)
+                        : lm_schema_retain(plan->out_schema);
+  q->db = db;
+  q->input = in;
+  q->output = n;
+  q->plan = plan;
+  n->query = q;
+  lm_output_cb cb = {out_batch, out_wm, q};
+  if (!n->schema ||
+      !(q->head = lm_pipeline_build(plan, n->schema, changelog, cb, &q->agg_op,
+                                    err))) {
+    node_free(n);
+    return err && err->code ? err->code : LM_ERR_NOMEM;
+  }
+  APPEND(in->queries, in->n_queries, q);
+  APPEND(db->nodes, db->n_nodes, n);
+  /* the input's watermark so far applies to the new query */
+  if (in->wm != INT64_MIN) {
+    rc = q->head->vt->watermark(q->head, in->wm, err);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
+    if (st->if_not_exists) return 0;
+    char m[300];
+    snprintf(m, sizeof m, "'%s' already exists", st->name);
+    return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
+  }
+  bool gen = st->connector && !lm_strcasecmp(st->connector, "GENERATOR");
+  if (st->connector && !gen && lm_strcasecmp(st->connector, "FILES"))
+    return pos_err(err, LM_ERR_BIND, st->line, st->column,
+                   "unsupported connector (FILES and GENERATOR are available)");
+  lm_schema *s;
+  if (gen) {
+    s = lm_generator_schema();
+  } else {
+    if (st->n_columns == 0)
+      return pos_err(err, LM_ERR_BIND, st->line, st->column,
+                     "a source needs a column list");
+    s = lm_schema_new(st->n_columns);
+    for (int i = 0; s && i < st->n_columns; i++) {
+      for (int j = 0; j < i; j++)
+        if (!lm_strcasecmp(st->columns[i].name, st->columns[j].name)) {
+          lm_schema_release(s);
+          char m[300];
+          snprintf(m, sizeof m, "column '%s' is declared twice",
+                   st->columns[i].name);
+          return pos_err(err, LM_ERR_BIND, st->columns[i].line,
+                         st->columns[i].column, m);
+        }
+      lm_schema_set_field(s, i, st->columns[i].name, st->columns[i].type,
+                          !st->columns[i].not_null);
+    }
+  }
+  if (!s) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int wm_col = -1;
+  int64_t delay = 0;
+  if (st->watermark_column) {
+    wm_col = lm_schema_find(s, st->watermark_column);
+    char m[300];
+    if (wm_col < 0) {
+      snprintf(m, sizeof m, "WATERMARK column '%s' is not a column of '%s'",
+               st->watermark_column, st->name);
+      lm_schema_release(s);
+      return pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
+    }
+    if (s->fields[wm_col].type.id != LM_TYPE_TIMESTAMP) {
+      snprintf(m, sizeof m, "WATERMARK column '%s' must be TIMESTAMP, not %s",
+               st->watermark_column, lm_type_name(s->fields[wm_col].type));
+      lm_schema_release(s);
+      return pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
+    }
+    const lm_expr *e = st->watermark_expr;
+    if (e) {
+      /* col - INTERVAL 'n' UNIT, or col alone */
+      bool ok = false;
+      if (e->kind == LM_EXPR_COLUMN && !lm_strcasecmp(e->name, st->watermark_column))
+        ok = true;
+      else if (e->kind == LM_EXPR_BINARY && e->op == LM_OP_SUB &&
+               e->args[0]->kind == LM_EXPR_COLUMN &&
+               !lm_strcasecmp(e->args[0]->name, st->watermark_column) &&
+               e->args[1]->kind == LM_EXPR_LITERAL &&
+               e->args[1]->lit == LM_LIT_INTERVAL && e->args[1]->ival >= 0) {
+        delay = e->args[1]->ival;
+        ok = true;
+      }
+      if (!ok) {
+        lm_schema_release(s);
+        return pos_err(err, LM_ERR_BIND, e->line, e->column,
+                       "WATERMARK expression must be <column> - INTERVAL "
+                       "'<n>' <unit>");
+      }
+    }
+  }
+  lm_node *n = calloc(1, sizeof *n);
+  if (!n) {
+    lm_schema_release(s);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  n->kind = LM_NODE_SOURCE;
+  n->name = lm_strdup(st->name);
+  n->sql = lm_strdup(st->text ? st->text : "");
+  n->schema = s;
+  n->table_schema = lm_schema_retain(s);
+  n->wm = INT64_MIN;
+  n->max_ts = INT64_MIN;
+  n->wm_col = wm_col;
+  n->wm_delay = delay;
+  n->connector = st->connector ? lm_strdup(st->connector) : NULL;
+  n->format = st->format ? lm_strdup(st->format) : NULL;
+  if (st->n_options) {
+    n->opts = calloc((size_t)st->n_options, sizeof(lm_kv));
+    if (!n->opts) {
+      node_free(n);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < st->n_options; i++) {
+      n->opts[i].key = lm_strdup(st->options[i].key);
+      n->opts[i].value = lm_strdup(st->options[i].value);
+    }
+    n->n_opts = st->n_options;
+  }
+  /* Check connector options now, so a bad path fails at CREATE time. */
+  if (n->connector) {
+    lm_source_reader *r = NULL;
+    int rc = open_reader(n, &r, err);
+    if (rc) {
+      if (err && err->line == 0 && st->line)
+        lm_err_prefix(err, "%d:%d: source %s", st->line, st->column, st->name);
+      node_free(n);
+      return rc;
+    }
+    r->free(r);
+  }
+  APPEND(db->nodes, db->n_nodes, n);
+  return 0;
+}
+
+static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
+    if (st->if_not_exists) return 0;
+    char m[300];
+    snprintf(m, sizeof m, "'%s' already exists", st->name);
+    return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
+  }
+  lm_node *from = lm_engine_find(db, st->sink_from);
+  if (!from) {
+    char m[300];
+    snprintf(m, sizeof m, "no source, stream or view named '%s'", st->sink_from);
+    return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+  }
+  lm_sink *s = calloc(1, sizeof *s);
+  if (!s) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  s->name = lm_strdup(st->name);
+  s->sql = lm_strdup(st->text ? st->text : "");
+  s->from = from;
+  s->connector = st->connector ? lm_strdup(st->connector) : NULL;
+  s->format = st->format ? lm_strdup(st->format) : NULL;
+  if (st->connector) {
+    if (lm_strcasecmp(st->connector, "FILES")) {
+      free(s->name);
+      free(s->sql);
+      free(s->connector);
+      free(s->format);
+      free(s);
+      return pos_err(err, LM_ERR_BIND, st->line, st->column,
+                     "unsupported sink connector (FILES is available)");
+    }
+    lm_kv kv[32];
+    int n = st->n_options > 32 ? 32 : st->n_options;
+    for (int i = 0; i < n; i++) {
+      kv[i].key = st->options[i].key;
+      kv[i].value = st->options[i].value;
+    }
+    int rc = lm_file_sink_open(kv, n, st->format, from->schema, &s->file, err);
+    if (rc) {
+      free(s->name);
+      free(s->sql);
+      free(s->connector);
+      free(s->format);
+      free(s);
+      return rc;
+    }
+  }
+  APPEND(from->sinks, from->n_sinks, s);
+  APPEND(db->sinks, db->n_sinks, s);
+  return 0;
+}
+
+static void sink_free(lm_sink *s, lm_error *err) {
+  if (!s) return;
+  if (s->file) lm_file_sink_close(s->file, err);
+  free(s->name);
+  free(s->sql);
+  free(s->connector);
+  free(s->format);
+  free(s);
+}
+
+static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  char m[400];
+  if (st->object == LM_OBJ_SINK) {
+    lm_sink *s = find_sink(db, st->name);
+    if (!s) {
+      if (st->if_exists) return 0;
+      snprintf(m, sizeof m, "no sink named '%s'", st->name);
+      return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+    }
+    REMOVE(s->from->sinks, s->from->n_sinks, s);
+    REMOVE(db->sinks, db->n_sinks, s);
+    lm_error e2;
+    lm_err_clear(&e2);
+    sink_free(s, &e2);
+    if (e2.code) return lm_err(err, e2.code, "%s", e2.msg);
+    return 0;
+  }
+  lm_node_kind want = st->object == LM_OBJ_SOURCE   ? LM_NODE_SOURCE
+                      : st->object == LM_OBJ_STREAM ? LM_NODE_STREAM
+                                                    : LM_NODE_MVIEW;
+  lm_node *n = lm_engine_find(db, st->name);
+  if (!n || n->kind != want) {
+    if (st->if_exists) return 0;
+    snprintf(m, sizeof m, "no %s named '%s'", kind_name(want), st->name);
+    return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+  }
+  if (n->n_queries || n->n_sinks) {
+    const char *dep = n->n_queries ? n->queries[0]->output->name
+                                   : n->sinks[0]->name;
+    snprintf(m, sizeof m, "cannot drop %s '%s': '%s' depends on it",
+             kind_name(n->kind), n->name, dep);
+    return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+  }
+  if (n->query) REMOVE(n->query->input->queries, n->query->input->n_queries,
+                       n->query);
+  for (int i = 0; i < n->n_subs; i++) n->subs[i]->node = NULL;
+  REMOVE(db->nodes, db->n_nodes, n);
+  node_free(n);
+  return 0;
+}
+
+/* -------------------------------------------------------------- INSERT */
+
+static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  lm_node *n = lm_engine_find(db, st->name);
+  char m[400];
+  if (!n || n->kind != LM_NODE_SOURCE) {
+    snprintf(m, sizeof m, "no source named '%s'", st->name);
+    return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+  }
+  lm_schema *s = n->schema;
+  int nc = s->n_fields;
+  int map[256];
+  int n_vals = st->n_values;
+  if (nc > 256) return lm_err(err, LM_ERR_LIMIT, "too many columns");
+  for (int c = 0; c < nc; c++) map[c] = -1;
+  if (st->insert_columns) {
+    for (int j = 0; j < st->n_insert_columns; j++) {
+      int c = lm_schema_find(s, st->insert_columns[j]);
+      if (c < 0) {
+        snprintf(m, sizeof m, "column '%s' does not exist in '%s'",
+                 st->insert_columns[j], n->name);
+        return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+      }
+      map[c] = j;
+    }
+    if (n_vals != st->n_insert_columns)
+      return pos_err(err, LM_ERR_BIND, st->line, st->column,
+                     "INSERT has a different number of values than columns");
+  } else {
+    if (n_vals != nc) {
+      snprintf(m, sizeof m, "INSERT has %d values per row but '%s' has %d "
+               "columns", n_vals, n->name, nc);
+      return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+    }
+    for (int c = 0; c < nc; c++) map[c] = c;
+  }
+  lm_batch_builder bb;
+  if (lm_batch_builder_init(&bb, s, st->n_rows))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_arena arena;
+  lm_arena_init(&arena, 4096);
+  lm_schema *empty = lm_schema_new(0);
+  lm_batch *one = empty ? lm_batch_new(lm_schema_retain(empty), 1, NULL) : NULL;
+  int rc = one ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int r = 0; r < st->n_rows && !rc; r++) {
+    for (int c = 0; c < nc && !rc; c++) {
+      if (map[c] < 0) {
+        if (!s->fields[c].nullable) {
+          snprintf(m, sizeof m, "column '%s' is NOT NULL and has no value",
+                   s->fields[c].name);
+          rc = pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+          break;
+        }
+        lm_builder_append_null(&bb.cols[c]);
+        continue;
+      }
+      const lm_expr *e = st->rows[r][map[c]];
+      lm_bexpr *b = NULL;
+      if ((rc = lm_bind_scalar(e, NULL, &arena, &b, err))) break;
+      lm_bexpr *cast = b;
+      if (!lm_type_eq(b->type, s->fields[c].type)) {
+        cast = lm_arena_alloc(&arena, sizeof *cast);
+        lm_bexpr **args = lm_arena_alloc(&arena, sizeof(lm_bexpr *));
+        if (!cast || !args) {
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+          break;
+        }
+        cast->kind = LM_BX_CAST;
+        cast->type = s->fields[c].type;
+        cast->line = e->line;
+        cast->column = e->column;
+        cast->args = args;
+        cast->args[0] = b;
+        cast->n_args = 1;
+      }
+      lm_array *a = NULL;
+      if ((rc = lm_eval(cast, one, &a, err))) break;
+      if (lm_array_is_null(a, 0) || a->type.id == LM_TYPE_NULL) {
+        if (!s->fields[c].nullable) {
+          lm_array_release(a);
+          snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
+                   s->fields[c].name);
+          rc = pos_err(err, LM_ERR_BIND, e->line, e->column, m);
+          break;
+        }
+        lm_builder_append_null(&bb.cols[c]);
+      } else {
+        lm_builder_append_from(&bb.cols[c], a, 0);
+      }
+      lm_array_release(a);
+    }
+  }
+  lm_batch_release(one);
+  lm_schema_release(empty);
+  lm_arena_free(&arena);
+  lm_batch *b = NULL;
+  if (!rc) rc = lm_batch_builder_finish(&bb, &b, err);
+  lm_batch_builder_free(&bb);
+  if (!rc) rc = lm_engine_push(db, n, b, err);
+  lm_batch_release(b);
+  return rc;
+}
+
+/* -------------------------------------------------------------- SELECT */
+
+static int collect(void *ctx, lm_batch *b, lm_error *err) {
+  laminar_result *r = ctx; /* used as a plain batch list here */
+  void *n = realloc(r->batches, sizeof(lm_batch *) * (size_t)(r->n_batches + 1));
+  if (!n) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  r->batches = n;
+  r->batches[r->n_batches++] = lm_batch_retain(b);
+  return 0;
+}
+
+/* Reads a replayable source from the beginning (ad-hoc SELECT over a
+ * bounded file or generator source). */
+static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
+  if (!s->connector)
+    return lm_err(err, LM_ERR_BIND,
+                  "source '%s' has no stored rows: query a materialized view "
+                  "over it, or subscribe to a stream",
+                  s->name);
+  lm_source_reader *r = NULL;
+  int rc = open_reader(s, &r, err);
+  if (rc) return rc;
+  if (r->unbounded) {
+    r->free(r);
+    return lm_err(err, LM_ERR_BIND,
+                  "source '%s' is unbounded: query a materialized view over "
+                  "it instead",
+                  s->name);
+  }
+  for (;;) {
+    lm_batch *b = NULL;
+    bool eof = false;
+    if ((rc = r->poll(r, &b, &eof, err))) break;
+    if (b) {
+      rc = collect(into, b, err);
+      lm_batch_release(b);
+      if (rc) break;
+      continue;
+    }
+    if (eof) break;
+  }
+  r->free(r);
+  return rc;
+}
+
+static int adhoc_select(laminar_db *db, const lm_select *sel,
+                        laminar_result **res, lm_error *err) {
+  lm_node *in = lm_engine_find(db, sel->from);
+  char m[400];
+  if (!in) {
+    snprintf(m, sizeof m, "no source, stream or view named '%s'", sel->from);
+    return pos_err(err, LM_ERR_NOTFOUND, sel->from_line, sel->from_column, m);
+  }
+  laminar_result input = {0};
+  int rc = 0;
+  if (in->kind == LM_NODE_MVIEW) {
+    if (in->query && in->query->agg_op) {
+      lm_batch *snap = NULL;
+      rc = lm_op_aggregate_snapshot(in->query->agg_op, &snap, err);
+      if (!rc) {
+        rc = collect(&input, snap, err);
+        lm_batch_release(snap);
+      }
+    } else {
+      for (int i = 0; i < in->n_store && !rc; i++)
+        rc = collect(&input, in->store[i], err);
+    }
+  } else if (in->kind == LM_NODE_SOURCE) {
+    rc = replay_source(in, &input, err);
+  } else {
+    snprintf(m, sizeof m,
+             "'%s' is a stream: its rows are not stored; SUBSCRIBE to it or "
+             "create a MATERIALIZED VIEW",
+             in->name);
+    rc = pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
+  }
+  lm_plan *plan = NULL;
+  if (!rc) rc = lm_plan_select(sel, in->table_schema, in->name, &plan, err);
+  if (!rc && sel->emit != LM_EMIT_DEFAULT)
+    rc = pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                 "EMIT is only allowed in CREATE STREAM / MATERIALIZED VIEW");
+  laminar_result out = {0};
+  lm_operator *ops[3] = {0}, *agg = NULL;
+  int n_ops = 0;
+  if (!rc) {
+    if (plan->where) ops[n_ops++] = lm_op_filter_new(plan->where);
+    if (plan->has_agg)
+      ops[n_ops++] = agg = lm_op_aggregate_new(plan, NULL, false);
+    else
+      ops[n_ops++] = lm_op_project_new(plan->out, plan->out_schema->n_fields,
+                                       plan->out_schema);
+    lm_output_cb cb = {collect, NULL, &out};
+    ops[n_ops++] = lm_op_output_new(cb);
+    for (int i = 0; i < n_ops; i++)
+      if (!ops[i]) rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (int i = 0; !rc && i + 1 < n_ops; i++) ops[i]->next = ops[i + 1];
+  }
+  for (int i = 0; !rc && i < input.n_batches; i++)
+    rc = ops[0]->vt->push(ops[0], input.batches[i], err);
+  if (!rc && agg) {
+    lm_batch *snap = NULL;
+    rc = lm_op_aggregate_snapshot(agg, &snap, err);
+    if (!rc) {
+      rc = collect(&out, snap, err);
+      lm_batch_release(snap);
+    }
+  }
+  for (int i = 0; i < input.n_batches; i++) lm_batch_release(input.batches[i]);
+  free(input.batches);
+  for (int i = 0; i < n_ops; i++)
+    if (ops[i]) ops[i]->vt->free(ops[i]);
+  lm_batch *all = NULL;
+  if (!rc) rc = lm_batch_concat(plan->out_schema, out.batches, out.n_batches,
+                                &all, err);
+  if (!rc && out.n_batches == 0) {
+    lm_batch_builder bb;
+    if (lm_batch_builder_init(&bb, plan->out_schema, 0) == 0) {
+      rc = lm_batch_builder_finish(&bb, &all, err);
+      lm_batch_builder_free(&bb);
+    } else
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  for (int i = 0; i < out.n_batches; i++) lm_batch_release(out.batches[i]);
+  free(out.batches);
+  if (!rc && plan->distinct) {
+    /* DISTINCT: group by every visible column, first occurrence order */
+    int nv = plan->n_out;
+    lm_type types[256];
+    if (nv > 256) nv = 256;
+    for (int c = 0; c < nv; c++) types[c] = all->columns[c]->type;
+    lm_aggtable *t = lm_aggtable_new(nv, types, 0, NULL);
+    uint32_t *g = malloc(sizeof(uint32_t) * (size_t)(all->num_rows + 1));
+    int32_t *firsts = malloc(sizeof(int32_t) * (size_t)(all->num_rows + 1));
+    if (!t || !g || !firsts)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    else
+      rc = lm_aggtable_lookup(t, all->columns, NULL, all->num_rows, g, err);
+    if (!rc) {
+      int64_t k = 0, seen = 0;
+      for (int64_t i = 0; i < all->num_rows; i++)
+        if (g[i] == seen) {
+          firsts[k++] = (int32_t)i;
+          seen++;
+        }
+      lm_batch *d = lm_batch_take(all, firsts, k);
+      lm_batch_release(all);
+      all = d;
+      if (!all) rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    lm_aggtable_free(t);
+    free(g);
+    free(firsts);
+  }
+  lm_batch *sorted = NULL;
+  if (!rc)
+    rc = lm_batch_sort(all, plan->sort, plan->n_sort, plan->offset, plan->limit,
+                       &sorted, err);
+  lm_batch_release(all);
+  if (!rc) {
+    /* drop hidden sort columns */
+    int nv = plan->n_out;
+    lm_schema *vs = lm_schema_new(nv);
+    lm_array **cols = calloc((size_t)nv + 1, sizeof *cols);
+    if (!vs || !cols) {
+      lm_schema_release(vs);
+      free(cols);
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    } else {
+      for (int c = 0; c < nv; c++) {
+        const lm_field *f = &plan->out_schema->fields[c];
+        lm_schema_set_field(vs, c, f->name, f->type, f->nullable);
+        cols[c] = lm_array_retain(sorted->columns[c]);
+      }
+      lm_batch *vb = lm_batch_new(lm_schema_retain(vs), sorted->num_rows, cols);
+      free(cols);
+      lm_batch **arr = malloc(sizeof *arr);
+      if (!vb || !arr) {
+        lm_batch_release(vb);
+        free(arr);
+        lm_schema_release(vs);
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      } else {
+        arr[0] = vb;
+        *res = lm_result_new(vs, arr, 1);
+        if (!*res) rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      }
+    }
+  }
+  lm_batch_release(sorted);
+  lm_plan_free(plan);
+  return rc;
+}
+
+/* ---------------------------------------------------------- SHOW, DESC */
+
+static int show(laminar_db *db, const lm_stmt *st, laminar_result **res,
+                lm_error *err) {
+  const char *cells[4 * 1024];
+  int rows = 0, cols;
+  const char *names[4];
+  if (st->object == LM_OBJ_SINK) {
+    cols = 4;
+    names[0] = "sink_name", names[1] = "input", names[2] = "connector",
+    names[3] = "format";
+    for (int i = 0; i < db->n_sinks && rows < 1024; i++, rows++) {
+      lm_sink *s = db->sinks[i];
+      cells[rows * 4] = s->name;
+      cells[rows * 4 + 1] = s->from->name;
+      cells[rows * 4 + 2] = s->connector;
+      cells[rows * 4 + 3] = s->format;
+    }
+  } else if (st->object == LM_OBJ_SOURCE) {
+    cols = 4;
+    names[0] = "source_name", names[1] = "connector", names[2] = "format",
+    names[3] = "watermark_column";
+    for (int i = 0; i < db->n_nodes && rows < 1024; i++) {
+      lm_node *n = db->nodes[i];
+      if (n->kind != LM_NODE_SOURCE) continue;
+      cells[rows * 4] = n->name;
+      cells[rows * 4 + 1] = n->connector;
+      cells[rows * 4 + 2] = n->format;
+      cells[rows * 4 + 3] = n->wm_col >= 0 ? n->schema->fields[n->wm_col].name
+                                           : NULL;
+      rows++;
+    }
+  } else {
+    cols = 2;
+    lm_node_kind k = st->object == LM_OBJ_STREAM ? LM_NODE_STREAM : LM_NODE_MVIEW;
+    names[0] = k == LM_NODE_STREAM ? "stream_name" : "view_name";
+    names[1] = "sql";
+    for (int i = 0; i < db->n_nodes && rows < 1024; i++) {
+      lm_node *n = db->nodes[i];
+      if (n->kind != k) continue;
+      cells[rows * 2] = n->name;
+      cells[rows * 2 + 1] = n->sql;
+      rows++;
+    }
+  }
+  *res = text_result(names, cols, cells, rows);
+  return *res ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
+static int describe(laminar_db *db, const lm_stmt *st, laminar_result **res,
+                    lm_error *err) {
+  lm_node *n = lm_engine_find(db, st->name);
+  lm_schema *s = n ? n->table_schema : NULL;
+  if (!n) {
+    lm_sink *k = find_sink(db, st->name);
+    if (k) s = k->from->schema;
+  }
+  if (!s) {
+    char m[300];
+    snprintf(m, sizeof m, "no source, stream, view or sink named '%s'",
+             st->name);
+    return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+  }
+  const char *names[3] = {"column_name", "data_type", "nullable"};
+  int rows = s->n_fields > 1024 ? 1024 : s->n_fields;
+  const char **cells = calloc((size_t)rows * 3 + 1, sizeof(char *));
+  if (!cells) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < rows; i++) {
+    cells[i * 3] = s->fields[i].name;
+    cells[i * 3 + 1] = lm_type_name(s->fields[i].type);
+    cells[i * 3 + 2] = s->fields[i].nullable ? "true" : "false";
+  }
+  *res = text_result(names, 3, cells, rows);
+  free(cells);
+  return *res ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
+                   lm_error *err) {
+  int rc;
+  switch (st->kind) {
+  case LM_STMT_CREATE_SOURCE:
+    return create_source(db, st, err);
+  case LM_STMT_CREATE_STREAM:
+    return create_query_node(db, st, LM_NODE_STREAM, err);
+  case LM_STMT_CREATE_MVIEW:
+    return create_query_node(db, st, LM_NODE_MVIEW, err);
+  case LM_STMT_CREATE_SINK:
+    return create_sink(db, st, err);
+  case LM_STMT_INSERT:
+    if ((rc = lm_engine_drain(db, err))) return rc;
+    return insert(db, st, err);
+  case LM_STMT_DROP:
+    return drop(db, st, err);
+  case LM_STMT_SHOW:
+    return show(db, st, res, err);
+  case LM_STMT_DESCRIBE:
+    return describe(db, st, res, err);
+  case LM_STMT_SELECT:
+    if ((rc = lm_engine_drain(db, err))) return rc;
+    return adhoc_select(db, st->select, res, err);
+  }
+  return lm_err(err, LM_ERR_GENERIC, "unknown statement");
+}
+
+void lm_engine_free(laminar_db *db) {
+  /* dependents first: queries reference their inputs */
+  for (int i = db->n_nodes - 1; i >= 0; i--) node_free(db->nodes[i]);
+  free(db->nodes);
+  free(db->sinks);
+  db->nodes = NULL;
+  db->sinks = NULL;
+  db->n_nodes = db->n_sinks = 0;
+}
+
+int lm_engine_close_sinks(laminar_db *db, lm_error *err) {
+  int first = 0;
+  for (int i = 0; i < db->n_sinks; i++) {
+    lm_error e;
+    lm_err_clear(&e);
+    sink_free(db->sinks[i], &e);
+    if (e.code && !first) {
+      first = e.code;
+      if (err) *err = e;
+    }
+  }
+  db->n_sinks = 0;
+  for (int i = 0; i < db->n_nodes; i++) db->nodes[i]->n_sinks = 0;
+  return first;
+}

@@ -1,0 +1,167 @@
+/*
+ * base/ — the bottom layer: errors, allocation, arenas, growable byte
+ * buffers, hashing, small string helpers and the clock. Everything above
+ * includes this header; it includes nothing of ours.
+ *
+ * Conventions used across Laminar:
+ *  - functions return int status: 0 = ok, nonzero (LM_ERR_*) = failure;
+ *  - a failing function fills the caller's optional `lm_error *` (may be NULL);
+ *  - no abort()/exit() in the library; allocation failure is LM_ERR_NOMEM.
+ */
+#ifndef LM_BASE_H
+#define LM_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- errors */
+
+enum {
+  LM_OK = 0,
+  LM_ERR_GENERIC = 1,
+  LM_ERR_NOMEM = 2,
+  LM_ERR_IO = 3,
+  LM_ERR_PARSE = 4,   /* SQL syntax, CSV/JSON/TOML text that does not parse */
+  LM_ERR_BIND = 5,    /* unknown name, type mismatch, unsupported construct */
+  LM_ERR_EXEC = 6,    /* runtime: overflow, division by zero, cast failure */
+  LM_ERR_INVALID = 7, /* bad argument from the caller of an API */
+  LM_ERR_NOTFOUND = 8,
+  LM_ERR_EXISTS = 9,
+  LM_ERR_LIMIT = 10, /* an input breaks a configured limit */
+};
+
+/* An error report. `line`/`column` are 1-based positions in the SQL text or
+ * input file when known, 0 otherwise. `msg` is always NUL-terminated and
+ * already contains the position prefix when one applies. */
+typedef struct lm_error {
+  int code;
+  int line;
+  int column;
+  char msg[1024];
+} lm_error;
+
+/* Sets *err (if non-NULL) to code and a printf-formatted message; returns
+ * code so callers can `return lm_err(err, LM_ERR_PARSE, "...")`. */
+int lm_err(lm_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Like lm_err but records line:column and prefixes "line:column: " to msg. */
+int lm_err_at(lm_error *err, int code, int line, int column, const char *fmt,
+              ...) __attribute__((format(printf, 5, 6)));
+/* Prefixes "prefix: " to an existing message (keeps code and position). */
+void lm_err_prefix(lm_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void lm_err_clear(lm_error *err);
+
+/* ------------------------------------------------------------ allocation */
+
+/* Arrow buffers are 64-byte aligned and padded to a multiple of 64 bytes. */
+#define LM_ALIGN 64
+/* Allocates `size` bytes (rounded up to 64) aligned to 64 bytes; NULL on
+ * failure. Free with lm_aligned_free. Memory is NOT zeroed. */
+void *lm_aligned_alloc(size_t size);
+void *lm_aligned_realloc(void *p, size_t old_size, size_t new_size);
+void lm_aligned_free(void *p);
+/* strdup/strndup that return NULL on failure. Caller frees with free(). */
+char *lm_strdup(const char *s);
+char *lm_strndup(const char *s, size_t n);
+/* printf into a fresh malloc'd string; NULL on failure. */
+char *lm_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ----------------------------------------------------------------- arena */
+
+/* Bump allocator for short-lived scratch (per statement, per batch).
+ * lm_arena_reset frees everything at once; nothing is freed individually. */
+typedef struct lm_arena_block lm_arena_block;
+typedef struct lm_arena {
+  lm_arena_block *head;
+  size_t block_size;
+} lm_arena;
+
+void lm_arena_init(lm_arena *a, size_t block_size);
+/* Returns 16-byte aligned, zeroed memory owned by the arena; NULL on OOM. */
+void *lm_arena_alloc(lm_arena *a, size_t size);
+char *lm_arena_strndup(lm_arena *a, const char *s, size_t n);
+void lm_arena_reset(lm_arena *a);
+void lm_arena_free(lm_arena *a);
+
+/* ------------------------------------------------------ growable buffers */
+
+/* A growable byte buffer (malloc'd). data is NUL-terminated after every
+ * append so it can be used as a C string. */
+typedef struct lm_buf {
+  char *data;
+  size_t len;
+  size_t cap;
+} lm_buf;
+
+void lm_buf_init(lm_buf *b);
+int lm_buf_reserve(lm_buf *b, size_t extra); /* LM_ERR_NOMEM on failure */
+int lm_buf_append(lm_buf *b, const void *p, size_t n);
+int lm_buf_putc(lm_buf *b, char c);
+int lm_buf_puts(lm_buf *b, const char *s);
+int lm_buf_printf(lm_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void lm_buf_reset(lm_buf *b); /* len = 0, keeps capacity */
+void lm_buf_free(lm_buf *b);
+
+/* Reads a whole file into a malloc'd, NUL-terminated buffer. */
+int lm_read_file(const char *path, char **out, size_t *out_len, lm_error *err);
+
+/* --------------------------------------------------------------- hashing */
+
+uint64_t lm_hash_bytes(const void *p, size_t n, uint64_t seed);
+static inline uint64_t lm_hash_u64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+static inline uint64_t lm_hash_combine(uint64_t h, uint64_t v) {
+  return lm_hash_u64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
+}
+
+/* --------------------------------------------------------------- strings */
+
+/* ASCII case-insensitive compare of NUL-terminated / length-bounded text. */
+int lm_strcasecmp(const char *a, const char *b);
+bool lm_strncaseeq(const char *a, size_t alen, const char *b);
+
+/* ----------------------------------------------------------------- clock */
+
+/* Monotonic clock in µs and nanoseconds; process CPU time in µs. */
+int64_t lm_now_us(void);
+int64_t lm_now_ns(void);
+int64_t lm_cpu_time_us(void);
+
+/* ------------------------------------------------------ checked arithmetic */
+
+static inline bool lm_add_overflow_i64(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+static inline bool lm_sub_overflow_i64(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_sub_overflow(a, b, r);
+}
+static inline bool lm_mul_overflow_i64(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+/* Floor division and modulo (toward -inf), b > 0. Used for window
+ * assignment so that timestamps before 1970 land in the right bucket. */
+static inline int64_t lm_floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    q--;
+  return q;
+}
+static inline int64_t lm_floor_mod(int64_t a, int64_t b) {
+  return a - lm_floor_div(a, b) * b;
+}
+
+#define LM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define LM_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define LM_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif

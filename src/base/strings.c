@@ -1,0 +1,25 @@
+/* base/strings.c — ASCII case-insensitive comparisons. */
+#include "base/lm_base.h"
+
+static inline unsigned char lower(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+int lm_strcasecmp(const char *a, const char *b) {
+  const unsigned char *x = (const unsigned char *)a;
+  const unsigned char *y = (const unsigned char *)b;
+  for (;; x++, y++) {
+    unsigned char cx = lower(*x), cy = lower(*y);
+    if (cx != cy || !cx)
+      return (int)cx - (int)cy;
+  }
+}
+
+bool lm_strncaseeq(const char *a, size_t alen, const char *b) {
+  for (size_t i = 0; i < alen; i++) {
+    unsigned char cb = (unsigned char)b[i];
+    if (!cb || lower((unsigned char)a[i]) != lower(cb))
+      return false;
+  }
+  return b[alen] == '\0';
+}

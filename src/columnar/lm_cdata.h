@@ -1,0 +1,64 @@
+/*
+ * The Arrow C Data Interface
+ * (https://arrow.apache.org/docs/format/CDataInterface.html): exporting
+ * Laminar batches as ArrowArray/ArrowSchema (zero-copy: the exported
+ * structs hold references to our buffers and drop them in their release
+ * callbacks) and importing foreign ones.
+ */
+#ifndef LM_CDATA_H
+#define LM_CDATA_H
+
+#include "columnar/lm_columnar.h"
+
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+struct ArrowSchema {
+  const char *format;
+  const char *name;
+  const char *metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema **children;
+  struct ArrowSchema *dictionary;
+  void (*release)(struct ArrowSchema *);
+  void *private_data;
+};
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void **buffers;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+  void (*release)(struct ArrowArray *);
+  void *private_data;
+};
+#endif
+
+/* Exports b as a struct array (format "+s", one child per column) and its
+ * schema. Both out structs are filled for the caller, who must call their
+ * release callbacks; the data is shared, not copied. Errors: LM_ERR_NOMEM,
+ * LM_ERR_INVALID for a type without an Arrow format string. */
+int lm_cdata_export_batch(lm_batch *b, struct ArrowArray *out_array,
+                          struct ArrowSchema *out_schema, lm_error *err);
+/* Exports a schema alone (struct "+s" of the fields). */
+int lm_cdata_export_schema(const lm_schema *s, struct ArrowSchema *out,
+                           lm_error *err);
+
+/* Imports a struct array described by `schema` (borrowed) into a batch.
+ * `array` is moved: on success and on failure its release callback will be
+ * called (possibly later, when the last imported buffer is released) and
+ * array->release is set to NULL. Supported child formats: b c s i l f g u
+ * tsu: (timestamp µs), and n. Buffers and lengths are validated (offsets
+ * monotonic and in range) before use. Errors: LM_ERR_INVALID naming the
+ * column and the problem. */
+int lm_cdata_import_batch(struct ArrowArray *array,
+                          const struct ArrowSchema *schema, lm_batch **out,
+                          lm_error *err);
+
+#endif

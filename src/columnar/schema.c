@@ -1,0 +1,58 @@
+/* columnar/schema.c — refcounted schemas. */
+#include "columnar/lm_columnar.h"
+
+#include <stdlib.h>
+
+lm_schema *lm_schema_new(int n_fields) {
+  if (n_fields < 0)
+    return NULL;
+  lm_schema *s = malloc(sizeof *s);
+  if (!s)
+    return NULL;
+  s->fields = calloc(n_fields ? (size_t)n_fields : 1, sizeof(lm_field));
+  if (!s->fields) {
+    free(s);
+    return NULL;
+  }
+  s->refcnt = 1;
+  s->n_fields = n_fields;
+  for (int i = 0; i < n_fields; i++)
+    s->fields[i].nullable = true;
+  return s;
+}
+
+int lm_schema_set_field(lm_schema *s, int i, const char *name, lm_type type,
+                        bool nullable) {
+  if (i < 0 || i >= s->n_fields)
+    return LM_ERR_INVALID;
+  char *copy = lm_strdup(name ? name : "");
+  if (!copy)
+    return LM_ERR_NOMEM;
+  free(s->fields[i].name);
+  s->fields[i].name = copy;
+  s->fields[i].type = type;
+  s->fields[i].nullable = nullable;
+  return LM_OK;
+}
+
+lm_schema *lm_schema_retain(lm_schema *s) {
+  if (s)
+    __atomic_fetch_add(&s->refcnt, 1, __ATOMIC_RELAXED);
+  return s;
+}
+
+void lm_schema_release(lm_schema *s) {
+  if (!s || __atomic_sub_fetch(&s->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
+    return;
+  for (int i = 0; i < s->n_fields; i++)
+    free(s->fields[i].name);
+  free(s->fields);
+  free(s);
+}
+
+int lm_schema_find(const lm_schema *s, const char *name) {
+  for (int i = 0; i < s->n_fields; i++)
+    if (s->fields[i].name && lm_strcasecmp(s->fields[i].name, name) == 0)
+      return i;
+  return -1;
+}

@@ -1,0 +1,69 @@
+/*
+ * connectors/ — where rows come from and go to: the files source (CSV or
+ * NDJSON, read once or watched), the deterministic generator source, and
+ * the files sink.
+ *
+ * A source reader is pulled: poll() returns the next batch it has, or
+ * none; *eof becomes true once a bounded reader has no more input.
+ */
+#ifndef LM_CONNECTORS_H
+#define LM_CONNECTORS_H
+
+#include "columnar/lm_columnar.h"
+
+typedef struct lm_source_reader lm_source_reader;
+struct lm_source_reader {
+  /* Returns 0 with *out = next batch (caller owns a reference) or NULL
+   * when nothing is available now; sets *eof when input is exhausted
+   * (never for unbounded readers). Errors: LM_ERR_IO (file name, errno
+   * text), LM_ERR_PARSE (file:line:column: what was expected). */
+  int (*poll)(lm_source_reader *r, lm_batch **out, bool *eof, lm_error *err);
+  void (*free)(lm_source_reader *r);
+  bool unbounded;
+  /* For paced sources: µs until more rows are due (0 = now). */
+  int64_t (*wait_us)(lm_source_reader *r);
+};
+
+/* Options as written in SQL (`'key' = 'value'`). */
+typedef struct lm_kv {
+  const char *key;
+  const char *value;
+} lm_kv;
+
+const char *lm_kv_get(const lm_kv *kv, int n, const char *key);
+
+/* FROM FILES ('path' = file | directory | glob, 'mode' = 'once' | 'watch',
+ * 'csv.delimiter' = ',', 'csv.header' = 'true') FORMAT CSV | JSON.
+ * Files of a directory or glob are read in name order. Errors: LM_ERR_BIND
+ * for bad options, LM_ERR_IO when nothing matches the path in 'once'
+ * mode. */
+int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
+                        const char *format, lm_source_reader **out,
+                        lm_error *err);
+
+/* FROM GENERATOR ('rows.per.second' = n (default 1000), 'max.rows' = n,
+ * 'batch.max.size' = n (default 1024)): row i is (seq = i,
+ * ts_ms = i * 1000 / rps, value = 'v<i>'). With max.rows the reader is
+ * bounded and produces rows as fast as asked; without, it paces itself
+ * at rows.per.second on the wall clock and never ends. */
+int lm_generator_reader_new(const lm_kv *opts, int n_opts,
+                            lm_source_reader **out, lm_error *err);
+/* The generator's fixed schema (seq BIGINT, ts_ms BIGINT, value VARCHAR),
+ * a new reference. */
+lm_schema *lm_generator_schema(void);
+
+/* INTO FILES ('path' = ...) FORMAT JSON | CSV: appends rows to one file,
+ * creating missing parent directories. The file is created (truncated)
+ * when the sink is opened. */
+typedef struct lm_file_sink lm_file_sink;
+int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
+                      lm_schema *schema, lm_file_sink **out, lm_error *err);
+int lm_file_sink_write(lm_file_sink *s, const lm_batch *b, lm_error *err);
+/* Writes buffered rows to the file (fflush). */
+int lm_file_sink_flush(lm_file_sink *s, lm_error *err);
+/* Flushes and closes; returns the first error met. Frees s. */
+int lm_file_sink_close(lm_file_sink *s, lm_error *err);
+int64_t lm_file_sink_rows(const lm_file_sink *s);
+const char *lm_file_sink_path(const lm_file_sink *s);
+
+#endif

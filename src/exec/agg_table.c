@@ -1,0 +1,453 @@
+/*
+ * The group hash table and aggregate accumulators.
+ *
+ * A group key is encoded into bytes (per key: a NULL flag byte, then 8
+ * bytes for integer-like and floating values, 1 for BOOLEAN, a 4-byte
+ * length and the bytes for VARCHAR), hashed and looked up in an
+ * open-addressing table of group ids. Aggregate states are stored as
+ * columns indexed by group id (struct of arrays), updated in a tight loop
+ * per aggregate after the batch's group ids are known.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/lm_exec.h"
+
+typedef struct agg_state {
+  int64_t *cnt;   /* rows counted / non-NULL inputs seen */
+  int64_t *i;     /* SUM int, MIN/MAX int-like and BOOLEAN */
+  double *f;      /* SUM/AVG float, MIN/MAX float */
+  __int128 *w;    /* AVG of integers: exact sum */
+  char **s;       /* MIN/MAX VARCHAR: owned copies */
+  int32_t *sl;
+} agg_state;
+
+struct lm_aggtable {
+  int n_keys;
+  lm_type *key_types;
+  int n_aggs;
+  const lm_agg_spec *aggs;
+  agg_state *st;
+  uint32_t *slots; /* group id + 1; 0 = empty */
+  uint64_t n_slots;
+  uint64_t *hashes; /* per group */
+  int64_t n_groups, cap;
+  lm_buf keys;      /* encoded keys, back to back */
+  int64_t *key_off; /* n_groups + 1 offsets into keys */
+  lm_buf scratch;
+  uint32_t *gid_buf;
+  int64_t gid_cap;
+};
+
+static bool is_float(lm_type t) {
+  return t.id == LM_TYPE_FLOAT64 || t.id == LM_TYPE_FLOAT32;
+}
+
+lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
+                             const lm_agg_spec *aggs) {
+  lm_aggtable *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->n_keys = n_keys;
+  t->n_aggs = n_aggs;
+  t->aggs = aggs;
+  t->key_types = calloc((size_t)n_keys + 1, sizeof(lm_type));
+  t->st = calloc((size_t)n_aggs + 1, sizeof(agg_state));
+  t->n_slots = 64;
+  t->slots = calloc(t->n_slots, sizeof(uint32_t));
+  t->key_off = calloc(1, sizeof(int64_t));
+  if (!t->key_types || !t->st || !t->slots || !t->key_off) {
+    lm_aggtable_free(t);
+    return NULL;
+  }
+  if (n_keys) memcpy(t->key_types, key_types, sizeof(lm_type) * (size_t)n_keys);
+  lm_buf_init(&t->keys);
+  lm_buf_init(&t->scratch);
+  return t;
+}
+
+void lm_aggtable_free(lm_aggtable *t) {
+  if (!t) return;
+  for (int a = 0; t->st && a < t->n_aggs; a++) {
+    agg_state *s = &t->st[a];
+    if (s->s)
+      for (int64_t g = 0; g < t->n_groups; g++) free(s->s[g]);
+    free(s->cnt);
+    free(s->i);
+    free(s->f);
+    free(s->w);
+    free(s->s);
+    free(s->sl);
+  }
+  free(t->st);
+  free(t->key_types);
+  free(t->slots);
+  free(t->hashes);
+  free(t->key_off);
+  free(t->gid_buf);
+  lm_buf_free(&t->keys);
+  lm_buf_free(&t->scratch);
+  free(t);
+}
+
+int64_t lm_aggtable_groups(const lm_aggtable *t) { return t->n_groups; }
+
+static int grow_arr(void **p, size_t elem, int64_t old, int64_t cap) {
+  void *n = realloc(*p, elem * (size_t)cap);
+  if (!n) return -1;
+  memset((char *)n + elem * (size_t)old, 0, elem * (size_t)(cap - old));
+  *p = n;
+  return 0;
+}
+
+static int grow_groups(lm_aggtable *t) {
+  int64_t cap = t->cap ? t->cap * 2 : 64;
+  if (grow_arr((void **)&t->hashes, sizeof(uint64_t), t->cap, cap) ||
+      grow_arr((void **)&t->key_off, sizeof(int64_t), t->cap + 1, cap + 1))
+    return -1;
+  for (int a = 0; a < t->n_aggs; a++) {
+    agg_state *s = &t->st[a];
+    const lm_agg_spec *sp = &t->aggs[a];
+    if (grow_arr((void **)&s->cnt, sizeof(int64_t), t->cap, cap)) return -1;
+    switch (sp->kind) {
+    case LM_AGG_COUNT_STAR:
+    case LM_AGG_COUNT:
+      break;
+    case LM_AGG_SUM:
+      if (is_float(sp->in_type)) {
+        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap)) return -1;
+      } else if (grow_arr((void **)&s->i, sizeof(int64_t), t->cap, cap))
+        return -1;
+      break;
+    case LM_AGG_AVG:
+      if (is_float(sp->in_type)) {
+        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap)) return -1;
+      } else if (grow_arr((void **)&s->w, sizeof(__int128), t->cap, cap))
+        return -1;
+      break;
+    case LM_AGG_MIN:
+    case LM_AGG_MAX:
+      if (sp->in_type.id == LM_TYPE_UTF8) {
+        if (grow_arr((void **)&s->s, sizeof(char *), t->cap, cap) ||
+            grow_arr((void **)&s->sl, sizeof(int32_t), t->cap, cap))
+          return -1;
+      } else if (is_float(sp->in_type)) {
+        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap)) return -1;
+      } else if (grow_arr((void **)&s->i, sizeof(int64_t), t->cap, cap))
+        return -1;
+      break;
+    }
+  }
+  t->cap = cap;
+  return 0;
+}
+
+static int rehash(lm_aggtable *t) {
+  uint64_t n = t->n_slots * 2;
+  uint32_t *s = calloc(n, sizeof(uint32_t));
+  if (!s) return -1;
+  for (int64_t g = 0; g < t->n_groups; g++) {
+    uint64_t h = t->hashes[g] & (n - 1);
+    while (s[h]) h = (h + 1) & (n - 1);
+    s[h] = (uint32_t)(g + 1);
+  }
+  free(t->slots);
+  t->slots = s;
+  t->n_slots = n;
+  return 0;
+}
+
+static void encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
+  lm_buf *b = &t->scratch;
+  b->len = 0;
+  for (int k = 0; k < t->n_keys; k++) {
+    const lm_array *a = keys[k];
+    if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, r)) {
+      lm_buf_putc(b, 0);
+      continue;
+    }
+    lm_buf_putc(b, 1);
+    switch (a->type.id) {
+    case LM_TYPE_UTF8: {
+      int32_t len;
+      const char *p = lm_array_str(a, r, &len);
+      lm_buf_append(b, &len, 4);
+      lm_buf_append(b, p, (size_t)len);
+      break;
+    }
+    case LM_TYPE_FLOAT32:
+    case LM_TYPE_FLOAT64: {
+      double d = lm_array_get_f64(a, r);
+      if (d == 0) d = 0; /* -0.0 groups with 0.0 */
+      if (isnan(d)) d = NAN;
+      lm_buf_append(b, &d, 8);
+      break;
+    }
+    case LM_TYPE_BOOL:
+      lm_buf_putc(b, lm_array_bool(a, r) ? 1 : 0);
+      break;
+    default: {
+      int64_t v = lm_array_get_i64(a, r);
+      lm_buf_append(b, &v, 8);
+    }
+    }
+  }
+}
+
+static int64_t find_or_add(lm_aggtable *t) {
+  const char *kp = t->scratch.data ? t->scratch.data : "";
+  size_t kl = t->scratch.len;
+  uint64_t h = lm_hash_bytes(kp, kl, 0x51ed270b27bULL);
+  uint64_t mask = t->n_slots - 1, i = h & mask;
+  for (;;) {
+    uint32_t s = t->slots[i];
+    if (!s) break;
+    int64_t g = (int64_t)s - 1;
+    if (t->hashes[g] == h &&
+        (size_t)(t->key_off[g + 1] - t->key_off[g]) == kl &&
+        memcmp(t->keys.data + t->key_off[g], kp, kl) == 0)
+      return g;
+    i = (i + 1) & mask;
+  }
+  if (t->n_groups >= UINT32_MAX - 1) return -1;
+  if (t->n_groups == t->cap && grow_groups(t)) return -1;
+  int64_t g = t->n_groups++;
+  if (lm_buf_append(&t->keys, kp, kl)) return -1;
+  t->key_off[g + 1] = (int64_t)t->keys.len;
+  t->hashes[g] = h;
+  t->slots[i] = (uint32_t)(g + 1);
+  if ((uint64_t)t->n_groups * 2 > t->n_slots && rehash(t)) return -1;
+  return g;
+}
+
+static inline bool isnull(const lm_array *a, int64_t r) {
+  return a->validity && lm_array_is_null(a, r);
+}
+
+int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
+                       const int32_t *sel, int64_t n, uint32_t *gids,
+                       lm_error *err) {
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    encode_key(t, keys, r);
+    int64_t g = find_or_add(t);
+    if (g < 0) return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+    gids[j] = (uint32_t)g;
+  }
+  return 0;
+}
+
+int lm_aggtable_update(lm_aggtable *t, lm_array *const *keys,
+                       lm_array *const *in, const int32_t *sel, int64_t n,
+                       uint32_t *gids, lm_error *err) {
+  if (!gids) {
+    if (n > t->gid_cap) {
+      uint32_t *g = realloc(t->gid_buf, sizeof(uint32_t) * (size_t)(n + 1));
+      if (!g) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      t->gid_buf = g;
+      t->gid_cap = n;
+    }
+    gids = t->gid_buf;
+  }
+  int rc = lm_aggtable_lookup(t, keys, sel, n, gids, err);
+  return rc ? rc : lm_aggtable_accumulate(t, in, sel, n, gids, err);
+}
+
+int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
+                           const int32_t *sel, int64_t n, const uint32_t *gids,
+                           lm_error *err) {
+  for (int a = 0; a < t->n_aggs; a++) {
+    const lm_agg_spec *sp = &t->aggs[a];
+    agg_state *s = &t->st[a];
+    const lm_array *x = in[a];
+    if (sp->kind == LM_AGG_COUNT_STAR) {
+      for (int64_t j = 0; j < n; j++) s->cnt[gids[j]]++;
+      continue;
+    }
+    if (x->type.id == LM_TYPE_NULL) continue;
+    bool nulls = x->null_count > 0;
+    switch (sp->kind) {
+    case LM_AGG_COUNT:
+      for (int64_t j = 0; j < n; j++) {
+        int64_t r = sel ? sel[j] : j;
+        if (!nulls || !isnull(x, r)) s->cnt[gids[j]]++;
+      }
+      break;
+    case LM_AGG_SUM:
+    case LM_AGG_AVG:
+      if (is_float(sp->in_type)) {
+        const double *v = lm_array_f64(x);
+        for (int64_t j = 0; j < n; j++) {
+          int64_t r = sel ? sel[j] : j;
+          if (nulls && isnull(x, r)) continue;
+          s->f[gids[j]] += v[r];
+          s->cnt[gids[j]]++;
+        }
+      } else if (sp->kind == LM_AGG_AVG) {
+        const int64_t *v = lm_array_i64(x);
+        for (int64_t j = 0; j < n; j++) {
+          int64_t r = sel ? sel[j] : j;
+          if (nulls && isnull(x, r)) continue;
+          s->w[gids[j]] += v[r];
+          s->cnt[gids[j]]++;
+        }
+      } else {
+        const int64_t *v = lm_array_i64(x);
+        for (int64_t j = 0; j < n; j++) {
+          int64_t r = sel ? sel[j] : j;
+          if (nulls && isnull(x, r)) continue;
+          uint32_t g = gids[j];
+          if (lm_add_overflow_i64(s->i[g], v[r], &s->i[g]))
+            return lm_err(err, LM_ERR_EXEC,
+                          "integer out of range: overflow in SUM");
+          s->cnt[g]++;
+        }
+      }
+      break;
+    case LM_AGG_MIN:
+    case LM_AGG_MAX: {
+      bool mx = sp->kind == LM_AGG_MAX;
+      if (sp->in_type.id == LM_TYPE_UTF8) {
+        for (int64_t j = 0; j < n; j++) {
+          int64_t r = sel ? sel[j] : j;
+          if (nulls && isnull(x, r)) continue;
+          uint32_t g = gids[j];
+          int32_t len;
+          const char *p = lm_array_str(x, r, &len);
+          bool take = s->cnt[g] == 0;
+          if (!take) {
+            int32_t ol = s->sl[g];
+            int c = memcmp(p, s->s[g], (size_t)(len < ol ? len : ol));
+            if (!c) c = len < ol ? -1 : len > ol;
+            take = mx ? c > 0 : c < 0;
+          }
+          if (take) {
+            char *copy = malloc((size_t)len + 1);
+            if (!copy) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+            memcpy(copy, p, (size_t)len);
+            free(s->s[g]);
+            s->s[g] = copy;
+            s->sl[g] = len;
+          }
+          s->cnt[g]++;
+        }
+      } else if (is_float(sp->in_type)) {
+        for (int64_t j = 0; j < n; j++) {
+          int64_t r = sel ? sel[j] : j;
+          if (nulls && isnull(x, r)) continue;
+          uint32_t g = gids[j];
+          double v = lm_array_get_f64(x, r);
+          /* NaN is the largest value (PostgreSQL) */
+          if (s->cnt[g] == 0)
+            s->f[g] = v;
+          else if (mx ? (isnan(v) || v > s->f[g])
+                      : (!isnan(v) && (isnan(s->f[g]) || v < s->f[g])))
+            s->f[g] = v;
+          s->cnt[g]++;
+        }
+      } else {
+        for (int64_t j = 0; j < n; j++) {
+          int64_t r = sel ? sel[j] : j;
+          if (nulls && isnull(x, r)) continue;
+          uint32_t g = gids[j];
+          int64_t v = lm_array_get_i64(x, r);
+          if (s->cnt[g] == 0 || (mx ? v > s->i[g] : v < s->i[g])) s->i[g] = v;
+          s->cnt[g]++;
+        }
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  return 0;
+}
+
+static const char *decode_key(lm_builder *b, lm_type t, const char *p) {
+  if (*p++ == 0) {
+    lm_builder_append_null(b);
+    return p;
+  }
+  switch (t.id) {
+  case LM_TYPE_UTF8: {
+    int32_t len;
+    memcpy(&len, p, 4);
+    lm_builder_append_str(b, p + 4, len);
+    return p + 4 + len;
+  }
+  case LM_TYPE_FLOAT32:
+  case LM_TYPE_FLOAT64: {
+    double d;
+    memcpy(&d, p, 8);
+    lm_builder_append_double(b, d);
+    return p + 8;
+  }
+  case LM_TYPE_BOOL:
+    lm_builder_append_bool(b, *p != 0);
+    return p + 1;
+  default: {
+    int64_t v;
+    memcpy(&v, p, 8);
+    lm_builder_append_int(b, v);
+    return p + 8;
+  }
+  }
+}
+
+int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
+                     lm_batch_builder *bb, lm_error *err) {
+  if (!gids) n = t->n_groups;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t g = gids ? gids[j] : j;
+    const char *p = t->keys.data + t->key_off[g];
+    for (int k = 0; k < t->n_keys; k++)
+      p = decode_key(&bb->cols[k], t->key_types[k], p);
+    for (int a = 0; a < t->n_aggs; a++) {
+      const lm_agg_spec *sp = &t->aggs[a];
+      const agg_state *s = &t->st[a];
+      lm_builder *b = &bb->cols[t->n_keys + a];
+      int64_t c = s->cnt[g];
+      switch (sp->kind) {
+      case LM_AGG_COUNT_STAR:
+      case LM_AGG_COUNT:
+        lm_builder_append_int(b, c);
+        break;
+      case LM_AGG_SUM:
+        if (!c)
+          lm_builder_append_null(b);
+        else if (is_float(sp->in_type))
+          lm_builder_append_double(b, s->f[g]);
+        else
+          lm_builder_append_int(b, s->i[g]);
+        break;
+      case LM_AGG_AVG:
+        if (!c)
+          lm_builder_append_null(b);
+        else if (is_float(sp->in_type))
+          lm_builder_append_double(b, s->f[g] / (double)c);
+        else
+          lm_builder_append_double(b, (double)((long double)s->w[g] /
+                                               (long double)c));
+        break;
+      case LM_AGG_MIN:
+      case LM_AGG_MAX:
+        if (!c)
+          lm_builder_append_null(b);
+        else if (sp->in_type.id == LM_TYPE_UTF8)
+          lm_builder_append_str(b, s->s[g] ? s->s[g] : "", s->sl[g]);
+        else if (is_float(sp->in_type))
+          lm_builder_append_double(b, s->f[g]);
+        else if (sp->in_type.id == LM_TYPE_BOOL)
+          lm_builder_append_bool(b, s->i[g] != 0);
+        else
+          lm_builder_append_int(b, s->i[g]);
+        break;
+      }
+    }
+  }
+  for (int c = 0; c < bb->schema->n_fields; c++)
+    if (bb->cols[c].oom) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  return 0;
+}

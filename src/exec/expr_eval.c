@@ -1,0 +1,909 @@
+/*
+ * Vectorized expression evaluation: every node is evaluated for a whole
+ * batch at once into a new array. Integer arithmetic is checked (overflow
+ * is an error, never a wrap); NULL propagates except through AND/OR
+ * (three-valued logic), IS NULL, COALESCE and CASE.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columnar/lm_temporal.h"
+#include "exec/lm_exec.h"
+
+static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                lm_error *err);
+
+static int at_err(lm_error *err, const lm_bexpr *e, const char *fmt,
+                  const char *a) {
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, a ? a : "");
+  if (e && e->line)
+    return lm_err_at(err, LM_ERR_EXEC, e->line, e->column, "%s", msg);
+  return lm_err(err, LM_ERR_EXEC, "%s", msg);
+}
+
+/* A builder pre-sized for n rows of a fixed-width type, with length n. */
+static int out_fixed(lm_builder *b, lm_type t, int64_t n) {
+  if (lm_builder_init(b, t, n) != 0) return LM_ERR_NOMEM;
+  if (b->capacity < n && lm_builder_grow(b, n) != 0) {
+    lm_builder_free(b);
+    return LM_ERR_NOMEM;
+  }
+  if (t.id == LM_TYPE_BOOL && n > 0) memset(b->values, 0, (size_t)(n + 7) / 8);
+  b->length = n;
+  return 0;
+}
+
+static void out_null(lm_builder *b, int64_t i) {
+  if (!b->validity && lm_builder_ensure_validity(b) != 0) {
+    b->oom = true;
+    return;
+  }
+  lm_bit_clear(b->validity, i);
+  b->null_count++;
+}
+
+static int out_finish(lm_builder *b, lm_array **out, lm_error *err) {
+  int rc = lm_builder_finish(b, out);
+  lm_builder_free(b);
+  if (rc) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  return 0;
+}
+
+static inline bool isnull(const lm_array *a, int64_t i) {
+  return a->validity && lm_array_is_null(a, i);
+}
+
+/* --------------------------------------------------------------- casts */
+
+static bool is_i64_class(lm_type_id id) {
+  return id == LM_TYPE_INT64 || id == LM_TYPE_TIMESTAMP ||
+         id == LM_TYPE_INTERVAL;
+}
+
+static int64_t int_min(lm_type_id id) {
+  switch (id) {
+  case LM_TYPE_INT8:
+    return INT8_MIN;
+  case LM_TYPE_INT16:
+    return INT16_MIN;
+  case LM_TYPE_INT32:
+    return INT32_MIN;
+  default:
+    return INT64_MIN;
+  }
+}
+static int64_t int_max(lm_type_id id) {
+  switch (id) {
+  case LM_TYPE_INT8:
+    return INT8_MAX;
+  case LM_TYPE_INT16:
+    return INT16_MAX;
+  case LM_TYPE_INT32:
+    return INT32_MAX;
+  default:
+    return INT64_MAX;
+  }
+}
+
+static void fmt_interval(lm_buf *o, int64_t us) {
+  if (us < 0) {
+    lm_buf_putc(o, '-');
+    us = us == INT64_MIN ? INT64_MAX : -us;
+  }
+  int64_t days = us / LM_US_PER_DAY;
+  us %= LM_US_PER_DAY;
+  if (days) lm_buf_printf(o, "%lld day%s ", (long long)days, days == 1 ? "" : "s");
+  lm_buf_printf(o, "%02lld:%02lld:%02lld", (long long)(us / LM_US_PER_HOUR),
+                (long long)(us / LM_US_PER_MIN % 60),
+                (long long)(us / LM_US_PER_SEC % 60));
+  if (us % LM_US_PER_SEC) lm_buf_printf(o, ".%06lld", (long long)(us % LM_US_PER_SEC));
+}
+
+static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
+                      lm_array **out, lm_error *err) {
+  lm_type_id from = a->type.id;
+  int64_t n = a->length;
+  if (lm_type_eq(a->type, to)) {
+    *out = lm_array_retain(a);
+    return 0;
+  }
+  if (from == LM_TYPE_NULL) {
+    *out = lm_array_new_null(to, n);
+    return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  lm_builder b;
+  if (lm_builder_init(&b, to, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_buf tmp;
+  lm_buf_init(&tmp);
+  int rc = 0;
+  char txt[64];
+  for (int64_t i = 0; i < n && !rc; i++) {
+    if (isnull(a, i)) {
+      lm_builder_append_null(&b);
+      continue;
+    }
+    switch (to.id) {
+    case LM_TYPE_INT8:
+    case LM_TYPE_INT16:
+    case LM_TYPE_INT32:
+    case LM_TYPE_INT64:
+    case LM_TYPE_INTERVAL:
+    case LM_TYPE_TIMESTAMP: {
+      int64_t v = 0;
+      if (lm_type_is_integer(a->type) || from == LM_TYPE_BOOL ||
+          is_i64_class(from)) {
+        if ((to.id == LM_TYPE_TIMESTAMP || to.id == LM_TYPE_INTERVAL) &&
+            from != to.id && from != LM_TYPE_INT64) {
+          rc = at_err(err, e, "cannot cast %s", lm_type_name(a->type));
+          break;
+        }
+        v = lm_array_get_i64(a, i);
+      } else if (from == LM_TYPE_FLOAT32 || from == LM_TYPE_FLOAT64) {
+        double d = nearbyint(lm_array_get_f64(a, i));
+        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
+          rc = at_err(err, e, "value out of range for %s", lm_type_name(to));
+          break;
+        }
+        v = (int64_t)d;
+      } else if (from == LM_TYPE_UTF8) {
+        int32_t len;
+        const char *p = lm_array_str(a, i, &len);
+        if (to.id == LM_TYPE_TIMESTAMP) {
+          while (len > 0 && isspace((unsigned char)*p)) p++, len--;
+          while (len > 0 && isspace((unsigned char)p[len - 1])) len--;
+          if (lm_parse_timestamp(p, (size_t)len, &v) != 0) {
+            char s[80];
+            snprintf(s, sizeof s, "%.*s", len > 60 ? 60 : (int)len, p);
+            rc = at_err(err, e, "cannot cast '%s' to TIMESTAMP", s);
+            break;
+          }
+        } else if (to.id == LM_TYPE_INTERVAL) {
+          if (lm_parse_interval(p, (size_t)len, NULL, 0, &v) != 0) {
+            char s[80];
+            snprintf(s, sizeof s, "%.*s", len > 60 ? 60 : (int)len, p);
+            rc = at_err(err, e, "cannot cast '%s' to INTERVAL", s);
+            break;
+          }
+        } else {
+          int k = snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
+          char *end;
+          errno = 0;
+          long long ll = strtoll(txt, &end, 10);
+          while (*end && isspace((unsigned char)*end)) end++;
+          if (k == 0 || *end || errno || len > 62) {
+            rc = at_err(err, e, "cannot cast '%s' to integer", txt);
+            break;
+          }
+          v = ll;
+        }
+      } else {
+        rc = at_err(err, e, "cannot cast %s", lm_type_name(a->type));
+        break;
+      }
+      if (v < int_min(to.id) || v > int_max(to.id)) {
+        rc = at_err(err, e, "value out of range for %s", lm_type_name(to));
+        break;
+      }
+      lm_builder_append_int(&b, v);
+      break;
+    }
+    case LM_TYPE_FLOAT32:
+    case LM_TYPE_FLOAT64:
+      if (lm_type_is_numeric(a->type)) {
+        lm_builder_append_double(&b, lm_array_get_f64(a, i));
+      } else if (from == LM_TYPE_UTF8) {
+        int32_t len;
+        const char *p = lm_array_str(a, i, &len);
+        snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
+        char *end;
+        double d = strtod(txt, &end);
+        while (*end && isspace((unsigned char)*end)) end++;
+        if (end == txt || *end || len > 62) {
+          rc = at_err(err, e, "cannot cast '%s' to DOUBLE", txt);
+          break;
+        }
+        lm_builder_append_double(&b, d);
+      } else {
+        rc = at_err(err, e, "cannot cast %s to DOUBLE", lm_type_name(a->type));
+      }
+      break;
+    case LM_TYPE_BOOL:
+      if (lm_type_is_integer(a->type)) {
+        lm_builder_append_bool(&b, lm_array_get_i64(a, i) != 0);
+      } else if (from == LM_TYPE_UTF8) {
+        int32_t len;
+        const char *p = lm_array_str(a, i, &len);
+        snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
+        if (!lm_strcasecmp(txt, "true") || !lm_strcasecmp(txt, "t") ||
+            !lm_strcasecmp(txt, "yes") || !strcmp(txt, "1"))
+          lm_builder_append_bool(&b, true);
+        else if (!lm_strcasecmp(txt, "false") || !lm_strcasecmp(txt, "f") ||
+                 !lm_strcasecmp(txt, "no") || !strcmp(txt, "0"))
+          lm_builder_append_bool(&b, false);
+        else
+          rc = at_err(err, e, "cannot cast '%s' to BOOLEAN", txt);
+      } else {
+        rc = at_err(err, e, "cannot cast %s to BOOLEAN", lm_type_name(a->type));
+      }
+      break;
+    case LM_TYPE_UTF8:
+      lm_buf_reset(&tmp);
+      if (from == LM_TYPE_TIMESTAMP) {
+        char ts[40];
+        int k = lm_format_timestamp(lm_array_get_i64(a, i), ' ', ts);
+        lm_buf_append(&tmp, ts, (size_t)k);
+      } else if (from == LM_TYPE_INTERVAL) {
+        fmt_interval(&tmp, lm_array_get_i64(a, i));
+      } else {
+        lm_array_format_value(&tmp, a, i, "");
+      }
+      lm_builder_append_str(&b, tmp.data ? tmp.data : "", (int32_t)tmp.len);
+      break;
+    default:
+      rc = at_err(err, e, "cannot cast to %s", lm_type_name(to));
+    }
+  }
+  lm_buf_free(&tmp);
+  if (rc) {
+    lm_builder_free(&b);
+    return rc;
+  }
+  return out_finish(&b, out, err);
+}
+
+/* ---------------------------------------------------------- arithmetic */
+
+static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
+                     lm_array **out, lm_error *err) {
+  int64_t n = x->length;
+  lm_builder b;
+  if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int64_t *r = (int64_t *)b.values;
+  const int64_t *xa = lm_array_i64(x), *ya = lm_array_i64(y);
+  bool nulls = x->null_count || y->null_count;
+  lm_op op = e->op;
+  for (int64_t i = 0; i < n; i++) {
+    if (nulls && (isnull(x, i) || isnull(y, i))) {
+      out_null(&b, i);
+      r[i] = 0;
+      continue;
+    }
+    int64_t a = xa[i], c = ya[i], v = 0;
+    bool ovf = false;
+    switch (op) {
+    case LM_OP_ADD:
+      ovf = lm_add_overflow_i64(a, c, &v);
+      break;
+    case LM_OP_SUB:
+      ovf = lm_sub_overflow_i64(a, c, &v);
+      break;
+    case LM_OP_MUL:
+      ovf = lm_mul_overflow_i64(a, c, &v);
+      break;
+    case LM_OP_DIV:
+    case LM_OP_MOD:
+      if (c == 0) {
+        lm_builder_free(&b);
+        return at_err(err, e, "division by zero", NULL);
+      }
+      if (a == INT64_MIN && c == -1) {
+        if (op == LM_OP_MOD)
+          v = 0;
+        else
+          ovf = true;
+      } else
+        v = op == LM_OP_DIV ? a / c : a % c;
+      break;
+    default:
+      break;
+    }
+    if (ovf) {
+      lm_builder_free(&b);
+      return at_err(err, e, "integer out of range (overflow in arithmetic)",
+                    NULL);
+    }
+    r[i] = v;
+  }
+  return out_finish(&b, out, err);
+}
+
+static int arith_f64(const lm_bexpr *e, lm_array *x, lm_array *y,
+                     lm_array **out, lm_error *err) {
+  int64_t n = x->length;
+  lm_builder b;
+  if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  double *r = (double *)b.values;
+  const double *xa = lm_array_f64(x), *ya = lm_array_f64(y);
+  for (int64_t i = 0; i < n; i++) {
+    if (isnull(x, i) || isnull(y, i)) {
+      out_null(&b, i);
+      r[i] = 0;
+      continue;
+    }
+    double a = xa[i], c = ya[i];
+    switch (e->op) {
+    case LM_OP_ADD:
+      r[i] = a + c;
+      break;
+    case LM_OP_SUB:
+      r[i] = a - c;
+      break;
+    case LM_OP_MUL:
+      r[i] = a * c;
+      break;
+    case LM_OP_DIV:
+      if (c == 0) {
+        lm_builder_free(&b);
+        return at_err(err, e, "division by zero", NULL);
+      }
+      r[i] = a / c;
+      break;
+    case LM_OP_MOD:
+      if (c == 0) {
+        lm_builder_free(&b);
+        return at_err(err, e, "division by zero", NULL);
+      }
+      r[i] = fmod(a, c);
+      break;
+    default:
+      r[i] = 0;
+    }
+  }
+  return out_finish(&b, out, err);
+}
+
+/* ---------------------------------------------------------- comparison */
+
+static int cmp_str(const char *a, int32_t al, const char *b, int32_t bl) {
+  int c = memcmp(a, b, (size_t)(al < bl ? al : bl));
+  if (c) return c;
+  return al < bl ? -1 : al > bl;
+}
+
+static bool cmp_result(lm_op op, int c) {
+  switch (op) {
+  case LM_OP_EQ:
+    return c == 0;
+  case LM_OP_NE:
+    return c != 0;
+  case LM_OP_LT:
+    return c < 0;
+  case LM_OP_LE:
+    return c <= 0;
+  case LM_OP_GT:
+    return c > 0;
+  case LM_OP_GE:
+    return c >= 0;
+  default:
+    return false;
+  }
+}
+
+static int compare(const lm_bexpr *e, lm_array *x, lm_array *y,
+                   lm_array **out, lm_error *err) {
+  int64_t n = x->length;
+  lm_builder b;
+  if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  uint8_t *r = b.values;
+  lm_type_id t = x->type.id;
+  if (t == LM_TYPE_NULL || y->type.id == LM_TYPE_NULL) {
+    for (int64_t i = 0; i < n; i++) out_null(&b, i);
+    return out_finish(&b, out, err);
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (isnull(x, i) || isnull(y, i)) {
+      out_null(&b, i);
+      continue;
+    }
+    int c;
+    if (is_i64_class(t) || lm_type_is_integer(x->type)) {
+      int64_t a = lm_array_get_i64(x, i), d = lm_array_get_i64(y, i);
+      c = a < d ? -1 : a > d;
+    } else if (t == LM_TYPE_FLOAT64 || t == LM_TYPE_FLOAT32) {
+      double a = lm_array_get_f64(x, i), d = lm_array_get_f64(y, i);
+      /* NaN sorts above everything and equals itself (PostgreSQL). */
+      if (isnan(a) || isnan(d))
+        c = isnan(a) && isnan(d) ? 0 : isnan(a) ? 1 : -1;
+      else
+        c = a < d ? -1 : a > d;
+    } else if (t == LM_TYPE_BOOL) {
+      c = (int)lm_array_bool(x, i) - (int)lm_array_bool(y, i);
+    } else if (t == LM_TYPE_UTF8) {
+      int32_t al, bl;
+      const char *a = lm_array_str(x, i, &al), *d = lm_array_str(y, i, &bl);
+      c = cmp_str(a, al, d, bl);
+    } else {
+      lm_builder_free(&b);
+      return at_err(err, e, "cannot compare values of type %s",
+                    lm_type_name(x->type));
+    }
+    if (cmp_result(e->op, c)) lm_bit_set(r, i);
+  }
+  return out_finish(&b, out, err);
+}
+
+static int logic(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
+                 lm_error *err) {
+  int64_t n = x->length;
+  lm_builder b;
+  if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  bool is_and = e->op == LM_OP_AND;
+  for (int64_t i = 0; i < n; i++) {
+    bool xn = x->type.id == LM_TYPE_NULL || isnull(x, i);
+    bool yn = y->type.id == LM_TYPE_NULL || isnull(y, i);
+    bool xv = !xn && lm_array_bool(x, i), yv = !yn && lm_array_bool(y, i);
+    if (is_and) {
+      if ((!xn && !xv) || (!yn && !yv)) continue; /* false */
+      if (xn || yn)
+        out_null(&b, i);
+      else
+        lm_bit_set(b.values, i);
+    } else {
+      if ((!xn && xv) || (!yn && yv)) {
+        lm_bit_set(b.values, i);
+        continue;
+      }
+      if (xn || yn) out_null(&b, i);
+    }
+  }
+  return out_finish(&b, out, err);
+}
+
+static int concat(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
+                  lm_error *err) {
+  lm_builder b;
+  if (lm_builder_init(&b, e->type, x->length))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_buf t;
+  lm_buf_init(&t);
+  for (int64_t i = 0; i < x->length; i++) {
+    if (isnull(x, i) || isnull(y, i)) {
+      lm_builder_append_null(&b);
+      continue;
+    }
+    int32_t al, bl;
+    const char *a = lm_array_str(x, i, &al), *c = lm_array_str(y, i, &bl);
+    lm_buf_reset(&t);
+    lm_buf_append(&t, a, (size_t)al);
+    lm_buf_append(&t, c, (size_t)bl);
+    lm_builder_append_str(&b, t.data ? t.data : "", (int32_t)t.len);
+  }
+  lm_buf_free(&t);
+  return out_finish(&b, out, err);
+}
+
+/* ------------------------------------------------------------ LIKE */
+
+static bool like_match(const char *s, int32_t sl, const char *p, int32_t pl) {
+  int32_t si = 0, pi = 0, star_p = -1, star_s = 0;
+  while (si < sl) {
+    if (pi < pl && p[pi] == '\\' && pi + 1 < pl) {
+      if (s[si] == p[pi + 1]) {
+        si++;
+        pi += 2;
+        continue;
+      }
+    } else if (pi < pl && (p[pi] == '_' || p[pi] == s[si]) && p[pi] != '%') {
+      if (p[pi] == '_') {
+        /* one UTF-8 character */
+        si++;
+        while (si < sl && ((unsigned char)s[si] & 0xC0) == 0x80) si++;
+      } else
+        si++;
+      pi++;
+      continue;
+    } else if (pi < pl && p[pi] == '%') {
+      star_p = pi++;
+      star_s = si;
+      continue;
+    }
+    if (star_p >= 0) {
+      pi = star_p + 1;
+      si = ++star_s;
+      continue;
+    }
+    return false;
+  }
+  while (pi < pl && p[pi] == '%') pi++;
+  return pi == pl;
+}
+
+/* ----------------------------------------------------------- functions */
+
+static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                     lm_error *err) {
+  int64_t n = in->num_rows;
+  lm_array *a = NULL;
+  int rc;
+  if (e->fn == LM_FN_COALESCE) {
+    lm_array *args[16];
+    int k = e->n_args > 16 ? 16 : e->n_args;
+    for (int i = 0; i < k; i++) {
+      if ((rc = eval(e->args[i], in, &args[i], err))) {
+        while (i--) lm_array_release(args[i]);
+        return rc;
+      }
+    }
+    lm_builder b;
+    rc = lm_builder_init(&b, e->type, n);
+    for (int64_t r = 0; r < n && !rc; r++) {
+      int i = 0;
+      while (i < k && (args[i]->type.id == LM_TYPE_NULL || isnull(args[i], r)))
+        i++;
+      if (i == k)
+        lm_builder_append_null(&b);
+      else
+        lm_builder_append_from(&b, args[i], r);
+    }
+    for (int i = 0; i < k; i++) lm_array_release(args[i]);
+    return rc ? lm_err(err, LM_ERR_NOMEM, "out of memory")
+              : out_finish(&b, out, err);
+  }
+  if ((rc = eval(e->args[0], in, &a, err))) return rc;
+  lm_builder b;
+  switch (e->fn) {
+  case LM_FN_TUMBLE:
+  case LM_FN_TUMBLE_END: {
+    int64_t size = e->args[1]->lit.v.i;
+    int64_t off = e->n_args > 2 ? e->args[2]->lit.v.i : 0;
+    if ((rc = out_fixed(&b, e->type, n))) break;
+    int64_t *r = (int64_t *)b.values;
+    const int64_t *ts = lm_array_i64(a);
+    for (int64_t i = 0; i < n; i++) {
+      if (isnull(a, i)) {
+        out_null(&b, i);
+        r[i] = 0;
+        continue;
+      }
+      int64_t start = lm_floor_div(ts[i] - off, size) * size + off;
+      r[i] = e->fn == LM_FN_TUMBLE ? start : start + size;
+    }
+    break;
+  }
+  case LM_FN_ABS:
+  case LM_FN_ROUND:
+  case LM_FN_FLOOR:
+  case LM_FN_CEIL: {
+    if ((rc = out_fixed(&b, e->type, n))) break;
+    bool f = e->type.id == LM_TYPE_FLOAT64;
+    for (int64_t i = 0; i < n; i++) {
+      if (isnull(a, i)) {
+        out_null(&b, i);
+        continue;
+      }
+      if (f) {
+        double v = lm_array_f64(a)[i];
+        v = e->fn == LM_FN_ABS     ? fabs(v)
+            : e->fn == LM_FN_ROUND ? round(v)
+            : e->fn == LM_FN_FLOOR ? floor(v)
+                                   : ceil(v);
+        ((double *)b.values)[i] = v;
+      } else {
+        int64_t v = lm_array_i64(a)[i];
+        if (e->fn == LM_FN_ABS) {
+          if (v == INT64_MIN) {
+            lm_builder_free(&b);
+            lm_array_release(a);
+            return at_err(err, e, "integer out of range in abs()", NULL);
+          }
+          v = v < 0 ? -v : v;
+        }
+        ((int64_t *)b.values)[i] = v;
+      }
+    }
+    break;
+  }
+  case LM_FN_LOWER:
+  case LM_FN_UPPER:
+  case LM_FN_LENGTH: {
+    if (e->fn == LM_FN_LENGTH) {
+      if ((rc = out_fixed(&b, e->type, n))) break;
+    } else if ((rc = lm_builder_init(&b, e->type, n)))
+      break;
+    lm_buf t;
+    lm_buf_init(&t);
+    for (int64_t i = 0; i < n; i++) {
+      if (isnull(a, i)) {
+        if (e->fn == LM_FN_LENGTH)
+          out_null(&b, i);
+        else
+          lm_builder_append_null(&b);
+        continue;
+      }
+      int32_t len;
+      const char *s = lm_array_str(a, i, &len);
+      if (e->fn == LM_FN_LENGTH) {
+        int64_t chars = 0;
+        for (int32_t k = 0; k < len; k++)
+          chars += ((unsigned char)s[k] & 0xC0) != 0x80;
+        ((int64_t *)b.values)[i] = chars;
+        continue;
+      }
+      lm_buf_reset(&t);
+      lm_buf_append(&t, s, (size_t)len);
+      for (size_t k = 0; k < t.len; k++)
+        t.data[k] = (char)(e->fn == LM_FN_LOWER ? tolower((unsigned char)t.data[k])
+                                                : toupper((unsigned char)t.data[k]));
+      lm_builder_append_str(&b, t.data ? t.data : "", len);
+    }
+    lm_buf_free(&t);
+    break;
+  }
+  default:
+    lm_array_release(a);
+    return at_err(err, e, "function not implemented", NULL);
+  }
+  lm_array_release(a);
+  if (rc) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  return out_finish(&b, out, err);
+}
+
+/* ----------------------------------------------------------------- CASE */
+
+static int case_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                     lm_error *err) {
+  int64_t n = in->num_rows;
+  int n_pairs = (e->n_args - (e->has_else ? 1 : 0)) / 2;
+  /* branch[i] = the branch whose result row i takes (-1 = NULL), pos[i] its
+   * index in that branch's result. Each branch is evaluated only on its
+   * own rows, so an error in a branch not taken (e.g. division by zero) is
+   * not raised. */
+  size_t sz = sizeof(int32_t) * (size_t)(n + 1);
+  int32_t *rem = malloc(sz), *keep = malloc(sz), *sel = malloc(sz);
+  int32_t *branch = malloc(sz), *pos = malloc(sz);
+  lm_array **res = calloc((size_t)n_pairs + 1, sizeof(lm_array *));
+  int rc = 0;
+  if (!rem || !keep || !sel || !branch || !pos || !res) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  int64_t n_rem = n;
+  for (int64_t i = 0; i < n; i++) {
+    rem[i] = (int32_t)i;
+    branch[i] = -1;
+  }
+  for (int k = 0; k <= n_pairs && n_rem > 0; k++) {
+    bool is_else = k == n_pairs;
+    if (is_else && !e->has_else) break;
+    int64_t n_sel = 0, n_keep = 0;
+    if (is_else) {
+      memcpy(sel, rem, sizeof(int32_t) * (size_t)n_rem);
+      n_sel = n_rem;
+    } else {
+      lm_batch *sub = lm_batch_take(in, rem, n_rem);
+      lm_array *cond = NULL;
+      if (!sub) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        goto done;
+      }
+      rc = eval(e->args[2 * k], sub, &cond, err);
+      lm_batch_release(sub);
+      if (rc) goto done;
+      for (int64_t i = 0; i < n_rem; i++) {
+        bool t = cond->type.id == LM_TYPE_BOOL && !isnull(cond, i) &&
+                 lm_array_bool(cond, i);
+        if (t)
+          sel[n_sel++] = rem[i];
+        else
+          keep[n_keep++] = rem[i];
+      }
+      lm_array_release(cond);
+    }
+    if (n_sel > 0) {
+      lm_batch *taken = lm_batch_take(in, sel, n_sel);
+      if (!taken) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        goto done;
+      }
+      rc = eval(e->args[is_else ? e->n_args - 1 : 2 * k + 1], taken, &res[k],
+                err);
+      lm_batch_release(taken);
+      if (rc) goto done;
+      for (int64_t j = 0; j < n_sel; j++) {
+        branch[sel[j]] = k;
+        pos[sel[j]] = (int32_t)j;
+      }
+    }
+    if (is_else) {
+      n_rem = 0;
+    } else {
+      memcpy(rem, keep, sizeof(int32_t) * (size_t)n_keep);
+      n_rem = n_keep;
+    }
+  }
+  lm_builder b;
+  if (lm_builder_init(&b, e->type, n)) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    const lm_array *r = branch[i] >= 0 ? res[branch[i]] : NULL;
+    if (!r || r->type.id == LM_TYPE_NULL || isnull(r, pos[i]))
+      lm_builder_append_null(&b);
+    else
+      lm_builder_append_from(&b, r, pos[i]);
+  }
+  rc = out_finish(&b, out, err);
+done:
+  free(rem);
+  free(keep);
+  free(sel);
+  free(branch);
+  free(pos);
+  if (res)
+    for (int k = 0; k <= n_pairs; k++) lm_array_release(res[k]);
+  free(res);
+  return rc;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+static int broadcast(const lm_bexpr *e, int64_t n, lm_array **out,
+                     lm_error *err) {
+  if (e->lit.is_null || e->type.id == LM_TYPE_NULL) {
+    *out = lm_array_new_null(e->type, n);
+    return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  lm_builder b;
+  if (lm_type_width(e->type) == 8) {
+    if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    int64_t bits;
+    if (e->type.id == LM_TYPE_FLOAT64)
+      memcpy(&bits, &e->lit.v.f, 8);
+    else
+      bits = e->lit.v.i;
+    int64_t *r = (int64_t *)b.values;
+    for (int64_t i = 0; i < n; i++) r[i] = bits;
+    return out_finish(&b, out, err);
+  }
+  if (lm_builder_init(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_value v = e->lit;
+  v.type = e->type;
+  for (int64_t i = 0; i < n; i++) lm_builder_append_value(&b, &v);
+  return out_finish(&b, out, err);
+}
+
+static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                lm_error *err) {
+  int rc;
+  *out = NULL;
+  switch (e->kind) {
+  case LM_BX_COLUMN:
+    *out = lm_array_retain(in->columns[e->col]);
+    return 0;
+  case LM_BX_LITERAL:
+    return broadcast(e, in->num_rows, out, err);
+  case LM_BX_CAST: {
+    lm_array *a;
+    if ((rc = eval(e->args[0], in, &a, err))) return rc;
+    rc = cast_array(e, a, e->type, out, err);
+    lm_array_release(a);
+    return rc;
+  }
+  case LM_BX_IS_NULL: {
+    lm_array *a;
+    if ((rc = eval(e->args[0], in, &a, err))) return rc;
+    lm_builder b;
+    if (out_fixed(&b, e->type, in->num_rows)) {
+      lm_array_release(a);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t i = 0; i < in->num_rows; i++) {
+      bool nl = a->type.id == LM_TYPE_NULL || isnull(a, i);
+      if (nl != e->negated) lm_bit_set(b.values, i);
+    }
+    lm_array_release(a);
+    return out_finish(&b, out, err);
+  }
+  case LM_BX_UNARY: {
+    lm_array *a;
+    if ((rc = eval(e->args[0], in, &a, err))) return rc;
+    int64_t n = in->num_rows;
+    lm_builder b;
+    if (out_fixed(&b, e->type, n)) {
+      lm_array_release(a);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t i = 0; i < n; i++) {
+      if (a->type.id == LM_TYPE_NULL || isnull(a, i)) {
+        out_null(&b, i);
+        continue;
+      }
+      if (e->op == LM_OP_NOT) {
+        if (!lm_array_bool(a, i)) lm_bit_set(b.values, i);
+      } else if (e->type.id == LM_TYPE_FLOAT64) {
+        ((double *)b.values)[i] = -lm_array_f64(a)[i];
+      } else {
+        int64_t v = lm_array_i64(a)[i];
+        if (v == INT64_MIN) {
+          lm_builder_free(&b);
+          lm_array_release(a);
+          return at_err(err, e, "integer out of range (overflow in negation)",
+                        NULL);
+        }
+        ((int64_t *)b.values)[i] = -v;
+      }
+    }
+    lm_array_release(a);
+    return out_finish(&b, out, err);
+  }
+  case LM_BX_BINARY: {
+    lm_array *x, *y;
+    if ((rc = eval(e->args[0], in, &x, err))) return rc;
+    if ((rc = eval(e->args[1], in, &y, err))) {
+      lm_array_release(x);
+      return rc;
+    }
+    switch (e->op) {
+    case LM_OP_AND:
+    case LM_OP_OR:
+      rc = logic(e, x, y, out, err);
+      break;
+    case LM_OP_EQ:
+    case LM_OP_NE:
+    case LM_OP_LT:
+    case LM_OP_LE:
+    case LM_OP_GT:
+    case LM_OP_GE:
+      rc = compare(e, x, y, out, err);
+      break;
+    case LM_OP_CONCAT:
+      rc = concat(e, x, y, out, err);
+      break;
+    default:
+      if (x->type.id == LM_TYPE_NULL || y->type.id == LM_TYPE_NULL) {
+        *out = lm_array_new_null(e->type, in->num_rows);
+        rc = *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+      } else if (e->type.id == LM_TYPE_FLOAT64)
+        rc = arith_f64(e, x, y, out, err);
+      else
+        rc = arith_i64(e, x, y, out, err);
+    }
+    lm_array_release(x);
+    lm_array_release(y);
+    return rc;
+  }
+  case LM_BX_FUNC:
+    return func_eval(e, in, out, err);
+  case LM_BX_LIKE: {
+    lm_array *x, *p;
+    if ((rc = eval(e->args[0], in, &x, err))) return rc;
+    if ((rc = eval(e->args[1], in, &p, err))) {
+      lm_array_release(x);
+      return rc;
+    }
+    lm_builder b;
+    if (out_fixed(&b, e->type, in->num_rows)) {
+      lm_array_release(x);
+      lm_array_release(p);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t i = 0; i < in->num_rows; i++) {
+      if (x->type.id == LM_TYPE_NULL || p->type.id == LM_TYPE_NULL ||
+          isnull(x, i) || isnull(p, i)) {
+        out_null(&b, i);
+        continue;
+      }
+      int32_t sl, pl;
+      const char *s = lm_array_str(x, i, &sl), *pt = lm_array_str(p, i, &pl);
+      if (like_match(s, sl, pt, pl) != e->negated) lm_bit_set(b.values, i);
+    }
+    lm_array_release(x);
+    lm_array_release(p);
+    return out_finish(&b, out, err);
+  }
+  case LM_BX_CASE:
+    return case_eval(e, in, out, err);
+  }
+  return lm_err(err, LM_ERR_EXEC, "unsupported expression");
+}
+
+int lm_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+            lm_error *err) {
+  return eval(e, in, out, err);
+}

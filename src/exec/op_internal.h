@@ -1,0 +1,19 @@
+/* Helpers shared by the aggregate operators (internal to exec/). */
+#ifndef LM_OP_INTERNAL_H
+#define LM_OP_INTERNAL_H
+
+#include "exec/lm_exec.h"
+
+/* HAVING then the projection, over an aggregate-schema batch. */
+int lm_post_aggregate(const lm_plan *p, lm_batch *agg_batch, lm_batch **out,
+                      lm_error *err);
+/* Evaluates the plan's GROUP BY keys and aggregate arguments over b into
+ * keys[0..n_keys) and aggs[0..n_aggs) (NULL for COUNT(*)); release with
+ * lm_release_inputs even on error. */
+int lm_eval_inputs(const lm_plan *p, lm_batch *b, lm_array **keys,
+                   lm_array **aggs, lm_error *err);
+void lm_release_inputs(const lm_plan *p, lm_array **keys, lm_array **aggs);
+/* A group table for the plan's keys and aggregates. */
+lm_aggtable *lm_plan_new_aggtable(const lm_plan *p);
+
+#endif

@@ -1,0 +1,159 @@
+/* Pipeline plumbing and the stateless operators: output, filter, project. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "exec/lm_exec.h"
+
+int lm_operator_emit(lm_operator *op, lm_batch *b, lm_error *err) {
+  op->rows_out += b->num_rows;
+  if (!op->next || b->num_rows == 0) return 0;
+  op->next->rows_in += b->num_rows;
+  return op->next->vt->push(op->next, b, err);
+}
+
+int lm_operator_forward_watermark(lm_operator *op, int64_t wm, lm_error *err) {
+  return op->next ? op->next->vt->watermark(op->next, wm, err) : 0;
+}
+
+static void plain_free(lm_operator *op) { free(op); }
+
+/* ---------------------------------------------------------------- output */
+
+typedef struct output_op {
+  lm_operator base;
+  lm_output_cb cb;
+} output_op;
+
+static int output_push(lm_operator *op, lm_batch *b, lm_error *err) {
+  output_op *o = (output_op *)op;
+  op->rows_out += b->num_rows;
+  return o->cb.batch ? o->cb.batch(o->cb.ctx, b, err) : 0;
+}
+
+static int output_wm(lm_operator *op, int64_t wm, lm_error *err) {
+  output_op *o = (output_op *)op;
+  return o->cb.watermark ? o->cb.watermark(o->cb.ctx, wm, err) : 0;
+}
+
+static const lm_operator_vt output_vt = {"output", output_push, output_wm,
+                                         plain_free};
+
+lm_operator *lm_op_output_new(lm_output_cb cb) {
+  output_op *o = calloc(1, sizeof *o);
+  if (!o) return NULL;
+  o->base.vt = &output_vt;
+  o->cb = cb;
+  return &o->base;
+}
+
+/* ---------------------------------------------------------------- filter */
+
+typedef struct filter_op {
+  lm_operator base;
+  const lm_bexpr *pred;
+} filter_op;
+
+static int filter_push(lm_operator *op, lm_batch *b, lm_error *err) {
+  filter_op *f = (filter_op *)op;
+  lm_array *pred;
+  int rc = lm_eval(f->pred, b, &pred, err);
+  if (rc) return rc;
+  lm_batch *out = lm_batch_filter(b, pred);
+  lm_array_release(pred);
+  if (!out) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  rc = lm_operator_emit(op, out, err);
+  lm_batch_release(out);
+  return rc;
+}
+
+static const lm_operator_vt filter_vt = {
+    "filter", filter_push, lm_operator_forward_watermark, plain_free};
+
+lm_operator *lm_op_filter_new(const lm_bexpr *pred) {
+  filter_op *f = calloc(1, sizeof *f);
+  if (!f) return NULL;
+  f->base.vt = &filter_vt;
+  f->pred = pred;
+  return &f->base;
+}
+
+/* --------------------------------------------------------------- project */
+
+typedef struct project_op {
+  lm_operator base;
+  lm_bexpr *const *exprs;
+  int n;
+  lm_schema *schema;
+} project_op;
+
+static int project_push(lm_operator *op, lm_batch *b, lm_error *err) {
+  project_op *p = (project_op *)op;
+  lm_batch *out;
+  int rc = lm_project(p->exprs, p->n, p->schema, b, &out, err);
+  if (rc) return rc;
+  rc = lm_operator_emit(op, out, err);
+  lm_batch_release(out);
+  return rc;
+}
+
+static void project_free(lm_operator *op) {
+  lm_schema_release(((project_op *)op)->schema);
+  free(op);
+}
+
+static const lm_operator_vt project_vt = {
+    "project", project_push, lm_operator_forward_watermark, project_free};
+
+lm_operator *lm_op_project_new(lm_bexpr *const *exprs, int n,
+                               lm_schema *schema) {
+  project_op *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->base.vt = &project_vt;
+  p->exprs = exprs;
+  p->n = n;
+  p->schema = lm_schema_retain(schema);
+  return &p->base;
+}
+
+/* -------------------------------------------------------------- pipeline */
+
+lm_operator *lm_pipeline_build(const lm_plan *plan, lm_schema *out_schema,
+                               bool changelog, lm_output_cb out,
+                               lm_operator **agg_op, lm_error *err) {
+  lm_operator *ops[4];
+  int n = 0;
+  if (agg_op) *agg_op = NULL;
+  if (plan->where) ops[n++] = lm_op_filter_new(plan->where);
+  if (plan->has_agg) {
+    if (plan->window_key >= 0 && plan->emit != LM_EMIT_CHANGES &&
+        plan->emit != LM_EMIT_ON_UPDATE) {
+      ops[n++] = lm_op_window_aggregate_new(plan);
+    } else {
+      ops[n] = lm_op_aggregate_new(plan, out_schema, changelog);
+      if (agg_op) *agg_op = ops[n];
+      n++;
+    }
+  } else {
+    ops[n++] = lm_op_project_new(plan->out, plan->out_schema->n_fields,
+                                 plan->out_schema);
+  }
+  ops[n++] = lm_op_output_new(out);
+  for (int i = 0; i < n; i++) {
+    if (!ops[i]) {
+      for (int k = 0; k < n; k++)
+        if (ops[k]) ops[k]->vt->free(ops[k]);
+      lm_err(err, LM_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+  }
+  for (int i = 0; i + 1 < n; i++) ops[i]->next = ops[i + 1];
+  return ops[0];
+}
+
+void lm_pipeline_free(lm_operator *head) {
+  while (head) {
+    lm_operator *next = head->next;
+    head->vt->free(head);
+    head = next;
+  }
+}

@@ -1,0 +1,113 @@
+/* ORDER BY / OFFSET / LIMIT over one batch: a stable merge sort of row
+ * indices, then a gather. NULLs sort as PostgreSQL: last for ASC, first for
+ * DESC, unless NULLS FIRST/LAST says otherwise; NaN above every number. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/lm_exec.h"
+
+typedef struct sort_ctx {
+  const lm_array **cols;
+  const lm_sort_key *keys;
+  int n;
+} sort_ctx;
+
+static int cmp_rows(const sort_ctx *s, int32_t x, int32_t y) {
+  for (int k = 0; k < s->n; k++) {
+    const lm_array *a = s->cols[k];
+    bool xn = a->type.id == LM_TYPE_NULL || lm_array_is_null(a, x);
+    bool yn = a->type.id == LM_TYPE_NULL || lm_array_is_null(a, y);
+    int c = 0;
+    if (xn || yn) {
+      if (xn && yn) continue;
+      /* null vs value: independent of ASC/DESC */
+      c = xn ? 1 : -1;
+      if (s->keys[k].nulls_first) c = -c;
+      return c;
+    }
+    switch (a->type.id) {
+    case LM_TYPE_FLOAT32:
+    case LM_TYPE_FLOAT64: {
+      double p = lm_array_get_f64(a, x), q = lm_array_get_f64(a, y);
+      if (isnan(p) || isnan(q))
+        c = isnan(p) && isnan(q) ? 0 : isnan(p) ? 1 : -1;
+      else
+        c = p < q ? -1 : p > q;
+      break;
+    }
+    case LM_TYPE_UTF8: {
+      int32_t pl, ql;
+      const char *p = lm_array_str(a, x, &pl), *q = lm_array_str(a, y, &ql);
+      c = memcmp(p, q, (size_t)(pl < ql ? pl : ql));
+      if (!c) c = pl < ql ? -1 : pl > ql;
+      else c = c < 0 ? -1 : 1;
+      break;
+    }
+    case LM_TYPE_BOOL:
+      c = (int)lm_array_bool(a, x) - (int)lm_array_bool(a, y);
+      break;
+    default: {
+      int64_t p = lm_array_get_i64(a, x), q = lm_array_get_i64(a, y);
+      c = p < q ? -1 : p > q;
+    }
+    }
+    if (c) return s->keys[k].desc ? -c : c;
+  }
+  return 0;
+}
+
+static void merge_sort(const sort_ctx *s, int32_t *v, int32_t *tmp,
+                       int64_t n) {
+  if (n < 2) return;
+  if (n <= 16) { /* insertion sort, stable */
+    for (int64_t i = 1; i < n; i++) {
+      int32_t x = v[i];
+      int64_t j = i;
+      while (j > 0 && cmp_rows(s, v[j - 1], x) > 0) {
+        v[j] = v[j - 1];
+        j--;
+      }
+      v[j] = x;
+    }
+    return;
+  }
+  int64_t m = n / 2;
+  merge_sort(s, v, tmp, m);
+  merge_sort(s, v + m, tmp, n - m);
+  int64_t i = 0, j = m, k = 0;
+  while (i < m && j < n)
+    tmp[k++] = cmp_rows(s, v[j], v[i]) < 0 ? v[j++] : v[i++];
+  while (i < m) tmp[k++] = v[i++];
+  while (j < n) tmp[k++] = v[j++];
+  memcpy(v, tmp, sizeof(int32_t) * (size_t)n);
+}
+
+int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
+                  int64_t offset, int64_t limit, lm_batch **out,
+                  lm_error *err) {
+  int64_t n = b->num_rows;
+  int32_t *idx = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  int32_t *tmp = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  const lm_array **cols = calloc((size_t)n_keys + 1, sizeof *cols);
+  if (!idx || !tmp || !cols) {
+    free(idx);
+    free(tmp);
+    free(cols);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  for (int k = 0; k < n_keys; k++) cols[k] = b->columns[keys[k].expr->col];
+  for (int64_t i = 0; i < n; i++) idx[i] = (int32_t)i;
+  sort_ctx s = {cols, keys, n_keys};
+  if (n_keys) merge_sort(&s, idx, tmp, n);
+  if (offset < 0) offset = 0;
+  int64_t start = offset > n ? n : offset;
+  int64_t count = n - start;
+  if (limit >= 0 && limit < count) count = limit;
+  *out = lm_batch_take(b, idx + start, count);
+  free(idx);
+  free(tmp);
+  free(cols);
+  return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+}

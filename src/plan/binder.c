@@ -1,0 +1,1096 @@
+/*
+ * The binder: resolves names against a schema, types every expression,
+ * inserts implicit casts, and splits an aggregate query into keys,
+ * aggregate calls and post-aggregation expressions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columnar/lm_temporal.h"
+#include "plan/lm_plan.h"
+
+#define LM_BIND_MAX_DEPTH 256
+
+typedef struct bctx {
+  lm_arena *arena;
+  const lm_schema *in;
+  const char *from;
+  lm_plan *plan; /* non-NULL when aggregates are allowed */
+  bool post;     /* binding over the aggregate output */
+  lm_error *err;
+  int depth;
+} bctx;
+
+static lm_bexpr *bind(bctx *c, const lm_expr *e);
+
+static lm_bexpr *node(bctx *c, lm_bexpr_kind kind, lm_type type,
+                      const lm_expr *at, int n_args) {
+  lm_bexpr *b = lm_arena_alloc(c->arena, sizeof *b);
+  if (!b) {
+    lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  b->kind = kind;
+  b->type = type;
+  if (at) {
+    b->line = at->line;
+    b->column = at->column;
+  }
+  if (n_args) {
+    b->args = lm_arena_alloc(c->arena, sizeof(lm_bexpr *) * (size_t)n_args);
+    if (!b->args) {
+      lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+  }
+  b->n_args = n_args;
+  return b;
+}
+
+static int fail(bctx *c, const lm_expr *at, const char *fmt, const char *a,
+                const char *b) {
+  char msg[600];
+  snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
+  if (at)
+    return lm_err_at(c->err, LM_ERR_BIND, at->line, at->column, "%s", msg);
+  return lm_err(c->err, LM_ERR_BIND, "%s", msg);
+}
+
+static bool is_int(lm_type t) { return lm_type_is_integer(t); }
+static bool is_float(lm_type t) {
+  return t.id == LM_TYPE_FLOAT32 || t.id == LM_TYPE_FLOAT64;
+}
+static bool is_num(lm_type t) { return lm_type_is_numeric(t); }
+static bool is_null(lm_type t) { return t.id == LM_TYPE_NULL; }
+
+/* Wraps x in a cast to t unless it already has type t. NULL literals are
+ * retyped in place. */
+static lm_bexpr *cast_to(bctx *c, lm_bexpr *x, lm_type t) {
+  if (!x) return NULL;
+  if (lm_type_eq(x->type, t)) return x;
+  if (x->kind == LM_BX_LITERAL && x->lit.is_null) {
+    x->type = t;
+    x->lit.type = t;
+    return x;
+  }
+  lm_bexpr *b = node(c, LM_BX_CAST, t, NULL, 1);
+  if (!b) return NULL;
+  b->line = x->line;
+  b->column = x->column;
+  b->args[0] = x;
+  return b;
+}
+
+bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  if (a->kind != b->kind || !lm_type_eq(a->type, b->type) ||
+      a->n_args != b->n_args)
+    return false;
+  switch (a->kind) {
+  case LM_BX_COLUMN:
+    if (a->col != b->col) return false;
+    break;
+  case LM_BX_LITERAL:
+    if (a->lit.is_null != b->lit.is_null) return false;
+    if (!a->lit.is_null) {
+      if (a->type.id == LM_TYPE_UTF8) {
+        if (a->lit.v.s.len != b->lit.v.s.len ||
+            memcmp(a->lit.v.s.p, b->lit.v.s.p, (size_t)a->lit.v.s.len) != 0)
+          return false;
+      } else if (is_float(a->type)) {
+        if (a->lit.v.f != b->lit.v.f) return false;
+      } else if (a->type.id == LM_TYPE_BOOL) {
+        if (a->lit.v.b != b->lit.v.b) return false;
+      } else if (a->lit.v.i != b->lit.v.i)
+        return false;
+    }
+    break;
+  case LM_BX_UNARY:
+  case LM_BX_BINARY:
+    if (a->op != b->op) return false;
+    break;
+  case LM_BX_FUNC:
+    if (a->fn != b->fn) return false;
+    break;
+  case LM_BX_IS_NULL:
+  case LM_BX_LIKE:
+    if (a->negated != b->negated) return false;
+    break;
+  case LM_BX_CASE:
+    if (a->has_else != b->has_else) return false;
+    break;
+  case LM_BX_CAST:
+    break;
+  }
+  for (int i = 0; i < a->n_args; i++)
+    if (!lm_bexpr_equal(a->args[i], b->args[i])) return false;
+  return true;
+}
+
+static lm_bexpr *literal(bctx *c, const lm_expr *e) {
+  lm_type t;
+  switch (e->lit) {
+  case LM_LIT_NULL:
+    t = lm_type_make(LM_TYPE_NULL);
+    break;
+  case LM_LIT_BOOL:
+    t = lm_type_make(LM_TYPE_BOOL);
+    break;
+  case LM_LIT_INT:
+    t = lm_type_make(LM_TYPE_INT64);
+    break;
+  case LM_LIT_DECIMAL:
+    t = lm_type_make(LM_TYPE_FLOAT64);
+    break;
+  case LM_LIT_STRING:
+    t = lm_type_make(LM_TYPE_UTF8);
+    break;
+  case LM_LIT_TIMESTAMP:
+    t = lm_type_make(LM_TYPE_TIMESTAMP);
+    break;
+  case LM_LIT_INTERVAL:
+    t = lm_type_make(LM_TYPE_INTERVAL);
+    break;
+  default:
+    fail(c, e, "unsupported literal", NULL, NULL);
+    return NULL;
+  }
+  lm_bexpr *b = node(c, LM_BX_LITERAL, t, e, 0);
+  if (!b) return NULL;
+  b->lit.type = t;
+  b->lit.is_null = e->lit == LM_LIT_NULL;
+  switch (e->lit) {
+  case LM_LIT_BOOL:
+    b->lit.v.b = e->bval;
+    break;
+  case LM_LIT_INT:
+  case LM_LIT_TIMESTAMP:
+  case LM_LIT_INTERVAL:
+    b->lit.v.i = e->ival;
+    break;
+  case LM_LIT_DECIMAL:
+    b->lit.v.f = e->dval;
+    break;
+  case LM_LIT_STRING: {
+    size_t n = e->text ? strlen(e->text) : 0;
+    b->lit.v.s.p = lm_arena_strndup(c->arena, e->text ? e->text : "", n);
+    b->lit.v.s.len = (int32_t)n;
+    break;
+  }
+  default:
+    break;
+  }
+  return b;
+}
+
+static lm_bexpr *column(bctx *c, const lm_expr *e) {
+  if (!c->in) {
+    fail(c, e, "column '%s' cannot be used here", e->name, NULL);
+    return NULL;
+  }
+  if (e->table && c->from && lm_strcasecmp(e->table, c->from) != 0) {
+    /* Qualified names must name the FROM object (or its alias, which the
+     * caller passes as `from`). */
+    fail(c, e, "unknown table '%s' in column reference", e->table, NULL);
+    return NULL;
+  }
+  int i = lm_schema_find(c->in, e->name);
+  if (i < 0) {
+    if (c->post)
+      fail(c, e, "column '%s' does not exist in the aggregate result", e->name,
+           NULL);
+    else
+      fail(c, e, "column '%s' does not exist in '%s'", e->name,
+           c->from ? c->from : "input");
+    return NULL;
+  }
+  lm_bexpr *b = node(c, LM_BX_COLUMN, c->in->fields[i].type, e, 0);
+  if (b) b->col = i;
+  return b;
+}
+
+/* Coerces the two operands of a comparison to one type. */
+static int coerce_pair(bctx *c, const lm_expr *at, lm_bexpr **pa,
+                       lm_bexpr **pb) {
+  lm_bexpr *a = *pa, *b = *pb;
+  lm_type ta = a->type, tb = b->type;
+  if (is_null(ta) && is_null(tb)) return 0;
+  if (is_null(ta)) {
+    *pa = cast_to(c, a, tb);
+    return 0;
+  }
+  if (is_null(tb)) {
+    *pb = cast_to(c, b, ta);
+    return 0;
+  }
+  if (is_num(ta) && is_num(tb)) {
+    lm_type t = lm_type_make(is_float(ta) || is_float(tb) ? LM_TYPE_FLOAT64
+                                                          : LM_TYPE_INT64);
+    *pa = cast_to(c, a, t);
+    *pb = cast_to(c, b, t);
+    return 0;
+  }
+  if (lm_type_eq(ta, tb)) return 0;
+  /* A string literal against a timestamp/number/bool is converted. */
+  if (ta.id == LM_TYPE_UTF8 && a->kind == LM_BX_LITERAL) {
+    *pa = cast_to(c, a, tb);
+    return 0;
+  }
+  if (tb.id == LM_TYPE_UTF8 && b->kind == LM_BX_LITERAL) {
+    *pb = cast_to(c, b, ta);
+    return 0;
+  }
+  return fail(c, at, "cannot compare %s with %s", lm_type_name(ta),
+              lm_type_name(tb));
+}
+
+static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
+                        lm_bexpr *b) {
+  if (!a || !b) return NULL;
+  lm_type ta = a->type, tb = b->type, rt;
+  switch (op) {
+  case LM_OP_AND:
+  case LM_OP_OR:
+    if (!(ta.id == LM_TYPE_BOOL || is_null(ta)) ||
+        !(tb.id == LM_TYPE_BOOL || is_null(tb))) {
+      fail(c, e, "%s needs BOOLEAN operands", op == LM_OP_AND ? "AND" : "OR",
+           NULL);
+      return NULL;
+    }
+    a = cast_to(c, a, lm_type_make(LM_TYPE_BOOL));
+    b = cast_to(c, b, lm_type_make(LM_TYPE_BOOL));
+    rt = lm_type_make(LM_TYPE_BOOL);
+    break;
+  case LM_OP_EQ:
+  case LM_OP_NE:
+  case LM_OP_LT:
+  case LM_OP_LE:
+  case LM_OP_GT:
+  case LM_OP_GE:
+    if (coerce_pair(c, e, &a, &b)) return NULL;
+    rt = lm_type_make(LM_TYPE_BOOL);
+    break;
+  case LM_OP_CONCAT:
+    a = cast_to(c, a, lm_type_make(LM_TYPE_UTF8));
+    b = cast_to(c, b, lm_type_make(LM_TYPE_UTF8));
+    rt = lm_type_make(LM_TYPE_UTF8);
+    break;
+  case LM_OP_ADD:
+  case LM_OP_SUB:
+  case LM_OP_MUL:
+  case LM_OP_DIV:
+  case LM_OP_MOD: {
+    bool ts_a = ta.id == LM_TYPE_TIMESTAMP, ts_b = tb.id == LM_TYPE_TIMESTAMP;
+    bool iv_a = ta.id == LM_TYPE_INTERVAL, iv_b = tb.id == LM_TYPE_INTERVAL;
+    if (is_null(ta) && !is_null(tb)) {
+      a = cast_to(c, a, tb);
+      ta = tb;
+    } else if (is_null(tb) && !is_null(ta)) {
+      b = cast_to(c, b, ta);
+      tb = ta;
+    }
+    if ((ts_a && iv_b && (op == LM_OP_ADD || op == LM_OP_SUB)) ||
+        (iv_a && ts_b && op == LM_OP_ADD)) {
+      rt = lm_type_make(LM_TYPE_TIMESTAMP);
+    } else if (ts_a && ts_b && op == LM_OP_SUB) {
+      rt = lm_type_make(LM_TYPE_INTERVAL);
+    } else if (iv_a && iv_b && (op == LM_OP_ADD || op == LM_OP_SUB)) {
+      rt = lm_type_make(LM_TYPE_INTERVAL);
+    } else if (iv_a && is_int(tb) && (op == LM_OP_MUL || op == LM_OP_DIV)) {
+      b = cast_to(c, b, lm_type_make(LM_TYPE_INT64));
+      rt = lm_type_make(LM_TYPE_INTERVAL);
+    } else if (is_int(ta) && iv_b && op == LM_OP_MUL) {
+      a = cast_to(c, a, lm_type_make(LM_TYPE_INT64));
+      rt = lm_type_make(LM_TYPE_INTERVAL);
+    } else if ((is_num(ta) || is_null(ta)) && (is_num(tb) || is_null(tb))) {
+      rt = lm_type_make(is_float(ta) || is_float(tb) ? LM_TYPE_FLOAT64
+                                                     : LM_TYPE_INT64);
+      a = cast_to(c, a, rt);
+      b = cast_to(c, b, rt);
+    } else {
+      static const char *names[] = {"", "+", "-", "*", "/", "%"};
+      char what[160];
+      snprintf(what, sizeof what, "%s %s %s", lm_type_name(ta), names[op],
+               lm_type_name(tb));
+      fail(c, e, "operator does not exist: %s", what, NULL);
+      return NULL;
+    }
+    break;
+  }
+  default:
+    fail(c, e, "unsupported operator", NULL, NULL);
+    return NULL;
+  }
+  if (!a || !b) return NULL;
+  lm_bexpr *r = node(c, LM_BX_BINARY, rt, e, 2);
+  if (!r) return NULL;
+  r->op = op;
+  r->args[0] = a;
+  r->args[1] = b;
+  return r;
+}
+
+static bool is_agg_name(const char *n) {
+  return !strcmp(n, "count") || !strcmp(n, "sum") || !strcmp(n, "avg") ||
+         !strcmp(n, "min") || !strcmp(n, "max");
+}
+
+static bool expr_has_agg(const lm_expr *e) {
+  if (!e) return false;
+  if (e->kind == LM_EXPR_FUNC && e->name && is_agg_name(e->name)) return true;
+  for (int i = 0; i < e->n_args; i++)
+    if (expr_has_agg(e->args[i])) return true;
+  return false;
+}
+
+static lm_bexpr *const_interval(bctx *c, const lm_expr *e, lm_bexpr *x,
+                                int64_t *out) {
+  if (!x) return NULL;
+  if (x->kind != LM_BX_LITERAL || x->type.id != LM_TYPE_INTERVAL ||
+      x->lit.is_null) {
+    fail(c, e, "window size and offset must be INTERVAL literals", NULL, NULL);
+    return NULL;
+  }
+  *out = x->lit.v.i;
+  return x;
+}
+
+static lm_bexpr *func(bctx *c, const lm_expr *e) {
+  const char *n = e->name;
+  lm_bexpr *args[8] = {0};
+  if (e->n_args > 8) {
+    fail(c, e, "too many arguments to %s()", n, NULL);
+    return NULL;
+  }
+  for (int i = 0; i < e->n_args; i++) {
+    if (e->args[i]->kind == LM_EXPR_STAR) {
+      fail(c, e->args[i], "'*' is only allowed in COUNT(*)", NULL, NULL);
+      return NULL;
+    }
+    args[i] = bind(c, e->args[i]);
+    if (!args[i]) return NULL;
+  }
+  lm_bexpr *r = NULL;
+  if (!strcmp(n, "tumble") || !strcmp(n, "tumble_end") ||
+      !strcmp(n, "tumble_start")) {
+    if (e->n_args < 2 || e->n_args > 3) {
+      fail(c, e, "%s(ts, size [, offset]) takes 2 or 3 arguments", n, NULL);
+      return NULL;
+    }
+    if (args[0]->type.id != LM_TYPE_TIMESTAMP) {
+      fail(c, e->args[0], "%s() needs a TIMESTAMP time column, found %s", n,
+           lm_type_name(args[0]->type));
+      return NULL;
+    }
+    int64_t size = 0, off = 0;
+    if (!const_interval(c, e->args[1], args[1], &size)) return NULL;
+    if (size <= 0) {
+      fail(c, e->args[1], "window size must be positive", NULL, NULL);
+      return NULL;
+    }
+    if (e->n_args == 3 && !const_interval(c, e->args[2], args[2], &off))
+      return NULL;
+    r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_TIMESTAMP), e, e->n_args);
+    if (!r) return NULL;
+    r->fn = !strcmp(n, "tumble_end") ? LM_FN_TUMBLE_END : LM_FN_TUMBLE;
+  } else if (!strcmp(n, "abs") || !strcmp(n, "round") ||
+             !strcmp(n, "floor") || !strcmp(n, "ceil") ||
+             !strcmp(n, "ceiling")) {
+    if (e->n_args != 1 || !is_num(args[0]->type)) {
+      fail(c, e, "%s() takes one numeric argument", n, NULL);
+      return NULL;
+    }
+    lm_type t = lm_type_make(is_float(args[0]->type) ? LM_TYPE_FLOAT64
+                                                     : LM_TYPE_INT64);
+    args[0] = cast_to(c, args[0], t);
+    r = node(c, LM_BX_FUNC, t, e, 1);
+    if (!r) return NULL;
+    r->fn = !strcmp(n, "abs")     ? LM_FN_ABS
+            : !strcmp(n, "round") ? LM_FN_ROUND
+            : !strcmp(n, "floor") ? LM_FN_FLOOR
+                                  : LM_FN_CEIL;
+  } else if (!strcmp(n, "lower") || !strcmp(n, "upper") ||
+             !strcmp(n, "length") || !strcmp(n, "char_length")) {
+    if (e->n_args != 1) {
+      fail(c, e, "%s() takes one argument", n, NULL);
+      return NULL;
+    }
+    args[0] = cast_to(c, args[0], lm_type_make(LM_TYPE_UTF8));
+    bool len = n[0] == 'l' && n[1] == 'e';
+    len = len || n[0] == 'c';
+    r = node(c, LM_BX_FUNC,
+             lm_type_make(len ? LM_TYPE_INT64 : LM_TYPE_UTF8), e, 1);
+    if (!r) return NULL;
+    r->fn = len ? LM_FN_LENGTH
+                : (!strcmp(n, "lower") ? LM_FN_LOWER : LM_FN_UPPER);
+  } else if (!strcmp(n, "coalesce")) {
+    if (e->n_args < 1) {
+      fail(c, e, "coalesce() needs at least one argument", NULL, NULL);
+      return NULL;
+    }
+    lm_type t = lm_type_make(LM_TYPE_NULL);
+    for (int i = 0; i < e->n_args; i++) {
+      lm_type a = args[i]->type;
+      if (is_null(a)) continue;
+      if (is_null(t))
+        t = a;
+      else if (is_num(t) && is_num(a))
+        t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
+                                                    : LM_TYPE_INT64);
+      else if (!lm_type_eq(t, a)) {
+        fail(c, e->args[i], "coalesce() arguments have types %s and %s",
+             lm_type_name(t), lm_type_name(a));
+        return NULL;
+      }
+    }
+    r = node(c, LM_BX_FUNC, t, e, e->n_args);
+    if (!r) return NULL;
+    r->fn = LM_FN_COALESCE;
+    for (int i = 0; i < e->n_args; i++) args[i] = cast_to(c, args[i], t);
+  } else if (is_agg_name(n)) {
+    fail(c, e, "aggregate function %s() is not allowed here", n, NULL);
+    return NULL;
+  } else {
+    fail(c, e, "function %s() does not exist", n, NULL);
+    return NULL;
+  }
+  for (int i = 0; i < r->n_args; i++) {
+    if (!args[i]) return NULL;
+    r->args[i] = args[i];
+  }
+  return r;
+}
+
+/* Finds or adds an aggregate call; returns a column reference to its slot
+ * in the aggregate schema (n_keys + index). */
+static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
+  lm_plan *p = c->plan;
+  const char *n = e->name;
+  lm_agg_spec s;
+  memset(&s, 0, sizeof s);
+  if (e->distinct) {
+    fail(c, e, "%s(DISTINCT ...) is not supported yet", n, NULL);
+    return NULL;
+  }
+  bctx in = *c;
+  in.post = false;
+  in.plan = NULL;
+  in.in = p->input_schema;
+  if (!strcmp(n, "count") &&
+      (e->n_args == 0 ||
+       (e->n_args == 1 && e->args[0]->kind == LM_EXPR_STAR))) {
+    s.kind = LM_AGG_COUNT_STAR;
+    s.out_type = lm_type_make(LM_TYPE_INT64);
+  } else {
+    if (e->n_args != 1) {
+      fail(c, e, "%s() takes exactly one argument", n, NULL);
+      return NULL;
+    }
+    if (expr_has_agg(e->args[0])) {
+      fail(c, e->args[0], "aggregate function calls cannot be nested", NULL,
+           NULL);
+      return NULL;
+    }
+    s.arg = bind(&in, e->args[0]);
+    if (!s.arg) return NULL;
+    lm_type t = s.arg->type;
+    s.in_type = t;
+    if (!strcmp(n, "count")) {
+      s.kind = LM_AGG_COUNT;
+      s.out_type = lm_type_make(LM_TYPE_INT64);
+    } else if (!strcmp(n, "sum") || !strcmp(n, "avg")) {
+      bool avg = n[0] == 'a';
+      if (!is_num(t) && !(t.id == LM_TYPE_INTERVAL && !avg) && !is_null(t)) {
+        fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
+        return NULL;
+      }
+      if (is_null(t)) s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_INT64));
+      lm_type wide = lm_type_make(is_float(s.arg->type) ? LM_TYPE_FLOAT64
+                                  : s.arg->type.id == LM_TYPE_INTERVAL
+                                      ? LM_TYPE_INTERVAL
+                                      : LM_TYPE_INT64);
+      s.arg = cast_to(&in, s.arg, wide);
+      s.in_type = wide;
+      s.kind = avg ? LM_AGG_AVG : LM_AGG_SUM;
+      s.out_type = avg ? lm_type_make(LM_TYPE_FLOAT64) : wide;
+    } else {
+      s.kind = !strcmp(n, "min") ? LM_AGG_MIN : LM_AGG_MAX;
+      if (is_null(t)) {
+        s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_INT64));
+        t = s.arg->type;
+      }
+      if (t.id == LM_TYPE_FLOAT32) {
+        s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
+        t = s.arg->type;
+      }
+      s.in_type = t;
+      s.out_type = t;
+    }
+    if (!s.arg) return NULL;
+  }
+  int idx = -1;
+  for (int i = 0; i < p->n_aggs; i++)
+    if (p->aggs[i].kind == s.kind && lm_bexpr_equal(p->aggs[i].arg, s.arg)) {
+      idx = i;
+      break;
+    }
+  if (idx < 0) {
+    lm_agg_spec *na = lm_arena_alloc(c->arena, sizeof *na *
+                                                   (size_t)(p->n_aggs + 1));
+    if (!na) {
+      lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+    if (p->n_aggs) memcpy(na, p->aggs, sizeof *na * (size_t)p->n_aggs);
+    na[p->n_aggs] = s;
+    p->aggs = na;
+    idx = p->n_aggs++;
+  }
+  lm_bexpr *r = node(c, LM_BX_COLUMN, s.out_type, e, 0);
+  if (r) r->col = p->n_keys + idx;
+  return r;
+}
+
+/* Post-aggregation binding: aggregates become references to their slot,
+ * expressions equal to a GROUP BY key become references to the key. */
+static lm_bexpr *bind_post(bctx *c, const lm_expr *e, bool *matched);
+
+static lm_bexpr *match_key(bctx *c, const lm_expr *e) {
+  lm_plan *p = c->plan;
+  if (expr_has_agg(e)) return NULL;
+  bctx in = *c;
+  in.post = false;
+  in.plan = NULL;
+  in.in = p->input_schema;
+  lm_error scratch;
+  in.err = &scratch;
+  lm_bexpr *x = bind(&in, e);
+  if (!x) return NULL;
+  for (int k = 0; k < p->n_keys; k++) {
+    if (lm_bexpr_equal(p->keys[k], x)) {
+      lm_bexpr *r = node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
+      if (r) r->col = k;
+      return r;
+    }
+  }
+  /* tumble_end(ts, size[, off]) when tumble(ts, size[, off]) is a key. */
+  if (x->kind == LM_BX_FUNC && x->fn == LM_FN_TUMBLE_END) {
+    lm_bexpr probe = *x;
+    probe.fn = LM_FN_TUMBLE;
+    for (int k = 0; k < p->n_keys; k++) {
+      if (lm_bexpr_equal(p->keys[k], &probe)) {
+        lm_bexpr *ref = node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
+        if (!ref) return NULL;
+        ref->col = k;
+        return binary(c, e, LM_OP_ADD, ref, x->args[1]);
+      }
+    }
+  }
+  return NULL;
+}
+
+static lm_bexpr *bind_post(bctx *c, const lm_expr *e, bool *matched) {
+  lm_bexpr *k = match_key(c, e);
+  if (k) return k;
+  if (e->kind == LM_EXPR_FUNC && e->name && is_agg_name(e->name))
+    return aggregate(c, e);
+  if (e->kind == LM_EXPR_COLUMN) {
+    /* Not a key: is it a known input column at all? */
+    if (lm_schema_find(c->plan->input_schema, e->name) < 0) {
+      fail(c, e, "column '%s' does not exist in '%s'", e->name,
+           c->from ? c->from : "input");
+      return NULL;
+    }
+    fail(c, e,
+         "column '%s' must appear in the GROUP BY clause or be used in an "
+         "aggregate function",
+         e->name, NULL);
+    return NULL;
+  }
+  (void)matched;
+  return NULL; /* caller recurses through bind() with c->post set */
+}
+
+static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
+  if (c->post) {
+    lm_bexpr *r = bind_post(c, e, NULL);
+    if (r) return r;
+    if (c->err && c->err->code) return NULL;
+    if (e->kind == LM_EXPR_LITERAL) return literal(c, e);
+    /* fall through: structural recursion with post-bound children */
+  }
+  switch (e->kind) {
+  case LM_EXPR_LITERAL:
+    return literal(c, e);
+  case LM_EXPR_COLUMN:
+    return column(c, e);
+  case LM_EXPR_STAR:
+    fail(c, e, "'*' is not allowed here", NULL, NULL);
+    return NULL;
+  case LM_EXPR_UNARY: {
+    lm_bexpr *a = bind(c, e->args[0]);
+    if (!a) return NULL;
+    if (e->op == LM_OP_NOT) {
+      if (a->type.id != LM_TYPE_BOOL && !is_null(a->type)) {
+        fail(c, e, "NOT needs a BOOLEAN operand, found %s",
+             lm_type_name(a->type), NULL);
+        return NULL;
+      }
+      a = cast_to(c, a, lm_type_make(LM_TYPE_BOOL));
+    } else {
+      if (a->kind == LM_BX_LITERAL && !a->lit.is_null) {
+        /* fold -literal */
+        if (a->type.id == LM_TYPE_INT64 || a->type.id == LM_TYPE_INTERVAL) {
+          if (a->lit.v.i == INT64_MIN) {
+            fail(c, e, "integer out of range", NULL, NULL);
+            return NULL;
+          }
+          a->lit.v.i = -a->lit.v.i;
+          a->line = e->line;
+          a->column = e->column;
+          return a;
+        }
+        if (a->type.id == LM_TYPE_FLOAT64) {
+          a->lit.v.f = -a->lit.v.f;
+          return a;
+        }
+      }
+      if (!is_num(a->type) && a->type.id != LM_TYPE_INTERVAL &&
+          !is_null(a->type)) {
+        fail(c, e, "unary minus needs a numeric operand, found %s",
+             lm_type_name(a->type), NULL);
+        return NULL;
+      }
+      if (is_int(a->type) || is_null(a->type))
+        a = cast_to(c, a, lm_type_make(LM_TYPE_INT64));
+      else if (a->type.id == LM_TYPE_FLOAT32)
+        a = cast_to(c, a, lm_type_make(LM_TYPE_FLOAT64));
+    }
+    if (!a) return NULL;
+    lm_bexpr *r = node(c, LM_BX_UNARY, a->type, e, 1);
+    if (!r) return NULL;
+    r->op = e->op;
+    r->args[0] = a;
+    return r;
+  }
+  case LM_EXPR_BINARY:
+    return binary(c, e, e->op, bind(c, e->args[0]), bind(c, e->args[1]));
+  case LM_EXPR_FUNC:
+    if (e->name && is_agg_name(e->name)) {
+      if (!c->plan)
+        fail(c, e, "aggregate function %s() is not allowed here", e->name,
+             NULL);
+      else
+        return aggregate(c, e);
+      return NULL;
+    }
+    return func(c, e);
+  case LM_EXPR_CAST: {
+    lm_bexpr *a = bind(c, e->args[0]);
+    if (!a) return NULL;
+    if (a->kind == LM_BX_LITERAL && a->lit.is_null)
+      return cast_to(c, a, e->cast_type);
+    lm_bexpr *r = node(c, LM_BX_CAST, e->cast_type, e, 1);
+    if (!r) return NULL;
+    r->args[0] = a;
+    return r;
+  }
+  case LM_EXPR_IS_NULL: {
+    lm_bexpr *a = bind(c, e->args[0]);
+    if (!a) return NULL;
+    lm_bexpr *r = node(c, LM_BX_IS_NULL, lm_type_make(LM_TYPE_BOOL), e, 1);
+    if (!r) return NULL;
+    r->negated = e->negated;
+    r->args[0] = a;
+    return r;
+  }
+  case LM_EXPR_BETWEEN: {
+    /* x BETWEEN a AND b  =>  x >= a AND x <= b */
+    lm_bexpr *x1 = bind(c, e->args[0]);
+    lm_bexpr *x2 = bind(c, e->args[0]);
+    lm_bexpr *lo = binary(c, e, LM_OP_GE, x1, bind(c, e->args[1]));
+    lm_bexpr *hi = binary(c, e, LM_OP_LE, x2, bind(c, e->args[2]));
+    lm_bexpr *r = binary(c, e, LM_OP_AND, lo, hi);
+    if (r && e->negated) {
+      lm_bexpr *n = node(c, LM_BX_UNARY, r->type, e, 1);
+      if (!n) return NULL;
+      n->op = LM_OP_NOT;
+      n->args[0] = r;
+      r = n;
+    }
+    return r;
+  }
+  case LM_EXPR_IN: {
+    /* x IN (a, b, ...)  =>  x = a OR x = b ... (three-valued as in SQL) */
+    lm_bexpr *acc = NULL;
+    for (int i = 1; i < e->n_args; i++) {
+      lm_bexpr *eq = binary(c, e->args[i], LM_OP_EQ, bind(c, e->args[0]),
+                            bind(c, e->args[i]));
+      if (!eq) return NULL;
+      acc = acc ? binary(c, e, LM_OP_OR, acc, eq) : eq;
+      if (!acc) return NULL;
+    }
+    if (!acc) {
+      fail(c, e, "IN needs at least one value", NULL, NULL);
+      return NULL;
+    }
+    if (e->negated) {
+      lm_bexpr *n = node(c, LM_BX_UNARY, acc->type, e, 1);
+      if (!n) return NULL;
+      n->op = LM_OP_NOT;
+      n->args[0] = acc;
+      acc = n;
+    }
+    return acc;
+  }
+  case LM_EXPR_LIKE: {
+    lm_bexpr *a = cast_to(c, bind(c, e->args[0]), lm_type_make(LM_TYPE_UTF8));
+    lm_bexpr *p = cast_to(c, bind(c, e->args[1]), lm_type_make(LM_TYPE_UTF8));
+    if (!a || !p) return NULL;
+    lm_bexpr *r = node(c, LM_BX_LIKE, lm_type_make(LM_TYPE_BOOL), e, 2);
+    if (!r) return NULL;
+    r->negated = e->negated;
+    r->args[0] = a;
+    r->args[1] = p;
+    return r;
+  }
+  case LM_EXPR_CASE: {
+    /* CASE x WHEN v THEN r  =>  CASE WHEN x = v THEN r */
+    int i = 0;
+    const lm_expr *operand = NULL;
+    if (e->has_operand) operand = e->args[i++];
+    int n_pairs = (e->n_args - i - (e->has_else ? 1 : 0)) / 2;
+    int n = n_pairs * 2 + (e->has_else ? 1 : 0);
+    lm_bexpr *r = node(c, LM_BX_CASE, lm_type_make(LM_TYPE_NULL), e, n);
+    if (!r) return NULL;
+    r->has_else = e->has_else;
+    lm_type t = lm_type_make(LM_TYPE_NULL);
+    for (int k = 0; k < n_pairs; k++) {
+      const lm_expr *w = e->args[i + 2 * k], *th = e->args[i + 2 * k + 1];
+      lm_bexpr *cond =
+          operand ? binary(c, w, LM_OP_EQ, bind(c, operand), bind(c, w))
+                  : bind(c, w);
+      if (!cond) return NULL;
+      if (cond->type.id != LM_TYPE_BOOL && !is_null(cond->type)) {
+        fail(c, w, "CASE WHEN condition must be BOOLEAN", NULL, NULL);
+        return NULL;
+      }
+      r->args[2 * k] = cast_to(c, cond, lm_type_make(LM_TYPE_BOOL));
+      r->args[2 * k + 1] = bind(c, th);
+      if (!r->args[2 * k + 1]) return NULL;
+    }
+    if (e->has_else) {
+      r->args[n - 1] = bind(c, e->args[e->n_args - 1]);
+      if (!r->args[n - 1]) return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+      if (k < n_pairs * 2 && k % 2 == 0) continue;
+      lm_type a = r->args[k]->type;
+      if (is_null(a)) continue;
+      if (is_null(t))
+        t = a;
+      else if (is_num(t) && is_num(a))
+        t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
+                                                    : LM_TYPE_INT64);
+      else if (!lm_type_eq(t, a)) {
+        fail(c, e, "CASE branches have types %s and %s", lm_type_name(t),
+             lm_type_name(a));
+        return NULL;
+      }
+    }
+    for (int k = 0; k < n; k++) {
+      if (k < n_pairs * 2 && k % 2 == 0) continue;
+      r->args[k] = cast_to(c, r->args[k], t);
+      if (!r->args[k]) return NULL;
+    }
+    r->type = t;
+    return r;
+  }
+  }
+  fail(c, e, "unsupported expression", NULL, NULL);
+  return NULL;
+}
+
+static lm_bexpr *bind(bctx *c, const lm_expr *e) {
+  if (++c->depth > LM_BIND_MAX_DEPTH) {
+    fail(c, e, "expression nested too deeply", NULL, NULL);
+    c->depth--;
+    return NULL;
+  }
+  lm_bexpr *r = bind_inner(c, e);
+  c->depth--;
+  return r;
+}
+
+int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
+                   lm_bexpr **out, lm_error *err) {
+  lm_error local;
+  if (!err) err = &local;
+  bctx c = {arena, input, NULL, NULL, false, err, 0};
+  lm_err_clear(err);
+  *out = bind(&c, e);
+  return *out ? 0 : (err && err->code ? err->code : LM_ERR_BIND);
+}
+
+/* ------------------------------------------------------- SELECT planning */
+
+static const char *default_name(const lm_expr *e) {
+  if (e->kind == LM_EXPR_COLUMN) return e->name;
+  if (e->kind == LM_EXPR_FUNC) return e->name;
+  if (e->kind == LM_EXPR_CAST) return default_name(e->args[0]);
+  return "?column?";
+}
+
+/* GROUP BY may name a select alias or an ordinal. */
+static const lm_expr *resolve_group_expr(const lm_select *sel,
+                                         const lm_schema *in,
+                                         const lm_expr *g, lm_error *err,
+                                         bool *bad) {
+  if (g->kind == LM_EXPR_LITERAL && g->lit == LM_LIT_INT) {
+    if (g->ival < 1 || g->ival > sel->n_items) {
+      lm_err_at(err, LM_ERR_BIND, g->line, g->column,
+                "GROUP BY position %lld is not in select list",
+                (long long)g->ival);
+      *bad = true;
+      return NULL;
+    }
+    return sel->items[g->ival - 1].expr;
+  }
+  if (g->kind == LM_EXPR_COLUMN && !g->table &&
+      lm_schema_find(in, g->name) < 0) {
+    for (int i = 0; i < sel->n_items; i++)
+      if (sel->items[i].alias && !lm_strcasecmp(sel->items[i].alias, g->name))
+        return sel->items[i].expr;
+  }
+  return g;
+}
+
+int lm_plan_select(const lm_select *sel, lm_schema *input,
+                   const char *from_name, lm_plan **out, lm_error *err) {
+  lm_error local;
+  if (!err) err = &local;
+  *out = NULL;
+  lm_err_clear(err);
+  lm_plan *p = calloc(1, sizeof *p);
+  if (!p) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_arena_init(&p->arena, 16384);
+  p->input_schema = lm_schema_retain(input);
+  p->window_key = -1;
+  p->window_time_col = -1;
+  p->limit = sel->limit;
+  p->offset = sel->offset;
+  p->distinct = sel->distinct;
+  p->emit = sel->emit;
+  const char *from = sel->from_alias ? sel->from_alias : from_name;
+  bctx c = {&p->arena, input, from, NULL, false, err, 0};
+  int rc = LM_ERR_BIND;
+
+  if (sel->where) {
+    if (expr_has_agg(sel->where)) {
+      lm_err_at(err, LM_ERR_BIND, sel->where->line, sel->where->column,
+                "aggregate functions are not allowed in WHERE");
+      goto fail;
+    }
+    p->where = bind(&c, sel->where);
+    if (!p->where) goto fail;
+    if (p->where->type.id != LM_TYPE_BOOL && !is_null(p->where->type)) {
+      lm_err_at(err, LM_ERR_BIND, sel->where->line, sel->where->column,
+                "WHERE must be a BOOLEAN expression, found %s",
+                lm_type_name(p->where->type));
+      goto fail;
+    }
+  }
+
+  bool any_agg = sel->n_group_by > 0 || sel->having;
+  for (int i = 0; i < sel->n_items; i++)
+    if (expr_has_agg(sel->items[i].expr)) any_agg = true;
+  p->has_agg = any_agg;
+
+  /* Expand the select list (SELECT *). */
+  int n_items = 0;
+  for (int i = 0; i < sel->n_items; i++)
+    n_items += sel->items[i].expr->kind == LM_EXPR_STAR ? input->n_fields : 1;
+  int n_extra = sel->n_order_by; /* hidden sort columns, at most */
+  p->out = lm_arena_alloc(&p->arena,
+                          sizeof(lm_bexpr *) * (size_t)(n_items + n_extra + 1));
+  const char **names =
+      lm_arena_alloc(&p->arena, sizeof(char *) * (size_t)(n_items + 1));
+  if (!p->out || !names) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+
+  if (any_agg) {
+    p->n_keys = sel->n_group_by;
+    p->keys = lm_arena_alloc(&p->arena,
+                             sizeof(lm_bexpr *) * (size_t)(p->n_keys + 1));
+    p->key_names =
+        lm_arena_alloc(&p->arena, sizeof(char *) * (size_t)(p->n_keys + 1));
+    for (int k = 0; k < p->n_keys; k++) {
+      bool bad = false;
+      const lm_expr *g =
+          resolve_group_expr(sel, input, sel->group_by[k], err, &bad);
+      if (bad) goto fail;
+      if (expr_has_agg(g)) {
+        lm_err_at(err, LM_ERR_BIND, g->line, g->column,
+                  "aggregate functions are not allowed in GROUP BY");
+        goto fail;
+      }
+      p->keys[k] = bind(&c, g);
+      if (!p->keys[k]) goto fail;
+      const char *nm = default_name(g);
+      for (int i = 0; i < sel->n_items; i++)
+        if (sel->items[i].alias && sel->items[i].expr == g)
+          nm = sel->items[i].alias;
+      p->key_names[k] = lm_arena_strndup(&p->arena, nm, strlen(nm));
+      lm_bexpr *kx = p->keys[k];
+      if (kx->kind == LM_BX_FUNC && kx->fn == LM_FN_TUMBLE &&
+          kx->args[0]->kind == LM_BX_COLUMN && p->window_key < 0) {
+        p->window_key = k;
+        p->window_time_col = kx->args[0]->col;
+        p->window_size_us = kx->args[1]->lit.v.i;
+        p->window_offset_us = kx->n_args > 2 ? kx->args[2]->lit.v.i : 0;
+      }
+    }
+    c.plan = p;
+    c.post = true;
+    for (int i = 0, o = 0; i < sel->n_items; i++) {
+      const lm_expr *e = sel->items[i].expr;
+      if (e->kind == LM_EXPR_STAR) {
+        lm_err_at(err, LM_ERR_BIND, e->line, e->column,
+                  "SELECT * cannot be used with GROUP BY or aggregates");
+        goto fail;
+      }
+      p->out[o] = bind(&c, e);
+      if (!p->out[o]) goto fail;
+      names[o++] = sel->items[i].alias ? sel->items[i].alias : default_name(e);
+    }
+    if (sel->having) {
+      p->having = bind(&c, sel->having);
+      if (!p->having) goto fail;
+      if (p->having->type.id != LM_TYPE_BOOL) {
+        lm_err_at(err, LM_ERR_BIND, sel->having->line, sel->having->column,
+                  "HAVING must be a BOOLEAN expression");
+        goto fail;
+      }
+    }
+    /* The aggregate operator's output schema. */
+    p->agg_schema = lm_schema_new(p->n_keys + p->n_aggs);
+    if (!p->agg_schema) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+    for (int k = 0; k < p->n_keys; k++)
+      lm_schema_set_field(p->agg_schema, k, p->key_names[k], p->keys[k]->type,
+                          true);
+    for (int a = 0; a < p->n_aggs; a++) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "__agg%d", a);
+      lm_schema_set_field(p->agg_schema, p->n_keys + a, nm,
+                          p->aggs[a].out_type,
+                          p->aggs[a].kind != LM_AGG_COUNT &&
+                              p->aggs[a].kind != LM_AGG_COUNT_STAR);
+    }
+  } else {
+    for (int i = 0, o = 0; i < sel->n_items; i++) {
+      const lm_expr *e = sel->items[i].expr;
+      if (e->kind == LM_EXPR_STAR) {
+        for (int f = 0; f < input->n_fields; f++) {
+          lm_bexpr *b = node(&c, LM_BX_COLUMN, input->fields[f].type, e, 0);
+          if (!b) goto fail;
+          b->col = f;
+          p->out[o] = b;
+          names[o++] = input->fields[f].name;
+        }
+        continue;
+      }
+      p->out[o] = bind(&c, e);
+      if (!p->out[o]) goto fail;
+      names[o++] = sel->items[i].alias ? sel->items[i].alias : default_name(e);
+    }
+  }
+  p->n_out = n_items;
+
+  /* ORDER BY: an output name or ordinal, else an expression (a hidden
+   * output column). */
+  int n_total = n_items;
+  if (sel->n_order_by) {
+    p->sort = lm_arena_alloc(&p->arena,
+                             sizeof(lm_sort_key) * (size_t)sel->n_order_by);
+    if (!p->sort) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+  }
+  for (int i = 0; i < sel->n_order_by; i++) {
+    const lm_order_item *oi = &sel->order_by[i];
+    const lm_expr *e = oi->expr;
+    int idx = -1;
+    if (e->kind == LM_EXPR_LITERAL && e->lit == LM_LIT_INT) {
+      if (e->ival < 1 || e->ival > n_items) {
+        lm_err_at(err, LM_ERR_BIND, e->line, e->column,
+                  "ORDER BY position %lld is not in select list",
+                  (long long)e->ival);
+        goto fail;
+      }
+      idx = (int)e->ival - 1;
+    } else if (e->kind == LM_EXPR_COLUMN && !e->table) {
+      for (int o = 0; o < n_items; o++)
+        if (!lm_strcasecmp(names[o], e->name)) {
+          idx = o;
+          break;
+        }
+    }
+    if (idx < 0) {
+      lm_bexpr *b = bind(&c, e);
+      if (!b) goto fail;
+      for (int o = 0; o < n_total; o++)
+        if (lm_bexpr_equal(p->out[o], b)) idx = o;
+      if (idx < 0) {
+        p->out[n_total] = b;
+        idx = n_total++;
+      }
+    }
+    lm_bexpr *ref = node(&c, LM_BX_COLUMN, p->out[idx]->type, e, 0);
+    if (!ref) goto fail;
+    ref->col = idx;
+    p->sort[i].expr = ref;
+    p->sort[i].desc = oi->desc;
+    p->sort[i].nulls_first = oi->nulls == 1 || (oi->nulls == 0 && oi->desc);
+  }
+  p->n_sort = sel->n_order_by;
+
+  p->out_schema = lm_schema_new(n_total);
+  if (!p->out_schema) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+  for (int o = 0; o < n_total; o++)
+    lm_schema_set_field(p->out_schema, o, o < n_items ? names[o] : "__sort",
+                        p->out[o]->type, true);
+  /* Plain column references keep the input's NOT NULL. */
+  for (int o = 0; o < n_total; o++) {
+    const lm_bexpr *x = p->out[o];
+    const lm_schema *src = any_agg ? p->agg_schema : input;
+    if (x->kind == LM_BX_COLUMN && src && !src->fields[x->col].nullable)
+      p->out_schema->fields[o].nullable = false;
+  }
+  *out = p;
+  return 0;
+fail:
+  if (!err || !err->code) lm_err(err, rc, "could not plan query");
+  rc = err ? err->code : rc;
+  lm_plan_free(p);
+  return rc;
+}
+
+void lm_plan_free(lm_plan *p) {
+  if (!p) return;
+  lm_schema_release(p->input_schema);
+  lm_schema_release(p->agg_schema);
+  lm_schema_release(p->out_schema);
+  lm_arena_free(&p->arena);
+  free(p);
+}

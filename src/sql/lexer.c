@@ -1,0 +1,350 @@
+/* sql/lexer.c — SQL tokenizer: words, "quoted" identifiers, 'strings',
+ * numbers, operators; skips whitespace, -- line and nested block comments. */
+#include "sql/sql_internal.h"
+
+#include <string.h>
+
+/* See sql_internal.h: starts a lexer at line 1, column 1. */
+void lm_lexer_init(lm_lexer *lx, const char *sql, size_t len, lm_arena *arena) {
+  lx->sql = sql;
+  lx->len = len;
+  lx->pos = 0;
+  lx->line = 1;
+  lx->column = 1;
+  lx->arena = arena;
+}
+
+/* See sql_internal.h: kw must be upper-case ASCII. */
+bool lm_token_is_kw(const lm_token *t, const char *kw) {
+  if (t->kind != LM_TK_IDENT)
+    return false;
+  size_t n = strlen(kw);
+  if (t->len != n)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)t->start[i];
+    if (c >= 'a' && c <= 'z')
+      c = (unsigned char)(c - 32);
+    if (c != (unsigned char)kw[i])
+      return false;
+  }
+  return true;
+}
+
+static int peekc(const lm_lexer *lx, size_t ahead) {
+  size_t i = lx->pos + ahead;
+  return i < lx->len ? (unsigned char)lx->sql[i] : -1;
+}
+
+/* Consumes one byte, keeping line/column current. */
+static void advance(lm_lexer *lx) {
+  if (lx->pos >= lx->len)
+    return;
+  if (lx->sql[lx->pos] == '\n') {
+    lx->line++;
+    lx->column = 1;
+  } else {
+    lx->column++;
+  }
+  lx->pos++;
+}
+
+static bool is_ident_start(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         c >= 0x80;
+}
+static bool is_digit(int c) {
+  return c >= '0' && c <= '9';
+}
+static bool is_ident_char(int c) {
+  return is_ident_start(c) || is_digit(c) || c == '$';
+}
+
+static int fail(lm_lexer *lx, lm_token *tok, lm_error *err, const char *what) {
+  tok->kind = LM_TK_ERROR;
+  tok->len = lx->pos > tok->offset ? lx->pos - tok->offset : 0;
+  return lm_err_at(err, LM_ERR_PARSE, tok->line, tok->column, "%s", what);
+}
+
+/* Skips whitespace and comments. Returns 0, or LM_ERR_PARSE for an
+ * unterminated block comment (positioned at its opening). */
+static int skip_space(lm_lexer *lx, lm_token *tok, lm_error *err) {
+  for (;;) {
+    int c = peekc(lx, 0);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+        c == '\v') {
+      advance(lx);
+    } else if (c == '-' && peekc(lx, 1) == '-') {
+      while (lx->pos < lx->len && lx->sql[lx->pos] != '\n')
+        advance(lx);
+    } else if (c == '/' && peekc(lx, 1) == '*') {
+      tok->line = lx->line;
+      tok->column = lx->column;
+      tok->offset = lx->pos;
+      advance(lx);
+      advance(lx);
+      int nest = 1;
+      while (nest > 0) {
+        if (lx->pos >= lx->len) {
+          tok->kind = LM_TK_ERROR;
+          tok->len = 2;
+          return lm_err_at(err, LM_ERR_PARSE, tok->line, tok->column,
+                           "unterminated /* comment");
+        }
+        if (peekc(lx, 0) == '*' && peekc(lx, 1) == '/') {
+          advance(lx);
+          advance(lx);
+          nest--;
+        } else if (peekc(lx, 0) == '/' && peekc(lx, 1) == '*') {
+          advance(lx);
+          advance(lx);
+          nest++;
+        } else {
+          advance(lx);
+        }
+      }
+    } else {
+      return 0;
+    }
+  }
+}
+
+/* Reads a quoted 'string' or "identifier" (quote q; doubled q escapes it).
+ * The opening quote is at lx->pos. */
+static int lex_quoted(lm_lexer *lx, lm_token *tok, lm_error *err, char q) {
+  advance(lx); /* opening quote */
+  size_t body = lx->pos;
+  size_t n = 0; /* decoded length */
+  for (;;) {
+    if (lx->pos >= lx->len)
+      return fail(lx, tok, err,
+                  q == '\'' ? "unterminated string literal"
+                            : "unterminated quoted identifier");
+    char c = lx->sql[lx->pos];
+    if (c == '\0')
+      return fail(lx, tok, err,
+                  q == '\'' ? "NUL byte in string literal"
+                            : "NUL byte in quoted identifier");
+    if (c == q) {
+      if (peekc(lx, 1) == (unsigned char)q) {
+        advance(lx);
+        advance(lx);
+        n++;
+        continue;
+      }
+      break;
+    }
+    advance(lx);
+    n++;
+  }
+  size_t end = lx->pos;
+  advance(lx); /* closing quote */
+  char *out = lm_arena_alloc(lx->arena, n + 1);
+  if (!out)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  size_t j = 0;
+  for (size_t i = body; i < end; i++) {
+    out[j++] = lx->sql[i];
+    if (lx->sql[i] == q)
+      i++; /* skip the second quote of a pair */
+  }
+  out[j] = '\0';
+  tok->text = out;
+  tok->text_len = j;
+  if (q == '"') {
+    if (j == 0)
+      return fail(lx, tok, err, "zero-length quoted identifier");
+    tok->kind = LM_TK_QIDENT;
+  } else {
+    tok->kind = LM_TK_STRING;
+  }
+  tok->len = lx->pos - tok->offset;
+  return 0;
+}
+
+static int lex_number(lm_lexer *lx, lm_token *tok, lm_error *err) {
+  bool is_int = true;
+  while (is_digit(peekc(lx, 0)))
+    advance(lx);
+  if (peekc(lx, 0) == '.') {
+    is_int = false;
+    advance(lx);
+    while (is_digit(peekc(lx, 0)))
+      advance(lx);
+  }
+  int c = peekc(lx, 0);
+  if (c == 'e' || c == 'E') {
+    int c1 = peekc(lx, 1);
+    size_t skip = (c1 == '+' || c1 == '-') ? 2 : 1;
+    if (!is_digit(peekc(lx, skip))) {
+      advance(lx);
+      tok->len = lx->pos - tok->offset;
+      tok->kind = LM_TK_ERROR;
+      return lm_err_at(err, LM_ERR_PARSE, tok->line, tok->column,
+                       "bad number '%.*s': exponent has no digits",
+                       (int)tok->len, tok->start);
+    }
+    is_int = false;
+    for (size_t i = 0; i < skip; i++)
+      advance(lx);
+    while (is_digit(peekc(lx, 0)))
+      advance(lx);
+  }
+  if (is_ident_char(peekc(lx, 0)) || peekc(lx, 0) == '.') {
+    while (is_ident_char(peekc(lx, 0)) || peekc(lx, 0) == '.')
+      advance(lx);
+    tok->len = lx->pos - tok->offset;
+    tok->kind = LM_TK_ERROR;
+    int shown = tok->len > 64 ? 64 : (int)tok->len;
+    return lm_err_at(err, LM_ERR_PARSE, tok->line, tok->column,
+                     "bad number '%.*s'", shown, tok->start);
+  }
+  tok->len = lx->pos - tok->offset;
+  char *t = lm_arena_strndup(lx->arena, tok->start, tok->len);
+  if (!t)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  tok->text = t;
+  tok->text_len = tok->len;
+  tok->kind = is_int ? LM_TK_INTEGER : LM_TK_NUMBER;
+  return 0;
+}
+
+/* See sql_internal.h: one token per call; errors are positioned at the
+ * offending token's first byte. */
+int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
+  memset(tok, 0, sizeof *tok);
+  int rc = skip_space(lx, tok, err);
+  if (rc)
+    return rc;
+  tok->line = lx->line;
+  tok->column = lx->column;
+  tok->offset = lx->pos;
+  tok->start = lx->sql + lx->pos;
+  int c = peekc(lx, 0);
+  if (c < 0) {
+    tok->kind = LM_TK_EOF;
+    return 0;
+  }
+  if (is_ident_start(c)) {
+    while (is_ident_char(peekc(lx, 0)))
+      advance(lx);
+    tok->len = lx->pos - tok->offset;
+    char *t = lm_arena_alloc(lx->arena, tok->len + 1);
+    if (!t)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < tok->len; i++) {
+      char ch = tok->start[i];
+      t[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
+    }
+    tok->text = t;
+    tok->text_len = tok->len;
+    tok->kind = LM_TK_IDENT;
+    return 0;
+  }
+  if (is_digit(c) || (c == '.' && is_digit(peekc(lx, 1))))
+    return lex_number(lx, tok, err);
+  if (c == '\'')
+    return lex_quoted(lx, tok, err, '\'');
+  if (c == '"')
+    return lex_quoted(lx, tok, err, '"');
+
+  int c1 = peekc(lx, 1);
+  lm_token_kind k;
+  size_t n = 1;
+  switch (c) {
+  case '(':
+    k = LM_TK_LPAREN;
+    break;
+  case ')':
+    k = LM_TK_RPAREN;
+    break;
+  case ',':
+    k = LM_TK_COMMA;
+    break;
+  case ';':
+    k = LM_TK_SEMI;
+    break;
+  case '.':
+    k = LM_TK_DOT;
+    break;
+  case '*':
+    k = LM_TK_STAR;
+    break;
+  case '+':
+    k = LM_TK_PLUS;
+    break;
+  case '-':
+    k = LM_TK_MINUS;
+    break;
+  case '/':
+    k = LM_TK_SLASH;
+    break;
+  case '%':
+    k = LM_TK_PERCENT;
+    break;
+  case '=':
+    if (c1 == '>') {
+      k = LM_TK_ARROW;
+      n = 2;
+    } else {
+      k = LM_TK_EQ;
+      if (c1 == '=')
+        n = 2;
+    }
+    break;
+  case '<':
+    if (c1 == '=') {
+      k = LM_TK_LE;
+      n = 2;
+    } else if (c1 == '>') {
+      k = LM_TK_NE;
+      n = 2;
+    } else {
+      k = LM_TK_LT;
+    }
+    break;
+  case '>':
+    if (c1 == '=') {
+      k = LM_TK_GE;
+      n = 2;
+    } else {
+      k = LM_TK_GT;
+    }
+    break;
+  case '!':
+    if (c1 != '=')
+      goto bad;
+    k = LM_TK_NE;
+    n = 2;
+    break;
+  case '|':
+    if (c1 != '|')
+      goto bad;
+    k = LM_TK_CONCAT;
+    n = 2;
+    break;
+  case ':':
+    if (c1 != ':')
+      goto bad;
+    k = LM_TK_COLON2;
+    n = 2;
+    break;
+  default:
+    goto bad;
+  }
+  for (size_t i = 0; i < n; i++)
+    advance(lx);
+  tok->kind = k;
+  tok->len = n;
+  return 0;
+
+bad:
+  advance(lx);
+  tok->kind = LM_TK_ERROR;
+  tok->len = 1;
+  if (c >= 0x21 && c < 0x7f)
+    return lm_err_at(err, LM_ERR_PARSE, tok->line, tok->column,
+                     "unexpected character '%c'", c);
+  return lm_err_at(err, LM_ERR_PARSE, tok->line, tok->column,
+                   "unexpected byte 0x%02x", (unsigned)c);
+}

@@ -1,0 +1,255 @@
+/*
+ * sql/ — the SQL front end: lexer, recursive-descent parser and AST.
+ *
+ * The AST is arena-allocated: every node, string and list of one parse
+ * lives in the lm_sql_script's arena and is freed with it. Every node
+ * carries the 1-based line:column of its first token so that binder and
+ * planner errors can point at it.
+ *
+ * Grammar (the LaminarDB seed's dialect; keywords case-insensitive,
+ * identifiers case-insensitive unless "double-quoted", strings 'single'
+ * with '' escapes, comments -- and /-star ... star-/, nestable):
+ *   CREATE SOURCE [IF NOT EXISTS] name ( coldef, ... [, WATERMARK FOR col
+ *       [AS expr]] ) [FROM FILES|GENERATOR|ident ( 'k' = 'v', ... )]
+ *       [FORMAT CSV|JSON|ident]
+ *   CREATE STREAM [IF NOT EXISTS] name AS select [EMIT ...]
+ *   CREATE MATERIALIZED VIEW [IF NOT EXISTS] name AS select [EMIT ...]
+ *   CREATE SINK [IF NOT EXISTS] name FROM name [INTO FILES|ident (opts)]
+ *       [FORMAT JSON|CSV|ident]
+ *   INSERT INTO name [(col, ...)] VALUES (expr, ...), ...
+ *   DROP SOURCE|STREAM|MATERIALIZED VIEW|SINK [IF EXISTS] name
+ *   SHOW SOURCES|STREAMS|MATERIALIZED VIEWS|SINKS
+ *   DESCRIBE|DESC name
+ *   select: SELECT [DISTINCT] item, ... FROM name [[AS] alias] [WHERE expr]
+ *       [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr [ASC|DESC]
+ *       [NULLS FIRST|LAST], ...] [LIMIT n] [OFFSET n]
+ *   EMIT ON WINDOW CLOSE | EMIT CHANGES | EMIT ON UPDATE | EMIT FINAL |
+ *       EMIT PERIODICALLY INTERVAL 'n' UNIT | EMIT AFTER WATERMARK
+ *   expr: OR / AND / NOT / comparison (= <> != < <= > >=, IS [NOT] NULL,
+ *       [NOT] BETWEEN a AND b, [NOT] IN (list), [NOT] LIKE) / + - / * / % /
+ *       unary - / || / primary
+ *   primary: literal | column | table.column | func(args) | COUNT(*) |
+ *       agg(DISTINCT x) | CAST(expr AS type) | expr::type |
+ *       CASE [x] WHEN .. THEN .. [ELSE ..] END | (expr) |
+ *       TIMESTAMP 'text' | INTERVAL 'n' UNIT | INTERVAL 'n unit' |
+ *       TRUE | FALSE | NULL
+ */
+#ifndef LM_SQL_H
+#define LM_SQL_H
+
+#include "base/lm_base.h"
+#include "columnar/lm_columnar.h"
+
+/* ---------------------------------------------------------- expressions */
+
+typedef enum lm_expr_kind {
+  LM_EXPR_LITERAL, /* lit */
+  LM_EXPR_COLUMN,  /* column: [table.]name */
+  LM_EXPR_STAR,    /* '*' in a select list or COUNT(*) argument */
+  LM_EXPR_UNARY,   /* op + args[0] */
+  LM_EXPR_BINARY,  /* op + args[0], args[1] */
+  LM_EXPR_FUNC,    /* name(args...), aggregates included; distinct flag */
+  LM_EXPR_CAST,    /* args[0] CAST to cast_type */
+  LM_EXPR_IS_NULL, /* args[0] IS [NOT] NULL (negated) */
+  LM_EXPR_BETWEEN, /* args[0] [NOT] BETWEEN args[1] AND args[2] */
+  LM_EXPR_IN,      /* args[0] [NOT] IN (args[1..]) */
+  LM_EXPR_LIKE,    /* args[0] [NOT] LIKE args[1] */
+  LM_EXPR_CASE,    /* see below */
+} lm_expr_kind;
+
+typedef enum lm_op {
+  LM_OP_NONE = 0,
+  LM_OP_ADD,
+  LM_OP_SUB,
+  LM_OP_MUL,
+  LM_OP_DIV,
+  LM_OP_MOD,
+  LM_OP_EQ,
+  LM_OP_NE,
+  LM_OP_LT,
+  LM_OP_LE,
+  LM_OP_GT,
+  LM_OP_GE,
+  LM_OP_AND,
+  LM_OP_OR,
+  LM_OP_NOT, /* unary */
+  LM_OP_NEG, /* unary minus */
+  LM_OP_CONCAT,
+} lm_op;
+
+typedef enum lm_lit_kind {
+  LM_LIT_NULL,
+  LM_LIT_BOOL,
+  LM_LIT_INT,       /* fits int64: ival */
+  LM_LIT_DECIMAL,   /* text like 1.5 or 1e3: dval (and text) */
+  LM_LIT_STRING,    /* text */
+  LM_LIT_TIMESTAMP, /* TIMESTAMP '...': ival = µs since epoch (parsed) */
+  LM_LIT_INTERVAL,  /* INTERVAL '...' UNIT: ival = µs */
+} lm_lit_kind;
+
+typedef struct lm_expr lm_expr;
+struct lm_expr {
+  lm_expr_kind kind;
+  int line, column;
+  lm_op op;
+  /* LITERAL */
+  lm_lit_kind lit;
+  int64_t ival;
+  double dval;
+  bool bval;
+  const char *text; /* string literal contents / decimal text */
+  /* COLUMN: table may be NULL. FUNC: name (lower-cased). */
+  const char *table;
+  const char *name;
+  /* operands / function arguments; CASE layout: if has_operand, args[0] is
+   * the operand; then WHEN/THEN pairs; then ELSE if has_else. */
+  lm_expr **args;
+  int n_args;
+  bool distinct;    /* FUNC: agg(DISTINCT x) */
+  bool negated;     /* IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE */
+  bool has_operand; /* CASE x WHEN ... */
+  bool has_else;
+  lm_type cast_type; /* CAST target */
+};
+
+/* ------------------------------------------------------------- SELECT */
+
+typedef struct lm_select_item {
+  lm_expr *expr;
+  const char *alias; /* NULL when absent */
+} lm_select_item;
+
+typedef struct lm_order_item {
+  lm_expr *expr;
+  bool desc;
+  int nulls; /* 0 = default (NULLS LAST for ASC, FIRST for DESC, as PG),
+                1 = NULLS FIRST, 2 = NULLS LAST */
+} lm_order_item;
+
+typedef enum lm_emit_kind {
+  LM_EMIT_DEFAULT = 0, /* no EMIT clause */
+  LM_EMIT_ON_WINDOW_CLOSE,
+  LM_EMIT_CHANGES,
+  LM_EMIT_ON_UPDATE,
+  LM_EMIT_FINAL,
+  LM_EMIT_PERIODICALLY, /* emit_interval_us */
+  LM_EMIT_AFTER_WATERMARK,
+} lm_emit_kind;
+
+typedef struct lm_select {
+  int line, column;
+  bool distinct;
+  lm_select_item *items;
+  int n_items;
+  const char *from; /* source/stream/view name */
+  const char *from_alias;
+  int from_line, from_column;
+  lm_expr *where;
+  lm_expr **group_by;
+  int n_group_by;
+  lm_expr *having;
+  lm_order_item *order_by;
+  int n_order_by;
+  int64_t limit; /* -1 = none */
+  int64_t offset;
+  lm_emit_kind emit;
+  int64_t emit_interval_us;
+} lm_select;
+
+/* ----------------------------------------------------------- statements */
+
+typedef struct lm_option {
+  const char *key; /* 'k' or dotted identifier, as written */
+  const char *value;
+  int line, column;
+} lm_option;
+
+typedef struct lm_column_def {
+  const char *name;
+  lm_type type;
+  bool not_null;
+  int line, column;
+} lm_column_def;
+
+typedef enum lm_stmt_kind {
+  LM_STMT_CREATE_SOURCE,
+  LM_STMT_CREATE_STREAM,
+  LM_STMT_CREATE_MVIEW,
+  LM_STMT_CREATE_SINK,
+  LM_STMT_INSERT,
+  LM_STMT_DROP,
+  LM_STMT_SHOW,
+  LM_STMT_DESCRIBE,
+  LM_STMT_SELECT,
+} lm_stmt_kind;
+
+/* Object kinds for DROP and SHOW. */
+typedef enum lm_object_kind {
+  LM_OBJ_SOURCE,
+  LM_OBJ_STREAM,
+  LM_OBJ_MVIEW,
+  LM_OBJ_SINK,
+} lm_object_kind;
+
+typedef struct lm_stmt {
+  lm_stmt_kind kind;
+  int line, column;
+  const char *text; /* the statement's own SQL text (NUL-terminated copy) */
+  const char *name; /* object created/dropped/described/inserted into */
+  bool if_not_exists, if_exists;
+  lm_object_kind object; /* DROP / SHOW */
+
+  /* CREATE SOURCE */
+  lm_column_def *columns;
+  int n_columns;
+  const char *watermark_column; /* NULL when none */
+  lm_expr *watermark_expr;      /* AS expr; NULL = zero delay */
+  int wm_line, wm_column;
+
+  /* CREATE SOURCE: FROM <connector>; CREATE SINK: INTO <connector> */
+  const char *connector; /* upper-cased: "FILES", "GENERATOR", ... or NULL */
+  lm_option *options;
+  int n_options;
+  const char *format; /* upper-cased: "CSV", "JSON", ... or NULL */
+
+  /* CREATE STREAM / MATERIALIZED VIEW, SELECT */
+  lm_select *select;
+
+  /* CREATE SINK: FROM name */
+  const char *sink_from;
+
+  /* INSERT */
+  const char **insert_columns; /* NULL = all, in order */
+  int n_insert_columns;
+  lm_expr ***rows; /* rows[i][j] */
+  int n_rows;
+  int n_values; /* values per row (all rows equal; checked by the parser) */
+} lm_stmt;
+
+typedef struct lm_sql_script {
+  lm_arena arena;
+  lm_stmt **stmts;
+  int n_stmts;
+} lm_sql_script;
+
+/* Parses SQL text (len bytes, need not be NUL-terminated) holding zero or
+ * more ';'-separated statements. On success returns 0 and *out (free with
+ * lm_sql_script_free). On a syntax error returns LM_ERR_PARSE with err set
+ * to "line:column: <reason>" (e.g. "3:8: expected FROM, found 'FORM'"),
+ * line/column pointing at the offending token, and *out = NULL. Limits:
+ * expression nesting depth 256 (deeper is an error, never a stack
+ * overflow). */
+int lm_sql_parse(const char *sql, size_t len, lm_sql_script **out,
+                 lm_error *err);
+void lm_sql_script_free(lm_sql_script *s);
+
+/* Parses a SQL type name (BOOLEAN, TINYINT, SMALLINT, INT/INTEGER, BIGINT,
+ * REAL/FLOAT, DOUBLE [PRECISION], VARCHAR[(n)]/TEXT/STRING, TIMESTAMP).
+ * Returns 0 or -1 for an unknown type. */
+int lm_sql_type_from_name(const char *name, lm_type *out);
+
+/* Writes an expression back as SQL text (for column naming, EXPLAIN and
+ * error messages), appending to out. */
+int lm_sql_expr_to_string(const lm_expr *e, lm_buf *out);
+
+#endif

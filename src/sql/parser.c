@@ -1,0 +1,1951 @@
+/* sql/parser.c — hand-written recursive-descent parser producing the AST of
+ * lm_sql.h. The whole input is tokenized first (stopping at the first lexer
+ * error, kept as an LM_TK_ERROR token that is reported only when the parser
+ * reaches it), then statements are parsed one by one. Every node, string
+ * and list lives in the script's arena. */
+#include "columnar/lm_temporal.h"
+#include "sql/sql_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LM_SQL_MAX_DEPTH 256
+#define LM_SQL_MAX_COLUMNS                                                     \
+  4096 /* per CREATE SOURCE (duplicate check is                                \
+          quadratic) */
+
+typedef struct parser {
+  const char *sql;
+  size_t len;
+  lm_arena *arena;
+  lm_token *toks; /* malloc'd; last one is EOF or ERROR */
+  size_t n_toks;
+  size_t pos;
+  lm_error err;    /* the first error */
+  lm_error lexerr; /* error of the trailing LM_TK_ERROR token, if any */
+  int rc;
+  int depth;
+} parser;
+
+/* --------------------------------------------------------------- tokens */
+
+static const lm_token *cur(const parser *p) {
+  return &p->toks[p->pos];
+}
+
+static const lm_token *peek(const parser *p, size_t k) {
+  size_t i = p->pos + k;
+  if (i >= p->n_toks)
+    i = p->n_toks - 1;
+  return &p->toks[i];
+}
+
+static void next(parser *p) {
+  if (p->pos + 1 < p->n_toks)
+    p->pos++;
+}
+
+static bool is_kind(const parser *p, lm_token_kind k) {
+  return cur(p)->kind == k;
+}
+static bool is_kw(const parser *p, const char *kw) {
+  return lm_token_is_kw(cur(p), kw);
+}
+static bool accept(parser *p, lm_token_kind k) {
+  if (!is_kind(p, k))
+    return false;
+  next(p);
+  return true;
+}
+static bool accept_kw(parser *p, const char *kw) {
+  if (!is_kw(p, kw))
+    return false;
+  next(p);
+  return true;
+}
+
+/* Words that cannot be a bare column reference, implicit alias or object
+ * name (they start or separate clauses). Everything else (ts, value, hour,
+ * count, date, timestamp, ...) stays usable as a name. */
+static const char *const reserved_words[] = {
+    "ALL",   "AND",    "AS",     "ASC",    "BETWEEN",  "BY",     "CASE",
+    "CAST",  "CREATE", "CROSS",  "DESC",   "DISTINCT", "DROP",   "ELSE",
+    "EMIT",  "END",    "EXCEPT", "EXISTS", "FALSE",    "FILTER", "FROM",
+    "FULL",  "GROUP",  "HAVING", "IN",     "INNER",    "INSERT", "INTERSECT",
+    "INTO",  "IS",     "JOIN",   "LEFT",   "LIKE",     "LIMIT",  "NOT",
+    "NULL",  "OFFSET", "ON",     "OR",     "ORDER",    "OUTER",  "OVER",
+    "RIGHT", "SELECT", "THEN",   "TRUE",   "UNION",    "USING",  "VALUES",
+    "WHEN",  "WHERE",  "WITH",
+};
+
+static bool is_reserved(const lm_token *t) {
+  if (t->kind != LM_TK_IDENT)
+    return false;
+  for (size_t i = 0; i < LM_ARRAY_LEN(reserved_words); i++)
+    if (lm_token_is_kw(t, reserved_words[i]))
+      return true;
+  return false;
+}
+
+/* An identifier usable as a name: a non-reserved word or a quoted name. */
+static bool is_name_token(const lm_token *t) {
+  return t->kind == LM_TK_QIDENT || (t->kind == LM_TK_IDENT && !is_reserved(t));
+}
+
+/* --------------------------------------------------------------- errors */
+
+static int oom(parser *p) {
+  if (!p->rc)
+    p->rc = lm_err(&p->err, LM_ERR_NOMEM, "out of memory");
+  return p->rc;
+}
+
+static int fail_at(parser *p, const lm_token *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_at(parser *p, const lm_token *t, const char *fmt, ...) {
+  if (p->rc)
+    return p->rc;
+  if (t->kind == LM_TK_ERROR) {
+    p->err = p->lexerr;
+    p->rc = p->lexerr.code ? p->lexerr.code : LM_ERR_PARSE;
+    return p->rc;
+  }
+  char msg[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  p->rc = lm_err_at(&p->err, LM_ERR_PARSE, t->line, t->column, "%s", msg);
+  return p->rc;
+}
+
+static unsigned char upc(unsigned char c) {
+  return (c >= 'a' && c <= 'z') ? (unsigned char)(c - 32) : c;
+}
+
+/* Optimal-string-alignment distance (Levenshtein plus adjacent
+ * transposition), case-insensitive; gives up (returns 99) on long words. */
+static int edit_distance(const char *a, size_t na, const char *b) {
+  size_t nb = strlen(b);
+  if (na > 30 || nb > 30)
+    return 99;
+  int d[32][32];
+  for (size_t i = 0; i <= na; i++)
+    d[i][0] = (int)i;
+  for (size_t j = 0; j <= nb; j++)
+    d[0][j] = (int)j;
+  for (size_t i = 1; i <= na; i++) {
+    for (size_t j = 1; j <= nb; j++) {
+      int cost = upc((unsigned char)a[i - 1]) != upc((unsigned char)b[j - 1]);
+      int v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v)
+        v = d[i][j - 1] + 1;
+      if (d[i - 1][j - 1] + cost < v)
+        v = d[i - 1][j - 1] + cost;
+      if (i > 1 && j > 1 &&
+          upc((unsigned char)a[i - 1]) == upc((unsigned char)b[j - 2]) &&
+          upc((unsigned char)a[i - 2]) == upc((unsigned char)b[j - 1]) &&
+          d[i - 2][j - 2] + 1 < v)
+        v = d[i - 2][j - 2] + 1;
+      d[i][j] = v;
+    }
+  }
+  return d[na][nb];
+}
+
+/* Describes a token for "found ..." messages. */
+static void describe(const lm_token *t, char *buf, size_t cap) {
+  if (t->kind == LM_TK_EOF) {
+    snprintf(buf, cap, "end of input");
+    return;
+  }
+  int n = t->len > 40 ? 40 : (int)t->len;
+  const char *more = t->len > 40 ? "..." : "";
+  if (t->kind == LM_TK_STRING)
+    snprintf(buf, cap, "string %.*s%s", n, t->start, more);
+  else
+    snprintf(buf, cap, "'%.*s%s'", n, t->start, more);
+}
+
+/* "expected <what>, found <token>" at the current token, plus "(did you
+ * mean K?)" when the token is a word within edit distance 2 of one of the
+ * NULL-terminated keywords in cands. */
+static int fail_expected(parser *p, const char *what,
+                         const char *const *cands) {
+  const lm_token *t = cur(p);
+  char found[96];
+  describe(t, found, sizeof found);
+  const char *best = NULL;
+  if (cands && t->kind == LM_TK_IDENT && t->len >= 2) {
+    int best_d = 3;
+    for (size_t i = 0; cands[i]; i++) {
+      int d = edit_distance(t->start, t->len, cands[i]);
+      if (d > 0 && d < best_d && (size_t)d * 2 < strlen(cands[i])) {
+        best_d = d;
+        best = cands[i];
+      }
+    }
+  }
+  if (best)
+    return fail_at(p, t, "expected %s, found %s (did you mean %s?)", what,
+                   found, best);
+  return fail_at(p, t, "expected %s, found %s", what, found);
+}
+
+static int expect(parser *p, lm_token_kind k, const char *what) {
+  if (accept(p, k))
+    return 0;
+  return fail_expected(p, what, NULL);
+}
+
+static int expect_kw(parser *p, const char *kw) {
+  if (accept_kw(p, kw))
+    return 0;
+  const char *cands[] = {kw, NULL};
+  return fail_expected(p, kw, cands);
+}
+
+/* Enters one nesting level (parenthesis, operator, unary); errors past the
+ * limit. Callers restore p->depth themselves. */
+static int deeper(parser *p, const lm_token *at) {
+  if (++p->depth > LM_SQL_MAX_DEPTH)
+    return fail_at(p, at, "expression nested too deeply (limit %d)",
+                   LM_SQL_MAX_DEPTH);
+  return 0;
+}
+
+/* ------------------------------------------------------------ utilities */
+
+/* Grows an arena array so that one more element fits; returns the (maybe
+ * moved) array or NULL on OOM. */
+static void *vec_grow(parser *p, void *arr, int n, int *cap, size_t elem) {
+  if (n < *cap)
+    return arr;
+  if (*cap > INT_MAX / 4) {
+    fail_at(p, cur(p), "too many list elements");
+    return NULL;
+  }
+  int nc = *cap ? *cap * 2 : 4;
+  void *na = lm_arena_alloc(p->arena, elem * (size_t)nc);
+  if (!na) {
+    oom(p);
+    return NULL;
+  }
+  if (n)
+    memcpy(na, arr, elem * (size_t)n);
+  *cap = nc;
+  return na;
+}
+
+static char *dup_upper(parser *p, const char *s, size_t n) {
+  char *r = lm_arena_strndup(p->arena, s, n);
+  if (!r) {
+    oom(p);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++)
+    r[i] = (char)upc((unsigned char)r[i]);
+  return r;
+}
+
+static lm_expr *new_expr(parser *p, lm_expr_kind kind, int line, int col) {
+  lm_expr *e = lm_arena_alloc(p->arena, sizeof *e);
+  if (!e) {
+    oom(p);
+    return NULL;
+  }
+  e->kind = kind;
+  e->line = line;
+  e->column = col;
+  return e;
+}
+
+static lm_expr **new_args(parser *p, int n) {
+  lm_expr **a = lm_arena_alloc(p->arena, sizeof *a * (size_t)n);
+  if (!a)
+    oom(p);
+  return a;
+}
+
+static lm_expr *new_binary(parser *p, lm_op op, lm_expr *l, lm_expr *r) {
+  lm_expr *e = new_expr(p, LM_EXPR_BINARY, l->line, l->column);
+  if (!e || !(e->args = new_args(p, 2)))
+    return NULL;
+  e->op = op;
+  e->args[0] = l;
+  e->args[1] = r;
+  e->n_args = 2;
+  return e;
+}
+
+/* Reads a name token (non-reserved word or "quoted"); what names the
+ * expected thing for the error ("a source name"). */
+static const char *parse_name(parser *p, const char *what, int *line,
+                              int *col) {
+  const lm_token *t = cur(p);
+  if (!is_name_token(t)) {
+    fail_expected(p, what, NULL);
+    return NULL;
+  }
+  if (line)
+    *line = t->line;
+  if (col)
+    *col = t->column;
+  next(p);
+  return t->text;
+}
+
+/* --------------------------------------------------------------- types */
+
+/* See lm_sql.h. Case-insensitive; whitespace between words is collapsed and
+ * a "(n)" length is accepted (and ignored) only for VARCHAR / CHARACTER
+ * VARYING. *out is left untouched on -1. */
+int lm_sql_type_from_name(const char *name, lm_type *out) {
+  if (!name)
+    return -1;
+  /* Normalize: upper-case, collapse whitespace, drop a "(n)" length. */
+  char buf[64];
+  size_t n = 0;
+  const char *s = name;
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+    s++;
+  bool space = false, paren = false;
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = true;
+      continue;
+    }
+    if (c == '(') {
+      paren = true;
+      break;
+    }
+    if (space && n > 0) {
+      if (n + 1 >= sizeof buf)
+        return -1;
+      buf[n++] = ' ';
+    }
+    space = false;
+    if (n + 1 >= sizeof buf)
+      return -1;
+    buf[n++] = (char)upc(c);
+  }
+  buf[n] = '\0';
+  if (paren) {
+    /* only "(digits)" with optional spaces, then the end */
+    s++;
+    while (*s == ' ')
+      s++;
+    if (*s < '0' || *s > '9')
+      return -1;
+    while (*s >= '0' && *s <= '9')
+      s++;
+    while (*s == ' ')
+      s++;
+    if (*s++ != ')')
+      return -1;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+      s++;
+    if (*s)
+      return -1;
+  }
+  static const struct {
+    const char *name;
+    lm_type_id id;
+    bool len_ok;
+  } names[] = {
+      {"BOOLEAN", LM_TYPE_BOOL, false},
+      {"BOOL", LM_TYPE_BOOL, false},
+      {"TINYINT", LM_TYPE_INT8, false},
+      {"INT1", LM_TYPE_INT8, false},
+      {"SMALLINT", LM_TYPE_INT16, false},
+      {"INT2", LM_TYPE_INT16, false},
+      {"INT", LM_TYPE_INT32, false},
+      {"INTEGER", LM_TYPE_INT32, false},
+      {"INT4", LM_TYPE_INT32, false},
+      {"BIGINT", LM_TYPE_INT64, false},
+      {"INT8", LM_TYPE_INT64, false},
+      {"REAL", LM_TYPE_FLOAT32, false},
+      {"FLOAT", LM_TYPE_FLOAT32, false},
+      {"FLOAT4", LM_TYPE_FLOAT32, false},
+      {"DOUBLE", LM_TYPE_FLOAT64, false},
+      {"DOUBLE PRECISION", LM_TYPE_FLOAT64, false},
+      {"FLOAT8", LM_TYPE_FLOAT64, false},
+      {"VARCHAR", LM_TYPE_UTF8, true},
+      {"CHARACTER VARYING", LM_TYPE_UTF8, true},
+      {"TEXT", LM_TYPE_UTF8, false},
+      {"STRING", LM_TYPE_UTF8, false},
+      {"TIMESTAMP", LM_TYPE_TIMESTAMP, false},
+      {"TIMESTAMP WITHOUT TIME ZONE", LM_TYPE_TIMESTAMP, false},
+  };
+  for (size_t i = 0; i < LM_ARRAY_LEN(names); i++) {
+    if (strcmp(buf, names[i].name) == 0) {
+      if (paren && !names[i].len_ok)
+        return -1;
+      if (out)
+        *out = lm_type_make(names[i].id);
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* type: word [PRECISION | VARYING | WITHOUT TIME ZONE] [(n)] */
+static int parse_type(parser *p, lm_type *out) {
+  const lm_token *t = cur(p);
+  if (t->kind != LM_TK_IDENT)
+    return fail_expected(p, "a type name", NULL);
+  char name[96];
+  snprintf(name, sizeof name, "%.*s", (int)(t->len > 40 ? 40 : t->len),
+           t->text);
+  next(p);
+  if (lm_token_is_kw(t, "DOUBLE") && accept_kw(p, "PRECISION")) {
+    snprintf(name, sizeof name, "double precision");
+  } else if (lm_token_is_kw(t, "CHARACTER") && accept_kw(p, "VARYING")) {
+    snprintf(name, sizeof name, "varchar");
+  } else if (lm_token_is_kw(t, "TIMESTAMP") && is_kw(p, "WITHOUT") &&
+             lm_token_is_kw(peek(p, 1), "TIME") &&
+             lm_token_is_kw(peek(p, 2), "ZONE")) {
+    next(p);
+    next(p);
+    next(p);
+  } else if (lm_token_is_kw(t, "TIMESTAMP") && is_kw(p, "WITH") &&
+             lm_token_is_kw(peek(p, 1), "TIME") &&
+             lm_token_is_kw(peek(p, 2), "ZONE")) {
+    return fail_at(p, t, "unknown type 'TIMESTAMP WITH TIME ZONE'");
+  }
+  if (lm_sql_type_from_name(name, out) != 0)
+    return fail_at(p, t, "unknown type '%.*s'",
+                   (int)(t->len > 40 ? 40 : t->len), t->start);
+  if (out->id == LM_TYPE_UTF8 && is_kind(p, LM_TK_LPAREN)) {
+    next(p);
+    if (!is_kind(p, LM_TK_INTEGER))
+      return fail_expected(p, "a length", NULL);
+    next(p);
+    if (expect(p, LM_TK_RPAREN, "')'"))
+      return p->rc;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------- expressions */
+
+static lm_expr *parse_expr(parser *p);
+static lm_expr *parse_unary(parser *p);
+
+static bool is_interval_unit(const lm_token *t) {
+  static const char *const units[] = {
+      "MICROSECOND", "MICROSECONDS", "MILLISECOND", "MILLISECONDS", "SECOND",
+      "SECONDS",     "MINUTE",       "MINUTES",     "HOUR",         "HOURS",
+      "DAY",         "DAYS",         "WEEK",        "WEEKS",        "MONTH",
+      "MONTHS",      "YEAR",         "YEARS",
+  };
+  for (size_t i = 0; i < LM_ARRAY_LEN(units); i++)
+    if (lm_token_is_kw(t, units[i]))
+      return true;
+  return false;
+}
+
+/* INTERVAL 'n' UNIT | INTERVAL 'n unit ...' | INTERVAL n UNIT; the current
+ * token is INTERVAL. For the UNIT form, text = 'n' and name = UNIT
+ * (upper-cased); for the whole-string form name = NULL. */
+static lm_expr *parse_interval(parser *p) {
+  const lm_token *kw = cur(p);
+  next(p);
+  const lm_token *v = cur(p);
+  bool numeric = v->kind == LM_TK_INTEGER || v->kind == LM_TK_NUMBER;
+  if (v->kind != LM_TK_STRING && !numeric) {
+    fail_expected(p, "an interval string like '10' MINUTE", NULL);
+    return NULL;
+  }
+  next(p);
+  lm_expr *e = new_expr(p, LM_EXPR_LITERAL, kw->line, kw->column);
+  if (!e)
+    return NULL;
+  e->lit = LM_LIT_INTERVAL;
+  e->text = v->text;
+  const lm_token *u = cur(p);
+  int rc;
+  if (is_interval_unit(u)) {
+    next(p);
+    if (!(e->name = dup_upper(p, u->start, u->len)))
+      return NULL;
+    rc = lm_parse_interval(v->text, v->text_len, u->start, u->len, &e->ival);
+  } else {
+    if (numeric) {
+      fail_expected(p, "an interval unit (SECOND, MINUTE, HOUR, ...)", NULL);
+      return NULL;
+    }
+    rc = lm_parse_interval(v->text, v->text_len, NULL, 0, &e->ival);
+  }
+  if (rc != 0) {
+    if (e->name)
+      fail_at(p, v, "invalid INTERVAL literal %.*s %s",
+              (int)(v->len > 60 ? 60 : v->len), v->start, e->name);
+    else
+      fail_at(p, v, "invalid INTERVAL literal %.*s",
+              (int)(v->len > 60 ? 60 : v->len), v->start);
+    return NULL;
+  }
+  return e;
+}
+
+/* Numeric literal token → INT (fits int64) or DECIMAL. */
+static lm_expr *number_literal(parser *p, const lm_token *t) {
+  lm_expr *e = new_expr(p, LM_EXPR_LITERAL, t->line, t->column);
+  if (!e)
+    return NULL;
+  e->text = t->text;
+  if (t->kind == LM_TK_INTEGER) {
+    uint64_t v = 0;
+    bool over = false;
+    for (size_t i = 0; i < t->text_len; i++) {
+      unsigned d = (unsigned)(t->text[i] - '0');
+      if (v > (UINT64_MAX - d) / 10) {
+        over = true;
+        break;
+      }
+      v = v * 10 + d;
+    }
+    if (!over && v <= (uint64_t)INT64_MAX) {
+      e->lit = LM_LIT_INT;
+      e->ival = (int64_t)v;
+      e->dval = (double)v;
+      return e;
+    }
+  }
+  e->lit = LM_LIT_DECIMAL;
+  e->dval = strtod(t->text, NULL);
+  return e;
+}
+
+/* Is text (digits only) exactly 9223372036854775808 = -(INT64_MIN)? */
+static bool is_int64_min_magnitude(const char *s) {
+  while (*s == '0' && s[1])
+    s++;
+  return strcmp(s, "9223372036854775808") == 0;
+}
+
+/* Folds unary minus into a numeric literal operand when that is exact. */
+static lm_expr *negate(parser *p, const lm_token *minus, lm_expr *e) {
+  if (e->kind == LM_EXPR_LITERAL && e->lit == LM_LIT_INT &&
+      e->ival != INT64_MIN) {
+    e->ival = -e->ival;
+    e->dval = (double)e->ival;
+    e->text = NULL;
+    e->line = minus->line;
+    e->column = minus->column;
+    return e;
+  }
+  if (e->kind == LM_EXPR_LITERAL && e->lit == LM_LIT_DECIMAL && e->text) {
+    if (is_int64_min_magnitude(e->text)) {
+      e->lit = LM_LIT_INT;
+      e->ival = INT64_MIN;
+      e->dval = (double)INT64_MIN;
+      e->text = NULL;
+    } else {
+      size_t n = strlen(e->text);
+      char *t;
+      if (e->text[0] == '-') {
+        t = lm_arena_strndup(p->arena, e->text + 1, n - 1);
+      } else {
+        t = lm_arena_alloc(p->arena, n + 2);
+        if (t) {
+          t[0] = '-';
+          memcpy(t + 1, e->text, n + 1);
+        }
+      }
+      if (!t) {
+        oom(p);
+        return NULL;
+      }
+      e->text = t;
+      e->dval = -e->dval;
+    }
+    e->line = minus->line;
+    e->column = minus->column;
+    return e;
+  }
+  lm_expr *u = new_expr(p, LM_EXPR_UNARY, minus->line, minus->column);
+  if (!u || !(u->args = new_args(p, 1)))
+    return NULL;
+  u->op = LM_OP_NEG;
+  u->args[0] = e;
+  u->n_args = 1;
+  return u;
+}
+
+/* Parses "expr, expr, ... )" (the '(' already consumed) into *args. */
+static int parse_expr_list(parser *p, lm_expr ***args, int *n_args,
+                           const char *what) {
+  lm_expr **a = NULL;
+  int n = 0, cap = 0;
+  for (;;) {
+    lm_expr *e = parse_expr(p);
+    if (!e)
+      return p->rc;
+    if (!(a = vec_grow(p, a, n, &cap, sizeof *a)))
+      return p->rc;
+    a[n++] = e;
+    if (accept(p, LM_TK_COMMA))
+      continue;
+    if (accept(p, LM_TK_RPAREN))
+      break;
+    return fail_expected(p, what, NULL);
+  }
+  *args = a;
+  *n_args = n;
+  return 0;
+}
+
+/* name( [*] | [DISTINCT|ALL] expr, ... ); current token is '('. */
+static lm_expr *parse_call(parser *p, const lm_token *name) {
+  lm_expr *e = new_expr(p, LM_EXPR_FUNC, name->line, name->column);
+  if (!e)
+    return NULL;
+  e->name = name->text;
+  next(p); /* ( */
+  if (accept(p, LM_TK_RPAREN)) {
+    /* no arguments */
+  } else if (is_kind(p, LM_TK_STAR) && peek(p, 1)->kind == LM_TK_RPAREN) {
+    const lm_token *st = cur(p);
+    lm_expr *s = new_expr(p, LM_EXPR_STAR, st->line, st->column);
+    if (!s || !(e->args = new_args(p, 1)))
+      return NULL;
+    e->args[0] = s;
+    e->n_args = 1;
+    next(p);
+    next(p);
+  } else {
+    if (accept_kw(p, "DISTINCT"))
+      e->distinct = true;
+    else
+      accept_kw(p, "ALL");
+    if (parse_expr_list(p, &e->args, &e->n_args, "',' or ')'"))
+      return NULL;
+  }
+  if (is_kw(p, "FILTER") && peek(p, 1)->kind == LM_TK_LPAREN) {
+    fail_at(p, cur(p), "FILTER clauses are not supported");
+    return NULL;
+  }
+  if (is_kw(p, "OVER")) {
+    fail_at(p, cur(p), "window functions (OVER) are not supported");
+    return NULL;
+  }
+  return e;
+}
+
+/* CASE [operand] WHEN a THEN b ... [ELSE c] END; current token is CASE. */
+static lm_expr *parse_case(parser *p) {
+  const lm_token *kw = cur(p);
+  next(p);
+  lm_expr *e = new_expr(p, LM_EXPR_CASE, kw->line, kw->column);
+  if (!e)
+    return NULL;
+  lm_expr **a = NULL;
+  int n = 0, cap = 0;
+  if (!is_kw(p, "WHEN")) {
+    lm_expr *op = parse_expr(p);
+    if (!op || !(a = vec_grow(p, a, n, &cap, sizeof *a)))
+      return NULL;
+    a[n++] = op;
+    e->has_operand = true;
+  }
+  if (!is_kw(p, "WHEN")) {
+    const char *c[] = {"WHEN", NULL};
+    fail_expected(p, "WHEN", c);
+    return NULL;
+  }
+  while (accept_kw(p, "WHEN")) {
+    lm_expr *w = parse_expr(p);
+    if (!w || expect_kw(p, "THEN"))
+      return NULL;
+    lm_expr *t = parse_expr(p);
+    if (!t)
+      return NULL;
+    if (!(a = vec_grow(p, a, n, &cap, sizeof *a)))
+      return NULL;
+    a[n++] = w;
+    if (!(a = vec_grow(p, a, n, &cap, sizeof *a)))
+      return NULL;
+    a[n++] = t;
+  }
+  if (accept_kw(p, "ELSE")) {
+    lm_expr *el = parse_expr(p);
+    if (!el || !(a = vec_grow(p, a, n, &cap, sizeof *a)))
+      return NULL;
+    a[n++] = el;
+    e->has_else = true;
+  }
+  if (!is_kw(p, "END")) {
+    const char *c[] = {"WHEN", "ELSE", "END", NULL};
+    fail_expected(p, e->has_else ? "END" : "WHEN, ELSE or END", c);
+    return NULL;
+  }
+  next(p);
+  e->args = a;
+  e->n_args = n;
+  return e;
+}
+
+static lm_expr *parse_primary(parser *p) {
+  const lm_token *t = cur(p);
+  switch (t->kind) {
+  case LM_TK_INTEGER:
+  case LM_TK_NUMBER:
+    next(p);
+    return number_literal(p, t);
+  case LM_TK_STRING: {
+    next(p);
+    lm_expr *e = new_expr(p, LM_EXPR_LITERAL, t->line, t->column);
+    if (!e)
+      return NULL;
+    e->lit = LM_LIT_STRING;
+    e->text = t->text;
+    return e;
+  }
+  case LM_TK_LPAREN: {
+    next(p);
+    lm_expr *e = parse_expr(p);
+    if (!e || expect(p, LM_TK_RPAREN, "')'"))
+      return NULL;
+    return e;
+  }
+  case LM_TK_IDENT:
+  case LM_TK_QIDENT:
+    break;
+  default:
+    fail_expected(p, "an expression", NULL);
+    return NULL;
+  }
+
+  if (t->kind == LM_TK_IDENT) {
+    const lm_token *t1 = peek(p, 1);
+    if (lm_token_is_kw(t, "NULL") || lm_token_is_kw(t, "TRUE") ||
+        lm_token_is_kw(t, "FALSE")) {
+      next(p);
+      lm_expr *e = new_expr(p, LM_EXPR_LITERAL, t->line, t->column);
+      if (!e)
+        return NULL;
+      if (lm_token_is_kw(t, "NULL")) {
+        e->lit = LM_LIT_NULL;
+      } else {
+        e->lit = LM_LIT_BOOL;
+        e->bval = lm_token_is_kw(t, "TRUE");
+      }
+      return e;
+    }
+    if (lm_token_is_kw(t, "CASE"))
+      return parse_case(p);
+    if (lm_token_is_kw(t, "CAST") && t1->kind == LM_TK_LPAREN) {
+      next(p);
+      next(p);
+      lm_expr *x = parse_expr(p);
+      if (!x || expect_kw(p, "AS"))
+        return NULL;
+      lm_expr *e = new_expr(p, LM_EXPR_CAST, t->line, t->column);
+      if (!e || !(e->args = new_args(p, 1)))
+        return NULL;
+      if (parse_type(p, &e->cast_type))
+        return NULL;
+      if (expect(p, LM_TK_RPAREN, "')'"))
+        return NULL;
+      e->args[0] = x;
+      e->n_args = 1;
+      return e;
+    }
+    if (lm_token_is_kw(t, "INTERVAL") &&
+        (t1->kind == LM_TK_STRING ||
+         ((t1->kind == LM_TK_INTEGER || t1->kind == LM_TK_NUMBER) &&
+          is_interval_unit(peek(p, 2)))))
+      return parse_interval(p);
+    if (lm_token_is_kw(t, "TIMESTAMP") && t1->kind == LM_TK_STRING) {
+      next(p);
+      next(p);
+      lm_expr *e = new_expr(p, LM_EXPR_LITERAL, t->line, t->column);
+      if (!e)
+        return NULL;
+      e->lit = LM_LIT_TIMESTAMP;
+      e->text = t1->text;
+      if (lm_parse_timestamp(t1->text, t1->text_len, &e->ival) != 0) {
+        fail_at(p, t1, "invalid TIMESTAMP literal %.*s",
+                (int)(t1->len > 60 ? 60 : t1->len), t1->start);
+        return NULL;
+      }
+      return e;
+    }
+    if (lm_token_is_kw(t, "EXTRACT") && t1->kind == LM_TK_LPAREN) {
+      /* EXTRACT(field FROM x) → date_part('field', x) */
+      next(p);
+      next(p);
+      const lm_token *f = cur(p);
+      if (f->kind != LM_TK_IDENT && f->kind != LM_TK_STRING) {
+        fail_expected(p, "a date part like HOUR", NULL);
+        return NULL;
+      }
+      next(p);
+      if (expect_kw(p, "FROM"))
+        return NULL;
+      lm_expr *x = parse_expr(p);
+      if (!x || expect(p, LM_TK_RPAREN, "')'"))
+        return NULL;
+      lm_expr *lit = new_expr(p, LM_EXPR_LITERAL, f->line, f->column);
+      lm_expr *e = new_expr(p, LM_EXPR_FUNC, t->line, t->column);
+      if (!lit || !e || !(e->args = new_args(p, 2)))
+        return NULL;
+      lit->lit = LM_LIT_STRING;
+      lit->text = f->text;
+      e->name = "date_part";
+      e->args[0] = lit;
+      e->args[1] = x;
+      e->n_args = 2;
+      return e;
+    }
+    /* LEFT(...) and RIGHT(...) are functions despite being reserved. */
+    bool callable = t1->kind == LM_TK_LPAREN &&
+                    (lm_token_is_kw(t, "LEFT") || lm_token_is_kw(t, "RIGHT"));
+    if (is_reserved(t) && !callable) {
+      fail_expected(p, "an expression", NULL);
+      return NULL;
+    }
+  }
+
+  next(p);
+  if (is_kind(p, LM_TK_LPAREN))
+    return parse_call(p, t);
+  if (is_kind(p, LM_TK_DOT)) {
+    next(p);
+    const lm_token *c = cur(p);
+    if (c->kind == LM_TK_STAR) {
+      next(p);
+      lm_expr *e = new_expr(p, LM_EXPR_STAR, t->line, t->column);
+      if (!e)
+        return NULL;
+      e->table = t->text;
+      return e;
+    }
+    if (c->kind != LM_TK_IDENT && c->kind != LM_TK_QIDENT) {
+      fail_expected(p, "a column name", NULL);
+      return NULL;
+    }
+    next(p);
+    lm_expr *e = new_expr(p, LM_EXPR_COLUMN, t->line, t->column);
+    if (!e)
+      return NULL;
+    e->table = t->text;
+    e->name = c->text;
+    return e;
+  }
+  lm_expr *e = new_expr(p, LM_EXPR_COLUMN, t->line, t->column);
+  if (!e)
+    return NULL;
+  e->name = t->text;
+  return e;
+}
+
+/* primary { :: type } */
+static lm_expr *parse_postfix(parser *p) {
+  int saved = p->depth;
+  lm_expr *e = parse_primary(p);
+  while (e && is_kind(p, LM_TK_COLON2)) {
+    const lm_token *op = cur(p);
+    next(p);
+    if (deeper(p, op)) {
+      e = NULL;
+      break;
+    }
+    lm_expr *c = new_expr(p, LM_EXPR_CAST, e->line, e->column);
+    if (!c || !(c->args = new_args(p, 1)) || parse_type(p, &c->cast_type)) {
+      e = NULL;
+      break;
+    }
+    c->args[0] = e;
+    c->n_args = 1;
+    e = c;
+  }
+  p->depth = saved;
+  return e;
+}
+
+/* [-|+] unary | postfix */
+static lm_expr *parse_unary(parser *p) {
+  const lm_token *t = cur(p);
+  if (t->kind != LM_TK_MINUS && t->kind != LM_TK_PLUS)
+    return parse_postfix(p);
+  next(p);
+  int saved = p->depth;
+  if (deeper(p, t))
+    return NULL;
+  lm_expr *e = parse_unary(p);
+  p->depth = saved;
+  if (!e)
+    return NULL;
+  if (t->kind == LM_TK_PLUS)
+    return e;
+  return negate(p, t, e);
+}
+
+static lm_op mul_op(lm_token_kind k) {
+  switch (k) {
+  case LM_TK_STAR:
+    return LM_OP_MUL;
+  case LM_TK_SLASH:
+    return LM_OP_DIV;
+  case LM_TK_PERCENT:
+    return LM_OP_MOD;
+  default:
+    return LM_OP_NONE;
+  }
+}
+static lm_op add_op(lm_token_kind k) {
+  switch (k) {
+  case LM_TK_PLUS:
+    return LM_OP_ADD;
+  case LM_TK_MINUS:
+    return LM_OP_SUB;
+  default:
+    return LM_OP_NONE;
+  }
+}
+static lm_op concat_op(lm_token_kind k) {
+  return k == LM_TK_CONCAT ? LM_OP_CONCAT : LM_OP_NONE;
+}
+static lm_op cmp_op(lm_token_kind k) {
+  switch (k) {
+  case LM_TK_EQ:
+    return LM_OP_EQ;
+  case LM_TK_NE:
+    return LM_OP_NE;
+  case LM_TK_LT:
+    return LM_OP_LT;
+  case LM_TK_LE:
+    return LM_OP_LE;
+  case LM_TK_GT:
+    return LM_OP_GT;
+  case LM_TK_GE:
+    return LM_OP_GE;
+  default:
+    return LM_OP_NONE;
+  }
+}
+
+/* One left-associative binary level: operand { op operand }. Each operator
+ * counts as a nesting level so that the tree height stays bounded. */
+static lm_expr *parse_binary_level(parser *p, lm_expr *(*operand)(parser *),
+                                   lm_op (*op_of)(lm_token_kind)) {
+  int saved = p->depth;
+  lm_expr *l = operand(p);
+  while (l) {
+    lm_op op = op_of(cur(p)->kind);
+    if (op == LM_OP_NONE)
+      break;
+    const lm_token *t = cur(p);
+    next(p);
+    if (deeper(p, t)) {
+      l = NULL;
+      break;
+    }
+    lm_expr *r = operand(p);
+    l = r ? new_binary(p, op, l, r) : NULL;
+  }
+  p->depth = saved;
+  return l;
+}
+
+static lm_expr *parse_mul(parser *p) {
+  return parse_binary_level(p, parse_unary, mul_op);
+}
+static lm_expr *parse_add(parser *p) {
+  return parse_binary_level(p, parse_mul, add_op);
+}
+static lm_expr *parse_concat(parser *p) {
+  return parse_binary_level(p, parse_add, concat_op);
+}
+
+/* comparison / IS [NOT] NULL / [NOT] BETWEEN / [NOT] IN / [NOT] LIKE */
+static lm_expr *parse_cmp(parser *p) {
+  int saved = p->depth;
+  lm_expr *l = parse_concat(p);
+  while (l) {
+    const lm_token *t = cur(p);
+    lm_op op = cmp_op(t->kind);
+    if (op != LM_OP_NONE) {
+      next(p);
+      if (deeper(p, t)) {
+        l = NULL;
+        break;
+      }
+      lm_expr *r = parse_concat(p);
+      l = r ? new_binary(p, op, l, r) : NULL;
+      continue;
+    }
+    bool negated = false;
+    if (lm_token_is_kw(t, "IS")) {
+      next(p);
+      negated = accept_kw(p, "NOT");
+      if (!is_kw(p, "NULL")) {
+        const char *c[] = {"NULL", NULL};
+        fail_expected(p, negated ? "NULL" : "NULL or NOT NULL", c);
+        l = NULL;
+        break;
+      }
+      next(p);
+      if (deeper(p, t)) {
+        l = NULL;
+        break;
+      }
+      lm_expr *e = new_expr(p, LM_EXPR_IS_NULL, l->line, l->column);
+      if (!e || !(e->args = new_args(p, 1))) {
+        l = NULL;
+        break;
+      }
+      e->args[0] = l;
+      e->n_args = 1;
+      e->negated = negated;
+      l = e;
+      continue;
+    }
+    const lm_token *k = t;
+    if (lm_token_is_kw(t, "NOT")) {
+      const lm_token *t1 = peek(p, 1);
+      if (!lm_token_is_kw(t1, "BETWEEN") && !lm_token_is_kw(t1, "IN") &&
+          !lm_token_is_kw(t1, "LIKE"))
+        break;
+      negated = true;
+      k = t1;
+    }
+    lm_expr_kind kind;
+    if (lm_token_is_kw(k, "BETWEEN"))
+      kind = LM_EXPR_BETWEEN;
+    else if (lm_token_is_kw(k, "IN"))
+      kind = LM_EXPR_IN;
+    else if (lm_token_is_kw(k, "LIKE"))
+      kind = LM_EXPR_LIKE;
+    else
+      break;
+    if (negated)
+      next(p);
+    next(p);
+    if (deeper(p, k)) {
+      l = NULL;
+      break;
+    }
+    lm_expr *e = new_expr(p, kind, l->line, l->column);
+    if (!e) {
+      l = NULL;
+      break;
+    }
+    e->negated = negated;
+    if (kind == LM_EXPR_BETWEEN) {
+      lm_expr *lo = parse_concat(p);
+      if (!lo || expect_kw(p, "AND")) {
+        l = NULL;
+        break;
+      }
+      lm_expr *hi = parse_concat(p);
+      if (!hi || !(e->args = new_args(p, 3))) {
+        l = NULL;
+        break;
+      }
+      e->args[0] = l;
+      e->args[1] = lo;
+      e->args[2] = hi;
+      e->n_args = 3;
+    } else if (kind == LM_EXPR_LIKE) {
+      lm_expr *pat = parse_concat(p);
+      if (!pat || !(e->args = new_args(p, 2))) {
+        l = NULL;
+        break;
+      }
+      e->args[0] = l;
+      e->args[1] = pat;
+      e->n_args = 2;
+    } else {
+      lm_expr **list;
+      int n;
+      if (expect(p, LM_TK_LPAREN, "'('") ||
+          parse_expr_list(p, &list, &n, "',' or ')'")) {
+        l = NULL;
+        break;
+      }
+      if (!(e->args = new_args(p, n + 1))) {
+        l = NULL;
+        break;
+      }
+      e->args[0] = l;
+      memcpy(e->args + 1, list, sizeof *list * (size_t)n);
+      e->n_args = n + 1;
+    }
+    l = e;
+  }
+  p->depth = saved;
+  return l;
+}
+
+static lm_expr *parse_not(parser *p) {
+  const lm_token *t = cur(p);
+  if (!lm_token_is_kw(t, "NOT"))
+    return parse_cmp(p);
+  next(p);
+  int saved = p->depth;
+  if (deeper(p, t))
+    return NULL;
+  lm_expr *x = parse_not(p);
+  p->depth = saved;
+  if (!x)
+    return NULL;
+  lm_expr *e = new_expr(p, LM_EXPR_UNARY, t->line, t->column);
+  if (!e || !(e->args = new_args(p, 1)))
+    return NULL;
+  e->op = LM_OP_NOT;
+  e->args[0] = x;
+  e->n_args = 1;
+  return e;
+}
+
+static lm_op and_op_kw(parser *p) {
+  return is_kw(p, "AND") ? LM_OP_AND : LM_OP_NONE;
+}
+static lm_op or_op_kw(parser *p) {
+  return is_kw(p, "OR") ? LM_OP_OR : LM_OP_NONE;
+}
+
+/* Keyword-operator level (AND / OR). */
+static lm_expr *parse_kw_level(parser *p, lm_expr *(*operand)(parser *),
+                               lm_op (*op_of)(parser *)) {
+  int saved = p->depth;
+  lm_expr *l = operand(p);
+  while (l) {
+    lm_op op = op_of(p);
+    if (op == LM_OP_NONE)
+      break;
+    const lm_token *t = cur(p);
+    next(p);
+    if (deeper(p, t)) {
+      l = NULL;
+      break;
+    }
+    lm_expr *r = operand(p);
+    l = r ? new_binary(p, op, l, r) : NULL;
+  }
+  p->depth = saved;
+  return l;
+}
+
+static lm_expr *parse_and(parser *p) {
+  return parse_kw_level(p, parse_not, and_op_kw);
+}
+static lm_expr *parse_or(parser *p) {
+  return parse_kw_level(p, parse_and, or_op_kw);
+}
+
+static lm_expr *parse_expr(parser *p) {
+  int saved = p->depth;
+  if (deeper(p, cur(p)))
+    return NULL;
+  lm_expr *e = parse_or(p);
+  p->depth = saved;
+  return e;
+}
+
+/* --------------------------------------------------------------- SELECT */
+
+static const char *const select_clause_kws[] = {
+    "FROM",  "WHERE",  "GROUP", "HAVING", "ORDER",
+    "LIMIT", "OFFSET", "EMIT",  NULL,
+};
+/* Suggestions for a misspelt word at the end of a SELECT. */
+static const char *const select_tail_kws[] = {
+    "FROM",   "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT",
+    "OFFSET", "EMIT",  "ASC",   "DESC",   "NULLS", NULL,
+};
+
+/* Tokens that may follow a select item or FROM name (so a preceding bare
+ * word can be an implicit alias). */
+static bool ends_item(const lm_token *t) {
+  if (t->kind == LM_TK_COMMA || t->kind == LM_TK_SEMI || t->kind == LM_TK_EOF ||
+      t->kind == LM_TK_RPAREN)
+    return true;
+  for (size_t i = 0; select_clause_kws[i]; i++)
+    if (lm_token_is_kw(t, select_clause_kws[i]))
+      return true;
+  return false;
+}
+
+/* [AS] alias, or NULL when there is none (check p->rc). */
+static const char *parse_alias(parser *p) {
+  if (accept_kw(p, "AS")) {
+    const lm_token *t = cur(p);
+    if (t->kind != LM_TK_IDENT && t->kind != LM_TK_QIDENT) {
+      fail_expected(p, "an alias", NULL);
+      return NULL;
+    }
+    next(p);
+    return t->text;
+  }
+  const lm_token *t = cur(p);
+  if (is_name_token(t) && ends_item(peek(p, 1))) {
+    next(p);
+    return t->text;
+  }
+  return NULL;
+}
+
+static int parse_int_clause(parser *p, const char *what, int64_t *out) {
+  const lm_token *t = cur(p);
+  if (t->kind != LM_TK_INTEGER) {
+    char w[64];
+    snprintf(w, sizeof w, "a non-negative integer after %s", what);
+    return fail_expected(p, w, NULL);
+  }
+  uint64_t v = 0;
+  for (size_t i = 0; i < t->text_len; i++) {
+    unsigned d = (unsigned)(t->text[i] - '0');
+    if (v > ((uint64_t)INT64_MAX - d) / 10)
+      return fail_at(p, t, "%s value out of range", what);
+    v = v * 10 + d;
+  }
+  next(p);
+  *out = (int64_t)v;
+  return 0;
+}
+
+static int parse_emit(parser *p, lm_select *s) {
+  static const char *const cands[] = {
+      "ON", "CHANGES", "FINAL", "AFTER", "PERIODICALLY", "EVERY", NULL};
+  if (accept_kw(p, "ON")) {
+    if (accept_kw(p, "WINDOW")) {
+      if (expect_kw(p, "CLOSE"))
+        return p->rc;
+      s->emit = LM_EMIT_ON_WINDOW_CLOSE;
+    } else if (accept_kw(p, "UPDATE")) {
+      s->emit = LM_EMIT_ON_UPDATE;
+    } else if (accept_kw(p, "WATERMARK")) {
+      s->emit = LM_EMIT_AFTER_WATERMARK;
+    } else {
+      static const char *const c2[] = {"WINDOW", "UPDATE", "WATERMARK", NULL};
+      return fail_expected(p, "WINDOW CLOSE, UPDATE or WATERMARK", c2);
+    }
+  } else if (accept_kw(p, "CHANGES")) {
+    s->emit = LM_EMIT_CHANGES;
+  } else if (accept_kw(p, "FINAL")) {
+    s->emit = LM_EMIT_FINAL;
+  } else if (accept_kw(p, "AFTER")) {
+    if (expect_kw(p, "WATERMARK"))
+      return p->rc;
+    s->emit = LM_EMIT_AFTER_WATERMARK;
+  } else if (is_kw(p, "PERIODICALLY") || is_kw(p, "EVERY")) {
+    next(p);
+    if (!is_kw(p, "INTERVAL")) {
+      const char *c[] = {"INTERVAL", NULL};
+      return fail_expected(p, "INTERVAL", c);
+    }
+    const lm_token *t = peek(p, 1);
+    lm_expr *iv = parse_interval(p);
+    if (!iv)
+      return p->rc;
+    if (iv->ival <= 0)
+      return fail_at(p, t, "EMIT PERIODICALLY needs a positive interval");
+    s->emit = LM_EMIT_PERIODICALLY;
+    s->emit_interval_us = iv->ival;
+  } else {
+    return fail_expected(p,
+                         "ON WINDOW CLOSE, CHANGES, ON UPDATE, FINAL, AFTER "
+                         "WATERMARK or PERIODICALLY",
+                         cands);
+  }
+  return 0;
+}
+
+/* SELECT ...; current token is SELECT. */
+static lm_select *parse_select(parser *p) {
+  const lm_token *kw = cur(p);
+  lm_select *s = lm_arena_alloc(p->arena, sizeof *s);
+  if (!s) {
+    oom(p);
+    return NULL;
+  }
+  s->line = kw->line;
+  s->column = kw->column;
+  s->limit = -1;
+  next(p);
+  if (accept_kw(p, "DISTINCT"))
+    s->distinct = true;
+  else
+    accept_kw(p, "ALL");
+
+  int cap = 0;
+  for (;;) {
+    lm_select_item it = {0};
+    const lm_token *t = cur(p);
+    if (t->kind == LM_TK_STAR) {
+      next(p);
+      if (!(it.expr = new_expr(p, LM_EXPR_STAR, t->line, t->column)))
+        return NULL;
+    } else {
+      if (!(it.expr = parse_expr(p)))
+        return NULL;
+      it.alias = parse_alias(p);
+      if (p->rc)
+        return NULL;
+    }
+    if (!(s->items = vec_grow(p, s->items, s->n_items, &cap, sizeof it)))
+      return NULL;
+    s->items[s->n_items++] = it;
+    if (!accept(p, LM_TK_COMMA))
+      break;
+  }
+
+  if (accept_kw(p, "FROM")) {
+    const lm_token *t = cur(p);
+    if (t->kind == LM_TK_LPAREN) {
+      fail_at(p, t, "subqueries in FROM are not supported");
+      return NULL;
+    }
+    if (!(s->from = parse_name(p, "a source, stream or view name",
+                               &s->from_line, &s->from_column)))
+      return NULL;
+    s->from_alias = parse_alias(p);
+    if (p->rc)
+      return NULL;
+  } else if (!ends_item(cur(p))) {
+    fail_expected(p, "FROM", select_clause_kws);
+    return NULL;
+  }
+
+  if (accept_kw(p, "WHERE")) {
+    if (!(s->where = parse_expr(p)))
+      return NULL;
+  }
+  if (is_kw(p, "GROUP")) {
+    next(p);
+    if (expect_kw(p, "BY"))
+      return NULL;
+    int gcap = 0;
+    do {
+      lm_expr *e = parse_expr(p);
+      if (!e)
+        return NULL;
+      if (!(s->group_by = vec_grow(p, s->group_by, s->n_group_by, &gcap,
+                                   sizeof *s->group_by)))
+        return NULL;
+      s->group_by[s->n_group_by++] = e;
+    } while (accept(p, LM_TK_COMMA));
+  }
+  if (accept_kw(p, "HAVING")) {
+    if (!(s->having = parse_expr(p)))
+      return NULL;
+  }
+  if (is_kw(p, "ORDER")) {
+    next(p);
+    if (expect_kw(p, "BY"))
+      return NULL;
+    int ocap = 0;
+    do {
+      lm_order_item o = {0};
+      if (!(o.expr = parse_expr(p)))
+        return NULL;
+      if (accept_kw(p, "DESC"))
+        o.desc = true;
+      else
+        accept_kw(p, "ASC");
+      if (accept_kw(p, "NULLS")) {
+        if (accept_kw(p, "FIRST")) {
+          o.nulls = 1;
+        } else if (accept_kw(p, "LAST")) {
+          o.nulls = 2;
+        } else {
+          static const char *const c[] = {"FIRST", "LAST", NULL};
+          fail_expected(p, "FIRST or LAST", c);
+          return NULL;
+        }
+      }
+      if (!(s->order_by =
+                vec_grow(p, s->order_by, s->n_order_by, &ocap, sizeof o)))
+        return NULL;
+      s->order_by[s->n_order_by++] = o;
+    } while (accept(p, LM_TK_COMMA));
+  }
+  bool have_limit = false, have_offset = false;
+  for (;;) {
+    if (!have_limit && is_kw(p, "LIMIT")) {
+      next(p);
+      have_limit = true;
+      if (accept_kw(p, "ALL")) {
+        s->limit = -1;
+      } else if (parse_int_clause(p, "LIMIT", &s->limit)) {
+        return NULL;
+      }
+    } else if (!have_offset && is_kw(p, "OFFSET")) {
+      next(p);
+      have_offset = true;
+      if (parse_int_clause(p, "OFFSET", &s->offset))
+        return NULL;
+      if (!accept_kw(p, "ROWS"))
+        accept_kw(p, "ROW");
+    } else {
+      break;
+    }
+  }
+  if (accept_kw(p, "EMIT")) {
+    if (parse_emit(p, s))
+      return NULL;
+  }
+
+  const lm_token *t = cur(p);
+  if (t->kind != LM_TK_SEMI && t->kind != LM_TK_EOF) {
+    /* Say what could still come, most specific first. */
+    char what[160] = "";
+    const char *const all[] = {"WHERE", "GROUP BY", "HAVING", "ORDER BY",
+                               "LIMIT", "OFFSET",   "EMIT"};
+    bool can[7] = {
+        !s->where && !s->group_by && !s->having && !s->order_by &&
+            !have_limit && !have_offset && !s->emit,
+        !s->group_by && !s->having && !s->order_by && !have_limit &&
+            !have_offset && !s->emit,
+        !s->having && !s->order_by && !have_limit && !have_offset && !s->emit,
+        !s->order_by && !have_limit && !have_offset && !s->emit,
+        !have_limit && !s->emit,
+        !have_offset && !s->emit,
+        !s->emit,
+    };
+    for (int i = 0; i < 7; i++) {
+      if (!can[i])
+        continue;
+      strcat(what, all[i]);
+      strcat(what, ", ");
+    }
+    strcat(what, "';' or end of input");
+    static const char *const joins[] = {"JOIN", "INNER", "LEFT", "RIGHT",
+                                        "FULL", "CROSS", "ASOF", NULL};
+    for (size_t i = 0; s->from && joins[i]; i++)
+      if (lm_token_is_kw(t, joins[i])) {
+        fail_at(p, t, "joins are not supported yet");
+        return NULL;
+      }
+    fail_expected(p, what, select_tail_kws);
+    return NULL;
+  }
+  return s;
+}
+
+/* ----------------------------------------------------------- statements */
+
+static lm_stmt *new_stmt(parser *p, lm_stmt_kind kind, const lm_token *t) {
+  lm_stmt *s = lm_arena_alloc(p->arena, sizeof *s);
+  if (!s) {
+    oom(p);
+    return NULL;
+  }
+  s->kind = kind;
+  s->line = t->line;
+  s->column = t->column;
+  return s;
+}
+
+/* IF NOT EXISTS (current token IF) */
+static int parse_if_not_exists(parser *p, bool *out) {
+  if (!is_kw(p, "IF"))
+    return 0;
+  next(p);
+  if (expect_kw(p, "NOT") || expect_kw(p, "EXISTS"))
+    return p->rc;
+  *out = true;
+  return 0;
+}
+
+/* ( key = value, ... ) after a connector name. Keys: 'string' or dotted
+ * bare words (kept as written); values: strings, numbers (text as written,
+ * with an optional sign) or bare words. */
+static int parse_options(parser *p, lm_stmt *s) {
+  if (expect(p, LM_TK_LPAREN, "'('"))
+    return p->rc;
+  if (accept(p, LM_TK_RPAREN))
+    return 0;
+  int cap = s->n_options;
+  for (;;) {
+    lm_option o = {0};
+    const lm_token *k = cur(p);
+    o.line = k->line;
+    o.column = k->column;
+    if (k->kind == LM_TK_STRING) {
+      o.key = k->text;
+      next(p);
+    } else if (k->kind == LM_TK_IDENT || k->kind == LM_TK_QIDENT) {
+      size_t start = k->offset, end = k->offset + k->len;
+      next(p);
+      while (is_kind(p, LM_TK_DOT)) {
+        next(p);
+        const lm_token *w = cur(p);
+        if (w->kind != LM_TK_IDENT && w->kind != LM_TK_INTEGER)
+          return fail_expected(p, "an option name part after '.'", NULL);
+        end = w->offset + w->len;
+        next(p);
+      }
+      if (k->kind == LM_TK_QIDENT && end == k->offset + k->len) {
+        o.key = k->text;
+      } else if (!(o.key =
+                       lm_arena_strndup(p->arena, p->sql + start, end - start)))
+        return oom(p);
+    } else {
+      return fail_expected(p, "an option name like 'path'", NULL);
+    }
+    if (expect(p, LM_TK_EQ, "'='"))
+      return p->rc;
+    const lm_token *v = cur(p);
+    bool neg = false;
+    if (v->kind == LM_TK_MINUS || v->kind == LM_TK_PLUS) {
+      neg = v->kind == LM_TK_MINUS;
+      next(p);
+      v = cur(p);
+      if (v->kind != LM_TK_INTEGER && v->kind != LM_TK_NUMBER)
+        return fail_expected(p, "a number", NULL);
+    }
+    if (v->kind == LM_TK_STRING || v->kind == LM_TK_IDENT ||
+        v->kind == LM_TK_INTEGER || v->kind == LM_TK_NUMBER) {
+      if (v->kind == LM_TK_IDENT) {
+        if (!(o.value = lm_arena_strndup(p->arena, v->start, v->len)))
+          return oom(p);
+      } else if (neg) {
+        char *t = lm_arena_alloc(p->arena, v->text_len + 2);
+        if (!t)
+          return oom(p);
+        t[0] = '-';
+        memcpy(t + 1, v->text, v->text_len + 1);
+        o.value = t;
+      } else {
+        o.value = v->text;
+      }
+      next(p);
+    } else {
+      return fail_expected(p, "an option value like 'text'", NULL);
+    }
+    if (!(s->options = vec_grow(p, s->options, s->n_options, &cap, sizeof o)))
+      return p->rc;
+    s->options[s->n_options++] = o;
+    if (accept(p, LM_TK_COMMA))
+      continue;
+    if (accept(p, LM_TK_RPAREN))
+      break;
+    return fail_expected(p, "',' or ')'", NULL);
+  }
+  return 0;
+}
+
+/* FROM|INTO <connector> [( options )]; the keyword is already consumed. */
+static int parse_connector(parser *p, lm_stmt *s) {
+  const lm_token *t = cur(p);
+  if (t->kind != LM_TK_IDENT && t->kind != LM_TK_QIDENT)
+    return fail_expected(p, "a connector name (FILES, GENERATOR, ...)", NULL);
+  if (!(s->connector = dup_upper(p, t->text, strlen(t->text))))
+    return p->rc;
+  next(p);
+  if (is_kind(p, LM_TK_LPAREN))
+    return parse_options(p, s);
+  return 0;
+}
+
+static int parse_format(parser *p, lm_stmt *s) {
+  const lm_token *t = cur(p);
+  if (t->kind != LM_TK_IDENT && t->kind != LM_TK_QIDENT &&
+      t->kind != LM_TK_STRING)
+    return fail_expected(p, "a format name (CSV, JSON, ...)", NULL);
+  if (!(s->format = dup_upper(p, t->text, strlen(t->text))))
+    return p->rc;
+  next(p);
+  return 0;
+}
+
+/* ( coldef | WATERMARK FOR col [AS expr], ... ) */
+static int parse_columns(parser *p, lm_stmt *s) {
+  next(p); /* ( */
+  int cap = 0;
+  for (;;) {
+    const lm_token *t = cur(p);
+    if (lm_token_is_kw(t, "WATERMARK") && lm_token_is_kw(peek(p, 1), "FOR")) {
+      if (s->watermark_column)
+        return fail_at(p, t, "only one WATERMARK per source");
+      next(p);
+      next(p);
+      if (!(s->watermark_column = parse_name(p, "the event-time column name",
+                                             &s->wm_line, &s->wm_column)))
+        return p->rc;
+      if (accept_kw(p, "AS")) {
+        if (!(s->watermark_expr = parse_expr(p)))
+          return p->rc;
+      }
+    } else {
+      lm_column_def c = {0};
+      if (!is_name_token(t))
+        return fail_expected(p, "a column definition", NULL);
+      if (s->n_columns >= LM_SQL_MAX_COLUMNS)
+        return fail_at(p, t, "too many columns (limit %d)", LM_SQL_MAX_COLUMNS);
+      c.name = t->text;
+      c.line = t->line;
+      c.column = t->column;
+      next(p);
+      for (int i = 0; i < s->n_columns; i++)
+        if (strcmp(s->columns[i].name, c.name) == 0)
+          return fail_at(p, t, "duplicate column '%s'", c.name);
+      if (parse_type(p, &c.type))
+        return p->rc;
+      for (;;) {
+        if (is_kw(p, "NOT")) {
+          next(p);
+          if (expect_kw(p, "NULL"))
+            return p->rc;
+          c.not_null = true;
+        } else if (accept_kw(p, "NULL")) {
+          c.not_null = false;
+        } else {
+          break;
+        }
+      }
+      if (!(s->columns = vec_grow(p, s->columns, s->n_columns, &cap, sizeof c)))
+        return p->rc;
+      s->columns[s->n_columns++] = c;
+    }
+    if (accept(p, LM_TK_COMMA))
+      continue;
+    if (accept(p, LM_TK_RPAREN))
+      break;
+    static const char *const c[] = {"NOT", "NULL", NULL};
+    return fail_expected(p, "',' or ')'", c);
+  }
+  return 0;
+}
+
+static int parse_create_source(parser *p, lm_stmt *s) {
+  if (parse_if_not_exists(p, &s->if_not_exists))
+    return p->rc;
+  if (!(s->name = parse_name(p, "a source name", NULL, NULL)))
+    return p->rc;
+  bool cols = false;
+  for (;;) {
+    if (!cols && is_kind(p, LM_TK_LPAREN)) {
+      cols = true;
+      if (parse_columns(p, s))
+        return p->rc;
+    } else if (!s->connector && is_kw(p, "FROM")) {
+      next(p);
+      if (parse_connector(p, s))
+        return p->rc;
+    } else if (!s->format && is_kw(p, "FORMAT")) {
+      next(p);
+      if (parse_format(p, s))
+        return p->rc;
+    } else {
+      break;
+    }
+  }
+  return 0;
+}
+
+static int parse_create_query(parser *p, lm_stmt *s) {
+  if (parse_if_not_exists(p, &s->if_not_exists))
+    return p->rc;
+  const char *what =
+      s->kind == LM_STMT_CREATE_STREAM ? "a stream name" : "a view name";
+  if (!(s->name = parse_name(p, what, NULL, NULL)))
+    return p->rc;
+  if (expect_kw(p, "AS"))
+    return p->rc;
+  if (!is_kw(p, "SELECT")) {
+    static const char *const c[] = {"SELECT", NULL};
+    return fail_expected(p, "SELECT", c);
+  }
+  if (!(s->select = parse_select(p)))
+    return p->rc;
+  return 0;
+}
+
+static int parse_create_sink(parser *p, lm_stmt *s) {
+  if (parse_if_not_exists(p, &s->if_not_exists))
+    return p->rc;
+  if (!(s->name = parse_name(p, "a sink name", NULL, NULL)))
+    return p->rc;
+  if (expect_kw(p, "FROM"))
+    return p->rc;
+  if (!(s->sink_from = parse_name(p, "a stream or view name", NULL, NULL)))
+    return p->rc;
+  for (;;) {
+    if (!s->connector && is_kw(p, "INTO")) {
+      next(p);
+      if (parse_connector(p, s))
+        return p->rc;
+    } else if (!s->format && is_kw(p, "FORMAT")) {
+      next(p);
+      if (parse_format(p, s))
+        return p->rc;
+    } else {
+      break;
+    }
+  }
+  return 0;
+}
+
+static int parse_insert(parser *p, lm_stmt *s) {
+  if (expect_kw(p, "INTO"))
+    return p->rc;
+  if (!(s->name = parse_name(p, "a source name", NULL, NULL)))
+    return p->rc;
+  if (accept(p, LM_TK_LPAREN)) {
+    int cap = 0;
+    for (;;) {
+      const char *c = parse_name(p, "a column name", NULL, NULL);
+      if (!c)
+        return p->rc;
+      if (!(s->insert_columns =
+                vec_grow(p, s->insert_columns, s->n_insert_columns, &cap,
+                         sizeof *s->insert_columns)))
+        return p->rc;
+      s->insert_columns[s->n_insert_columns++] = c;
+      if (accept(p, LM_TK_COMMA))
+        continue;
+      if (accept(p, LM_TK_RPAREN))
+        break;
+      return fail_expected(p, "',' or ')'", NULL);
+    }
+  }
+  if (!is_kw(p, "VALUES")) {
+    static const char *const c[] = {"VALUES", NULL};
+    return fail_expected(p, "VALUES", c);
+  }
+  next(p);
+  int cap = 0;
+  s->n_values = s->insert_columns ? s->n_insert_columns : -1;
+  do {
+    const lm_token *open = cur(p);
+    if (expect(p, LM_TK_LPAREN, "'('"))
+      return p->rc;
+    lm_expr **row;
+    int n;
+    if (parse_expr_list(p, &row, &n, "',' or ')'"))
+      return p->rc;
+    if (s->n_values >= 0 && n != s->n_values)
+      return fail_at(p, open, "expected %d values in this row, found %d",
+                     s->n_values, n);
+    s->n_values = n;
+    if (!(s->rows = vec_grow(p, s->rows, s->n_rows, &cap, sizeof *s->rows)))
+      return p->rc;
+    s->rows[s->n_rows++] = row;
+  } while (accept(p, LM_TK_COMMA));
+  return 0;
+}
+
+/* SOURCE[S] | STREAM[S] | MATERIALIZED VIEW[S] | SINK[S] */
+static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
+  static const char *const sing[] = {"SOURCE", "STREAM", "MATERIALIZED", "SINK",
+                                     NULL};
+  static const char *const plur[] = {"SOURCES", "STREAMS", "MATERIALIZED",
+                                     "SINKS", NULL};
+  const char *const *kws = plural ? plur : sing;
+  if (accept_kw(p, kws[0])) {
+    *out = LM_OBJ_SOURCE;
+  } else if (accept_kw(p, kws[1])) {
+    *out = LM_OBJ_STREAM;
+  } else if (accept_kw(p, "MATERIALIZED")) {
+    if (expect_kw(p, plural ? "VIEWS" : "VIEW"))
+      return p->rc;
+    *out = LM_OBJ_MVIEW;
+  } else if (accept_kw(p, kws[3])) {
+    *out = LM_OBJ_SINK;
+  } else {
+    return fail_expected(p,
+                         plural ? "SOURCES, STREAMS, MATERIALIZED VIEWS or "
+                                  "SINKS"
+                                : "SOURCE, STREAM, MATERIALIZED VIEW or SINK",
+                         kws);
+  }
+  return 0;
+}
+
+static const char *const stmt_kws[] = {"CREATE",   "INSERT", "DROP", "SHOW",
+                                       "DESCRIBE", "SELECT", NULL};
+
+static lm_stmt *parse_statement(parser *p) {
+  const lm_token *t = cur(p);
+  lm_stmt *s = NULL;
+  if (lm_token_is_kw(t, "CREATE")) {
+    next(p);
+    static const char *const c[] = {"SOURCE", "STREAM", "MATERIALIZED", "SINK",
+                                    NULL};
+    if (is_kw(p, "SOURCE")) {
+      next(p);
+      if (!(s = new_stmt(p, LM_STMT_CREATE_SOURCE, t)) ||
+          parse_create_source(p, s))
+        return NULL;
+    } else if (is_kw(p, "STREAM")) {
+      next(p);
+      if (!(s = new_stmt(p, LM_STMT_CREATE_STREAM, t)) ||
+          parse_create_query(p, s))
+        return NULL;
+    } else if (is_kw(p, "MATERIALIZED")) {
+      next(p);
+      if (expect_kw(p, "VIEW"))
+        return NULL;
+      if (!(s = new_stmt(p, LM_STMT_CREATE_MVIEW, t)) ||
+          parse_create_query(p, s))
+        return NULL;
+    } else if (is_kw(p, "SINK")) {
+      next(p);
+      if (!(s = new_stmt(p, LM_STMT_CREATE_SINK, t)) || parse_create_sink(p, s))
+        return NULL;
+    } else {
+      fail_expected(p, "SOURCE, STREAM, MATERIALIZED VIEW or SINK", c);
+      return NULL;
+    }
+  } else if (lm_token_is_kw(t, "INSERT")) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_INSERT, t)) || parse_insert(p, s))
+      return NULL;
+  } else if (lm_token_is_kw(t, "DROP")) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_DROP, t)) ||
+        parse_object_kind(p, false, &s->object))
+      return NULL;
+    if (is_kw(p, "IF")) {
+      next(p);
+      if (expect_kw(p, "EXISTS"))
+        return NULL;
+      s->if_exists = true;
+    }
+    if (!(s->name = parse_name(p, "a name", NULL, NULL)))
+      return NULL;
+  } else if (lm_token_is_kw(t, "SHOW")) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_SHOW, t)) ||
+        parse_object_kind(p, true, &s->object))
+      return NULL;
+  } else if (lm_token_is_kw(t, "DESCRIBE") || lm_token_is_kw(t, "DESC")) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_DESCRIBE, t)) ||
+        !(s->name = parse_name(p, "a name", NULL, NULL)))
+      return NULL;
+  } else if (lm_token_is_kw(t, "SELECT")) {
+    if (!(s = new_stmt(p, LM_STMT_SELECT, t)) || !(s->select = parse_select(p)))
+      return NULL;
+  } else {
+    fail_expected(p,
+                  "a statement (CREATE, INSERT, DROP, SHOW, DESCRIBE, SELECT)",
+                  stmt_kws);
+    return NULL;
+  }
+
+  /* The statement must end here. */
+  const lm_token *e = cur(p);
+  if (e->kind != LM_TK_SEMI && e->kind != LM_TK_EOF) {
+    switch (s->kind) {
+    case LM_STMT_CREATE_SOURCE: {
+      static const char *const c[] = {"FROM", "FORMAT", NULL};
+      fail_expected(p, "FROM, FORMAT, ';' or end of input", c);
+      break;
+    }
+    case LM_STMT_CREATE_SINK: {
+      static const char *const c[] = {"INTO", "FORMAT", NULL};
+      fail_expected(p, "INTO, FORMAT, ';' or end of input", c);
+      break;
+    }
+    default:
+      fail_expected(p, "';' or end of input", NULL);
+    }
+    return NULL;
+  }
+  /* Own text: first token .. last consumed token. */
+  const lm_token *last = &p->toks[p->pos - 1];
+  size_t a = t->offset, b = last->offset + last->len;
+  char *text = lm_arena_strndup(p->arena, p->sql + a, b - a);
+  if (!text) {
+    oom(p);
+    return NULL;
+  }
+  s->text = text;
+  return s;
+}
+
+/* ------------------------------------------------------------ top level */
+
+static int tokenize(parser *p) {
+  lm_lexer lx;
+  lm_lexer_init(&lx, p->sql, p->len, p->arena);
+  size_t cap = 0;
+  for (;;) {
+    if (p->n_toks == cap) {
+      size_t nc = cap ? cap * 2 : 64;
+      lm_token *nt = realloc(p->toks, nc * sizeof *nt);
+      if (!nt)
+        return oom(p);
+      p->toks = nt;
+      cap = nc;
+    }
+    lm_token *t = &p->toks[p->n_toks];
+    int rc = lm_lexer_next(&lx, t, &p->lexerr);
+    if (rc == LM_ERR_NOMEM)
+      return oom(p);
+    p->n_toks++;
+    if (rc || t->kind == LM_TK_EOF) {
+      t->kind = rc ? LM_TK_ERROR : LM_TK_EOF;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* See lm_sql.h. The returned script owns every node and string (one arena);
+ * the caller frees it with lm_sql_script_free. Errors: LM_ERR_PARSE
+ * (positioned), LM_ERR_NOMEM, LM_ERR_INVALID for NULL out or NULL sql with
+ * len > 0. */
+int lm_sql_parse(const char *sql, size_t len, lm_sql_script **out,
+                 lm_error *err) {
+  if (out)
+    *out = NULL;
+  if (!out || (!sql && len))
+    return lm_err(err, LM_ERR_INVALID, "lm_sql_parse: bad arguments");
+  if (!sql)
+    sql = "";
+  lm_sql_script *sc = calloc(1, sizeof *sc);
+  if (!sc)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_arena_init(&sc->arena, 0);
+  parser p = {0};
+  p.sql = sql;
+  p.len = len;
+  p.arena = &sc->arena;
+
+  int cap = 0;
+  if (tokenize(&p) == 0) {
+    for (;;) {
+      while (accept(&p, LM_TK_SEMI)) {
+      }
+      if (is_kind(&p, LM_TK_EOF))
+        break;
+      lm_stmt *s = parse_statement(&p);
+      if (!s)
+        break;
+      lm_stmt **v = vec_grow(&p, sc->stmts, sc->n_stmts, &cap, sizeof *v);
+      if (!v)
+        break;
+      sc->stmts = v;
+      sc->stmts[sc->n_stmts++] = s;
+    }
+  }
+  free(p.toks);
+  if (p.rc) {
+    if (err)
+      *err = p.err;
+    lm_sql_script_free(sc);
+    return p.rc;
+  }
+  *out = sc;
+  return 0;
+}
+
+/* Frees a script from lm_sql_parse and everything it points to; NULL ok. */
+void lm_sql_script_free(lm_sql_script *s) {
+  if (!s)
+    return;
+  lm_arena_free(&s->arena);
+  free(s);
+}

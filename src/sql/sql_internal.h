@@ -1,0 +1,79 @@
+/*
+ * sql/sql_internal.h — the SQL lexer's token types (private to sql/).
+ *
+ * The lexer turns SQL text into tokens one at a time. Keywords are not
+ * separate token kinds: an unquoted word is LM_TK_IDENT and the parser
+ * compares its text case-insensitively, so that most keywords stay usable as
+ * column names. Decoded text (identifiers lower-cased, quotes and escapes
+ * removed) is allocated in the caller's arena.
+ */
+#ifndef LM_SQL_INTERNAL_H
+#define LM_SQL_INTERNAL_H
+
+#include "sql/lm_sql.h"
+
+typedef enum lm_token_kind {
+  LM_TK_EOF = 0,
+  LM_TK_ERROR,   /* the lexer failed here; the error is in the lexer */
+  LM_TK_IDENT,   /* unquoted word; text = lower-cased */
+  LM_TK_QIDENT,  /* "quoted identifier"; text = contents, "" unescaped */
+  LM_TK_STRING,  /* 'string'; text = contents, '' unescaped */
+  LM_TK_INTEGER, /* digits only; text = as written */
+  LM_TK_NUMBER,  /* digits with '.' and/or exponent; text = as written */
+  LM_TK_LPAREN,
+  LM_TK_RPAREN,
+  LM_TK_COMMA,
+  LM_TK_SEMI,
+  LM_TK_DOT,
+  LM_TK_STAR,
+  LM_TK_PLUS,
+  LM_TK_MINUS,
+  LM_TK_SLASH,
+  LM_TK_PERCENT,
+  LM_TK_EQ,     /* = or == */
+  LM_TK_NE,     /* <> or != */
+  LM_TK_LT,     /* < */
+  LM_TK_LE,     /* <= */
+  LM_TK_GT,     /* > */
+  LM_TK_GE,     /* >= */
+  LM_TK_CONCAT, /* || */
+  LM_TK_COLON2, /* :: */
+  LM_TK_ARROW,  /* => (named arguments; not used by the grammar yet) */
+} lm_token_kind;
+
+typedef struct lm_token {
+  lm_token_kind kind;
+  int line, column;  /* 1-based position of the first byte */
+  size_t offset;     /* byte offset of the first byte in the SQL text */
+  size_t len;        /* bytes of source text the token spans */
+  const char *start; /* = sql + offset */
+  const char *text;  /* decoded text (see lm_token_kind), arena-owned;
+                        NULL for punctuation and EOF */
+  size_t text_len;   /* strlen(text) unless text holds a NUL byte */
+} lm_token;
+
+typedef struct lm_lexer {
+  const char *sql;
+  size_t len;
+  size_t pos;
+  int line, column;
+  lm_arena *arena;
+} lm_lexer;
+
+/* Sets up a lexer over sql[0..len) (not necessarily NUL-terminated); decoded
+ * token text is allocated in `arena`, which must outlive the tokens. */
+void lm_lexer_init(lm_lexer *lx, const char *sql, size_t len, lm_arena *arena);
+
+/* Reads the next token into *tok, skipping whitespace and comments. At the
+ * end of the text returns 0 with tok->kind = LM_TK_EOF (repeatedly). On bad
+ * input (unterminated string, quoted identifier or comment, malformed
+ * number, unexpected character) returns LM_ERR_PARSE with err set to
+ * "line:column: reason" at the offending token's first byte and
+ * tok->kind = LM_TK_ERROR; LM_ERR_NOMEM when the arena is exhausted. */
+int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err);
+
+/* Case-insensitive match of an unquoted word token against an upper-case
+ * keyword. Quoted identifiers never match keywords. */
+bool lm_token_is_kw(const lm_token *t, const char *kw);
+
+#endif
