@@ -1163,6 +1163,8 @@ static void run_file(runner *R) {
 }
 
 int main(int argc, char **argv) {
+  /* line-buffered, so that what ran before a crash is visible */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   const char *engine = NULL;
   bool verbose = false, quiet = false;
   int files = 0, total_failed = 0, status = 0;

@@ -369,6 +369,9 @@ static int pos_err(lm_error *err, int code, int line, int col,
 static int create_query_node(laminar_db *db, const lm_stmt *st,
                              lm_node_kind kind, lm_error *err) {
   const lm_select *sel = st->select;
+  if (!sel->from)
+    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                   "a continuous query needs FROM <source, stream or view>");
   if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
     if (st->if_not_exists) return 0;
     char m[300];
@@ -831,15 +834,22 @@ static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
 
 static int adhoc_select(laminar_db *db, const lm_select *sel,
                         laminar_result **res, lm_error *err) {
-  lm_node *in = lm_engine_find(db, sel->from);
   char m[400];
-  if (!in) {
+  lm_node *in = sel->from ? lm_engine_find(db, sel->from) : NULL;
+  if (sel->from && !in) {
     snprintf(m, sizeof m, "no source, stream or view named '%s'", sel->from);
     return pos_err(err, LM_ERR_NOTFOUND, sel->from_line, sel->from_column, m);
   }
   laminar_result input = {0};
   int rc = 0;
-  if (in->kind == LM_NODE_MVIEW) {
+  lm_schema *in_schema = in ? lm_schema_retain(in->table_schema) : lm_schema_new(0);
+  if (!in_schema) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!in) {
+    /* SELECT without FROM: one row with no columns */
+    lm_batch *one = lm_batch_new(lm_schema_retain(in_schema), 1, NULL);
+    rc = one ? collect(&input, one, err) : lm_err(err, LM_ERR_NOMEM, "out of memory");
+    lm_batch_release(one);
+  } else if (in->kind == LM_NODE_MVIEW) {
     if (in->query && in->query->agg_op) {
       lm_batch *snap = NULL;
       rc = lm_op_aggregate_snapshot(in->query->agg_op, &snap, err);
@@ -861,7 +871,9 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
     rc = pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
   }
   lm_plan *plan = NULL;
-  if (!rc) rc = lm_plan_select(sel, in->table_schema, in->name, &plan, err);
+  if (!rc)
+    rc = lm_plan_select(sel, in_schema, in ? in->name : NULL, &plan, err);
+  lm_schema_release(in_schema);
   if (!rc && sel->emit != LM_EMIT_DEFAULT)
     rc = pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                  "EMIT is only allowed in CREATE STREAM / MATERIALIZED VIEW");

@@ -214,8 +214,8 @@ static int export_schema(const lm_schema *s, lm_array *const *cols,
     }
   }
   size_t kids = n ? (size_t)n : 1;
-  schema_priv *p = calloc(
-      1, sizeof *p + (kids - 1) * sizeof(struct ArrowSchema));
+  schema_priv *p =
+      calloc(1, sizeof *p + (kids - 1) * sizeof(struct ArrowSchema));
   struct ArrowSchema **ptrs = malloc(kids * sizeof *ptrs);
   if (!p || !ptrs) {
     free(p);
@@ -328,8 +328,7 @@ static int export_column(lm_array *a, const char *name, struct ArrowArray *out,
   if (id != LM_TYPE_NULL && !empty &&
       (!a->values || !a->values->data ||
        (id == LM_TYPE_UTF8 && (!a->data || !a->data->data))))
-    return lm_err(err, LM_ERR_INVALID, "column '%.200s': missing buffer",
-                  name);
+    return lm_err(err, LM_ERR_INVALID, "column '%.200s': missing buffer", name);
   if (id != LM_TYPE_NULL && a->null_count > 0 &&
       (!a->validity || !a->validity->data))
     return lm_err(err, LM_ERR_INVALID,
@@ -602,7 +601,8 @@ static int import_wrap(import_holder *h, const col_src *s, int64_t nulls,
   case LM_TYPE_UTF8:
     a->values = wrap_foreign(h, s->values + shift * 4, (size_t)(n + 1) * 4);
     if (a->values)
-      a->data = wrap_foreign(h, s->data, (size_t)load_i32(s->values, s->pos + s->len));
+      a->data = wrap_foreign(h, s->data,
+                             (size_t)load_i32(s->values, s->pos + s->len));
     if (!a->data)
       goto oom;
     break;
@@ -623,9 +623,9 @@ oom:
 /* Validates child i (schema cs, array ca) of the parent (poff, len, pvalid)
  * and imports it into *out. */
 static int import_column(import_holder *h, const struct ArrowSchema *cs,
-                         const struct ArrowArray *ca, int64_t poff,
-                         int64_t len, const uint8_t *pvalid, int i,
-                         lm_field *field, lm_array **out, lm_error *err) {
+                         const struct ArrowArray *ca, int64_t poff, int64_t len,
+                         const uint8_t *pvalid, int i, lm_field *field,
+                         lm_array **out, lm_error *err) {
   char label[32];
   const char *name = cs ? cs->name : NULL;
   if (!name) {
@@ -688,7 +688,8 @@ static int import_column(import_holder *h, const struct ArrowSchema *cs,
     if (vb)
       s.valid = vb;
     else if (ca->null_count > 0)
-      return col_err(err, name, "validity buffer is NULL but null_count is %lld",
+      return col_err(err, name,
+                     "validity buffer is NULL but null_count is %lld",
                      (long long)ca->null_count);
   }
   /* values / offsets / data: only read when rows are */
@@ -796,9 +797,9 @@ int lm_cdata_import_batch(struct ArrowArray *array,
     goto done;
   }
   if (pa->n_buffers != 1 || !pa->buffers || pa->dictionary) {
-    rc = lm_err(err, LM_ERR_INVALID,
-                "struct array: expected 1 buffer, got %lld",
-                (long long)pa->n_buffers);
+    rc =
+        lm_err(err, LM_ERR_INVALID, "struct array: expected 1 buffer, got %lld",
+               (long long)pa->n_buffers);
     goto done;
   }
   if (pa->null_count < -1 || pa->null_count > pa->length) {
