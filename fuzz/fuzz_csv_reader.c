@@ -59,8 +59,10 @@ static void dump_batch(lm_buf *o, const lm_batch *b) {
   for (int64_t i = 0; i < b->num_rows; i++) {
     for (int c = 0; c < b->num_columns; c++) {
       const lm_array *a = b->columns[c];
-      if (a->length != b->num_rows) __builtin_trap();
-      if (c) lm_buf_putc(o, '|');
+      if (a->length != b->num_rows)
+        __builtin_trap();
+      if (c)
+        lm_buf_putc(o, '|');
       if (lm_array_is_null(a, i)) {
         lm_buf_puts(o, "NULL");
         continue;
@@ -102,7 +104,8 @@ static int run(lm_schema *s, const lm_csv_options *o, const char *data,
                size_t size, size_t split, size_t step, lm_buf *dump,
                lm_buf *keep, lm_error *err) {
   lm_csv_reader *r = lm_csv_reader_new(s, o, "fuzz.csv");
-  if (!r) return LM_ERR_NOMEM;
+  if (!r)
+    return LM_ERR_NOMEM;
   int rc = 0;
   size_t pos = 0;
   while (rc == 0 && pos < size) {
@@ -110,12 +113,14 @@ static int run(lm_schema *s, const lm_csv_options *o, const char *data,
     rc = lm_csv_reader_feed(r, data + pos, to - pos, err);
     pos = to;
   }
-  if (rc == 0) rc = lm_csv_reader_finish(r, err);
+  if (rc == 0)
+    rc = lm_csv_reader_finish(r, err);
   lm_batch *b;
   while ((b = lm_csv_reader_next(r)) != NULL) {
     dump_batch(dump, b);
     if (keep && rc == 0) {
-      if (lm_csv_write_batch(keep, b, o)) __builtin_trap();
+      if (lm_csv_write_batch(keep, b, o))
+        __builtin_trap();
     }
     lm_batch_release(b);
   }
@@ -129,14 +134,16 @@ static int run(lm_schema *s, const lm_csv_options *o, const char *data,
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size < 1) return 0;
+  if (size < 1)
+    return 0;
   uint8_t sel = data[0];
   const char *text = (const char *)data + 1;
   size--;
   const variant *v = &VARIANTS[sel & 3];
   size_t split = size * (size_t)(sel >> 2) / 63;
   lm_schema *s = lm_schema_new(v->n);
-  if (!s) return 0;
+  if (!s)
+    return 0;
   for (int i = 0; i < v->n; i++)
     lm_schema_set_field(s, i, v->names[i], lm_type_make(v->types[i]),
                         v->nullable[i]);
@@ -151,15 +158,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lm_buf_init(&alt);
   lm_buf_init(&written);
   lm_error err;
-  if (v->header && lm_csv_write_header(&written, s, &o)) __builtin_trap();
+  if (v->header && lm_csv_write_header(&written, s, &o))
+    __builtin_trap();
   int rc = run(s, &o, text, size, size, size, &ref, &written, &err);
 
   run(s, &o, text, size, split, size, &alt, NULL, &err);
-  if (strcmp(ref.data, alt.data) != 0) __builtin_trap();
+  if (strcmp(ref.data, alt.data) != 0)
+    __builtin_trap();
   if (size <= 512) {
     lm_buf_reset(&alt);
     run(s, &o, text, size, 0, 1, &alt, NULL, &err);
-    if (strcmp(ref.data, alt.data) != 0) __builtin_trap();
+    if (strcmp(ref.data, alt.data) != 0)
+      __builtin_trap();
   }
 
   if (rc == 0) {
@@ -170,7 +180,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc2 = run(s, &o, written.data ? written.data : "", written.len,
                   written.len, written.len, &back, NULL, &err);
     if (rc2 == 0) {
-      if (strcmp(ref.data, back.data) != 0) __builtin_trap();
+      if (strcmp(ref.data, back.data) != 0)
+        __builtin_trap();
     } else if (!strstr(err.msg, "TIMESTAMP")) {
       /* only a timestamp shifted by a zone offset out of years 1-9999 may
        * fail to read back */

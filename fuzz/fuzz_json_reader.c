@@ -50,8 +50,10 @@ static void dump_batch(lm_buf *o, const lm_batch *b) {
   for (int64_t i = 0; i < b->num_rows; i++) {
     for (int c = 0; c < b->num_columns; c++) {
       const lm_array *a = b->columns[c];
-      if (a->length != b->num_rows) __builtin_trap();
-      if (c) lm_buf_putc(o, '|');
+      if (a->length != b->num_rows)
+        __builtin_trap();
+      if (c)
+        lm_buf_putc(o, '|');
       if (lm_array_is_null(a, i)) {
         lm_buf_puts(o, "NULL");
         continue;
@@ -64,7 +66,8 @@ static void dump_batch(lm_buf *o, const lm_batch *b) {
       case LM_TYPE_FLOAT64: {
         double v = a->type.id == LM_TYPE_FLOAT32 ? lm_array_f32(a)[i]
                                                  : lm_array_f64(a)[i];
-        if (!isfinite(v)) __builtin_trap(); /* JSON has no NaN/Inf */
+        if (!isfinite(v))
+          __builtin_trap(); /* JSON has no NaN/Inf */
         lm_buf_printf(o, "%a", v);
         break;
       }
@@ -88,7 +91,8 @@ static int run(lm_schema *s, const lm_json_options *o, const char *data,
                size_t size, size_t split, size_t step, lm_buf *dump,
                lm_buf *keep, lm_error *err) {
   lm_json_reader *r = lm_json_reader_new(s, o, "fuzz.json");
-  if (!r) return LM_ERR_NOMEM;
+  if (!r)
+    return LM_ERR_NOMEM;
   int rc = 0;
   size_t pos = 0;
   while (rc == 0 && pos < size) {
@@ -96,12 +100,14 @@ static int run(lm_schema *s, const lm_json_options *o, const char *data,
     rc = lm_json_reader_feed(r, data + pos, to - pos, err);
     pos = to;
   }
-  if (rc == 0) rc = lm_json_reader_finish(r, err);
+  if (rc == 0)
+    rc = lm_json_reader_finish(r, err);
   lm_batch *b;
   while ((b = lm_json_reader_next(r)) != NULL) {
     dump_batch(dump, b);
     if (keep && rc == 0) {
-      if (lm_json_write_batch(keep, b)) __builtin_trap();
+      if (lm_json_write_batch(keep, b))
+        __builtin_trap();
     }
     lm_batch_release(b);
   }
@@ -115,14 +121,16 @@ static int run(lm_schema *s, const lm_json_options *o, const char *data,
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size < 1) return 0;
+  if (size < 1)
+    return 0;
   uint8_t sel = data[0];
   const char *text = (const char *)data + 1;
   size--;
   const variant *v = &VARIANTS[sel & 3];
   size_t split = size * (size_t)(sel >> 2) / 63;
   lm_schema *s = lm_schema_new(v->n);
-  if (!s) return 0;
+  if (!s)
+    return 0;
   for (int i = 0; i < v->n; i++)
     lm_schema_set_field(s, i, v->names[i], lm_type_make(v->types[i]),
                         v->nullable[i]);
@@ -137,11 +145,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lm_error err;
   int rc = run(s, &o, text, size, size, size, &ref, &written, &err);
   run(s, &o, text, size, split, size, &alt, NULL, &err);
-  if (strcmp(ref.data, alt.data) != 0) __builtin_trap();
+  if (strcmp(ref.data, alt.data) != 0)
+    __builtin_trap();
   if (size <= 512) {
     lm_buf_reset(&alt);
     run(s, &o, text, size, 0, 1, &alt, NULL, &err);
-    if (strcmp(ref.data, alt.data) != 0) __builtin_trap();
+    if (strcmp(ref.data, alt.data) != 0)
+      __builtin_trap();
   }
   if (rc == 0) {
     /* blank lines are not rows, so the row counts match too */
@@ -150,7 +160,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc2 = run(s, &o, written.data ? written.data : "", written.len,
                   written.len, written.len, &back, NULL, &err);
     if (rc2 == 0) {
-      if (strcmp(ref.data, back.data) != 0) __builtin_trap();
+      if (strcmp(ref.data, back.data) != 0)
+        __builtin_trap();
     } else if (!strstr(err.msg, "TIMESTAMP")) {
       __builtin_trap();
     }

@@ -9,11 +9,13 @@ static void walk(const lm_toml_value *v) {
   if (v->kind == LM_TOML_TABLE) {
     for (size_t i = 0; i < v->u.table.len; i++) {
       const lm_toml_entry *e = &v->u.table.entries[i];
-      if (lm_toml_table_get(v, e->key, e->key_len) != e->value) __builtin_trap();
+      if (lm_toml_table_get(v, e->key, e->key_len) != e->value)
+        __builtin_trap();
       walk(e->value);
     }
   } else if (v->kind == LM_TOML_ARRAY) {
-    for (size_t i = 0; i < v->u.array.len; i++) walk(v->u.array.items[i]);
+    for (size_t i = 0; i < v->u.array.len; i++)
+      walk(v->u.array.items[i]);
   }
 }
 

@@ -34,10 +34,12 @@ static int run_file(const char *path) {
     }
     size_t n = fread(buf + len, 1, cap - len, f);
     len += n;
-    if (len < cap) break;
+    if (len < cap)
+      break;
     cap *= 2;
     uint8_t *nb = realloc(buf, cap);
-    if (!nb) free(buf);
+    if (!nb)
+      free(buf);
     buf = nb;
   }
   int bad = ferror(f);
@@ -75,7 +77,8 @@ static int run_dir(const char *dir, int *count) {
   int rc = 0;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
+    if (e->d_name[0] == '.')
+      continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 64;
       char **nn = realloc(names, cap * sizeof *nn);
@@ -95,7 +98,8 @@ static int run_dir(const char *dir, int *count) {
     n++;
   }
   closedir(d);
-  if (n) qsort(names, n, sizeof *names, cmp_str);
+  if (n)
+    qsort(names, n, sizeof *names, cmp_str);
   for (size_t i = 0; i < n; i++) {
     struct stat st;
     if (rc == 0 && stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
@@ -128,9 +132,11 @@ int main(int argc, char **argv) {
       rc = run_dir(argv[i], &count);
     } else {
       rc = run_file(argv[i]);
-      if (rc == 0) count++;
+      if (rc == 0)
+        count++;
     }
-    if (rc) status = 1;
+    if (rc)
+      status = 1;
   }
   printf("replayed %d input(s)\n", count);
   return status;

@@ -8,11 +8,12 @@
 #   libclang-rt-14-dev      clang's sanitizer and libFuzzer runtimes
 #   clang-format            make format
 #   nodejs npm              the DuckDB oracle (tests/oracle, npm package)
+#   python3                 row comparison in the acceptance cases (tests/cases)
 #
 # Add a package here when a test starts needing one (e.g. postgresql-15).
 set -euo pipefail
 
-PACKAGES=(build-essential cmake clang-14 clang libclang-rt-14-dev clang-format
+PACKAGES=(build-essential cmake clang-14 clang libclang-rt-14-dev clang-format python3
   ca-certificates)
 
 missing=()

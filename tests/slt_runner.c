@@ -73,6 +73,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* --quiet: only per-file summaries are printed */
+static bool g_quiet;
+#define say(...) ((void)(g_quiet ? 0 : printf(__VA_ARGS__)))
+
 /* ------------------------------------------------------------ utilities */
 
 static void *xmalloc(size_t n) {
@@ -115,7 +119,9 @@ static void str_addn(str *b, const char *p, size_t n) {
   b->len += n;
   b->s[b->len] = '\0';
 }
-static void str_add(str *b, const char *p) { str_addn(b, p, strlen(p)); }
+static void str_add(str *b, const char *p) {
+  str_addn(b, p, strlen(p));
+}
 static void str_addf(str *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void str_addf(str *b, const char *fmt, ...) {
@@ -124,7 +130,8 @@ static void str_addf(str *b, const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
-  if (n < 0) return;
+  if (n < 0)
+    return;
   if ((size_t)n < sizeof tmp) {
     str_addn(b, tmp, (size_t)n);
     return;
@@ -136,7 +143,9 @@ static void str_addf(str *b, const char *fmt, ...) {
   str_addn(b, big, (size_t)n);
   free(big);
 }
-static const char *str_cstr(str *b) { return b->s ? b->s : ""; }
+static const char *str_cstr(str *b) {
+  return b->s ? b->s : "";
+}
 
 /* a list of strings */
 typedef struct {
@@ -152,7 +161,8 @@ static void list_push(strlist *l, char *s) {
   l->v[l->n++] = s;
 }
 static void list_free(strlist *l) {
-  for (size_t i = 0; i < l->n; i++) free(l->v[i]);
+  for (size_t i = 0; i < l->n; i++)
+    free(l->v[i]);
   free(l->v);
   l->v = NULL;
   l->n = l->cap = 0;
@@ -162,7 +172,8 @@ static int cmp_strp(const void *a, const void *b) {
 }
 
 static bool is_blank(const char *s) {
-  while (*s == ' ' || *s == '\t') s++;
+  while (*s == ' ' || *s == '\t')
+    s++;
   return *s == '\0';
 }
 
@@ -174,16 +185,22 @@ static int split_ws(const char *line, char **tok, int max, char *buf,
   int n = 0;
   char *p = buf;
   while (*p && n < max) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (!*p) break;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (!*p)
+      break;
     tok[n++] = p;
-    if (n == max) break;
-    while (*p && *p != ' ' && *p != '\t') p++;
-    if (*p) *p++ = '\0';
+    if (n == max)
+      break;
+    while (*p && *p != ' ' && *p != '\t')
+      p++;
+    if (*p)
+      *p++ = '\0';
   }
   if (n > 0) { /* trim the trailing blanks of the last token */
     char *e = tok[n - 1] + strlen(tok[n - 1]);
-    while (e > tok[n - 1] && (e[-1] == ' ' || e[-1] == '\t')) *--e = '\0';
+    while (e > tok[n - 1] && (e[-1] == ' ' || e[-1] == '\t'))
+      *--e = '\0';
   }
   return n;
 }
@@ -264,7 +281,8 @@ static void md5_update(md5_ctx *m, const void *data, size_t n) {
   m->len += n;
   while (n > 0) {
     size_t k = 64 - m->fill;
-    if (k > n) k = n;
+    if (k > n)
+      k = n;
     memcpy(m->buf + m->fill, p, k);
     m->fill += k;
     p += k;
@@ -281,9 +299,11 @@ static void md5_hex(md5_ctx *m, char out[33]) {
   unsigned char pad = 0x80;
   md5_update(m, &pad, 1);
   unsigned char zero = 0;
-  while (m->fill != 56) md5_update(m, &zero, 1);
+  while (m->fill != 56)
+    md5_update(m, &zero, 1);
   unsigned char lenb[8];
-  for (int i = 0; i < 8; i++) lenb[i] = (unsigned char)(bits >> (8 * i));
+  for (int i = 0; i < 8; i++)
+    lenb[i] = (unsigned char)(bits >> (8 * i));
   md5_update(m, lenb, 8);
   uint32_t v[4] = {m->a, m->b, m->c, m->d};
   for (int i = 0; i < 16; i++)
@@ -320,7 +340,8 @@ static bool read_lines(runner *R) {
   str all = {0};
   char chunk[65536];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) str_addn(&all, chunk, n);
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    str_addn(&all, chunk, n);
   fclose(f);
   size_t cap = 0;
   char *p = all.s ? all.s : "";
@@ -329,7 +350,8 @@ static bool read_lines(runner *R) {
     char *nl = memchr(p, '\n', (size_t)(end - p));
     char *e = nl ? nl : end;
     size_t len = (size_t)(e - p);
-    if (len > 0 && p[len - 1] == '\r') len--;
+    if (len > 0 && p[len - 1] == '\r')
+      len--;
     char *line = xmalloc(len + 1);
     memcpy(line, p, len);
     line[len] = '\0';
@@ -347,7 +369,8 @@ static bool read_lines(runner *R) {
 /* Collects lines from R->i up to a blank line (consumed) or `stop` (a line
  * equal to stop, consumed; *hit set). */
 static void take_block(runner *R, const char *stop, strlist *out, bool *hit) {
-  if (hit) *hit = false;
+  if (hit)
+    *hit = false;
   while (R->i < R->nlines) {
     const char *l = R->lines[R->i];
     if (is_blank(l)) {
@@ -356,7 +379,8 @@ static void take_block(runner *R, const char *stop, strlist *out, bool *hit) {
     }
     R->i++;
     if (stop && strcmp(l, stop) == 0) {
-      if (hit) *hit = true;
+      if (hit)
+        *hit = true;
       return;
     }
     list_push(out, xstrdup(l));
@@ -366,7 +390,8 @@ static void take_block(runner *R, const char *stop, strlist *out, bool *hit) {
 static char *join_lines(const strlist *l) {
   str b = {0};
   for (size_t i = 0; i < l->n; i++) {
-    if (i) str_add(&b, "\n");
+    if (i)
+      str_add(&b, "\n");
     str_add(&b, l->v[i]);
   }
   return b.s ? b.s : xstrdup("");
@@ -374,40 +399,46 @@ static char *join_lines(const strlist *l) {
 
 static void fail_header(runner *R, size_t line, const char *what) {
   R->failed++;
-  printf("FAIL %s:%zu: %s\n", R->path, line, what);
+  say("FAIL %s:%zu: %s\n", R->path, line, what);
 }
 
 static void print_sql(const char *sql) {
-  printf("  sql:\n");
+  say("  sql:\n");
   const char *p = sql;
   while (*p) {
     const char *e = strchr(p, '\n');
     size_t n = e ? (size_t)(e - p) : strlen(p);
-    printf("    %.*s\n", (int)n, p);
-    if (!e) break;
+    say("    %.*s\n", (int)n, p);
+    if (!e)
+      break;
     p = e + 1;
   }
 }
 
 static void print_rows(const char *title, char **rows, size_t n) {
-  printf("  %s (%zu row%s):\n", title, n, n == 1 ? "" : "s");
-  for (size_t i = 0; i < n; i++) printf("    %s\n", rows[i]);
+  say("  %s (%zu row%s):\n", title, n, n == 1 ? "" : "s");
+  for (size_t i = 0; i < n; i++)
+    say("    %s\n", rows[i]);
 }
 
 /* ------------------------------------------------------ result handling */
 
 /* Type letter of a result column from its SQL type name. */
 static char type_letter(const char *t) {
-  if (!t) return 'T';
+  if (!t)
+    return 'T';
   char up[64];
   size_t i = 0;
-  for (; t[i] && i < sizeof up - 1; i++) up[i] = (char)toupper((unsigned char)t[i]);
+  for (; t[i] && i < sizeof up - 1; i++)
+    up[i] = (char)toupper((unsigned char)t[i]);
   up[i] = '\0';
-  if (strstr(up, "INT")) return 'I';
+  if (strstr(up, "INT"))
+    return 'I';
   if (strstr(up, "DOUBLE") || strstr(up, "REAL") || strstr(up, "FLOAT") ||
       strstr(up, "DECIMAL") || strstr(up, "NUMERIC"))
     return 'R';
-  if (strstr(up, "BOOL")) return 'B';
+  if (strstr(up, "BOOL"))
+    return 'B';
   if (strstr(up, "TIMESTAMP") || strstr(up, "DATE") || strstr(up, "TIME"))
     return 'S';
   return 'T';
@@ -422,7 +453,8 @@ typedef struct {
 } table;
 
 static void table_free(table *t) {
-  for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++) free(t->vals[i]);
+  for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+    free(t->vals[i]);
   free(t->vals);
   free(t->types);
   memset(t, 0, sizeof *t);
@@ -445,24 +477,28 @@ static void table_from_result(laminar_result *r, table *t) {
   for (size_t row = 0; row < t->nrows; row++)
     for (int c = 0; c < t->ncols; c++) {
       const char *v = laminar_result_value_text(r, (int64_t)row, c);
-      t->vals[row * (size_t)t->ncols + (size_t)c] =
-          xstrdup(!v ? "NULL" : v[0] ? v : "(empty)");
+      t->vals[row * (size_t)t->ncols + (size_t)c] = xstrdup(!v     ? "NULL"
+                                                            : v[0] ? v
+                                                                   : "(empty)");
     }
 }
 
 static bool parse_number(const char *s, double *out) {
-  if (!*s) return false;
+  if (!*s)
+    return false;
   char *end;
   errno = 0;
   double d = strtod(s, &end);
-  if (*end != '\0') return false;
+  if (*end != '\0')
+    return false;
   *out = d;
   return true;
 }
 
 /* sqllogictest formatting of one value by its column letter. */
 static char *slt_canonical(const char *v, char letter, bool hash_mode) {
-  if (strcmp(v, "NULL") == 0 || strcmp(v, "(empty)") == 0) return xstrdup(v);
+  if (strcmp(v, "NULL") == 0 || strcmp(v, "(empty)") == 0)
+    return xstrdup(v);
   char buf[64];
   double d;
   if (letter == 'I' && strpbrk(v, ".eE") && parse_number(v, &d) &&
@@ -477,27 +513,36 @@ static char *slt_canonical(const char *v, char letter, bool hash_mode) {
   char *c = xstrdup(v);
   if (hash_mode)
     for (char *p = c; *p; p++)
-      if ((unsigned char)*p < ' ' || (unsigned char)*p > '~') *p = '@';
+      if ((unsigned char)*p < ' ' || (unsigned char)*p > '~')
+        *p = '@';
   return c;
 }
 
 /* Does the actual value match the expected text for a column letter? */
 static bool value_matches(const char *got, const char *want, char letter) {
-  if (strcmp(got, want) == 0) return true;
-  if (letter != 'R' && letter != 'I') return false;
+  if (strcmp(got, want) == 0)
+    return true;
+  if (letter != 'R' && letter != 'I')
+    return false;
   double g, w;
-  if (!parse_number(got, &g) || !parse_number(want, &w)) return false;
-  if (letter == 'I') return g == w;
-  if (isnan(g) && isnan(w)) return true;
-  if (g == w) return true;
+  if (!parse_number(got, &g) || !parse_number(want, &w))
+    return false;
+  if (letter == 'I')
+    return g == w;
+  if (isnan(g) && isnan(w))
+    return true;
+  if (g == w)
+    return true;
   double scale = fmax(fabs(g), fabs(w));
-  if (fabs(g - w) <= 1e-9 * scale) return true;
+  if (fabs(g - w) <= 1e-9 * scale)
+    return true;
   /* sqllogictest prints reals with 3 decimals */
   const char *dot = strchr(want, '.');
   if (dot && strlen(dot + 1) == 3 && !strpbrk(want, "eE")) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.3f", g);
-    if (strcmp(buf, want) == 0) return true;
+    if (strcmp(buf, want) == 0)
+      return true;
   }
   return false;
 }
@@ -507,7 +552,8 @@ typedef enum { SORT_NONE, SORT_ROWS, SORT_VALUES } sortmode;
 static char *row_text(const table *t, size_t row) {
   str b = {0};
   for (int c = 0; c < t->ncols; c++) {
-    if (c) str_add(&b, " ");
+    if (c)
+      str_add(&b, " ");
     str_add(&b, t->vals[row * (size_t)t->ncols + (size_t)c]);
   }
   return b.s ? b.s : xstrdup("");
@@ -519,16 +565,19 @@ static int cmp_rows(const void *a, const void *b) {
   char *const *ra = *(char **const *)a, *const *rb = *(char **const *)b;
   for (int c = 0; c < g_sort_ncols; c++) {
     int r = strcmp(ra[c], rb[c]);
-    if (r) return r;
+    if (r)
+      return r;
   }
   return 0;
 }
 
 /* Sorts a flat row-major value array in place by rows. */
 static void sort_rows_flat(char **vals, size_t nrows, int ncols) {
-  if (ncols == 0 || nrows < 2) return;
+  if (ncols == 0 || nrows < 2)
+    return;
   char ***rows = xmalloc(nrows * sizeof *rows);
-  for (size_t r = 0; r < nrows; r++) rows[r] = vals + r * (size_t)ncols;
+  for (size_t r = 0; r < nrows; r++)
+    rows[r] = vals + r * (size_t)ncols;
   g_sort_ncols = ncols;
   qsort(rows, nrows, sizeof *rows, cmp_rows);
   char **copy = xmalloc(nrows * (size_t)ncols * sizeof *copy);
@@ -553,7 +602,8 @@ static bool compare(runner *R, const table *got, const char *types,
     for (size_t k = 0; k < nvals; k++)
       vals[k] =
           slt_canonical(got->vals[k], types[k % (size_t)got->ncols], true);
-    if (sort == SORT_ROWS) sort_rows_flat(vals, got->nrows, got->ncols);
+    if (sort == SORT_ROWS)
+      sort_rows_flat(vals, got->nrows, got->ncols);
     if (sort == SORT_VALUES && nvals > 1)
       qsort(vals, nvals, sizeof *vals, cmp_strp);
     md5_ctx m;
@@ -564,13 +614,15 @@ static bool compare(runner *R, const table *got, const char *types,
     }
     char hex[33];
     md5_hex(&m, hex);
-    for (size_t k = 0; k < nvals; k++) free(vals[k]);
+    for (size_t k = 0; k < nvals; k++)
+      free(vals[k]);
     free(vals);
-    if (hn == nvals && strcmp(hex, hash) == 0) return true;
+    if (hn == nvals && strcmp(hex, hash) == 0)
+      return true;
     fail_header(R, line, what);
     print_sql(sql);
-    printf("  expected: %s\n  got:      %zu values hashing to %s\n",
-           want->v[0], nvals, hex);
+    say("  expected: %s\n  got:      %zu values hashing to %s\n", want->v[0],
+        nvals, hex);
     return false;
   }
 
@@ -579,14 +631,14 @@ static bool compare(runner *R, const table *got, const char *types,
   for (size_t k = 0; k < nvals; k++)
     vals[k] = slt_canonical(got->vals[k], types[k % (size_t)got->ncols], false);
 
-  bool value_mode = got->ncols > 1 && want->n != got->nrows &&
-                    want->n == nvals;
+  bool value_mode = got->ncols > 1 && want->n != got->nrows && want->n == nvals;
   bool ok = true;
   strlist gl = {0}; /* actual rows as text, for display */
   if (value_mode) {
     /* sqllogictest: one value per line */
     char **wv = xmalloc((want->n ? want->n : 1) * sizeof *wv);
-    for (size_t k = 0; k < want->n; k++) wv[k] = want->v[k];
+    for (size_t k = 0; k < want->n; k++)
+      wv[k] = want->v[k];
     if (sort == SORT_ROWS) {
       sort_rows_flat(vals, got->nrows, got->ncols);
       sort_rows_flat(wv, got->nrows, got->ncols);
@@ -606,20 +658,25 @@ static bool compare(runner *R, const table *got, const char *types,
     sorted.vals = vals;
     if (sort == SORT_VALUES) {
       /* one value per line */
-      for (size_t k = 0; k < nvals; k++) list_push(&gl, xstrdup(vals[k]));
+      for (size_t k = 0; k < nvals; k++)
+        list_push(&gl, xstrdup(vals[k]));
     } else {
       for (size_t r = 0; r < got->nrows; r++)
         list_push(&gl, row_text(&sorted, r));
     }
     strlist wl = {0};
-    for (size_t k = 0; k < want->n; k++) list_push(&wl, xstrdup(want->v[k]));
+    for (size_t k = 0; k < want->n; k++)
+      list_push(&wl, xstrdup(want->v[k]));
     if (sort != SORT_NONE) {
-      if (gl.n > 1) qsort(gl.v, gl.n, sizeof *gl.v, cmp_strp);
-      if (wl.n > 1) qsort(wl.v, wl.n, sizeof *wl.v, cmp_strp);
+      if (gl.n > 1)
+        qsort(gl.v, gl.n, sizeof *gl.v, cmp_strp);
+      if (wl.n > 1)
+        qsort(wl.v, wl.n, sizeof *wl.v, cmp_strp);
     }
     ok = gl.n == wl.n;
     for (size_t r = 0; r < gl.n && ok; r++) {
-      if (strcmp(gl.v[r], wl.v[r]) == 0) continue;
+      if (strcmp(gl.v[r], wl.v[r]) == 0)
+        continue;
       /* tolerant per-value comparison (R, and I given as 1.0 etc.) */
       char *gt[256], *wt[256];
       char gb[4096], wb[4096];
@@ -640,7 +697,8 @@ static bool compare(runner *R, const table *got, const char *types,
     }
     if (!ok) {
       fail_header(R, line, what);
-      if (sql) print_sql(sql);
+      if (sql)
+        print_sql(sql);
       print_rows("expected", wl.v, wl.n);
       print_rows("got", gl.v, gl.n);
     }
@@ -648,14 +706,16 @@ static bool compare(runner *R, const table *got, const char *types,
   }
   if (value_mode && !ok) {
     fail_header(R, line, what);
-    if (sql) print_sql(sql);
+    if (sql)
+      print_sql(sql);
     print_rows("expected (one value per line)", want->v, want->n);
     for (size_t r = 0; r < got->nrows; r++)
       list_push(&gl, row_text(got, r));
     print_rows("got", gl.v, gl.n);
   }
   list_free(&gl);
-  for (size_t k = 0; k < nvals; k++) free(vals[k]);
+  for (size_t k = 0; k < nvals; k++)
+    free(vals[k]);
   free(vals);
   return ok;
 }
@@ -673,17 +733,17 @@ static void run_statement(runner *R, size_t line, bool expect_error,
   if (!expect_error && rc != 0) {
     fail_header(R, line, "statement failed");
     print_sql(text);
-    printf("  error: %s\n", err.message);
+    say("  error: %s\n", err.message);
   } else if (expect_error && rc == 0) {
     fail_header(R, line, "statement succeeded, expected an error");
     print_sql(text);
-    if (substring && *substring) printf("  expected error: %s\n", substring);
+    if (substring && *substring)
+      say("  expected error: %s\n", substring);
   } else if (expect_error && substring && *substring &&
              !strstr(err.message, substring)) {
     fail_header(R, line, "statement failed with another error");
     print_sql(text);
-    printf("  expected error containing: %s\n  got: %s\n", substring,
-           err.message);
+    say("  expected error containing: %s\n  got: %s\n", substring, err.message);
   } else {
     R->passed++;
   }
@@ -693,10 +753,14 @@ static void run_statement(runner *R, size_t line, bool expect_error,
 
 static sortmode parse_sort(const char *s, sortmode dflt, bool *ok) {
   *ok = true;
-  if (!s) return dflt;
-  if (strcmp(s, "nosort") == 0) return SORT_NONE;
-  if (strcmp(s, "rowsort") == 0) return SORT_ROWS;
-  if (strcmp(s, "valuesort") == 0) return SORT_VALUES;
+  if (!s)
+    return dflt;
+  if (strcmp(s, "nosort") == 0)
+    return SORT_NONE;
+  if (strcmp(s, "rowsort") == 0)
+    return SORT_ROWS;
+  if (strcmp(s, "valuesort") == 0)
+    return SORT_VALUES;
   *ok = false;
   return dflt;
 }
@@ -709,16 +773,17 @@ static void run_query(runner *R, size_t line, char **tok, int ntok) {
   strlist sql = {0}, want = {0};
   bool has_results;
   take_block(R, "----", &sql, &has_results);
-  if (has_results) take_block(R, NULL, &want, NULL);
+  if (has_results)
+    take_block(R, NULL, &want, NULL);
   char *text = join_lines(&sql);
   const char *types = ntok >= 2 ? tok[1] : "";
   bool sort_ok;
   char sortword[32] = "";
-  if (ntok >= 3) snprintf(sortword, sizeof sortword, "%s", tok[2]);
+  if (ntok >= 3)
+    snprintf(sortword, sizeof sortword, "%s", tok[2]);
   /* tok[2] may hold "rowsort label" when split with a max: take 1st word */
   sortword[strcspn(sortword, " \t")] = '\0';
-  sortmode sort =
-      parse_sort(ntok >= 3 ? sortword : NULL, SORT_NONE, &sort_ok);
+  sortmode sort = parse_sort(ntok >= 3 ? sortword : NULL, SORT_NONE, &sort_ok);
   if (!sort_ok) {
     fail_header(R, line, "unknown sort mode (nosort, rowsort, valuesort)");
     goto out;
@@ -730,7 +795,7 @@ static void run_query(runner *R, size_t line, char **tok, int ntok) {
   if (rc != 0) {
     fail_header(R, line, "query failed");
     print_sql(text);
-    printf("  error: %s\n", err.message);
+    say("  error: %s\n", err.message);
     goto out;
   }
   table t;
@@ -739,8 +804,8 @@ static void run_query(runner *R, size_t line, char **tok, int ntok) {
   if ((int)strlen(types) != t.ncols) {
     fail_header(R, line, "column count differs from the type string");
     print_sql(text);
-    printf("  type string '%s' has %zu letters, the result has %d column%s\n",
-           types, strlen(types), t.ncols, t.ncols == 1 ? "" : "s");
+    say("  type string '%s' has %zu letters, the result has %d column%s\n",
+        types, strlen(types), t.ncols, t.ncols == 1 ? "" : "s");
   } else if (compare(R, &t, types, sort, &want, line, text,
                      "query returned other rows")) {
     R->passed++;
@@ -754,7 +819,8 @@ out:
 
 static sub_entry *find_sub(runner *R, const char *name) {
   for (size_t k = 0; k < R->nsubs; k++)
-    if (strcmp(R->subs[k].name, name) == 0) return &R->subs[k];
+    if (strcmp(R->subs[k].name, name) == 0)
+      return &R->subs[k];
   return NULL;
 }
 
@@ -768,7 +834,7 @@ static void run_subscribe(runner *R, size_t line, const char *name) {
   laminar_subscription *sub = NULL;
   if (laminar_subscribe(R->db, name, &sub, &err) != 0) {
     fail_header(R, line, "subscribe failed");
-    printf("  error: %s\n", err.message);
+    say("  error: %s\n", err.message);
     return;
   }
   R->subs = xrealloc(R->subs, (R->nsubs + 1) * sizeof *R->subs);
@@ -792,7 +858,8 @@ static void run_emitted(runner *R, size_t line, char **tok, int ntok) {
   }
   bool sort_ok;
   char sortword[32] = "";
-  if (ntok >= 3) snprintf(sortword, sizeof sortword, "%s", tok[2]);
+  if (ntok >= 3)
+    snprintf(sortword, sizeof sortword, "%s", tok[2]);
   sortword[strcspn(sortword, " \t")] = '\0';
   sortmode sort = parse_sort(ntok >= 3 ? sortword : NULL, SORT_ROWS, &sort_ok);
   if (ntok < 2 || !sort_ok) {
@@ -811,7 +878,7 @@ static void run_emitted(runner *R, size_t line, char **tok, int ntok) {
   laminar_result *res = NULL;
   if (laminar_subscription_drain(s->sub, &res, &err) != 0) {
     fail_header(R, line, "reading the subscription failed");
-    printf("  error: %s\n", err.message);
+    say("  error: %s\n", err.message);
     list_free(&want);
     return;
   }
@@ -820,7 +887,8 @@ static void run_emitted(runner *R, size_t line, char **tok, int ntok) {
   laminar_result_free(res);
   char what[256];
   snprintf(what, sizeof what, "%.200s emitted other rows", tok[1]);
-  if (compare(R, &t, t.types, sort, &want, line, NULL, what)) R->passed++;
+  if (compare(R, &t, t.types, sort, &want, line, NULL, what))
+    R->passed++;
   table_free(&t);
   list_free(&want);
 }
@@ -837,7 +905,8 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
 
 /* Parses a timestamp (see the header comment) into µs since the epoch. */
 static bool parse_ts_us(const char *s, int64_t *out) {
-  while (*s == ' ' || *s == '\'' || *s == '"') s++;
+  while (*s == ' ' || *s == '\'' || *s == '"')
+    s++;
   char buf[128];
   snprintf(buf, sizeof buf, "%s", s);
   size_t n = strlen(buf);
@@ -856,40 +925,47 @@ static bool parse_ts_us(const char *s, int64_t *out) {
     return true;
   }
   int y, mo, d, h = 0, mi = 0, sec = 0, used = 0;
-  if (sscanf(buf, "%4d-%2d-%2d%n", &y, &mo, &d, &used) != 3) return false;
+  if (sscanf(buf, "%4d-%2d-%2d%n", &y, &mo, &d, &used) != 3)
+    return false;
   const char *p = buf + used;
   int64_t frac = 0;
   int64_t offset_s = 0;
   if (*p == 'T' || *p == 't' || *p == ' ') {
     p++;
     int u2 = 0;
-    if (sscanf(p, "%2d:%2d%n", &h, &mi, &u2) != 2) return false;
+    if (sscanf(p, "%2d:%2d%n", &h, &mi, &u2) != 2)
+      return false;
     p += u2;
     if (*p == ':') {
       int u3 = 0;
-      if (sscanf(p, ":%2d%n", &sec, &u3) != 1) return false;
+      if (sscanf(p, ":%2d%n", &sec, &u3) != 1)
+        return false;
       p += u3;
       if (*p == '.') {
         p++;
         int digits = 0;
         while (isdigit((unsigned char)*p)) {
-          if (digits < 6) frac = frac * 10 + (*p - '0');
+          if (digits < 6)
+            frac = frac * 10 + (*p - '0');
           digits++;
           p++;
         }
-        for (; digits < 6; digits++) frac *= 10;
+        for (; digits < 6; digits++)
+          frac *= 10;
       }
     }
     if (*p == 'Z' || *p == 'z') {
       p++;
     } else if (*p == '+' || *p == '-') {
       int oh = 0, om = 0, u4 = 0;
-      if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &u4) != 2) return false;
+      if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &u4) != 2)
+        return false;
       offset_s = (int64_t)(oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
       p += 1 + u4;
     }
   }
-  if (*p != '\0') return false;
+  if (*p != '\0')
+    return false;
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
     return false;
   int64_t days = days_from_civil(y, mo, d);
@@ -912,7 +988,8 @@ static bool csv_split(const char *line, strlist *fields, bool *quoted,
       q = true;
       p++;
       for (;;) {
-        if (*p == '\0') return false;
+        if (*p == '\0')
+          return false;
         if (*p == '"') {
           if (p[1] == '"') {
             str_addn(&f, "\"", 1);
@@ -931,10 +1008,12 @@ static bool csv_split(const char *line, strlist *fields, bool *quoted,
       }
     } else {
       const char *s = p;
-      while (*p && *p != ',') p++;
+      while (*p && *p != ',')
+        p++;
       str_addn(&f, s, (size_t)(p - s));
     }
-    if (fields->n < max) quoted[fields->n] = q;
+    if (fields->n < max)
+      quoted[fields->n] = q;
     list_push(fields, f.s ? f.s : xstrdup(""));
     if (*p == ',') {
       p++;
@@ -946,7 +1025,8 @@ static bool csv_split(const char *line, strlist *fields, bool *quoted,
 
 static bool looks_numeric(const char *s) {
   const char *p = s;
-  if (*p == '+' || *p == '-') p++;
+  if (*p == '+' || *p == '-')
+    p++;
   bool digits = false;
   while (isdigit((unsigned char)*p)) {
     p++;
@@ -959,12 +1039,16 @@ static bool looks_numeric(const char *s) {
       digits = true;
     }
   }
-  if (!digits) return false;
+  if (!digits)
+    return false;
   if (*p == 'e' || *p == 'E') {
     p++;
-    if (*p == '+' || *p == '-') p++;
-    if (!isdigit((unsigned char)*p)) return false;
-    while (isdigit((unsigned char)*p)) p++;
+    if (*p == '+' || *p == '-')
+      p++;
+    if (!isdigit((unsigned char)*p))
+      return false;
+    while (isdigit((unsigned char)*p))
+      p++;
   }
   return *p == '\0';
 }
@@ -979,7 +1063,8 @@ static bool looks_timestamp(const char *s) {
 static void sql_quote(str *b, const char *s) {
   str_add(b, "'");
   for (const char *p = s; *p; p++) {
-    if (*p == '\'') str_add(b, "'");
+    if (*p == '\'')
+      str_add(b, "'");
     str_addn(b, p, 1);
   }
   str_add(b, "'");
@@ -1007,7 +1092,8 @@ static void run_push(runner *R, size_t line, const char *source) {
   }
   str_addf(&sql, "INSERT INTO %s (", source);
   for (size_t k = 0; k < header.n; k++) {
-    if (k) str_add(&sql, ", ");
+    if (k)
+      str_add(&sql, ", ");
     str_add(&sql, header.v[k]);
   }
   str_add(&sql, ") VALUES");
@@ -1015,8 +1101,8 @@ static void run_push(runner *R, size_t line, const char *source) {
     strlist f = {0};
     if (!csv_split(rows.v[r], &f, quoted, MAXF) || f.n != header.n) {
       char msg[128];
-      snprintf(msg, sizeof msg,
-               "bad CSV row (%zu fields, the header has %zu)", f.n, header.n);
+      snprintf(msg, sizeof msg, "bad CSV row (%zu fields, the header has %zu)",
+               f.n, header.n);
       fail_header(R, line + r + 1, msg);
       list_free(&f);
       goto out;
@@ -1024,7 +1110,8 @@ static void run_push(runner *R, size_t line, const char *source) {
     str_add(&sql, r > 1 ? ",\n  (" : "\n  (");
     for (size_t k = 0; k < f.n; k++) {
       const char *v = f.v[k];
-      if (k) str_add(&sql, ", ");
+      if (k)
+        str_add(&sql, ", ");
       if (quoted[k])
         sql_quote(&sql, v);
       else if (*v == '\0' || strcmp(v, "NULL") == 0)
@@ -1048,7 +1135,7 @@ static void run_push(runner *R, size_t line, const char *source) {
     if (laminar_execute(R->db, str_cstr(&sql), NULL, &err) != 0) {
       fail_header(R, line, "push failed");
       print_sql(str_cstr(&sql));
-      printf("  error: %s\n", err.message);
+      say("  error: %s\n", err.message);
     } else {
       R->passed++;
     }
@@ -1061,11 +1148,11 @@ out:
 
 /* Skips the rest of a record (for skipif/onlyif). */
 static void skip_record(runner *R, const char *directive) {
-  bool multi = strcmp(directive, "statement") == 0 ||
-               strcmp(directive, "query") == 0 ||
-               strcmp(directive, "push") == 0 ||
-               strcmp(directive, "emitted") == 0;
-  if (!multi) return;
+  bool multi =
+      strcmp(directive, "statement") == 0 || strcmp(directive, "query") == 0 ||
+      strcmp(directive, "push") == 0 || strcmp(directive, "emitted") == 0;
+  if (!multi)
+    return;
   strlist junk = {0};
   take_block(R, NULL, &junk, NULL);
   /* a query's results follow its ---- inside the same block */
@@ -1093,25 +1180,30 @@ static void run_file(runner *R) {
     for (;;) {
       ntok = split_ws(R->lines[R->i], tok, 3, buf, sizeof buf);
       if (ntok >= 2 && strcmp(tok[0], "skipif") == 0) {
-        if (engine_is(R, tok[1])) skip = true;
+        if (engine_is(R, tok[1]))
+          skip = true;
       } else if (ntok >= 2 && strcmp(tok[0], "onlyif") == 0) {
-        if (!engine_is(R, tok[1])) skip = true;
+        if (!engine_is(R, tok[1]))
+          skip = true;
       } else {
         break;
       }
       R->i++;
-      if (R->i >= R->nlines) return;
+      if (R->i >= R->nlines)
+        return;
     }
     line = R->i + 1;
     R->i++;
-    if (ntok == 0) continue;
+    if (ntok == 0)
+      continue;
     const char *d = tok[0];
     if (skip) {
       R->skipped++;
       skip_record(R, d);
       continue;
     }
-    if (R->verbose) printf("%s:%zu: %s\n", R->path, line, R->lines[line - 1]);
+    if (R->verbose)
+      say("%s:%zu: %s\n", R->path, line, R->lines[line - 1]);
     if (strcmp(d, "statement") == 0) {
       if (ntok >= 2 && strcmp(tok[1], "ok") == 0) {
         run_statement(R, line, false, NULL);
@@ -1135,7 +1227,7 @@ static void run_file(runner *R) {
         fail_header(R, line, "cannot parse the watermark timestamp");
       } else if (laminar_advance_watermark(R->db, tok[1], us, &err) != 0) {
         fail_header(R, line, "watermark failed");
-        printf("  error: %s\n", err.message);
+        say("  error: %s\n", err.message);
       } else {
         R->passed++;
       }
@@ -1144,7 +1236,7 @@ static void run_file(runner *R) {
       memset(&err, 0, sizeof err);
       if (laminar_end_source(R->db, tok[1], &err) != 0) {
         fail_header(R, line, "end failed");
-        printf("  error: %s\n", err.message);
+        say("  error: %s\n", err.message);
       } else {
         R->passed++;
       }
@@ -1156,7 +1248,7 @@ static void run_file(runner *R) {
       /* results are compared in whatever form the file gives */
     } else {
       fail_header(R, line, "unknown directive or wrong arguments");
-      printf("  line: %s\n", R->lines[line - 1]);
+      say("  line: %s\n", R->lines[line - 1]);
       skip_record(R, d);
     }
   }
@@ -1166,7 +1258,7 @@ int main(int argc, char **argv) {
   /* line-buffered, so that what ran before a crash is visible */
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char *engine = NULL;
-  bool verbose = false, quiet = false;
+  bool verbose = false;
   int files = 0, total_failed = 0, status = 0;
   for (int a = 1; a < argc; a++) {
     if (strcmp(argv[a], "--engine") == 0 && a + 1 < argc) {
@@ -1178,13 +1270,12 @@ int main(int argc, char **argv) {
       continue;
     }
     if (strcmp(argv[a], "--quiet") == 0 || strcmp(argv[a], "-q") == 0) {
-      quiet = true;
+      g_quiet = true;
       continue;
     }
     if (argv[a][0] == '-') {
-      fprintf(stderr,
-              "usage: slt_runner [--engine NAME] [--verbose] [--quiet] "
-              "FILE.slt...\n");
+      fprintf(stderr, "usage: slt_runner [--engine NAME] [--verbose] [--quiet] "
+                      "FILE.slt...\n");
       return 2;
     }
     runner R;
@@ -1211,20 +1302,21 @@ int main(int argc, char **argv) {
     free(R.subs);
     memset(&err, 0, sizeof err);
     if (laminar_close(R.db, &err) != 0) {
-      printf("FAIL %s: laminar_close: %s\n", R.path, err.message);
+      say("FAIL %s: laminar_close: %s\n", R.path, err.message);
       R.failed++;
     }
-    for (size_t k = 0; k < R.nlines; k++) free(R.lines[k]);
+    for (size_t k = 0; k < R.nlines; k++)
+      free(R.lines[k]);
     free(R.lines);
-    if (!quiet || R.failed)
-      printf("%s: %d passed, %d failed, %d skipped%s\n", R.path, R.passed,
-             R.failed, R.skipped, R.halted ? " (halted)" : "");
+    printf("%s: %d passed, %d failed, %d skipped%s\n", R.path, R.passed,
+           R.failed, R.skipped, R.halted ? " (halted)" : "");
     total_failed += R.failed;
   }
   if (files == 0) {
     fprintf(stderr, "usage: slt_runner [--engine NAME] [--verbose] FILE...\n");
     return 2;
   }
-  if (status) return status;
+  if (status)
+    return status;
   return total_failed ? 1 : 0;
 }

@@ -44,10 +44,12 @@ typedef struct {
 } jparser;
 
 static void jfree(jval *v) {
-  if (!v) return;
+  if (!v)
+    return;
   for (size_t i = 0; i < v->n; i++) {
     jfree(v->items[i]);
-    if (v->keys) free(v->keys[i]);
+    if (v->keys)
+      free(v->keys[i]);
   }
   free(v->items);
   free(v->keys);
@@ -63,18 +65,23 @@ static void jws(jparser *J) {
 }
 
 static int hexd(int c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return -1;
 }
 
 static bool jhex4(jparser *J, unsigned *out) {
-  if (J->end - J->p < 4) return false;
+  if (J->end - J->p < 4)
+    return false;
   unsigned x = 0;
   for (int i = 0; i < 4; i++) {
     int h = hexd((unsigned char)J->p[i]);
-    if (h < 0) return false;
+    if (h < 0)
+      return false;
     x = x * 16 + (unsigned)h;
   }
   J->p += 4;
@@ -83,11 +90,13 @@ static bool jhex4(jparser *J, unsigned *out) {
 }
 
 static bool jstring(jparser *J, char **out, size_t *outlen) {
-  if (J->p >= J->end || *J->p != '"') return false;
+  if (J->p >= J->end || *J->p != '"')
+    return false;
   J->p++;
   lm_buf b;
   lm_buf_init(&b);
-  if (lm_buf_reserve(&b, 16)) return false;
+  if (lm_buf_reserve(&b, 16))
+    return false;
   b.data[0] = '\0';
   while (J->p < J->end && *J->p != '"') {
     char c = *J->p++;
@@ -95,7 +104,8 @@ static bool jstring(jparser *J, char **out, size_t *outlen) {
       lm_buf_putc(&b, c);
       continue;
     }
-    if (J->p >= J->end) break;
+    if (J->p >= J->end)
+      break;
     char e = *J->p++;
     switch (e) {
     case 'b':
@@ -115,12 +125,14 @@ static bool jstring(jparser *J, char **out, size_t *outlen) {
       break;
     case 'u': {
       unsigned cp;
-      if (!jhex4(J, &cp)) goto bad;
+      if (!jhex4(J, &cp))
+        goto bad;
       if (cp >= 0xD800 && cp <= 0xDBFF && J->end - J->p >= 6 &&
           J->p[0] == '\\' && J->p[1] == 'u') {
         J->p += 2;
         unsigned lo;
-        if (!jhex4(J, &lo)) goto bad;
+        if (!jhex4(J, &lo))
+          goto bad;
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
       }
       char t[4];
@@ -151,7 +163,8 @@ static bool jstring(jparser *J, char **out, size_t *outlen) {
       lm_buf_putc(&b, e);
     }
   }
-  if (J->p >= J->end) goto bad;
+  if (J->p >= J->end)
+    goto bad;
   J->p++;
   *out = b.data;
   *outlen = b.len;
@@ -165,14 +178,17 @@ static jval *jparse(jparser *J);
 
 static bool jpush(jval *v, jval *item, char *key, size_t klen) {
   jval **items = realloc(v->items, (v->n + 1) * sizeof *items);
-  if (!items) return false;
+  if (!items)
+    return false;
   v->items = items;
   if (v->kind == J_OBJ) {
     char **keys = realloc(v->keys, (v->n + 1) * sizeof *keys);
-    if (!keys) return false;
+    if (!keys)
+      return false;
     v->keys = keys;
     size_t *kl = realloc(v->klens, (v->n + 1) * sizeof *kl);
-    if (!kl) return false;
+    if (!kl)
+      return false;
     v->klens = kl;
     v->keys[v->n] = key;
     v->klens[v->n] = klen;
@@ -183,9 +199,11 @@ static bool jpush(jval *v, jval *item, char *key, size_t klen) {
 
 static jval *jparse(jparser *J) {
   jws(J);
-  if (J->p >= J->end || ++J->depth > 200) return NULL;
+  if (J->p >= J->end || ++J->depth > 200)
+    return NULL;
   jval *v = calloc(1, sizeof *v);
-  if (!v) return NULL;
+  if (!v)
+    return NULL;
   char c = *J->p;
   if (c == '{' || c == '[') {
     v->kind = c == '{' ? J_OBJ : J_ARR;
@@ -201,7 +219,8 @@ static jval *jparse(jparser *J) {
       size_t klen = 0;
       if (v->kind == J_OBJ) {
         jws(J);
-        if (!jstring(J, &key, &klen)) goto bad;
+        if (!jstring(J, &key, &klen))
+          goto bad;
         jws(J);
         if (J->p >= J->end || *J->p != ':') {
           free(key);
@@ -228,7 +247,8 @@ static jval *jparse(jparser *J) {
     }
   } else if (c == '"') {
     v->kind = J_STR;
-    if (!jstring(J, &v->s, &v->slen)) goto bad;
+    if (!jstring(J, &v->s, &v->slen))
+      goto bad;
   } else if (J->end - J->p >= 4 && memcmp(J->p, "true", 4) == 0) {
     v->kind = J_BOOL;
     v->b = true;
@@ -241,8 +261,10 @@ static jval *jparse(jparser *J) {
     J->p += 4;
   } else {
     const char *s = J->p;
-    while (J->p < J->end && strchr("+-0123456789.eE", *J->p)) J->p++;
-    if (J->p == s) goto bad;
+    while (J->p < J->end && strchr("+-0123456789.eE", *J->p))
+      J->p++;
+    if (J->p == s)
+      goto bad;
     v->kind = J_NUM;
     v->s = lm_strndup(s, (size_t)(J->p - s));
   }
@@ -255,7 +277,8 @@ bad:
 }
 
 static const jval *jget(const jval *o, const char *key) {
-  if (o->kind != J_OBJ) return NULL;
+  if (o->kind != J_OBJ)
+    return NULL;
   for (size_t i = 0; i < o->n; i++)
     if (o->klens[i] == strlen(key) && memcmp(o->keys[i], key, o->klens[i]) == 0)
       return o->items[i];
@@ -272,15 +295,20 @@ static void norm_dt(const char *in, char *out, size_t cap) {
   size_t o = 0;
   for (size_t i = 0; in[i] && o + 1 < cap; i++) {
     char c = in[i];
-    if (i == 10 && (c == ' ' || c == 't')) c = 'T';
-    if (c == 'z') c = 'Z';
+    if (i == 10 && (c == ' ' || c == 't'))
+      c = 'T';
+    if (c == 'z')
+      c = 'Z';
     out[o++] = c;
     if (c == '.') {
       size_t fs = o;
       size_t j = i + 1;
-      while (in[j] >= '0' && in[j] <= '9' && o + 1 < cap) out[o++] = in[j++];
-      while (o > fs && out[o - 1] == '0') o--;
-      if (o == fs) o--; /* drop the dot */
+      while (in[j] >= '0' && in[j] <= '9' && o + 1 < cap)
+        out[o++] = in[j++];
+      while (o > fs && out[o - 1] == '0')
+        o--;
+      if (o == fs)
+        o--; /* drop the dot */
       i = j - 1;
     }
   }
@@ -301,7 +329,8 @@ static const char *dt_type(lm_toml_dt_kind k) {
 }
 
 static bool is_tagged(const jval *j) {
-  if (j->kind != J_OBJ || j->n != 2) return false;
+  if (j->kind != J_OBJ || j->n != 2)
+    return false;
   const jval *t = jget(j, "type"), *v = jget(j, "value");
   return t && v && t->kind == J_STR && v->kind == J_STR;
 }
@@ -312,7 +341,8 @@ static bool same(const lm_toml_value *v, const jval *j, const char *path) {
     const jval *val = jget(j, "value");
     const char *text = val->s;
     if (strcmp(type, "string") == 0) {
-      if (v->kind != LM_TOML_STRING) goto kind;
+      if (v->kind != LM_TOML_STRING)
+        goto kind;
       if (v->u.str.len != val->slen ||
           memcmp(v->u.str.ptr, text, val->slen) != 0) {
         snprintf(why, sizeof why, "%s: string \"%.100s\" != \"%.100s\"", path,
@@ -322,7 +352,8 @@ static bool same(const lm_toml_value *v, const jval *j, const char *path) {
       return true;
     }
     if (strcmp(type, "integer") == 0) {
-      if (v->kind != LM_TOML_INT) goto kind;
+      if (v->kind != LM_TOML_INT)
+        goto kind;
       errno = 0;
       long long x = strtoll(text, NULL, 10);
       if (errno || x != v->u.i) {
@@ -333,7 +364,8 @@ static bool same(const lm_toml_value *v, const jval *j, const char *path) {
       return true;
     }
     if (strcmp(type, "float") == 0) {
-      if (v->kind != LM_TOML_FLOAT) goto kind;
+      if (v->kind != LM_TOML_FLOAT)
+        goto kind;
       double want;
       if (strstr(text, "nan"))
         want = NAN;
@@ -351,7 +383,8 @@ static bool same(const lm_toml_value *v, const jval *j, const char *path) {
       return true;
     }
     if (strcmp(type, "bool") == 0) {
-      if (v->kind != LM_TOML_BOOL) goto kind;
+      if (v->kind != LM_TOML_BOOL)
+        goto kind;
       if (v->u.b != (strcmp(text, "true") == 0)) {
         snprintf(why, sizeof why, "%s: bool mismatch", path);
         return false;
@@ -359,7 +392,8 @@ static bool same(const lm_toml_value *v, const jval *j, const char *path) {
       return true;
     }
     if (strstr(type, "date") || strstr(type, "time")) {
-      if (v->kind != LM_TOML_DATETIME) goto kind;
+      if (v->kind != LM_TOML_DATETIME)
+        goto kind;
       if (strcmp(dt_type(v->dt.kind), type) != 0) {
         snprintf(why, sizeof why, "%s: %s != %s", path, dt_type(v->dt.kind),
                  type);
@@ -395,7 +429,8 @@ static bool same(const lm_toml_value *v, const jval *j, const char *path) {
     for (size_t i = 0; i < j->n; i++) {
       char sub[1024];
       snprintf(sub, sizeof sub, "%.900s[%zu]", path, i);
-      if (!same(v->u.array.items[i], j->items[i], sub)) return false;
+      if (!same(v->u.array.items[i], j->items[i], sub))
+        return false;
     }
     return true;
   }
@@ -418,7 +453,8 @@ static bool same(const lm_toml_value *v, const jval *j, const char *path) {
         snprintf(why, sizeof why, "%.1500s: missing", sub);
         return false;
       }
-      if (!same(e, j->items[i], sub)) return false;
+      if (!same(e, j->items[i], sub))
+        return false;
     }
     return true;
   }
@@ -431,7 +467,8 @@ static bool same(const lm_toml_value *v, const jval *j, const char *path) {
 static char *slurp(const char *path, size_t *len) {
   char *text = NULL;
   lm_error err;
-  if (lm_read_file(path, &text, len, &err)) return NULL;
+  if (lm_read_file(path, &text, len, &err))
+    return NULL;
   return text;
 }
 
@@ -461,7 +498,8 @@ int main(int argc, char **argv) {
   while (fgets(line, sizeof line, list)) {
     line[strcspn(line, "\r\n")] = '\0';
     size_t n = strlen(line);
-    if (n < 5 || strcmp(line + n - 5, ".toml") != 0) continue;
+    if (n < 5 || strcmp(line + n - 5, ".toml") != 0)
+      continue;
     bool valid = strncmp(line, "valid/", 6) == 0;
     snprintf(path, sizeof path, "%s/%s", dir, line);
     size_t len;
@@ -494,7 +532,8 @@ int main(int argc, char **argv) {
         } else {
           why[0] = '\0';
           ok = same(root, want, "$");
-          if (!ok) snprintf(msg, sizeof msg, "wrong value: %s", why);
+          if (!ok)
+            snprintf(msg, sizeof msg, "wrong value: %s", why);
         }
         jfree(want);
         free(jtext);
@@ -503,7 +542,8 @@ int main(int argc, char **argv) {
     } else {
       invalid_n++;
       ok = rc != 0;
-      if (!ok) snprintf(msg, sizeof msg, "accepted an invalid document");
+      if (!ok)
+        snprintf(msg, sizeof msg, "accepted an invalid document");
       invalid_ok += ok;
     }
     if (!ok && (verbose || shown < 40)) {
@@ -521,6 +561,7 @@ int main(int argc, char **argv) {
   printf("toml-test 1.0.0: valid %d/%d, invalid %d/%d, pass rate %.1f%% "
          "(threshold %.1f%%)\n",
          valid_ok, valid_n, invalid_ok, invalid_n, rate, min_rate);
-  if (total == 0) return 1;
+  if (total == 0)
+    return 1;
   return rate + 1e-9 >= min_rate ? 0 : 1;
 }

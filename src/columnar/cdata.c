@@ -435,6 +435,7 @@ typedef struct import_holder {
   struct ArrowArray array;
 } import_holder;
 
+/* Drops a holder reference; the last one releases the foreign array. */
 static void holder_unref(import_holder *h) {
   if (__atomic_sub_fetch(&h->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
     return;
@@ -470,6 +471,7 @@ typedef struct col_src {
   const uint8_t *data;   /* utf8 bytes (may be NULL if all empty) */
 } col_src;
 
+/* Whether row i of the column is valid (child and parent bitmaps). */
 static inline bool src_valid(const col_src *s, int64_t i) {
   return (!s->valid || lm_bit_get(s->valid, s->pos + i)) &&
          (!s->pvalid || lm_bit_get(s->pvalid, s->ppos + i));

@@ -45,9 +45,9 @@ struct lm_csv_reader {
   char *source;
   lm_batch_builder bb;
   int ncols;
-  int nfile;     /* fields per record; -1 until the header has been read */
-  int *map;      /* file field -> schema column, or -1 (ignored) */
-  int *missing;  /* schema columns absent from the file (always NULL) */
+  int nfile;    /* fields per record; -1 until the header has been read */
+  int *map;     /* file field -> schema column, or -1 (ignored) */
+  int *missing; /* schema columns absent from the file (always NULL) */
   int nmissing;
   csv_field *fields;
   int fields_cap;
@@ -55,10 +55,10 @@ struct lm_csv_reader {
   /* the unfinished record */
   char *carry;
   size_t carry_len, carry_cap;
-  uint8_t scan;   /* csv_scan state after the carried bytes */
-  int scan_bom;   /* BOM bytes matched at the start of input, -1 = none */
-  int64_t line;   /* physical line where the next record starts */
-  bool started;   /* a first record has been completed */
+  uint8_t scan; /* csv_scan state after the carried bytes */
+  int scan_bom; /* BOM bytes matched at the start of input, -1 = none */
+  int64_t line; /* physical line where the next record starts */
+  bool started; /* a first record has been completed */
   bool header_pending;
   bool finished;
   bool failed;
@@ -88,7 +88,8 @@ static void csv_pos(const lm_csv_reader *r, const char *row, const char *at,
   int64_t l = r->line;
   const char *ls = row;
   for (const char *t = row; t < at; t++)
-    if (*t == '\n') l++, ls = t + 1;
+    if (*t == '\n')
+      l++, ls = t + 1;
   *line = l;
   *col = (int64_t)(at - ls) + 1;
 }
@@ -99,35 +100,43 @@ static int csv_err(lm_csv_reader *r, int code, const char *row, const char *at,
 static int csv_err(lm_csv_reader *r, int code, const char *row, const char *at,
                    const char *fmt, ...) {
   int64_t line = r->line, col = 1;
-  if (row && at) csv_pos(r, row, at, &line, &col);
+  if (row && at)
+    csv_pos(r, row, at, &line, &col);
   char text[640];
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  if (n < 0) text[0] = '\0';
+  if (n < 0)
+    text[0] = '\0';
   lm_fmt_error(&r->saved, code, src_name(r), line, col, "%s", text);
   r->failed = true;
   return -1;
 }
 
 static int report(lm_csv_reader *r, lm_error *err) {
-  if (err) *err = r->saved;
+  if (err)
+    *err = r->saved;
   return r->saved.code ? r->saved.code : LM_ERR_GENERIC;
 }
 
 lm_csv_reader *lm_csv_reader_new(lm_schema *schema, const lm_csv_options *opts,
                                  const char *source_name) {
-  if (!schema) return NULL;
+  if (!schema)
+    return NULL;
   lm_csv_reader *r = calloc(1, sizeof *r);
-  if (!r) return NULL;
+  if (!r)
+    return NULL;
   if (opts)
     r->opt = *opts;
   else
     lm_csv_options_default(&r->opt);
-  if (!r->opt.delimiter) r->opt.delimiter = ',';
-  if (r->opt.batch_rows <= 0) r->opt.batch_rows = CSV_DEFAULT_BATCH_ROWS;
-  if (r->opt.max_row_bytes <= 0) r->opt.max_row_bytes = CSV_DEFAULT_MAX_ROW;
+  if (!r->opt.delimiter)
+    r->opt.delimiter = ',';
+  if (r->opt.batch_rows <= 0)
+    r->opt.batch_rows = CSV_DEFAULT_BATCH_ROWS;
+  if (r->opt.max_row_bytes <= 0)
+    r->opt.max_row_bytes = CSV_DEFAULT_MAX_ROW;
   r->schema = lm_schema_retain(schema);
   r->ncols = schema->n_fields;
   r->line = 1;
@@ -136,10 +145,12 @@ lm_csv_reader *lm_csv_reader_new(lm_schema *schema, const lm_csv_options *opts,
   lm_buf_init(&r->num);
   if (source_name) {
     r->source = lm_strdup(source_name);
-    if (!r->source) goto oom;
+    if (!r->source)
+      goto oom;
   }
   int64_t hint = LM_MIN(r->opt.batch_rows, (int64_t)CSV_DEFAULT_BATCH_ROWS);
-  if (lm_batch_builder_init(&r->bb, schema, hint)) goto oom;
+  if (lm_batch_builder_init(&r->bb, schema, hint))
+    goto oom;
   char d = r->opt.delimiter;
   r->cls[(uint8_t)d] = 1;
   r->cls['\n'] = 1;
@@ -149,13 +160,16 @@ lm_csv_reader *lm_csv_reader_new(lm_schema *schema, const lm_csv_options *opts,
     r->nfile = r->ncols;
     r->fields_cap = LM_MAX(r->ncols, 1);
     r->map = malloc((size_t)r->fields_cap * sizeof *r->map);
-    if (!r->map) goto oom;
-    for (int i = 0; i < r->ncols; i++) r->map[i] = i;
+    if (!r->map)
+      goto oom;
+    for (int i = 0; i < r->ncols; i++)
+      r->map[i] = i;
   } else {
     r->fields_cap = LM_MAX(r->ncols, 16);
   }
   r->fields = malloc((size_t)r->fields_cap * sizeof *r->fields);
-  if (!r->fields) goto oom;
+  if (!r->fields)
+    goto oom;
 
   /* configuration problems surface on the first feed/finish */
   if (d == '"' || d == '\n' || d == '\r') {
@@ -175,8 +189,10 @@ oom:
 }
 
 void lm_csv_reader_free(lm_csv_reader *r) {
-  if (!r) return;
-  if (r->bb.schema) lm_batch_builder_free(&r->bb);
+  if (!r)
+    return;
+  if (r->bb.schema)
+    lm_batch_builder_free(&r->bb);
   lm_schema_release(r->schema);
   free(r->source);
   free(r->map);
@@ -189,7 +205,9 @@ void lm_csv_reader_free(lm_csv_reader *r) {
   free(r);
 }
 
-int64_t lm_csv_reader_rows(const lm_csv_reader *r) { return r->rows; }
+int64_t lm_csv_reader_rows(const lm_csv_reader *r) {
+  return r->rows;
+}
 
 lm_batch *lm_csv_reader_next(lm_csv_reader *r) {
   return lm_fmt_queue_pop(&r->q);
@@ -200,12 +218,14 @@ lm_batch *lm_csv_reader_next(lm_csv_reader *r) {
 /* Collapses "" in a quoted field into r->scratch. */
 static const char *unescape(lm_csv_reader *r, const csv_field *f, size_t *len) {
   r->scratch.len = 0;
-  if (lm_buf_reserve(&r->scratch, f->len + 1)) return NULL;
+  if (lm_buf_reserve(&r->scratch, f->len + 1))
+    return NULL;
   char *o = r->scratch.data;
   size_t n = 0;
   for (size_t i = 0; i < f->len; i++) {
     o[n++] = f->p[i];
-    if (f->p[i] == '"') i++; /* the parser guarantees the pair */
+    if (f->p[i] == '"')
+      i++; /* the parser guarantees the pair */
   }
   *len = n;
   return o;
@@ -250,7 +270,8 @@ static int csv_convert(lm_csv_reader *r, int col, const csv_field *f,
     return 0;
   }
   int rc = lm_fmt_append_text(b, v, n, &r->num);
-  if (rc == LM_FMT_OK) return 0;
+  if (rc == LM_FMT_OK)
+    return 0;
   char snip[128];
   lm_fmt_snippet(snip, sizeof snip, v, n);
   const char *tn = lm_type_name(b->type);
@@ -277,7 +298,8 @@ static bool is_blank_record(const lm_csv_reader *r, int nf) {
 }
 
 static int csv_header(lm_csv_reader *r, const char *row, int nf) {
-  if (is_blank_record(r, nf)) return 0; /* blank lines before the header */
+  if (is_blank_record(r, nf))
+    return 0; /* blank lines before the header */
   int *map = malloc((size_t)nf * sizeof *map);
   bool *seen = calloc((size_t)LM_MAX(r->ncols, 1), sizeof *seen);
   int *missing = malloc((size_t)LM_MAX(r->ncols, 1) * sizeof *missing);
@@ -291,18 +313,23 @@ static int csv_header(lm_csv_reader *r, const char *row, int nf) {
     size_t n;
     const char *name = field_text(r, &r->fields[i], &n);
     map[i] = -1;
-    if (!name) continue;
-    while (n && (*name == ' ' || *name == '\t')) name++, n--;
-    while (n && (name[n - 1] == ' ' || name[n - 1] == '\t')) n--;
+    if (!name)
+      continue;
+    while (n && (*name == ' ' || *name == '\t'))
+      name++, n--;
+    while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
+      n--;
     int ci = -1; /* an exact match wins, else the first case-insensitive */
     for (int c = 0; c < r->ncols; c++) {
       const char *fname = r->schema->fields[c].name;
-      if (seen[c] || !fname || !lm_strncaseeq(name, n, fname)) continue;
+      if (seen[c] || !fname || !lm_strncaseeq(name, n, fname))
+        continue;
       if (memcmp(name, fname, n) == 0) {
         ci = c;
         break;
       }
-      if (ci < 0) ci = c;
+      if (ci < 0)
+        ci = c;
     }
     if (ci >= 0) {
       map[i] = ci;
@@ -311,7 +338,8 @@ static int csv_header(lm_csv_reader *r, const char *row, int nf) {
   }
   int nm = 0;
   for (int c = 0; c < r->ncols; c++) {
-    if (seen[c]) continue;
+    if (seen[c])
+      continue;
     missing[nm++] = c;
     if (!r->schema->fields[c].nullable) {
       free(map);
@@ -335,14 +363,16 @@ static int csv_header(lm_csv_reader *r, const char *row, int nf) {
 static int csv_data(lm_csv_reader *r, const char *row, int nf,
                     const char *term) {
   if (nf != r->nfile) {
-    if (is_blank_record(r, nf)) return 0; /* blank line */
+    if (is_blank_record(r, nf))
+      return 0; /* blank line */
     return csv_err(r, LM_ERR_PARSE, row, term,
                    "too few fields: expected %d, found %d", r->nfile, nf);
   }
   const int *map = r->map;
   for (int i = 0; i < nf; i++) {
     int c = map[i];
-    if (c >= 0 && csv_convert(r, c, &r->fields[i], row)) return -1;
+    if (c >= 0 && csv_convert(r, c, &r->fields[i], row))
+      return -1;
   }
   for (int i = 0; i < r->nmissing; i++)
     lm_builder_append_null(&r->bb.cols[r->missing[i]]);
@@ -362,22 +392,24 @@ static int csv_data(lm_csv_reader *r, const char *row, int nf,
 
 /* First byte in [q, end) that is the delimiter, LF or a quote; end if none.
  * Fields are short, so one 16-byte block usually decides. */
-static inline const char *scan_unquoted(const char *q, const char *end,
-                                        char d, const uint8_t *cls) {
+static inline const char *scan_unquoted(const char *q, const char *end, char d,
+                                        const uint8_t *cls) {
 #if defined(__SSE2__)
   const __m128i vd = _mm_set1_epi8(d), vn = _mm_set1_epi8('\n'),
                 vq = _mm_set1_epi8('"');
   while (end - q >= 16) {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
-    __m128i m = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(x, vd), _mm_cmpeq_epi8(x, vn)),
-        _mm_cmpeq_epi8(x, vq));
+    __m128i m =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vd), _mm_cmpeq_epi8(x, vn)),
+                     _mm_cmpeq_epi8(x, vq));
     unsigned mask = (unsigned)_mm_movemask_epi8(m);
-    if (mask) return q + __builtin_ctz(mask);
+    if (mask)
+      return q + __builtin_ctz(mask);
     q += 16;
   }
 #endif
-  while (q < end && !cls[(uint8_t)*q]) q++;
+  while (q < end && !cls[(uint8_t)*q])
+    q++;
   return q;
 }
 
@@ -387,7 +419,8 @@ static inline const char *scan_unquoted(const char *q, const char *end,
  * on error (r->saved set). */
 static int csv_record(lm_csv_reader *r, const char *p, const char *end,
                       bool eof, const char **next) {
-  if (!r->started && end - p >= 3 && memcmp(p, BOM, 3) == 0) p += 3;
+  if (!r->started && end - p >= 3 && memcmp(p, BOM, 3) == 0)
+    p += 3;
   const char *row = p;
   const char d = r->opt.delimiter;
   const uint8_t *cls = r->cls;
@@ -398,15 +431,16 @@ static int csv_record(lm_csv_reader *r, const char *p, const char *end,
   for (;;) {
     if (nf == maxf) {
       if (r->nfile >= 0)
-        return csv_err(r, LM_ERR_PARSE, row, s,
-                       "too many fields: expected %d", r->nfile);
+        return csv_err(r, LM_ERR_PARSE, row, s, "too many fields: expected %d",
+                       r->nfile);
       return csv_err(r, LM_ERR_LIMIT, row, s, "more than %d columns",
                      CSV_MAX_COLUMNS);
     }
     if (nf == r->fields_cap) {
       int cap = LM_MIN(r->fields_cap * 2, CSV_MAX_COLUMNS);
       csv_field *nfp = realloc(r->fields, (size_t)cap * sizeof *nfp);
-      if (!nfp) return csv_err(r, LM_ERR_NOMEM, row, s, "out of memory");
+      if (!nfp)
+        return csv_err(r, LM_ERR_NOMEM, row, s, "out of memory");
       r->fields = nfp;
       r->fields_cap = cap;
     }
@@ -417,17 +451,19 @@ static int csv_record(lm_csv_reader *r, const char *p, const char *end,
       for (;;) {
         e = memchr(q, '"', (size_t)(end - q));
         if (!e) {
-          if (!eof) return 0;
-          return csv_err(r, LM_ERR_PARSE, row, s,
-                         "unterminated quoted field");
+          if (!eof)
+            return 0;
+          return csv_err(r, LM_ERR_PARSE, row, s, "unterminated quoted field");
         }
         if (e + 1 < end) {
-          if (e[1] != '"') break;
+          if (e[1] != '"')
+            break;
           esc = true;
           q = e + 2;
           continue;
         }
-        if (!eof) return 0; /* a quote at the end: maybe the first of "" */
+        if (!eof)
+          return 0; /* a quote at the end: maybe the first of "" */
         break;
       }
       f->p = s + 1;
@@ -438,7 +474,8 @@ static int csv_record(lm_csv_reader *r, const char *p, const char *end,
            (t = memchr(t, '\n', (size_t)(e - t))) != NULL; t++)
         nl++;
       s = term = e + 1;
-      if (s == end) break; /* eof here, or the loop above returned */
+      if (s == end)
+        break; /* eof here, or the loop above returned */
       char c = *s;
       if (c == d) {
         s++;
@@ -450,7 +487,8 @@ static int csv_record(lm_csv_reader *r, const char *p, const char *end,
       }
       if (c == '\r') {
         if (s + 1 == end) {
-          if (!eof) return 0;
+          if (!eof)
+            return 0;
           s++;
           break;
         }
@@ -466,9 +504,11 @@ static int csv_record(lm_csv_reader *r, const char *p, const char *end,
       f->p = s;
       f->kind = 0;
       if (q == end) {
-        if (!eof) return 0;
+        if (!eof)
+          return 0;
         size_t n = (size_t)(q - s);
-        if (n && q[-1] == '\r') n--;
+        if (n && q[-1] == '\r')
+          n--;
         f->len = n;
         nf++;
         term = s + n;
@@ -484,21 +524,22 @@ static int csv_record(lm_csv_reader *r, const char *p, const char *end,
         s = q + 1;
         continue;
       }
-      if (f->len && q[-1] == '\r') f->len--; /* CRLF */
+      if (f->len && q[-1] == '\r')
+        f->len--; /* CRLF */
       term = s + f->len;
       s = q + 1;
       break;
     }
   }
   if (s - row > r->opt.max_row_bytes)
-    return csv_err(r, LM_ERR_LIMIT, NULL, NULL,
-                   "record longer than %lld bytes",
+    return csv_err(r, LM_ERR_LIMIT, NULL, NULL, "record longer than %lld bytes",
                    (long long)r->opt.max_row_bytes);
   *next = s;
   r->started = true;
-  int rc = r->header_pending ? csv_header(r, row, nf)
-                             : csv_data(r, row, nf, term);
-  if (rc) return -1;
+  int rc =
+      r->header_pending ? csv_header(r, row, nf) : csv_data(r, row, nf, term);
+  if (rc)
+    return -1;
   r->line += nl + 1;
   return 1;
 }
@@ -517,17 +558,20 @@ static bool csv_scan(lm_csv_reader *r, const char *p, size_t n, size_t *at) {
         r->scan_bom++;
         continue;
       }
-      if (r->scan_bom > 0) st = SCAN_UNQ; /* those bytes were data */
+      if (r->scan_bom > 0)
+        st = SCAN_UNQ; /* those bytes were data */
       r->scan_bom = -1;
     }
     switch (st) {
     case SCAN_START:
     case SCAN_UNQ:
-      if (c == '\n') goto hit;
+      if (c == '\n')
+        goto hit;
       if (c == d)
         st = SCAN_START;
       else if (c == '"') {
-        if (st != SCAN_START) goto hit;
+        if (st != SCAN_START)
+          goto hit;
         st = SCAN_Q;
       } else
         st = SCAN_UNQ;
@@ -573,9 +617,11 @@ static int carry_append(lm_csv_reader *r, const char *p, size_t n) {
                    (long long)r->opt.max_row_bytes);
   if (r->carry_len + n > r->carry_cap) {
     size_t cap = r->carry_cap ? r->carry_cap * 2 : 4096;
-    while (cap < r->carry_len + n) cap *= 2;
+    while (cap < r->carry_len + n)
+      cap *= 2;
     char *c = realloc(r->carry, cap);
-    if (!c) return csv_err(r, LM_ERR_NOMEM, NULL, NULL, "out of memory");
+    if (!c)
+      return csv_err(r, LM_ERR_NOMEM, NULL, NULL, "out of memory");
     r->carry = c;
     r->carry_cap = cap;
   }
@@ -591,20 +637,25 @@ static int internal_error(lm_csv_reader *r) {
 
 int lm_csv_reader_feed(lm_csv_reader *r, const char *data, size_t len,
                        lm_error *err) {
-  if (r->failed) return report(r, err);
+  if (r->failed)
+    return report(r, err);
   if (r->finished)
     return lm_err(err, LM_ERR_INVALID, "CSV reader: feed after finish");
-  if (!len) return 0;
+  if (!len)
+    return 0;
   const char *p = data, *end = data + len;
   if (r->carry_len) {
     size_t at = 0;
     bool found = csv_scan(r, p, len, &at);
     size_t take = found ? at + 1 : len;
-    if (carry_append(r, p, take)) return report(r, err);
-    if (!found) return 0;
+    if (carry_append(r, p, take))
+      return report(r, err);
+    if (!found)
+      return 0;
     const char *next = NULL;
     int rc = csv_record(r, r->carry, r->carry + r->carry_len, false, &next);
-    if (rc < 0) return report(r, err);
+    if (rc < 0)
+      return report(r, err);
     if (rc == 0 || next != r->carry + r->carry_len) {
       internal_error(r);
       return report(r, err);
@@ -615,11 +666,13 @@ int lm_csv_reader_feed(lm_csv_reader *r, const char *data, size_t len,
   while (p < end) {
     const char *next = NULL;
     int rc = csv_record(r, p, end, false, &next);
-    if (rc < 0) return report(r, err);
+    if (rc < 0)
+      return report(r, err);
     if (rc == 0) {
       r->scan = SCAN_START;
       r->scan_bom = r->started ? -1 : 0;
-      if (carry_append(r, p, (size_t)(end - p))) return report(r, err);
+      if (carry_append(r, p, (size_t)(end - p)))
+        return report(r, err);
       size_t at;
       if (csv_scan(r, r->carry, r->carry_len, &at)) {
         internal_error(r);
@@ -633,13 +686,16 @@ int lm_csv_reader_feed(lm_csv_reader *r, const char *data, size_t len,
 }
 
 int lm_csv_reader_finish(lm_csv_reader *r, lm_error *err) {
-  if (r->failed) return report(r, err);
-  if (r->finished) return 0;
+  if (r->failed)
+    return report(r, err);
+  if (r->finished)
+    return 0;
   r->finished = true;
   if (r->carry_len) {
     const char *next = NULL;
     int rc = csv_record(r, r->carry, r->carry + r->carry_len, true, &next);
-    if (rc < 0) return report(r, err);
+    if (rc < 0)
+      return report(r, err);
     if (rc == 0 || next != r->carry + r->carry_len) {
       internal_error(r);
       return report(r, err);

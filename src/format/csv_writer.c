@@ -6,10 +6,12 @@
 #include <string.h>
 
 static bool needs_quote(const char *p, size_t n, char d) {
-  if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) return true; /* BOM */
+  if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+    return true; /* BOM */
   for (size_t i = 0; i < n; i++) {
     char c = p[i];
-    if (c == d || c == '"' || c == '\n' || c == '\r') return true;
+    if (c == d || c == '"' || c == '\n' || c == '\r')
+      return true;
   }
   return false;
 }
@@ -20,14 +22,18 @@ static int put_text(lm_buf *out, const char *p, size_t n, char d,
                     bool quote_empty) {
   if (!(n == 0 ? quote_empty : needs_quote(p, n, d)))
     return lm_buf_append(out, p, n);
-  if (lm_buf_reserve(out, n + 2)) return LM_ERR_NOMEM;
-  if (lm_buf_putc(out, '"')) return LM_ERR_NOMEM;
+  if (lm_buf_reserve(out, n + 2))
+    return LM_ERR_NOMEM;
+  if (lm_buf_putc(out, '"'))
+    return LM_ERR_NOMEM;
   const char *e = p + n;
   while (p < e) {
     const char *q = memchr(p, '"', (size_t)(e - p));
     size_t run = q ? (size_t)(q - p) + 1 : (size_t)(e - p);
-    if (lm_buf_append(out, p, run)) return LM_ERR_NOMEM;
-    if (q && lm_buf_putc(out, '"')) return LM_ERR_NOMEM; /* "" */
+    if (lm_buf_append(out, p, run))
+      return LM_ERR_NOMEM;
+    if (q && lm_buf_putc(out, '"'))
+      return LM_ERR_NOMEM; /* "" */
     p += run;
   }
   return lm_buf_putc(out, '"');
@@ -48,9 +54,11 @@ int lm_csv_write_header(lm_buf *out, const lm_schema *s,
   size_t eol_len;
   resolve(o, &d, &eol, &eol_len);
   for (int i = 0; i < s->n_fields; i++) {
-    if (i && lm_buf_putc(out, d)) return LM_ERR_NOMEM;
+    if (i && lm_buf_putc(out, d))
+      return LM_ERR_NOMEM;
     const char *name = s->fields[i].name ? s->fields[i].name : "";
-    if (put_text(out, name, strlen(name), d, true)) return LM_ERR_NOMEM;
+    if (put_text(out, name, strlen(name), d, true))
+      return LM_ERR_NOMEM;
   }
   return lm_buf_append(out, eol, eol_len);
 }
@@ -67,26 +75,32 @@ int lm_csv_write_batch(lm_buf *out, const lm_batch *b,
   for (int64_t i = 0; i < b->num_rows && rc == LM_OK; i++) {
     for (int c = 0; c < b->num_columns; c++) {
       const lm_array *a = b->columns[c];
-      if (c && (rc = lm_buf_putc(out, d))) break;
-      if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i)) continue;
+      if (c && (rc = lm_buf_putc(out, d)))
+        break;
+      if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i))
+        continue;
       if (a->type.id == LM_TYPE_UTF8) {
         int32_t n;
         const char *p = lm_array_str(a, i, &n);
-        if ((rc = put_text(out, p, (size_t)n, d, true))) break;
+        if ((rc = put_text(out, p, (size_t)n, d, true)))
+          break;
         continue;
       }
       size_t start = out->len;
-      if ((rc = lm_array_format_value(out, a, i, ""))) break;
+      if ((rc = lm_array_format_value(out, a, i, "")))
+        break;
       if (needs_quote(out->data + start, out->len - start, d)) {
         /* e.g. a delimiter that occurs in number text: requote */
         tmp.len = 0;
         if ((rc = lm_buf_append(&tmp, out->data + start, out->len - start)))
           break;
         out->len = start;
-        if ((rc = put_text(out, tmp.data, tmp.len, d, true))) break;
+        if ((rc = put_text(out, tmp.data, tmp.len, d, true)))
+          break;
       }
     }
-    if (rc == LM_OK) rc = lm_buf_append(out, eol, eol_len);
+    if (rc == LM_OK)
+      rc = lm_buf_append(out, eol, eol_len);
   }
   lm_buf_free(&tmp);
   return rc ? LM_ERR_NOMEM : LM_OK;

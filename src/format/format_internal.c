@@ -45,13 +45,17 @@ void lm_fmt_int_range(lm_type t, int64_t *min, int64_t *max) {
   }
 }
 
-static inline bool is_sp(char c) { return c == ' ' || c == '\t'; }
+static inline bool is_sp(char c) {
+  return c == ' ' || c == '\t';
+}
 
 static inline void trim(const char **pp, size_t *plen) {
   const char *p = *pp;
   size_t n = *plen;
-  while (n && is_sp(*p)) p++, n--;
-  while (n && is_sp(p[n - 1])) n--;
+  while (n && is_sp(*p))
+    p++, n--;
+  while (n && is_sp(p[n - 1]))
+    n--;
   *pp = p;
   *plen = n;
 }
@@ -64,12 +68,14 @@ bool lm_fmt_is_blank(const char *p, size_t len) {
 int lm_fmt_parse_int(const char *p, size_t len, int64_t min, int64_t max,
                      int64_t *out) {
   trim(&p, &len);
-  if (!len) return LM_FMT_SYNTAX;
+  if (!len)
+    return LM_FMT_SYNTAX;
   bool neg = false;
   if (*p == '-' || *p == '+') {
     neg = *p == '-';
     p++, len--;
-    if (!len) return LM_FMT_SYNTAX;
+    if (!len)
+      return LM_FMT_SYNTAX;
   }
   uint64_t v = 0;
   bool over = false;
@@ -77,29 +83,35 @@ int lm_fmt_parse_int(const char *p, size_t len, int64_t min, int64_t max,
     /* cannot overflow: at most 18 digits */
     for (size_t i = 0; i < len; i++) {
       unsigned d = (unsigned)(unsigned char)p[i] - '0';
-      if (d > 9) return LM_FMT_SYNTAX;
+      if (d > 9)
+        return LM_FMT_SYNTAX;
       v = v * 10 + d;
     }
   } else {
     for (size_t i = 0; i < len; i++) {
       unsigned d = (unsigned)(unsigned char)p[i] - '0';
-      if (d > 9) return LM_FMT_SYNTAX;
+      if (d > 9)
+        return LM_FMT_SYNTAX;
       if (v > (UINT64_MAX - d) / 10)
         over = true; /* keep scanning: syntax errors win */
       else
         v = v * 10 + d;
     }
   }
-  if (over) return LM_FMT_RANGE;
+  if (over)
+    return LM_FMT_RANGE;
   int64_t r;
   if (neg) {
-    if (v > (uint64_t)INT64_MAX + 1) return LM_FMT_RANGE;
+    if (v > (uint64_t)INT64_MAX + 1)
+      return LM_FMT_RANGE;
     r = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
   } else {
-    if (v > (uint64_t)INT64_MAX) return LM_FMT_RANGE;
+    if (v > (uint64_t)INT64_MAX)
+      return LM_FMT_RANGE;
     r = (int64_t)v;
   }
-  if (r < min || r > max) return LM_FMT_RANGE;
+  if (r < min || r > max)
+    return LM_FMT_RANGE;
   *out = r;
   return LM_FMT_OK;
 }
@@ -115,7 +127,8 @@ static bool ieq(const char *p, size_t n, const char *lit) {
 int lm_fmt_parse_double(const char *p, size_t len, bool as_float32,
                         lm_buf *scratch, double *out) {
   trim(&p, &len);
-  if (!len) return LM_FMT_SYNTAX;
+  if (!len)
+    return LM_FMT_SYNTAX;
   const char *s = p;
   size_t n = len;
   bool neg = false;
@@ -123,7 +136,8 @@ int lm_fmt_parse_double(const char *p, size_t len, bool as_float32,
     neg = *s == '-';
     s++, n--;
   }
-  if (!n) return LM_FMT_SYNTAX;
+  if (!n)
+    return LM_FMT_SYNTAX;
   /* Exact fast path (Clinger): up to 15 significant digits and at most 22
    * fraction digits, no exponent: mantissa and 10^k are exact doubles, so
    * one IEEE division is correctly rounded. Only for FLOAT64. */
@@ -136,7 +150,8 @@ int lm_fmt_parse_double(const char *p, size_t len, bool as_float32,
       if (d <= 9) {
         m = m * 10 + d;
         digits++;
-        if (frac >= 0) frac++;
+        if (frac >= 0)
+          frac++;
       } else if (s[i] == '.' && frac < 0) {
         frac = 0;
       } else {
@@ -145,7 +160,8 @@ int lm_fmt_parse_double(const char *p, size_t len, bool as_float32,
     }
     if (i == n && digits > 0 && digits <= 15) {
       double v = (double)m;
-      if (frac > 0) v /= pow10_tab[frac];
+      if (frac > 0)
+        v /= pow10_tab[frac];
       *out = neg ? -v : v;
       return LM_FMT_OK;
     }
@@ -170,19 +186,23 @@ int lm_fmt_parse_double(const char *p, size_t len, bool as_float32,
         seen_dot = true;
       } else if ((c == 'e' || c == 'E') && seen_digit && !seen_e) {
         seen_e = true;
-        if (i + 1 < n && (s[i + 1] == '+' || s[i + 1] == '-')) i++;
-        if (i + 1 >= n) return LM_FMT_SYNTAX;
+        if (i + 1 < n && (s[i + 1] == '+' || s[i + 1] == '-'))
+          i++;
+        if (i + 1 >= n)
+          return LM_FMT_SYNTAX;
       } else {
         return LM_FMT_SYNTAX;
       }
     }
-    if (!seen_digit) return LM_FMT_SYNTAX;
+    if (!seen_digit)
+      return LM_FMT_SYNTAX;
   }
   char stackbuf[128];
   char *z = stackbuf;
   if (len >= sizeof stackbuf) {
     scratch->len = 0;
-    if (lm_buf_reserve(scratch, len + 1)) return LM_FMT_TOOBIG;
+    if (lm_buf_reserve(scratch, len + 1))
+      return LM_FMT_TOOBIG;
     z = scratch->data;
   }
   memcpy(z, p, len);
@@ -192,13 +212,16 @@ int lm_fmt_parse_double(const char *p, size_t len, bool as_float32,
   double v;
   if (as_float32) {
     float f = strtof(z, &end);
-    if (errno == ERANGE && isinf(f)) return LM_FMT_RANGE;
+    if (errno == ERANGE && isinf(f))
+      return LM_FMT_RANGE;
     v = f;
   } else {
     v = strtod(z, &end);
-    if (errno == ERANGE && isinf(v)) return LM_FMT_RANGE;
+    if (errno == ERANGE && isinf(v))
+      return LM_FMT_RANGE;
   }
-  if (end != z + len) return LM_FMT_SYNTAX;
+  if (end != z + len)
+    return LM_FMT_SYNTAX;
   *out = v;
   return LM_FMT_OK;
 }
@@ -239,19 +262,26 @@ size_t lm_fmt_utf8_check(const char *ptr, size_t len) {
       need = 1;
     } else if (c >= 0xE0 && c <= 0xEF) {
       need = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F; /* no UTF-16 surrogates */
+      if (c == 0xE0)
+        lo = 0xA0;
+      if (c == 0xED)
+        hi = 0x9F; /* no UTF-16 surrogates */
     } else if (c >= 0xF0 && c <= 0xF4) {
       need = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F; /* <= U+10FFFF */
+      if (c == 0xF0)
+        lo = 0x90;
+      if (c == 0xF4)
+        hi = 0x8F; /* <= U+10FFFF */
     } else {
       return i;
     }
-    if (len - i <= need) return i;
-    if (s[i + 1] < lo || s[i + 1] > hi) return i;
+    if (len - i <= need)
+      return i;
+    if (s[i + 1] < lo || s[i + 1] > hi)
+      return i;
     for (size_t k = 2; k <= need; k++)
-      if ((s[i + k] & 0xC0) != 0x80) return i;
+      if ((s[i + k] & 0xC0) != 0x80)
+        return i;
     i += need + 1;
   }
   return len;
@@ -260,7 +290,8 @@ size_t lm_fmt_utf8_check(const char *ptr, size_t len) {
 static int append_timestamp(lm_builder *b, const char *p, size_t len) {
   trim(&p, &len);
   int64_t us;
-  if (!len || lm_parse_timestamp(p, len, &us) != 0) return LM_FMT_SYNTAX;
+  if (!len || lm_parse_timestamp(p, len, &us) != 0)
+    return LM_FMT_SYNTAX;
   int64_t v = us;
   switch ((lm_time_unit)b->type.unit) {
   case LM_UNIT_SECOND:
@@ -270,7 +301,8 @@ static int append_timestamp(lm_builder *b, const char *p, size_t len) {
     v = lm_floor_div(us, 1000);
     break;
   case LM_UNIT_NANO:
-    if (lm_mul_overflow_i64(us, 1000, &v)) return LM_FMT_RANGE;
+    if (lm_mul_overflow_i64(us, 1000, &v))
+      return LM_FMT_RANGE;
     break;
   default:
     break;
@@ -293,7 +325,8 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
       if (i < len) {
         for (; i < len; i++) {
           unsigned d = (unsigned)(unsigned char)p[i] - '0';
-          if (d > 9) break;
+          if (d > 9)
+            break;
           u = u * 10 + d;
         }
         if (i == len) {
@@ -303,7 +336,8 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
       }
     }
     int rc = lm_fmt_parse_int(p, len, INT64_MIN, INT64_MAX, &v);
-    if (rc) return rc;
+    if (rc)
+      return rc;
     lm_builder_append_i64_fast(b, v);
     return LM_FMT_OK;
   }
@@ -313,16 +347,18 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
     int64_t v, lo, hi;
     lm_fmt_int_range(b->type, &lo, &hi);
     int rc = lm_fmt_parse_int(p, len, lo, hi, &v);
-    if (rc) return rc;
+    if (rc)
+      return rc;
     lm_builder_append_int(b, v);
     return LM_FMT_OK;
   }
   case LM_TYPE_FLOAT64:
   case LM_TYPE_FLOAT32: {
     double v;
-    int rc = lm_fmt_parse_double(p, len, b->type.id == LM_TYPE_FLOAT32,
-                                 scratch, &v);
-    if (rc) return rc;
+    int rc =
+        lm_fmt_parse_double(p, len, b->type.id == LM_TYPE_FLOAT32, scratch, &v);
+    if (rc)
+      return rc;
     if (b->type.id == LM_TYPE_FLOAT64)
       lm_builder_append_f64_fast(b, v);
     else
@@ -331,14 +367,16 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
   }
   case LM_TYPE_BOOL: {
     bool v;
-    if (lm_fmt_parse_bool(p, len, &v)) return LM_FMT_SYNTAX;
+    if (lm_fmt_parse_bool(p, len, &v))
+      return LM_FMT_SYNTAX;
     lm_builder_append_bool(b, v);
     return LM_FMT_OK;
   }
   case LM_TYPE_UTF8:
     if (len > (size_t)INT32_MAX || (int64_t)len > INT32_MAX - b->data_len)
       return LM_FMT_TOOBIG;
-    if (lm_fmt_utf8_check(p, len) != len) return LM_FMT_UTF8;
+    if (lm_fmt_utf8_check(p, len) != len)
+      return LM_FMT_UTF8;
     lm_builder_append_str_fast(b, p, (int32_t)len);
     return LM_FMT_OK;
   case LM_TYPE_TIMESTAMP:
@@ -359,7 +397,8 @@ void lm_fmt_snippet(char *dst, size_t cap, const char *p, size_t len) {
     if (c >= 0x80) {
       size_t avail = LM_MIN(len - i, (size_t)4);
       seq = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-      if (seq > avail || lm_fmt_utf8_check(p + i, seq) != seq) seq = 0;
+      if (seq > avail || lm_fmt_utf8_check(p + i, seq) != seq)
+        seq = 0;
     } else if (c < 0x20 || c == 0x7f) {
       seq = 0;
     }
@@ -384,19 +423,22 @@ void lm_fmt_snippet(char *dst, size_t cap, const char *p, size_t len) {
 
 int lm_fmt_error(lm_error *err, int code, const char *source, int64_t line,
                  int64_t column, const char *fmt, ...) {
-  if (!err) return code;
+  if (!err)
+    return code;
   char text[768];
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  if (n < 0) text[0] = '\0';
+  if (n < 0)
+    text[0] = '\0';
   int l = line > INT32_MAX ? INT32_MAX : (int)line;
   int c = column > INT32_MAX ? INT32_MAX : (int)column;
   lm_err_at(err, code, l, c, "%s", text);
   n = snprintf(err->msg, sizeof err->msg, "%.200s:%d:%d: %s",
                source ? source : "<input>", l, c, text);
-  if (n < 0) err->msg[0] = '\0';
+  if (n < 0)
+    err->msg[0] = '\0';
   return code;
 }
 
@@ -408,12 +450,14 @@ int lm_fmt_put_int(lm_buf *out, int64_t v) {
     tmp[sizeof tmp - 1 - n++] = (char)('0' + u % 10);
     u /= 10;
   } while (u);
-  if (v < 0) tmp[sizeof tmp - 1 - n++] = '-';
+  if (v < 0)
+    tmp[sizeof tmp - 1 - n++] = '-';
   return lm_buf_append(out, tmp + sizeof tmp - n, (size_t)n);
 }
 
 int lm_fmt_queue_push(lm_fmt_queue *q, lm_batch *b) {
-  if (q->head > 0 && q->head == q->len) q->head = q->len = 0;
+  if (q->head > 0 && q->head == q->len)
+    q->head = q->len = 0;
   if (q->len == q->cap) {
     if (q->head > 0) {
       memmove(q->items, q->items + q->head,
@@ -437,14 +481,17 @@ int lm_fmt_queue_push(lm_fmt_queue *q, lm_batch *b) {
 }
 
 lm_batch *lm_fmt_queue_pop(lm_fmt_queue *q) {
-  if (q->head == q->len) return NULL;
+  if (q->head == q->len)
+    return NULL;
   lm_batch *b = q->items[q->head++];
-  if (q->head == q->len) q->head = q->len = 0;
+  if (q->head == q->len)
+    q->head = q->len = 0;
   return b;
 }
 
 void lm_fmt_queue_free(lm_fmt_queue *q) {
-  for (size_t i = q->head; i < q->len; i++) lm_batch_release(q->items[i]);
+  for (size_t i = q->head; i < q->len; i++)
+    lm_batch_release(q->items[i]);
   free(q->items);
   memset(q, 0, sizeof *q);
 }
@@ -454,12 +501,15 @@ int lm_fmt_flush_batch(lm_batch_builder *bb, int64_t n, lm_fmt_queue *q,
   lm_batch *b = NULL;
   if (bb->schema->n_fields == 0) {
     b = lm_batch_new(lm_schema_retain(bb->schema), n, NULL);
-    if (!b) return lm_err(err, LM_ERR_NOMEM, "out of memory building a batch");
+    if (!b)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory building a batch");
   } else {
     int rc = lm_batch_builder_finish(bb, &b, err);
-    if (rc) return rc;
+    if (rc)
+      return rc;
   }
   int rc = lm_fmt_queue_push(q, b);
-  if (rc) return lm_err(err, rc, "out of memory queueing a batch");
+  if (rc)
+    return lm_err(err, rc, "out of memory queueing a batch");
   return LM_OK;
 }

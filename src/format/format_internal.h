@@ -13,11 +13,11 @@
 /* Result of decoding one text value. */
 enum {
   LM_FMT_OK = 0,
-  LM_FMT_SYNTAX = 1,  /* not a value of the column type */
-  LM_FMT_RANGE = 2,   /* a number, but out of range for the column type */
-  LM_FMT_UTF8 = 3,    /* invalid UTF-8 in a string */
-  LM_FMT_TOOBIG = 4,  /* a string too long for a batch (2 GiB offsets) */
-  LM_FMT_NOTYPE = 5,  /* the column type cannot be read from text */
+  LM_FMT_SYNTAX = 1, /* not a value of the column type */
+  LM_FMT_RANGE = 2,  /* a number, but out of range for the column type */
+  LM_FMT_UTF8 = 3,   /* invalid UTF-8 in a string */
+  LM_FMT_TOOBIG = 4, /* a string too long for a batch (2 GiB offsets) */
+  LM_FMT_NOTYPE = 5, /* the column type cannot be read from text */
 };
 
 /* True when the type can be decoded from text by lm_fmt_append_text. */

@@ -44,9 +44,9 @@ struct lm_json_reader {
   int *htab; /* open addressing: column index or -1 */
   uint32_t hmask;
   size_t *name_len;
-  bool *canon;   /* column c is what key_lookup returns for its own name */
-  int guess;     /* column expected for the next key (keys usually repeat
-                    in the same order on every line) */
+  bool *canon; /* column c is what key_lookup returns for its own name */
+  int guess;   /* column expected for the next key (keys usually repeat
+                  in the same order on every line) */
   json_slot *slots;
   uint32_t gen;
   char *carry;
@@ -78,15 +78,17 @@ static int json_err(lm_json_reader *r, int code, const char *at,
   va_start(ap, fmt);
   int n = vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  if (n < 0) text[0] = '\0';
-  lm_fmt_error(&r->saved, code, r->source ? r->source : "<input>", r->line,
-               col, "%s", text);
+  if (n < 0)
+    text[0] = '\0';
+  lm_fmt_error(&r->saved, code, r->source ? r->source : "<input>", r->line, col,
+               "%s", text);
   r->failed = true;
   return -1;
 }
 
 static int report(lm_json_reader *r, lm_error *err) {
-  if (err) *err = r->saved;
+  if (err)
+    *err = r->saved;
   return r->saved.code ? r->saved.code : LM_ERR_GENERIC;
 }
 
@@ -104,7 +106,8 @@ static uint32_t key_hash(const char *p, size_t n) {
 }
 
 static bool key_eq(const char *p, size_t n, const char *name, size_t nlen) {
-  if (n != nlen) return false;
+  if (n != nlen)
+    return false;
   for (size_t i = 0; i < n; i++)
     if (lower((unsigned char)p[i]) != lower((unsigned char)name[i]))
       return false;
@@ -118,11 +121,14 @@ static int key_lookup(const lm_json_reader *r, const char *p, size_t n) {
   int ci = -1;
   for (;;) {
     int c = r->htab[i];
-    if (c < 0) return ci;
+    if (c < 0)
+      return ci;
     const char *name = r->schema->fields[c].name;
     if (key_eq(p, n, name, r->name_len[c])) {
-      if (memcmp(p, name, n) == 0) return c;
-      if (ci < 0 || c < ci) ci = c;
+      if (memcmp(p, name, n) == 0)
+        return c;
+      if (ci < 0 || c < ci)
+        ci = c;
     }
     i = (i + 1) & r->hmask;
   }
@@ -131,13 +137,17 @@ static int key_lookup(const lm_json_reader *r, const char *p, size_t n) {
 lm_json_reader *lm_json_reader_new(lm_schema *schema,
                                    const lm_json_options *opts,
                                    const char *source_name) {
-  if (!schema) return NULL;
+  if (!schema)
+    return NULL;
   lm_json_reader *r = calloc(1, sizeof *r);
-  if (!r) return NULL;
+  if (!r)
+    return NULL;
   lm_json_options_default(&r->opt);
   if (opts) {
-    if (opts->batch_rows > 0) r->opt.batch_rows = opts->batch_rows;
-    if (opts->max_line_bytes > 0) r->opt.max_line_bytes = opts->max_line_bytes;
+    if (opts->batch_rows > 0)
+      r->opt.batch_rows = opts->batch_rows;
+    if (opts->max_line_bytes > 0)
+      r->opt.max_line_bytes = opts->max_line_bytes;
   }
   r->schema = lm_schema_retain(schema);
   r->ncols = schema->n_fields;
@@ -145,24 +155,30 @@ lm_json_reader *lm_json_reader_new(lm_schema *schema,
   lm_buf_init(&r->scratch);
   lm_buf_init(&r->key);
   lm_buf_init(&r->num);
-  if (source_name && !(r->source = lm_strdup(source_name))) goto oom;
+  if (source_name && !(r->source = lm_strdup(source_name)))
+    goto oom;
   int64_t hint = LM_MIN(r->opt.batch_rows, (int64_t)JSON_DEFAULT_BATCH_ROWS);
-  if (lm_batch_builder_init(&r->bb, schema, hint)) goto oom;
+  if (lm_batch_builder_init(&r->bb, schema, hint))
+    goto oom;
   size_t n = (size_t)LM_MAX(r->ncols, 1);
   uint32_t tsize = 8;
-  while (tsize < 2 * n) tsize *= 2;
+  while (tsize < 2 * n)
+    tsize *= 2;
   r->hmask = tsize - 1;
   r->htab = malloc(tsize * sizeof *r->htab);
   r->name_len = calloc(n, sizeof *r->name_len);
   r->slots = calloc(n, sizeof *r->slots);
   r->canon = calloc(n, sizeof *r->canon);
-  if (!r->htab || !r->name_len || !r->slots || !r->canon) goto oom;
-  for (uint32_t i = 0; i < tsize; i++) r->htab[i] = -1;
+  if (!r->htab || !r->name_len || !r->slots || !r->canon)
+    goto oom;
+  for (uint32_t i = 0; i < tsize; i++)
+    r->htab[i] = -1;
   for (int c = 0; c < r->ncols; c++) {
     const char *name = schema->fields[c].name ? schema->fields[c].name : "";
     r->name_len[c] = strlen(name);
     uint32_t i = key_hash(name, r->name_len[c]) & r->hmask;
-    while (r->htab[i] >= 0) i = (i + 1) & r->hmask;
+    while (r->htab[i] >= 0)
+      i = (i + 1) & r->hmask;
     r->htab[i] = c;
   }
   for (int c = 0; c < r->ncols; c++)
@@ -181,8 +197,10 @@ oom:
 }
 
 void lm_json_reader_free(lm_json_reader *r) {
-  if (!r) return;
-  if (r->bb.schema) lm_batch_builder_free(&r->bb);
+  if (!r)
+    return;
+  if (r->bb.schema)
+    lm_batch_builder_free(&r->bb);
   lm_schema_release(r->schema);
   free(r->source);
   free(r->htab);
@@ -197,7 +215,9 @@ void lm_json_reader_free(lm_json_reader *r) {
   free(r);
 }
 
-int64_t lm_json_reader_rows(const lm_json_reader *r) { return r->rows; }
+int64_t lm_json_reader_rows(const lm_json_reader *r) {
+  return r->rows;
+}
 
 lm_batch *lm_json_reader_next(lm_json_reader *r) {
   return lm_fmt_queue_pop(&r->q);
@@ -206,24 +226,30 @@ lm_batch *lm_json_reader_next(lm_json_reader *r) {
 /* ------------------------------------------------------------- lexing */
 
 static inline const char *skip_ws(const char *s, const char *le) {
-  while (s < le && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+  while (s < le && (*s == ' ' || *s == '\t' || *s == '\r'))
+    s++;
   return s;
 }
 
 static int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return -1;
 }
 
 /* Reads the 4 hex digits after "\u" at p (p points at the backslash). */
 static int read_u4(const char *p, const char *le) {
-  if (le - p < 6 || p[0] != '\\' || p[1] != 'u') return -1;
+  if (le - p < 6 || p[0] != '\\' || p[1] != 'u')
+    return -1;
   int v = 0;
   for (int i = 2; i < 6; i++) {
     int h = hexval(p[i]);
-    if (h < 0) return -1;
+    if (h < 0)
+      return -1;
     v = v * 16 + h;
   }
   return v;
@@ -239,13 +265,15 @@ static int json_string(lm_json_reader *r, const char **ps, const char *le,
   for (;;) {
     while (q < le) {
       unsigned char c = (unsigned char)*q;
-      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+        break;
       q++;
     }
     if (q >= le)
       return json_err(r, LM_ERR_PARSE, open, "unterminated string");
     unsigned char c = (unsigned char)*q;
-    if (c == '"') break;
+    if (c == '"')
+      break;
     if (c == '\\') {
       fl |= JF_ESC;
       if (q + 1 >= le)
@@ -322,7 +350,8 @@ static void put_utf8(char *o, size_t *n, uint32_t cp) {
 static const char *decode_string(lm_buf *buf, const char *p, size_t len,
                                  size_t *out_len) {
   buf->len = 0;
-  if (lm_buf_reserve(buf, len + 1)) return NULL;
+  if (lm_buf_reserve(buf, len + 1))
+    return NULL;
   char *o = buf->data;
   size_t n = 0;
   const char *e = p + len;
@@ -331,7 +360,8 @@ static const char *decode_string(lm_buf *buf, const char *p, size_t len,
     size_t run = bs ? (size_t)(bs - p) : (size_t)(e - p);
     memcpy(o + n, p, run);
     n += run;
-    if (!bs) break;
+    if (!bs)
+      break;
     p = bs;
     char c = p[1];
     p += 2;
@@ -376,16 +406,17 @@ static int json_number(lm_json_reader *r, const char **ps, const char *le,
                        uint8_t *flags) {
   const char *s = *ps, *start = s;
   uint8_t fl = 0;
-  if (s < le && *s == '-') s++;
+  if (s < le && *s == '-')
+    s++;
   if (s >= le || *s < '0' || *s > '9')
     return json_err(r, LM_ERR_PARSE, start, "invalid number");
   if (*s == '0') {
     s++;
     if (s < le && *s >= '0' && *s <= '9')
-      return json_err(r, LM_ERR_PARSE, start,
-                      "invalid number (leading zero)");
+      return json_err(r, LM_ERR_PARSE, start, "invalid number (leading zero)");
   } else {
-    while (s < le && *s >= '0' && *s <= '9') s++;
+    while (s < le && *s >= '0' && *s <= '9')
+      s++;
   }
   if (s < le && *s == '.') {
     s++;
@@ -394,18 +425,21 @@ static int json_number(lm_json_reader *r, const char **ps, const char *le,
       return json_err(r, LM_ERR_PARSE, start,
                       "invalid number (digits expected after '.')");
     while (s < le && *s >= '0' && *s <= '9') {
-      if (*s != '0') fl &= (uint8_t)~JF_FRACZERO;
+      if (*s != '0')
+        fl &= (uint8_t)~JF_FRACZERO;
       s++;
     }
   }
   if (s < le && (*s == 'e' || *s == 'E')) {
     s++;
     fl |= JF_EXP;
-    if (s < le && (*s == '+' || *s == '-')) s++;
+    if (s < le && (*s == '+' || *s == '-'))
+      s++;
     if (s >= le || *s < '0' || *s > '9')
       return json_err(r, LM_ERR_PARSE, start,
                       "invalid number (digits expected in exponent)");
-    while (s < le && *s >= '0' && *s <= '9') s++;
+    while (s < le && *s >= '0' && *s <= '9')
+      s++;
   }
   *ps = s;
   *flags = fl;
@@ -438,8 +472,9 @@ static int json_scalar(lm_json_reader *r, const char **ps, const char *le,
                        uint8_t *kind, uint8_t *flags) {
   const char *s = *ps;
   if (s >= le)
-    return json_err(r, LM_ERR_PARSE, s, "expected a JSON value, found end "
-                                        "of line");
+    return json_err(r, LM_ERR_PARSE, s,
+                    "expected a JSON value, found end "
+                    "of line");
   *flags = 0;
   char c = *s;
   if (c == '"') {
@@ -475,10 +510,13 @@ open:
     sp--;
     goto after;
   }
-  if (stack[sp - 1] == '{') goto key;
+  if (stack[sp - 1] == '{')
+    goto key;
 value:
-  if (s < le && (*s == '{' || *s == '[')) goto open;
-  if (json_scalar(r, &s, le, &k, &f)) return -1;
+  if (s < le && (*s == '{' || *s == '['))
+    goto open;
+  if (json_scalar(r, &s, le, &k, &f))
+    return -1;
 after:
   if (sp == 0) {
     *ps = s;
@@ -487,7 +525,8 @@ after:
   s = skip_ws(s, le);
   if (s < le && *s == ',') {
     s = skip_ws(s + 1, le);
-    if (stack[sp - 1] == '{') goto key;
+    if (stack[sp - 1] == '{')
+      goto key;
     goto value;
   }
   if (s < le && *s == (stack[sp - 1] == '{' ? '}' : ']')) {
@@ -501,7 +540,8 @@ after:
 key:
   if (s >= le || *s != '"')
     return json_err(r, LM_ERR_PARSE, s, "expected a string key");
-  if (json_string(r, &s, le, &f)) return -1;
+  if (json_string(r, &s, le, &f))
+    return -1;
   s = skip_ws(s, le);
   if (s >= le || *s != ':')
     return json_err(r, LM_ERR_PARSE, s, "expected ':' after key");
@@ -515,7 +555,8 @@ static int type_error(lm_json_reader *r, int c, const json_slot *v) {
   char snip[128];
   lm_fmt_snippet(snip, sizeof snip, v->p, (size_t)(v->end - v->p));
   const lm_field *fd = &r->schema->fields[c];
-  return json_err(r, LM_ERR_PARSE, v->p, "expected %s for column '%s', found '%s'",
+  return json_err(r, LM_ERR_PARSE, v->p,
+                  "expected %s for column '%s', found '%s'",
                   lm_type_name(fd->type), fd->name, snip);
 }
 
@@ -541,7 +582,8 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
   size_t len = (size_t)(v->end - v->p);
   switch (b->type.id) {
   case LM_TYPE_BOOL:
-    if (v->kind != J_TRUE && v->kind != J_FALSE) return type_error(r, c, v);
+    if (v->kind != J_TRUE && v->kind != J_FALSE)
+      return type_error(r, c, v);
     lm_builder_append_bool(b, v->kind == J_TRUE);
     return 0;
   case LM_TYPE_INT8:
@@ -559,19 +601,24 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
     int64_t lo, hi, x;
     lm_fmt_int_range(b->type, &lo, &hi);
     int rc = lm_fmt_parse_int(v->p, n, lo, hi, &x);
-    if (rc == LM_FMT_RANGE) return range_error(r, c, v);
-    if (rc) return type_error(r, c, v);
+    if (rc == LM_FMT_RANGE)
+      return range_error(r, c, v);
+    if (rc)
+      return type_error(r, c, v);
     lm_builder_append_int(b, x);
     return 0;
   }
   case LM_TYPE_FLOAT32:
   case LM_TYPE_FLOAT64: {
-    if (v->kind != J_NUM) return type_error(r, c, v);
+    if (v->kind != J_NUM)
+      return type_error(r, c, v);
     double d;
     int rc = lm_fmt_parse_double(v->p, len, b->type.id == LM_TYPE_FLOAT32,
                                  &r->num, &d);
-    if (rc == LM_FMT_RANGE) return range_error(r, c, v);
-    if (rc) return type_error(r, c, v);
+    if (rc == LM_FMT_RANGE)
+      return range_error(r, c, v);
+    if (rc)
+      return type_error(r, c, v);
     lm_builder_append_double(b, d);
     return 0;
   }
@@ -584,7 +631,8 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
       n = len - 2;
       if (v->flags & JF_ESC) {
         t = decode_string(&r->scratch, t, n, &n);
-        if (!t) return json_err(r, LM_ERR_NOMEM, v->p, "out of memory");
+        if (!t)
+          return json_err(r, LM_ERR_NOMEM, v->p, "out of memory");
       }
     } else if (b->type.id == LM_TYPE_TIMESTAMP ||
                (v->kind != J_OBJ && v->kind != J_ARR)) {
@@ -594,8 +642,10 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
     if (rc == LM_FMT_TOOBIG)
       return json_err(r, LM_ERR_LIMIT, v->p, "value too large for column '%s'",
                       fd->name);
-    if (rc == LM_FMT_RANGE) return range_error(r, c, v);
-    if (rc) return type_error(r, c, v);
+    if (rc == LM_FMT_RANGE)
+      return range_error(r, c, v);
+    if (rc)
+      return type_error(r, c, v);
     return 0;
   }
   default: /* a NULL-typed column only takes null */
@@ -608,13 +658,15 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
 static int json_line(lm_json_reader *r, const char *ls, const char *le) {
   r->ls = ls;
   const char *s = skip_ws(ls, le);
-  if (s == le) return 0; /* blank line */
+  if (s == le)
+    return 0; /* blank line */
   if (*s != '{')
     return json_err(r, LM_ERR_PARSE, s, "expected a JSON object");
   const char *obj = s;
   r->guess = 0;
   if (++r->gen == 0) {
-    for (int c = 0; c < r->ncols; c++) r->slots[c].gen = 0;
+    for (int c = 0; c < r->ncols; c++)
+      r->slots[c].gen = 0;
     r->gen = 1;
   }
   s = skip_ws(s + 1, le);
@@ -626,12 +678,14 @@ static int json_line(lm_json_reader *r, const char *ls, const char *le) {
         return json_err(r, LM_ERR_PARSE, s, "expected a string key");
       const char *k = s;
       uint8_t kf, kind, vf;
-      if (json_string(r, &s, le, &kf)) return -1;
+      if (json_string(r, &s, le, &kf))
+        return -1;
       const char *kp = k + 1;
       size_t kn = (size_t)(s - k - 2);
       if (kf & JF_ESC) {
         kp = decode_string(&r->key, kp, kn, &kn);
-        if (!kp) return json_err(r, LM_ERR_NOMEM, k, "out of memory");
+        if (!kp)
+          return json_err(r, LM_ERR_NOMEM, k, "out of memory");
       }
       int col, g = r->guess;
       if (g < r->ncols && r->canon[g] && r->name_len[g] == kn &&
@@ -639,13 +693,15 @@ static int json_line(lm_json_reader *r, const char *ls, const char *le) {
         col = g;
       else
         col = key_lookup(r, kp, kn);
-      if (col >= 0) r->guess = col + 1;
+      if (col >= 0)
+        r->guess = col + 1;
       s = skip_ws(s, le);
       if (s >= le || *s != ':')
         return json_err(r, LM_ERR_PARSE, s, "expected ':' after key");
       s = skip_ws(s + 1, le);
       const char *vs = s;
-      if (json_value(r, &s, le, 1, &kind, &vf)) return -1;
+      if (json_value(r, &s, le, 1, &kind, &vf))
+        return -1;
       if (col >= 0) {
         json_slot *sl = &r->slots[col];
         sl->p = vs;
@@ -680,7 +736,8 @@ static int json_line(lm_json_reader *r, const char *ls, const char *le) {
       lm_builder_append_null(&r->bb.cols[c]);
       continue;
     }
-    if (json_convert(r, c, sl)) return -1;
+    if (json_convert(r, c, sl))
+      return -1;
   }
   r->rows++;
   if (++r->batch_n >= r->opt.batch_rows) {
@@ -705,7 +762,8 @@ static int carry_append(lm_json_reader *r, const char *p, size_t n) {
     return line_too_long(r);
   if (r->carry_len + n > r->carry_cap) {
     size_t cap = r->carry_cap ? r->carry_cap * 2 : 4096;
-    while (cap < r->carry_len + n) cap *= 2;
+    while (cap < r->carry_len + n)
+      cap *= 2;
     char *c = realloc(r->carry, cap);
     if (!c) {
       r->ls = NULL;
@@ -721,15 +779,18 @@ static int carry_append(lm_json_reader *r, const char *p, size_t n) {
 
 int lm_json_reader_feed(lm_json_reader *r, const char *data, size_t len,
                         lm_error *err) {
-  if (r->failed) return report(r, err);
+  if (r->failed)
+    return report(r, err);
   if (r->finished)
     return lm_err(err, LM_ERR_INVALID, "JSON reader: feed after finish");
   const char *p = data, *end = data + len;
   if (len && r->carry_len) {
     const char *nl = memchr(p, '\n', len);
     size_t take = nl ? (size_t)(nl - p) : len;
-    if (carry_append(r, p, take)) return report(r, err);
-    if (!nl) return 0;
+    if (carry_append(r, p, take))
+      return report(r, err);
+    if (!nl)
+      return 0;
     if (json_line(r, r->carry, r->carry + r->carry_len))
       return report(r, err);
     r->carry_len = 0;
@@ -739,14 +800,16 @@ int lm_json_reader_feed(lm_json_reader *r, const char *data, size_t len,
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     if (!nl) {
-      if (carry_append(r, p, (size_t)(end - p))) return report(r, err);
+      if (carry_append(r, p, (size_t)(end - p)))
+        return report(r, err);
       break;
     }
     if (nl - p > r->opt.max_line_bytes) {
       line_too_long(r);
       return report(r, err);
     }
-    if (json_line(r, p, nl)) return report(r, err);
+    if (json_line(r, p, nl))
+      return report(r, err);
     r->line++;
     p = nl + 1;
   }
@@ -754,8 +817,10 @@ int lm_json_reader_feed(lm_json_reader *r, const char *data, size_t len,
 }
 
 int lm_json_reader_finish(lm_json_reader *r, lm_error *err) {
-  if (r->failed) return report(r, err);
-  if (r->finished) return 0;
+  if (r->failed)
+    return report(r, err);
+  if (r->finished)
+    return 0;
   r->finished = true;
   if (r->carry_len) {
     if (json_line(r, r->carry, r->carry + r->carry_len))

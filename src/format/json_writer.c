@@ -14,24 +14,31 @@ static inline bool plain(unsigned char c) {
 
 int lm_json_write_string(lm_buf *out, const char *s, size_t len) {
   static const char hex[] = "0123456789abcdef";
-  if (lm_buf_reserve(out, len + 2)) return LM_ERR_NOMEM;
-  if (lm_buf_putc(out, '"')) return LM_ERR_NOMEM;
+  if (lm_buf_reserve(out, len + 2))
+    return LM_ERR_NOMEM;
+  if (lm_buf_putc(out, '"'))
+    return LM_ERR_NOMEM;
   const unsigned char *p = (const unsigned char *)s, *e = p + len;
   while (p < e) {
     const unsigned char *q = p;
-    while (q < e && plain(*q)) q++;
-    if (q > p && lm_buf_append(out, p, (size_t)(q - p))) return LM_ERR_NOMEM;
+    while (q < e && plain(*q))
+      q++;
+    if (q > p && lm_buf_append(out, p, (size_t)(q - p)))
+      return LM_ERR_NOMEM;
     p = q;
-    if (p == e) break;
+    if (p == e)
+      break;
     unsigned char c = *p;
     if (c >= 0x80) {
       size_t seq = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
       if ((size_t)(e - p) >= seq &&
           lm_fmt_utf8_check((const char *)p, seq) == seq) {
-        if (lm_buf_append(out, p, seq)) return LM_ERR_NOMEM;
+        if (lm_buf_append(out, p, seq))
+          return LM_ERR_NOMEM;
         p += seq;
       } else {
-        if (lm_buf_append(out, "\xEF\xBF\xBD", 3)) return LM_ERR_NOMEM;
+        if (lm_buf_append(out, "\xEF\xBF\xBD", 3))
+          return LM_ERR_NOMEM;
         p++;
       }
       continue;
@@ -69,7 +76,8 @@ int lm_json_write_string(lm_buf *out, const char *s, size_t len) {
       n = 6;
       break;
     }
-    if (lm_buf_append(out, esc, n)) return LM_ERR_NOMEM;
+    if (lm_buf_append(out, esc, n))
+      return LM_ERR_NOMEM;
     p++;
   }
   return lm_buf_putc(out, '"');
@@ -96,23 +104,28 @@ static int put_value(lm_buf *out, const lm_array *a, int64_t i) {
   case LM_TYPE_FLOAT64: {
     double v = a->type.id == LM_TYPE_FLOAT32 ? (double)lm_array_f32(a)[i]
                                              : lm_array_f64(a)[i];
-    if (!isfinite(v)) return lm_buf_append(out, "null", 4);
+    if (!isfinite(v))
+      return lm_buf_append(out, "null", 4);
     return lm_array_format_value(out, a, i, "null");
   }
   default: { /* TIMESTAMP, INTERVAL, future types: their text as a string */
-    if (lm_buf_putc(out, '"')) return LM_ERR_NOMEM;
+    if (lm_buf_putc(out, '"'))
+      return LM_ERR_NOMEM;
     size_t start = out->len;
-    if (lm_array_format_value(out, a, i, "")) return LM_ERR_NOMEM;
+    if (lm_array_format_value(out, a, i, ""))
+      return LM_ERR_NOMEM;
     /* escape only if the text needs it (timestamps never do) */
     bool clean = true;
     for (size_t k = start; k < out->len; k++)
-      if (!plain((unsigned char)out->data[k])) clean = false;
+      if (!plain((unsigned char)out->data[k]))
+        clean = false;
     if (!clean) {
       lm_buf tmp;
       lm_buf_init(&tmp);
       int rc = lm_buf_append(&tmp, out->data + start, out->len - start);
       out->len = start - 1;
-      if (!rc) rc = lm_json_write_string(out, tmp.data, tmp.len);
+      if (!rc)
+        rc = lm_json_write_string(out, tmp.data, tmp.len);
       lm_buf_free(&tmp);
       return rc;
     }
@@ -132,21 +145,29 @@ int lm_json_write_batch(lm_buf *out, const lm_batch *b) {
   for (int c = 0; c < nc && rc == LM_OK; c++) {
     off[c] = keys.len;
     const char *name = b->schema->fields[c].name;
-    if (!name) name = "";
+    if (!name)
+      name = "";
     rc = lm_json_write_string(&keys, name, strlen(name));
-    if (!rc) rc = lm_buf_putc(&keys, ':');
+    if (!rc)
+      rc = lm_buf_putc(&keys, ':');
   }
-  if (off) off[nc] = keys.len;
+  if (off)
+    off[nc] = keys.len;
   for (int64_t i = 0; i < b->num_rows && rc == LM_OK; i++) {
     rc = lm_buf_putc(out, '{');
     for (int c = 0; c < nc && rc == LM_OK; c++) {
-      if (c) rc = lm_buf_putc(out, ',');
-      if (!rc) rc = lm_buf_append(out, keys.data + off[c], off[c + 1] - off[c]);
-      if (!rc) rc = put_value(out, b->columns[c], i);
+      if (c)
+        rc = lm_buf_putc(out, ',');
+      if (!rc)
+        rc = lm_buf_append(out, keys.data + off[c], off[c + 1] - off[c]);
+      if (!rc)
+        rc = put_value(out, b->columns[c], i);
     }
-    if (!rc) rc = lm_buf_append(out, "}\n", 2);
+    if (!rc)
+      rc = lm_buf_append(out, "}\n", 2);
   }
-  if (off != offs) free(off);
+  if (off != offs)
+    free(off);
   lm_buf_free(&keys);
   return rc ? LM_ERR_NOMEM : LM_OK;
 }

@@ -70,10 +70,11 @@ typedef struct lm_csv_reader lm_csv_reader;
  * (e.g. the file path; copied; NULL = "<input>").
  *
  * With header=true, header names are matched to the declared columns by
- * name after trimming spaces (exact match first, else case-insensitively); header columns that are
- * not declared are ignored; declared columns missing from the header are
- * NULL in every row (an error at the header if the column is NOT NULL).
- * With header=false, fields map to the declared columns by position.
+ * name after trimming spaces (exact match first, else case-insensitively);
+ * header columns that are not declared are ignored; declared columns missing
+ * from the header are NULL in every row (an error at the header if the column
+ * is NOT NULL). With header=false, fields map to the declared columns by
+ * position.
  *
  * Returns NULL only on out-of-memory or a NULL schema. Unsupported column
  * types or invalid options are reported by the first feed/finish. Free with

@@ -54,10 +54,10 @@ typedef enum lm_toml_dt_kind {
 
 typedef struct lm_toml_datetime {
   lm_toml_dt_kind kind;
-  int year, month, day;        /* 0 for LM_TOML_DT_TIME */
-  int hour, minute, second;    /* 0 for LM_TOML_DT_DATE; second may be 60 */
-  int nanosecond;              /* fraction, truncated to 9 digits */
-  int offset_minutes;          /* LM_TOML_DT_OFFSET only; Z = 0 */
+  int year, month, day;     /* 0 for LM_TOML_DT_TIME */
+  int hour, minute, second; /* 0 for LM_TOML_DT_DATE; second may be 60 */
+  int nanosecond;           /* fraction, truncated to 9 digits */
+  int offset_minutes;       /* LM_TOML_DT_OFFSET only; Z = 0 */
 } lm_toml_datetime;
 
 typedef struct lm_toml_value lm_toml_value;

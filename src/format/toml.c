@@ -56,7 +56,9 @@ typedef struct parser {
 
 /* ------------------------------------------------------------ positions */
 
-static bool is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+static bool is_cont(unsigned char c) {
+  return (c & 0xC0) == 0x80;
+}
 
 static void pos_of(parser *P, const char *at, int *line, int *col) {
   if (at < P->pos_at) {
@@ -73,23 +75,26 @@ static void pos_of(parser *P, const char *at, int *line, int *col) {
   P->pos_at = at;
   int c = 1;
   for (const char *q = P->pos_line_start; q < at; q++)
-    if (!is_cont((unsigned char)*q)) c++;
+    if (!is_cont((unsigned char)*q))
+      c++;
   *line = P->pos_line;
   *col = c;
 }
 
-static int fail_code(parser *P, int code, const char *at, const char *fmt,
-                     ...) __attribute__((format(printf, 4, 5)));
+static int fail_code(parser *P, int code, const char *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 static int fail_code(parser *P, int code, const char *at, const char *fmt,
                      ...) {
-  if (P->rc) return P->rc;
+  if (P->rc)
+    return P->rc;
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   int line, col;
-  if (at > P->end) at = P->end;
+  if (at > P->end)
+    at = P->end;
   pos_of(P, at, &line, &col);
   P->rc = code;
   lm_err_at(P->err, code, line, col, "%s", msg);
@@ -132,7 +137,8 @@ static const char *show_path(const key_path *k, int upto, char *buf,
     char part[128];
     show_key(k->parts[i].s, k->parts[i].len, part, sizeof part);
     int n = snprintf(buf + o, cap - o, "%s%s", i ? "." : "", part);
-    if (n < 0 || (size_t)n >= cap - o) break;
+    if (n < 0 || (size_t)n >= cap - o)
+      break;
     o += (size_t)n;
   }
   return buf;
@@ -169,12 +175,14 @@ static lm_toml_value *new_value(parser *P, lm_toml_kind kind, const char *at,
   }
   v->kind = kind;
   v->depth = depth;
-  if (P && at) pos_of(P, at, &v->line, &v->column);
+  if (P && at)
+    pos_of(P, at, &v->line, &v->column);
   return v;
 }
 
 void lm_toml_free(lm_toml_value *v) {
-  if (!v) return;
+  if (!v)
+    return;
   switch (v->kind) {
   case LM_TOML_TABLE:
     for (size_t i = 0; i < v->u.table.len; i++) {
@@ -209,11 +217,13 @@ static uint64_t key_hash(const char *s, size_t n) {
 
 static int table_reindex(lm_toml_value *t, size_t cap) {
   uint32_t *idx = calloc(cap, sizeof *idx);
-  if (!idx) return LM_ERR_NOMEM;
+  if (!idx)
+    return LM_ERR_NOMEM;
   for (size_t i = 0; i < t->u.table.len; i++) {
     lm_toml_entry *e = &t->u.table.entries[i];
     size_t h = (size_t)key_hash(e->key, e->key_len) & (cap - 1);
-    while (idx[h]) h = (h + 1) & (cap - 1);
+    while (idx[h])
+      h = (h + 1) & (cap - 1);
     idx[h] = (uint32_t)(i + 1);
   }
   free(t->u.table.index);
@@ -224,7 +234,8 @@ static int table_reindex(lm_toml_value *t, size_t cap) {
 
 const lm_toml_value *lm_toml_table_get(const lm_toml_value *t, const char *key,
                                        size_t key_len) {
-  if (!t || t->kind != LM_TOML_TABLE) return NULL;
+  if (!t || t->kind != LM_TOML_TABLE)
+    return NULL;
   if (t->u.table.index) {
     size_t cap = t->u.table.index_cap;
     size_t h = (size_t)key_hash(key, key_len) & (cap - 1);
@@ -277,12 +288,15 @@ static int table_add(parser *P, lm_toml_value *t, const key_part *k,
   if (n >= INDEX_MIN_ENTRIES) {
     if (!t->u.table.index || n * 2 > t->u.table.index_cap) {
       size_t cap = 32;
-      while (cap < n * 4) cap *= 2;
-      if (table_reindex(t, cap)) return nomem(P);
+      while (cap < n * 4)
+        cap *= 2;
+      if (table_reindex(t, cap))
+        return nomem(P);
     } else {
       size_t cap = t->u.table.index_cap;
       size_t h = (size_t)key_hash(key, k->len) & (cap - 1);
-      while (t->u.table.index[h]) h = (h + 1) & (cap - 1);
+      while (t->u.table.index[h])
+        h = (h + 1) & (cap - 1);
       t->u.table.index[h] = (uint32_t)n;
     }
   }
@@ -311,20 +325,27 @@ static int array_push(parser *P, lm_toml_value *a, lm_toml_value *v) {
  * (overlong forms, surrogates and values past U+10FFFF are invalid). */
 static int utf8_len(const unsigned char *s, const unsigned char *end) {
   unsigned c = s[0];
-  if (c < 0x80) return 1;
+  if (c < 0x80)
+    return 1;
   size_t avail = (size_t)(end - s);
-  if (c >= 0xC2 && c <= 0xDF) return avail >= 2 && is_cont(s[1]) ? 2 : 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    return avail >= 2 && is_cont(s[1]) ? 2 : 0;
   if (c >= 0xE0 && c <= 0xEF) {
-    if (avail < 3 || !is_cont(s[1]) || !is_cont(s[2])) return 0;
-    if (c == 0xE0 && s[1] < 0xA0) return 0; /* overlong */
-    if (c == 0xED && s[1] >= 0xA0) return 0; /* surrogate */
+    if (avail < 3 || !is_cont(s[1]) || !is_cont(s[2]))
+      return 0;
+    if (c == 0xE0 && s[1] < 0xA0)
+      return 0; /* overlong */
+    if (c == 0xED && s[1] >= 0xA0)
+      return 0; /* surrogate */
     return 3;
   }
   if (c >= 0xF0 && c <= 0xF4) {
     if (avail < 4 || !is_cont(s[1]) || !is_cont(s[2]) || !is_cont(s[3]))
       return 0;
-    if (c == 0xF0 && s[1] < 0x90) return 0;  /* overlong */
-    if (c == 0xF4 && s[1] >= 0x90) return 0; /* > U+10FFFF */
+    if (c == 0xF0 && s[1] < 0x90)
+      return 0; /* overlong */
+    if (c == 0xF4 && s[1] >= 0x90)
+      return 0; /* > U+10FFFF */
     return 4;
   }
   return 0;
@@ -339,7 +360,8 @@ static int validate_utf8(parser *P) {
       continue;
     }
     int n = utf8_len(s, end);
-    if (!n) return fail(P, (const char *)s, "invalid UTF-8 byte 0x%02x", *s);
+    if (!n)
+      return fail(P, (const char *)s, "invalid UTF-8 byte 0x%02x", *s);
     s += n;
   }
   return 0;
@@ -372,7 +394,9 @@ static int utf8_put(lm_buf *b, uint32_t cp) {
 
 /* ------------------------------------------------------------- scanning */
 
-static bool at_end(const parser *P) { return P->p >= P->end; }
+static bool at_end(const parser *P) {
+  return P->p >= P->end;
+}
 static int peek(const parser *P) {
   return P->p < P->end ? (unsigned char)*P->p : -1;
 }
@@ -381,7 +405,8 @@ static int peek_at(const parser *P, size_t off) {
 }
 
 static void skip_ws(parser *P) {
-  while (P->p < P->end && (*P->p == ' ' || *P->p == '\t')) P->p++;
+  while (P->p < P->end && (*P->p == ' ' || *P->p == '\t'))
+    P->p++;
 }
 
 /* Is the character allowed in a comment (TOML 1.0.0 "Comment": any
@@ -395,7 +420,8 @@ static int skip_comment(parser *P) {
   P->p++;
   while (P->p < P->end && *P->p != '\n') {
     unsigned char c = (unsigned char)*P->p;
-    if (c == '\r' && peek_at(P, 1) == '\n') break;
+    if (c == '\r' && peek_at(P, 1) == '\n')
+      break;
     if (!comment_char_ok(c))
       return fail(P, P->p, "control character 0x%02x in comment", c);
     P->p++;
@@ -425,10 +451,12 @@ static int skip_ws_nl(parser *P) {
   for (;;) {
     skip_ws(P);
     if (peek(P) == '#') {
-      if (skip_comment(P)) return P->rc;
+      if (skip_comment(P))
+        return P->rc;
       continue;
     }
-    if (eat_newline(P)) continue;
+    if (eat_newline(P))
+      continue;
     return P->rc;
   }
 }
@@ -437,10 +465,14 @@ static int skip_ws_nl(parser *P) {
  * newline or the end of input. */
 static int expect_eol(parser *P, const char *what) {
   skip_ws(P);
-  if (peek(P) == '#' && skip_comment(P)) return P->rc;
-  if (at_end(P)) return 0;
-  if (eat_newline(P)) return 0;
-  if (P->rc) return P->rc;
+  if (peek(P) == '#' && skip_comment(P))
+    return P->rc;
+  if (at_end(P))
+    return 0;
+  if (eat_newline(P))
+    return 0;
+  if (P->rc)
+    return P->rc;
   return fail(P, P->p, "expected a newline after %s", what);
 }
 
@@ -450,9 +482,12 @@ static bool is_bare_key_char(int c) {
 }
 
 static int hexval(int c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return -1;
 }
 
@@ -508,7 +543,8 @@ static int parse_escape(parser *P, lm_buf *out) {
     return utf8_put(out, cp) ? nomem(P) : 0;
   }
   default:
-    if (c < 0) return fail(P, at, "unterminated string");
+    if (c < 0)
+      return fail(P, at, "unterminated string");
     if (c >= 0x20 && c < 0x7f)
       return fail(P, at, "invalid escape sequence '\\%c'", c);
     return fail(P, at, "invalid escape sequence");
@@ -526,12 +562,14 @@ static int parse_string(parser *P, bool allow_multi) {
   bool multi = allow_multi && peek_at(P, 1) == q && peek_at(P, 2) == q;
   lm_buf *out = &P->scratch;
   lm_buf_reset(out);
-  if (lm_buf_reserve(out, 16)) return nomem(P);
+  if (lm_buf_reserve(out, 16))
+    return nomem(P);
   out->data[0] = '\0';
   if (!multi) {
     P->p++;
     for (;;) {
-      if (at_end(P)) return fail(P, open, "unterminated string");
+      if (at_end(P))
+        return fail(P, open, "unterminated string");
       unsigned char c = (unsigned char)*P->p;
       if (c == (unsigned char)q) {
         P->p++;
@@ -541,7 +579,8 @@ static int parse_string(parser *P, bool allow_multi) {
         return fail(P, P->p, "newline in a single-line string");
       if (!literal && c == '\\') {
         P->p++;
-        if (parse_escape(P, out)) return P->rc;
+        if (parse_escape(P, out))
+          return P->rc;
         continue;
       }
       if (!string_char_ok(c))
@@ -550,7 +589,8 @@ static int parse_string(parser *P, bool allow_multi) {
       while (P->p < P->end && *P->p != q && (literal || *P->p != '\\') &&
              string_char_ok((unsigned char)*P->p))
         P->p++;
-      if (lm_buf_append(out, s, (size_t)(P->p - s))) return nomem(P);
+      if (lm_buf_append(out, s, (size_t)(P->p - s)))
+        return nomem(P);
     }
   }
   /* multi-line: a newline right after the opening delimiter is trimmed */
@@ -560,45 +600,55 @@ static int parse_string(parser *P, bool allow_multi) {
     return P->rc;
   }
   for (;;) {
-    if (at_end(P)) return fail(P, open, "unterminated multi-line string");
+    if (at_end(P))
+      return fail(P, open, "unterminated multi-line string");
     unsigned char c = (unsigned char)*P->p;
     if (c == (unsigned char)q) {
       size_t n = 0;
-      while (P->p + n < P->end && P->p[n] == q) n++;
+      while (P->p + n < P->end && P->p[n] == q)
+        n++;
       if (n >= 3) {
         if (n > 5)
           return fail(P, P->p, "too many quotes at the end of a string");
-        if (lm_buf_append(out, P->p, n - 3)) return nomem(P);
+        if (lm_buf_append(out, P->p, n - 3))
+          return nomem(P);
         P->p += n;
         return 0;
       }
-      if (lm_buf_append(out, P->p, n)) return nomem(P);
+      if (lm_buf_append(out, P->p, n))
+        return nomem(P);
       P->p += n;
       continue;
     }
     if (c == '\n' || c == '\r') {
       const char *nl = P->p;
-      if (!eat_newline(P)) return P->rc;
-      if (lm_buf_append(out, nl, (size_t)(P->p - nl))) return nomem(P);
+      if (!eat_newline(P))
+        return P->rc;
+      if (lm_buf_append(out, nl, (size_t)(P->p - nl)))
+        return nomem(P);
       continue;
     }
     if (!literal && c == '\\') {
       /* line-ending backslash: '\' ws* newline, then all whitespace and
        * newlines up to the next non-whitespace character are trimmed */
       const char *b = P->p + 1;
-      while (b < P->end && (*b == ' ' || *b == '\t')) b++;
-      if (b < P->end && (*b == '\n' || (*b == '\r' && b + 1 < P->end &&
-                                        b[1] == '\n'))) {
+      while (b < P->end && (*b == ' ' || *b == '\t'))
+        b++;
+      if (b < P->end &&
+          (*b == '\n' || (*b == '\r' && b + 1 < P->end && b[1] == '\n'))) {
         P->p = b;
         for (;;) {
           skip_ws(P);
-          if (!eat_newline(P)) break;
+          if (!eat_newline(P))
+            break;
         }
-        if (P->rc) return P->rc;
+        if (P->rc)
+          return P->rc;
         continue;
       }
       P->p++;
-      if (parse_escape(P, out)) return P->rc;
+      if (parse_escape(P, out))
+        return P->rc;
       continue;
     }
     if (!string_char_ok(c))
@@ -608,14 +658,16 @@ static int parse_string(parser *P, bool allow_multi) {
            *P->p != '\n' && *P->p != '\r' &&
            string_char_ok((unsigned char)*P->p))
       P->p++;
-    if (lm_buf_append(out, s, (size_t)(P->p - s))) return nomem(P);
+    if (lm_buf_append(out, s, (size_t)(P->p - s)))
+      return nomem(P);
   }
 }
 
 /* ------------------------------------------------------------------ keys */
 
 static void key_path_free(key_path *k) {
-  for (int i = 0; i < k->n; i++) free(k->parts[i].s);
+  for (int i = 0; i < k->n; i++)
+    free(k->parts[i].s);
   k->n = 0;
 }
 
@@ -634,17 +686,21 @@ static int parse_key(parser *P, key_path *k) {
     if (c == '"' || c == '\'') {
       if (peek_at(P, 1) == c && peek_at(P, 2) == c)
         return fail(P, P->p, "multi-line strings cannot be keys");
-      if (parse_string(P, false)) return P->rc;
+      if (parse_string(P, false))
+        return P->rc;
       part->len = P->scratch.len;
       part->s = malloc(part->len + 1);
-      if (!part->s) return nomem(P);
+      if (!part->s)
+        return nomem(P);
       memcpy(part->s, P->scratch.data, part->len);
       part->s[part->len] = '\0';
     } else if (is_bare_key_char(c)) {
       const char *s = P->p;
-      while (is_bare_key_char(peek(P))) P->p++;
+      while (is_bare_key_char(peek(P)))
+        P->p++;
       part->s = lm_strndup(s, (size_t)(P->p - s));
-      if (!part->s) return nomem(P);
+      if (!part->s)
+        return nomem(P);
       part->len = (size_t)(P->p - s);
     } else if (c < 0 || c == '\n' || c == '\r') {
       return fail(P, P->p, "expected a key");
@@ -657,21 +713,26 @@ static int parse_key(parser *P, key_path *k) {
     }
     k->n++;
     skip_ws(P);
-    if (peek(P) != '.') return 0;
+    if (peek(P) != '.')
+      return 0;
     P->p++;
   }
 }
 
 /* ------------------------------------------------------ numbers & dates */
 
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+static bool is_digit(int c) {
+  return c >= '0' && c <= '9';
+}
 
 /* Reads exactly n digits at s into *v. */
 static bool digits_n(const char *s, const char *end, int n, int *v) {
-  if (end - s < n) return false;
+  if (end - s < n)
+    return false;
   int x = 0;
   for (int i = 0; i < n; i++) {
-    if (!is_digit((unsigned char)s[i])) return false;
+    if (!is_digit((unsigned char)s[i]))
+      return false;
     x = x * 10 + (s[i] - '0');
   }
   *v = x;
@@ -680,7 +741,8 @@ static bool digits_n(const char *s, const char *end, int n, int *v) {
 
 static int days_in_month(int y, int m) {
   static const int d[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
+  if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+    return 29;
   return d[m - 1];
 }
 
@@ -691,7 +753,8 @@ static size_t scan_time(const char *s, const char *end, lm_toml_datetime *dt) {
       !digits_n(s + 3, end, 2, &m) || s[5] != ':' ||
       !digits_n(s + 6, end, 2, &sec))
     return 0;
-  if (h > 23 || m > 59 || sec > 60) return 0;
+  if (h > 23 || m > 59 || sec > 60)
+    return 0;
   dt->hour = h;
   dt->minute = m;
   dt->second = sec;
@@ -701,12 +764,15 @@ static size_t scan_time(const char *s, const char *end, lm_toml_datetime *dt) {
     n++;
     int nd = 0;
     while (s + n < end && is_digit((unsigned char)s[n])) {
-      if (nd < 9) dt->nanosecond = dt->nanosecond * 10 + (s[n] - '0');
+      if (nd < 9)
+        dt->nanosecond = dt->nanosecond * 10 + (s[n] - '0');
       nd++;
       n++;
     }
-    if (nd == 0) return 0;
-    for (int i = nd; i < 9; i++) dt->nanosecond *= 10;
+    if (nd == 0)
+      return 0;
+    for (int i = nd; i < 9; i++)
+      dt->nanosecond *= 10;
   }
   return n;
 }
@@ -720,7 +786,8 @@ static int parse_datetime(parser *P, const char *s, const char *end,
   const char *q = s;
   if (end - s >= 3 && s[2] == ':') {
     size_t n = scan_time(q, end, &dt);
-    if (!n || q + n != end) return fail(P, s, "invalid local time");
+    if (!n || q + n != end)
+      return fail(P, s, "invalid local time");
     dt.kind = LM_TOML_DT_TIME;
   } else {
     int y, m, d;
@@ -741,7 +808,8 @@ static int parse_datetime(parser *P, const char *s, const char *end,
         return fail(P, q, "invalid date-time");
       q++;
       size_t n = scan_time(q, end, &dt);
-      if (!n) return fail(P, q, "invalid time");
+      if (!n)
+        return fail(P, q, "invalid time");
       q += n;
       if (q == end) {
         dt.kind = LM_TOML_DT_LOCAL;
@@ -761,11 +829,14 @@ static int parse_datetime(parser *P, const char *s, const char *end,
   }
   size_t len = (size_t)(end - s);
   char *text = malloc(len + 1);
-  if (!text) return nomem(P);
+  if (!text)
+    return nomem(P);
   for (size_t i = 0; i < len; i++) {
     char c = s[i];
-    if (i == 10 && (c == ' ' || c == 't')) c = 'T';
-    if (c == 'z') c = 'Z';
+    if (i == 10 && (c == ' ' || c == 't'))
+      c = 'T';
+    if (c == 'z')
+      c = 'Z';
     text[i] = c;
   }
   text[len] = '\0';
@@ -793,8 +864,10 @@ static bool strip_underscores(const char *s, const char *end, int base,
       continue;
     }
     int h = hexval(c);
-    if (h < 0 || h >= base) return false;
-    if (o + 1 >= cap) return false;
+    if (h < 0 || h >= base)
+      return false;
+    if (o + 1 >= cap)
+      return false;
     buf[o++] = (char)c;
     prev_digit = true;
   }
@@ -821,7 +894,8 @@ static int parse_number(parser *P, const char *s, const char *end,
     v->u.f = q[0] == 'i' ? (neg ? -INFINITY : INFINITY) : (neg ? -NAN : NAN);
     return 0;
   }
-  if (q == end) return fail(P, s, "expected a number");
+  if (q == end)
+    return fail(P, s, "expected a number");
   char buf[512];
   size_t n;
   /* prefixed integers */
@@ -838,7 +912,8 @@ static int parse_number(parser *P, const char *s, const char *end,
         return fail(P, s, "integer out of range");
       x = x * (uint64_t)base + d;
     }
-    if (x > (uint64_t)INT64_MAX) return fail(P, s, "integer out of range");
+    if (x > (uint64_t)INT64_MAX)
+      return fail(P, s, "integer out of range");
     v->kind = LM_TOML_INT;
     v->u.i = (int64_t)x;
     return 0;
@@ -858,7 +933,8 @@ static int parse_number(parser *P, const char *s, const char *end,
     uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     for (size_t i = 0; i < n; i++) {
       uint64_t d = (uint64_t)(buf[i] - '0');
-      if (x > (limit - d) / 10) return fail(P, s, "integer out of range");
+      if (x > (limit - d) / 10)
+        return fail(P, s, "integer out of range");
       x = x * 10 + d;
     }
     v->kind = LM_TOML_INT;
@@ -868,14 +944,16 @@ static int parse_number(parser *P, const char *s, const char *end,
   /* float: int-part [ '.' digits ] [ e [sign] digits ] */
   char fbuf[1100];
   size_t o = 0;
-  if (neg) fbuf[o++] = '-';
+  if (neg)
+    fbuf[o++] = '-';
   memcpy(fbuf + o, buf, n);
   o += n;
   const char *f = ip_end;
   bool any = false;
   if (f < end && *f == '.') {
     const char *fs = ++f;
-    while (f < end && (is_digit((unsigned char)*f) || *f == '_')) f++;
+    while (f < end && (is_digit((unsigned char)*f) || *f == '_'))
+      f++;
     if (!strip_underscores(fs, f, 10, buf, sizeof buf, &n))
       return fail(P, s, "invalid float: expected digits after '.'");
     fbuf[o++] = '.';
@@ -886,16 +964,19 @@ static int parse_number(parser *P, const char *s, const char *end,
   if (f < end && (*f == 'e' || *f == 'E')) {
     f++;
     fbuf[o++] = 'e';
-    if (f < end && (*f == '+' || *f == '-')) fbuf[o++] = *f++;
+    if (f < end && (*f == '+' || *f == '-'))
+      fbuf[o++] = *f++;
     const char *es = f;
-    while (f < end && (is_digit((unsigned char)*f) || *f == '_')) f++;
+    while (f < end && (is_digit((unsigned char)*f) || *f == '_'))
+      f++;
     if (!strip_underscores(es, f, 10, buf, sizeof buf, &n))
       return fail(P, s, "invalid float exponent");
     memcpy(fbuf + o, buf, n);
     o += n;
     any = true;
   }
-  if (!any || f != end) return fail(P, s, "invalid number");
+  if (!any || f != end)
+    return fail(P, s, "invalid number");
   fbuf[o] = '\0';
   v->kind = LM_TOML_FLOAT;
   v->u.f = strtod(fbuf, NULL);
@@ -915,16 +996,21 @@ static int parse_keyval(parser *P, lm_toml_value *table, bool inline_table);
 static int parse_array(parser *P, int depth, lm_toml_value *arr) {
   P->p++; /* [ */
   for (;;) {
-    if (skip_ws_nl(P)) return P->rc;
+    if (skip_ws_nl(P))
+      return P->rc;
     if (peek(P) == ']') {
       P->p++;
       return 0;
     }
-    if (at_end(P)) return fail(P, P->p, "unterminated array");
+    if (at_end(P))
+      return fail(P, P->p, "unterminated array");
     lm_toml_value *item;
-    if (parse_value(P, depth + 1, &item)) return P->rc;
-    if (array_push(P, arr, item)) return P->rc;
-    if (skip_ws_nl(P)) return P->rc;
+    if (parse_value(P, depth + 1, &item))
+      return P->rc;
+    if (array_push(P, arr, item))
+      return P->rc;
+    if (skip_ws_nl(P))
+      return P->rc;
     int c = peek(P);
     if (c == ',') {
       P->p++;
@@ -934,7 +1020,8 @@ static int parse_array(parser *P, int depth, lm_toml_value *arr) {
       P->p++;
       return 0;
     }
-    if (c < 0) return fail(P, P->p, "unterminated array");
+    if (c < 0)
+      return fail(P, P->p, "unterminated array");
     return fail(P, P->p, "expected ',' or ']' in array");
   }
 }
@@ -952,9 +1039,12 @@ static int parse_inline_table(parser *P, lm_toml_value *t) {
     int c = peek(P);
     if (c == '\n' || c == '\r')
       return fail(P, P->p, "newline in an inline table");
-    if (c == '}') return fail(P, P->p, "trailing comma in an inline table");
-    if (c < 0) return fail(P, P->p, "unterminated inline table");
-    if (parse_keyval(P, t, true)) return P->rc;
+    if (c == '}')
+      return fail(P, P->p, "trailing comma in an inline table");
+    if (c < 0)
+      return fail(P, P->p, "unterminated inline table");
+    if (parse_keyval(P, t, true))
+      return P->rc;
     skip_ws(P);
     c = peek(P);
     if (c == ',') {
@@ -968,7 +1058,8 @@ static int parse_inline_table(parser *P, lm_toml_value *t) {
     }
     if (c == '\n' || c == '\r')
       return fail(P, P->p, "newline in an inline table");
-    if (c < 0) return fail(P, P->p, "unterminated inline table");
+    if (c < 0)
+      return fail(P, P->p, "unterminated inline table");
     return fail(P, P->p, "expected ',' or '}' in inline table");
   }
 }
@@ -981,7 +1072,8 @@ static int parse_value(parser *P, int depth, lm_toml_value **out) {
                      LM_TOML_MAX_DEPTH);
   int c = peek(P);
   lm_toml_value *v = new_value(P, LM_TOML_STRING, at, depth);
-  if (!v) return P->rc;
+  if (!v)
+    return P->rc;
   int rc = 0;
   if (c == '"' || c == '\'') {
     rc = parse_string(P, true);
@@ -1003,13 +1095,15 @@ static int parse_value(parser *P, int depth, lm_toml_value **out) {
     rc = parse_inline_table(P, v);
   } else if (c >= 0 && is_token_char(c)) {
     const char *s = P->p;
-    while (is_token_char(peek(P))) P->p++;
+    while (is_token_char(peek(P)))
+      P->p++;
     /* "1979-05-27 07:32:00": a space may separate date and time */
     if (P->p - s == 10 && s[4] == '-' && peek(P) == ' ' &&
         is_digit(peek_at(P, 1)) && is_digit(peek_at(P, 2)) &&
         peek_at(P, 3) == ':') {
       P->p++;
-      while (is_token_char(peek(P))) P->p++;
+      while (is_token_char(peek(P)))
+        P->p++;
     }
     size_t n = (size_t)(P->p - s);
     if (n == 4 && memcmp(s, "true", 4) == 0) {
@@ -1023,12 +1117,11 @@ static int parse_value(parser *P, int depth, lm_toml_value **out) {
                (n >= 3 && is_digit((unsigned char)s[0]) && s[2] == ':')) {
       rc = parse_datetime(P, s, P->p, v);
     } else if (is_digit((unsigned char)s[0]) || s[0] == '+' || s[0] == '-' ||
-               (n == 3 && (memcmp(s, "inf", 3) == 0 ||
-                           memcmp(s, "nan", 3) == 0))) {
+               (n == 3 &&
+                (memcmp(s, "inf", 3) == 0 || memcmp(s, "nan", 3) == 0))) {
       rc = parse_number(P, s, P->p, v);
     } else {
-      rc = fail(P, s, "expected a value, found '%.*s'", (int)LM_MIN(n, 40),
-                s);
+      rc = fail(P, s, "expected a value, found '%.*s'", (int)LM_MIN(n, 40), s);
     }
   } else if (c < 0 || c == '\n' || c == '\r' || c == '#') {
     rc = fail(P, at, "expected a value");
@@ -1045,8 +1138,10 @@ static int parse_value(parser *P, int depth, lm_toml_value **out) {
 
 static const char *describe(const lm_toml_value *v) {
   if (v->kind == LM_TOML_TABLE) {
-    if (v->flags & F_INLINE) return "an inline table";
-    if (v->flags & F_DOTTED) return "a table defined by dotted keys";
+    if (v->flags & F_INLINE)
+      return "an inline table";
+    if (v->flags & F_DOTTED)
+      return "a table defined by dotted keys";
     return "a table";
   }
   if (v->kind == LM_TOML_ARRAY)
@@ -1094,8 +1189,8 @@ static int parse_keyval(parser *P, lm_toml_value *table, bool inline_table) {
       }
       if (nt->depth > LM_TOML_MAX_DEPTH) {
         lm_toml_free(nt);
-        rc = fail_code(P, LM_ERR_LIMIT, k.parts[i].at,
-                       "nesting deeper than %d", LM_TOML_MAX_DEPTH);
+        rc = fail_code(P, LM_ERR_LIMIT, k.parts[i].at, "nesting deeper than %d",
+                       LM_TOML_MAX_DEPTH);
         goto done;
       }
       nt->flags = F_DOTTED;
@@ -1126,7 +1221,8 @@ static int parse_keyval(parser *P, lm_toml_value *table, bool inline_table) {
     rc = P->rc;
     goto done;
   }
-  if (table_add(P, t, last, v)) rc = P->rc;
+  if (table_add(P, t, last, v))
+    rc = P->rc;
   (void)inline_table;
 done:
   key_path_free(&k);
@@ -1249,26 +1345,34 @@ done:
 }
 
 static int parse_document(parser *P) {
-  if (validate_utf8(P)) return P->rc;
-  if (P->end - P->p >= 3 && memcmp(P->p, "\xEF\xBB\xBF", 3) == 0) P->p += 3;
+  if (validate_utf8(P))
+    return P->rc;
+  if (P->end - P->p >= 3 && memcmp(P->p, "\xEF\xBB\xBF", 3) == 0)
+    P->p += 3;
   while (!P->rc) {
     skip_ws(P);
-    if (at_end(P)) break;
+    if (at_end(P))
+      break;
     int c = peek(P);
     if (c == '#') {
-      if (skip_comment(P)) break;
+      if (skip_comment(P))
+        break;
       continue;
     }
     if (c == '\n' || c == '\r') {
-      if (!eat_newline(P)) break;
+      if (!eat_newline(P))
+        break;
       continue;
     }
     if (c == '[') {
-      if (parse_header(P)) break;
+      if (parse_header(P))
+        break;
       continue;
     }
-    if (parse_keyval(P, P->cur, false)) break;
-    if (expect_eol(P, "a value")) break;
+    if (parse_keyval(P, P->cur, false))
+      break;
+    if (expect_eol(P, "a value"))
+      break;
   }
   return P->rc;
 }
@@ -1285,7 +1389,8 @@ int lm_toml_parse(const char *text, size_t len, lm_toml_value **out,
   P.pos_line = 1;
   lm_buf_init(&P.scratch);
   P.root = new_value(&P, LM_TOML_TABLE, P.start, 0);
-  if (!P.root) return P.rc;
+  if (!P.root)
+    return P.rc;
   P.root->flags = F_EXPLICIT;
   P.cur = P.root;
   int rc = parse_document(&P);
@@ -1303,46 +1408,59 @@ int lm_toml_parse_file(const char *path, lm_toml_value **out, lm_error *err) {
   char *text = NULL;
   size_t len = 0;
   int rc = lm_read_file(path, &text, &len, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = lm_toml_parse(text, len, out, err);
   free(text);
-  if (rc && err) lm_err_prefix(err, "%s", path);
+  if (rc && err)
+    lm_err_prefix(err, "%s", path);
   return rc;
 }
 
 /* --------------------------------------------------------------- lookup */
 
 const lm_toml_value *lm_toml_get(const lm_toml_value *root, const char *path) {
-  if (!root || !path) return NULL;
+  if (!root || !path)
+    return NULL;
   const lm_toml_value *v = root;
   const char *p = path;
   char keybuf[256];
   for (;;) {
-    while (*p == ' ' || *p == '\t') p++;
+    while (*p == ' ' || *p == '\t')
+      p++;
     size_t n = 0;
     if (*p == '"' || *p == '\'') {
       /* quoted part: no escapes except \" and \\ in basic quotes */
       char q = *p++;
       while (*p && *p != q) {
         char c = *p++;
-        if (q == '"' && c == '\\' && (*p == '"' || *p == '\\')) c = *p++;
-        if (n + 1 >= sizeof keybuf) return NULL;
+        if (q == '"' && c == '\\' && (*p == '"' || *p == '\\'))
+          c = *p++;
+        if (n + 1 >= sizeof keybuf)
+          return NULL;
         keybuf[n++] = c;
       }
-      if (*p != q) return NULL;
+      if (*p != q)
+        return NULL;
       p++;
     } else {
       while (is_bare_key_char((unsigned char)*p)) {
-        if (n + 1 >= sizeof keybuf) return NULL;
+        if (n + 1 >= sizeof keybuf)
+          return NULL;
         keybuf[n++] = *p++;
       }
-      if (n == 0) return NULL;
+      if (n == 0)
+        return NULL;
     }
     v = lm_toml_table_get(v, keybuf, n);
-    if (!v) return NULL;
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p == '\0') return v;
-    if (*p != '.') return NULL;
+    if (!v)
+      return NULL;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (*p == '\0')
+      return v;
+    if (*p != '.')
+      return NULL;
     p++;
   }
 }
@@ -1350,9 +1468,11 @@ const lm_toml_value *lm_toml_get(const lm_toml_value *root, const char *path) {
 const char *lm_toml_get_string(const lm_toml_value *root, const char *path,
                                const char *dflt, bool *ok) {
   const lm_toml_value *v = lm_toml_get(root, path);
-  if (!v) return dflt;
+  if (!v)
+    return dflt;
   if (v->kind != LM_TOML_STRING) {
-    if (ok) *ok = false;
+    if (ok)
+      *ok = false;
     return dflt;
   }
   return v->u.str.ptr;
@@ -1361,9 +1481,11 @@ const char *lm_toml_get_string(const lm_toml_value *root, const char *path,
 int64_t lm_toml_get_int(const lm_toml_value *root, const char *path,
                         int64_t dflt, bool *ok) {
   const lm_toml_value *v = lm_toml_get(root, path);
-  if (!v) return dflt;
+  if (!v)
+    return dflt;
   if (v->kind != LM_TOML_INT) {
-    if (ok) *ok = false;
+    if (ok)
+      *ok = false;
     return dflt;
   }
   return v->u.i;
@@ -1372,9 +1494,11 @@ int64_t lm_toml_get_int(const lm_toml_value *root, const char *path,
 bool lm_toml_get_bool(const lm_toml_value *root, const char *path, bool dflt,
                       bool *ok) {
   const lm_toml_value *v = lm_toml_get(root, path);
-  if (!v) return dflt;
+  if (!v)
+    return dflt;
   if (v->kind != LM_TOML_BOOL) {
-    if (ok) *ok = false;
+    if (ok)
+      *ok = false;
     return dflt;
   }
   return v->u.b;
@@ -1401,7 +1525,8 @@ int lm_env_expand(const char *in, size_t len, lm_buf *out, lm_error *err) {
     if (c == '$' && i + 1 < len && in[i + 1] == '{') {
       int col = (int)(i - line_start) + 1;
       size_t s = i + 2, e = s;
-      while (e < len && in[e] != '}' && in[e] != '\n') e++;
+      while (e < len && in[e] != '}' && in[e] != '\n')
+        e++;
       if (e >= len || in[e] != '}')
         return lm_err_at(err, LM_ERR_INVALID, line, col,
                          "unterminated '${' (expected '}')");
@@ -1431,10 +1556,12 @@ int lm_env_expand(const char *in, size_t len, lm_buf *out, lm_error *err) {
       i = e + 1;
       continue;
     }
-    if (lm_buf_putc(out, c)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    if (lm_buf_putc(out, c))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
     i++;
   }
-  if (lm_buf_reserve(out, 1)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (lm_buf_reserve(out, 1))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   out->data[out->len] = '\0';
   return 0;
 }

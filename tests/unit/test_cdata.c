@@ -264,7 +264,12 @@ static void roundtrip(lm_batch *b) {
     else
       CHECK(x->values->data == a->values->data + shift * w);
   }
-  CHECK_EQ_I64(shim_calls, 0);
+  /* with rows to share, the import keeps the export alive; with none,
+   * nothing was wrapped and it is released at once */
+  bool shared = false;
+  for (int c = 0; c < b->num_columns; c++)
+    shared |= b->num_rows > 0 && b->columns[c]->type.id != LM_TYPE_NULL;
+  CHECK_EQ_I64(shim_calls, shared ? 0 : 1);
   lm_batch_release(in);
   CHECK_EQ_I64(shim_calls, 1);
 }

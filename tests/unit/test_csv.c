@@ -34,14 +34,16 @@ static void dump_batch(lm_buf *o, const lm_batch *b) {
   for (int c = 0; c < b->num_columns; c++) {
     const lm_array *a = b->columns[c];
     int64_t nulls = 0;
-    for (int64_t i = 0; i < a->length; i++) nulls += lm_array_is_null(a, i);
+    for (int64_t i = 0; i < a->length; i++)
+      nulls += lm_array_is_null(a, i);
     if (a->length != b->num_rows || nulls != a->null_count)
       lm_buf_printf(o, "!! bad array %d\n", c);
   }
   for (int64_t i = 0; i < b->num_rows; i++) {
     for (int c = 0; c < b->num_columns; c++) {
       const lm_array *a = b->columns[c];
-      if (c) lm_buf_putc(o, '|');
+      if (c)
+        lm_buf_putc(o, '|');
       if (lm_array_is_null(a, i)) {
         lm_buf_puts(o, "NULL");
         continue;
@@ -100,14 +102,16 @@ static int run_csv(lm_schema *s, const lm_csv_options *o, const char *data,
     pos = to;
     drain(r, dump);
   }
-  if (rc == 0) rc = lm_csv_reader_finish(r, &err);
+  if (rc == 0)
+    rc = lm_csv_reader_finish(r, &err);
   drain(r, dump);
   if (rc)
     lm_buf_printf(dump, "ERROR %d %d:%d %s\n", rc, err.line, err.column,
                   err.msg);
   else
     lm_buf_printf(dump, "OK rows=%" PRId64 "\n", lm_csv_reader_rows(r));
-  if (err_out) *err_out = err;
+  if (err_out)
+    *err_out = err;
   lm_csv_reader_free(r);
   return rc;
 }
@@ -189,7 +193,10 @@ static void test_basic_rfc4180(void) {
   CHECK_EQ_STR(d, "OK rows=0\n");
   free(d);
   /* a BOM at the start is skipped */
-  d = csv_dump(s, &o, "\xEF\xBB\xBF" "a,b,c\nx,1,y\n", NULL);
+  d = csv_dump(s, &o,
+               "\xEF\xBB\xBF"
+               "a,b,c\nx,1,y\n",
+               NULL);
   CHECK_EQ_STR(d, "[batch 1]\ns1:x|1|s1:y\nOK rows=1\n");
   free(d);
   /* quoted numbers; CR just before EOF */
@@ -213,8 +220,8 @@ static void test_header_mapping(void) {
   lm_csv_options o = opts(true);
   /* reordered, different case, padded, unknown column ignored, a declared
    * column missing from the header is NULL */
-  char *d = csv_dump(s, &o,
-                     " ORIGIN ,extra,\"delay\"\nLAS,zzz,5\nSFO,,-7\n", NULL);
+  char *d =
+      csv_dump(s, &o, " ORIGIN ,extra,\"delay\"\nLAS,zzz,5\nSFO,,-7\n", NULL);
   CHECK_EQ_STR(d, "[batch 2]\n5|s3:LAS|NULL\n-7|s3:SFO|NULL\nOK rows=2\n");
   free(d);
   /* header=false: positional */
@@ -244,10 +251,11 @@ static void test_header_mapping(void) {
 }
 
 static void test_types(void) {
-  col_spec cs[] = {{"i8", LM_TYPE_INT8, true},   {"i16", LM_TYPE_INT16, true},
-                   {"i32", LM_TYPE_INT32, true}, {"i64", LM_TYPE_INT64, true},
-                   {"f32", LM_TYPE_FLOAT32, true}, {"f64", LM_TYPE_FLOAT64, true},
-                   {"b", LM_TYPE_BOOL, true},    {"ts", LM_TYPE_TIMESTAMP, true}};
+  col_spec cs[] = {
+      {"i8", LM_TYPE_INT8, true},     {"i16", LM_TYPE_INT16, true},
+      {"i32", LM_TYPE_INT32, true},   {"i64", LM_TYPE_INT64, true},
+      {"f32", LM_TYPE_FLOAT32, true}, {"f64", LM_TYPE_FLOAT64, true},
+      {"b", LM_TYPE_BOOL, true},      {"ts", LM_TYPE_TIMESTAMP, true}};
   lm_schema *s = mk_schema(cs, 8);
   lm_csv_options o = opts(false);
   char *d = csv_dump(
@@ -260,38 +268,38 @@ static void test_types(void) {
       "0,0,0,0,inf,-Infinity,1,2024-02-29T12:00:00+01:00\n"
       ",   ,,,NaN,4.9e-324,0,\n",
       NULL);
-  CHECK_EQ_STR(
-      d,
-      "[batch 5]\n"
-      "-128|-32768|-2147483648|-9223372036854775808|f0x1.99999ap-4|"
-      "d0x1.999999999999ap-4|true|ts0\n"
-      "127|32767|2147483647|9223372036854775807|f-0x1.0624dep-10|"
-      "d0x1.1ccf385ebc8ap+1023|false|ts978307260500000\n"
-      "42|7|7|0|f0x1.8p+1|d0x1.4p+1|true|ts-1\n"
-      "0|0|0|0|finf|d-inf|true|ts1709204400000000\n"
-      "NULL|NULL|NULL|NULL|fnan|d0x0.0000000000001p-1022|false|NULL\n"
-      "OK rows=5\n");
+  CHECK_EQ_STR(d,
+               "[batch 5]\n"
+               "-128|-32768|-2147483648|-9223372036854775808|f0x1.99999ap-4|"
+               "d0x1.999999999999ap-4|true|ts0\n"
+               "127|32767|2147483647|9223372036854775807|f-0x1.0624dep-10|"
+               "d0x1.1ccf385ebc8ap+1023|false|ts978307260500000\n"
+               "42|7|7|0|f0x1.8p+1|d0x1.4p+1|true|ts-1\n"
+               "0|0|0|0|finf|d-inf|true|ts1709204400000000\n"
+               "NULL|NULL|NULL|NULL|fnan|d0x0.0000000000001p-1022|false|NULL\n"
+               "OK rows=5\n");
   free(d);
   lm_schema_release(s);
 
   /* doubles are correctly rounded (vs. strtod) on tricky inputs */
   col_spec fd[] = {{"x", LM_TYPE_FLOAT64, true}};
   s = mk_schema(fd, 1);
-  const char *vals[] = {"0.1",
-                        "0.30000000000000004",
-                        "2.2250738585072014e-308",
-                        "2.2250738585072011e-308",
-                        "9007199254740993",
-                        "123456789012345678901234567890",
-                        "1.7976931348623157e308",
-                        "0.000001",
-                        "999999999999999.9",
-                        "89255.0e-22",
-                        "-0",
-                        "-0.0",
-                        "1.00000000000000011102230246251565404236316680908203125",
-                        "7.038531e-26",
-                        "3.14159265358979323846264338327950288"};
+  const char *vals[] = {
+      "0.1",
+      "0.30000000000000004",
+      "2.2250738585072014e-308",
+      "2.2250738585072011e-308",
+      "9007199254740993",
+      "123456789012345678901234567890",
+      "1.7976931348623157e308",
+      "0.000001",
+      "999999999999999.9",
+      "89255.0e-22",
+      "-0",
+      "-0.0",
+      "1.00000000000000011102230246251565404236316680908203125",
+      "7.038531e-26",
+      "3.14159265358979323846264338327950288"};
   for (size_t i = 0; i < LM_ARRAY_LEN(vals); i++) {
     lm_csv_reader *r = lm_csv_reader_new(s, &o, "t.csv");
     CHECK(lm_csv_reader_feed(r, vals[i], strlen(vals[i]), NULL) == 0);
@@ -318,8 +326,8 @@ static void test_types(void) {
                "t.csv:1:1: value '128' out of range for TINYINT column 't'", 1,
                1);
   expect_error(s, false, "-129,1,1\n",
-               "t.csv:1:1: value '-129' out of range for TINYINT column 't'",
-               1, 1);
+               "t.csv:1:1: value '-129' out of range for TINYINT column 't'", 1,
+               1);
   expect_error(s, false, "1,9223372036854775808,1\n",
                "t.csv:1:3: value '9223372036854775808' out of range for "
                "BIGINT column 'big'",
@@ -335,11 +343,10 @@ static void test_types(void) {
                "t.csv:1:3: expected BIGINT for column 'big', found '1.5'", 1,
                3);
   expect_error(s, false, "1,1,1e400\n",
-               "t.csv:1:5: value '1e400' out of range for DOUBLE column 'd'",
-               1, 5);
-  expect_error(s, false, "1,1,0x10\n",
-               "t.csv:1:5: expected DOUBLE for column 'd', found '0x10'", 1,
+               "t.csv:1:5: value '1e400' out of range for DOUBLE column 'd'", 1,
                5);
+  expect_error(s, false, "1,1,0x10\n",
+               "t.csv:1:5: expected DOUBLE for column 'd', found '0x10'", 1, 5);
   expect_error(s, false, "1,1,1e\n",
                "t.csv:1:5: expected DOUBLE for column 'd', found '1e'", 1, 5);
   lm_schema_release(s);
@@ -347,8 +354,7 @@ static void test_types(void) {
   col_spec bt[] = {{"b", LM_TYPE_BOOL, true}, {"ts", LM_TYPE_TIMESTAMP, true}};
   s = mk_schema(bt, 2);
   expect_error(s, false, "yes,2001-01-01\n",
-               "t.csv:1:1: expected BOOLEAN for column 'b', found 'yes'", 1,
-               1);
+               "t.csv:1:1: expected BOOLEAN for column 'b', found 'yes'", 1, 1);
   expect_error(s, false, "true,2001-02-30\n",
                "t.csv:1:6: expected TIMESTAMP for column 'ts', found "
                "'2001-02-30'",
@@ -375,8 +381,8 @@ static void test_errors(void) {
                "t.csv:2:2: too few fields: expected 2, found 1", 2, 2);
   expect_error(s, true, "name,delay\n1,2,3\n",
                "t.csv:2:5: too many fields: expected 2", 2, 5);
-  expect_error(s, false, "a,1\nb,2,\n", "t.csv:2:5: too many fields: expected 2",
-               2, 5);
+  expect_error(s, false, "a,1\nb,2,\n",
+               "t.csv:2:5: too many fields: expected 2", 2, 5);
   expect_error(s, true, "name,delay\nx\"y,1\n",
                "t.csv:2:2: unexpected quote in unquoted field", 2, 2);
   expect_error(s, true, "name,delay\n\"x\"y,1\n",
@@ -394,7 +400,9 @@ static void test_errors(void) {
   expect_error(s, true, "name,delay\n\xED\xA0\x80,1\n",
                "t.csv:2:1: invalid UTF-8 in column 'name'", 2, 1);
   /* message snippets escape control bytes and are cut */
-  expect_error(s, false, "x,\x01" "0123456789012345678901234567890123456789xyz\n",
+  expect_error(s, false,
+               "x,\x01"
+               "0123456789012345678901234567890123456789xyz\n",
                "t.csv:1:3: expected BIGINT for column 'delay', found "
                "'\\x01012345678901234567890123456789012345678...'",
                1, 3);
@@ -456,7 +464,8 @@ static void check_splits(lm_schema *s, const lm_csv_options *o,
   }
   CHECK(bad == 0);
   size_t *all = malloc((len + 1) * sizeof *all);
-  for (size_t i = 0; i < len; i++) all[i] = i;
+  for (size_t i = 0; i < len; i++)
+    all[i] = i;
   lm_buf d;
   lm_buf_init(&d);
   run_csv(s, o, text, len, all, (int)len, &d, NULL);
@@ -466,7 +475,8 @@ static void check_splits(lm_schema *s, const lm_csv_options *o,
   for (int t = 0; t < 200; t++) {
     int n = 0;
     for (size_t i = 0; i < len; i++)
-      if (lm_test_rand(&seed) % 7 == 0) all[n++] = i;
+      if (lm_test_rand(&seed) % 7 == 0)
+        all[n++] = i;
     lm_buf_init(&d);
     run_csv(s, o, text, len, all, n, &d, NULL);
     CHECK(strcmp(d.data, ref.data) == 0);
@@ -548,9 +558,11 @@ static void test_flights(void) {
     int rc = 0;
     for (size_t off = 0; off < len && rc == 0; off += chunk)
       rc = lm_csv_reader_feed(r, data + off, LM_MIN(chunk, len - off), &err);
-    if (rc == 0) rc = lm_csv_reader_finish(r, &err);
+    if (rc == 0)
+      rc = lm_csv_reader_finish(r, &err);
     CHECK(rc == 0);
-    if (rc) fprintf(stderr, "flights: %s\n", err.msg);
+    if (rc)
+      fprintf(stderr, "flights: %s\n", err.msg);
     CHECK_EQ_I64(lm_csv_reader_rows(r), 200000);
     int64_t total = 0, nb = 0;
     lm_batch *b, *first = NULL, *last = NULL;
@@ -602,37 +614,65 @@ static void test_flights(void) {
 static lm_batch *sample_batch(lm_schema *s) {
   lm_batch_builder bb;
   lm_batch_builder_init(&bb, s, 0);
-  static const char *strs[] = {"plain", "", "a,b", "say \"hi\"", "two\nlines",
-                               "cr\rlf\r\n", " padded ", "\xEF\xBB\xBF" "bom",
-                               "caf\xC3\xA9", "\"", NULL};
+  static const char *strs[] = {"plain",
+                               "",
+                               "a,b",
+                               "say \"hi\"",
+                               "two\nlines",
+                               "cr\rlf\r\n",
+                               " padded ",
+                               "\xEF\xBB\xBF"
+                               "bom",
+                               "caf\xC3\xA9",
+                               "\"",
+                               NULL};
   uint64_t seed = 7;
   for (int i = 0; i < 40; i++) {
     lm_builder *c = bb.cols;
     bool nul = i % 5 == 4;
-    if (nul) lm_builder_append_null(&c[0]);
-    else lm_builder_append_bool(&c[0], i & 1);
-    if (nul) lm_builder_append_null(&c[1]);
-    else lm_builder_append_int(&c[1], (int64_t)(i * 37 % 256) - 128);
-    lm_builder_append_int(&c[2], i == 0 ? INT32_MIN : (int32_t)lm_test_rand(&seed));
-    lm_builder_append_int(&c[3], i == 1 ? INT64_MIN : i == 2 ? INT64_MAX
-                                                   : (int64_t)lm_test_rand(&seed));
+    if (nul)
+      lm_builder_append_null(&c[0]);
+    else
+      lm_builder_append_bool(&c[0], i & 1);
+    if (nul)
+      lm_builder_append_null(&c[1]);
+    else
+      lm_builder_append_int(&c[1], (int64_t)(i * 37 % 256) - 128);
+    lm_builder_append_int(&c[2],
+                          i == 0 ? INT32_MIN : (int32_t)lm_test_rand(&seed));
+    lm_builder_append_int(&c[3], i == 1   ? INT64_MIN
+                                 : i == 2 ? INT64_MAX
+                                          : (int64_t)lm_test_rand(&seed));
     uint64_t bits = lm_test_rand(&seed);
     double dv;
     memcpy(&dv, &bits, sizeof dv);
-    if (isnan(dv) || i == 3) dv = 0.1 * i;
-    if (i == 5) dv = -0.0;
-    if (i == 6) dv = INFINITY;
-    if (i == 7) dv = 5e-324;
-    if (nul) lm_builder_append_null(&c[4]);
-    else lm_builder_append_double(&c[4], dv);
+    if (isnan(dv) || i == 3)
+      dv = 0.1 * i;
+    if (i == 5)
+      dv = -0.0;
+    if (i == 6)
+      dv = INFINITY;
+    if (i == 7)
+      dv = 5e-324;
+    if (nul)
+      lm_builder_append_null(&c[4]);
+    else
+      lm_builder_append_double(&c[4], dv);
     float fv = (float)(i * 1.1);
-    if (i == 8) fv = 3.4028235e38f;
+    if (i == 8)
+      fv = 3.4028235e38f;
     lm_builder_append_double(&c[5], fv);
     const char *str = strs[i % LM_ARRAY_LEN(strs)];
-    if (str) lm_builder_append_str(&c[6], str, (int32_t)strlen(str));
-    else lm_builder_append_null(&c[6]);
-    if (nul) lm_builder_append_null(&c[7]);
-    else lm_builder_append_int(&c[7], (int64_t)(lm_test_rand(&seed) % 310000000000000000ULL) - 60000000000000000LL);
+    if (str)
+      lm_builder_append_str(&c[6], str, (int32_t)strlen(str));
+    else
+      lm_builder_append_null(&c[6]);
+    if (nul)
+      lm_builder_append_null(&c[7]);
+    else
+      lm_builder_append_int(
+          &c[7], (int64_t)(lm_test_rand(&seed) % 310000000000000000ULL) -
+                     60000000000000000LL);
   }
   lm_batch *b = NULL;
   lm_batch_builder_finish(&bb, &b, NULL);
@@ -641,17 +681,20 @@ static lm_batch *sample_batch(lm_schema *s) {
 }
 
 static void test_writer(void) {
-  col_spec cs[] = {{"b", LM_TYPE_BOOL, true},      {"i8", LM_TYPE_INT8, true},
-                   {"i32", LM_TYPE_INT32, true},    {"i64", LM_TYPE_INT64, true},
-                   {"f64", LM_TYPE_FLOAT64, true},  {"f32", LM_TYPE_FLOAT32, true},
-                   {"s", LM_TYPE_UTF8, true},       {"ts", LM_TYPE_TIMESTAMP, true}};
+  col_spec cs[] = {
+      {"b", LM_TYPE_BOOL, true},      {"i8", LM_TYPE_INT8, true},
+      {"i32", LM_TYPE_INT32, true},   {"i64", LM_TYPE_INT64, true},
+      {"f64", LM_TYPE_FLOAT64, true}, {"f32", LM_TYPE_FLOAT32, true},
+      {"s", LM_TYPE_UTF8, true},      {"ts", LM_TYPE_TIMESTAMP, true}};
   lm_schema *s = mk_schema(cs, 8);
   lm_batch *b = sample_batch(s);
   CHECK(b != NULL);
   for (int variant = 0; variant < 3; variant++) {
     lm_csv_options o = opts(true);
-    if (variant == 1) o.crlf = true;
-    if (variant == 2) o.delimiter = '.'; /* collides with number text */
+    if (variant == 1)
+      o.crlf = true;
+    if (variant == 2)
+      o.delimiter = '.'; /* collides with number text */
     lm_buf out;
     lm_buf_init(&out);
     CHECK(lm_csv_write_header(&out, s, &o) == 0);

@@ -31,7 +31,8 @@ static void dump_batch(lm_buf *o, const lm_batch *b) {
   for (int64_t i = 0; i < b->num_rows; i++) {
     for (int c = 0; c < b->num_columns; c++) {
       const lm_array *a = b->columns[c];
-      if (c) lm_buf_putc(o, '|');
+      if (c)
+        lm_buf_putc(o, '|');
       if (lm_array_is_null(a, i)) {
         lm_buf_puts(o, "NULL");
         continue;
@@ -87,14 +88,16 @@ static int run_json(lm_schema *s, const lm_json_options *o, const char *data,
     pos = to;
     drain(r, dump);
   }
-  if (rc == 0) rc = lm_json_reader_finish(r, &err);
+  if (rc == 0)
+    rc = lm_json_reader_finish(r, &err);
   drain(r, dump);
   if (rc)
     lm_buf_printf(dump, "ERROR %d %d:%d %s\n", rc, err.line, err.column,
                   err.msg);
   else
     lm_buf_printf(dump, "OK rows=%" PRId64 "\n", lm_json_reader_rows(r));
-  if (err_out) *err_out = err;
+  if (err_out)
+    *err_out = err;
   lm_json_reader_free(r);
   return rc;
 }
@@ -114,17 +117,18 @@ static void expect_error(lm_schema *s, const char *text, int code,
   lm_buf_init(&d);
   int rc = run_json(s, NULL, text, strlen(text), NULL, 0, &d, &err);
   CHECK_EQ_I64(rc, code);
-  if (msg) CHECK_EQ_STR(err.msg, msg);
+  if (msg)
+    CHECK_EQ_STR(err.msg, msg);
   CHECK_EQ_I64(err.line, line);
   CHECK_EQ_I64(err.column, col);
   lm_buf_free(&d);
 }
 
 static const col_spec MAIN[] = {
-    {"symbol", LM_TYPE_UTF8, true},    {"minute", LM_TYPE_TIMESTAMP, true},
-    {"volume", LM_TYPE_INT64, true},   {"high", LM_TYPE_FLOAT64, true},
-    {"ok", LM_TYPE_BOOL, true},        {"small", LM_TYPE_INT8, true},
-    {"f", LM_TYPE_FLOAT32, true},      {"raw", LM_TYPE_UTF8, true}};
+    {"symbol", LM_TYPE_UTF8, true},  {"minute", LM_TYPE_TIMESTAMP, true},
+    {"volume", LM_TYPE_INT64, true}, {"high", LM_TYPE_FLOAT64, true},
+    {"ok", LM_TYPE_BOOL, true},      {"small", LM_TYPE_INT8, true},
+    {"f", LM_TYPE_FLOAT32, true},    {"raw", LM_TYPE_UTF8, true}};
 
 static void test_basic(void) {
   lm_schema *s = mk_schema(MAIN, 8);
@@ -164,10 +168,11 @@ static void test_basic(void) {
 static void test_escapes(void) {
   col_spec cs[] = {{"s", LM_TYPE_UTF8, true}};
   lm_schema *s = mk_schema(cs, 1);
-  char *d = JDUMP(s, "{\"s\":\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t|\\u00e9\\u20AC"
-                     "\\ud83d\\ude00\\u0000|\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"
-                     "\"}\n"
-                     "{\"\\u0073\":\"key escaped\"}\n");
+  char *d =
+      JDUMP(s, "{\"s\":\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t|\\u00e9\\u20AC"
+               "\\ud83d\\ude00\\u0000|\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"
+               "\"}\n"
+               "{\"\\u0073\":\"key escaped\"}\n");
   static const char want[] =
       "[batch 2]\n"
       "s33:a\"b\\c/d\b\f\n\r\t|\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\0|"
@@ -175,40 +180,42 @@ static void test_escapes(void) {
       "s11:key escaped\n"
       "OK rows=2\n";
   CHECK(d && memcmp(d, want, sizeof want) == 0);
-  if (d && memcmp(d, want, sizeof want) != 0) fprintf(stderr, "got: %s\n", d);
+  if (d && memcmp(d, want, sizeof want) != 0)
+    fprintf(stderr, "got: %s\n", d);
   free(d);
 
   struct {
     const char *in;
     int col;
   } bad[] = {
-      {"{\"s\":\"\\ud800\"}", 7},         /* lone high surrogate */
-      {"{\"s\":\"\\udc00\"}", 7},         /* lone low surrogate */
-      {"{\"s\":\"\\ud800\\u0041\"}", 7},  /* high + non-low */
-      {"{\"s\":\"\\ud800\\\"}", 7},       /* high + other escape */
-      {"{\"s\":\"x\\x\"}", 8},            /* unknown escape */
-      {"{\"s\":\"\\u12g4\"}", 7},         /* bad hex */
-      {"{\"s\":\"\\u12\"}", 7},           /* short */
-      {"{\"s\":\"a\tb\"}", 8},            /* raw control character */
-      {"{\"s\":\"\xC3(\"}", 7},           /* truncated sequence */
-      {"{\"s\":\"\xC0\xAF\"}", 7},        /* overlong */
-      {"{\"s\":\"\xE0\x80\xAF\"}", 7},    /* overlong */
-      {"{\"s\":\"\xED\xA0\x80\"}", 7},    /* UTF-8 encoded surrogate */
+      {"{\"s\":\"\\ud800\"}", 7},          /* lone high surrogate */
+      {"{\"s\":\"\\udc00\"}", 7},          /* lone low surrogate */
+      {"{\"s\":\"\\ud800\\u0041\"}", 7},   /* high + non-low */
+      {"{\"s\":\"\\ud800\\\"}", 7},        /* high + other escape */
+      {"{\"s\":\"x\\x\"}", 8},             /* unknown escape */
+      {"{\"s\":\"\\u12g4\"}", 7},          /* bad hex */
+      {"{\"s\":\"\\u12\"}", 7},            /* short */
+      {"{\"s\":\"a\tb\"}", 8},             /* raw control character */
+      {"{\"s\":\"\xC3(\"}", 7},            /* truncated sequence */
+      {"{\"s\":\"\xC0\xAF\"}", 7},         /* overlong */
+      {"{\"s\":\"\xE0\x80\xAF\"}", 7},     /* overlong */
+      {"{\"s\":\"\xED\xA0\x80\"}", 7},     /* UTF-8 encoded surrogate */
       {"{\"s\":\"\xF4\x90\x80\x80\"}", 7}, /* > U+10FFFF */
       {"{\"s\":\"\xFF\"}", 7},
-      {"{\"s\":\"abc", 6},                /* unterminated */
-      {"{\"\xC3\":1}", 3},                /* invalid UTF-8 in a key */
+      {"{\"s\":\"abc", 6}, /* unterminated */
+      {"{\"\xC3\":1}", 3}, /* invalid UTF-8 in a key */
   };
   for (size_t i = 0; i < LM_ARRAY_LEN(bad); i++) {
     lm_error err;
     lm_buf dd;
     lm_buf_init(&dd);
-    int rc = run_json(s, NULL, bad[i].in, strlen(bad[i].in), NULL, 0, &dd,
-                      &err);
+    int rc =
+        run_json(s, NULL, bad[i].in, strlen(bad[i].in), NULL, 0, &dd, &err);
     CHECK_EQ_I64(rc, LM_ERR_PARSE);
     CHECK_EQ_I64(err.line, 1);
     CHECK_EQ_I64(err.column, bad[i].col);
-    if (err.column != bad[i].col) fprintf(stderr, "  case %zu: %s\n", i, err.msg);
+    if (err.column != bad[i].col)
+      fprintf(stderr, "  case %zu: %s\n", i, err.msg);
     lm_buf_free(&dd);
   }
   lm_schema_release(s);
@@ -280,22 +287,39 @@ static void test_structure(void) {
     const char *in;
     int col;
   } bad[] = {
-      {"[1]", 1},         {"1", 1},          {"\"x\"", 1},
-      {"{\"a\":1} x", 9}, {"{\"a\":1}{}", 8}, {"{\"a\":1", 7},
-      {"{\"a\" 1}", 6},   {"{a:1}", 2},      {"{\"a\":01}", 6},
-      {"{\"a\":-}", 6},   {"{\"a\":1.}", 6},  {"{\"a\":1e}", 6},
-      {"{\"a\":.5}", 6},  {"{\"a\":+1}", 6},  {"{\"a\":tru}", 6},
-      {"{\"a\":nul}", 6}, {"{\"a\":1,}", 8},  {"{\"n\":[1,]}", 9},
-      {"{\"n\":[1 2]}", 9}, {"{\"n\":{\"k\"}}", 10}, {"{\"n\":{\"k\":}}", 11},
-      {"{\"a\":NaN}", 6}, {"{\"a\":Infinity}", 6}, {"{\"a\":1}\x01", 8},
-      {"{\"n\":[}", 7},   {"{,}", 2},
+      {"[1]", 1},
+      {"1", 1},
+      {"\"x\"", 1},
+      {"{\"a\":1} x", 9},
+      {"{\"a\":1}{}", 8},
+      {"{\"a\":1", 7},
+      {"{\"a\" 1}", 6},
+      {"{a:1}", 2},
+      {"{\"a\":01}", 6},
+      {"{\"a\":-}", 6},
+      {"{\"a\":1.}", 6},
+      {"{\"a\":1e}", 6},
+      {"{\"a\":.5}", 6},
+      {"{\"a\":+1}", 6},
+      {"{\"a\":tru}", 6},
+      {"{\"a\":nul}", 6},
+      {"{\"a\":1,}", 8},
+      {"{\"n\":[1,]}", 9},
+      {"{\"n\":[1 2]}", 9},
+      {"{\"n\":{\"k\"}}", 10},
+      {"{\"n\":{\"k\":}}", 11},
+      {"{\"a\":NaN}", 6},
+      {"{\"a\":Infinity}", 6},
+      {"{\"a\":1}\x01", 8},
+      {"{\"n\":[}", 7},
+      {"{,}", 2},
   };
   for (size_t i = 0; i < LM_ARRAY_LEN(bad); i++) {
     lm_error err;
     lm_buf dd;
     lm_buf_init(&dd);
-    int rc = run_json(s, NULL, bad[i].in, strlen(bad[i].in), NULL, 0, &dd,
-                      &err);
+    int rc =
+        run_json(s, NULL, bad[i].in, strlen(bad[i].in), NULL, 0, &dd, &err);
     CHECK_EQ_I64(rc, LM_ERR_PARSE);
     CHECK_EQ_I64(err.column, bad[i].col);
     if (rc != LM_ERR_PARSE || err.column != bad[i].col)
@@ -314,7 +338,8 @@ static void test_structure(void) {
     }
   }
   lm_buf_puts(&in, "1");
-  for (int i = 62; i >= 0; i--) lm_buf_putc(&in, i % 2 ? ']' : '}');
+  for (int i = 62; i >= 0; i--)
+    lm_buf_putc(&in, i % 2 ? ']' : '}');
   lm_buf_puts(&in, "}\n");
   lm_buf d;
   lm_buf_init(&d);
@@ -322,20 +347,24 @@ static void test_structure(void) {
   lm_buf_free(&d);
   lm_buf_reset(&in);
   lm_buf_puts(&in, "{\"zz\":");
-  for (int i = 0; i < 64; i++) lm_buf_putc(&in, '[');
-  for (int i = 0; i < 64; i++) lm_buf_putc(&in, ']');
+  for (int i = 0; i < 64; i++)
+    lm_buf_putc(&in, '[');
+  for (int i = 0; i < 64; i++)
+    lm_buf_putc(&in, ']');
   lm_buf_puts(&in, "}\n");
   expect_error(s, in.data, LM_ERR_LIMIT,
                "t.json:1:70: JSON nested deeper than 64 levels", 1, 70);
   /* very deep input fails fast, without recursion */
   lm_buf_reset(&in);
   lm_buf_puts(&in, "{\"zz\":");
-  for (int i = 0; i < 1000000; i++) lm_buf_putc(&in, '[');
+  for (int i = 0; i < 1000000; i++)
+    lm_buf_putc(&in, '[');
   expect_error(s, in.data, LM_ERR_LIMIT, NULL, 1, 70);
   /* huge numbers */
   lm_buf_reset(&in);
   lm_buf_puts(&in, "{\"a\":");
-  for (int i = 0; i < 1000; i++) lm_buf_putc(&in, '9');
+  for (int i = 0; i < 1000; i++)
+    lm_buf_putc(&in, '9');
   lm_buf_puts(&in, "}");
   expect_error(s, in.data, LM_ERR_PARSE, NULL, 1, 6);
   lm_buf_free(&in);
@@ -344,11 +373,13 @@ static void test_structure(void) {
   lm_schema *s2 = mk_schema(dd, 1);
   lm_buf_init(&in);
   lm_buf_puts(&in, "{\"d\":0.");
-  for (int i = 0; i < 2000; i++) lm_buf_putc(&in, '0');
+  for (int i = 0; i < 2000; i++)
+    lm_buf_putc(&in, '0');
   lm_buf_puts(&in, "15e2001}\n{\"d\":");
   lm_buf big;
   lm_buf_init(&big);
-  for (int i = 0; i < 300; i++) lm_buf_putc(&big, '1');
+  for (int i = 0; i < 300; i++)
+    lm_buf_putc(&big, '1');
   lm_buf_append(&in, big.data, big.len);
   lm_buf_puts(&in, "}\n{\"d\":-0}\n{\"d\":1E-400}\n");
   char *out = jdump(s2, in.data, in.len);
@@ -400,7 +431,8 @@ static void check_splits(lm_schema *s, const lm_json_options *o,
   }
   CHECK(bad == 0);
   size_t *all = malloc((len + 1) * sizeof *all);
-  for (size_t i = 0; i < len; i++) all[i] = i;
+  for (size_t i = 0; i < len; i++)
+    all[i] = i;
   lm_buf d;
   lm_buf_init(&d);
   run_json(s, o, text, len, all, (int)len, &d, NULL);
@@ -424,7 +456,8 @@ static void test_splits(void) {
   check_splits(s, &o, in, sizeof in - 1);
   o.batch_rows = 1;
   check_splits(s, &o, in, sizeof in - 1);
-  static const char bad[] = "{\"volume\":1}\n{\"volume\":2}\n{\"volume\":\"x\"}\n";
+  static const char bad[] =
+      "{\"volume\":1}\n{\"volume\":2}\n{\"volume\":\"x\"}\n";
   check_splits(s, &o, bad, sizeof bad - 1);
   lm_schema_release(s);
 }
@@ -487,33 +520,49 @@ static void test_writer(void) {
   s = mk_schema(MAIN, 8);
   lm_batch_builder_init(&bb, s, 0);
   uint64_t seed = 99;
-  static const char *strs[] = {"", "plain", "q\"uote", "back\\slash",
-                               "ctl\x01\x1f", "\xF0\x9F\x98\x80 emoji",
+  static const char *strs[] = {"",
+                               "plain",
+                               "q\"uote",
+                               "back\\slash",
+                               "ctl\x01\x1f",
+                               "\xF0\x9F\x98\x80 emoji",
                                "\xE2\x80\xA8 sep"};
   for (int i = 0; i < 300; i++) {
     lm_builder *c = bb.cols;
     bool nul = i % 7 == 3;
     const char *str = strs[i % LM_ARRAY_LEN(strs)];
-    if (nul) lm_builder_append_null(&c[0]);
-    else lm_builder_append_str(&c[0], str, (int32_t)strlen(str));
-    if (nul) lm_builder_append_null(&c[1]);
-    else lm_builder_append_int(&c[1], (int64_t)(lm_test_rand(&seed) % 310000000000000000ULL) - 60000000000000000LL);
+    if (nul)
+      lm_builder_append_null(&c[0]);
+    else
+      lm_builder_append_str(&c[0], str, (int32_t)strlen(str));
+    if (nul)
+      lm_builder_append_null(&c[1]);
+    else
+      lm_builder_append_int(
+          &c[1], (int64_t)(lm_test_rand(&seed) % 310000000000000000ULL) -
+                     60000000000000000LL);
     lm_builder_append_int(&c[2], (int64_t)lm_test_rand(&seed));
     uint64_t bits = lm_test_rand(&seed);
     double dv;
     memcpy(&dv, &bits, sizeof dv);
-    if (!isfinite(dv)) dv = 1.5;
-    if (nul) lm_builder_append_null(&c[3]);
-    else lm_builder_append_double(&c[3], dv);
+    if (!isfinite(dv))
+      dv = 1.5;
+    if (nul)
+      lm_builder_append_null(&c[3]);
+    else
+      lm_builder_append_double(&c[3], dv);
     lm_builder_append_bool(&c[4], lm_test_rand(&seed) & 1);
     lm_builder_append_int(&c[5], (int64_t)(lm_test_rand(&seed) % 256) - 128);
     uint32_t fb = (uint32_t)lm_test_rand(&seed);
     float fv;
     memcpy(&fv, &fb, sizeof fv);
-    if (!isfinite(fv)) fv = 0.25f;
+    if (!isfinite(fv))
+      fv = 0.25f;
     lm_builder_append_double(&c[6], fv);
-    if (nul) lm_builder_append_null(&c[7]);
-    else lm_builder_append_str(&c[7], str, (int32_t)strlen(str));
+    if (nul)
+      lm_builder_append_null(&c[7]);
+    else
+      lm_builder_append_str(&c[7], str, (int32_t)strlen(str));
   }
   lm_batch_builder_finish(&bb, &b, NULL);
   lm_batch_builder_free(&bb);

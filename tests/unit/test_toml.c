@@ -10,7 +10,8 @@ static lm_toml_value *parse(const char *text, lm_error *err) {
   lm_toml_value *root = NULL;
   memset(err, 0, sizeof *err);
   int rc = lm_toml_parse(text, strlen(text), &root, err);
-  if (rc) CHECK(root == NULL);
+  if (rc)
+    CHECK(root == NULL);
   return root;
 }
 
@@ -82,8 +83,10 @@ static void test_values(void) {
   const char *doc =
       "a.b.\"c.d\" = 1\n"
       "a.b.e = 'lit\\eral'\n"
-      "hex = 0xDEAD_beef\noct = 0o755\nbin = 0b1010\nneg = -9223372036854775808\n"
-      "f1 = 6.02e23\nf2 = -0.5\nf3 = 1e-3\nf4 = -inf\nf5 = nan\nf6 = 3_141.5_9\n"
+      "hex = 0xDEAD_beef\noct = 0o755\nbin = 0b1010\nneg = "
+      "-9223372036854775808\n"
+      "f1 = 6.02e23\nf2 = -0.5\nf3 = 1e-3\nf4 = -inf\nf5 = nan\nf6 = "
+      "3_141.5_9\n"
       "s1 = \"tab\\tq\\\"u\\u00e9\\U0001F600\"\n"
       "s2 = \"\"\"\n  line one \\\n    continued\"\"\"\n"
       "s3 = '''\nraw \\n ''quoted'''''\n"
@@ -136,7 +139,8 @@ static void test_values(void) {
   }
   v = lm_toml_get(root, "ldt");
   CHECK(v && v->dt.kind == LM_TOML_DT_LOCAL);
-  if (v) CHECK_EQ_STR(v->u.str.ptr, "1979-05-27T07:32:00");
+  if (v)
+    CHECK_EQ_STR(v->u.str.ptr, "1979-05-27T07:32:00");
   v = lm_toml_get(root, "ld");
   CHECK(v && v->dt.kind == LM_TOML_DT_DATE && v->dt.day == 27);
   v = lm_toml_get(root, "lt");
@@ -181,7 +185,8 @@ static void test_errors(void) {
   size_t n = 0;
   memcpy(deep, "x = ", 4);
   n = 4;
-  for (int i = 0; i < 500; i++) deep[n++] = '[';
+  for (int i = 0; i < 500; i++)
+    deep[n++] = '[';
   deep[n] = '\0';
   lm_error err;
   lm_toml_value *root = parse(deep, &err);
@@ -192,7 +197,8 @@ static void test_big_table(void) {
   /* many keys: exercises the hash index and duplicate detection */
   lm_buf b;
   lm_buf_init(&b);
-  for (int i = 0; i < 5000; i++) lm_buf_printf(&b, "k%d = %d\n", i, i);
+  for (int i = 0; i < 5000; i++)
+    lm_buf_printf(&b, "k%d = %d\n", i, i);
   lm_error err;
   lm_toml_value *root = parse(b.data, &err);
   CHECK(root != NULL);
@@ -208,7 +214,8 @@ static void test_parse_file(void) {
   char path[] = "/tmp/lm_test_tomlXXXXXX";
   int fd = mkstemp(path);
   CHECK(fd >= 0);
-  if (fd < 0) return;
+  if (fd < 0)
+    return;
   FILE *f = fdopen(fd, "w");
   fputs("ok = true\nbad = [\n", f);
   fclose(f);
@@ -227,7 +234,8 @@ static const char *expand(const char *in, lm_error *err) {
   lm_buf_free(&out);
   lm_buf_init(&out);
   memset(err, 0, sizeof *err);
-  if (lm_env_expand(in, strlen(in), &out, err)) return NULL;
+  if (lm_env_expand(in, strlen(in), &out, err))
+    return NULL;
   return out.data ? out.data : "";
 }
 
