@@ -571,8 +571,11 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
     lm_source_reader *r = NULL;
     int rc = open_reader(n, &r, err);
     if (rc) {
-      if (err && err->line == 0 && st->line)
+      if (err && err->line == 0 && st->line) {
         lm_err_prefix(err, "%d:%d: source %s", st->line, st->column, st->name);
+        err->line = st->line;
+        err->column = st->column;
+      }
       node_free(n);
       return rc;
     }

@@ -179,15 +179,11 @@ static int cmd_run(const char *file, out_fmt fmt) {
     lm_stmt_kind k = script->stmts[i]->kind;
     rc = lm_engine_exec(db, script->stmts[i], &r, &err);
     if (rc) {
-      sql_err = err.code == LM_ERR_BIND || err.code == LM_ERR_NOTFOUND ||
-                err.code == LM_ERR_EXISTS ||
-                (err.code == LM_ERR_PARSE && k != LM_STMT_SELECT &&
-                 k != LM_STMT_INSERT);
-      /* data errors from sources carry their own file:line:column */
-      if (err.code == LM_ERR_PARSE || err.code == LM_ERR_IO) sql_err = false;
-      if (err.code == LM_ERR_BIND || err.code == LM_ERR_NOTFOUND ||
-          err.code == LM_ERR_EXISTS)
-        sql_err = true;
+      /* SQL-level errors carry a line:column in this script; data errors
+       * (a CSV row, a missing file) carry their own file:line:column. */
+      bool ddl = k != LM_STMT_SELECT && k != LM_STMT_INSERT;
+      sql_err = err.line > 0 &&
+                (ddl || (err.code != LM_ERR_PARSE && err.code != LM_ERR_IO));
     }
     if (r) {
       print_result(r, fmt);
