@@ -913,14 +913,6 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
   lm_batch *all = NULL;
   if (!rc) rc = lm_batch_concat(plan->out_schema, out.batches, out.n_batches,
                                 &all, err);
-  if (!rc && out.n_batches == 0) {
-    lm_batch_builder bb;
-    if (lm_batch_builder_init(&bb, plan->out_schema, 0) == 0) {
-      rc = lm_batch_builder_finish(&bb, &all, err);
-      lm_batch_builder_free(&bb);
-    } else
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-  }
   for (int i = 0; i < out.n_batches; i++) lm_batch_release(out.batches[i]);
   free(out.batches);
   if (!rc && plan->distinct) {
