@@ -115,59 +115,75 @@ static int out_wm(void *ctx, int64_t wm, lm_error *err) {
   return lm_engine_watermark(q->db, q->output, wm, err);
 }
 
-/* Drops rows behind the watermark (a row is late when its event time is
- * below the watermark in force when it arrives: max event time seen before
- * it minus the delay), then advances the watermark. */
-int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
+/* Event-time bookkeeping of one reader of a source: the watermark is the
+ * largest event time seen minus the delay. */
+typedef struct wm_track {
+  int col; /* -1 = no watermark */
+  int64_t delay, max_ts, wm, late;
+} wm_track;
+
+/* Drops the late rows of b (a row is late when its event time is below the
+ * watermark in force when it arrives: the largest event time before it
+ * minus the delay) and advances t. *out is a new reference, or NULL when
+ * every row was late. Rows without an event time pass (the window
+ * operators drop them). */
+static int track_batch(wm_track *t, lm_batch *b, lm_batch **out,
+                       lm_error *err) {
   int64_t n = b->num_rows;
-  src->rows_in += n;
-  if (src->wm_col < 0) return node_emit(db, src, b, err);
-  const lm_array *ts = b->columns[src->wm_col];
+  *out = NULL;
+  if (t->col < 0) {
+    *out = lm_batch_retain(b);
+    return 0;
+  }
+  const lm_array *ts = b->columns[t->col];
   const int64_t *v = lm_array_i64(ts);
   int32_t *keep = malloc(sizeof(int32_t) * (size_t)(n + 1));
   if (!keep) return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  int64_t k = 0, max_ts = src->max_ts;
-  int64_t wm = src->wm;
+  int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
     if (lm_array_is_null(ts, i)) {
       keep[k++] = (int32_t)i;
       continue;
     }
-    int64_t t = v[i];
-    if (wm != INT64_MIN && t < wm) {
-      src->late_dropped++;
+    int64_t x = v[i];
+    if (t->wm != INT64_MIN && x < t->wm) {
+      t->late++;
       continue;
     }
     keep[k++] = (int32_t)i;
-    if (t > max_ts) {
-      max_ts = t;
+    if (x > t->max_ts) {
+      t->max_ts = x;
       int64_t w;
-      if (__builtin_sub_overflow(max_ts, src->wm_delay, &w)) w = INT64_MIN;
-      if (w > wm) wm = w;
+      if (__builtin_sub_overflow(x, t->delay, &w)) w = INT64_MIN;
+      if (w > t->wm) t->wm = w;
     }
   }
-  src->max_ts = max_ts;
   int rc = 0;
-  if (k == n) {
-    rc = node_emit(db, src, b, err);
-  } else if (k > 0) {
-    lm_batch *f = lm_batch_take(b, keep, k);
-    if (!f)
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    else
-      rc = node_emit(db, src, f, err);
-    lm_batch_release(f);
-  }
+  if (k == n)
+    *out = lm_batch_retain(b);
+  else if (k > 0 && !(*out = lm_batch_take(b, keep, k)))
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   free(keep);
-  if (!rc && wm != INT64_MIN && !src->ended)
-    rc = lm_engine_watermark(db, src, wm, err);
+  return rc;
+}
+
+int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
+  src->rows_in += b->num_rows;
+  wm_track t = {src->wm_col, src->wm_delay, src->max_ts, src->wm,
+                src->late_dropped};
+  lm_batch *f = NULL;
+  int rc = track_batch(&t, b, &f, err);
+  src->max_ts = t.max_ts;
+  src->late_dropped = t.late;
+  if (!rc && f) rc = node_emit(db, src, f, err);
+  lm_batch_release(f);
+  if (!rc && t.wm != INT64_MIN && !src->ended)
+    rc = lm_engine_watermark(db, src, t.wm, err);
   return rc;
 }
 
 static int end_source(laminar_db *db, lm_node *src, lm_error *err) {
-  src->ended = true;
-  /* +infinity: every window closes */
-  src->wm = src->wm == INT64_MAX ? INT64_MAX - 1 : src->wm;
+  src->ended = true; /* the final watermark, +infinity: every window closes */
   return lm_engine_watermark(db, src, INT64_MAX, err);
 }
 
@@ -366,6 +382,39 @@ static int pos_err(lm_error *err, int code, int line, int col,
   return lm_err(err, code, "%s", msg);
 }
 
+/* A query created after its bounded file/generator source has been read
+ * reads the source again from the beginning, on its own (DESIGN.md, script
+ * mode), with its own watermark, ending with +infinity. */
+static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
+  lm_source_reader *r = NULL;
+  int rc = open_reader(src, &r, err);
+  if (rc) return rc;
+  wm_track t = {src->wm_col, src->wm_delay, INT64_MIN, INT64_MIN, 0};
+  for (;;) {
+    lm_batch *b = NULL, *f = NULL;
+    bool eof = false;
+    if ((rc = r->poll(r, &b, &eof, err))) break;
+    if (!b) {
+      if (eof || r->unbounded) break;
+      continue;
+    }
+    rc = track_batch(&t, b, &f, err);
+    lm_batch_release(b);
+    if (!rc && f) {
+      q->head->rows_in += f->num_rows;
+      rc = q->head->vt->push(q->head, f, err);
+    }
+    lm_batch_release(f);
+    if (!rc && t.wm != INT64_MIN)
+      rc = q->head->vt->watermark(q->head, t.wm, err);
+    if (rc) break;
+  }
+  r->free(r);
+  if (!rc) rc = q->head->vt->watermark(q->head, INT64_MAX, err);
+  if (rc) lm_err_prefix(err, "%s %s", kind_name(q->output->kind), q->output->name);
+  return rc;
+}
+
 static int create_query_node(laminar_db *db, const lm_stmt *st,
                              lm_node_kind kind, lm_error *err) {
   const lm_select *sel = st->select;
@@ -457,6 +506,9 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   }
   APPEND(in->queries, in->n_queries, q);
   APPEND(db->nodes, db->n_nodes, n);
+  if (in->kind == LM_NODE_SOURCE && in->connector && in->started &&
+      (in->ended || (in->reader && !in->reader->unbounded)))
+    return replay_into(in, q, err);
   /* the input's watermark so far applies to the new query */
   if (in->wm != INT64_MIN) {
     rc = q->head->vt->watermark(q->head, in->wm, err);

@@ -103,13 +103,15 @@ static bool ends_with(const char *s, const char *suf) {
 }
 
 /* Loads the SQL text of FILE (.sql, or .toml with a `sql` key). */
-static int load_sql(const char *path, char **out, lm_error *err) {
+static int load_sql(const char *path, char **out, size_t *out_len,
+                    lm_error *err) {
   char *text = NULL;
   size_t len = 0;
   int rc = lm_read_file(path, &text, &len, err);
   if (rc) return rc;
   if (!ends_with(path, ".toml")) {
     *out = text;
+    *out_len = len;
     return 0;
   }
   lm_toml_value *root = NULL;
@@ -133,8 +135,9 @@ static int load_sql(const char *path, char **out, lm_error *err) {
     lm_err_prefix(err, "%s: sql", path);
     return rc;
   }
+  *out_len = b.len;
   *out = b.data ? b.data : lm_strdup("");
-  return 0;
+  return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
 static void report(const char *file, const lm_error *e, bool sql_pos) {
@@ -148,12 +151,13 @@ static int cmd_run(const char *file, out_fmt fmt) {
   lm_error err;
   lm_err_clear(&err);
   char *sql = NULL;
-  if (load_sql(file, &sql, &err)) {
+  size_t sql_len = 0;
+  if (load_sql(file, &sql, &sql_len, &err)) {
     report(file, &err, false);
     return 1;
   }
   lm_sql_script *script = NULL;
-  if (lm_sql_parse(sql, strlen(sql), &script, &err)) {
+  if (lm_sql_parse(sql, sql_len, &script, &err)) {
     report(file, &err, true);
     free(sql);
     return 1;

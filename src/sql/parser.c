@@ -1897,6 +1897,54 @@ static int tokenize(parser *p) {
  * the caller frees it with lm_sql_script_free. Errors: LM_ERR_PARSE
  * (positioned), LM_ERR_NOMEM, LM_ERR_INVALID for NULL out or NULL sql with
  * len > 0. */
+/* SQL text must be UTF-8 without NUL bytes (a NUL would silently end the
+ * text for every C-string consumer). Reports the first bad byte's
+ * line:column. */
+static int check_text(const char *sql, size_t len, lm_error *err) {
+  int line = 1, col = 1;
+  for (size_t i = 0; i < len;) {
+    unsigned char c = (unsigned char)sql[i];
+    size_t n = 1;
+    if (c == 0)
+      return lm_err_at(err, LM_ERR_PARSE, line, col, "NUL byte in SQL text");
+    if (c >= 0x80) {
+      uint32_t cp = 0;
+      if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        cp = c & 0x1F;
+      } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        cp = c & 0x0F;
+      } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        cp = c & 0x07;
+      } else {
+        n = 0;
+      }
+      bool ok = n > 0 && i + n <= len;
+      for (size_t k = 1; ok && k < n; k++) {
+        unsigned char d = (unsigned char)sql[i + k];
+        if ((d & 0xC0) != 0x80)
+          ok = false;
+        cp = (cp << 6) | (d & 0x3F);
+      }
+      if (ok && ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+                 (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))))
+        ok = false;
+      if (!ok)
+        return lm_err_at(err, LM_ERR_PARSE, line, col,
+                         "invalid UTF-8 in SQL text (byte 0x%02X)", c);
+    }
+    if (c == '\n') {
+      line++;
+      col = 1;
+    } else
+      col++;
+    i += n;
+  }
+  return 0;
+}
+
 int lm_sql_parse(const char *sql, size_t len, lm_sql_script **out,
                  lm_error *err) {
   if (out)
@@ -1905,6 +1953,9 @@ int lm_sql_parse(const char *sql, size_t len, lm_sql_script **out,
     return lm_err(err, LM_ERR_INVALID, "lm_sql_parse: bad arguments");
   if (!sql)
     sql = "";
+  int vrc = check_text(sql, len, err);
+  if (vrc)
+    return vrc;
   lm_sql_script *sc = calloc(1, sizeof *sc);
   if (!sc)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");

@@ -890,7 +890,15 @@ static void test_errors(void) {
   expect_error("SELECT a FROM; SELECT 'x",
                "1:14: expected a source, stream or view name, found ';'");
   const char nul[] = "SELECT a\0 FROM t";
-  expect_error_at(nul, sizeof nul - 1, "1:9: unexpected byte 0x00", __LINE__);
+  /* the text is checked before lexing: a NUL or invalid UTF-8 anywhere is
+   * reported at its own position */
+  expect_error_at(nul, sizeof nul - 1, "1:9: NUL byte in SQL text", __LINE__);
+  const char bad[] = "SELECT 'a\xff' FROM t";
+  expect_error_at(bad, sizeof bad - 1,
+                  "1:10: invalid UTF-8 in SQL text (byte 0xFF)", __LINE__);
+  const char surrogate[] = "SELECT '\xed\xa0\x80'";
+  expect_error_at(surrogate, sizeof surrogate - 1,
+                  "1:9: invalid UTF-8 in SQL text (byte 0xED)", __LINE__);
 }
 
 static void test_depth(void) {
