@@ -10,11 +10,17 @@
 #   make fuzz     clang libFuzzer build in build-fuzz/, FUZZ_TIME s per target
 #   make format   clang-format -i over the C sources
 
+MAKEFLAGS += --no-print-directory
+
 JOBS      ?= 2
 FUZZ_TIME ?= 20
 CMAKE     ?= cmake
 CTEST     ?= ctest
 CTEST_ARGS = --output-on-failure -j$(JOBS) --label-exclude bench
+# build directories (override to experiment without touching build/)
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 
 .PHONY: all build deps oracle test test-release test-asan demo fuzz format clean
 
@@ -27,35 +33,36 @@ oracle: deps
 	@scripts/install-oracle.sh
 
 build: deps
-	@$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@$(CMAKE) --build build -j$(JOBS)
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@$(CMAKE) --build $(BUILD) -j$(JOBS)
 
 test: oracle
 	@$(MAKE) --no-print-directory test-release
 	@$(MAKE) --no-print-directory test-asan
 
 test-release: build
-	$(CTEST) --test-dir build $(CTEST_ARGS)
+	$(CTEST) --test-dir $(BUILD) $(CTEST_ARGS)
 
 test-asan: deps
-	@$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLM_SANITIZE=ON >/dev/null
-	@$(CMAKE) --build build-asan -j$(JOBS)
+	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DLM_SANITIZE=ON >/dev/null
+	@$(CMAKE) --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(CTEST) --test-dir build-asan $(CTEST_ARGS)
+	$(CTEST) --test-dir $(ASAN_BUILD) $(CTEST_ARGS)
 
 demo: build
-	./build/laminardb run examples/flights/pipeline.sql
+	./$(BUILD)/laminardb run examples/flights/pipeline.sql
 
 fuzz: deps
-	@$(CMAKE) -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	@$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang-14 -DLM_FUZZ=ON >/dev/null
-	@$(CMAKE) --build build-fuzz -j$(JOBS) --target fuzz_all
-	@scripts/run-fuzz.sh build-fuzz $(FUZZ_TIME)
+	@$(CMAKE) --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_all
+	@scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_TIME)
 
 format:
 	@find src include tests fuzz bench \( -name '*.c' -o -name '*.h' \) \
 	  -not -path '*/node_modules/*' -print0 | xargs -0 -r clang-format -i
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
