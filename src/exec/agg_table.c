@@ -158,22 +158,35 @@ static int rehash(lm_aggtable *t) {
   return 0;
 }
 
-static void encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
+/* Encodes row r's key into t->scratch: per key a NULL flag byte, then the
+ * value (8 bytes for integer-like and floating, 1 for BOOLEAN, a 4-byte
+ * length plus the bytes for VARCHAR). Returns -1 on OOM. */
+static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
+  size_t need = (size_t)t->n_keys * 9;
+  for (int k = 0; k < t->n_keys; k++)
+    if (keys[k]->type.id == LM_TYPE_UTF8 && !lm_array_is_null(keys[k], r)) {
+      int32_t len;
+      lm_array_str(keys[k], r, &len);
+      need += (size_t)len + 4;
+    }
   lm_buf *b = &t->scratch;
   b->len = 0;
+  if (b->cap < need + 1 && lm_buf_reserve(b, need + 1)) return -1;
+  char *p = b->data;
   for (int k = 0; k < t->n_keys; k++) {
     const lm_array *a = keys[k];
     if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, r)) {
-      lm_buf_putc(b, 0);
+      *p++ = 0;
       continue;
     }
-    lm_buf_putc(b, 1);
+    *p++ = 1;
     switch (a->type.id) {
     case LM_TYPE_UTF8: {
       int32_t len;
-      const char *p = lm_array_str(a, r, &len);
-      lm_buf_append(b, &len, 4);
-      lm_buf_append(b, p, (size_t)len);
+      const char *s = lm_array_str(a, r, &len);
+      memcpy(p, &len, 4);
+      memcpy(p + 4, s, (size_t)len);
+      p += 4 + len;
       break;
     }
     case LM_TYPE_FLOAT32:
@@ -181,18 +194,28 @@ static void encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
       double d = lm_array_get_f64(a, r);
       if (d == 0) d = 0; /* -0.0 groups with 0.0 */
       if (isnan(d)) d = NAN;
-      lm_buf_append(b, &d, 8);
+      memcpy(p, &d, 8);
+      p += 8;
       break;
     }
     case LM_TYPE_BOOL:
-      lm_buf_putc(b, lm_array_bool(a, r) ? 1 : 0);
+      *p++ = lm_array_bool(a, r) ? 1 : 0;
+      break;
+    case LM_TYPE_INT64:
+    case LM_TYPE_TIMESTAMP:
+    case LM_TYPE_INTERVAL:
+      memcpy(p, lm_array_i64(a) + r, 8);
+      p += 8;
       break;
     default: {
       int64_t v = lm_array_get_i64(a, r);
-      lm_buf_append(b, &v, 8);
+      memcpy(p, &v, 8);
+      p += 8;
     }
     }
   }
+  b->len = (size_t)(p - b->data);
+  return 0;
 }
 
 static int64_t find_or_add(lm_aggtable *t) {
@@ -230,8 +253,7 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
                        lm_error *err) {
   for (int64_t j = 0; j < n; j++) {
     int64_t r = sel ? sel[j] : j;
-    encode_key(t, keys, r);
-    int64_t g = find_or_add(t);
+    int64_t g = encode_key(t, keys, r) ? -1 : find_or_add(t);
     if (g < 0) return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
     gids[j] = (uint32_t)g;
   }
