@@ -210,6 +210,13 @@ static int cmd_run(const char *file, out_fmt fmt) {
     if (n->kind == LM_NODE_SOURCE && n->late_dropped)
       fprintf(stderr, "source %s: %lld late rows dropped\n", n->name,
               (long long)n->late_dropped);
+    int64_t late = 0;
+    for (lm_operator *op = n->query ? n->query->head : NULL; op; op = op->next)
+      late += op->late_dropped;
+    if (late)
+      fprintf(stderr, "%s %s: %lld rows dropped (window already closed, or no event time)\n",
+              n->kind == LM_NODE_STREAM ? "stream" : "materialized view",
+              n->name, (long long)late);
   }
   lm_error cerr;
   lm_err_clear(&cerr);
