@@ -315,10 +315,12 @@ static int csv_header(lm_csv_reader *r, const char *row, int nf) {
     map[i] = -1;
     if (!name)
       continue;
-    while (n && (*name == ' ' || *name == '\t'))
-      name++, n--;
-    while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
-      n--;
+    if (r->fields[i].kind == 0) { /* quoted names keep their spaces */
+      while (n && (*name == ' ' || *name == '\t'))
+        name++, n--;
+      while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
+        n--;
+    }
     int ci = -1; /* an exact match wins, else the first case-insensitive */
     for (int c = 0; c < r->ncols; c++) {
       const char *fname = r->schema->fields[c].name;
@@ -419,6 +421,7 @@ static inline const char *scan_unquoted(const char *q, const char *end, char d,
  * on error (r->saved set). */
 static int csv_record(lm_csv_reader *r, const char *p, const char *end,
                       bool eof, const char **next) {
+  const char *rec = p; /* including a BOM, for the length limit */
   if (!r->started && end - p >= 3 && memcmp(p, BOM, 3) == 0)
     p += 3;
   const char *row = p;
@@ -531,7 +534,7 @@ static int csv_record(lm_csv_reader *r, const char *p, const char *end,
       break;
     }
   }
-  if (s - row > r->opt.max_row_bytes)
+  if (s - rec > r->opt.max_row_bytes)
     return csv_err(r, LM_ERR_LIMIT, NULL, NULL, "record longer than %lld bytes",
                    (long long)r->opt.max_row_bytes);
   *next = s;

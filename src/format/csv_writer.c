@@ -16,15 +16,8 @@ static bool needs_quote(const char *p, size_t n, char d) {
   return false;
 }
 
-/* Appends p[0..n) as one field; quoted when needed (always when empty and
- * quote_empty, so that "" stays distinct from NULL). */
-static int put_text(lm_buf *out, const char *p, size_t n, char d,
-                    bool quote_empty) {
-  if (!(n == 0 ? quote_empty : needs_quote(p, n, d)))
-    return lm_buf_append(out, p, n);
-  if (lm_buf_reserve(out, n + 2))
-    return LM_ERR_NOMEM;
-  if (lm_buf_putc(out, '"'))
+static int put_quoted(lm_buf *out, const char *p, size_t n) {
+  if (lm_buf_reserve(out, n + 2) || lm_buf_putc(out, '"'))
     return LM_ERR_NOMEM;
   const char *e = p + n;
   while (p < e) {
@@ -32,11 +25,20 @@ static int put_text(lm_buf *out, const char *p, size_t n, char d,
     size_t run = q ? (size_t)(q - p) + 1 : (size_t)(e - p);
     if (lm_buf_append(out, p, run))
       return LM_ERR_NOMEM;
-    if (q && lm_buf_putc(out, '"'))
-      return LM_ERR_NOMEM; /* "" */
+    if (q && lm_buf_putc(out, '"')) /* "" */
+      return LM_ERR_NOMEM;
     p += run;
   }
   return lm_buf_putc(out, '"');
+}
+
+/* Appends p[0..n) as one field; quoted when needed (always when empty and
+ * quote_empty, so that "" stays distinct from NULL). */
+static int put_text(lm_buf *out, const char *p, size_t n, char d,
+                    bool quote_empty) {
+  if (n == 0 ? quote_empty : needs_quote(p, n, d))
+    return put_quoted(out, p, n);
+  return lm_buf_append(out, p, n);
 }
 
 static void resolve(const lm_csv_options *o, char *d, const char **eol,
@@ -57,7 +59,11 @@ int lm_csv_write_header(lm_buf *out, const lm_schema *s,
     if (i && lm_buf_putc(out, d))
       return LM_ERR_NOMEM;
     const char *name = s->fields[i].name ? s->fields[i].name : "";
-    if (put_text(out, name, strlen(name), d, true))
+    size_t n = strlen(name);
+    /* the reader trims spaces around unquoted header names */
+    bool pad = n && (name[0] == ' ' || name[0] == '\t' || name[n - 1] == ' ' ||
+                     name[n - 1] == '\t');
+    if (pad ? put_quoted(out, name, n) : put_text(out, name, n, d, true))
       return LM_ERR_NOMEM;
   }
   return lm_buf_append(out, eol, eol_len);

@@ -70,7 +70,8 @@ typedef struct lm_csv_reader lm_csv_reader;
  * (e.g. the file path; copied; NULL = "<input>").
  *
  * With header=true, header names are matched to the declared columns by
- * name after trimming spaces (exact match first, else case-insensitively);
+ * name (exact match first, else case-insensitively; spaces around an
+ * unquoted name are trimmed, a quoted name is taken as is);
  * header columns that are not declared are ignored; declared columns missing
  * from the header are NULL in every row (an error at the header if the column
  * is NOT NULL). With header=false, fields map to the declared columns by
@@ -82,9 +83,10 @@ typedef struct lm_csv_reader lm_csv_reader;
 lm_csv_reader *lm_csv_reader_new(lm_schema *schema, const lm_csv_options *opts,
                                  const char *source_name);
 
-/* Feeds the next `len` bytes of input (may be 0). The reader parses every
- * complete record, keeps an unfinished tail internally (data is not
- * retained after return) and queues each batch of `batch_rows` rows.
+/* Feeds the next `len` bytes of input (may be 0), RFC 4180 section 2 as
+ * relaxed above. The reader parses every complete record, keeps an
+ * unfinished tail internally (data is not retained after return) and queues
+ * each batch of `batch_rows` rows.
  * Returns 0, or an LM_ERR_* code with *err filled (err may be NULL). A row
  * with too many or too few fields (relative to the header when
  * header=true, to the schema otherwise), a value that does not decode as
@@ -111,14 +113,17 @@ void lm_csv_reader_free(lm_csv_reader *r);
 
 /* ---------------------------------------------------------------- writer */
 
-/* Appends the header record (the schema's field names, quoted when needed)
- * to out. o may be NULL (defaults). Returns 0 or LM_ERR_NOMEM. */
+/* Appends the header record (RFC 4180 section 2 rule 3: the schema's field
+ * names, quoted when needed, and also when they have leading/trailing
+ * spaces, which the reader would trim otherwise) to out. o may be NULL
+ * (defaults). Returns 0 or LM_ERR_NOMEM. */
 int lm_csv_write_header(lm_buf *out, const lm_schema *s,
                         const lm_csv_options *o);
 
-/* Appends one record per row of b to out (RFC 4180): a field containing
- * the delimiter, a quote, CR or LF is quoted with "" doubling; NULL is an
- * empty unquoted field; the empty string is ""; numbers use
+/* Appends one record per row of b to out (RFC 4180 section 2 rules 5-7): a
+ * field containing the delimiter, a quote, CR or LF is quoted with ""
+ * doubling (also a text starting with a UTF-8 BOM); NULL is an empty
+ * unquoted field; the empty string is ""; numbers use
  * lm_array_format_value (integers in decimal, doubles shortest round-trip,
  * NaN/Infinity/-Infinity); TIMESTAMP as YYYY-MM-DDTHH:MM:SS[.ffffff];
  * BOOLEAN as true/false. Records end with LF (CRLF when o->crlf). With a

@@ -3,16 +3,18 @@
  * https://github.com/ndjson/ndjson-spec; JSON text per RFC 8259,
  * https://www.rfc-editor.org/rfc/rfc8259).
  *
- * Input is one JSON object per line (LF; a CR before it is whitespace);
- * blank lines are skipped. The reader is incremental like the CSV reader:
+ * Input is one JSON object per line (ndjson spec 1.0 section 3.2: LF or
+ * CRLF separates lines; a CR before LF is whitespace); empty and
+ * whitespace-only lines are skipped (the spec lets parsers ignore them;
+ * not configurable). The reader is incremental like the CSV reader:
  * lm_json_reader_feed takes chunks split anywhere, completed batches are
  * popped with lm_json_reader_next.
  *
  * Mapping an object to a row of the declared schema:
- *  - keys match column names (an exact match first, else case-insensitively);
- *    unknown keys are ignored
- *    (their values are still validated and skipped, however nested);
- *    a duplicate key: the last one wins; a missing key is NULL;
+ *  - keys match column names (an exact match first, else
+ *    case-insensitively); unknown keys are ignored (their values are still
+ *    validated and skipped, however nested); with a duplicate key the last
+ *    one wins; a missing key is NULL;
  *  - JSON null is NULL (an error for a NOT NULL column, as is a missing
  *    key);
  *  - BOOLEAN takes true/false; TINYINT..BIGINT take integer numbers (a
@@ -27,8 +29,9 @@
  *  - nesting deeper than 64 (the top-level object is depth 1) is
  *    LM_ERR_LIMIT; so is a line longer than max_line_bytes.
  *
- * Errors: LM_ERR_PARSE with err->line / err->column (1-based line number,
- * 1-based byte column where the offending value starts) and a message like
+ * Errors: LM_ERR_PARSE with err->line / err->column (1-based line number;
+ * 1-based byte column where the offending value starts, or for a lexical
+ * error such as a bad escape the offending byte) and a message like
  * "SOURCE:LINE:COLUMN: expected BIGINT for column 'delay', found '\"abc\"'".
  * After an error the reader refuses further input and repeats the error.
  */
@@ -59,10 +62,11 @@ lm_json_reader *lm_json_reader_new(lm_schema *schema,
                                    const lm_json_options *opts,
                                    const char *source_name);
 
-/* Feeds the next `len` bytes (chunks may split anywhere; data is not
- * retained). Decodes every complete line, queueing a batch every
- * batch_rows rows. Returns 0 or an LM_ERR_* code with *err filled (err
- * may be NULL). */
+/* Feeds the next `len` bytes of NDJSON (ndjson spec section 3.2; each line
+ * an RFC 8259 object). Chunks may split anywhere, even inside a UTF-8
+ * sequence or an escape; data is not retained after return. Decodes every
+ * complete line, queueing a batch every batch_rows rows. Returns 0 or an
+ * LM_ERR_* code with *err filled (err may be NULL). */
 int lm_json_reader_feed(lm_json_reader *r, const char *data, size_t len,
                         lm_error *err);
 
@@ -81,8 +85,8 @@ void lm_json_reader_free(lm_json_reader *r);
 
 /* ---------------------------------------------------------------- writer */
 
-/* Appends one JSON object per row of b, each followed by LF, keys in
- * schema order, e.g.
+/* Appends one JSON object per row of b, each followed by LF (ndjson spec
+ * section 3.1: no raw newlines inside a text), keys in schema order, e.g.
  *   {"symbol":"AAPL","minute":"2026-10-18T09:30:00","volume":150,"high":189.7}
  * NULL -> null; BOOLEAN -> true/false; integers -> numbers; REAL/DOUBLE ->
  * shortest round-trip numbers, NaN/Infinity -> null; TIMESTAMP -> string
