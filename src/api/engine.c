@@ -199,7 +199,18 @@ static int open_reader(lm_node *s, lm_source_reader **out, lm_error *err) {
                 s->connector);
 }
 
+static int replay_into(lm_node *src, lm_query *q, lm_error *err);
+
 int lm_engine_drain(laminar_db *db, lm_error *err) {
+  /* queries waiting to read their bounded source again, in creation order */
+  for (int i = 0; i < db->n_nodes; i++) {
+    lm_query *q = db->nodes[i]->query;
+    if (q && q->needs_replay) {
+      q->needs_replay = false;
+      int rc = replay_into(q->input, q, err);
+      if (rc) return rc;
+    }
+  }
   bool progress = true;
   while (progress && !db->interrupted) {
     progress = false;
@@ -507,8 +518,10 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   APPEND(in->queries, in->n_queries, q);
   APPEND(db->nodes, db->n_nodes, n);
   if (in->kind == LM_NODE_SOURCE && in->connector && in->started &&
-      (in->ended || (in->reader && !in->reader->unbounded)))
-    return replay_into(in, q, err);
+      (in->ended || (in->reader && !in->reader->unbounded))) {
+    q->needs_replay = true;
+    return 0;
+  }
   /* the input's watermark so far applies to the new query */
   if (in->wm != INT64_MIN) {
     rc = q->head->vt->watermark(q->head, in->wm, err);

@@ -36,6 +36,10 @@ struct lm_query {
   lm_plan *plan;
   lm_operator *head;
   lm_operator *agg_op; /* non-windowed aggregate: the view's state */
+  /* Created after its bounded source was read: reads the source again from
+   * the beginning at the next statement that needs data, once every
+   * consumer declared in between (sinks, views over it) is attached. */
+  bool needs_replay;
 };
 
 struct lm_node {

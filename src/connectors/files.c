@@ -61,6 +61,9 @@ static int reader_finish(files_reader *r, void *x, lm_error *err) {
   return r->json ? lm_json_reader_finish(x, err)
                  : lm_csv_reader_finish(x, err);
 }
+static int reader_flush(files_reader *r, void *x, lm_error *err) {
+  return r->json ? lm_json_reader_flush(x, err) : lm_csv_reader_flush(x, err);
+}
 static lm_batch *reader_next(files_reader *r, void *x) {
   return r->json ? lm_json_reader_next(x) : lm_csv_reader_next(x);
 }
@@ -160,7 +163,13 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
       continue;
     }
     /* end of the file's current contents */
-    if (r->watch && r->cur == r->n_files - 1) return 0; /* wait for more */
+    if (r->watch && r->cur == r->n_files - 1) {
+      /* deliver the complete rows read so far, then wait for more */
+      int rc = reader_flush(r, f->reader, err);
+      if (rc) return rc;
+      *out = reader_next(r, f->reader);
+      return 0;
+    }
     int rc = reader_finish(r, f->reader, err);
     if (rc) return rc;
     f->done = true;

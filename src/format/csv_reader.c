@@ -343,14 +343,29 @@ static int csv_header(lm_csv_reader *r, const char *row, int nf) {
     if (seen[c])
       continue;
     missing[nm++] = c;
-    if (!r->schema->fields[c].nullable) {
-      free(map);
-      free(seen);
-      free(missing);
-      return csv_err(r, LM_ERR_PARSE, row, row,
-                     "NOT NULL column '%s' is missing from the header",
-                     r->schema->fields[c].name);
+    /* A declared column the header lacks is an error, not a column of
+     * NULLs: a misspelt name would otherwise lose data silently. */
+    char names[256];
+    size_t w = 0;
+    names[0] = 0;
+    for (int i = 0; i < nf && w + 4 < sizeof names; i++) {
+      size_t n;
+      const char *name = field_text(r, &r->fields[i], &n);
+      int k = snprintf(names + w, sizeof names - w, "%s%.*s", i ? ", " : "",
+                       (int)(n > 64 ? 64 : n), name ? name : "");
+      if (k < 0)
+        break;
+      w += (size_t)k;
     }
+    if (w >= sizeof names)
+      memcpy(names + sizeof names - 4, "...", 4);
+    free(map);
+    free(seen);
+    free(missing);
+    return csv_err(r, LM_ERR_PARSE, row, row,
+                   "%scolumn '%s' is missing from the header (%s)",
+                   r->schema->fields[c].nullable ? "" : "NOT NULL ",
+                   r->schema->fields[c].name, names);
   }
   free(seen);
   free(r->map);
@@ -684,6 +699,22 @@ int lm_csv_reader_feed(lm_csv_reader *r, const char *data, size_t len,
       break;
     }
     p = next;
+  }
+  return 0;
+}
+
+/* Queues the rows completed so far as a batch without ending the input:
+ * a partial trailing record stays buffered. For followed ('watch') files. */
+int lm_csv_reader_flush(lm_csv_reader *r, lm_error *err) {
+  if (r->failed)
+    return report(r, err);
+  if (r->finished || r->batch_n == 0)
+    return 0;
+  int rc = lm_fmt_flush_batch(&r->bb, r->batch_n, &r->q, &r->saved);
+  r->batch_n = 0;
+  if (rc) {
+    r->failed = true;
+    return report(r, err);
   }
   return 0;
 }

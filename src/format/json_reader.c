@@ -816,6 +816,22 @@ int lm_json_reader_feed(lm_json_reader *r, const char *data, size_t len,
   return 0;
 }
 
+/* Queues the rows completed so far as a batch without ending the input:
+ * a partial trailing record stays buffered. For followed ('watch') files. */
+int lm_json_reader_flush(lm_json_reader *r, lm_error *err) {
+  if (r->failed)
+    return report(r, err);
+  if (r->finished || r->batch_n == 0)
+    return 0;
+  int rc = lm_fmt_flush_batch(&r->bb, r->batch_n, &r->q, &r->saved);
+  r->batch_n = 0;
+  if (rc) {
+    r->failed = true;
+    return report(r, err);
+  }
+  return 0;
+}
+
 int lm_json_reader_finish(lm_json_reader *r, lm_error *err) {
   if (r->failed)
     return report(r, err);

@@ -94,6 +94,11 @@ lm_csv_reader *lm_csv_reader_new(lm_schema *schema, const lm_csv_options *opts,
 int lm_csv_reader_feed(lm_csv_reader *r, const char *data, size_t len,
                        lm_error *err);
 
+/* Queues the complete rows read so far as a batch (for lm_csv_reader_next)
+ * without ending the input; an incomplete trailing record stays buffered
+ * for the next feed. Used when following a growing file. Errors: the
+ * reader's earlier error, LM_ERR_NOMEM. */
+int lm_csv_reader_flush(lm_csv_reader *r, lm_error *err);
 /* Signals end of input: parses the last record (no trailing line break
  * needed) and queues the last partial batch (if it has rows). Returns 0 or
  * an error (e.g. an unterminated quoted field). Further feeds are

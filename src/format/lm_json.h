@@ -70,6 +70,11 @@ lm_json_reader *lm_json_reader_new(lm_schema *schema,
 int lm_json_reader_feed(lm_json_reader *r, const char *data, size_t len,
                         lm_error *err);
 
+/* Queues the complete rows read so far as a batch (for lm_json_reader_next)
+ * without ending the input; an incomplete trailing record stays buffered
+ * for the next feed. Used when following a growing file. Errors: the
+ * reader's earlier error, LM_ERR_NOMEM. */
+int lm_json_reader_flush(lm_json_reader *r, lm_error *err);
 /* End of input: decodes a last line without a trailing LF and queues the
  * last partial batch. Returns 0 or an error. */
 int lm_json_reader_finish(lm_json_reader *r, lm_error *err);
