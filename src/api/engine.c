@@ -734,7 +734,14 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
   lm_node *n = lm_engine_find(db, st->name);
   if (!n || n->kind != want) {
     if (st->if_exists) return 0;
-    snprintf(m, sizeof m, "no %s named '%s'", kind_name(want), st->name);
+    if (n)
+      snprintf(m, sizeof m, "'%s' is a %s, not a %s (use DROP %s)", st->name,
+               kind_name(n->kind), kind_name(want),
+               n->kind == LM_NODE_SOURCE   ? "SOURCE"
+               : n->kind == LM_NODE_STREAM ? "STREAM"
+                                           : "MATERIALIZED VIEW");
+    else
+      snprintf(m, sizeof m, "no %s named '%s'", kind_name(want), st->name);
     return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
   if (n->n_queries || n->n_sinks) {
@@ -933,8 +940,8 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
     rc = replay_source(in, &input, err);
   } else {
     snprintf(m, sizeof m,
-             "'%s' is a stream: its rows are not stored; SUBSCRIBE to it or "
-             "create a MATERIALIZED VIEW",
+             "'%s' is a stream: its rows are not stored; create a "
+             "MATERIALIZED VIEW over it (or subscribe through the C API)",
              in->name);
     rc = pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
   }

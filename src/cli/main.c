@@ -30,6 +30,18 @@ static void on_signal(int sig) {
 
 typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON } out_fmt;
 
+/* One table cell: control characters (newlines in SHOW's SQL text...)
+ * become spaces so rows stay on one line. Returns a static buffer. */
+static const char *cell(laminar_result *r, int64_t row, int col) {
+  static lm_buf b;
+  const char *v = laminar_result_value_text(r, row, col);
+  if (!v) return NULL;
+  lm_buf_reset(&b);
+  for (const char *p = v; *p; p++)
+    lm_buf_putc(&b, (unsigned char)*p < 0x20 ? ' ' : *p);
+  return b.data ? b.data : "";
+}
+
 static void print_table(laminar_result *r, FILE *f) {
   int nc = laminar_result_num_columns(r);
   int64_t nr = laminar_result_num_rows(r);
@@ -47,7 +59,7 @@ static void print_table(laminar_result *r, FILE *f) {
   }
   for (int64_t i = 0; i < nr; i++)
     for (int c = 0; c < nc; c++) {
-      const char *v = laminar_result_value_text(r, i, c);
+      const char *v = cell(r, i, c);
       size_t l = v ? strlen(v) : 4;
       if (l > w[c]) w[c] = l;
     }
@@ -62,7 +74,7 @@ static void print_table(laminar_result *r, FILE *f) {
   fputc('\n', f);
   for (int64_t i = 0; i < nr; i++) {
     for (int c = 0; c < nc; c++) {
-      const char *v = laminar_result_value_text(r, i, c);
+      const char *v = cell(r, i, c);
       if (!v) v = "NULL";
       if (right[c])
         fprintf(f, "%s %*s ", c ? "|" : "", (int)w[c], v);

@@ -544,9 +544,59 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return rc ? lm_err(err, LM_ERR_NOMEM, "out of memory")
               : out_finish(&b, out, err);
   }
+  lm_array *a1 = NULL, *a2 = NULL; /* optional 2nd and 3rd arguments */
   if ((rc = eval(e->args[0], in, &a, err))) return rc;
+  if (e->n_args > 1 && e->fn != LM_FN_TUMBLE && e->fn != LM_FN_TUMBLE_END &&
+      (rc = eval(e->args[1], in, &a1, err))) {
+    lm_array_release(a);
+    return rc;
+  }
+  if (e->n_args > 2 && e->fn == LM_FN_SUBSTR &&
+      (rc = eval(e->args[2], in, &a2, err))) {
+    lm_array_release(a);
+    lm_array_release(a1);
+    return rc;
+  }
   lm_builder b;
   switch (e->fn) {
+  case LM_FN_SUBSTR: {
+    if ((rc = lm_builder_init(&b, e->type, n))) break;
+    for (int64_t i = 0; i < n; i++) {
+      if (isnull(a, i) || isnull(a1, i) || (a2 && isnull(a2, i))) {
+        lm_builder_append_null(&b);
+        continue;
+      }
+      int32_t len;
+      const char *s = lm_array_str(a, i, &len);
+      int64_t start = lm_array_i64(a1)[i], cnt = a2 ? lm_array_i64(a2)[i] : -1;
+      if (a2 && cnt < 0) {
+        lm_builder_free(&b);
+        lm_array_release(a);
+        lm_array_release(a1);
+        lm_array_release(a2);
+        return at_err(err, e, "negative substring length not allowed", NULL);
+      }
+      /* characters [start, start + cnt) intersected with [1, n] */
+      int64_t end = a2 ? (start > INT64_MAX - cnt ? INT64_MAX : start + cnt)
+                       : INT64_MAX;
+      int64_t from = start < 1 ? 1 : start;
+      int32_t pos = 0, bs = len, be = len;
+      for (int64_t ch = 1; pos <= len; ch++) {
+        if (ch == from) bs = pos;
+        if (ch == end) {
+          be = pos;
+          break;
+        }
+        if (pos == len) break;
+        pos++;
+        while (pos < len && ((unsigned char)s[pos] & 0xC0) == 0x80) pos++;
+      }
+      if (from >= end) bs = be = 0;
+      if (bs > be) bs = be;
+      lm_builder_append_str(&b, s + bs, be - bs);
+    }
+    break;
+  }
   case LM_FN_TUMBLE:
   case LM_FN_TUMBLE_END: {
     int64_t size = e->args[1]->lit.v.i;
@@ -578,13 +628,41 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       }
       if (f) {
         double v = lm_array_f64(a)[i];
-        v = e->fn == LM_FN_ABS     ? fabs(v)
-            : e->fn == LM_FN_ROUND ? round(v)
-            : e->fn == LM_FN_FLOOR ? floor(v)
-                                   : ceil(v);
+        if (e->fn == LM_FN_ROUND && a1) {
+          if (isnull(a1, i)) {
+            out_null(&b, i);
+            continue;
+          }
+          int64_t d = lm_array_i64(a1)[i];
+          if (d > 300) d = 300;
+          if (d < -300) d = -300;
+          double m = pow(10.0, (double)(d < 0 ? -d : d));
+          double r = d >= 0 ? round(v * m) / m : round(v / m) * m;
+          /* large |v| * m may be inexact or infinite: keep v then */
+          v = isfinite(r) ? r : v;
+        } else {
+          v = e->fn == LM_FN_ABS     ? fabs(v)
+              : e->fn == LM_FN_ROUND ? round(v)
+              : e->fn == LM_FN_FLOOR ? floor(v)
+                                     : ceil(v);
+        }
+        if (v == 0) v = 0; /* no -0 */
         ((double *)b.values)[i] = v;
       } else {
         int64_t v = lm_array_i64(a)[i];
+        if (e->fn == LM_FN_ROUND && a1 && !isnull(a1, i) &&
+            lm_array_i64(a1)[i] < 0) {
+          /* round(1234, -2) = 1200, half away from zero */
+          int64_t d = -lm_array_i64(a1)[i], m = 1;
+          while (d-- > 0 && m <= INT64_MAX / 10) m *= 10;
+          int64_t q = v / m, rem = v % m;
+          if (rem >= (m + 1) / 2) q++;
+          if (rem <= -((m + 1) / 2)) q--;
+          if (lm_mul_overflow_i64(q, m, &v)) v = q > 0 ? INT64_MAX : INT64_MIN;
+        } else if (e->fn == LM_FN_ROUND && a1 && isnull(a1, i)) {
+          out_null(&b, i);
+          continue;
+        }
         if (e->fn == LM_FN_ABS) {
           if (v == INT64_MIN) {
             lm_builder_free(&b);
@@ -636,9 +714,13 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   }
   default:
     lm_array_release(a);
+    lm_array_release(a1);
+    lm_array_release(a2);
     return at_err(err, e, "function not implemented", NULL);
   }
   lm_array_release(a);
+  lm_array_release(a1);
+  lm_array_release(a2);
   if (rc) return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return out_finish(&b, out, err);
 }

@@ -398,14 +398,21 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
   } else if (!strcmp(n, "abs") || !strcmp(n, "round") ||
              !strcmp(n, "floor") || !strcmp(n, "ceil") ||
              !strcmp(n, "ceiling")) {
-    if (e->n_args != 1 || !is_num(args[0]->type)) {
-      fail(c, e, "%s() takes one numeric argument", n, NULL);
+    bool two = e->n_args == 2 && !strcmp(n, "round");
+    if ((e->n_args != 1 && !two) || !is_num(args[0]->type) ||
+        (two && !is_int(args[1]->type))) {
+      fail(c, e,
+           !strcmp(n, "round") ? "round() takes a number and optionally an "
+                                 "integer count of decimal places"
+                               : "%s() takes one numeric argument",
+           n, NULL);
       return NULL;
     }
     lm_type t = lm_type_make(is_float(args[0]->type) ? LM_TYPE_FLOAT64
                                                      : LM_TYPE_INT64);
     args[0] = cast_to(c, args[0], t);
-    r = node(c, LM_BX_FUNC, t, e, 1);
+    if (two) args[1] = cast_to(c, args[1], lm_type_make(LM_TYPE_INT64));
+    r = node(c, LM_BX_FUNC, t, e, e->n_args);
     if (!r) return NULL;
     r->fn = !strcmp(n, "abs")     ? LM_FN_ABS
             : !strcmp(n, "round") ? LM_FN_ROUND
@@ -425,6 +432,19 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
     if (!r) return NULL;
     r->fn = len ? LM_FN_LENGTH
                 : (!strcmp(n, "lower") ? LM_FN_LOWER : LM_FN_UPPER);
+  } else if (!strcmp(n, "substr") || !strcmp(n, "substring")) {
+    if (e->n_args < 2 || e->n_args > 3 || !is_int(args[1]->type) ||
+        (e->n_args == 3 && !is_int(args[2]->type))) {
+      fail(c, e, "%s(string, start [, count]) takes integer positions", n,
+           NULL);
+      return NULL;
+    }
+    args[0] = cast_to(c, args[0], lm_type_make(LM_TYPE_UTF8));
+    for (int i = 1; i < e->n_args; i++)
+      args[i] = cast_to(c, args[i], lm_type_make(LM_TYPE_INT64));
+    r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_UTF8), e, e->n_args);
+    if (!r) return NULL;
+    r->fn = LM_FN_SUBSTR;
   } else if (!strcmp(n, "coalesce")) {
     if (e->n_args < 1) {
       fail(c, e, "coalesce() needs at least one argument", NULL, NULL);
@@ -984,7 +1004,8 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
     }
     for (int k = 0; k < p->n_keys; k++)
       lm_schema_set_field(p->agg_schema, k, p->key_names[k], p->keys[k]->type,
-                          true);
+                          !(p->keys[k]->kind == LM_BX_COLUMN &&
+                            !input->fields[p->keys[k]->col].nullable));
     for (int a = 0; a < p->n_aggs; a++) {
       char nm[32];
       snprintf(nm, sizeof nm, "__agg%d", a);

@@ -38,6 +38,7 @@ typedef enum lm_func_id {
   LM_FN_ROUND,
   LM_FN_FLOOR,
   LM_FN_CEIL,
+  LM_FN_SUBSTR, /* (s, start[, count]): 1-based, in characters */
 } lm_func_id;
 
 typedef struct lm_bexpr lm_bexpr;
