@@ -54,9 +54,11 @@ static void report(part *p) {
 }
 
 int main(int argc, char **argv) {
-  const char *path = argc > 1 ? argv[1] : "examples/flights/data/flights-200k.csv";
+  const char *path =
+      argc > 1 ? argv[1] : "examples/flights/data/flights-200k.csv";
   int reps = argc > 2 ? atoi(argv[2]) : 5;
-  if (reps < 1) reps = 1;
+  if (reps < 1)
+    reps = 1;
   lm_error err;
   lm_err_clear(&err);
   char *data;
@@ -141,10 +143,12 @@ int main(int argc, char **argv) {
 
   /* end_to_end: the whole pipeline from the file */
   char from[1024];
-  snprintf(from, sizeof from, " FROM FILES ('path' = '%s', 'mode' = 'once') FORMAT CSV", path);
+  snprintf(from, sizeof from,
+           " FROM FILES ('path' = '%s', 'mode' = 'once') FORMAT CSV", path);
   snprintf(sql, sizeof sql, PIPELINE, from, "/dev/null");
-  strcat(sql, "SELECT origin, flights, total_delay FROM delay_by_origin ORDER BY "
-              "flights DESC, origin LIMIT 10;");
+  strcat(sql,
+         "SELECT origin, flights, total_delay FROM delay_by_origin ORDER BY "
+         "flights DESC, origin LIMIT 10;");
   for (int r = 0; r < reps; r++) {
     laminar_db *db;
     laminar_open(&db, NULL);
@@ -176,8 +180,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 4; i++)
     printf("result part=%s rows=%lld rows_per_core_s=%.0f\n", ps[i]->name,
            (long long)ps[i]->rows,
-           ps[i]->cpu_us ? (double)ps[i]->rows * 1e6 / (double)ps[i]->cpu_us : 0);
-  for (int i = 0; i < n_batches; i++) lm_batch_release(batches[i]);
+           ps[i]->cpu_us ? (double)ps[i]->rows * 1e6 / (double)ps[i]->cpu_us
+                         : 0);
+  for (int i = 0; i < n_batches; i++)
+    lm_batch_release(batches[i]);
   free(batches);
   lm_schema_release(schema);
   free(data);

@@ -137,8 +137,7 @@ const char *laminar_result_column_type(const laminar_result *r, int col);
  * shortest round-trip, timestamps YYYY-MM-DDTHH:MM:SS[.ffffff]); NULL for a
  * SQL NULL. The string is owned by r and valid until the next call on r or
  * laminar_result_free. */
-const char *laminar_result_value_text(laminar_result *r, int64_t row,
-                                      int col);
+const char *laminar_result_value_text(laminar_result *r, int64_t row, int col);
 /* Number of record batches, and export of batch i through the C Data
  * Interface: *out_array (a struct array, one child per column) and
  * *out_schema are filled for the caller, who must call their release
@@ -165,13 +164,12 @@ int laminar_push_arrow(laminar_db *db, const char *source,
 
 /* Advances a source's watermark to `ts_us` (µs since the epoch); a
  * watermark never moves backwards (a smaller value is ignored). */
-int laminar_advance_watermark(laminar_db *db, const char *source,
-                              int64_t ts_us, laminar_error *err);
+int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
+                              laminar_error *err);
 
 /* Declares the end of a source's input: its watermark becomes +infinity,
  * so every window downstream closes and is emitted. */
-int laminar_end_source(laminar_db *db, const char *source,
-                       laminar_error *err);
+int laminar_end_source(laminar_db *db, const char *source, laminar_error *err);
 
 /* Runs every source until each bounded source is exhausted (files read
  * once, generators with max.rows), then flushes sinks. With unbounded
@@ -200,8 +198,8 @@ int laminar_subscription_poll(laminar_subscription *sub,
 
 /* Takes every queued batch as one result (NULL in *out when nothing is
  * queued). Convenient for tests and tools. */
-int laminar_subscription_drain(laminar_subscription *sub,
-                               laminar_result **out, laminar_error *err);
+int laminar_subscription_drain(laminar_subscription *sub, laminar_result **out,
+                               laminar_error *err);
 
 void laminar_unsubscribe(laminar_subscription *sub);
 

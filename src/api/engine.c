@@ -6,29 +6,34 @@
 #include "api/engine.h"
 
 static const char *kind_name(lm_node_kind k) {
-  return k == LM_NODE_SOURCE ? "source"
+  return k == LM_NODE_SOURCE   ? "source"
          : k == LM_NODE_STREAM ? "stream"
                                : "materialized view";
 }
 
 lm_node *lm_engine_find(laminar_db *db, const char *name) {
   for (int i = 0; i < db->n_nodes; i++)
-    if (!lm_strcasecmp(db->nodes[i]->name, name)) return db->nodes[i];
+    if (!lm_strcasecmp(db->nodes[i]->name, name))
+      return db->nodes[i];
   return NULL;
 }
 
 static lm_sink *find_sink(laminar_db *db, const char *name) {
   for (int i = 0; i < db->n_sinks; i++)
-    if (!lm_strcasecmp(db->sinks[i]->name, name)) return db->sinks[i];
+    if (!lm_strcasecmp(db->sinks[i]->name, name))
+      return db->sinks[i];
   return NULL;
 }
 
 static int grow(void **p, int *cap, int need, size_t elem) {
-  if (need <= *cap) return 0;
+  if (need <= *cap)
+    return 0;
   int c = *cap ? *cap * 2 : 4;
-  while (c < need) c *= 2;
+  while (c < need)
+    c *= 2;
   void *n = realloc(*p, (size_t)c * elem);
-  if (!n) return -1;
+  if (!n)
+    return -1;
   *p = n;
   *cap = c;
   return 0;
@@ -37,7 +42,8 @@ static int grow(void **p, int *cap, int need, size_t elem) {
 #define APPEND(arr, n, item)                                                   \
   do {                                                                         \
     void *_n = realloc((arr), sizeof(*(arr)) * (size_t)((n) + 1));             \
-    if (!_n) return lm_err(err, LM_ERR_NOMEM, "out of memory");               \
+    if (!_n)                                                                   \
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");                       \
     (arr) = _n;                                                                \
     (arr)[(n)++] = (item);                                                     \
   } while (0)
@@ -46,7 +52,8 @@ static int grow(void **p, int *cap, int need, size_t elem) {
   do {                                                                         \
     for (int _i = 0; _i < (n); _i++)                                           \
       if ((arr)[_i] == (item)) {                                               \
-        memmove(&(arr)[_i], &(arr)[_i + 1], sizeof(*(arr)) * (size_t)((n)-_i - 1)); \
+        memmove(&(arr)[_i], &(arr)[_i + 1],                                    \
+                sizeof(*(arr)) * (size_t)((n)-_i - 1));                        \
         (n)--;                                                                 \
         break;                                                                 \
       }                                                                        \
@@ -55,7 +62,8 @@ static int grow(void **p, int *cap, int need, size_t elem) {
 /* ------------------------------------------------------------ dataflow */
 
 static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
-  if (b->num_rows == 0) return 0;
+  if (b->num_rows == 0)
+    return 0;
   int rc;
   if (n->kind == LM_NODE_MVIEW && !(n->query && n->query->agg_op)) {
     int cap = n->cap_store;
@@ -81,8 +89,9 @@ static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
     lm_query *q = n->queries[i];
     q->head->rows_in += b->num_rows;
     if ((rc = q->head->vt->push(q->head, b, err))) {
-      if (q->output) lm_err_prefix(err, "%s %s", kind_name(q->output->kind),
-                                   q->output->name);
+      if (q->output)
+        lm_err_prefix(err, "%s %s", kind_name(q->output->kind),
+                      q->output->name);
       return rc;
     }
   }
@@ -91,14 +100,16 @@ static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
 }
 
 int lm_engine_watermark(laminar_db *db, lm_node *n, int64_t wm, lm_error *err) {
-  if (n->wm != INT64_MIN && wm <= n->wm) return 0;
+  if (n->wm != INT64_MIN && wm <= n->wm)
+    return 0;
   n->wm = wm;
   for (int i = 0; i < n->n_queries; i++) {
     lm_query *q = n->queries[i];
     int rc = q->head->vt->watermark(q->head, wm, err);
     if (rc) {
-      if (q->output) lm_err_prefix(err, "%s %s", kind_name(q->output->kind),
-                                   q->output->name);
+      if (q->output)
+        lm_err_prefix(err, "%s %s", kind_name(q->output->kind),
+                      q->output->name);
       return rc;
     }
   }
@@ -138,7 +149,8 @@ static int track_batch(wm_track *t, lm_batch *b, lm_batch **out,
   const lm_array *ts = b->columns[t->col];
   const int64_t *v = lm_array_i64(ts);
   int32_t *keep = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  if (!keep) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!keep)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
     if (lm_array_is_null(ts, i)) {
@@ -154,8 +166,10 @@ static int track_batch(wm_track *t, lm_batch *b, lm_batch **out,
     if (x > t->max_ts) {
       t->max_ts = x;
       int64_t w;
-      if (__builtin_sub_overflow(x, t->delay, &w)) w = INT64_MIN;
-      if (w > t->wm) t->wm = w;
+      if (__builtin_sub_overflow(x, t->delay, &w))
+        w = INT64_MIN;
+      if (w > t->wm)
+        t->wm = w;
     }
   }
   int rc = 0;
@@ -175,7 +189,8 @@ int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
   int rc = track_batch(&t, b, &f, err);
   src->max_ts = t.max_ts;
   src->late_dropped = t.late;
-  if (!rc && f) rc = node_emit(db, src, f, err);
+  if (!rc && f)
+    rc = node_emit(db, src, f, err);
   lm_batch_release(f);
   if (!rc && t.wm != INT64_MIN && !src->ended)
     rc = lm_engine_watermark(db, src, t.wm, err);
@@ -208,7 +223,8 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
     if (q && q->needs_replay) {
       q->needs_replay = false;
       int rc = replay_into(q->input, q, err);
-      if (rc) return rc;
+      if (rc)
+        return rc;
     }
   }
   bool progress = true;
@@ -216,7 +232,8 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
     progress = false;
     for (int i = 0; i < db->n_nodes; i++) {
       lm_node *s = db->nodes[i];
-      if (s->kind != LM_NODE_SOURCE || !s->connector || s->ended) continue;
+      if (s->kind != LM_NODE_SOURCE || !s->connector || s->ended)
+        continue;
       if (!s->started) {
         int rc = open_reader(s, &s->reader, err);
         if (rc) {
@@ -237,14 +254,17 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
           progress = true;
           rc = lm_engine_push(db, s, b, err);
           lm_batch_release(b);
-          if (rc) return rc;
-          if (db->interrupted) break;
+          if (rc)
+            return rc;
+          if (db->interrupted)
+            break;
           continue;
         }
         if (eof) {
           s->reader->free(s->reader);
           s->reader = NULL;
-          if ((rc = end_source(db, s, err))) return rc;
+          if ((rc = end_source(db, s, err)))
+            return rc;
         }
         break;
       }
@@ -269,7 +289,8 @@ int64_t lm_engine_wait_us(laminar_db *db) {
     lm_node *s = db->nodes[i];
     if (s->kind == LM_NODE_SOURCE && s->reader && s->reader->wait_us) {
       int64_t x = s->reader->wait_us(s->reader);
-      if (x < w) w = x;
+      if (x < w)
+        w = x;
     }
   }
   return w;
@@ -279,7 +300,8 @@ int lm_engine_flush_sinks(laminar_db *db, lm_error *err) {
   for (int i = 0; i < db->n_sinks; i++)
     if (db->sinks[i]->file) {
       int rc = lm_file_sink_flush(db->sinks[i]->file, err);
-      if (rc) return rc;
+      if (rc)
+        return rc;
     }
   return 0;
 }
@@ -288,7 +310,8 @@ int lm_engine_flush_sinks(laminar_db *db, lm_error *err) {
 
 laminar_result *lm_result_new(lm_schema *schema, lm_batch **batches, int n) {
   laminar_result *r = calloc(1, sizeof *r);
-  if (!r) return NULL;
+  if (!r)
+    return NULL;
   r->schema = schema;
   r->batches = batches;
   r->n_batches = n;
@@ -310,7 +333,8 @@ laminar_result *lm_result_new(lm_schema *schema, lm_batch **batches, int n) {
 static laminar_result *text_result(const char *const *names, int n_cols,
                                    const char *const *cells, int n_rows) {
   lm_schema *s = lm_schema_new(n_cols);
-  if (!s) return NULL;
+  if (!s)
+    return NULL;
   for (int c = 0; c < n_cols; c++)
     lm_schema_set_field(s, c, names[c], lm_type_make(LM_TYPE_UTF8), true);
   lm_batch_builder bb;
@@ -346,18 +370,23 @@ static laminar_result *text_result(const char *const *names, int n_cols,
 /* ------------------------------------------------------------- queries */
 
 static void query_free(lm_query *q) {
-  if (!q) return;
+  if (!q)
+    return;
   lm_pipeline_free(q->head);
   lm_plan_free(q->plan);
   free(q);
 }
 
 static void node_free(lm_node *n) {
-  if (!n) return;
-  for (int i = 0; i < n->n_subs; i++) n->subs[i]->node = NULL;
-  if (n->reader) n->reader->free(n->reader);
+  if (!n)
+    return;
+  for (int i = 0; i < n->n_subs; i++)
+    n->subs[i]->node = NULL;
+  if (n->reader)
+    n->reader->free(n->reader);
   query_free(n->query);
-  for (int i = 0; i < n->n_store; i++) lm_batch_release(n->store[i]);
+  for (int i = 0; i < n->n_store; i++)
+    lm_batch_release(n->store[i]);
   free(n->store);
   for (int i = 0; i < n->n_opts; i++) {
     free((char *)n->opts[i].key);
@@ -378,7 +407,8 @@ static void node_free(lm_node *n) {
 
 static lm_schema *with_weight(lm_schema *s) {
   lm_schema *w = lm_schema_new(s->n_fields + 1);
-  if (!w) return NULL;
+  if (!w)
+    return NULL;
   for (int i = 0; i < s->n_fields; i++)
     lm_schema_set_field(w, i, s->fields[i].name, s->fields[i].type,
                         s->fields[i].nullable);
@@ -389,7 +419,8 @@ static lm_schema *with_weight(lm_schema *s) {
 
 static int pos_err(lm_error *err, int code, int line, int col,
                    const char *msg) {
-  if (line) return lm_err_at(err, code, line, col, "%s", msg);
+  if (line)
+    return lm_err_at(err, code, line, col, "%s", msg);
   return lm_err(err, code, "%s", msg);
 }
 
@@ -399,14 +430,17 @@ static int pos_err(lm_error *err, int code, int line, int col,
 static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
   lm_source_reader *r = NULL;
   int rc = open_reader(src, &r, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   wm_track t = {src->wm_col, src->wm_delay, INT64_MIN, INT64_MIN, 0};
   for (;;) {
     lm_batch *b = NULL, *f = NULL;
     bool eof = false;
-    if ((rc = r->poll(r, &b, &eof, err))) break;
+    if ((rc = r->poll(r, &b, &eof, err)))
+      break;
     if (!b) {
-      if (eof || r->unbounded) break;
+      if (eof || r->unbounded)
+        break;
       continue;
     }
     rc = track_batch(&t, b, &f, err);
@@ -418,11 +452,14 @@ static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
     lm_batch_release(f);
     if (!rc && t.wm != INT64_MIN)
       rc = q->head->vt->watermark(q->head, t.wm, err);
-    if (rc) break;
+    if (rc)
+      break;
   }
   r->free(r);
-  if (!rc) rc = q->head->vt->watermark(q->head, INT64_MAX, err);
-  if (rc) lm_err_prefix(err, "%s %s", kind_name(q->output->kind), q->output->name);
+  if (!rc)
+    rc = q->head->vt->watermark(q->head, INT64_MAX, err);
+  if (rc)
+    lm_err_prefix(err, "%s %s", kind_name(q->output->kind), q->output->name);
   return rc;
 }
 
@@ -433,7 +470,8 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
     return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                    "a continuous query needs FROM <source, stream or view>");
   if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
-    if (st->if_not_exists) return 0;
+    if (st->if_not_exists)
+      return 0;
     char m[300];
     snprintf(m, sizeof m, "'%s' already exists", st->name);
     return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
@@ -458,7 +496,8 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
                    "supported yet");
   lm_plan *plan = NULL;
   int rc = lm_plan_select(sel, in->table_schema, in->name, &plan, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   bool windowed = plan->has_agg && plan->window_key >= 0;
   if (sel->emit == LM_EMIT_ON_WINDOW_CLOSE || sel->emit == LM_EMIT_FINAL) {
     if (!windowed) {
@@ -473,8 +512,8 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
     return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                    "this EMIT mode is not supported yet");
   }
-  if (windowed && (sel->emit == LM_EMIT_CHANGES ||
-                   sel->emit == LM_EMIT_ON_UPDATE)) {
+  if (windowed &&
+      (sel->emit == LM_EMIT_CHANGES || sel->emit == LM_EMIT_ON_UPDATE)) {
     /* a window key is then just a group key: an updating changelog */
     plan->window_key = -1;
   }
@@ -509,9 +548,8 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   q->plan = plan;
   n->query = q;
   lm_output_cb cb = {out_batch, out_wm, q};
-  if (!n->schema ||
-      !(q->head = lm_pipeline_build(plan, n->schema, changelog, cb, &q->agg_op,
-                                    err))) {
+  if (!n->schema || !(q->head = lm_pipeline_build(plan, n->schema, changelog,
+                                                  cb, &q->agg_op, err))) {
     node_free(n);
     return err && err->code ? err->code : LM_ERR_NOMEM;
   }
@@ -525,14 +563,16 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   /* the input's watermark so far applies to the new query */
   if (in->wm != INT64_MIN) {
     rc = q->head->vt->watermark(q->head, in->wm, err);
-    if (rc) return rc;
+    if (rc)
+      return rc;
   }
   return 0;
 }
 
 static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
-    if (st->if_not_exists) return 0;
+    if (st->if_not_exists)
+      return 0;
     char m[300];
     snprintf(m, sizeof m, "'%s' already exists", st->name);
     return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
@@ -563,7 +603,8 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
                           !st->columns[i].not_null);
     }
   }
-  if (!s) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!s)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int wm_col = -1;
   int64_t delay = 0;
   if (st->watermark_column) {
@@ -585,7 +626,8 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
     if (e) {
       /* col - INTERVAL 'n' UNIT, or col alone */
       bool ok = false;
-      if (e->kind == LM_EXPR_COLUMN && !lm_strcasecmp(e->name, st->watermark_column))
+      if (e->kind == LM_EXPR_COLUMN &&
+          !lm_strcasecmp(e->name, st->watermark_column))
         ok = true;
       else if (e->kind == LM_EXPR_BINARY && e->op == LM_OP_SUB &&
                e->args[0]->kind == LM_EXPR_COLUMN &&
@@ -652,7 +694,8 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
 
 static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
   if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
-    if (st->if_not_exists) return 0;
+    if (st->if_not_exists)
+      return 0;
     char m[300];
     snprintf(m, sizeof m, "'%s' already exists", st->name);
     return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
@@ -660,11 +703,13 @@ static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
   lm_node *from = lm_engine_find(db, st->sink_from);
   if (!from) {
     char m[300];
-    snprintf(m, sizeof m, "no source, stream or view named '%s'", st->sink_from);
+    snprintf(m, sizeof m, "no source, stream or view named '%s'",
+             st->sink_from);
     return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
   lm_sink *s = calloc(1, sizeof *s);
-  if (!s) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!s)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   s->name = lm_strdup(st->name);
   s->sql = lm_strdup(st->text ? st->text : "");
   s->from = from;
@@ -702,8 +747,10 @@ static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
 }
 
 static void sink_free(lm_sink *s, lm_error *err) {
-  if (!s) return;
-  if (s->file) lm_file_sink_close(s->file, err);
+  if (!s)
+    return;
+  if (s->file)
+    lm_file_sink_close(s->file, err);
   free(s->name);
   free(s->sql);
   free(s->connector);
@@ -716,7 +763,8 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
   if (st->object == LM_OBJ_SINK) {
     lm_sink *s = find_sink(db, st->name);
     if (!s) {
-      if (st->if_exists) return 0;
+      if (st->if_exists)
+        return 0;
       snprintf(m, sizeof m, "no sink named '%s'", st->name);
       return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
     }
@@ -725,7 +773,8 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
     lm_error e2;
     lm_err_clear(&e2);
     sink_free(s, &e2);
-    if (e2.code) return lm_err(err, e2.code, "%s", e2.msg);
+    if (e2.code)
+      return lm_err(err, e2.code, "%s", e2.msg);
     return 0;
   }
   lm_node_kind want = st->object == LM_OBJ_SOURCE   ? LM_NODE_SOURCE
@@ -733,7 +782,8 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
                                                     : LM_NODE_MVIEW;
   lm_node *n = lm_engine_find(db, st->name);
   if (!n || n->kind != want) {
-    if (st->if_exists) return 0;
+    if (st->if_exists)
+      return 0;
     if (n)
       snprintf(m, sizeof m, "'%s' is a %s, not a %s (use DROP %s)", st->name,
                kind_name(n->kind), kind_name(want),
@@ -745,15 +795,16 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
     return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
   if (n->n_queries || n->n_sinks) {
-    const char *dep = n->n_queries ? n->queries[0]->output->name
-                                   : n->sinks[0]->name;
+    const char *dep =
+        n->n_queries ? n->queries[0]->output->name : n->sinks[0]->name;
     snprintf(m, sizeof m, "cannot drop %s '%s': '%s' depends on it",
              kind_name(n->kind), n->name, dep);
     return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
   }
-  if (n->query) REMOVE(n->query->input->queries, n->query->input->n_queries,
-                       n->query);
-  for (int i = 0; i < n->n_subs; i++) n->subs[i]->node = NULL;
+  if (n->query)
+    REMOVE(n->query->input->queries, n->query->input->n_queries, n->query);
+  for (int i = 0; i < n->n_subs; i++)
+    n->subs[i]->node = NULL;
   REMOVE(db->nodes, db->n_nodes, n);
   node_free(n);
   return 0;
@@ -772,8 +823,10 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   int nc = s->n_fields;
   int map[256];
   int n_vals = st->n_values;
-  if (nc > 256) return lm_err(err, LM_ERR_LIMIT, "too many columns");
-  for (int c = 0; c < nc; c++) map[c] = -1;
+  if (nc > 256)
+    return lm_err(err, LM_ERR_LIMIT, "too many columns");
+  for (int c = 0; c < nc; c++)
+    map[c] = -1;
   if (st->insert_columns) {
     for (int j = 0; j < st->n_insert_columns; j++) {
       int c = lm_schema_find(s, st->insert_columns[j]);
@@ -789,11 +842,14 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
                      "INSERT has a different number of values than columns");
   } else {
     if (n_vals != nc) {
-      snprintf(m, sizeof m, "INSERT has %d values per row but '%s' has %d "
-               "columns", n_vals, n->name, nc);
+      snprintf(m, sizeof m,
+               "INSERT has %d values per row but '%s' has %d "
+               "columns",
+               n_vals, n->name, nc);
       return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
     }
-    for (int c = 0; c < nc; c++) map[c] = c;
+    for (int c = 0; c < nc; c++)
+      map[c] = c;
   }
   lm_batch_builder bb;
   if (lm_batch_builder_init(&bb, s, st->n_rows))
@@ -817,7 +873,8 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
       }
       const lm_expr *e = st->rows[r][map[c]];
       lm_bexpr *b = NULL;
-      if ((rc = lm_bind_scalar(e, NULL, &arena, &b, err))) break;
+      if ((rc = lm_bind_scalar(e, NULL, &arena, &b, err)))
+        break;
       lm_bexpr *cast = b;
       if (!lm_type_eq(b->type, s->fields[c].type)) {
         cast = lm_arena_alloc(&arena, sizeof *cast);
@@ -835,7 +892,8 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
         cast->n_args = 1;
       }
       lm_array *a = NULL;
-      if ((rc = lm_eval(cast, one, &a, err))) break;
+      if ((rc = lm_eval(cast, one, &a, err)))
+        break;
       if (lm_array_is_null(a, 0) || a->type.id == LM_TYPE_NULL) {
         if (!s->fields[c].nullable) {
           lm_array_release(a);
@@ -855,9 +913,11 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   lm_schema_release(empty);
   lm_arena_free(&arena);
   lm_batch *b = NULL;
-  if (!rc) rc = lm_batch_builder_finish(&bb, &b, err);
+  if (!rc)
+    rc = lm_batch_builder_finish(&bb, &b, err);
   lm_batch_builder_free(&bb);
-  if (!rc) rc = lm_engine_push(db, n, b, err);
+  if (!rc)
+    rc = lm_engine_push(db, n, b, err);
   lm_batch_release(b);
   return rc;
 }
@@ -866,8 +926,10 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
 
 static int collect(void *ctx, lm_batch *b, lm_error *err) {
   laminar_result *r = ctx; /* used as a plain batch list here */
-  void *n = realloc(r->batches, sizeof(lm_batch *) * (size_t)(r->n_batches + 1));
-  if (!n) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  void *n =
+      realloc(r->batches, sizeof(lm_batch *) * (size_t)(r->n_batches + 1));
+  if (!n)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   r->batches = n;
   r->batches[r->n_batches++] = lm_batch_retain(b);
   return 0;
@@ -883,7 +945,8 @@ static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
                   s->name);
   lm_source_reader *r = NULL;
   int rc = open_reader(s, &r, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   if (r->unbounded) {
     r->free(r);
     return lm_err(err, LM_ERR_BIND,
@@ -894,14 +957,17 @@ static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
   for (;;) {
     lm_batch *b = NULL;
     bool eof = false;
-    if ((rc = r->poll(r, &b, &eof, err))) break;
+    if ((rc = r->poll(r, &b, &eof, err)))
+      break;
     if (b) {
       rc = collect(into, b, err);
       lm_batch_release(b);
-      if (rc) break;
+      if (rc)
+        break;
       continue;
     }
-    if (eof) break;
+    if (eof)
+      break;
   }
   r->free(r);
   return rc;
@@ -917,12 +983,15 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
   }
   laminar_result input = {0};
   int rc = 0;
-  lm_schema *in_schema = in ? lm_schema_retain(in->table_schema) : lm_schema_new(0);
-  if (!in_schema) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_schema *in_schema =
+      in ? lm_schema_retain(in->table_schema) : lm_schema_new(0);
+  if (!in_schema)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   if (!in) {
     /* SELECT without FROM: one row with no columns */
     lm_batch *one = lm_batch_new(lm_schema_retain(in_schema), 1, NULL);
-    rc = one ? collect(&input, one, err) : lm_err(err, LM_ERR_NOMEM, "out of memory");
+    rc = one ? collect(&input, one, err)
+             : lm_err(err, LM_ERR_NOMEM, "out of memory");
     lm_batch_release(one);
   } else if (in->kind == LM_NODE_MVIEW) {
     if (in->query && in->query->agg_op) {
@@ -956,7 +1025,8 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
   lm_operator *ops[3] = {0}, *agg = NULL;
   int n_ops = 0;
   if (!rc) {
-    if (plan->where) ops[n_ops++] = lm_op_filter_new(plan->where);
+    if (plan->where)
+      ops[n_ops++] = lm_op_filter_new(plan->where);
     if (plan->has_agg)
       ops[n_ops++] = agg = lm_op_aggregate_new(plan, NULL, false);
     else
@@ -965,8 +1035,10 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
     lm_output_cb cb = {collect, NULL, &out};
     ops[n_ops++] = lm_op_output_new(cb);
     for (int i = 0; i < n_ops; i++)
-      if (!ops[i]) rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    for (int i = 0; !rc && i + 1 < n_ops; i++) ops[i]->next = ops[i + 1];
+      if (!ops[i])
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (int i = 0; !rc && i + 1 < n_ops; i++)
+      ops[i]->next = ops[i + 1];
   }
   for (int i = 0; !rc && i < input.n_batches; i++)
     rc = ops[0]->vt->push(ops[0], input.batches[i], err);
@@ -978,21 +1050,27 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
       lm_batch_release(snap);
     }
   }
-  for (int i = 0; i < input.n_batches; i++) lm_batch_release(input.batches[i]);
+  for (int i = 0; i < input.n_batches; i++)
+    lm_batch_release(input.batches[i]);
   free(input.batches);
   for (int i = 0; i < n_ops; i++)
-    if (ops[i]) ops[i]->vt->free(ops[i]);
+    if (ops[i])
+      ops[i]->vt->free(ops[i]);
   lm_batch *all = NULL;
-  if (!rc) rc = lm_batch_concat(plan->out_schema, out.batches, out.n_batches,
-                                &all, err);
-  for (int i = 0; i < out.n_batches; i++) lm_batch_release(out.batches[i]);
+  if (!rc)
+    rc = lm_batch_concat(plan->out_schema, out.batches, out.n_batches, &all,
+                         err);
+  for (int i = 0; i < out.n_batches; i++)
+    lm_batch_release(out.batches[i]);
   free(out.batches);
   if (!rc && plan->distinct) {
     /* DISTINCT: group by every visible column, first occurrence order */
     int nv = plan->n_out;
     lm_type types[256];
-    if (nv > 256) nv = 256;
-    for (int c = 0; c < nv; c++) types[c] = all->columns[c]->type;
+    if (nv > 256)
+      nv = 256;
+    for (int c = 0; c < nv; c++)
+      types[c] = all->columns[c]->type;
     lm_aggtable *t = lm_aggtable_new(nv, types, 0, NULL);
     uint32_t *g = malloc(sizeof(uint32_t) * (size_t)(all->num_rows + 1));
     int32_t *firsts = malloc(sizeof(int32_t) * (size_t)(all->num_rows + 1));
@@ -1010,7 +1088,8 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
       lm_batch *d = lm_batch_take(all, firsts, k);
       lm_batch_release(all);
       all = d;
-      if (!all) rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      if (!all)
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
     lm_aggtable_free(t);
     free(g);
@@ -1047,7 +1126,8 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
       } else {
         arr[0] = vb;
         *res = lm_result_new(vs, arr, 1);
-        if (!*res) rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        if (!*res)
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
       }
     }
   }
@@ -1080,22 +1160,25 @@ static int show(laminar_db *db, const lm_stmt *st, laminar_result **res,
     names[3] = "watermark_column";
     for (int i = 0; i < db->n_nodes && rows < 1024; i++) {
       lm_node *n = db->nodes[i];
-      if (n->kind != LM_NODE_SOURCE) continue;
+      if (n->kind != LM_NODE_SOURCE)
+        continue;
       cells[rows * 4] = n->name;
       cells[rows * 4 + 1] = n->connector;
       cells[rows * 4 + 2] = n->format;
-      cells[rows * 4 + 3] = n->wm_col >= 0 ? n->schema->fields[n->wm_col].name
-                                           : NULL;
+      cells[rows * 4 + 3] =
+          n->wm_col >= 0 ? n->schema->fields[n->wm_col].name : NULL;
       rows++;
     }
   } else {
     cols = 2;
-    lm_node_kind k = st->object == LM_OBJ_STREAM ? LM_NODE_STREAM : LM_NODE_MVIEW;
+    lm_node_kind k =
+        st->object == LM_OBJ_STREAM ? LM_NODE_STREAM : LM_NODE_MVIEW;
     names[0] = k == LM_NODE_STREAM ? "stream_name" : "view_name";
     names[1] = "sql";
     for (int i = 0; i < db->n_nodes && rows < 1024; i++) {
       lm_node *n = db->nodes[i];
-      if (n->kind != k) continue;
+      if (n->kind != k)
+        continue;
       cells[rows * 2] = n->name;
       cells[rows * 2 + 1] = n->sql;
       rows++;
@@ -1111,7 +1194,8 @@ static int describe(laminar_db *db, const lm_stmt *st, laminar_result **res,
   lm_schema *s = n ? n->table_schema : NULL;
   if (!n) {
     lm_sink *k = find_sink(db, st->name);
-    if (k) s = k->from->schema;
+    if (k)
+      s = k->from->schema;
   }
   if (!s) {
     char m[300];
@@ -1122,7 +1206,8 @@ static int describe(laminar_db *db, const lm_stmt *st, laminar_result **res,
   const char *names[3] = {"column_name", "data_type", "nullable"};
   int rows = s->n_fields > 1024 ? 1024 : s->n_fields;
   const char **cells = calloc((size_t)rows * 3 + 1, sizeof(char *));
-  if (!cells) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!cells)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   for (int i = 0; i < rows; i++) {
     cells[i * 3] = s->fields[i].name;
     cells[i * 3 + 1] = lm_type_name(s->fields[i].type);
@@ -1148,7 +1233,8 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
   case LM_STMT_CREATE_SINK:
     return create_sink(db, st, err);
   case LM_STMT_INSERT:
-    if ((rc = lm_engine_drain(db, err))) return rc;
+    if ((rc = lm_engine_drain(db, err)))
+      return rc;
     return insert(db, st, err);
   case LM_STMT_DROP:
     return drop(db, st, err);
@@ -1157,7 +1243,8 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
   case LM_STMT_DESCRIBE:
     return describe(db, st, res, err);
   case LM_STMT_SELECT:
-    if ((rc = lm_engine_drain(db, err))) return rc;
+    if ((rc = lm_engine_drain(db, err)))
+      return rc;
     return adhoc_select(db, st->select, res, err);
   }
   return lm_err(err, LM_ERR_GENERIC, "unknown statement");
@@ -1165,7 +1252,8 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
 
 void lm_engine_free(laminar_db *db) {
   /* dependents first: queries reference their inputs */
-  for (int i = db->n_nodes - 1; i >= 0; i--) node_free(db->nodes[i]);
+  for (int i = db->n_nodes - 1; i >= 0; i--)
+    node_free(db->nodes[i]);
   free(db->nodes);
   free(db->sinks);
   db->nodes = NULL;
@@ -1181,10 +1269,12 @@ int lm_engine_close_sinks(laminar_db *db, lm_error *err) {
     sink_free(db->sinks[i], &e);
     if (e.code && !first) {
       first = e.code;
-      if (err) *err = e;
+      if (err)
+        *err = e;
     }
   }
   db->n_sinks = 0;
-  for (int i = 0; i < db->n_nodes; i++) db->nodes[i]->n_sinks = 0;
+  for (int i = 0; i < db->n_nodes; i++)
+    db->nodes[i]->n_sinks = 0;
   return first;
 }

@@ -45,11 +45,11 @@ struct lm_query {
 struct lm_node {
   lm_node_kind kind;
   char *name;
-  char *sql;            /* the CREATE statement */
-  lm_schema *schema;    /* of the batches it emits (incl. __weight) */
+  char *sql;               /* the CREATE statement */
+  lm_schema *schema;       /* of the batches it emits (incl. __weight) */
   lm_schema *table_schema; /* of SELECT * over it (no __weight) */
-  bool changelog;       /* emitted batches carry __weight */
-  int64_t wm;           /* current watermark, µs; INT64_MIN = none */
+  bool changelog;          /* emitted batches carry __weight */
+  int64_t wm;              /* current watermark, µs; INT64_MIN = none */
 
   /* consumers */
   lm_query **queries;
@@ -60,10 +60,10 @@ struct lm_node {
   int n_subs;
 
   /* sources */
-  int wm_col;        /* -1 = no watermark */
-  int64_t wm_delay;  /* µs */
-  int64_t max_ts;    /* INT64_MIN until the first row */
-  char *connector;   /* "FILES", "GENERATOR" or NULL (pushed) */
+  int wm_col;       /* -1 = no watermark */
+  int64_t wm_delay; /* µs */
+  int64_t max_ts;   /* INT64_MIN until the first row */
+  char *connector;  /* "FILES", "GENERATOR" or NULL (pushed) */
   char *format;
   lm_kv *opts;
   int n_opts;

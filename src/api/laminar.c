@@ -11,18 +11,21 @@ _Static_assert(sizeof(laminar_error) == sizeof(lm_error),
                "laminar_error must mirror lm_error");
 
 static lm_error *E(laminar_error *e) {
-  if (e) lm_err_clear((lm_error *)e);
+  if (e)
+    lm_err_clear((lm_error *)e);
   return (lm_error *)e;
 }
 
 int laminar_open(laminar_db **out, laminar_error *err) {
   *out = calloc(1, sizeof **out);
-  if (!*out) return lm_err(E(err), LM_ERR_NOMEM, "out of memory");
+  if (!*out)
+    return lm_err(E(err), LM_ERR_NOMEM, "out of memory");
   return 0;
 }
 
 int laminar_close(laminar_db *db, laminar_error *err) {
-  if (!db) return 0;
+  if (!db)
+    return 0;
   int rc = lm_engine_close_sinks(db, E(err));
   lm_engine_free(db);
   free(db);
@@ -34,11 +37,14 @@ int laminar_close(laminar_db *db, laminar_error *err) {
 int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
                     laminar_error *e) {
   lm_error *err = E(e);
-  if (result) *result = NULL;
-  if (!db || !sql) return lm_err(err, LM_ERR_INVALID, "NULL argument");
+  if (result)
+    *result = NULL;
+  if (!db || !sql)
+    return lm_err(err, LM_ERR_INVALID, "NULL argument");
   lm_sql_script *script = NULL;
   int rc = lm_sql_parse(sql, strlen(sql), &script, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   for (int i = 0; i < script->n_stmts && !rc; i++) {
     laminar_result *r = NULL;
     rc = lm_engine_exec(db, script->stmts[i], &r, err);
@@ -51,7 +57,8 @@ int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
     }
   }
   lm_sql_script_free(script);
-  if (!rc) rc = lm_engine_flush_sinks(db, err);
+  if (!rc)
+    rc = lm_engine_flush_sinks(db, err);
   return rc;
 }
 
@@ -62,18 +69,18 @@ int laminar_result_num_columns(const laminar_result *r) {
   return r ? r->schema->n_fields : 0;
 }
 const char *laminar_result_column_name(const laminar_result *r, int col) {
-  if (!r || col < 0 || col >= r->schema->n_fields) return NULL;
+  if (!r || col < 0 || col >= r->schema->n_fields)
+    return NULL;
   return r->schema->fields[col].name;
 }
 const char *laminar_result_column_type(const laminar_result *r, int col) {
-  if (!r || col < 0 || col >= r->schema->n_fields) return NULL;
+  if (!r || col < 0 || col >= r->schema->n_fields)
+    return NULL;
   return lm_type_name(r->schema->fields[col].type);
 }
 
-const char *laminar_result_value_text(laminar_result *r, int64_t row,
-                                      int col) {
-  if (!r || row < 0 || row >= r->rows || col < 0 ||
-      col >= r->schema->n_fields)
+const char *laminar_result_value_text(laminar_result *r, int64_t row, int col) {
+  if (!r || row < 0 || row >= r->rows || col < 0 || col >= r->schema->n_fields)
     return NULL;
   int lo = 0, hi = r->n_batches - 1;
   while (lo < hi) { /* last batch whose start <= row */
@@ -85,9 +92,11 @@ const char *laminar_result_value_text(laminar_result *r, int64_t row,
   }
   const lm_array *a = r->batches[lo]->columns[col];
   int64_t i = row - r->batch_start[lo];
-  if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i)) return NULL;
+  if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i))
+    return NULL;
   lm_buf_reset(&r->text);
-  if (lm_array_format_value(&r->text, a, i, "") != 0) return NULL;
+  if (lm_array_format_value(&r->text, a, i, "") != 0)
+    return NULL;
   return r->text.data ? r->text.data : "";
 }
 
@@ -105,8 +114,10 @@ int laminar_result_export_batch(const laminar_result *r, int i,
 }
 
 void laminar_result_free(laminar_result *r) {
-  if (!r) return;
-  for (int i = 0; i < r->n_batches; i++) lm_batch_release(r->batches[i]);
+  if (!r)
+    return;
+  for (int i = 0; i < r->n_batches; i++)
+    lm_batch_release(r->batches[i]);
   free(r->batches);
   free(r->batch_start);
   lm_schema_release(r->schema);
@@ -118,7 +129,8 @@ void laminar_result_free(laminar_result *r) {
 static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
   lm_schema *s = src->schema;
   lm_array **cols = calloc((size_t)s->n_fields + 1, sizeof *cols);
-  if (!cols) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!cols)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int rc = 0;
   for (int c = 0; c < s->n_fields && !rc; c++) {
     int k = lm_schema_find(in->schema, s->fields[c].name);
@@ -135,8 +147,8 @@ static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
     if (!lm_type_eq(a->type, s->fields[c].type)) {
       rc = lm_err(err, LM_ERR_BIND,
                   "column '%s' of source '%s' is %s, the pushed batch has %s",
-                  s->fields[c].name, src->name,
-                  lm_type_name(s->fields[c].type), lm_type_name(a->type));
+                  s->fields[c].name, src->name, lm_type_name(s->fields[c].type),
+                  lm_type_name(a->type));
       continue;
     }
     if (!s->fields[c].nullable && a->null_count > 0) {
@@ -147,7 +159,8 @@ static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
     cols[c] = lm_array_retain(a);
   }
   if (rc) {
-    for (int c = 0; c < s->n_fields; c++) lm_array_release(cols[c]);
+    for (int c = 0; c < s->n_fields; c++)
+      lm_array_release(cols[c]);
     free(cols);
     return rc;
   }
@@ -162,32 +175,38 @@ int laminar_push_arrow(laminar_db *db, const char *source,
   lm_error *err = E(e);
   lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE) {
-    if (array && array->release) array->release(array);
+    if (array && array->release)
+      array->release(array);
     return lm_err(err, LM_ERR_NOTFOUND, "no source named '%s'",
                   source ? source : "(null)");
   }
   lm_batch *in = NULL, *b = NULL;
   int rc = lm_cdata_import_batch(array, schema, &in, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = conform(n, in, &b, err);
   lm_batch_release(in);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = lm_engine_drain(db, err);
-  if (!rc) rc = lm_engine_push(db, n, b, err);
+  if (!rc)
+    rc = lm_engine_push(db, n, b, err);
   lm_batch_release(b);
-  if (!rc) rc = lm_engine_flush_sinks(db, err);
+  if (!rc)
+    rc = lm_engine_flush_sinks(db, err);
   return rc;
 }
 
-int laminar_advance_watermark(laminar_db *db, const char *source,
-                              int64_t ts_us, laminar_error *e) {
+int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
+                              laminar_error *e) {
   lm_error *err = E(e);
   lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE)
     return lm_err(err, LM_ERR_NOTFOUND, "no source named '%s'",
                   source ? source : "(null)");
   int rc = lm_engine_watermark(db, n, ts_us, err);
-  if (!rc) rc = lm_engine_flush_sinks(db, err);
+  if (!rc)
+    rc = lm_engine_flush_sinks(db, err);
   return rc;
 }
 
@@ -199,7 +218,8 @@ int laminar_end_source(laminar_db *db, const char *source, laminar_error *e) {
                   source ? source : "(null)");
   n->ended = true;
   int rc = lm_engine_watermark(db, n, INT64_MAX, err);
-  if (!rc) rc = lm_engine_flush_sinks(db, err);
+  if (!rc)
+    rc = lm_engine_flush_sinks(db, err);
   return rc;
 }
 
@@ -207,12 +227,17 @@ int laminar_run(laminar_db *db, laminar_error *e) {
   lm_error *err = E(e);
   int rc;
   for (;;) {
-    if ((rc = lm_engine_drain(db, err))) return rc;
-    if (db->interrupted || !lm_engine_has_unbounded(db)) break;
-    if ((rc = lm_engine_flush_sinks(db, err))) return rc;
+    if ((rc = lm_engine_drain(db, err)))
+      return rc;
+    if (db->interrupted || !lm_engine_has_unbounded(db))
+      break;
+    if ((rc = lm_engine_flush_sinks(db, err)))
+      return rc;
     int64_t w = lm_engine_wait_us(db);
-    if (w < 1000) w = 1000;
-    if (w > 100000) w = 100000;
+    if (w < 1000)
+      w = 1000;
+    if (w > 100000)
+      w = 100000;
     struct timespec ts = {0, (long)w * 1000};
     nanosleep(&ts, NULL);
   }
@@ -220,7 +245,8 @@ int laminar_run(laminar_db *db, laminar_error *e) {
 }
 
 void laminar_interrupt(laminar_db *db) {
-  if (db) db->interrupted = 1;
+  if (db)
+    db->interrupted = 1;
 }
 
 int laminar_subscribe(laminar_db *db, const char *name,
@@ -235,7 +261,8 @@ int laminar_subscribe(laminar_db *db, const char *name,
   void *subs = realloc(n->subs, sizeof(*n->subs) * (size_t)(n->n_subs + 1));
   if (!s || !subs) {
     free(s);
-    if (subs) n->subs = subs;
+    if (subs)
+      n->subs = subs;
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   n->subs = subs;
@@ -252,21 +279,24 @@ int laminar_subscription_poll(laminar_subscription *sub,
                               laminar_error *e) {
   lm_error *err = E(e);
   *has_batch = false;
-  if (!sub || sub->n == 0) return 0;
+  if (!sub || sub->n == 0)
+    return 0;
   lm_batch *b = sub->q[0];
   memmove(sub->q, sub->q + 1, sizeof(lm_batch *) * (size_t)(sub->n - 1));
   sub->n--;
   int rc = lm_cdata_export_batch(b, out_array, out_schema, err);
   lm_batch_release(b);
-  if (!rc) *has_batch = true;
+  if (!rc)
+    *has_batch = true;
   return rc;
 }
 
-int laminar_subscription_drain(laminar_subscription *sub,
-                               laminar_result **out, laminar_error *e) {
+int laminar_subscription_drain(laminar_subscription *sub, laminar_result **out,
+                               laminar_error *e) {
   lm_error *err = E(e);
   *out = NULL;
-  if (!sub || sub->n == 0) return 0;
+  if (!sub || sub->n == 0)
+    return 0;
   lm_schema *s = lm_schema_retain(sub->q[0]->schema);
   lm_batch **arr = malloc(sizeof(lm_batch *) * (size_t)sub->n);
   if (!arr) {
@@ -285,7 +315,8 @@ int laminar_subscription_drain(laminar_subscription *sub,
 }
 
 void laminar_unsubscribe(laminar_subscription *sub) {
-  if (!sub) return;
+  if (!sub)
+    return;
   lm_node *n = sub->node;
   if (n) {
     for (int i = 0; i < n->n_subs; i++)
@@ -296,7 +327,8 @@ void laminar_unsubscribe(laminar_subscription *sub) {
         break;
       }
   }
-  for (int i = 0; i < sub->n; i++) lm_batch_release(sub->q[i]);
+  for (int i = 0; i < sub->n; i++)
+    lm_batch_release(sub->q[i]);
   free(sub->q);
   free(sub);
 }

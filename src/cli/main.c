@@ -25,7 +25,8 @@ static laminar_db *g_db;
 
 static void on_signal(int sig) {
   (void)sig;
-  if (g_db) laminar_interrupt(g_db);
+  if (g_db)
+    laminar_interrupt(g_db);
 }
 
 typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON } out_fmt;
@@ -35,7 +36,8 @@ typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON } out_fmt;
 static const char *cell(laminar_result *r, int64_t row, int col) {
   static lm_buf b;
   const char *v = laminar_result_value_text(r, row, col);
-  if (!v) return NULL;
+  if (!v)
+    return NULL;
   lm_buf_reset(&b);
   for (const char *p = v; *p; p++)
     lm_buf_putc(&b, (unsigned char)*p < 0x20 ? ' ' : *p);
@@ -61,21 +63,25 @@ static void print_table(laminar_result *r, FILE *f) {
     for (int c = 0; c < nc; c++) {
       const char *v = cell(r, i, c);
       size_t l = v ? strlen(v) : 4;
-      if (l > w[c]) w[c] = l;
+      if (l > w[c])
+        w[c] = l;
     }
   for (int c = 0; c < nc; c++)
     fprintf(f, "%s %-*s ", c ? "|" : "", (int)w[c],
             laminar_result_column_name(r, c));
   fputc('\n', f);
   for (int c = 0; c < nc; c++) {
-    if (c) fputc('+', f);
-    for (size_t k = 0; k < w[c] + 2; k++) fputc('-', f);
+    if (c)
+      fputc('+', f);
+    for (size_t k = 0; k < w[c] + 2; k++)
+      fputc('-', f);
   }
   fputc('\n', f);
   for (int64_t i = 0; i < nr; i++) {
     for (int c = 0; c < nc; c++) {
       const char *v = cell(r, i, c);
-      if (!v) v = "NULL";
+      if (!v)
+        v = "NULL";
       if (right[c])
         fprintf(f, "%s %*s ", c ? "|" : "", (int)w[c], v);
       else
@@ -97,14 +103,16 @@ static int print_result(laminar_result *r, out_fmt fmt) {
   lm_buf_init(&b);
   lm_csv_options o;
   lm_csv_options_default(&o);
-  if (fmt == OUT_CSV) lm_csv_write_header(&b, r->schema, &o);
+  if (fmt == OUT_CSV)
+    lm_csv_write_header(&b, r->schema, &o);
   for (int i = 0; i < r->n_batches; i++) {
     if (fmt == OUT_CSV)
       lm_csv_write_batch(&b, r->batches[i], &o);
     else
       lm_json_write_batch(&b, r->batches[i]);
   }
-  if (b.len) fwrite(b.data, 1, b.len, stdout);
+  if (b.len)
+    fwrite(b.data, 1, b.len, stdout);
   lm_buf_free(&b);
   return 0;
 }
@@ -120,7 +128,8 @@ static int load_sql(const char *path, char **out, size_t *out_len,
   char *text = NULL;
   size_t len = 0;
   int rc = lm_read_file(path, &text, &len, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   if (!ends_with(path, ".toml")) {
     *out = text;
     *out_len = len;
@@ -207,8 +216,10 @@ static int cmd_run(const char *file, out_fmt fmt) {
       fflush(stdout);
     }
   }
-  if (!rc) rc = laminar_run(db, (laminar_error *)&err);
-  if (rc) report(file, &err, sql_err);
+  if (!rc)
+    rc = laminar_run(db, (laminar_error *)&err);
+  if (rc)
+    report(file, &err, sql_err);
   /* summaries of where sinks wrote */
   for (int i = 0; !rc && i < db->n_sinks; i++) {
     lm_sink *s = db->sinks[i];
@@ -226,7 +237,9 @@ static int cmd_run(const char *file, out_fmt fmt) {
     for (lm_operator *op = n->query ? n->query->head : NULL; op; op = op->next)
       late += op->late_dropped;
     if (late)
-      fprintf(stderr, "%s %s: %lld rows dropped (window already closed, or no event time)\n",
+      fprintf(stderr,
+              "%s %s: %lld rows dropped (window already closed, or no event "
+              "time)\n",
               n->kind == LM_NODE_STREAM ? "stream" : "materialized view",
               n->name, (long long)late);
   }
@@ -244,12 +257,13 @@ static int cmd_run(const char *file, out_fmt fmt) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: laminardb run FILE [--output table|csv|json]\n"
-          "       laminardb version\n"
-          "\n"
-          "  run FILE   run a .sql script or a laminardb.toml (sql = '''...''')\n"
-          "             statements in order; SELECT results go to stdout\n");
+  fprintf(
+      f,
+      "usage: laminardb run FILE [--output table|csv|json]\n"
+      "       laminardb version\n"
+      "\n"
+      "  run FILE   run a .sql script or a laminardb.toml (sql = '''...''')\n"
+      "             statements in order; SELECT results go to stdout\n");
 }
 
 int main(int argc, char **argv) {

@@ -16,7 +16,8 @@
 
 const char *lm_kv_get(const lm_kv *kv, int n, const char *key) {
   for (int i = 0; i < n; i++)
-    if (!lm_strcasecmp(kv[i].key, key)) return kv[i].value;
+    if (!lm_strcasecmp(kv[i].key, key))
+      return kv[i].value;
   return NULL;
 }
 
@@ -58,8 +59,7 @@ static int reader_feed(files_reader *r, void *x, const char *p, size_t n,
                  : lm_csv_reader_feed(x, p, n, err);
 }
 static int reader_finish(files_reader *r, void *x, lm_error *err) {
-  return r->json ? lm_json_reader_finish(x, err)
-                 : lm_csv_reader_finish(x, err);
+  return r->json ? lm_json_reader_finish(x, err) : lm_csv_reader_finish(x, err);
 }
 static int reader_flush(files_reader *r, void *x, lm_error *err) {
   return r->json ? lm_json_reader_flush(x, err) : lm_csv_reader_flush(x, err);
@@ -78,7 +78,8 @@ static int discover(files_reader *r, lm_error *err) {
     pat = lm_asprintf("%s/*", r->pattern);
   else
     pat = lm_strdup(r->pattern);
-  if (!pat) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!pat)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int grc = glob(pat, GLOB_NOSORT | GLOB_NOCHECK, NULL, &g);
   free(pat);
   if (grc != 0 && grc != GLOB_NOMATCH) {
@@ -97,14 +98,18 @@ static int discover(files_reader *r, lm_error *err) {
   for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
     const char *p = g.gl_pathv[i];
     if (stat(p, &st) != 0) {
-      if (!r->watch) rc = lm_err(err, LM_ERR_IO, "%s: %s", p, strerror(errno));
+      if (!r->watch)
+        rc = lm_err(err, LM_ERR_IO, "%s: %s", p, strerror(errno));
       continue;
     }
-    if (!S_ISREG(st.st_mode)) continue;
+    if (!S_ISREG(st.st_mode))
+      continue;
     bool known = false;
     for (int k = 0; k < r->n_files; k++)
-      if (!strcmp(r->files[k].path, p)) known = true;
-    if (known) continue;
+      if (!strcmp(r->files[k].path, p))
+        known = true;
+    if (known)
+      continue;
     open_file *nf = realloc(r->files, sizeof *nf * (size_t)(r->n_files + 1));
     if (!nf) {
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -132,7 +137,8 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
   *eof = false;
   if (r->watch) {
     int rc = discover(r, err);
-    if (rc) return rc;
+    if (rc)
+      return rc;
   }
   while (r->cur < r->n_files) {
     open_file *f = &r->files[r->cur];
@@ -141,7 +147,8 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
       if (f->fd < 0)
         return lm_err(err, LM_ERR_IO, "%s: %s", f->path, strerror(errno));
       f->reader = reader_new(r, f->path);
-      if (!f->reader) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      if (!f->reader)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
     lm_batch *b = reader_next(r, f->reader);
     if (b) {
@@ -154,24 +161,28 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
     }
     ssize_t n = read(f->fd, r->chunk, LM_READ_CHUNK);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       return lm_err(err, LM_ERR_IO, "%s: %s", f->path, strerror(errno));
     }
     if (n > 0) {
       int rc = reader_feed(r, f->reader, r->chunk, (size_t)n, err);
-      if (rc) return rc;
+      if (rc)
+        return rc;
       continue;
     }
     /* end of the file's current contents */
     if (r->watch && r->cur == r->n_files - 1) {
       /* deliver the complete rows read so far, then wait for more */
       int rc = reader_flush(r, f->reader, err);
-      if (rc) return rc;
+      if (rc)
+        return rc;
       *out = reader_next(r, f->reader);
       return 0;
     }
     int rc = reader_finish(r, f->reader, err);
-    if (rc) return rc;
+    if (rc)
+      return rc;
     f->done = true;
     close(f->fd);
     f->fd = -1;
@@ -183,8 +194,10 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
 static void files_free(lm_source_reader *base) {
   files_reader *r = (files_reader *)base;
   for (int i = 0; i < r->n_files; i++) {
-    if (r->files[i].reader) reader_free(r, r->files[i].reader);
-    if (r->files[i].fd >= 0) close(r->files[i].fd);
+    if (r->files[i].reader)
+      reader_free(r, r->files[i].reader);
+    if (r->files[i].fd >= 0)
+      close(r->files[i].fd);
     free(r->files[i].path);
   }
   free(r->files);
@@ -201,18 +214,21 @@ int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
   const char *path = lm_kv_get(opts, n_opts, "path");
   const char *mode = lm_kv_get(opts, n_opts, "mode");
   const char *fmt = format ? format : lm_kv_get(opts, n_opts, "format");
-  if (!path) return lm_err(err, LM_ERR_BIND, "FILES source needs a 'path' option");
+  if (!path)
+    return lm_err(err, LM_ERR_BIND, "FILES source needs a 'path' option");
   if (mode && lm_strcasecmp(mode, "once") && lm_strcasecmp(mode, "watch"))
     return lm_err(err, LM_ERR_BIND,
                   "FILES option 'mode' must be 'once' or 'watch', not '%s'",
                   mode);
-  if (!fmt) fmt = "CSV";
+  if (!fmt)
+    fmt = "CSV";
   bool json = !lm_strcasecmp(fmt, "JSON") || !lm_strcasecmp(fmt, "NDJSON");
   if (!json && lm_strcasecmp(fmt, "CSV"))
     return lm_err(err, LM_ERR_BIND,
                   "FILES source format %s is not supported (CSV or JSON)", fmt);
   files_reader *r = calloc(1, sizeof *r);
-  if (!r) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!r)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   r->base.poll = files_poll;
   r->base.free = files_free;
   r->watch = mode && !lm_strcasecmp(mode, "watch");
@@ -231,7 +247,8 @@ int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
     r->csv.delimiter = delim[0];
   }
   const char *hdr = lm_kv_get(opts, n_opts, "csv.header");
-  if (hdr) r->csv.header = !lm_strcasecmp(hdr, "true");
+  if (hdr)
+    r->csv.header = !lm_strcasecmp(hdr, "true");
   if (!r->pattern || !r->chunk) {
     files_free(&r->base);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -262,9 +279,11 @@ struct lm_file_sink {
 
 static int mkdir_parents(const char *path) {
   char *p = lm_strdup(path);
-  if (!p) return -1;
+  if (!p)
+    return -1;
   for (char *s = p + 1; *s; s++) {
-    if (*s != '/') continue;
+    if (*s != '/')
+      continue;
     *s = 0;
     if (mkdir(p, 0777) != 0 && errno != EEXIST) {
       free(p);
@@ -280,14 +299,16 @@ int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
                       lm_schema *schema, lm_file_sink **out, lm_error *err) {
   *out = NULL;
   const char *path = lm_kv_get(opts, n_opts, "path");
-  if (!path) return lm_err(err, LM_ERR_BIND, "FILES sink needs a 'path' option");
+  if (!path)
+    return lm_err(err, LM_ERR_BIND, "FILES sink needs a 'path' option");
   const char *fmt = format ? format : "JSON";
   bool json = !lm_strcasecmp(fmt, "JSON") || !lm_strcasecmp(fmt, "NDJSON");
   if (!json && lm_strcasecmp(fmt, "CSV"))
     return lm_err(err, LM_ERR_BIND,
                   "FILES sink format %s is not supported (JSON or CSV)", fmt);
   lm_file_sink *s = calloc(1, sizeof *s);
-  if (!s) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!s)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   s->json = json;
   s->path = lm_strdup(path);
   lm_csv_options_default(&s->csv);
@@ -329,14 +350,17 @@ int lm_file_sink_flush(lm_file_sink *s, lm_error *err) {
 int lm_file_sink_write(lm_file_sink *s, const lm_batch *b, lm_error *err) {
   int rc = s->json ? lm_json_write_batch(&s->buf, b)
                    : lm_csv_write_batch(&s->buf, b, &s->csv);
-  if (rc) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (rc)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   s->rows += b->num_rows;
-  if (s->buf.len >= (1 << 20)) return lm_file_sink_flush(s, err);
+  if (s->buf.len >= (1 << 20))
+    return lm_file_sink_flush(s, err);
   return 0;
 }
 
 int lm_file_sink_close(lm_file_sink *s, lm_error *err) {
-  if (!s) return 0;
+  if (!s)
+    return 0;
   int rc = lm_file_sink_flush(s, err);
   if (fclose(s->f) != 0 && !rc)
     rc = lm_err(err, LM_ERR_IO, "%s: close failed: %s", s->path,
@@ -347,5 +371,9 @@ int lm_file_sink_close(lm_file_sink *s, lm_error *err) {
   return rc;
 }
 
-int64_t lm_file_sink_rows(const lm_file_sink *s) { return s->rows; }
-const char *lm_file_sink_path(const lm_file_sink *s) { return s->path; }
+int64_t lm_file_sink_rows(const lm_file_sink *s) {
+  return s->rows;
+}
+const char *lm_file_sink_path(const lm_file_sink *s) {
+  return s->path;
+}

@@ -14,7 +14,8 @@ typedef struct gen_reader {
 
 lm_schema *lm_generator_schema(void) {
   lm_schema *s = lm_schema_new(3);
-  if (!s) return NULL;
+  if (!s)
+    return NULL;
   if (lm_schema_set_field(s, 0, "seq", lm_type_make(LM_TYPE_INT64), false) ||
       lm_schema_set_field(s, 1, "ts_ms", lm_type_make(LM_TYPE_INT64), false) ||
       lm_schema_set_field(s, 2, "value", lm_type_make(LM_TYPE_UTF8), false)) {
@@ -41,12 +42,16 @@ static int gen_poll(lm_source_reader *base, lm_batch **out, bool *eof,
       *eof = true;
       return 0;
     }
-    if (end > g->max_rows) end = g->max_rows;
+    if (end > g->max_rows)
+      end = g->max_rows;
   } else {
-    if (!g->started_us) g->started_us = lm_now_us();
+    if (!g->started_us)
+      g->started_us = lm_now_us();
     int64_t due = due_rows(g);
-    if (end > due) end = due;
-    if (end <= g->next) return 0;
+    if (end > due)
+      end = due;
+    if (end <= g->next)
+      return 0;
   }
   lm_batch_builder bb;
   if (lm_batch_builder_init(&bb, g->schema, end - g->next))
@@ -67,7 +72,8 @@ static int gen_poll(lm_source_reader *base, lm_batch **out, bool *eof,
 
 static int64_t gen_wait(lm_source_reader *base) {
   gen_reader *g = (gen_reader *)base;
-  if (g->max_rows >= 0 || !g->started_us) return 0;
+  if (g->max_rows >= 0 || !g->started_us)
+    return 0;
   int64_t due_at = (int64_t)((__int128)g->next * 1000000 / g->rps);
   int64_t now = lm_now_us() - g->started_us;
   return due_at > now ? due_at - now : 0;
@@ -95,7 +101,8 @@ int lm_generator_reader_new(const lm_kv *opts, int n_opts,
                             lm_source_reader **out, lm_error *err) {
   *out = NULL;
   gen_reader *g = calloc(1, sizeof *g);
-  if (!g) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!g)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   g->base.poll = gen_poll;
   g->base.free = gen_free;
   g->base.wait_us = gen_wait;
@@ -111,7 +118,8 @@ int lm_generator_reader_new(const lm_kv *opts, int n_opts,
   if (!rc && (v = lm_kv_get(opts, n_opts, "batch.max.size")))
     rc = parse_count(v, "batch.max.size", 1, &g->batch, err);
   g->schema = lm_generator_schema();
-  if (!rc && !g->schema) rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!rc && !g->schema)
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   if (rc) {
     gen_free(&g->base);
     return rc;

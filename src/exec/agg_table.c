@@ -16,11 +16,11 @@
 #include "exec/lm_exec.h"
 
 typedef struct agg_state {
-  int64_t *cnt;   /* rows counted / non-NULL inputs seen */
-  int64_t *i;     /* SUM int, MIN/MAX int-like and BOOLEAN */
-  double *f;      /* SUM/AVG float, MIN/MAX float */
-  __int128 *w;    /* AVG of integers: exact sum */
-  char **s;       /* MIN/MAX VARCHAR: owned copies */
+  int64_t *cnt; /* rows counted / non-NULL inputs seen */
+  int64_t *i;   /* SUM int, MIN/MAX int-like and BOOLEAN */
+  double *f;    /* SUM/AVG float, MIN/MAX float */
+  __int128 *w;  /* AVG of integers: exact sum */
+  char **s;     /* MIN/MAX VARCHAR: owned copies */
   int32_t *sl;
 } agg_state;
 
@@ -48,7 +48,8 @@ static bool is_float(lm_type t) {
 lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
                              const lm_agg_spec *aggs) {
   lm_aggtable *t = calloc(1, sizeof *t);
-  if (!t) return NULL;
+  if (!t)
+    return NULL;
   t->n_keys = n_keys;
   t->n_aggs = n_aggs;
   t->aggs = aggs;
@@ -61,18 +62,21 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
     lm_aggtable_free(t);
     return NULL;
   }
-  if (n_keys) memcpy(t->key_types, key_types, sizeof(lm_type) * (size_t)n_keys);
+  if (n_keys)
+    memcpy(t->key_types, key_types, sizeof(lm_type) * (size_t)n_keys);
   lm_buf_init(&t->keys);
   lm_buf_init(&t->scratch);
   return t;
 }
 
 void lm_aggtable_free(lm_aggtable *t) {
-  if (!t) return;
+  if (!t)
+    return;
   for (int a = 0; t->st && a < t->n_aggs; a++) {
     agg_state *s = &t->st[a];
     if (s->s)
-      for (int64_t g = 0; g < t->n_groups; g++) free(s->s[g]);
+      for (int64_t g = 0; g < t->n_groups; g++)
+        free(s->s[g]);
     free(s->cnt);
     free(s->i);
     free(s->f);
@@ -91,11 +95,14 @@ void lm_aggtable_free(lm_aggtable *t) {
   free(t);
 }
 
-int64_t lm_aggtable_groups(const lm_aggtable *t) { return t->n_groups; }
+int64_t lm_aggtable_groups(const lm_aggtable *t) {
+  return t->n_groups;
+}
 
 static int grow_arr(void **p, size_t elem, int64_t old, int64_t cap) {
   void *n = realloc(*p, elem * (size_t)cap);
-  if (!n) return -1;
+  if (!n)
+    return -1;
   memset((char *)n + elem * (size_t)old, 0, elem * (size_t)(cap - old));
   *p = n;
   return 0;
@@ -109,20 +116,23 @@ static int grow_groups(lm_aggtable *t) {
   for (int a = 0; a < t->n_aggs; a++) {
     agg_state *s = &t->st[a];
     const lm_agg_spec *sp = &t->aggs[a];
-    if (grow_arr((void **)&s->cnt, sizeof(int64_t), t->cap, cap)) return -1;
+    if (grow_arr((void **)&s->cnt, sizeof(int64_t), t->cap, cap))
+      return -1;
     switch (sp->kind) {
     case LM_AGG_COUNT_STAR:
     case LM_AGG_COUNT:
       break;
     case LM_AGG_SUM:
       if (is_float(sp->in_type)) {
-        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap)) return -1;
+        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap))
+          return -1;
       } else if (grow_arr((void **)&s->i, sizeof(int64_t), t->cap, cap))
         return -1;
       break;
     case LM_AGG_AVG:
       if (is_float(sp->in_type)) {
-        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap)) return -1;
+        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap))
+          return -1;
       } else if (grow_arr((void **)&s->w, sizeof(__int128), t->cap, cap))
         return -1;
       break;
@@ -133,7 +143,8 @@ static int grow_groups(lm_aggtable *t) {
             grow_arr((void **)&s->sl, sizeof(int32_t), t->cap, cap))
           return -1;
       } else if (is_float(sp->in_type)) {
-        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap)) return -1;
+        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap))
+          return -1;
       } else if (grow_arr((void **)&s->i, sizeof(int64_t), t->cap, cap))
         return -1;
       break;
@@ -146,10 +157,12 @@ static int grow_groups(lm_aggtable *t) {
 static int rehash(lm_aggtable *t) {
   uint64_t n = t->n_slots * 2;
   uint32_t *s = calloc(n, sizeof(uint32_t));
-  if (!s) return -1;
+  if (!s)
+    return -1;
   for (int64_t g = 0; g < t->n_groups; g++) {
     uint64_t h = t->hashes[g] & (n - 1);
-    while (s[h]) h = (h + 1) & (n - 1);
+    while (s[h])
+      h = (h + 1) & (n - 1);
     s[h] = (uint32_t)(g + 1);
   }
   free(t->slots);
@@ -171,7 +184,8 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
     }
   lm_buf *b = &t->scratch;
   b->len = 0;
-  if (b->cap < need + 1 && lm_buf_reserve(b, need + 1)) return -1;
+  if (b->cap < need + 1 && lm_buf_reserve(b, need + 1))
+    return -1;
   char *p = b->data;
   for (int k = 0; k < t->n_keys; k++) {
     const lm_array *a = keys[k];
@@ -192,8 +206,10 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
     case LM_TYPE_FLOAT32:
     case LM_TYPE_FLOAT64: {
       double d = lm_array_get_f64(a, r);
-      if (d == 0) d = 0; /* -0.0 groups with 0.0 */
-      if (isnan(d)) d = NAN;
+      if (d == 0)
+        d = 0; /* -0.0 groups with 0.0 */
+      if (isnan(d))
+        d = NAN;
       memcpy(p, &d, 8);
       p += 8;
       break;
@@ -225,7 +241,8 @@ static int64_t find_or_add(lm_aggtable *t) {
   uint64_t mask = t->n_slots - 1, i = h & mask;
   for (;;) {
     uint32_t s = t->slots[i];
-    if (!s) break;
+    if (!s)
+      break;
     int64_t g = (int64_t)s - 1;
     if (t->hashes[g] == h &&
         (size_t)(t->key_off[g + 1] - t->key_off[g]) == kl &&
@@ -233,14 +250,18 @@ static int64_t find_or_add(lm_aggtable *t) {
       return g;
     i = (i + 1) & mask;
   }
-  if (t->n_groups >= UINT32_MAX - 1) return -1;
-  if (t->n_groups == t->cap && grow_groups(t)) return -1;
+  if (t->n_groups >= UINT32_MAX - 1)
+    return -1;
+  if (t->n_groups == t->cap && grow_groups(t))
+    return -1;
   int64_t g = t->n_groups++;
-  if (lm_buf_append(&t->keys, kp, kl)) return -1;
+  if (lm_buf_append(&t->keys, kp, kl))
+    return -1;
   t->key_off[g + 1] = (int64_t)t->keys.len;
   t->hashes[g] = h;
   t->slots[i] = (uint32_t)(g + 1);
-  if ((uint64_t)t->n_groups * 2 > t->n_slots && rehash(t)) return -1;
+  if ((uint64_t)t->n_groups * 2 > t->n_slots && rehash(t))
+    return -1;
   return g;
 }
 
@@ -254,7 +275,8 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
   for (int64_t j = 0; j < n; j++) {
     int64_t r = sel ? sel[j] : j;
     int64_t g = encode_key(t, keys, r) ? -1 : find_or_add(t);
-    if (g < 0) return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+    if (g < 0)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
     gids[j] = (uint32_t)g;
   }
   return 0;
@@ -266,7 +288,8 @@ int lm_aggtable_update(lm_aggtable *t, lm_array *const *keys,
   if (!gids) {
     if (n > t->gid_cap) {
       uint32_t *g = realloc(t->gid_buf, sizeof(uint32_t) * (size_t)(n + 1));
-      if (!g) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      if (!g)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
       t->gid_buf = g;
       t->gid_cap = n;
     }
@@ -284,16 +307,19 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
     agg_state *s = &t->st[a];
     const lm_array *x = in[a];
     if (sp->kind == LM_AGG_COUNT_STAR) {
-      for (int64_t j = 0; j < n; j++) s->cnt[gids[j]]++;
+      for (int64_t j = 0; j < n; j++)
+        s->cnt[gids[j]]++;
       continue;
     }
-    if (x->type.id == LM_TYPE_NULL) continue;
+    if (x->type.id == LM_TYPE_NULL)
+      continue;
     bool nulls = x->null_count > 0;
     switch (sp->kind) {
     case LM_AGG_COUNT:
       for (int64_t j = 0; j < n; j++) {
         int64_t r = sel ? sel[j] : j;
-        if (!nulls || !isnull(x, r)) s->cnt[gids[j]]++;
+        if (!nulls || !isnull(x, r))
+          s->cnt[gids[j]]++;
       }
       break;
     case LM_AGG_SUM:
@@ -302,7 +328,8 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
         const double *v = lm_array_f64(x);
         for (int64_t j = 0; j < n; j++) {
           int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r)) continue;
+          if (nulls && isnull(x, r))
+            continue;
           s->f[gids[j]] += v[r];
           s->cnt[gids[j]]++;
         }
@@ -310,7 +337,8 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
         const int64_t *v = lm_array_i64(x);
         for (int64_t j = 0; j < n; j++) {
           int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r)) continue;
+          if (nulls && isnull(x, r))
+            continue;
           s->w[gids[j]] += v[r];
           s->cnt[gids[j]]++;
         }
@@ -318,7 +346,8 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
         const int64_t *v = lm_array_i64(x);
         for (int64_t j = 0; j < n; j++) {
           int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r)) continue;
+          if (nulls && isnull(x, r))
+            continue;
           uint32_t g = gids[j];
           if (lm_add_overflow_i64(s->i[g], v[r], &s->i[g]))
             return lm_err(err, LM_ERR_EXEC,
@@ -333,7 +362,8 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
       if (sp->in_type.id == LM_TYPE_UTF8) {
         for (int64_t j = 0; j < n; j++) {
           int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r)) continue;
+          if (nulls && isnull(x, r))
+            continue;
           uint32_t g = gids[j];
           int32_t len;
           const char *p = lm_array_str(x, r, &len);
@@ -341,12 +371,14 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
           if (!take) {
             int32_t ol = s->sl[g];
             int c = memcmp(p, s->s[g], (size_t)(len < ol ? len : ol));
-            if (!c) c = len < ol ? -1 : len > ol;
+            if (!c)
+              c = len < ol ? -1 : len > ol;
             take = mx ? c > 0 : c < 0;
           }
           if (take) {
             char *copy = malloc((size_t)len + 1);
-            if (!copy) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+            if (!copy)
+              return lm_err(err, LM_ERR_NOMEM, "out of memory");
             memcpy(copy, p, (size_t)len);
             free(s->s[g]);
             s->s[g] = copy;
@@ -357,7 +389,8 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
       } else if (is_float(sp->in_type)) {
         for (int64_t j = 0; j < n; j++) {
           int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r)) continue;
+          if (nulls && isnull(x, r))
+            continue;
           uint32_t g = gids[j];
           double v = lm_array_get_f64(x, r);
           /* NaN is the largest value (PostgreSQL) */
@@ -371,10 +404,12 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
       } else {
         for (int64_t j = 0; j < n; j++) {
           int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r)) continue;
+          if (nulls && isnull(x, r))
+            continue;
           uint32_t g = gids[j];
           int64_t v = lm_array_get_i64(x, r);
-          if (s->cnt[g] == 0 || (mx ? v > s->i[g] : v < s->i[g])) s->i[g] = v;
+          if (s->cnt[g] == 0 || (mx ? v > s->i[g] : v < s->i[g]))
+            s->i[g] = v;
           s->cnt[g]++;
         }
       }
@@ -420,7 +455,8 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p) {
 
 int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
                      lm_batch_builder *bb, lm_error *err) {
-  if (!gids) n = t->n_groups;
+  if (!gids)
+    n = t->n_groups;
   for (int64_t j = 0; j < n; j++) {
     int64_t g = gids ? gids[j] : j;
     const char *p = t->keys.data + t->key_off[g];
@@ -450,8 +486,8 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
         else if (is_float(sp->in_type))
           lm_builder_append_double(b, s->f[g] / (double)c);
         else
-          lm_builder_append_double(b, (double)((long double)s->w[g] /
-                                               (long double)c));
+          lm_builder_append_double(
+              b, (double)((long double)s->w[g] / (long double)c));
         break;
       case LM_AGG_MIN:
       case LM_AGG_MAX:
@@ -470,6 +506,7 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
     }
   }
   for (int c = 0; c < bb->schema->n_fields; c++)
-    if (bb->cols[c].oom) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    if (bb->cols[c].oom)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return 0;
 }

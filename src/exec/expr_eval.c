@@ -28,12 +28,14 @@ static int at_err(lm_error *err, const lm_bexpr *e, const char *fmt,
 
 /* A builder pre-sized for n rows of a fixed-width type, with length n. */
 static int out_fixed(lm_builder *b, lm_type t, int64_t n) {
-  if (lm_builder_init(b, t, n) != 0) return LM_ERR_NOMEM;
+  if (lm_builder_init(b, t, n) != 0)
+    return LM_ERR_NOMEM;
   if (b->capacity < n && lm_builder_grow(b, n) != 0) {
     lm_builder_free(b);
     return LM_ERR_NOMEM;
   }
-  if (t.id == LM_TYPE_BOOL && n > 0) memset(b->values, 0, (size_t)(n + 7) / 8);
+  if (t.id == LM_TYPE_BOOL && n > 0)
+    memset(b->values, 0, (size_t)(n + 7) / 8);
   b->length = n;
   return 0;
 }
@@ -50,7 +52,8 @@ static void out_null(lm_builder *b, int64_t i) {
 static int out_finish(lm_builder *b, lm_array **out, lm_error *err) {
   int rc = lm_builder_finish(b, out);
   lm_builder_free(b);
-  if (rc) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (rc)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return 0;
 }
 
@@ -97,11 +100,13 @@ static void fmt_interval(lm_buf *o, int64_t us) {
   }
   int64_t days = us / LM_US_PER_DAY;
   us %= LM_US_PER_DAY;
-  if (days) lm_buf_printf(o, "%lld day%s ", (long long)days, days == 1 ? "" : "s");
+  if (days)
+    lm_buf_printf(o, "%lld day%s ", (long long)days, days == 1 ? "" : "s");
   lm_buf_printf(o, "%02lld:%02lld:%02lld", (long long)(us / LM_US_PER_HOUR),
                 (long long)(us / LM_US_PER_MIN % 60),
                 (long long)(us / LM_US_PER_SEC % 60));
-  if (us % LM_US_PER_SEC) lm_buf_printf(o, ".%06lld", (long long)(us % LM_US_PER_SEC));
+  if (us % LM_US_PER_SEC)
+    lm_buf_printf(o, ".%06lld", (long long)(us % LM_US_PER_SEC));
 }
 
 static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
@@ -117,7 +122,8 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   lm_builder b;
-  if (lm_builder_init(&b, to, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (lm_builder_init(&b, to, n))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_buf tmp;
   lm_buf_init(&tmp);
   int rc = 0;
@@ -154,8 +160,10 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
         int32_t len;
         const char *p = lm_array_str(a, i, &len);
         if (to.id == LM_TYPE_TIMESTAMP) {
-          while (len > 0 && isspace((unsigned char)*p)) p++, len--;
-          while (len > 0 && isspace((unsigned char)p[len - 1])) len--;
+          while (len > 0 && isspace((unsigned char)*p))
+            p++, len--;
+          while (len > 0 && isspace((unsigned char)p[len - 1]))
+            len--;
           if (lm_parse_timestamp(p, (size_t)len, &v) != 0) {
             char s[80];
             snprintf(s, sizeof s, "%.*s", len > 60 ? 60 : (int)len, p);
@@ -170,11 +178,13 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
             break;
           }
         } else {
-          int k = snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
+          int k =
+              snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
           char *end;
           errno = 0;
           long long ll = strtoll(txt, &end, 10);
-          while (*end && isspace((unsigned char)*end)) end++;
+          while (*end && isspace((unsigned char)*end))
+            end++;
           if (k == 0 || *end || errno || len > 62) {
             rc = at_err(err, e, "cannot cast '%s' to integer", txt);
             break;
@@ -202,7 +212,8 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
         snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
         char *end;
         double d = strtod(txt, &end);
-        while (*end && isspace((unsigned char)*end)) end++;
+        while (*end && isspace((unsigned char)*end))
+          end++;
         if (end == txt || *end || len > 62) {
           rc = at_err(err, e, "cannot cast '%s' to DOUBLE", txt);
           break;
@@ -262,7 +273,8 @@ static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
                      lm_array **out, lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
-  if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (out_fixed(&b, e->type, n))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int64_t *r = (int64_t *)b.values;
   const int64_t *xa = lm_array_i64(x), *ya = lm_array_i64(y);
   bool nulls = x->null_count || y->null_count;
@@ -316,7 +328,8 @@ static int arith_f64(const lm_bexpr *e, lm_array *x, lm_array *y,
                      lm_array **out, lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
-  if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (out_fixed(&b, e->type, n))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   double *r = (double *)b.values;
   const double *xa = lm_array_f64(x), *ya = lm_array_f64(y);
   for (int64_t i = 0; i < n; i++) {
@@ -361,7 +374,8 @@ static int arith_f64(const lm_bexpr *e, lm_array *x, lm_array *y,
 
 static int cmp_str(const char *a, int32_t al, const char *b, int32_t bl) {
   int c = memcmp(a, b, (size_t)(al < bl ? al : bl));
-  if (c) return c;
+  if (c)
+    return c;
   return al < bl ? -1 : al > bl;
 }
 
@@ -384,15 +398,17 @@ static bool cmp_result(lm_op op, int c) {
   }
 }
 
-static int compare(const lm_bexpr *e, lm_array *x, lm_array *y,
-                   lm_array **out, lm_error *err) {
+static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
+                   lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
-  if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (out_fixed(&b, e->type, n))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   uint8_t *r = b.values;
   lm_type_id t = x->type.id;
   if (t == LM_TYPE_NULL || y->type.id == LM_TYPE_NULL) {
-    for (int64_t i = 0; i < n; i++) out_null(&b, i);
+    for (int64_t i = 0; i < n; i++)
+      out_null(&b, i);
     return out_finish(&b, out, err);
   }
   for (int64_t i = 0; i < n; i++) {
@@ -422,7 +438,8 @@ static int compare(const lm_bexpr *e, lm_array *x, lm_array *y,
       return at_err(err, e, "cannot compare values of type %s",
                     lm_type_name(x->type));
     }
-    if (cmp_result(e->op, c)) lm_bit_set(r, i);
+    if (cmp_result(e->op, c))
+      lm_bit_set(r, i);
   }
   return out_finish(&b, out, err);
 }
@@ -431,14 +448,16 @@ static int logic(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
                  lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
-  if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (out_fixed(&b, e->type, n))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   bool is_and = e->op == LM_OP_AND;
   for (int64_t i = 0; i < n; i++) {
     bool xn = x->type.id == LM_TYPE_NULL || isnull(x, i);
     bool yn = y->type.id == LM_TYPE_NULL || isnull(y, i);
     bool xv = !xn && lm_array_bool(x, i), yv = !yn && lm_array_bool(y, i);
     if (is_and) {
-      if ((!xn && !xv) || (!yn && !yv)) continue; /* false */
+      if ((!xn && !xv) || (!yn && !yv))
+        continue; /* false */
       if (xn || yn)
         out_null(&b, i);
       else
@@ -448,7 +467,8 @@ static int logic(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
         lm_bit_set(b.values, i);
         continue;
       }
-      if (xn || yn) out_null(&b, i);
+      if (xn || yn)
+        out_null(&b, i);
     }
   }
   return out_finish(&b, out, err);
@@ -492,7 +512,8 @@ static bool like_match(const char *s, int32_t sl, const char *p, int32_t pl) {
       if (p[pi] == '_') {
         /* one UTF-8 character */
         si++;
-        while (si < sl && ((unsigned char)s[si] & 0xC0) == 0x80) si++;
+        while (si < sl && ((unsigned char)s[si] & 0xC0) == 0x80)
+          si++;
       } else
         si++;
       pi++;
@@ -509,7 +530,8 @@ static bool like_match(const char *s, int32_t sl, const char *p, int32_t pl) {
     }
     return false;
   }
-  while (pi < pl && p[pi] == '%') pi++;
+  while (pi < pl && p[pi] == '%')
+    pi++;
   return pi == pl;
 }
 
@@ -525,7 +547,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     int k = e->n_args > 16 ? 16 : e->n_args;
     for (int i = 0; i < k; i++) {
       if ((rc = eval(e->args[i], in, &args[i], err))) {
-        while (i--) lm_array_release(args[i]);
+        while (i--)
+          lm_array_release(args[i]);
         return rc;
       }
     }
@@ -540,12 +563,14 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       else
         lm_builder_append_from(&b, args[i], r);
     }
-    for (int i = 0; i < k; i++) lm_array_release(args[i]);
+    for (int i = 0; i < k; i++)
+      lm_array_release(args[i]);
     return rc ? lm_err(err, LM_ERR_NOMEM, "out of memory")
               : out_finish(&b, out, err);
   }
   lm_array *a1 = NULL, *a2 = NULL; /* optional 2nd and 3rd arguments */
-  if ((rc = eval(e->args[0], in, &a, err))) return rc;
+  if ((rc = eval(e->args[0], in, &a, err)))
+    return rc;
   if (e->n_args > 1 && e->fn != LM_FN_TUMBLE && e->fn != LM_FN_TUMBLE_END &&
       (rc = eval(e->args[1], in, &a1, err))) {
     lm_array_release(a);
@@ -560,7 +585,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   lm_builder b;
   switch (e->fn) {
   case LM_FN_SUBSTR: {
-    if ((rc = lm_builder_init(&b, e->type, n))) break;
+    if ((rc = lm_builder_init(&b, e->type, n)))
+      break;
     for (int64_t i = 0; i < n; i++) {
       if (isnull(a, i) || isnull(a1, i) || (a2 && isnull(a2, i))) {
         lm_builder_append_null(&b);
@@ -577,22 +603,27 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         return at_err(err, e, "negative substring length not allowed", NULL);
       }
       /* characters [start, start + cnt) intersected with [1, n] */
-      int64_t end = a2 ? (start > INT64_MAX - cnt ? INT64_MAX : start + cnt)
-                       : INT64_MAX;
+      int64_t end =
+          a2 ? (start > INT64_MAX - cnt ? INT64_MAX : start + cnt) : INT64_MAX;
       int64_t from = start < 1 ? 1 : start;
       int32_t pos = 0, bs = len, be = len;
       for (int64_t ch = 1; pos <= len; ch++) {
-        if (ch == from) bs = pos;
+        if (ch == from)
+          bs = pos;
         if (ch == end) {
           be = pos;
           break;
         }
-        if (pos == len) break;
+        if (pos == len)
+          break;
         pos++;
-        while (pos < len && ((unsigned char)s[pos] & 0xC0) == 0x80) pos++;
+        while (pos < len && ((unsigned char)s[pos] & 0xC0) == 0x80)
+          pos++;
       }
-      if (from >= end) bs = be = 0;
-      if (bs > be) bs = be;
+      if (from >= end)
+        bs = be = 0;
+      if (bs > be)
+        bs = be;
       lm_builder_append_str(&b, s + bs, be - bs);
     }
     break;
@@ -601,7 +632,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   case LM_FN_TUMBLE_END: {
     int64_t size = e->args[1]->lit.v.i;
     int64_t off = e->n_args > 2 ? e->args[2]->lit.v.i : 0;
-    if ((rc = out_fixed(&b, e->type, n))) break;
+    if ((rc = out_fixed(&b, e->type, n)))
+      break;
     int64_t *r = (int64_t *)b.values;
     const int64_t *ts = lm_array_i64(a);
     for (int64_t i = 0; i < n; i++) {
@@ -619,7 +651,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   case LM_FN_ROUND:
   case LM_FN_FLOOR:
   case LM_FN_CEIL: {
-    if ((rc = out_fixed(&b, e->type, n))) break;
+    if ((rc = out_fixed(&b, e->type, n)))
+      break;
     bool f = e->type.id == LM_TYPE_FLOAT64;
     for (int64_t i = 0; i < n; i++) {
       if (isnull(a, i)) {
@@ -634,8 +667,10 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
             continue;
           }
           int64_t d = lm_array_i64(a1)[i];
-          if (d > 300) d = 300;
-          if (d < -300) d = -300;
+          if (d > 300)
+            d = 300;
+          if (d < -300)
+            d = -300;
           double m = pow(10.0, (double)(d < 0 ? -d : d));
           double r = d >= 0 ? round(v * m) / m : round(v / m) * m;
           /* large |v| * m may be inexact or infinite: keep v then */
@@ -646,7 +681,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
               : e->fn == LM_FN_FLOOR ? floor(v)
                                      : ceil(v);
         }
-        if (v == 0) v = 0; /* no -0 */
+        if (v == 0)
+          v = 0; /* no -0 */
         ((double *)b.values)[i] = v;
       } else {
         int64_t v = lm_array_i64(a)[i];
@@ -654,11 +690,15 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
             lm_array_i64(a1)[i] < 0) {
           /* round(1234, -2) = 1200, half away from zero */
           int64_t d = -lm_array_i64(a1)[i], m = 1;
-          while (d-- > 0 && m <= INT64_MAX / 10) m *= 10;
+          while (d-- > 0 && m <= INT64_MAX / 10)
+            m *= 10;
           int64_t q = v / m, rem = v % m;
-          if (rem >= (m + 1) / 2) q++;
-          if (rem <= -((m + 1) / 2)) q--;
-          if (lm_mul_overflow_i64(q, m, &v)) v = q > 0 ? INT64_MAX : INT64_MIN;
+          if (rem >= (m + 1) / 2)
+            q++;
+          if (rem <= -((m + 1) / 2))
+            q--;
+          if (lm_mul_overflow_i64(q, m, &v))
+            v = q > 0 ? INT64_MAX : INT64_MIN;
         } else if (e->fn == LM_FN_ROUND && a1 && isnull(a1, i)) {
           out_null(&b, i);
           continue;
@@ -680,7 +720,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   case LM_FN_UPPER:
   case LM_FN_LENGTH: {
     if (e->fn == LM_FN_LENGTH) {
-      if ((rc = out_fixed(&b, e->type, n))) break;
+      if ((rc = out_fixed(&b, e->type, n)))
+        break;
     } else if ((rc = lm_builder_init(&b, e->type, n)))
       break;
     lm_buf t;
@@ -705,8 +746,9 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       lm_buf_reset(&t);
       lm_buf_append(&t, s, (size_t)len);
       for (size_t k = 0; k < t.len; k++)
-        t.data[k] = (char)(e->fn == LM_FN_LOWER ? tolower((unsigned char)t.data[k])
-                                                : toupper((unsigned char)t.data[k]));
+        t.data[k] =
+            (char)(e->fn == LM_FN_LOWER ? tolower((unsigned char)t.data[k])
+                                        : toupper((unsigned char)t.data[k]));
       lm_builder_append_str(&b, t.data ? t.data : "", len);
     }
     lm_buf_free(&t);
@@ -721,7 +763,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   lm_array_release(a);
   lm_array_release(a1);
   lm_array_release(a2);
-  if (rc) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (rc)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return out_finish(&b, out, err);
 }
 
@@ -751,7 +794,8 @@ static int case_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   }
   for (int k = 0; k <= n_pairs && n_rem > 0; k++) {
     bool is_else = k == n_pairs;
-    if (is_else && !e->has_else) break;
+    if (is_else && !e->has_else)
+      break;
     int64_t n_sel = 0, n_keep = 0;
     if (is_else) {
       memcpy(sel, rem, sizeof(int32_t) * (size_t)n_rem);
@@ -765,7 +809,8 @@ static int case_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       }
       rc = eval(e->args[2 * k], sub, &cond, err);
       lm_batch_release(sub);
-      if (rc) goto done;
+      if (rc)
+        goto done;
       for (int64_t i = 0; i < n_rem; i++) {
         bool t = cond->type.id == LM_TYPE_BOOL && !isnull(cond, i) &&
                  lm_array_bool(cond, i);
@@ -785,7 +830,8 @@ static int case_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       rc = eval(e->args[is_else ? e->n_args - 1 : 2 * k + 1], taken, &res[k],
                 err);
       lm_batch_release(taken);
-      if (rc) goto done;
+      if (rc)
+        goto done;
       for (int64_t j = 0; j < n_sel; j++) {
         branch[sel[j]] = k;
         pos[sel[j]] = (int32_t)j;
@@ -818,7 +864,8 @@ done:
   free(branch);
   free(pos);
   if (res)
-    for (int k = 0; k <= n_pairs; k++) lm_array_release(res[k]);
+    for (int k = 0; k <= n_pairs; k++)
+      lm_array_release(res[k]);
   free(res);
   return rc;
 }
@@ -833,20 +880,24 @@ static int broadcast(const lm_bexpr *e, int64_t n, lm_array **out,
   }
   lm_builder b;
   if (lm_type_width(e->type) == 8) {
-    if (out_fixed(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    if (out_fixed(&b, e->type, n))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
     int64_t bits;
     if (e->type.id == LM_TYPE_FLOAT64)
       memcpy(&bits, &e->lit.v.f, 8);
     else
       bits = e->lit.v.i;
     int64_t *r = (int64_t *)b.values;
-    for (int64_t i = 0; i < n; i++) r[i] = bits;
+    for (int64_t i = 0; i < n; i++)
+      r[i] = bits;
     return out_finish(&b, out, err);
   }
-  if (lm_builder_init(&b, e->type, n)) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (lm_builder_init(&b, e->type, n))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_value v = e->lit;
   v.type = e->type;
-  for (int64_t i = 0; i < n; i++) lm_builder_append_value(&b, &v);
+  for (int64_t i = 0; i < n; i++)
+    lm_builder_append_value(&b, &v);
   return out_finish(&b, out, err);
 }
 
@@ -862,14 +913,16 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return broadcast(e, in->num_rows, out, err);
   case LM_BX_CAST: {
     lm_array *a;
-    if ((rc = eval(e->args[0], in, &a, err))) return rc;
+    if ((rc = eval(e->args[0], in, &a, err)))
+      return rc;
     rc = cast_array(e, a, e->type, out, err);
     lm_array_release(a);
     return rc;
   }
   case LM_BX_IS_NULL: {
     lm_array *a;
-    if ((rc = eval(e->args[0], in, &a, err))) return rc;
+    if ((rc = eval(e->args[0], in, &a, err)))
+      return rc;
     lm_builder b;
     if (out_fixed(&b, e->type, in->num_rows)) {
       lm_array_release(a);
@@ -877,14 +930,16 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     }
     for (int64_t i = 0; i < in->num_rows; i++) {
       bool nl = a->type.id == LM_TYPE_NULL || isnull(a, i);
-      if (nl != e->negated) lm_bit_set(b.values, i);
+      if (nl != e->negated)
+        lm_bit_set(b.values, i);
     }
     lm_array_release(a);
     return out_finish(&b, out, err);
   }
   case LM_BX_UNARY: {
     lm_array *a;
-    if ((rc = eval(e->args[0], in, &a, err))) return rc;
+    if ((rc = eval(e->args[0], in, &a, err)))
+      return rc;
     int64_t n = in->num_rows;
     lm_builder b;
     if (out_fixed(&b, e->type, n)) {
@@ -897,7 +952,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         continue;
       }
       if (e->op == LM_OP_NOT) {
-        if (!lm_array_bool(a, i)) lm_bit_set(b.values, i);
+        if (!lm_array_bool(a, i))
+          lm_bit_set(b.values, i);
       } else if (e->type.id == LM_TYPE_FLOAT64) {
         ((double *)b.values)[i] = -lm_array_f64(a)[i];
       } else {
@@ -916,7 +972,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   }
   case LM_BX_BINARY: {
     lm_array *x, *y;
-    if ((rc = eval(e->args[0], in, &x, err))) return rc;
+    if ((rc = eval(e->args[0], in, &x, err)))
+      return rc;
     if ((rc = eval(e->args[1], in, &y, err))) {
       lm_array_release(x);
       return rc;
@@ -954,7 +1011,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return func_eval(e, in, out, err);
   case LM_BX_LIKE: {
     lm_array *x, *p;
-    if ((rc = eval(e->args[0], in, &x, err))) return rc;
+    if ((rc = eval(e->args[0], in, &x, err)))
+      return rc;
     if ((rc = eval(e->args[1], in, &p, err))) {
       lm_array_release(x);
       return rc;
@@ -973,7 +1031,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       }
       int32_t sl, pl;
       const char *s = lm_array_str(x, i, &sl), *pt = lm_array_str(p, i, &pl);
-      if (like_match(s, sl, pt, pl) != e->negated) lm_bit_set(b.values, i);
+      if (like_match(s, sl, pt, pl) != e->negated)
+        lm_bit_set(b.values, i);
     }
     lm_array_release(x);
     lm_array_release(p);

@@ -44,8 +44,7 @@ int lm_batch_concat(lm_schema *schema, lm_batch *const *batches, int n,
 /* Sorts a batch by keys (columns of b referenced by COLUMN bexprs), stable,
  * then applies OFFSET/LIMIT (limit -1 = none). */
 int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
-                  int64_t offset, int64_t limit, lm_batch **out,
-                  lm_error *err);
+                  int64_t offset, int64_t limit, lm_batch **out, lm_error *err);
 
 /* ------------------------------------------- group table + aggregates */
 

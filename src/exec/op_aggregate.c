@@ -37,11 +37,12 @@ int lm_post_aggregate(const lm_plan *p, lm_batch *agg_batch, lm_batch **out,
     lm_batch *f = lm_batch_filter(b, pred);
     lm_array_release(pred);
     lm_batch_release(b);
-    if (!f) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    if (!f)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
     b = f;
   }
-  int rc = lm_project(p->out, p->out_schema->n_fields, p->out_schema, b, out,
-                      err);
+  int rc =
+      lm_project(p->out, p->out_schema->n_fields, p->out_schema, b, out, err);
   lm_batch_release(b);
   return rc;
 }
@@ -52,22 +53,29 @@ int lm_eval_inputs(const lm_plan *p, lm_batch *b, lm_array **keys,
   for (int k = 0; k < p->n_keys && !rc; k++)
     rc = lm_eval(p->keys[k], b, &keys[k], err);
   for (int a = 0; a < p->n_aggs && !rc; a++)
-    if (p->aggs[a].arg) rc = lm_eval(p->aggs[a].arg, b, &aggs[a], err);
+    if (p->aggs[a].arg)
+      rc = lm_eval(p->aggs[a].arg, b, &aggs[a], err);
   return rc;
 }
 
 void lm_release_inputs(const lm_plan *p, lm_array **keys, lm_array **aggs) {
-  for (int k = 0; k < p->n_keys; k++) lm_array_release(keys[k]);
-  for (int a = 0; a < p->n_aggs; a++) lm_array_release(aggs[a]);
+  for (int k = 0; k < p->n_keys; k++)
+    lm_array_release(keys[k]);
+  for (int a = 0; a < p->n_aggs; a++)
+    lm_array_release(aggs[a]);
 }
 
 lm_aggtable *lm_plan_new_aggtable(const lm_plan *p) {
   lm_type kt[64] = {{0}};
-  lm_type *types = p->n_keys <= 64 ? kt : malloc(sizeof(lm_type) * (size_t)p->n_keys);
-  if (!types) return NULL;
-  for (int k = 0; k < p->n_keys; k++) types[k] = p->keys[k]->type;
+  lm_type *types =
+      p->n_keys <= 64 ? kt : malloc(sizeof(lm_type) * (size_t)p->n_keys);
+  if (!types)
+    return NULL;
+  for (int k = 0; k < p->n_keys; k++)
+    types[k] = p->keys[k]->type;
   lm_aggtable *t = lm_aggtable_new(p->n_keys, types, p->n_aggs, p->aggs);
-  if (types != kt) free(types);
+  if (types != kt)
+    free(types);
   return t;
 }
 
@@ -75,42 +83,50 @@ lm_aggtable *lm_plan_new_aggtable(const lm_plan *p) {
  * a __weight column of `weight`. */
 static int emit_groups(agg_op *o, const uint32_t *gids, int64_t n,
                        int64_t weight, lm_error *err) {
-  if (n == 0) return 0;
+  if (n == 0)
+    return 0;
   const lm_plan *p = o->plan;
   lm_batch_builder bb;
   if (lm_batch_builder_init(&bb, p->agg_schema, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_batch *agg = NULL, *proj = NULL;
   int rc = lm_aggtable_emit(o->t, gids, n, &bb, err);
-  if (!rc) rc = lm_batch_builder_finish(&bb, &agg, err);
+  if (!rc)
+    rc = lm_batch_builder_finish(&bb, &agg, err);
   lm_batch_builder_free(&bb);
-  if (!rc) rc = lm_post_aggregate(p, agg, &proj, err);
+  if (!rc)
+    rc = lm_post_aggregate(p, agg, &proj, err);
   lm_batch_release(agg);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   /* append __weight */
   int nc = proj->num_columns;
   lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
   lm_builder wb;
-  if (!cols || lm_builder_init(&wb, lm_type_make(LM_TYPE_INT64), proj->num_rows)) {
+  if (!cols ||
+      lm_builder_init(&wb, lm_type_make(LM_TYPE_INT64), proj->num_rows)) {
     free(cols);
     lm_batch_release(proj);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   for (int64_t i = 0; i < proj->num_rows; i++)
     lm_builder_append_i64_fast(&wb, weight);
-  for (int c = 0; c < nc; c++) cols[c] = lm_array_retain(proj->columns[c]);
+  for (int c = 0; c < nc; c++)
+    cols[c] = lm_array_retain(proj->columns[c]);
   rc = lm_builder_finish(&wb, &cols[nc]);
   lm_builder_free(&wb);
   int64_t rows = proj->num_rows;
   lm_batch_release(proj);
   if (rc) {
-    for (int c = 0; c < nc; c++) lm_array_release(cols[c]);
+    for (int c = 0; c < nc; c++)
+      lm_array_release(cols[c]);
     free(cols);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   lm_batch *out = lm_batch_new(lm_schema_retain(o->out_schema), rows, cols);
   free(cols);
-  if (!out) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!out)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   rc = lm_operator_emit(&o->base, out, err);
   lm_batch_release(out);
   return rc;
@@ -124,7 +140,8 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
   if (p->n_keys > 64 || p->n_aggs > 64)
     return lm_err(err, LM_ERR_BIND, "too many GROUP BY keys or aggregates");
   int rc = lm_eval_inputs(p, b, keys, aggs, err);
-  if (rc) goto done;
+  if (rc)
+    goto done;
   if (n > o->gid_cap) {
     uint32_t *g = realloc(o->gids, sizeof(uint32_t) * (size_t)(n + 1));
     if (!g) {
@@ -136,7 +153,8 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
   }
   int64_t before = lm_aggtable_groups(o->t);
   rc = lm_aggtable_lookup(o->t, keys, NULL, n, o->gids, err);
-  if (rc) goto done;
+  if (rc)
+    goto done;
   uint32_t *touched = NULL;
   int64_t n_touched = 0, n_old = 0;
   if (o->changelog) {
@@ -172,11 +190,14 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
         touched[n_touched++] = g;
       }
     }
-    for (int64_t j = 0; j < n_touched; j++) o->mark[touched[j]] = 0;
+    for (int64_t j = 0; j < n_touched; j++)
+      o->mark[touched[j]] = 0;
     rc = emit_groups(o, touched, n_old, -1, err);
   }
-  if (!rc) rc = lm_aggtable_accumulate(o->t, aggs, NULL, n, o->gids, err);
-  if (!rc && o->changelog) rc = emit_groups(o, touched, n_touched, 1, err);
+  if (!rc)
+    rc = lm_aggtable_accumulate(o->t, aggs, NULL, n, o->gids, err);
+  if (!rc && o->changelog)
+    rc = emit_groups(o, touched, n_touched, 1, err);
   free(touched);
 done:
   lm_release_inputs(p, keys, aggs);
@@ -193,15 +214,18 @@ int lm_op_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err) {
     lm_array *none[1] = {NULL};
     uint32_t g;
     int rc = lm_aggtable_lookup(o->t, none, NULL, 1, &g, err);
-    if (rc) return rc;
+    if (rc)
+      return rc;
   }
   if (lm_batch_builder_init(&bb, p->agg_schema, groups + 1))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_batch *agg = NULL;
   int rc = lm_aggtable_emit(o->t, NULL, 0, &bb, err);
-  if (!rc) rc = lm_batch_builder_finish(&bb, &agg, err);
+  if (!rc)
+    rc = lm_batch_builder_finish(&bb, &agg, err);
   lm_batch_builder_free(&bb);
-  if (!rc) rc = lm_post_aggregate(p, agg, out, err);
+  if (!rc)
+    rc = lm_post_aggregate(p, agg, out, err);
   lm_batch_release(agg);
   return rc;
 }
@@ -221,7 +245,8 @@ static const lm_operator_vt agg_vt = {"aggregate", agg_push,
 lm_operator *lm_op_aggregate_new(const lm_plan *plan, lm_schema *out_schema,
                                  bool changelog) {
   agg_op *o = calloc(1, sizeof *o);
-  if (!o) return NULL;
+  if (!o)
+    return NULL;
   o->base.vt = &agg_vt;
   o->plan = plan;
   o->changelog = changelog && out_schema;

@@ -34,7 +34,8 @@ typedef struct win_op {
  * (computed without overflow for any wm). */
 static int64_t close_limit(int64_t wm, int64_t size) {
   int64_t lim;
-  if (__builtin_sub_overflow(wm, size, &lim)) return INT64_MIN;
+  if (__builtin_sub_overflow(wm, size, &lim))
+    return INT64_MIN;
   return lim;
 }
 
@@ -54,16 +55,19 @@ static int64_t find_window(win_op *o, int64_t start, bool *found) {
 static window *get_window(win_op *o, int64_t start) {
   bool found;
   int64_t i = find_window(o, start, &found);
-  if (found) return &o->wins[i];
+  if (found)
+    return &o->wins[i];
   if (o->n_wins == o->cap_wins) {
     int64_t cap = o->cap_wins ? o->cap_wins * 2 : 8;
     window *w = realloc(o->wins, sizeof(window) * (size_t)cap);
-    if (!w) return NULL;
+    if (!w)
+      return NULL;
     o->wins = w;
     o->cap_wins = cap;
   }
   lm_aggtable *t = lm_plan_new_aggtable(o->plan);
-  if (!t) return NULL;
+  if (!t)
+    return NULL;
   memmove(&o->wins[i + 1], &o->wins[i],
           sizeof(window) * (size_t)(o->n_wins - i));
   o->wins[i].start = start;
@@ -80,7 +84,8 @@ static int win_push(lm_operator *op, lm_batch *b, lm_error *err) {
   if (p->n_keys > 64 || p->n_aggs > 64)
     return lm_err(err, LM_ERR_BIND, "too many GROUP BY keys or aggregates");
   int rc = lm_eval_inputs(p, b, keys, aggs, err);
-  if (rc) goto done;
+  if (rc)
+    goto done;
   if (n > o->sel_cap) {
     int32_t *s = realloc(o->sel, sizeof(int32_t) * (size_t)(n + 1));
     if (!s) {
@@ -102,8 +107,10 @@ static int win_push(lm_operator *op, lm_batch *b, lm_error *err) {
   }
   int64_t first = 0;
   for (;;) {
-    while (first < n && done_row[first]) first++;
-    if (first >= n) break;
+    while (first < n && done_row[first])
+      first++;
+    if (first >= n)
+      break;
     if (lm_array_is_null(wk, first)) { /* no event time: cannot be placed */
       done_row[first] = 1;
       op->late_dropped++;
@@ -126,7 +133,8 @@ static int win_push(lm_operator *op, lm_batch *b, lm_error *err) {
       break;
     }
     rc = lm_aggtable_update(w->t, keys, aggs, o->sel, k, NULL, err);
-    if (rc) break;
+    if (rc)
+      break;
   }
   free(done_row);
 done:
@@ -141,18 +149,22 @@ static int emit_window(win_op *o, window *w, lm_error *err) {
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_batch *agg = NULL, *out = NULL;
   int rc = lm_aggtable_emit(w->t, NULL, 0, &bb, err);
-  if (!rc) rc = lm_batch_builder_finish(&bb, &agg, err);
+  if (!rc)
+    rc = lm_batch_builder_finish(&bb, &agg, err);
   lm_batch_builder_free(&bb);
-  if (!rc) rc = lm_post_aggregate(p, agg, &out, err);
+  if (!rc)
+    rc = lm_post_aggregate(p, agg, &out, err);
   lm_batch_release(agg);
-  if (!rc) rc = lm_operator_emit(&o->base, out, err);
+  if (!rc)
+    rc = lm_operator_emit(&o->base, out, err);
   lm_batch_release(out);
   return rc;
 }
 
 static int win_watermark(lm_operator *op, int64_t wm, lm_error *err) {
   win_op *o = (win_op *)op;
-  if (o->wm != INT64_MIN && wm <= o->wm) return 0;
+  if (o->wm != INT64_MIN && wm <= o->wm)
+    return 0;
   o->wm = wm;
   int64_t size = o->plan->window_size_us, closed = 0;
   int rc = 0;
@@ -161,20 +173,23 @@ static int win_watermark(lm_operator *op, int64_t wm, lm_error *err) {
     rc = emit_window(o, &o->wins[closed], err);
     lm_aggtable_free(o->wins[closed].t);
     closed++;
-    if (rc) break;
+    if (rc)
+      break;
   }
   if (closed) {
     memmove(o->wins, o->wins + closed,
             sizeof(window) * (size_t)(o->n_wins - closed));
     o->n_wins -= closed;
   }
-  if (rc) return rc;
+  if (rc)
+    return rc;
   return lm_operator_forward_watermark(op, wm, err);
 }
 
 static void win_free(lm_operator *op) {
   win_op *o = (win_op *)op;
-  for (int64_t i = 0; i < o->n_wins; i++) lm_aggtable_free(o->wins[i].t);
+  for (int64_t i = 0; i < o->n_wins; i++)
+    lm_aggtable_free(o->wins[i].t);
   free(o->wins);
   free(o->sel);
   free(o);
@@ -185,7 +200,8 @@ static const lm_operator_vt win_vt = {"window_aggregate", win_push,
 
 lm_operator *lm_op_window_aggregate_new(const lm_plan *plan) {
   win_op *o = calloc(1, sizeof *o);
-  if (!o) return NULL;
+  if (!o)
+    return NULL;
   o->base.vt = &win_vt;
   o->plan = plan;
   o->wm = INT64_MIN;

@@ -6,7 +6,8 @@
 
 int lm_operator_emit(lm_operator *op, lm_batch *b, lm_error *err) {
   op->rows_out += b->num_rows;
-  if (!op->next || b->num_rows == 0) return 0;
+  if (!op->next || b->num_rows == 0)
+    return 0;
   op->next->rows_in += b->num_rows;
   return op->next->vt->push(op->next, b, err);
 }
@@ -15,7 +16,9 @@ int lm_operator_forward_watermark(lm_operator *op, int64_t wm, lm_error *err) {
   return op->next ? op->next->vt->watermark(op->next, wm, err) : 0;
 }
 
-static void plain_free(lm_operator *op) { free(op); }
+static void plain_free(lm_operator *op) {
+  free(op);
+}
 
 /* ---------------------------------------------------------------- output */
 
@@ -40,7 +43,8 @@ static const lm_operator_vt output_vt = {"output", output_push, output_wm,
 
 lm_operator *lm_op_output_new(lm_output_cb cb) {
   output_op *o = calloc(1, sizeof *o);
-  if (!o) return NULL;
+  if (!o)
+    return NULL;
   o->base.vt = &output_vt;
   o->cb = cb;
   return &o->base;
@@ -57,10 +61,12 @@ static int filter_push(lm_operator *op, lm_batch *b, lm_error *err) {
   filter_op *f = (filter_op *)op;
   lm_array *pred;
   int rc = lm_eval(f->pred, b, &pred, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   lm_batch *out = lm_batch_filter(b, pred);
   lm_array_release(pred);
-  if (!out) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!out)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   rc = lm_operator_emit(op, out, err);
   lm_batch_release(out);
   return rc;
@@ -71,7 +77,8 @@ static const lm_operator_vt filter_vt = {
 
 lm_operator *lm_op_filter_new(const lm_bexpr *pred) {
   filter_op *f = calloc(1, sizeof *f);
-  if (!f) return NULL;
+  if (!f)
+    return NULL;
   f->base.vt = &filter_vt;
   f->pred = pred;
   return &f->base;
@@ -90,7 +97,8 @@ static int project_push(lm_operator *op, lm_batch *b, lm_error *err) {
   project_op *p = (project_op *)op;
   lm_batch *out;
   int rc = lm_project(p->exprs, p->n, p->schema, b, &out, err);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = lm_operator_emit(op, out, err);
   lm_batch_release(out);
   return rc;
@@ -107,7 +115,8 @@ static const lm_operator_vt project_vt = {
 lm_operator *lm_op_project_new(lm_bexpr *const *exprs, int n,
                                lm_schema *schema) {
   project_op *p = calloc(1, sizeof *p);
-  if (!p) return NULL;
+  if (!p)
+    return NULL;
   p->base.vt = &project_vt;
   p->exprs = exprs;
   p->n = n;
@@ -122,15 +131,18 @@ lm_operator *lm_pipeline_build(const lm_plan *plan, lm_schema *out_schema,
                                lm_operator **agg_op, lm_error *err) {
   lm_operator *ops[4];
   int n = 0;
-  if (agg_op) *agg_op = NULL;
-  if (plan->where) ops[n++] = lm_op_filter_new(plan->where);
+  if (agg_op)
+    *agg_op = NULL;
+  if (plan->where)
+    ops[n++] = lm_op_filter_new(plan->where);
   if (plan->has_agg) {
     if (plan->window_key >= 0 && plan->emit != LM_EMIT_CHANGES &&
         plan->emit != LM_EMIT_ON_UPDATE) {
       ops[n++] = lm_op_window_aggregate_new(plan);
     } else {
       ops[n] = lm_op_aggregate_new(plan, out_schema, changelog);
-      if (agg_op) *agg_op = ops[n];
+      if (agg_op)
+        *agg_op = ops[n];
       n++;
     }
   } else {
@@ -141,12 +153,14 @@ lm_operator *lm_pipeline_build(const lm_plan *plan, lm_schema *out_schema,
   for (int i = 0; i < n; i++) {
     if (!ops[i]) {
       for (int k = 0; k < n; k++)
-        if (ops[k]) ops[k]->vt->free(ops[k]);
+        if (ops[k])
+          ops[k]->vt->free(ops[k]);
       lm_err(err, LM_ERR_NOMEM, "out of memory");
       return NULL;
     }
   }
-  for (int i = 0; i + 1 < n; i++) ops[i]->next = ops[i + 1];
+  for (int i = 0; i + 1 < n; i++)
+    ops[i]->next = ops[i + 1];
   return ops[0];
 }
 

@@ -21,10 +21,12 @@ static int cmp_rows(const sort_ctx *s, int32_t x, int32_t y) {
     bool yn = a->type.id == LM_TYPE_NULL || lm_array_is_null(a, y);
     int c = 0;
     if (xn || yn) {
-      if (xn && yn) continue;
+      if (xn && yn)
+        continue;
       /* null vs value: independent of ASC/DESC */
       c = xn ? 1 : -1;
-      if (s->keys[k].nulls_first) c = -c;
+      if (s->keys[k].nulls_first)
+        c = -c;
       return c;
     }
     switch (a->type.id) {
@@ -41,8 +43,10 @@ static int cmp_rows(const sort_ctx *s, int32_t x, int32_t y) {
       int32_t pl, ql;
       const char *p = lm_array_str(a, x, &pl), *q = lm_array_str(a, y, &ql);
       c = memcmp(p, q, (size_t)(pl < ql ? pl : ql));
-      if (!c) c = pl < ql ? -1 : pl > ql;
-      else c = c < 0 ? -1 : 1;
+      if (!c)
+        c = pl < ql ? -1 : pl > ql;
+      else
+        c = c < 0 ? -1 : 1;
       break;
     }
     case LM_TYPE_BOOL:
@@ -53,14 +57,15 @@ static int cmp_rows(const sort_ctx *s, int32_t x, int32_t y) {
       c = p < q ? -1 : p > q;
     }
     }
-    if (c) return s->keys[k].desc ? -c : c;
+    if (c)
+      return s->keys[k].desc ? -c : c;
   }
   return 0;
 }
 
-static void merge_sort(const sort_ctx *s, int32_t *v, int32_t *tmp,
-                       int64_t n) {
-  if (n < 2) return;
+static void merge_sort(const sort_ctx *s, int32_t *v, int32_t *tmp, int64_t n) {
+  if (n < 2)
+    return;
   if (n <= 16) { /* insertion sort, stable */
     for (int64_t i = 1; i < n; i++) {
       int32_t x = v[i];
@@ -79,8 +84,10 @@ static void merge_sort(const sort_ctx *s, int32_t *v, int32_t *tmp,
   int64_t i = 0, j = m, k = 0;
   while (i < m && j < n)
     tmp[k++] = cmp_rows(s, v[j], v[i]) < 0 ? v[j++] : v[i++];
-  while (i < m) tmp[k++] = v[i++];
-  while (j < n) tmp[k++] = v[j++];
+  while (i < m)
+    tmp[k++] = v[i++];
+  while (j < n)
+    tmp[k++] = v[j++];
   memcpy(v, tmp, sizeof(int32_t) * (size_t)n);
 }
 
@@ -97,14 +104,19 @@ int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
     free(cols);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
-  for (int k = 0; k < n_keys; k++) cols[k] = b->columns[keys[k].expr->col];
-  for (int64_t i = 0; i < n; i++) idx[i] = (int32_t)i;
+  for (int k = 0; k < n_keys; k++)
+    cols[k] = b->columns[keys[k].expr->col];
+  for (int64_t i = 0; i < n; i++)
+    idx[i] = (int32_t)i;
   sort_ctx s = {cols, keys, n_keys};
-  if (n_keys) merge_sort(&s, idx, tmp, n);
-  if (offset < 0) offset = 0;
+  if (n_keys)
+    merge_sort(&s, idx, tmp, n);
+  if (offset < 0)
+    offset = 0;
   int64_t start = offset > n ? n : offset;
   int64_t count = n - start;
-  if (limit >= 0 && limit < count) count = limit;
+  if (limit >= 0 && limit < count)
+    count = limit;
   *out = lm_batch_take(b, idx + start, count);
   free(idx);
   free(tmp);

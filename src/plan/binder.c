@@ -57,25 +57,34 @@ static int fail(bctx *c, const lm_expr *at, const char *fmt, const char *a,
   return lm_err(c->err, LM_ERR_BIND, "%s", msg);
 }
 
-static bool is_int(lm_type t) { return lm_type_is_integer(t); }
+static bool is_int(lm_type t) {
+  return lm_type_is_integer(t);
+}
 static bool is_float(lm_type t) {
   return t.id == LM_TYPE_FLOAT32 || t.id == LM_TYPE_FLOAT64;
 }
-static bool is_num(lm_type t) { return lm_type_is_numeric(t); }
-static bool is_null(lm_type t) { return t.id == LM_TYPE_NULL; }
+static bool is_num(lm_type t) {
+  return lm_type_is_numeric(t);
+}
+static bool is_null(lm_type t) {
+  return t.id == LM_TYPE_NULL;
+}
 
 /* Wraps x in a cast to t unless it already has type t. NULL literals are
  * retyped in place. */
 static lm_bexpr *cast_to(bctx *c, lm_bexpr *x, lm_type t) {
-  if (!x) return NULL;
-  if (lm_type_eq(x->type, t)) return x;
+  if (!x)
+    return NULL;
+  if (lm_type_eq(x->type, t))
+    return x;
   if (x->kind == LM_BX_LITERAL && x->lit.is_null) {
     x->type = t;
     x->lit.type = t;
     return x;
   }
   lm_bexpr *b = node(c, LM_BX_CAST, t, NULL, 1);
-  if (!b) return NULL;
+  if (!b)
+    return NULL;
   b->line = x->line;
   b->column = x->column;
   b->args[0] = x;
@@ -83,49 +92,60 @@ static lm_bexpr *cast_to(bctx *c, lm_bexpr *x, lm_type t) {
 }
 
 bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
-  if (a == b) return true;
-  if (!a || !b) return false;
+  if (a == b)
+    return true;
+  if (!a || !b)
+    return false;
   if (a->kind != b->kind || !lm_type_eq(a->type, b->type) ||
       a->n_args != b->n_args)
     return false;
   switch (a->kind) {
   case LM_BX_COLUMN:
-    if (a->col != b->col) return false;
+    if (a->col != b->col)
+      return false;
     break;
   case LM_BX_LITERAL:
-    if (a->lit.is_null != b->lit.is_null) return false;
+    if (a->lit.is_null != b->lit.is_null)
+      return false;
     if (!a->lit.is_null) {
       if (a->type.id == LM_TYPE_UTF8) {
         if (a->lit.v.s.len != b->lit.v.s.len ||
             memcmp(a->lit.v.s.p, b->lit.v.s.p, (size_t)a->lit.v.s.len) != 0)
           return false;
       } else if (is_float(a->type)) {
-        if (a->lit.v.f != b->lit.v.f) return false;
+        if (a->lit.v.f != b->lit.v.f)
+          return false;
       } else if (a->type.id == LM_TYPE_BOOL) {
-        if (a->lit.v.b != b->lit.v.b) return false;
+        if (a->lit.v.b != b->lit.v.b)
+          return false;
       } else if (a->lit.v.i != b->lit.v.i)
         return false;
     }
     break;
   case LM_BX_UNARY:
   case LM_BX_BINARY:
-    if (a->op != b->op) return false;
+    if (a->op != b->op)
+      return false;
     break;
   case LM_BX_FUNC:
-    if (a->fn != b->fn) return false;
+    if (a->fn != b->fn)
+      return false;
     break;
   case LM_BX_IS_NULL:
   case LM_BX_LIKE:
-    if (a->negated != b->negated) return false;
+    if (a->negated != b->negated)
+      return false;
     break;
   case LM_BX_CASE:
-    if (a->has_else != b->has_else) return false;
+    if (a->has_else != b->has_else)
+      return false;
     break;
   case LM_BX_CAST:
     break;
   }
   for (int i = 0; i < a->n_args; i++)
-    if (!lm_bexpr_equal(a->args[i], b->args[i])) return false;
+    if (!lm_bexpr_equal(a->args[i], b->args[i]))
+      return false;
   return true;
 }
 
@@ -158,7 +178,8 @@ static lm_bexpr *literal(bctx *c, const lm_expr *e) {
     return NULL;
   }
   lm_bexpr *b = node(c, LM_BX_LITERAL, t, e, 0);
-  if (!b) return NULL;
+  if (!b)
+    return NULL;
   b->lit.type = t;
   b->lit.is_null = e->lit == LM_LIT_NULL;
   switch (e->lit) {
@@ -207,7 +228,8 @@ static lm_bexpr *column(bctx *c, const lm_expr *e) {
     return NULL;
   }
   lm_bexpr *b = node(c, LM_BX_COLUMN, c->in->fields[i].type, e, 0);
-  if (b) b->col = i;
+  if (b)
+    b->col = i;
   return b;
 }
 
@@ -216,7 +238,8 @@ static int coerce_pair(bctx *c, const lm_expr *at, lm_bexpr **pa,
                        lm_bexpr **pb) {
   lm_bexpr *a = *pa, *b = *pb;
   lm_type ta = a->type, tb = b->type;
-  if (is_null(ta) && is_null(tb)) return 0;
+  if (is_null(ta) && is_null(tb))
+    return 0;
   if (is_null(ta)) {
     *pa = cast_to(c, a, tb);
     return 0;
@@ -232,7 +255,8 @@ static int coerce_pair(bctx *c, const lm_expr *at, lm_bexpr **pa,
     *pb = cast_to(c, b, t);
     return 0;
   }
-  if (lm_type_eq(ta, tb)) return 0;
+  if (lm_type_eq(ta, tb))
+    return 0;
   /* A string literal against a timestamp/number/bool is converted. */
   if (ta.id == LM_TYPE_UTF8 && a->kind == LM_BX_LITERAL) {
     *pa = cast_to(c, a, tb);
@@ -248,7 +272,8 @@ static int coerce_pair(bctx *c, const lm_expr *at, lm_bexpr **pa,
 
 static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
                         lm_bexpr *b) {
-  if (!a || !b) return NULL;
+  if (!a || !b)
+    return NULL;
   lm_type ta = a->type, tb = b->type, rt;
   switch (op) {
   case LM_OP_AND:
@@ -269,7 +294,8 @@ static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   case LM_OP_LE:
   case LM_OP_GT:
   case LM_OP_GE:
-    if (coerce_pair(c, e, &a, &b)) return NULL;
+    if (coerce_pair(c, e, &a, &b))
+      return NULL;
     rt = lm_type_make(LM_TYPE_BOOL);
     break;
   case LM_OP_CONCAT:
@@ -323,9 +349,11 @@ static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
     fail(c, e, "unsupported operator", NULL, NULL);
     return NULL;
   }
-  if (!a || !b) return NULL;
+  if (!a || !b)
+    return NULL;
   lm_bexpr *r = node(c, LM_BX_BINARY, rt, e, 2);
-  if (!r) return NULL;
+  if (!r)
+    return NULL;
   r->op = op;
   r->args[0] = a;
   r->args[1] = b;
@@ -338,16 +366,20 @@ static bool is_agg_name(const char *n) {
 }
 
 static bool expr_has_agg(const lm_expr *e) {
-  if (!e) return false;
-  if (e->kind == LM_EXPR_FUNC && e->name && is_agg_name(e->name)) return true;
+  if (!e)
+    return false;
+  if (e->kind == LM_EXPR_FUNC && e->name && is_agg_name(e->name))
+    return true;
   for (int i = 0; i < e->n_args; i++)
-    if (expr_has_agg(e->args[i])) return true;
+    if (expr_has_agg(e->args[i]))
+      return true;
   return false;
 }
 
 static lm_bexpr *const_interval(bctx *c, const lm_expr *e, lm_bexpr *x,
                                 int64_t *out) {
-  if (!x) return NULL;
+  if (!x)
+    return NULL;
   if (x->kind != LM_BX_LITERAL || x->type.id != LM_TYPE_INTERVAL ||
       x->lit.is_null) {
     fail(c, e, "window size and offset must be INTERVAL literals", NULL, NULL);
@@ -370,7 +402,8 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
       return NULL;
     }
     args[i] = bind(c, e->args[i]);
-    if (!args[i]) return NULL;
+    if (!args[i])
+      return NULL;
   }
   lm_bexpr *r = NULL;
   if (!strcmp(n, "tumble") || !strcmp(n, "tumble_end") ||
@@ -385,7 +418,8 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
       return NULL;
     }
     int64_t size = 0, off = 0;
-    if (!const_interval(c, e->args[1], args[1], &size)) return NULL;
+    if (!const_interval(c, e->args[1], args[1], &size))
+      return NULL;
     if (size <= 0) {
       fail(c, e->args[1], "window size must be positive", NULL, NULL);
       return NULL;
@@ -393,11 +427,11 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
     if (e->n_args == 3 && !const_interval(c, e->args[2], args[2], &off))
       return NULL;
     r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_TIMESTAMP), e, e->n_args);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->fn = !strcmp(n, "tumble_end") ? LM_FN_TUMBLE_END : LM_FN_TUMBLE;
-  } else if (!strcmp(n, "abs") || !strcmp(n, "round") ||
-             !strcmp(n, "floor") || !strcmp(n, "ceil") ||
-             !strcmp(n, "ceiling")) {
+  } else if (!strcmp(n, "abs") || !strcmp(n, "round") || !strcmp(n, "floor") ||
+             !strcmp(n, "ceil") || !strcmp(n, "ceiling")) {
     bool two = e->n_args == 2 && !strcmp(n, "round");
     if ((e->n_args != 1 && !two) || !is_num(args[0]->type) ||
         (two && !is_int(args[1]->type))) {
@@ -408,12 +442,14 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
            n, NULL);
       return NULL;
     }
-    lm_type t = lm_type_make(is_float(args[0]->type) ? LM_TYPE_FLOAT64
-                                                     : LM_TYPE_INT64);
+    lm_type t =
+        lm_type_make(is_float(args[0]->type) ? LM_TYPE_FLOAT64 : LM_TYPE_INT64);
     args[0] = cast_to(c, args[0], t);
-    if (two) args[1] = cast_to(c, args[1], lm_type_make(LM_TYPE_INT64));
+    if (two)
+      args[1] = cast_to(c, args[1], lm_type_make(LM_TYPE_INT64));
     r = node(c, LM_BX_FUNC, t, e, e->n_args);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->fn = !strcmp(n, "abs")     ? LM_FN_ABS
             : !strcmp(n, "round") ? LM_FN_ROUND
             : !strcmp(n, "floor") ? LM_FN_FLOOR
@@ -427,11 +463,12 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
     args[0] = cast_to(c, args[0], lm_type_make(LM_TYPE_UTF8));
     bool len = n[0] == 'l' && n[1] == 'e';
     len = len || n[0] == 'c';
-    r = node(c, LM_BX_FUNC,
-             lm_type_make(len ? LM_TYPE_INT64 : LM_TYPE_UTF8), e, 1);
-    if (!r) return NULL;
-    r->fn = len ? LM_FN_LENGTH
-                : (!strcmp(n, "lower") ? LM_FN_LOWER : LM_FN_UPPER);
+    r = node(c, LM_BX_FUNC, lm_type_make(len ? LM_TYPE_INT64 : LM_TYPE_UTF8), e,
+             1);
+    if (!r)
+      return NULL;
+    r->fn =
+        len ? LM_FN_LENGTH : (!strcmp(n, "lower") ? LM_FN_LOWER : LM_FN_UPPER);
   } else if (!strcmp(n, "substr") || !strcmp(n, "substring")) {
     if (e->n_args < 2 || e->n_args > 3 || !is_int(args[1]->type) ||
         (e->n_args == 3 && !is_int(args[2]->type))) {
@@ -443,7 +480,8 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
     for (int i = 1; i < e->n_args; i++)
       args[i] = cast_to(c, args[i], lm_type_make(LM_TYPE_INT64));
     r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_UTF8), e, e->n_args);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->fn = LM_FN_SUBSTR;
   } else if (!strcmp(n, "coalesce")) {
     if (e->n_args < 1) {
@@ -453,7 +491,8 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
     lm_type t = lm_type_make(LM_TYPE_NULL);
     for (int i = 0; i < e->n_args; i++) {
       lm_type a = args[i]->type;
-      if (is_null(a)) continue;
+      if (is_null(a))
+        continue;
       if (is_null(t))
         t = a;
       else if (is_num(t) && is_num(a))
@@ -466,9 +505,11 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
       }
     }
     r = node(c, LM_BX_FUNC, t, e, e->n_args);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->fn = LM_FN_COALESCE;
-    for (int i = 0; i < e->n_args; i++) args[i] = cast_to(c, args[i], t);
+    for (int i = 0; i < e->n_args; i++)
+      args[i] = cast_to(c, args[i], t);
   } else if (is_agg_name(n)) {
     fail(c, e, "aggregate function %s() is not allowed here", n, NULL);
     return NULL;
@@ -477,7 +518,8 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
     return NULL;
   }
   for (int i = 0; i < r->n_args; i++) {
-    if (!args[i]) return NULL;
+    if (!args[i])
+      return NULL;
     r->args[i] = args[i];
   }
   return r;
@@ -514,7 +556,8 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
       return NULL;
     }
     s.arg = bind(&in, e->args[0]);
-    if (!s.arg) return NULL;
+    if (!s.arg)
+      return NULL;
     lm_type t = s.arg->type;
     s.in_type = t;
     if (!strcmp(n, "count")) {
@@ -526,11 +569,12 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
         fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
         return NULL;
       }
-      if (is_null(t)) s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_INT64));
-      lm_type wide = lm_type_make(is_float(s.arg->type) ? LM_TYPE_FLOAT64
-                                  : s.arg->type.id == LM_TYPE_INTERVAL
-                                      ? LM_TYPE_INTERVAL
-                                      : LM_TYPE_INT64);
+      if (is_null(t))
+        s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_INT64));
+      lm_type wide =
+          lm_type_make(is_float(s.arg->type)                ? LM_TYPE_FLOAT64
+                       : s.arg->type.id == LM_TYPE_INTERVAL ? LM_TYPE_INTERVAL
+                                                            : LM_TYPE_INT64);
       s.arg = cast_to(&in, s.arg, wide);
       s.in_type = wide;
       s.kind = avg ? LM_AGG_AVG : LM_AGG_SUM;
@@ -548,7 +592,8 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
       s.in_type = t;
       s.out_type = t;
     }
-    if (!s.arg) return NULL;
+    if (!s.arg)
+      return NULL;
   }
   int idx = -1;
   for (int i = 0; i < p->n_aggs; i++)
@@ -557,19 +602,21 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
       break;
     }
   if (idx < 0) {
-    lm_agg_spec *na = lm_arena_alloc(c->arena, sizeof *na *
-                                                   (size_t)(p->n_aggs + 1));
+    lm_agg_spec *na =
+        lm_arena_alloc(c->arena, sizeof *na * (size_t)(p->n_aggs + 1));
     if (!na) {
       lm_err(c->err, LM_ERR_NOMEM, "out of memory");
       return NULL;
     }
-    if (p->n_aggs) memcpy(na, p->aggs, sizeof *na * (size_t)p->n_aggs);
+    if (p->n_aggs)
+      memcpy(na, p->aggs, sizeof *na * (size_t)p->n_aggs);
     na[p->n_aggs] = s;
     p->aggs = na;
     idx = p->n_aggs++;
   }
   lm_bexpr *r = node(c, LM_BX_COLUMN, s.out_type, e, 0);
-  if (r) r->col = p->n_keys + idx;
+  if (r)
+    r->col = p->n_keys + idx;
   return r;
 }
 
@@ -579,7 +626,8 @@ static lm_bexpr *bind_post(bctx *c, const lm_expr *e, bool *matched);
 
 static lm_bexpr *match_key(bctx *c, const lm_expr *e) {
   lm_plan *p = c->plan;
-  if (expr_has_agg(e)) return NULL;
+  if (expr_has_agg(e))
+    return NULL;
   bctx in = *c;
   in.post = false;
   in.plan = NULL;
@@ -587,11 +635,13 @@ static lm_bexpr *match_key(bctx *c, const lm_expr *e) {
   lm_error scratch;
   in.err = &scratch;
   lm_bexpr *x = bind(&in, e);
-  if (!x) return NULL;
+  if (!x)
+    return NULL;
   for (int k = 0; k < p->n_keys; k++) {
     if (lm_bexpr_equal(p->keys[k], x)) {
       lm_bexpr *r = node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
-      if (r) r->col = k;
+      if (r)
+        r->col = k;
       return r;
     }
   }
@@ -602,7 +652,8 @@ static lm_bexpr *match_key(bctx *c, const lm_expr *e) {
     for (int k = 0; k < p->n_keys; k++) {
       if (lm_bexpr_equal(p->keys[k], &probe)) {
         lm_bexpr *ref = node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
-        if (!ref) return NULL;
+        if (!ref)
+          return NULL;
         ref->col = k;
         return binary(c, e, LM_OP_ADD, ref, x->args[1]);
       }
@@ -613,7 +664,8 @@ static lm_bexpr *match_key(bctx *c, const lm_expr *e) {
 
 static lm_bexpr *bind_post(bctx *c, const lm_expr *e, bool *matched) {
   lm_bexpr *k = match_key(c, e);
-  if (k) return k;
+  if (k)
+    return k;
   if (e->kind == LM_EXPR_FUNC && e->name && is_agg_name(e->name))
     return aggregate(c, e);
   if (e->kind == LM_EXPR_COLUMN) {
@@ -636,9 +688,12 @@ static lm_bexpr *bind_post(bctx *c, const lm_expr *e, bool *matched) {
 static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
   if (c->post) {
     lm_bexpr *r = bind_post(c, e, NULL);
-    if (r) return r;
-    if (c->err && c->err->code) return NULL;
-    if (e->kind == LM_EXPR_LITERAL) return literal(c, e);
+    if (r)
+      return r;
+    if (c->err && c->err->code)
+      return NULL;
+    if (e->kind == LM_EXPR_LITERAL)
+      return literal(c, e);
     /* fall through: structural recursion with post-bound children */
   }
   switch (e->kind) {
@@ -651,7 +706,8 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     return NULL;
   case LM_EXPR_UNARY: {
     lm_bexpr *a = bind(c, e->args[0]);
-    if (!a) return NULL;
+    if (!a)
+      return NULL;
     if (e->op == LM_OP_NOT) {
       if (a->type.id != LM_TYPE_BOOL && !is_null(a->type)) {
         fail(c, e, "NOT needs a BOOLEAN operand, found %s",
@@ -688,9 +744,11 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
       else if (a->type.id == LM_TYPE_FLOAT32)
         a = cast_to(c, a, lm_type_make(LM_TYPE_FLOAT64));
     }
-    if (!a) return NULL;
+    if (!a)
+      return NULL;
     lm_bexpr *r = node(c, LM_BX_UNARY, a->type, e, 1);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->op = e->op;
     r->args[0] = a;
     return r;
@@ -709,19 +767,23 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     return func(c, e);
   case LM_EXPR_CAST: {
     lm_bexpr *a = bind(c, e->args[0]);
-    if (!a) return NULL;
+    if (!a)
+      return NULL;
     if (a->kind == LM_BX_LITERAL && a->lit.is_null)
       return cast_to(c, a, e->cast_type);
     lm_bexpr *r = node(c, LM_BX_CAST, e->cast_type, e, 1);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->args[0] = a;
     return r;
   }
   case LM_EXPR_IS_NULL: {
     lm_bexpr *a = bind(c, e->args[0]);
-    if (!a) return NULL;
+    if (!a)
+      return NULL;
     lm_bexpr *r = node(c, LM_BX_IS_NULL, lm_type_make(LM_TYPE_BOOL), e, 1);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->negated = e->negated;
     r->args[0] = a;
     return r;
@@ -735,7 +797,8 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     lm_bexpr *r = binary(c, e, LM_OP_AND, lo, hi);
     if (r && e->negated) {
       lm_bexpr *n = node(c, LM_BX_UNARY, r->type, e, 1);
-      if (!n) return NULL;
+      if (!n)
+        return NULL;
       n->op = LM_OP_NOT;
       n->args[0] = r;
       r = n;
@@ -748,9 +811,11 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     for (int i = 1; i < e->n_args; i++) {
       lm_bexpr *eq = binary(c, e->args[i], LM_OP_EQ, bind(c, e->args[0]),
                             bind(c, e->args[i]));
-      if (!eq) return NULL;
+      if (!eq)
+        return NULL;
       acc = acc ? binary(c, e, LM_OP_OR, acc, eq) : eq;
-      if (!acc) return NULL;
+      if (!acc)
+        return NULL;
     }
     if (!acc) {
       fail(c, e, "IN needs at least one value", NULL, NULL);
@@ -758,7 +823,8 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     }
     if (e->negated) {
       lm_bexpr *n = node(c, LM_BX_UNARY, acc->type, e, 1);
-      if (!n) return NULL;
+      if (!n)
+        return NULL;
       n->op = LM_OP_NOT;
       n->args[0] = acc;
       acc = n;
@@ -768,9 +834,11 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
   case LM_EXPR_LIKE: {
     lm_bexpr *a = cast_to(c, bind(c, e->args[0]), lm_type_make(LM_TYPE_UTF8));
     lm_bexpr *p = cast_to(c, bind(c, e->args[1]), lm_type_make(LM_TYPE_UTF8));
-    if (!a || !p) return NULL;
+    if (!a || !p)
+      return NULL;
     lm_bexpr *r = node(c, LM_BX_LIKE, lm_type_make(LM_TYPE_BOOL), e, 2);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->negated = e->negated;
     r->args[0] = a;
     r->args[1] = p;
@@ -780,11 +848,13 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     /* CASE x WHEN v THEN r  =>  CASE WHEN x = v THEN r */
     int i = 0;
     const lm_expr *operand = NULL;
-    if (e->has_operand) operand = e->args[i++];
+    if (e->has_operand)
+      operand = e->args[i++];
     int n_pairs = (e->n_args - i - (e->has_else ? 1 : 0)) / 2;
     int n = n_pairs * 2 + (e->has_else ? 1 : 0);
     lm_bexpr *r = node(c, LM_BX_CASE, lm_type_make(LM_TYPE_NULL), e, n);
-    if (!r) return NULL;
+    if (!r)
+      return NULL;
     r->has_else = e->has_else;
     lm_type t = lm_type_make(LM_TYPE_NULL);
     for (int k = 0; k < n_pairs; k++) {
@@ -792,23 +862,28 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
       lm_bexpr *cond =
           operand ? binary(c, w, LM_OP_EQ, bind(c, operand), bind(c, w))
                   : bind(c, w);
-      if (!cond) return NULL;
+      if (!cond)
+        return NULL;
       if (cond->type.id != LM_TYPE_BOOL && !is_null(cond->type)) {
         fail(c, w, "CASE WHEN condition must be BOOLEAN", NULL, NULL);
         return NULL;
       }
       r->args[2 * k] = cast_to(c, cond, lm_type_make(LM_TYPE_BOOL));
       r->args[2 * k + 1] = bind(c, th);
-      if (!r->args[2 * k + 1]) return NULL;
+      if (!r->args[2 * k + 1])
+        return NULL;
     }
     if (e->has_else) {
       r->args[n - 1] = bind(c, e->args[e->n_args - 1]);
-      if (!r->args[n - 1]) return NULL;
+      if (!r->args[n - 1])
+        return NULL;
     }
     for (int k = 0; k < n; k++) {
-      if (k < n_pairs * 2 && k % 2 == 0) continue;
+      if (k < n_pairs * 2 && k % 2 == 0)
+        continue;
       lm_type a = r->args[k]->type;
-      if (is_null(a)) continue;
+      if (is_null(a))
+        continue;
       if (is_null(t))
         t = a;
       else if (is_num(t) && is_num(a))
@@ -821,9 +896,11 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
       }
     }
     for (int k = 0; k < n; k++) {
-      if (k < n_pairs * 2 && k % 2 == 0) continue;
+      if (k < n_pairs * 2 && k % 2 == 0)
+        continue;
       r->args[k] = cast_to(c, r->args[k], t);
-      if (!r->args[k]) return NULL;
+      if (!r->args[k])
+        return NULL;
     }
     r->type = t;
     return r;
@@ -847,7 +924,8 @@ static lm_bexpr *bind(bctx *c, const lm_expr *e) {
 int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
                    lm_bexpr **out, lm_error *err) {
   lm_error local;
-  if (!err) err = &local;
+  if (!err)
+    err = &local;
   bctx c = {arena, input, NULL, NULL, false, err, 0};
   lm_err_clear(err);
   *out = bind(&c, e);
@@ -857,17 +935,19 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
 /* ------------------------------------------------------- SELECT planning */
 
 static const char *default_name(const lm_expr *e) {
-  if (e->kind == LM_EXPR_COLUMN) return e->name;
-  if (e->kind == LM_EXPR_FUNC) return e->name;
-  if (e->kind == LM_EXPR_CAST) return default_name(e->args[0]);
+  if (e->kind == LM_EXPR_COLUMN)
+    return e->name;
+  if (e->kind == LM_EXPR_FUNC)
+    return e->name;
+  if (e->kind == LM_EXPR_CAST)
+    return default_name(e->args[0]);
   return "?column?";
 }
 
 /* GROUP BY may name a select alias or an ordinal. */
 static const lm_expr *resolve_group_expr(const lm_select *sel,
-                                         const lm_schema *in,
-                                         const lm_expr *g, lm_error *err,
-                                         bool *bad) {
+                                         const lm_schema *in, const lm_expr *g,
+                                         lm_error *err, bool *bad) {
   if (g->kind == LM_EXPR_LITERAL && g->lit == LM_LIT_INT) {
     if (g->ival < 1 || g->ival > sel->n_items) {
       lm_err_at(err, LM_ERR_BIND, g->line, g->column,
@@ -890,11 +970,13 @@ static const lm_expr *resolve_group_expr(const lm_select *sel,
 int lm_plan_select(const lm_select *sel, lm_schema *input,
                    const char *from_name, lm_plan **out, lm_error *err) {
   lm_error local;
-  if (!err) err = &local;
+  if (!err)
+    err = &local;
   *out = NULL;
   lm_err_clear(err);
   lm_plan *p = calloc(1, sizeof *p);
-  if (!p) return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!p)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_arena_init(&p->arena, 16384);
   p->input_schema = lm_schema_retain(input);
   p->window_key = -1;
@@ -914,7 +996,8 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
       goto fail;
     }
     p->where = bind(&c, sel->where);
-    if (!p->where) goto fail;
+    if (!p->where)
+      goto fail;
     if (p->where->type.id != LM_TYPE_BOOL && !is_null(p->where->type)) {
       lm_err_at(err, LM_ERR_BIND, sel->where->line, sel->where->column,
                 "WHERE must be a BOOLEAN expression, found %s",
@@ -925,7 +1008,8 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
 
   bool any_agg = sel->n_group_by > 0 || sel->having;
   for (int i = 0; i < sel->n_items; i++)
-    if (expr_has_agg(sel->items[i].expr)) any_agg = true;
+    if (expr_has_agg(sel->items[i].expr))
+      any_agg = true;
   p->has_agg = any_agg;
 
   /* Expand the select list (SELECT *). */
@@ -944,22 +1028,24 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
 
   if (any_agg) {
     p->n_keys = sel->n_group_by;
-    p->keys = lm_arena_alloc(&p->arena,
-                             sizeof(lm_bexpr *) * (size_t)(p->n_keys + 1));
+    p->keys =
+        lm_arena_alloc(&p->arena, sizeof(lm_bexpr *) * (size_t)(p->n_keys + 1));
     p->key_names =
         lm_arena_alloc(&p->arena, sizeof(char *) * (size_t)(p->n_keys + 1));
     for (int k = 0; k < p->n_keys; k++) {
       bool bad = false;
       const lm_expr *g =
           resolve_group_expr(sel, input, sel->group_by[k], err, &bad);
-      if (bad) goto fail;
+      if (bad)
+        goto fail;
       if (expr_has_agg(g)) {
         lm_err_at(err, LM_ERR_BIND, g->line, g->column,
                   "aggregate functions are not allowed in GROUP BY");
         goto fail;
       }
       p->keys[k] = bind(&c, g);
-      if (!p->keys[k]) goto fail;
+      if (!p->keys[k])
+        goto fail;
       const char *nm = default_name(g);
       for (int i = 0; i < sel->n_items; i++)
         if (sel->items[i].alias && sel->items[i].expr == g)
@@ -984,12 +1070,14 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
         goto fail;
       }
       p->out[o] = bind(&c, e);
-      if (!p->out[o]) goto fail;
+      if (!p->out[o])
+        goto fail;
       names[o++] = sel->items[i].alias ? sel->items[i].alias : default_name(e);
     }
     if (sel->having) {
       p->having = bind(&c, sel->having);
-      if (!p->having) goto fail;
+      if (!p->having)
+        goto fail;
       if (p->having->type.id != LM_TYPE_BOOL) {
         lm_err_at(err, LM_ERR_BIND, sel->having->line, sel->having->column,
                   "HAVING must be a BOOLEAN expression");
@@ -1009,8 +1097,7 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
     for (int a = 0; a < p->n_aggs; a++) {
       char nm[32];
       snprintf(nm, sizeof nm, "__agg%d", a);
-      lm_schema_set_field(p->agg_schema, p->n_keys + a, nm,
-                          p->aggs[a].out_type,
+      lm_schema_set_field(p->agg_schema, p->n_keys + a, nm, p->aggs[a].out_type,
                           p->aggs[a].kind != LM_AGG_COUNT &&
                               p->aggs[a].kind != LM_AGG_COUNT_STAR);
     }
@@ -1020,7 +1107,8 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
       if (e->kind == LM_EXPR_STAR) {
         for (int f = 0; f < input->n_fields; f++) {
           lm_bexpr *b = node(&c, LM_BX_COLUMN, input->fields[f].type, e, 0);
-          if (!b) goto fail;
+          if (!b)
+            goto fail;
           b->col = f;
           p->out[o] = b;
           names[o++] = input->fields[f].name;
@@ -1028,7 +1116,8 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
         continue;
       }
       p->out[o] = bind(&c, e);
-      if (!p->out[o]) goto fail;
+      if (!p->out[o])
+        goto fail;
       names[o++] = sel->items[i].alias ? sel->items[i].alias : default_name(e);
     }
   }
@@ -1066,16 +1155,19 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
     }
     if (idx < 0) {
       lm_bexpr *b = bind(&c, e);
-      if (!b) goto fail;
+      if (!b)
+        goto fail;
       for (int o = 0; o < n_total; o++)
-        if (lm_bexpr_equal(p->out[o], b)) idx = o;
+        if (lm_bexpr_equal(p->out[o], b))
+          idx = o;
       if (idx < 0) {
         p->out[n_total] = b;
         idx = n_total++;
       }
     }
     lm_bexpr *ref = node(&c, LM_BX_COLUMN, p->out[idx]->type, e, 0);
-    if (!ref) goto fail;
+    if (!ref)
+      goto fail;
     ref->col = idx;
     p->sort[i].expr = ref;
     p->sort[i].desc = oi->desc;
@@ -1101,14 +1193,16 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
   *out = p;
   return 0;
 fail:
-  if (!err || !err->code) lm_err(err, rc, "could not plan query");
+  if (!err || !err->code)
+    lm_err(err, rc, "could not plan query");
   rc = err ? err->code : rc;
   lm_plan_free(p);
   return rc;
 }
 
 void lm_plan_free(lm_plan *p) {
-  if (!p) return;
+  if (!p)
+    return;
   lm_schema_release(p->input_schema);
   lm_schema_release(p->agg_schema);
   lm_schema_release(p->out_schema);

@@ -46,12 +46,12 @@ struct lm_bexpr {
   lm_bexpr_kind kind;
   lm_type type; /* result type */
   int line, column;
-  int col;        /* COLUMN */
-  lm_value lit;   /* LITERAL */
-  lm_op op;       /* UNARY / BINARY */
-  lm_func_id fn;  /* FUNC */
-  bool negated;   /* IS NOT NULL, NOT LIKE */
-  bool has_else;  /* CASE */
+  int col;       /* COLUMN */
+  lm_value lit;  /* LITERAL */
+  lm_op op;      /* UNARY / BINARY */
+  lm_func_id fn; /* FUNC */
+  bool negated;  /* IS NOT NULL, NOT LIKE */
+  bool has_else; /* CASE */
   lm_bexpr **args;
   int n_args;
 };

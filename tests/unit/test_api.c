@@ -13,7 +13,7 @@ static int failures;
 #define CHECK(c)                                                               \
   do {                                                                         \
     if (!(c)) {                                                                \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);   \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);    \
       failures++;                                                              \
     }                                                                          \
   } while (0)
@@ -40,7 +40,8 @@ static void release_child(struct ArrowArray *a) {
 }
 static void release_parent(struct ArrowArray *a) {
   for (int i = 0; i < a->n_children; i++)
-    if (a->children[i]->release) a->children[i]->release(a->children[i]);
+    if (a->children[i]->release)
+      a->children[i]->release(a->children[i]);
   released_parent++;
   a->release = NULL;
 }
@@ -77,13 +78,13 @@ static void make_batch(struct ArrowArray *parent, struct ArrowArray *c0,
   parent->release = release_parent;
 }
 
-static struct ArrowSchema f_sym = {"u", "symbol", NULL, 0, 0, NULL, NULL,
-                                   release_schema, NULL};
-static struct ArrowSchema f_vol = {"l", "volume", NULL, 0, 0, NULL, NULL,
-                                   release_schema, NULL};
+static struct ArrowSchema f_sym = {"u",  "symbol", NULL,           0,   0,
+                                   NULL, NULL,     release_schema, NULL};
+static struct ArrowSchema f_vol = {"l",  "volume", NULL,           0,   0,
+                                   NULL, NULL,     release_schema, NULL};
 static struct ArrowSchema *fields[2] = {&f_sym, &f_vol};
-static struct ArrowSchema root = {"+s", "", NULL, 0, 2, fields, NULL,
-                                  release_schema, NULL};
+static struct ArrowSchema root = {"+s",   "",   NULL,           0,   2,
+                                  fields, NULL, release_schema, NULL};
 
 int main(void) {
   laminar_db *db = NULL;
@@ -133,7 +134,8 @@ int main(void) {
 
   /* the view, queried like a table */
   laminar_result *res = NULL;
-  OK(laminar_execute(db, "SELECT symbol, volume FROM totals ORDER BY volume DESC",
+  OK(laminar_execute(db,
+                     "SELECT symbol, volume FROM totals ORDER BY volume DESC",
                      &res, &err));
   CHECK(res && laminar_result_num_rows(res) == 3);
   CHECK(res && laminar_result_num_columns(res) == 2);
@@ -169,7 +171,9 @@ int main(void) {
   CHECK(released_parent == 2);
   CHECK(released_children == 4);
   CHECK(released_schema == 0); /* schemas are borrowed */
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  else printf("test_api: OK\n");
+  if (failures)
+    fprintf(stderr, "%d failures\n", failures);
+  else
+    printf("test_api: OK\n");
   return failures ? 1 : 0;
 }

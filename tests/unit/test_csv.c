@@ -532,15 +532,15 @@ static void test_splits(void) {
       "last,5,x,\"2024-02-29T00:00:00Z\",\"\r\"";
   lm_csv_options o = opts(true);
   char *d = csv_dump(s, &o, tricky, NULL);
-  CHECK_EQ_STR(d,
-               "[batch 6]\n"
-               "s5:apple|1|s25:multi\nline, with \"quotes\"|ts1704164645000000\n"
-               "s5:pe\"ar|-2|NULL|ts1704164645500000\n"
-               "s10:caf\xC3\xA9 \xF0\x9F\x98\x80|NULL|s0:|NULL\n"
-               "s0:|3|s2:\r\n|ts0\n"
-               "s1:\"|4|s2:\"\"|NULL\n"
-               "s4:last|5|s1:x|ts1709164800000000\n"
-               "OK rows=6\n");
+  CHECK_EQ_STR(
+      d, "[batch 6]\n"
+         "s5:apple|1|s25:multi\nline, with \"quotes\"|ts1704164645000000\n"
+         "s5:pe\"ar|-2|NULL|ts1704164645500000\n"
+         "s10:caf\xC3\xA9 \xF0\x9F\x98\x80|NULL|s0:|NULL\n"
+         "s0:|3|s2:\r\n|ts0\n"
+         "s1:\"|4|s2:\"\"|NULL\n"
+         "s4:last|5|s1:x|ts1709164800000000\n"
+         "OK rows=6\n");
   free(d);
   check_splits(s, &o, tricky, sizeof tricky - 1);
   o.batch_rows = 2; /* batch boundaries in the middle */
