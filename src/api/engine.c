@@ -424,6 +424,30 @@ static int pos_err(lm_error *err, int code, int line, int col,
   return lm_err(err, code, "%s", msg);
 }
 
+/* CREATE of a name in use: returns -1 when IF NOT EXISTS makes it a
+ * no-op, LM_ERR_EXISTS (err set) otherwise, 0 when the name is free. */
+static int name_taken(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  if (!lm_engine_find(db, st->name) && !find_sink(db, st->name))
+    return 0;
+  if (st->if_not_exists)
+    return -1;
+  char m[300];
+  snprintf(m, sizeof m, "'%s' already exists", st->name);
+  return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
+}
+
+/* The FROM object of a query or sink, or NULL with err set. */
+static lm_node *find_input(laminar_db *db, const char *name, int line,
+                           int column, lm_error *err) {
+  lm_node *n = lm_engine_find(db, name);
+  if (!n) {
+    char m[300];
+    snprintf(m, sizeof m, "no source, stream or view named '%s'", name);
+    pos_err(err, LM_ERR_NOTFOUND, line, column, m);
+  }
+  return n;
+}
+
 /* A query created after its bounded file/generator source has been read
  * reads the source again from the beginning, on its own (DESIGN.md, script
  * mode), with its own watermark, ending with +infinity. */
@@ -469,19 +493,13 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   if (!sel->from)
     return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                    "a continuous query needs FROM <source, stream or view>");
-  if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
-    if (st->if_not_exists)
-      return 0;
-    char m[300];
-    snprintf(m, sizeof m, "'%s' already exists", st->name);
-    return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
-  }
-  lm_node *in = lm_engine_find(db, sel->from);
-  if (!in) {
-    char m[300];
-    snprintf(m, sizeof m, "no source, stream or view named '%s'", sel->from);
-    return pos_err(err, LM_ERR_NOTFOUND, sel->from_line, sel->from_column, m);
-  }
+  int taken = name_taken(db, st, err);
+  if (taken)
+    return taken < 0 ? 0 : taken;
+  lm_node *in =
+      find_input(db, sel->from, sel->from_line, sel->from_column, err);
+  if (!in)
+    return err->code;
   if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
     return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                    "ORDER BY, LIMIT and OFFSET are not supported in a "
@@ -570,13 +588,9 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
 }
 
 static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
-  if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
-    if (st->if_not_exists)
-      return 0;
-    char m[300];
-    snprintf(m, sizeof m, "'%s' already exists", st->name);
-    return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
-  }
+  int taken = name_taken(db, st, err);
+  if (taken)
+    return taken < 0 ? 0 : taken;
   bool gen = st->connector && !lm_strcasecmp(st->connector, "GENERATOR");
   if (st->connector && !gen && lm_strcasecmp(st->connector, "FILES"))
     return pos_err(err, LM_ERR_BIND, st->line, st->column,
@@ -693,20 +707,12 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
 }
 
 static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
-  if (lm_engine_find(db, st->name) || find_sink(db, st->name)) {
-    if (st->if_not_exists)
-      return 0;
-    char m[300];
-    snprintf(m, sizeof m, "'%s' already exists", st->name);
-    return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
-  }
-  lm_node *from = lm_engine_find(db, st->sink_from);
-  if (!from) {
-    char m[300];
-    snprintf(m, sizeof m, "no source, stream or view named '%s'",
-             st->sink_from);
-    return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
-  }
+  int taken = name_taken(db, st, err);
+  if (taken)
+    return taken < 0 ? 0 : taken;
+  lm_node *from = find_input(db, st->sink_from, st->line, st->column, err);
+  if (!from)
+    return err->code;
   lm_sink *s = calloc(1, sizeof *s);
   if (!s)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -976,11 +982,10 @@ static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
 static int adhoc_select(laminar_db *db, const lm_select *sel,
                         laminar_result **res, lm_error *err) {
   char m[400];
-  lm_node *in = sel->from ? lm_engine_find(db, sel->from) : NULL;
-  if (sel->from && !in) {
-    snprintf(m, sizeof m, "no source, stream or view named '%s'", sel->from);
-    return pos_err(err, LM_ERR_NOTFOUND, sel->from_line, sel->from_column, m);
-  }
+  lm_node *in = NULL;
+  if (sel->from &&
+      !(in = find_input(db, sel->from, sel->from_line, sel->from_column, err)))
+    return err->code;
   laminar_result input = {0};
   int rc = 0;
   lm_schema *in_schema =

@@ -10,23 +10,26 @@
 _Static_assert(sizeof(laminar_error) == sizeof(lm_error),
                "laminar_error must mirror lm_error");
 
-static lm_error *E(laminar_error *e) {
-  if (e)
-    lm_err_clear((lm_error *)e);
-  return (lm_error *)e;
-}
+/* The caller's error struct, or a local one when they passed NULL: the
+ * engine always has somewhere to write (and read back) the code. */
+#define ERR(e)                                                                 \
+  lm_error local_err_;                                                         \
+  lm_error *err = (e) ? (lm_error *)(e) : &local_err_;                         \
+  lm_err_clear(err)
 
-int laminar_open(laminar_db **out, laminar_error *err) {
+int laminar_open(laminar_db **out, laminar_error *e) {
+  ERR(e);
   *out = calloc(1, sizeof **out);
   if (!*out)
-    return lm_err(E(err), LM_ERR_NOMEM, "out of memory");
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return 0;
 }
 
-int laminar_close(laminar_db *db, laminar_error *err) {
+int laminar_close(laminar_db *db, laminar_error *e) {
+  ERR(e);
   if (!db)
     return 0;
-  int rc = lm_engine_close_sinks(db, E(err));
+  int rc = lm_engine_close_sinks(db, err);
   lm_engine_free(db);
   free(db);
   return rc;
@@ -36,7 +39,7 @@ int laminar_close(laminar_db *db, laminar_error *err) {
  * is not needed: the parser reports positions in the whole text. */
 int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
                     laminar_error *e) {
-  lm_error *err = E(e);
+  ERR(e);
   if (result)
     *result = NULL;
   if (!db || !sql)
@@ -107,10 +110,11 @@ int laminar_result_num_batches(const laminar_result *r) {
 int laminar_result_export_batch(const laminar_result *r, int i,
                                 struct ArrowArray *out_array,
                                 struct ArrowSchema *out_schema,
-                                laminar_error *err) {
+                                laminar_error *e) {
+  ERR(e);
   if (!r || i < 0 || i >= r->n_batches)
-    return lm_err(E(err), LM_ERR_INVALID, "batch index out of range");
-  return lm_cdata_export_batch(r->batches[i], out_array, out_schema, E(err));
+    return lm_err(err, LM_ERR_INVALID, "batch index out of range");
+  return lm_cdata_export_batch(r->batches[i], out_array, out_schema, err);
 }
 
 void laminar_result_free(laminar_result *r) {
@@ -172,7 +176,7 @@ static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
 int laminar_push_arrow(laminar_db *db, const char *source,
                        struct ArrowArray *array,
                        const struct ArrowSchema *schema, laminar_error *e) {
-  lm_error *err = E(e);
+  ERR(e);
   lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE) {
     if (array && array->release)
@@ -199,7 +203,7 @@ int laminar_push_arrow(laminar_db *db, const char *source,
 
 int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
                               laminar_error *e) {
-  lm_error *err = E(e);
+  ERR(e);
   lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE)
     return lm_err(err, LM_ERR_NOTFOUND, "no source named '%s'",
@@ -211,7 +215,7 @@ int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
 }
 
 int laminar_end_source(laminar_db *db, const char *source, laminar_error *e) {
-  lm_error *err = E(e);
+  ERR(e);
   lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE)
     return lm_err(err, LM_ERR_NOTFOUND, "no source named '%s'",
@@ -224,7 +228,7 @@ int laminar_end_source(laminar_db *db, const char *source, laminar_error *e) {
 }
 
 int laminar_run(laminar_db *db, laminar_error *e) {
-  lm_error *err = E(e);
+  ERR(e);
   int rc;
   for (;;) {
     if ((rc = lm_engine_drain(db, err)))
@@ -251,7 +255,7 @@ void laminar_interrupt(laminar_db *db) {
 
 int laminar_subscribe(laminar_db *db, const char *name,
                       laminar_subscription **out, laminar_error *e) {
-  lm_error *err = E(e);
+  ERR(e);
   *out = NULL;
   lm_node *n = db && name ? lm_engine_find(db, name) : NULL;
   if (!n)
@@ -277,7 +281,7 @@ int laminar_subscription_poll(laminar_subscription *sub,
                               struct ArrowArray *out_array,
                               struct ArrowSchema *out_schema, bool *has_batch,
                               laminar_error *e) {
-  lm_error *err = E(e);
+  ERR(e);
   *has_batch = false;
   if (!sub || sub->n == 0)
     return 0;
@@ -293,7 +297,7 @@ int laminar_subscription_poll(laminar_subscription *sub,
 
 int laminar_subscription_drain(laminar_subscription *sub, laminar_result **out,
                                laminar_error *e) {
-  lm_error *err = E(e);
+  ERR(e);
   *out = NULL;
   if (!sub || sub->n == 0)
     return 0;

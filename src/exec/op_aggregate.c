@@ -81,22 +81,44 @@ lm_aggtable *lm_plan_new_aggtable(const lm_plan *p) {
 
 /* Emits rows for groups gids[0..n) through HAVING and the projection, with
  * a __weight column of `weight`. */
-static int emit_groups(agg_op *o, const uint32_t *gids, int64_t n,
-                       int64_t weight, lm_error *err) {
-  if (n == 0)
-    return 0;
-  const lm_plan *p = o->plan;
+int lm_aggtable_result(const lm_plan *p, const lm_aggtable *t,
+                       const uint32_t *gids, int64_t n, lm_batch **out,
+                       lm_error *err) {
   lm_batch_builder bb;
-  if (lm_batch_builder_init(&bb, p->agg_schema, n))
+  if (lm_batch_builder_init(&bb, p->agg_schema,
+                            gids ? n : lm_aggtable_groups(t)))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  lm_batch *agg = NULL, *proj = NULL;
-  int rc = lm_aggtable_emit(o->t, gids, n, &bb, err);
+  lm_batch *agg = NULL;
+  int rc = lm_aggtable_emit(t, gids, n, &bb, err);
   if (!rc)
     rc = lm_batch_builder_finish(&bb, &agg, err);
   lm_batch_builder_free(&bb);
   if (!rc)
-    rc = lm_post_aggregate(p, agg, &proj, err);
+    rc = lm_post_aggregate(p, agg, out, err);
   lm_batch_release(agg);
+  return rc;
+}
+
+int lm_scratch_grow(void **p, int64_t *cap, int64_t n, size_t elem,
+                    lm_error *err) {
+  if (n <= *cap)
+    return 0;
+  void *g = realloc(*p, elem * (size_t)(n + 1));
+  if (!g)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  *p = g;
+  *cap = n;
+  return 0;
+}
+
+/* Emits rows for groups gids[0..n) through HAVING and the projection, with
+ * a __weight column of `weight`. */
+static int emit_groups(agg_op *o, const uint32_t *gids, int64_t n,
+                       int64_t weight, lm_error *err) {
+  if (n == 0)
+    return 0;
+  lm_batch *proj = NULL;
+  int rc = lm_aggtable_result(o->plan, o->t, gids, n, &proj, err);
   if (rc)
     return rc;
   /* append __weight */
@@ -142,15 +164,9 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
   int rc = lm_eval_inputs(p, b, keys, aggs, err);
   if (rc)
     goto done;
-  if (n > o->gid_cap) {
-    uint32_t *g = realloc(o->gids, sizeof(uint32_t) * (size_t)(n + 1));
-    if (!g) {
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      goto done;
-    }
-    o->gids = g;
-    o->gid_cap = n;
-  }
+  if ((rc = lm_scratch_grow((void **)&o->gids, &o->gid_cap, n, sizeof(uint32_t),
+                            err)))
+    goto done;
   int64_t before = lm_aggtable_groups(o->t);
   rc = lm_aggtable_lookup(o->t, keys, NULL, n, o->gids, err);
   if (rc)
@@ -207,7 +223,6 @@ done:
 int lm_op_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err) {
   agg_op *o = (agg_op *)op;
   const lm_plan *p = o->plan;
-  lm_batch_builder bb;
   int64_t groups = lm_aggtable_groups(o->t);
   /* A global aggregate (no GROUP BY) has one row even over no input. */
   if (groups == 0 && p->n_keys == 0) {
@@ -217,17 +232,7 @@ int lm_op_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err) {
     if (rc)
       return rc;
   }
-  if (lm_batch_builder_init(&bb, p->agg_schema, groups + 1))
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  lm_batch *agg = NULL;
-  int rc = lm_aggtable_emit(o->t, NULL, 0, &bb, err);
-  if (!rc)
-    rc = lm_batch_builder_finish(&bb, &agg, err);
-  lm_batch_builder_free(&bb);
-  if (!rc)
-    rc = lm_post_aggregate(p, agg, out, err);
-  lm_batch_release(agg);
-  return rc;
+  return lm_aggtable_result(p, o->t, NULL, 0, out, err);
 }
 
 static void agg_free(lm_operator *op) {

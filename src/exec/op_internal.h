@@ -13,6 +13,15 @@ int lm_post_aggregate(const lm_plan *p, lm_batch *agg_batch, lm_batch **out,
 int lm_eval_inputs(const lm_plan *p, lm_batch *b, lm_array **keys,
                    lm_array **aggs, lm_error *err);
 void lm_release_inputs(const lm_plan *p, lm_array **keys, lm_array **aggs);
+/* Final rows of groups gids[0..n) of t (gids NULL = every group, in
+ * creation order): keys and aggregate results, then HAVING and the
+ * projection. *out is a new batch of plan->out_schema. */
+int lm_aggtable_result(const lm_plan *p, const lm_aggtable *t,
+                       const uint32_t *gids, int64_t n, lm_batch **out,
+                       lm_error *err);
+/* Grows a scratch array to hold at least n elements of `elem` bytes. */
+int lm_scratch_grow(void **p, int64_t *cap, int64_t n, size_t elem,
+                    lm_error *err);
 /* A group table for the plan's keys and aggregates. */
 lm_aggtable *lm_plan_new_aggtable(const lm_plan *p);
 

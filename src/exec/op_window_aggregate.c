@@ -86,15 +86,9 @@ static int win_push(lm_operator *op, lm_batch *b, lm_error *err) {
   int rc = lm_eval_inputs(p, b, keys, aggs, err);
   if (rc)
     goto done;
-  if (n > o->sel_cap) {
-    int32_t *s = realloc(o->sel, sizeof(int32_t) * (size_t)(n + 1));
-    if (!s) {
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      goto done;
-    }
-    o->sel = s;
-    o->sel_cap = n;
-  }
+  if ((rc = lm_scratch_grow((void **)&o->sel, &o->sel_cap, n, sizeof(int32_t),
+                            err)))
+    goto done;
   const lm_array *wk = keys[p->window_key];
   const int64_t *starts = lm_array_i64(wk);
   /* Process the batch one window at a time: gather the rows of the first
@@ -143,18 +137,8 @@ done:
 }
 
 static int emit_window(win_op *o, window *w, lm_error *err) {
-  const lm_plan *p = o->plan;
-  lm_batch_builder bb;
-  if (lm_batch_builder_init(&bb, p->agg_schema, lm_aggtable_groups(w->t)))
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  lm_batch *agg = NULL, *out = NULL;
-  int rc = lm_aggtable_emit(w->t, NULL, 0, &bb, err);
-  if (!rc)
-    rc = lm_batch_builder_finish(&bb, &agg, err);
-  lm_batch_builder_free(&bb);
-  if (!rc)
-    rc = lm_post_aggregate(p, agg, &out, err);
-  lm_batch_release(agg);
+  lm_batch *out = NULL;
+  int rc = lm_aggtable_result(o->plan, w->t, NULL, 0, &out, err);
   if (!rc)
     rc = lm_operator_emit(&o->base, out, err);
   lm_batch_release(out);

@@ -158,6 +158,11 @@ int main(void) {
   CHECK(rc == LAMINAR_ERR_BIND);
   CHECK(err.line == 1 && err.column == 8);
   CHECK(strstr(err.message, "nope") != NULL);
+  /* a NULL error pointer is allowed everywhere */
+  CHECK(laminar_execute(db, "SELECT nope FROM totals", NULL, NULL) ==
+        LAMINAR_ERR_BIND);
+  CHECK(laminar_execute(db, "CREATE SINK k FROM nowhere", NULL, NULL) ==
+        LAMINAR_ERR_NOTFOUND);
   rc = laminar_execute(db, "SELEC 1", NULL, &err);
   CHECK(rc == LAMINAR_ERR_PARSE && err.line == 1 && err.column == 1);
   make_batch(&parent, &c0, &c1, kids);
