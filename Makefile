@@ -3,9 +3,10 @@
 # fresh Debian 12 machine `make`, `make test` and `make demo` work alone.
 #
 #   make          release build (RelWithDebInfo) in build/
-#   make test     deps + DuckDB oracle + build + ctest, then the same suite
-#                 again under ASan+UBSan in build-asan/ (tests labelled
-#                 `bench` are skipped in both passes)
+#   make test     deps + DuckDB oracle + build (gcc) + ctest, then the same
+#                 suite again built with clang under ASan+UBSan in build-asan/,
+#                 so both compilers see -Werror (tests labelled `bench` are
+#                 skipped in both passes)
 #   make demo     build + run examples/flights/pipeline.sql
 #   make fuzz     clang libFuzzer build in build-fuzz/, FUZZ_TIME s per target
 #   make format   clang-format -i over the C sources
@@ -20,6 +21,7 @@ CTEST_ARGS = --output-on-failure -j$(JOBS) --label-exclude bench
 # build directories (override to experiment without touching build/)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+ASAN_CC   ?= clang
 FUZZ_BUILD ?= build-fuzz
 
 .PHONY: all build deps oracle test test-release test-asan demo fuzz format clean
@@ -45,7 +47,7 @@ test-release: build
 
 test-asan: deps
 	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DLM_SANITIZE=ON >/dev/null
+	  -DCMAKE_C_COMPILER=$(ASAN_CC) -DLM_SANITIZE=ON >/dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
