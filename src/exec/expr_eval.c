@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "columnar/lm_temporal.h"
 #include "exec/lm_exec.h"
@@ -537,6 +538,102 @@ static bool like_match(const char *s, int32_t sl, const char *p, int32_t pl) {
 
 /* ----------------------------------------------------------- functions */
 
+static bool unit_is(const char *u, const char *name) {
+  size_t l = strlen(name);
+  return !lm_strcasecmp(u, name) || (!strncasecmp(u, name, l) &&
+                                     (u[l] == 's' || u[l] == 'S') && !u[l + 1]);
+}
+
+/* date_trunc('unit', ts) and date_part('field', ts) on UTC instants
+ * (PostgreSQL semantics: weeks start on Monday, dow 0 = Sunday, second and
+ * epoch carry the fraction). */
+static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                     lm_error *err) {
+  lm_array *a;
+  int rc = eval(e->args[1], in, &a, err);
+  if (rc)
+    return rc;
+  const char *u = e->args[0]->lit.v.s.p;
+  int64_t n = in->num_rows;
+  lm_builder b;
+  if (out_fixed(&b, e->type, n)) {
+    lm_array_release(a);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  bool trunc = e->fn == LM_FN_DATE_TRUNC;
+  for (int64_t i = 0; i < n; i++) {
+    if (a->type.id == LM_TYPE_NULL || isnull(a, i)) {
+      out_null(&b, i);
+      continue;
+    }
+    int64_t us = lm_array_i64(a)[i];
+    int64_t days = lm_floor_div(us, LM_US_PER_DAY);
+    int64_t tod = us - days * LM_US_PER_DAY; /* µs into the day, >= 0 */
+    int64_t y;
+    unsigned m, d;
+    lm_civil_from_days(days, &y, &m, &d);
+    int64_t dow_mon0 = lm_floor_mod(days + 3, 7); /* 1970-01-01: Thursday */
+    if (trunc) {
+      int64_t r;
+      if (unit_is(u, "microsecond"))
+        r = us;
+      else if (unit_is(u, "millisecond"))
+        r = lm_floor_div(us, 1000) * 1000;
+      else if (unit_is(u, "second"))
+        r = lm_floor_div(us, LM_US_PER_SEC) * LM_US_PER_SEC;
+      else if (unit_is(u, "minute"))
+        r = lm_floor_div(us, LM_US_PER_MIN) * LM_US_PER_MIN;
+      else if (unit_is(u, "hour"))
+        r = lm_floor_div(us, LM_US_PER_HOUR) * LM_US_PER_HOUR;
+      else if (unit_is(u, "day"))
+        r = days * LM_US_PER_DAY;
+      else if (unit_is(u, "week"))
+        r = (days - dow_mon0) * LM_US_PER_DAY;
+      else if (unit_is(u, "month"))
+        r = lm_days_from_civil(y, m, 1) * LM_US_PER_DAY;
+      else if (unit_is(u, "quarter"))
+        r = lm_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * LM_US_PER_DAY;
+      else
+        r = lm_days_from_civil(y, 1, 1) * LM_US_PER_DAY;
+      ((int64_t *)b.values)[i] = r;
+      continue;
+    }
+    double sec = (double)(tod % LM_US_PER_MIN) / 1e6;
+    if (unit_is(u, "second")) {
+      ((double *)b.values)[i] = sec;
+    } else if (unit_is(u, "millisecond")) {
+      ((double *)b.values)[i] = sec * 1000.0;
+    } else if (unit_is(u, "microsecond")) {
+      ((double *)b.values)[i] = (double)(tod % LM_US_PER_MIN);
+    } else if (unit_is(u, "epoch")) {
+      ((double *)b.values)[i] = (double)us / 1e6;
+    } else {
+      int64_t v;
+      if (unit_is(u, "minute"))
+        v = tod / LM_US_PER_MIN % 60;
+      else if (unit_is(u, "hour"))
+        v = tod / LM_US_PER_HOUR;
+      else if (unit_is(u, "day"))
+        v = d;
+      else if (unit_is(u, "month"))
+        v = m;
+      else if (unit_is(u, "quarter"))
+        v = (m - 1) / 3 + 1;
+      else if (unit_is(u, "year"))
+        v = y;
+      else if (!lm_strcasecmp(u, "dow"))
+        v = (dow_mon0 + 1) % 7; /* Sunday = 0 */
+      else if (!lm_strcasecmp(u, "isodow"))
+        v = dow_mon0 + 1; /* Monday = 1 .. Sunday = 7 */
+      else                /* doy */
+        v = days - lm_days_from_civil(y, 1, 1) + 1;
+      ((int64_t *)b.values)[i] = v;
+    }
+  }
+  lm_array_release(a);
+  return out_finish(&b, out, err);
+}
+
 static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                      lm_error *err) {
   int64_t n = in->num_rows;
@@ -568,6 +665,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return rc ? lm_err(err, LM_ERR_NOMEM, "out of memory")
               : out_finish(&b, out, err);
   }
+  if (e->fn == LM_FN_DATE_TRUNC || e->fn == LM_FN_DATE_PART)
+    return date_func(e, in, out, err);
   lm_array *a1 = NULL, *a2 = NULL; /* optional 2nd and 3rd arguments */
   if ((rc = eval(e->args[0], in, &a, err)))
     return rc;

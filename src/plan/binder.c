@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "columnar/lm_temporal.h"
 #include "plan/lm_plan.h"
@@ -469,6 +470,50 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
       return NULL;
     r->fn =
         len ? LM_FN_LENGTH : (!strcmp(n, "lower") ? LM_FN_LOWER : LM_FN_UPPER);
+  } else if (!strcmp(n, "date_trunc") || !strcmp(n, "date_part") ||
+             !strcmp(n, "extract")) {
+    bool trunc = !strcmp(n, "date_trunc");
+    if (e->n_args != 2 || args[0]->kind != LM_BX_LITERAL ||
+        args[0]->type.id != LM_TYPE_UTF8 || args[0]->lit.is_null) {
+      fail(c, e, "%s('unit', timestamp) needs a string literal unit", n, NULL);
+      return NULL;
+    }
+    if (args[1]->type.id != LM_TYPE_TIMESTAMP && !is_null(args[1]->type)) {
+      fail(c, e->args[1], "%s() needs a TIMESTAMP, found %s", n,
+           lm_type_name(args[1]->type));
+      return NULL;
+    }
+    const char *u = args[0]->lit.v.s.p;
+    static const char *const trunc_units[] = {
+        "microsecond", "millisecond", "second",  "minute", "hour", "day",
+        "week",        "month",       "quarter", "year",   NULL};
+    static const char *const part_units[] = {
+        "microsecond", "millisecond", "second",  "minute", "hour",
+        "day",         "month",       "quarter", "year",   "dow",
+        "isodow",      "doy",         "epoch",   NULL};
+    const char *const *units = trunc ? trunc_units : part_units;
+    bool ok = false, dbl = false;
+    for (int i = 0; units[i] && !ok; i++) {
+      size_t l = strlen(units[i]);
+      ok = !lm_strcasecmp(u, units[i]) ||
+           (!strncasecmp(u, units[i], l) && (u[l] == 's' || u[l] == 'S') &&
+            !u[l + 1]);
+      dbl = ok && !trunc && i <= 2; /* microsecond, millisecond, second */
+      if (ok && !trunc && !lm_strcasecmp(u, "epoch"))
+        dbl = true;
+    }
+    if (!ok) {
+      fail(c, e->args[0], "unknown %s unit '%s'", trunc ? "date_trunc" : n, u);
+      return NULL;
+    }
+    args[1] = cast_to(c, args[1], lm_type_make(LM_TYPE_TIMESTAMP));
+    lm_type t = lm_type_make(trunc ? LM_TYPE_TIMESTAMP
+                             : dbl ? LM_TYPE_FLOAT64
+                                   : LM_TYPE_INT64);
+    r = node(c, LM_BX_FUNC, t, e, 2);
+    if (!r)
+      return NULL;
+    r->fn = trunc ? LM_FN_DATE_TRUNC : LM_FN_DATE_PART;
   } else if (!strcmp(n, "substr") || !strcmp(n, "substring")) {
     if (e->n_args < 2 || e->n_args > 3 || !is_int(args[1]->type) ||
         (e->n_args == 3 && !is_int(args[2]->type))) {

@@ -38,7 +38,9 @@ typedef enum lm_func_id {
   LM_FN_ROUND,
   LM_FN_FLOOR,
   LM_FN_CEIL,
-  LM_FN_SUBSTR, /* (s, start[, count]): 1-based, in characters */
+  LM_FN_SUBSTR,     /* (s, start[, count]): 1-based, in characters */
+  LM_FN_DATE_TRUNC, /* ('unit', ts) -> TIMESTAMP; unit in args[0] */
+  LM_FN_DATE_PART,  /* ('field', ts) -> BIGINT, or DOUBLE for second/epoch */
 } lm_func_id;
 
 typedef struct lm_bexpr lm_bexpr;
