@@ -22,6 +22,7 @@ typedef struct agg_state {
   __int128 *w;  /* AVG of integers: exact sum */
   char **s;     /* MIN/MAX VARCHAR: owned copies */
   int32_t *sl;
+  lm_aggtable *seen; /* DISTINCT: the (group id, value) pairs seen */
 } agg_state;
 
 struct lm_aggtable {
@@ -83,6 +84,7 @@ void lm_aggtable_free(lm_aggtable *t) {
     free(s->w);
     free(s->s);
     free(s->sl);
+    lm_aggtable_free(s->seen);
   }
   free(t->st);
   free(t->key_types);
@@ -299,20 +301,21 @@ int lm_aggtable_update(lm_aggtable *t, lm_array *const *keys,
   return rc ? rc : lm_aggtable_accumulate(t, in, sel, n, gids, err);
 }
 
-int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
-                           const int32_t *sel, int64_t n, const uint32_t *gids,
-                           lm_error *err) {
-  for (int a = 0; a < t->n_aggs; a++) {
-    const lm_agg_spec *sp = &t->aggs[a];
-    agg_state *s = &t->st[a];
-    const lm_array *x = in[a];
+/* Folds rows sel[0..n) (NULL = 0..n-1) of x into aggregate a's states of
+ * groups gids[0..n). */
+static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
+                          const int32_t *sel, int64_t n, const uint32_t *gids,
+                          lm_error *err) {
+  const lm_agg_spec *sp = &t->aggs[a];
+  agg_state *s = &t->st[a];
+  {
     if (sp->kind == LM_AGG_COUNT_STAR) {
       for (int64_t j = 0; j < n; j++)
         s->cnt[gids[j]]++;
-      continue;
+      return 0;
     }
     if (x->type.id == LM_TYPE_NULL)
-      continue;
+      return 0;
     bool nulls = x->null_count > 0;
     switch (sp->kind) {
     case LM_AGG_COUNT:
@@ -418,6 +421,85 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
     default:
       break;
     }
+  }
+  return 0;
+}
+
+/* DISTINCT: only the first occurrence of each (group, value) pair is
+ * folded in. The pairs live in a nested group table keyed by (group id,
+ * value); a lookup that creates an entry marks a first occurrence. */
+static int accumulate_distinct(lm_aggtable *t, int a, lm_array *x,
+                               const int32_t *sel, int64_t n,
+                               const uint32_t *gids, lm_error *err) {
+  agg_state *s = &t->st[a];
+  if (!s->seen) {
+    lm_type kt[2] = {lm_type_make(LM_TYPE_INT64), x->type};
+    if (!(s->seen = lm_aggtable_new(2, kt, 0, NULL)))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  lm_builder gb;
+  lm_array *garr = NULL;
+  uint32_t *ids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  uint32_t *g2 = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  int32_t *sel2 = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  int rc = 0;
+  if (!ids || !g2 || !sel2 ||
+      lm_builder_init(&gb, lm_type_make(LM_TYPE_INT64), x->length)) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if (gb.capacity < x->length && lm_builder_grow(&gb, x->length)) {
+    lm_builder_free(&gb);
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  /* the group id of each row, at the row's position in x */
+  memset(gb.values, 0, sizeof(int64_t) * (size_t)x->length);
+  for (int64_t j = 0; j < n; j++)
+    ((int64_t *)gb.values)[sel ? sel[j] : j] = gids[j];
+  gb.length = x->length;
+  rc = lm_builder_finish(&gb, &garr);
+  lm_builder_free(&gb);
+  if (rc) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  lm_array *keys[2] = {garr, x};
+  int64_t next = lm_aggtable_groups(s->seen);
+  if ((rc = lm_aggtable_lookup(s->seen, keys, sel, n, ids, err)))
+    goto done;
+  int64_t k = 0;
+  for (int64_t j = 0; j < n; j++) {
+    if (ids[j] != next)
+      continue; /* seen before, in an earlier batch or earlier in this one */
+    next++;
+    int64_t r = sel ? sel[j] : j;
+    if (x->type.id == LM_TYPE_NULL || isnull(x, r))
+      continue;
+    sel2[k] = (int32_t)r;
+    g2[k++] = gids[j];
+  }
+  rc = accumulate_one(t, a, x, sel2, k, g2, err);
+done:
+  lm_array_release(garr);
+  free(ids);
+  free(g2);
+  free(sel2);
+  return rc;
+}
+
+int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
+                           const int32_t *sel, int64_t n, const uint32_t *gids,
+                           lm_error *err) {
+  for (int a = 0; a < t->n_aggs; a++) {
+    const lm_agg_spec *sp = &t->aggs[a];
+    bool distinct =
+        sp->distinct && (sp->kind == LM_AGG_COUNT || sp->kind == LM_AGG_SUM ||
+                         sp->kind == LM_AGG_AVG);
+    int rc = distinct ? accumulate_distinct(t, a, in[a], sel, n, gids, err)
+                      : accumulate_one(t, a, in[a], sel, n, gids, err);
+    if (rc)
+      return rc;
   }
   return 0;
 }

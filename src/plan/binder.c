@@ -577,10 +577,7 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
   const char *n = e->name;
   lm_agg_spec s;
   memset(&s, 0, sizeof s);
-  if (e->distinct) {
-    fail(c, e, "%s(DISTINCT ...) is not supported yet", n, NULL);
-    return NULL;
-  }
+  s.distinct = e->distinct;
   bctx in = *c;
   in.post = false;
   in.plan = NULL;
@@ -642,7 +639,8 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
   }
   int idx = -1;
   for (int i = 0; i < p->n_aggs; i++)
-    if (p->aggs[i].kind == s.kind && lm_bexpr_equal(p->aggs[i].arg, s.arg)) {
+    if (p->aggs[i].kind == s.kind && p->aggs[i].distinct == s.distinct &&
+        lm_bexpr_equal(p->aggs[i].arg, s.arg)) {
       idx = i;
       break;
     }

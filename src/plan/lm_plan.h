@@ -77,6 +77,7 @@ typedef struct lm_agg_spec {
   lm_agg_kind kind;
   lm_bexpr *arg; /* over the (filtered) input; NULL for COUNT(*) */
   lm_type in_type, out_type;
+  bool distinct; /* agg(DISTINCT x): each value once per group */
 } lm_agg_spec;
 
 /* ------------------------------------------------------------ the plan */

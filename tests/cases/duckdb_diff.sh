@@ -89,6 +89,21 @@ SELECT * FROM bo;" \
 "SELECT origin, COUNT(*) AS n, SUM(delay) AS sd, AVG(delay) AS ad, MIN(delay) AS mn,
   MAX(delay) AS mx, MAX(distance) AS md FROM $D_FLIGHTS GROUP BY origin"
 
+# 2b. DISTINCT aggregates, per group and global (ad-hoc over the source)
+check flights_distinct origin ad \
+"$FLIGHTS_SRC
+CREATE MATERIALIZED VIEW dd AS SELECT origin, COUNT(DISTINCT destination) AS dests,
+  SUM(DISTINCT distance) AS sd, AVG(DISTINCT delay) AS ad, COUNT(DISTINCT delay) AS cd
+  FROM flights GROUP BY origin;
+SELECT * FROM dd;" \
+"SELECT origin, COUNT(DISTINCT destination) AS dests, SUM(DISTINCT distance) AS sd,
+  AVG(DISTINCT delay) AS ad, COUNT(DISTINCT delay) AS cd FROM $D_FLIGHTS GROUP BY origin"
+
+check flights_distinct_global o "" \
+"$FLIGHTS_SRC
+SELECT COUNT(DISTINCT origin) AS o, COUNT(DISTINCT delay) AS d, COUNT(DISTINCT ts) AS t FROM flights;" \
+"SELECT COUNT(DISTINCT origin) AS o, COUNT(DISTINCT delay) AS d, COUNT(DISTINCT ts) AS t FROM $D_FLIGHTS"
+
 # 3. ORDER BY ... LIMIT over a view (ties broken by the second key)
 check flights_top_routes origin,destination "" \
 "$FLIGHTS_SRC
