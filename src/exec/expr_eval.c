@@ -634,6 +634,78 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   return out_finish(&b, out, err);
 }
 
+/* trim/ltrim/rtrim (spaces), replace (every occurrence, left to right,
+ * an empty `from` changes nothing) and concat (NULL arguments skipped), as
+ * in PostgreSQL. */
+static int string_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                       lm_error *err) {
+  int64_t n = in->num_rows;
+  int na = e->n_args > 16 ? 16 : e->n_args, rc = 0;
+  lm_array *args[16] = {0};
+  for (int i = 0; i < na && !rc; i++)
+    rc = eval(e->args[i], in, &args[i], err);
+  lm_builder b;
+  memset(&b, 0, sizeof b);
+  lm_buf t;
+  lm_buf_init(&t);
+  if (!rc && lm_builder_init(&b, e->type, n))
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; i < n && !rc; i++) {
+    bool any_null = false;
+    for (int k = 0; k < na; k++)
+      any_null |= args[k]->type.id == LM_TYPE_NULL || isnull(args[k], i);
+    if (any_null && e->fn != LM_FN_CONCAT) {
+      lm_builder_append_null(&b);
+      continue;
+    }
+    lm_buf_reset(&t);
+    int32_t len = 0;
+    const char *s = args[0]->type.id == LM_TYPE_NULL || isnull(args[0], i)
+                        ? ""
+                        : lm_array_str(args[0], i, &len);
+    if (e->fn == LM_FN_CONCAT) {
+      for (int k = 0; k < na; k++) {
+        if (args[k]->type.id == LM_TYPE_NULL || isnull(args[k], i))
+          continue;
+        const char *p = lm_array_str(args[k], i, &len);
+        lm_buf_append(&t, p, (size_t)len);
+      }
+    } else if (e->fn == LM_FN_REPLACE) {
+      int32_t fl, tl;
+      const char *f = lm_array_str(args[1], i, &fl);
+      const char *to = lm_array_str(args[2], i, &tl);
+      for (int32_t k = 0; k < len;) {
+        if (fl > 0 && k + fl <= len && !memcmp(s + k, f, (size_t)fl)) {
+          lm_buf_append(&t, to, (size_t)tl);
+          k += fl;
+        } else
+          lm_buf_putc(&t, s[k++]);
+      }
+    } else {
+      int32_t a = 0, z = len;
+      if (e->fn != LM_FN_RTRIM)
+        while (a < z && s[a] == ' ')
+          a++;
+      if (e->fn != LM_FN_LTRIM)
+        while (z > a && s[z - 1] == ' ')
+          z--;
+      lm_buf_append(&t, s + a, (size_t)(z - a));
+    }
+    if (t.len > INT32_MAX)
+      rc = at_err(err, e, "string result too long", NULL);
+    else
+      lm_builder_append_str(&b, t.data ? t.data : "", (int32_t)t.len);
+  }
+  lm_buf_free(&t);
+  for (int i = 0; i < na; i++)
+    lm_array_release(args[i]);
+  if (rc) {
+    lm_builder_free(&b);
+    return rc;
+  }
+  return out_finish(&b, out, err);
+}
+
 static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                      lm_error *err) {
   int64_t n = in->num_rows;
@@ -667,6 +739,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   }
   if (e->fn == LM_FN_DATE_TRUNC || e->fn == LM_FN_DATE_PART)
     return date_func(e, in, out, err);
+  if (e->fn >= LM_FN_TRIM && e->fn <= LM_FN_CONCAT)
+    return string_func(e, in, out, err);
   lm_array *a1 = NULL, *a2 = NULL; /* optional 2nd and 3rd arguments */
   if ((rc = eval(e->args[0], in, &a, err)))
     return rc;

@@ -514,6 +514,29 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
     if (!r)
       return NULL;
     r->fn = trunc ? LM_FN_DATE_TRUNC : LM_FN_DATE_PART;
+  } else if (!strcmp(n, "trim") || !strcmp(n, "ltrim") || !strcmp(n, "rtrim") ||
+             !strcmp(n, "btrim") || !strcmp(n, "replace") ||
+             !strcmp(n, "concat")) {
+    bool rep = !strcmp(n, "replace"), cat = !strcmp(n, "concat");
+    if ((rep && e->n_args != 3) || (cat && e->n_args < 1) ||
+        (!rep && !cat && e->n_args != 1)) {
+      fail(c, e,
+           rep   ? "%s(string, from, to) takes 3 arguments"
+           : cat ? "%s() needs at least one argument"
+                 : "%s(string) takes one argument",
+           n, NULL);
+      return NULL;
+    }
+    for (int i = 0; i < e->n_args; i++)
+      args[i] = cast_to(c, args[i], lm_type_make(LM_TYPE_UTF8));
+    r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_UTF8), e, e->n_args);
+    if (!r)
+      return NULL;
+    r->fn = rep                   ? LM_FN_REPLACE
+            : cat                 ? LM_FN_CONCAT
+            : !strcmp(n, "ltrim") ? LM_FN_LTRIM
+            : !strcmp(n, "rtrim") ? LM_FN_RTRIM
+                                  : LM_FN_TRIM;
   } else if (!strcmp(n, "substr") || !strcmp(n, "substring")) {
     if (e->n_args < 2 || e->n_args > 3 || !is_int(args[1]->type) ||
         (e->n_args == 3 && !is_int(args[2]->type))) {

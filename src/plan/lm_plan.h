@@ -41,6 +41,11 @@ typedef enum lm_func_id {
   LM_FN_SUBSTR,     /* (s, start[, count]): 1-based, in characters */
   LM_FN_DATE_TRUNC, /* ('unit', ts) -> TIMESTAMP; unit in args[0] */
   LM_FN_DATE_PART,  /* ('field', ts) -> BIGINT, or DOUBLE for second/epoch */
+  LM_FN_TRIM,       /* (s): spaces off both ends */
+  LM_FN_LTRIM,
+  LM_FN_RTRIM,
+  LM_FN_REPLACE, /* (s, from, to): every occurrence */
+  LM_FN_CONCAT,  /* (a, b, ...): NULLs skipped */
 } lm_func_id;
 
 typedef struct lm_bexpr lm_bexpr;

@@ -71,7 +71,7 @@ static lm_plan *P(const char *sql) {
 
 /* Plans and expects LM_ERR_BIND with exactly `msg` (which includes the
  * "line:column: " prefix) at line:col. */
-#define CHECK_PLAN_ERR(sql, l, c, msg)                                         \
+#define CHECK_PLAN_ERR(sql, l, c, want)                                         \
   do {                                                                         \
     lm_plan *p_;                                                               \
     lm_error e_;                                                               \
@@ -80,7 +80,7 @@ static lm_plan *P(const char *sql) {
     CHECK(p_ == NULL);                                                         \
     CHECK_EQ_I64(e_.line, l);                                                  \
     CHECK_EQ_I64(e_.column, c);                                                \
-    CHECK_EQ_STR(e_.msg, msg);                                                 \
+    CHECK_EQ_STR(e_.msg, want);                                                 \
     lm_plan_free(p_);                                                          \
   } while (0)
 
@@ -120,7 +120,7 @@ static lm_type_id type_of(const char *expr) {
 
 /* Binding errors of a scalar expression (SELECT <expr> FROM t puts the
  * expression at column 8 of line 1). */
-#define CHECK_BIND_ERR(expr, c, msg)                                           \
+#define CHECK_BIND_ERR(expr, c, want)                                           \
   do {                                                                         \
     lm_arena a_;                                                               \
     lm_arena_init(&a_, 4096);                                                  \
@@ -131,7 +131,7 @@ static lm_type_id type_of(const char *expr) {
     CHECK(b_ == NULL);                                                         \
     CHECK_EQ_I64(e_.line, 1);                                                  \
     CHECK_EQ_I64(e_.column, c);                                                \
-    CHECK_EQ_STR(e_.msg, msg);                                                 \
+    CHECK_EQ_STR(e_.msg, want);                                                 \
     lm_arena_free(&a_);                                                        \
   } while (0)
 
@@ -236,8 +236,8 @@ static void test_bind_errors(void) {
                  "1:15: tumble() needs a TIMESTAMP time column, found BIGINT");
   CHECK_BIND_ERR("tumble(ts, 3600)", 19,
                  "1:19: window size and offset must be INTERVAL literals");
-  CHECK_BIND_ERR("tumble(ts, INTERVAL '1' HOUR, 5)", 37,
-                 "1:37: window size and offset must be INTERVAL literals");
+  CHECK_BIND_ERR("tumble(ts, INTERVAL '1' HOUR, 5)", 38,
+                 "1:38: window size and offset must be INTERVAL literals");
   CHECK_BIND_ERR("CASE WHEN b THEN 1 END", 18,
                  "1:18: CASE WHEN condition must be BOOLEAN");
 
@@ -271,7 +271,7 @@ static void test_bind_errors(void) {
                  "1:44: window size and offset must be INTERVAL literals");
   CHECK_PLAN_ERR("SELECT count(*) FROM t\nGROUP BY tumble(ts, INTERVAL '1' "
                  "HOUR, '15 minutes')",
-                 2, 39, "2:39: window size and offset must be INTERVAL literals");
+                 2, 40, "2:40: window size and offset must be INTERVAL literals");
   CHECK_PLAN_ERR("SELECT count(*) FROM t GROUP BY tumble(ts, INTERVAL '0' "
                  "SECOND)",
                  1, 44, "1:44: window size must be positive");
