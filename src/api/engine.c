@@ -59,6 +59,15 @@ static int grow(void **p, int *cap, int need, size_t elem) {
       }                                                                        \
   } while (0)
 
+/* Names the object an error happened in, once: the innermost object wins
+ * ("division by zero (in stream s)"). */
+static void context(lm_error *err, const char *what, const char *name) {
+  if (!err || strstr(err->msg, " (in "))
+    return;
+  size_t l = strlen(err->msg);
+  snprintf(err->msg + l, sizeof err->msg - l, " (in %s %s)", what, name);
+}
+
 /* ------------------------------------------------------------ dataflow */
 
 static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
@@ -81,7 +90,7 @@ static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
   for (int i = 0; i < n->n_sinks; i++) {
     lm_sink *s = n->sinks[i];
     if (s->file && (rc = lm_file_sink_write(s->file, b, err))) {
-      lm_err_prefix(err, "sink %s", s->name);
+      context(err, "sink", s->name);
       return rc;
     }
   }
@@ -90,8 +99,7 @@ static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
     q->head->rows_in += b->num_rows;
     if ((rc = q->head->vt->push(q->head, b, err))) {
       if (q->output)
-        lm_err_prefix(err, "%s %s", kind_name(q->output->kind),
-                      q->output->name);
+        context(err, kind_name(q->output->kind), q->output->name);
       return rc;
     }
   }
@@ -108,8 +116,7 @@ int lm_engine_watermark(laminar_db *db, lm_node *n, int64_t wm, lm_error *err) {
     int rc = q->head->vt->watermark(q->head, wm, err);
     if (rc) {
       if (q->output)
-        lm_err_prefix(err, "%s %s", kind_name(q->output->kind),
-                      q->output->name);
+        context(err, kind_name(q->output->kind), q->output->name);
       return rc;
     }
   }
@@ -237,7 +244,7 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
       if (!s->started) {
         int rc = open_reader(s, &s->reader, err);
         if (rc) {
-          lm_err_prefix(err, "source %s", s->name);
+          context(err, "source", s->name);
           return rc;
         }
         s->started = true;
@@ -247,7 +254,7 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
         bool eof = false;
         int rc = s->reader->poll(s->reader, &b, &eof, err);
         if (rc) {
-          lm_err_prefix(err, "source %s", s->name);
+          context(err, "source", s->name);
           return rc;
         }
         if (b) {
@@ -483,7 +490,7 @@ static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
   if (!rc)
     rc = q->head->vt->watermark(q->head, INT64_MAX, err);
   if (rc)
-    lm_err_prefix(err, "%s %s", kind_name(q->output->kind), q->output->name);
+    context(err, kind_name(q->output->kind), q->output->name);
   return rc;
 }
 

@@ -1150,23 +1150,6 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
         goto fail;
       }
     }
-    /* The aggregate operator's output schema. */
-    p->agg_schema = lm_schema_new(p->n_keys + p->n_aggs);
-    if (!p->agg_schema) {
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      goto fail;
-    }
-    for (int k = 0; k < p->n_keys; k++)
-      lm_schema_set_field(p->agg_schema, k, p->key_names[k], p->keys[k]->type,
-                          !(p->keys[k]->kind == LM_BX_COLUMN &&
-                            !input->fields[p->keys[k]->col].nullable));
-    for (int a = 0; a < p->n_aggs; a++) {
-      char nm[32];
-      snprintf(nm, sizeof nm, "__agg%d", a);
-      lm_schema_set_field(p->agg_schema, p->n_keys + a, nm, p->aggs[a].out_type,
-                          p->aggs[a].kind != LM_AGG_COUNT &&
-                              p->aggs[a].kind != LM_AGG_COUNT_STAR);
-    }
   } else {
     for (int i = 0, o = 0; i < sel->n_items; i++) {
       const lm_expr *e = sel->items[i].expr;
@@ -1241,6 +1224,26 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
   }
   p->n_sort = sel->n_order_by;
 
+  if (any_agg) {
+    /* The aggregate operator's output schema, once ORDER BY has added any
+     * aggregate of its own. */
+    p->agg_schema = lm_schema_new(p->n_keys + p->n_aggs);
+    if (!p->agg_schema) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+    for (int k = 0; k < p->n_keys; k++)
+      lm_schema_set_field(p->agg_schema, k, p->key_names[k], p->keys[k]->type,
+                          !(p->keys[k]->kind == LM_BX_COLUMN &&
+                            !input->fields[p->keys[k]->col].nullable));
+    for (int a = 0; a < p->n_aggs; a++) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "__agg%d", a);
+      lm_schema_set_field(p->agg_schema, p->n_keys + a, nm, p->aggs[a].out_type,
+                          p->aggs[a].kind != LM_AGG_COUNT &&
+                              p->aggs[a].kind != LM_AGG_COUNT_STAR);
+    }
+  }
   p->out_schema = lm_schema_new(n_total);
   if (!p->out_schema) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
