@@ -40,6 +40,8 @@ struct lm_aggtable {
   lm_buf scratch;
   uint32_t *gid_buf;
   int64_t gid_cap;
+  __int128 *check; /* lm_aggtable_check scratch, per group */
+  int64_t check_cap;
 };
 
 static bool is_float(lm_type t) {
@@ -92,6 +94,7 @@ void lm_aggtable_free(lm_aggtable *t) {
   free(t->hashes);
   free(t->key_off);
   free(t->gid_buf);
+  free(t->check);
   lm_buf_free(&t->keys);
   lm_buf_free(&t->scratch);
   free(t);
@@ -284,6 +287,76 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
   return 0;
 }
 
+int lm_aggtable_check(lm_aggtable *t, lm_array *const *in, const int32_t *sel,
+                      int64_t n, const uint32_t *gids, lm_error *err) {
+  for (int a = 0; a < t->n_aggs; a++) {
+    const lm_agg_spec *sp = &t->aggs[a];
+    const lm_array *x = in[a];
+    if (sp->kind != LM_AGG_SUM || sp->distinct || is_float(sp->in_type) || !x ||
+        x->type.id == LM_TYPE_NULL)
+      continue;
+    /* per group: the state plus this batch's rows, in 128 bits */
+    if (t->n_groups > t->check_cap) {
+      __int128 *c = realloc(t->check, sizeof(__int128) * (size_t)t->n_groups);
+      if (!c)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      t->check = c;
+      t->check_cap = t->n_groups;
+    }
+    const agg_state *s = &t->st[a];
+    const int64_t *v = lm_array_i64(x);
+    for (int64_t j = 0; j < n; j++)
+      t->check[gids[j]] = s->i[gids[j]];
+    bool bad = false;
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (x->null_count && isnull(x, r))
+        continue;
+      __int128 *c = &t->check[gids[j]];
+      *c += v[r];
+      /* a running sum beyond int64 is an overflow in SQL even if later
+       * rows would bring it back: the same rows in one batch or in
+       * several must give the same answer */
+      if (*c > INT64_MAX || *c < INT64_MIN)
+        bad = true;
+    }
+    if (bad)
+      return lm_err(err, LM_ERR_EXEC, "integer out of range: overflow in SUM");
+  }
+  return 0;
+}
+
+void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
+  if (n_groups >= t->n_groups)
+    return;
+  for (int a = 0; a < t->n_aggs; a++) {
+    agg_state *s = &t->st[a];
+    for (int64_t g = n_groups; g < t->n_groups; g++) {
+      if (s->cnt)
+        s->cnt[g] = 0;
+      if (s->i)
+        s->i[g] = 0;
+      if (s->f)
+        s->f[g] = 0;
+      if (s->w)
+        s->w[g] = 0;
+      if (s->s) {
+        free(s->s[g]);
+        s->s[g] = NULL;
+      }
+    }
+  }
+  t->n_groups = n_groups;
+  t->keys.len = (size_t)t->key_off[n_groups];
+  memset(t->slots, 0, sizeof(uint32_t) * t->n_slots);
+  for (int64_t g = 0; g < n_groups; g++) {
+    uint64_t h = t->hashes[g] & (t->n_slots - 1);
+    while (t->slots[h])
+      h = (h + 1) & (t->n_slots - 1);
+    t->slots[h] = (uint32_t)(g + 1);
+  }
+}
+
 int lm_aggtable_update(lm_aggtable *t, lm_array *const *keys,
                        lm_array *const *in, const int32_t *sel, int64_t n,
                        uint32_t *gids, lm_error *err) {
@@ -297,8 +370,15 @@ int lm_aggtable_update(lm_aggtable *t, lm_array *const *keys,
     }
     gids = t->gid_buf;
   }
+  int64_t before = t->n_groups;
   int rc = lm_aggtable_lookup(t, keys, sel, n, gids, err);
-  return rc ? rc : lm_aggtable_accumulate(t, in, sel, n, gids, err);
+  if (!rc)
+    rc = lm_aggtable_check(t, in, sel, n, gids, err);
+  if (rc) {
+    lm_aggtable_truncate(t, before); /* a failed batch leaves no trace */
+    return rc;
+  }
+  return lm_aggtable_accumulate(t, in, sel, n, gids, err);
 }
 
 /* Folds rows sel[0..n) (NULL = 0..n-1) of x into aggregate a's states of
@@ -352,9 +432,11 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
           if (nulls && isnull(x, r))
             continue;
           uint32_t g = gids[j];
-          if (lm_add_overflow_i64(s->i[g], v[r], &s->i[g]))
+          int64_t sum;
+          if (lm_add_overflow_i64(s->i[g], v[r], &sum))
             return lm_err(err, LM_ERR_EXEC,
                           "integer out of range: overflow in SUM");
+          s->i[g] = sum;
           s->cnt[g]++;
         }
       }

@@ -179,14 +179,17 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
             break;
           }
         } else {
-          int k =
-              snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
+          snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
+          const char *q = txt;
+          while (isspace((unsigned char)*q))
+            q++;
           char *end;
           errno = 0;
-          long long ll = strtoll(txt, &end, 10);
+          long long ll = strtoll(q, &end, 10);
+          bool none = end == q; /* nothing parsed: empty or only spaces */
           while (*end && isspace((unsigned char)*end))
             end++;
-          if (k == 0 || *end || errno || len > 62) {
+          if (none || *end || errno || len > 62) {
             rc = at_err(err, e, "cannot cast '%s' to integer", txt);
             break;
           }
@@ -213,9 +216,10 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
         snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
         char *end;
         double d = strtod(txt, &end);
+        bool none = end == txt; /* nothing parsed: empty or only spaces */
         while (*end && isspace((unsigned char)*end))
           end++;
-        if (end == txt || *end || len > 62) {
+        if (none || *end || len > 62) {
           rc = at_err(err, e, "cannot cast '%s' to DOUBLE", txt);
           break;
         }

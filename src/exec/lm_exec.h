@@ -18,8 +18,8 @@
 
 /* Evaluates e over every row of `in`; *out is a new array of in->num_rows
  * rows (caller releases). Errors: LM_ERR_EXEC with a message naming the
- * expression position, e.g. "3:14: integer overflow in +", "division by
- * zero", "cannot cast 'abc' to BIGINT". */
+ * expression position, e.g. "3:14: integer out of range (overflow in
+ * arithmetic)", "3:14: division by zero", "cannot cast 'abc' to integer". */
 int lm_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
             lm_error *err);
 
@@ -72,6 +72,15 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
 int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *agg_inputs,
                            const int32_t *sel, int64_t n, const uint32_t *gids,
                            lm_error *err);
+/* Checks, without changing anything, that folding the rows in would not
+ * overflow an integer SUM (the only way accumulate fails short of OOM).
+ * LM_ERR_EXEC "integer out of range: overflow in SUM" when it would. */
+int lm_aggtable_check(lm_aggtable *t, lm_array *const *agg_inputs,
+                      const int32_t *sel, int64_t n, const uint32_t *gids,
+                      lm_error *err);
+/* Drops the groups created after the first n_groups (undoes the lookups
+ * of a batch that failed). */
+void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups);
 /* Appends groups `gids` (NULL = all groups in creation order, n ignored)
  * as rows [keys..., aggregate results...] to bb, whose schema must be the
  * plan's agg_schema. */

@@ -169,8 +169,12 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
     goto done;
   int64_t before = lm_aggtable_groups(o->t);
   rc = lm_aggtable_lookup(o->t, keys, NULL, n, o->gids, err);
-  if (rc)
+  if (!rc)
+    rc = lm_aggtable_check(o->t, aggs, NULL, n, o->gids, err);
+  if (rc) {
+    lm_aggtable_truncate(o->t, before); /* a failed batch leaves no trace */
     goto done;
+  }
   uint32_t *touched = NULL;
   int64_t n_touched = 0, n_old = 0;
   if (o->changelog) {

@@ -33,6 +33,8 @@ typedef struct win_op {
 /* Windows with start <= close_limit(wm, size), i.e. end <= wm, are closed
  * (computed without overflow for any wm). */
 static int64_t close_limit(int64_t wm, int64_t size) {
+  if (wm == INT64_MAX) /* the final watermark, +infinity: everything closes */
+    return INT64_MAX;
   int64_t lim;
   if (__builtin_sub_overflow(wm, size, &lim))
     return INT64_MIN;

@@ -71,7 +71,7 @@ static lm_plan *P(const char *sql) {
 
 /* Plans and expects LM_ERR_BIND with exactly `msg` (which includes the
  * "line:column: " prefix) at line:col. */
-#define CHECK_PLAN_ERR(sql, l, c, want)                                         \
+#define CHECK_PLAN_ERR(sql, l, c, want)                                        \
   do {                                                                         \
     lm_plan *p_;                                                               \
     lm_error e_;                                                               \
@@ -80,7 +80,7 @@ static lm_plan *P(const char *sql) {
     CHECK(p_ == NULL);                                                         \
     CHECK_EQ_I64(e_.line, l);                                                  \
     CHECK_EQ_I64(e_.column, c);                                                \
-    CHECK_EQ_STR(e_.msg, want);                                                 \
+    CHECK_EQ_STR(e_.msg, want);                                                \
     lm_plan_free(p_);                                                          \
   } while (0)
 
@@ -99,8 +99,8 @@ static int bind_expr(const char *expr, lm_arena *arena, lm_bexpr **out,
     lm_test_failures++;
     return -1;
   }
-  int rc = lm_bind_scalar(sc->stmts[0]->select->items[0].expr, S, arena, out,
-                          err);
+  int rc =
+      lm_bind_scalar(sc->stmts[0]->select->items[0].expr, S, arena, out, err);
   lm_sql_script_free(sc);
   return rc;
 }
@@ -120,7 +120,7 @@ static lm_type_id type_of(const char *expr) {
 
 /* Binding errors of a scalar expression (SELECT <expr> FROM t puts the
  * expression at column 8 of line 1). */
-#define CHECK_BIND_ERR(expr, c, want)                                           \
+#define CHECK_BIND_ERR(expr, c, want)                                          \
   do {                                                                         \
     lm_arena a_;                                                               \
     lm_arena_init(&a_, 4096);                                                  \
@@ -131,7 +131,7 @@ static lm_type_id type_of(const char *expr) {
     CHECK(b_ == NULL);                                                         \
     CHECK_EQ_I64(e_.line, 1);                                                  \
     CHECK_EQ_I64(e_.column, c);                                                \
-    CHECK_EQ_STR(e_.msg, want);                                                 \
+    CHECK_EQ_STR(e_.msg, want);                                                \
     lm_arena_free(&a_);                                                        \
   } while (0)
 
@@ -227,11 +227,13 @@ static void test_bind_errors(void) {
   CHECK_BIND_ERR("b = s", 8, "1:8: cannot compare BIGINT with VARCHAR");
   CHECK_BIND_ERR("flag AND b", 8, "1:8: AND needs BOOLEAN operands");
   CHECK_BIND_ERR("NOT b", 8, "1:8: NOT needs a BOOLEAN operand, found BIGINT");
-  CHECK_BIND_ERR("nosuch + 1", 8, "1:8: column 'nosuch' does not exist in 'input'");
+  CHECK_BIND_ERR("nosuch + 1", 8,
+                 "1:8: column 'nosuch' does not exist in 'input'");
   CHECK_BIND_ERR("b + nosuch", 12,
                  "1:12: column 'nosuch' does not exist in 'input'");
   CHECK_BIND_ERR("frob(b)", 8, "1:8: function frob() does not exist");
-  CHECK_BIND_ERR("sum(b)", 8, "1:8: aggregate function sum() is not allowed here");
+  CHECK_BIND_ERR("sum(b)", 8,
+                 "1:8: aggregate function sum() is not allowed here");
   CHECK_BIND_ERR("tumble(b, INTERVAL '1' HOUR)", 15,
                  "1:15: tumble() needs a TIMESTAMP time column, found BIGINT");
   CHECK_BIND_ERR("tumble(ts, 3600)", 19,
@@ -271,7 +273,8 @@ static void test_bind_errors(void) {
                  "1:44: window size and offset must be INTERVAL literals");
   CHECK_PLAN_ERR("SELECT count(*) FROM t\nGROUP BY tumble(ts, INTERVAL '1' "
                  "HOUR, '15 minutes')",
-                 2, 40, "2:40: window size and offset must be INTERVAL literals");
+                 2, 40,
+                 "2:40: window size and offset must be INTERVAL literals");
   CHECK_PLAN_ERR("SELECT count(*) FROM t GROUP BY tumble(ts, INTERVAL '0' "
                  "SECOND)",
                  1, 44, "1:44: window size must be positive");
@@ -294,6 +297,12 @@ static void test_bind_errors(void) {
                  "1:35: HAVING must be a BOOLEAN expression");
   CHECK_PLAN_ERR("SELECT x.k FROM t", 1, 8,
                  "1:8: unknown table 'x' in column reference");
+  CHECK_PLAN_ERR("SELECT nosuch, count(*) FROM t GROUP BY k", 1, 8,
+                 "1:8: column 'nosuch' does not exist in 't'");
+  CHECK_PLAN_ERR("SELECT k FROM t ORDER BY nosuch", 1, 26,
+                 "1:26: column 'nosuch' does not exist in 't'");
+  CHECK_PLAN_ERR("SELECT count(*) AS c FROM t GROUP BY c", 1, 8,
+                 "1:8: aggregate functions are not allowed in GROUP BY");
 }
 
 /* ----------------------------------------------------- aggregate split */
@@ -322,8 +331,8 @@ static void test_aggregate_split(void) {
     CHECK_EQ_STR(p->agg_schema->fields[0].name, "k");
     CHECK(!p->agg_schema->fields[0].nullable);
     CHECK_EQ_I64(p->agg_schema->fields[1].type.id, LM_TYPE_INT64);
-    CHECK(p->agg_schema->fields[1].nullable);   /* SUM of nothing is NULL */
-    CHECK(!p->agg_schema->fields[2].nullable);  /* COUNT never is */
+    CHECK(p->agg_schema->fields[1].nullable);  /* SUM of nothing is NULL */
+    CHECK(!p->agg_schema->fields[2].nullable); /* COUNT never is */
     /* projections over the agg schema */
     CHECK_EQ_I64(p->n_out, 4);
     CHECK_EQ_I64(p->out[0]->kind, LM_BX_COLUMN);
@@ -395,8 +404,9 @@ static void test_aggregate_split(void) {
     lm_plan_free(p);
   }
   /* Window without offset, first key; tumble_end over the key. */
-  p = P("SELECT tumble(ts, INTERVAL '10' SECOND), tumble_end(ts, INTERVAL '10' "
-        "SECOND) AS e, max(b) FROM t GROUP BY tumble(ts, INTERVAL '10' SECOND)");
+  p = P(
+      "SELECT tumble(ts, INTERVAL '10' SECOND), tumble_end(ts, INTERVAL '10' "
+      "SECOND) AS e, max(b) FROM t GROUP BY tumble(ts, INTERVAL '10' SECOND)");
   if (p) {
     CHECK_EQ_I64(p->window_key, 0);
     CHECK_EQ_I64(p->window_size_us, 10 * US_SEC);
@@ -405,6 +415,23 @@ static void test_aggregate_split(void) {
     CHECK_EQ_STR(p->out_schema->fields[1].name, "e");
     CHECK_EQ_I64(p->out_schema->fields[1].type.id, LM_TYPE_TIMESTAMP);
     CHECK_EQ_I64(p->out[1]->kind, LM_BX_BINARY); /* key + size */
+    lm_plan_free(p);
+  }
+  /* The window key named through an alias or an ordinal. */
+  p = P("SELECT tumble(ts, INTERVAL '5' MINUTE) AS w, count(*) FROM t GROUP "
+        "BY w");
+  if (p) {
+    CHECK_EQ_I64(p->window_key, 0);
+    CHECK_EQ_I64(p->window_size_us, 5 * US_MIN);
+    CHECK_EQ_STR(p->key_names[0], "w");
+    lm_plan_free(p);
+  }
+  p = P("SELECT k, tumble(ts, INTERVAL '2' DAY), count(*) FROM t GROUP BY 1, "
+        "2");
+  if (p) {
+    CHECK_EQ_I64(p->window_key, 1);
+    CHECK_EQ_I64(p->window_time_col, 4);
+    CHECK_EQ_I64(p->window_size_us, 48 * US_HOUR);
     lm_plan_free(p);
   }
   /* A non-window GROUP BY keeps window_key -1. */
@@ -419,9 +446,9 @@ static void test_aggregate_split(void) {
   p = P("SELECT k, count(*) FROM t GROUP BY k ORDER BY sum(b) DESC");
   if (p) {
     CHECK_EQ_I64(p->n_aggs, 2);
-    /* BUG: the ORDER BY aggregate is added to p->aggs after agg_schema was
-     * built, so the schema has n_keys + 1 fields while the sort column
-     * refers to slot n_keys + 1 (past the aggregate operator's output). */
+    /* Regression (fixed in 13df87c): the ORDER BY aggregate used to be
+     * added to p->aggs after agg_schema was built, so the sort column
+     * referred past the aggregate operator's output (a crash at run time). */
     CHECK_EQ_I64(p->agg_schema->n_fields, p->n_keys + p->n_aggs);
     CHECK_EQ_I64(p->n_sort, 1);
     CHECK_EQ_I64(p->out_schema->n_fields, 3); /* k, count, __sort */
@@ -599,13 +626,13 @@ static void test_star_and_names(void) {
     lm_arena a;
     lm_arena_init(&a, 1024);
     lm_bexpr *b = NULL;
-    CHECK_EQ_I64(lm_bind_scalar(sc->stmts[0]->select->items[0].expr, NULL, &a,
-                                &b, &err),
-                 0);
+    CHECK_EQ_I64(
+        lm_bind_scalar(sc->stmts[0]->select->items[0].expr, NULL, &a, &b, &err),
+        0);
     CHECK(b && b->type.id == LM_TYPE_INT64);
-    CHECK_EQ_I64(lm_bind_scalar(sc->stmts[0]->select->items[1].expr, NULL, &a,
-                                &b, &err),
-                 LM_ERR_BIND);
+    CHECK_EQ_I64(
+        lm_bind_scalar(sc->stmts[0]->select->items[1].expr, NULL, &a, &b, &err),
+        LM_ERR_BIND);
     CHECK_EQ_STR(err.msg, "1:15: column 'b' cannot be used here");
     lm_arena_free(&a);
     lm_sql_script_free(sc);
