@@ -203,6 +203,23 @@ int laminar_subscription_drain(laminar_subscription *sub, laminar_result **out,
 
 void laminar_unsubscribe(laminar_subscription *sub);
 
+/* ------------------------------------------- C Stream Interface exports */
+
+/* Exports a result's batches as an ArrowArrayStream
+ * (https://arrow.apache.org/docs/format/CStreamInterface.html): the stream
+ * holds its own references to the batches, so `r` may be freed right after;
+ * get_next yields each batch as a struct array, then a released array (end
+ * of stream). The caller owns *out and calls out->release. */
+int laminar_result_stream(const laminar_result *r, struct ArrowArrayStream *out,
+                          laminar_error *err);
+
+/* Takes every batch queued on the subscription now as an ArrowArrayStream
+ * (same contract as laminar_result_stream); the queue is emptied. A stream
+ * with no batches has the subscribed object's schema and ends at once. */
+int laminar_subscription_stream(laminar_subscription *sub,
+                                struct ArrowArrayStream *out,
+                                laminar_error *err);
+
 #ifdef __cplusplus
 }
 #endif

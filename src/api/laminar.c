@@ -336,3 +336,107 @@ void laminar_unsubscribe(laminar_subscription *sub) {
   free(sub->q);
   free(sub);
 }
+
+/* ------------------------------------------ ArrowArrayStream export */
+
+typedef struct batch_stream {
+  lm_schema *schema;
+  lm_batch **batches;
+  int n, next;
+  char last_error[sizeof(((lm_error *)0)->msg)];
+} batch_stream;
+
+static int bs_get_schema(struct ArrowArrayStream *st, struct ArrowSchema *out) {
+  batch_stream *b = st->private_data;
+  lm_error e;
+  lm_err_clear(&e);
+  if (lm_cdata_export_schema(b->schema, out, &e)) {
+    snprintf(b->last_error, sizeof b->last_error, "%s", e.msg);
+    return 12; /* ENOMEM */
+  }
+  return 0;
+}
+
+static int bs_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
+  batch_stream *b = st->private_data;
+  if (b->next >= b->n) {
+    memset(out, 0, sizeof *out); /* release == NULL: end of stream */
+    return 0;
+  }
+  struct ArrowSchema sch;
+  lm_error e;
+  lm_err_clear(&e);
+  if (lm_cdata_export_batch(b->batches[b->next], out, &sch, &e)) {
+    snprintf(b->last_error, sizeof b->last_error, "%s", e.msg);
+    return 12;
+  }
+  sch.release(&sch);
+  b->next++;
+  return 0;
+}
+
+static const char *bs_last_error(struct ArrowArrayStream *st) {
+  batch_stream *b = st->private_data;
+  return b->last_error[0] ? b->last_error : NULL;
+}
+
+static void bs_release(struct ArrowArrayStream *st) {
+  batch_stream *b = st->private_data;
+  for (int i = 0; i < b->n; i++)
+    lm_batch_release(b->batches[i]);
+  free(b->batches);
+  lm_schema_release(b->schema);
+  free(b);
+  st->release = NULL;
+}
+
+/* Takes over one reference of each batch and of the schema. */
+static int make_stream(lm_schema *schema, lm_batch **batches, int n,
+                       struct ArrowArrayStream *out, lm_error *err) {
+  batch_stream *b = calloc(1, sizeof *b);
+  if (!b) {
+    for (int i = 0; i < n; i++)
+      lm_batch_release(batches[i]);
+    free(batches);
+    lm_schema_release(schema);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  b->schema = schema;
+  b->batches = batches;
+  b->n = n;
+  out->get_schema = bs_get_schema;
+  out->get_next = bs_get_next;
+  out->get_last_error = bs_last_error;
+  out->release = bs_release;
+  out->private_data = b;
+  return 0;
+}
+
+int laminar_result_stream(const laminar_result *r, struct ArrowArrayStream *out,
+                          laminar_error *e) {
+  ERR(e);
+  if (!r || !out)
+    return lm_err(err, LM_ERR_INVALID, "NULL argument");
+  lm_batch **copy = malloc(sizeof(lm_batch *) * (size_t)(r->n_batches + 1));
+  if (!copy)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < r->n_batches; i++)
+    copy[i] = lm_batch_retain(r->batches[i]);
+  return make_stream(lm_schema_retain(r->schema), copy, r->n_batches, out, err);
+}
+
+int laminar_subscription_stream(laminar_subscription *sub,
+                                struct ArrowArrayStream *out,
+                                laminar_error *e) {
+  ERR(e);
+  if (!sub || !out)
+    return lm_err(err, LM_ERR_INVALID, "NULL argument");
+  if (!sub->node && sub->n == 0)
+    return lm_err(err, LM_ERR_NOTFOUND, "the subscribed object was dropped");
+  lm_schema *s = sub->n ? sub->q[0]->schema : sub->node->schema;
+  lm_batch **taken = sub->q;
+  int n = sub->n;
+  sub->q = NULL;
+  sub->n = sub->cap = 0;
+  return make_stream(lm_schema_retain(s), taken, n, out, err);
+}

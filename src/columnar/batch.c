@@ -98,7 +98,7 @@ int lm_batch_builder_finish(lm_batch_builder *bb, lm_batch **out,
     else if (bb->cols[i].length != rows && rc == LM_OK)
       rc = LM_ERR_INVALID;
   }
-  lm_array **arrs = calloc(n ? (size_t)n : 1, sizeof *arrs);
+  lm_array **arrs = calloc(n > 0 ? (size_t)n : 1, sizeof *arrs);
   if (!arrs)
     rc = LM_ERR_NOMEM;
   for (int i = 0; i < n; i++) {

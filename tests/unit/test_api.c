@@ -132,6 +132,33 @@ int main(void) {
   OK(laminar_subscription_poll(sub, &out, &out_schema, &has, &err));
   CHECK(!has);
 
+  /* the C Stream Interface: two more pushes, taken as one stream */
+  for (int k = 0; k < 2; k++) {
+    make_batch(&parent, &c0, &c1, kids);
+    OK(laminar_push_arrow(db, "trades", &parent, &root, &err));
+  }
+  struct ArrowArrayStream st;
+  OK(laminar_subscription_stream(sub, &st, &err));
+  struct ArrowSchema ss;
+  CHECK(st.get_schema(&st, &ss) == 0);
+  CHECK(!strcmp(ss.format, "+s") && ss.n_children == 2);
+  ss.release(&ss);
+  int64_t rows = 0, batches = 0;
+  for (;;) {
+    struct ArrowArray a;
+    CHECK(st.get_next(&st, &a) == 0);
+    if (!a.release)
+      break; /* end of stream */
+    rows += a.length;
+    batches++;
+    a.release(&a);
+  }
+  CHECK(batches == 2 && rows == 4);
+  st.release(&st);
+  CHECK(st.release == NULL);
+  OK(laminar_subscription_poll(sub, &out, &out_schema, &has, &err));
+  CHECK(!has); /* the stream took the queue */
+
   /* the view, queried like a table */
   laminar_result *res = NULL;
   OK(laminar_execute(db,
@@ -143,14 +170,24 @@ int main(void) {
     CHECK(!strcmp(laminar_result_column_name(res, 1), "volume"));
     CHECK(!strcmp(laminar_result_column_type(res, 1), "BIGINT"));
     CHECK(!strcmp(laminar_result_value_text(res, 0, 0), "GOOG"));
-    CHECK(!strcmp(laminar_result_value_text(res, 2, 1), "30"));
+    /* three pushes of (AAPL 100, MSFT 30, GOOG 250) */
+    CHECK(!strcmp(laminar_result_value_text(res, 2, 1), "90"));
     struct ArrowArray ra;
     struct ArrowSchema rs;
     OK(laminar_result_export_batch(res, 0, &ra, &rs, &err));
     CHECK(ra.length == 3);
     ra.release(&ra);
     rs.release(&rs);
-    laminar_result_free(res);
+    struct ArrowArrayStream rst;
+    OK(laminar_result_stream(res, &rst, &err));
+    laminar_result_free(res); /* the stream holds its own references */
+    struct ArrowArray b0;
+    CHECK(rst.get_next(&rst, &b0) == 0 && b0.release && b0.length == 3);
+    if (b0.release)
+      b0.release(&b0);
+    CHECK(rst.get_next(&rst, &b0) == 0 && b0.release == NULL);
+    CHECK(rst.get_last_error(&rst) == NULL);
+    rst.release(&rst);
   }
 
   /* errors: position, code, no crash */
@@ -173,8 +210,8 @@ int main(void) {
   laminar_unsubscribe(sub);
   OK(laminar_close(db, &err));
   /* every producer buffer given back exactly once per push */
-  CHECK(released_parent == 2);
-  CHECK(released_children == 4);
+  CHECK(released_parent == 4);
+  CHECK(released_children == 8);
   CHECK(released_schema == 0); /* schemas are borrowed */
   if (failures)
     fprintf(stderr, "%d failures\n", failures);
