@@ -9,11 +9,12 @@
 #   clang-format            make format
 #   nodejs npm              the DuckDB oracle (tests/oracle, npm package)
 #   python3                 row comparison in the acceptance cases (tests/cases)
+#   libzstd-dev liblz4-dev  Arrow IPC body compression (ZSTD, LZ4_FRAME)
 #
 # Add a package here when a test starts needing one (e.g. postgresql-15).
 set -euo pipefail
 
-PACKAGES=(build-essential cmake clang-14 clang libclang-rt-14-dev clang-format python3
+PACKAGES=(build-essential cmake clang-14 clang libclang-rt-14-dev clang-format python3 libzstd-dev liblz4-dev
   ca-certificates)
 
 missing=()

@@ -19,6 +19,8 @@
 #include "format/lm_json.h"
 #include "format/lm_toml.h"
 
+int lm_cli_convert(int argc, char **argv); /* convert.c */
+
 #define LAMINAR_VERSION "0.1.0"
 
 static laminar_db *g_db;
@@ -260,6 +262,8 @@ static void usage(FILE *f) {
   fprintf(
       f,
       "usage: laminardb run FILE [--output table|csv|json]\n"
+      "       laminardb convert [--from FMT] [--to FMT] [--compression zstd|lz4] "
+      "IN OUT\n"
       "       laminardb version\n"
       "\n"
       "  run FILE   run a .sql script or a laminardb.toml (sql = '''...''')\n"
@@ -276,6 +280,8 @@ int main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
+  if (!strcmp(argv[1], "convert"))
+    return lm_cli_convert(argc - 1, argv + 1);
   if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
     printf("laminardb %s\n", LAMINAR_VERSION);
     return 0;

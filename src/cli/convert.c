@@ -1,0 +1,744 @@
+/*
+ * laminardb convert [--from FMT] [--to FMT] [--compression zstd|lz4] IN OUT
+ *
+ * Converts a table between arrow-file, arrow-stream, csv and json (NDJSON).
+ * Formats default from the extensions (.arrow/.feather -> arrow-file,
+ * .arrows -> arrow-stream, .csv, .json/.ndjson/.jsonl -> json); IN/OUT may
+ * be `-` (stdin/stdout, then --from/--to are needed). CSV and NDJSON input
+ * carry no schema: it is inferred from the data (docs/ipc.md, "Schema
+ * inference"). Errors: a message on stderr, exit status 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columnar/lm_temporal.h"
+#include "format/format_internal.h"
+#include "format/lm_csv.h"
+#include "format/lm_ipc.h"
+#include "format/lm_json.h"
+
+int lm_cli_convert(int argc, char **argv);
+
+typedef enum { F_NONE, F_ARROW_FILE, F_ARROW_STREAM, F_CSV, F_JSON } fmt;
+
+static fmt fmt_parse(const char *s) {
+  if (!strcmp(s, "arrow-file") || !strcmp(s, "arrow") || !strcmp(s, "feather"))
+    return F_ARROW_FILE;
+  if (!strcmp(s, "arrow-stream") || !strcmp(s, "arrows"))
+    return F_ARROW_STREAM;
+  if (!strcmp(s, "csv"))
+    return F_CSV;
+  if (!strcmp(s, "json") || !strcmp(s, "ndjson") || !strcmp(s, "jsonl"))
+    return F_JSON;
+  return F_NONE;
+}
+
+static fmt fmt_from_path(const char *p) {
+  const char *dot = strrchr(p, '.');
+  if (!dot || strchr(dot, '/'))
+    return F_NONE;
+  dot++;
+  if (!strcmp(dot, "arrow") || !strcmp(dot, "feather"))
+    return F_ARROW_FILE;
+  if (!strcmp(dot, "arrows"))
+    return F_ARROW_STREAM;
+  return fmt_parse(dot);
+}
+
+/* Reads all of IN ("-" = stdin). */
+static int read_all(const char *path, char **out, size_t *n, lm_error *err) {
+  if (strcmp(path, "-"))
+    return lm_read_file(path, out, n, err);
+  lm_buf b;
+  lm_buf_init(&b);
+  char chunk[65536];
+  size_t k;
+  while ((k = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+    if (lm_buf_append(&b, chunk, k)) {
+      lm_buf_free(&b);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+  if (ferror(stdin)) {
+    lm_buf_free(&b);
+    return lm_err(err, LM_ERR_IO, "<stdin>: read error");
+  }
+  if (!b.data && lm_buf_reserve(&b, 1))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  *out = b.data;
+  *n = b.len;
+  return 0;
+}
+
+/* ------------------------------------------------------ schema inference */
+
+enum { K_INT = 1, K_DOUBLE = 2, K_BOOL = 4, K_TS = 8, K_TEXT = 16 };
+
+typedef struct col_guess {
+  char *name;
+  unsigned kinds; /* K_* seen */
+} col_guess;
+
+/* Kinds a CSV text value fits. */
+static unsigned text_kinds(const char *p, size_t n, lm_buf *scratch) {
+  unsigned k = K_TEXT;
+  int64_t iv;
+  double dv;
+  bool bv;
+  if (n && p[0] != ' ' && p[n - 1] != ' ' &&
+      lm_fmt_parse_int(p, n, INT64_MIN, INT64_MAX, &iv) == LM_FMT_OK)
+    k |= K_INT;
+  if (n && p[0] != ' ' && p[n - 1] != ' ' &&
+      lm_fmt_parse_double(p, n, false, scratch, &dv) == LM_FMT_OK)
+    k |= K_DOUBLE;
+  if ((n == 4 || n == 5) && lm_fmt_parse_bool(p, n, &bv) == LM_FMT_OK)
+    k |= K_BOOL;
+  /* a time of day is required: a bare date stays text so that it is
+   * written back unchanged */
+  if (n > 10 && lm_parse_timestamp(p, n, &iv) == 0)
+    k |= K_TS;
+  return k;
+}
+
+static lm_type pick_type(unsigned all) {
+  /* `all` = the kinds every non-null value fits */
+  if (all & K_INT)
+    return lm_type_make(LM_TYPE_INT64);
+  if (all & K_DOUBLE)
+    return lm_type_make(LM_TYPE_FLOAT64);
+  if (all & K_BOOL)
+    return lm_type_make(LM_TYPE_BOOL);
+  if (all & K_TS)
+    return lm_type_make(LM_TYPE_TIMESTAMP);
+  return lm_type_make(LM_TYPE_UTF8);
+}
+
+/* Splits CSV text (RFC 4180) into fields, calling fn for each; returns the
+ * number of records, -1 on an unterminated quote. Fields are unescaped
+ * into `field`. */
+typedef void (*field_fn)(void *ctx, int64_t rec, int col, const char *p,
+                         size_t n, bool quoted);
+static int64_t csv_scan(const char *s, size_t len, int64_t max_rec,
+                        lm_buf *field, field_fn fn, void *ctx) {
+  size_t i = 0;
+  int64_t rec = 0;
+  if (len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))
+    i = 3;
+  while (i < len && rec < max_rec) {
+    if (s[i] == '\n' || (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n')) {
+      i += s[i] == '\r' ? 2 : 1; /* blank line */
+      continue;
+    }
+    int col = 0;
+    for (;;) {
+      lm_buf_reset(field);
+      bool quoted = false;
+      if (i < len && s[i] == '"') {
+        quoted = true;
+        i++;
+        for (;;) {
+          if (i >= len)
+            return -1;
+          if (s[i] == '"') {
+            if (i + 1 < len && s[i + 1] == '"') {
+              lm_buf_putc(field, '"');
+              i += 2;
+              continue;
+            }
+            i++;
+            break;
+          }
+          lm_buf_putc(field, s[i++]);
+        }
+        while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '\r')
+          i++;
+      } else {
+        size_t st = i;
+        while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '\r')
+          i++;
+        lm_buf_append(field, s + st, i - st);
+      }
+      fn(ctx, rec, col++, field->data ? field->data : "", field->len, quoted);
+      if (i < len && s[i] == ',') {
+        i++;
+        continue;
+      }
+      if (i < len && s[i] == '\r')
+        i++;
+      if (i < len && s[i] == '\n')
+        i++;
+      break;
+    }
+    rec++;
+  }
+  return rec;
+}
+
+typedef struct csv_infer {
+  col_guess *cols;
+  int n_cols;
+  unsigned *all;
+  bool oom;
+  lm_buf scratch;
+} csv_infer;
+
+static void infer_field(void *ctx, int64_t rec, int col, const char *p,
+                        size_t n, bool quoted) {
+  csv_infer *ci = ctx;
+  if (rec == 0) {
+    col_guess *nc = realloc(ci->cols, ((size_t)col + 1) * sizeof *nc);
+    unsigned *na = realloc(ci->all, ((size_t)col + 1) * sizeof *na);
+    if (nc)
+      ci->cols = nc;
+    if (na)
+      ci->all = na;
+    if (!nc || !na) {
+      ci->oom = true;
+      return;
+    }
+    size_t a = 0, b = n;
+    if (!quoted) {
+      while (a < b && p[a] == ' ')
+        a++;
+      while (b > a && p[b - 1] == ' ')
+        b--;
+    }
+    ci->cols[col].name = lm_strndup(p + a, b - a);
+    ci->cols[col].kinds = 0;
+    ci->all[col] = ~0u;
+    ci->n_cols = col + 1;
+    return;
+  }
+  if (col >= ci->n_cols)
+    return;
+  if (n == 0 || (!quoted && lm_fmt_is_blank(p, n))) {
+    if (quoted && n == 0) /* "" is an empty string: text only */
+      ci->all[col] &= K_TEXT;
+    return;
+  }
+  ci->all[col] &= text_kinds(p, n, &ci->scratch);
+  ci->cols[col].kinds |= 1;
+}
+
+#define INFER_ROWS INT64_MAX /* every row: the data is in memory anyway */
+
+static int infer_csv(const char *s, size_t len, const char *src,
+                     lm_schema **out, lm_error *err) {
+  csv_infer ci = {0};
+  lm_buf field;
+  lm_buf_init(&field);
+  lm_buf_init(&ci.scratch);
+  int64_t n = csv_scan(s, len, INFER_ROWS, &field, infer_field, &ci);
+  lm_buf_free(&field);
+  lm_buf_free(&ci.scratch);
+  int rc = 0;
+  if (n < 0)
+    rc = lm_err(err, LM_ERR_PARSE, "%s: unterminated quoted field", src);
+  else if (ci.oom)
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  else if (ci.n_cols == 0)
+    rc = lm_err(err, LM_ERR_PARSE, "%s: no header line", src);
+  if (rc == 0) {
+    *out = lm_schema_new(ci.n_cols);
+    if (!*out)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (int c = 0; rc == 0 && c < ci.n_cols; c++) {
+      unsigned all = ci.cols[c].kinds ? ci.all[c] : K_TEXT;
+      if (lm_schema_set_field(*out, c, ci.cols[c].name ? ci.cols[c].name : "",
+                              pick_type(all), true))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+  }
+  for (int c = 0; c < ci.n_cols; c++)
+    free(ci.cols[c].name);
+  free(ci.cols);
+  free(ci.all);
+  return rc;
+}
+
+/* NDJSON: top-level keys of each object and the kind of their values. */
+typedef struct json_infer {
+  char **names;
+  unsigned *all;
+  bool *seen;
+  int n, cap;
+} json_infer;
+
+static size_t skip_ws(const char *s, size_t i, size_t len) {
+  while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+    i++;
+  return i;
+}
+
+/* Scans a JSON string starting at s[i] == '"'; appends its (simply
+ * unescaped) bytes to out; returns the index after it, or 0 on error. */
+static size_t scan_string(const char *s, size_t i, size_t len, lm_buf *out) {
+  i++;
+  while (i < len && s[i] != '"') {
+    if (s[i] == '\\' && i + 1 < len) {
+      char e = s[i + 1];
+      char c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+      if (out)
+        lm_buf_putc(out, c);
+      i += 2;
+      continue;
+    }
+    if (s[i] == '\n')
+      return 0;
+    if (out)
+      lm_buf_putc(out, s[i]);
+    i++;
+  }
+  return i < len ? i + 1 : 0;
+}
+
+/* Skips a JSON value at s[i]; returns the index after it, 0 on error. */
+static size_t skip_value(const char *s, size_t i, size_t len, int depth) {
+  if (i >= len || depth > LM_JSON_MAX_DEPTH)
+    return 0;
+  if (s[i] == '"')
+    return scan_string(s, i, len, NULL);
+  if (s[i] == '{' || s[i] == '[') {
+    char close = s[i] == '{' ? '}' : ']';
+    i = skip_ws(s, i + 1, len);
+    while (i < len && s[i] != close) {
+      if (s[i] == ',' || s[i] == ':') {
+        i = skip_ws(s, i + 1, len);
+        continue;
+      }
+      i = skip_value(s, i, len, depth + 1);
+      if (!i)
+        return 0;
+      i = skip_ws(s, i, len);
+    }
+    return i < len ? i + 1 : 0;
+  }
+  while (i < len && !strchr(",}] \t\r\n", s[i]))
+    i++;
+  return i;
+}
+
+static int infer_json(const char *s, size_t len, const char *src,
+                      lm_schema **out, lm_error *err) {
+  json_infer ji = {0};
+  lm_buf key, scratch;
+  lm_buf_init(&key);
+  lm_buf_init(&scratch);
+  int rc = 0;
+  int64_t line = 0;
+  size_t i = 0;
+  while (i < len && rc == 0) {
+    line++;
+    i = skip_ws(s, i, len);
+    if (i < len && s[i] == '\n') {
+      i++;
+      continue;
+    }
+    if (i >= len)
+      break;
+    if (s[i] != '{') {
+      rc = lm_err(err, LM_ERR_PARSE, "%s:%lld: expected a JSON object", src,
+                  (long long)line);
+      break;
+    }
+    i = skip_ws(s, i + 1, len);
+    while (i < len && s[i] != '}' && rc == 0) {
+      if (s[i] == ',') {
+        i = skip_ws(s, i + 1, len);
+        continue;
+      }
+      lm_buf_reset(&key);
+      size_t j = s[i] == '"' ? scan_string(s, i, len, &key) : 0;
+      if (j)
+        j = skip_ws(s, j, len);
+      if (!j || j >= len || s[j] != ':') {
+        rc = lm_err(err, LM_ERR_PARSE, "%s:%lld: bad JSON object", src,
+                    (long long)line);
+        break;
+      }
+      j = skip_ws(s, j + 1, len);
+      size_t v0 = j;
+      j = skip_value(s, j, len, 1);
+      if (!j) {
+        rc = lm_err(err, LM_ERR_PARSE, "%s:%lld: bad JSON value", src,
+                    (long long)line);
+        break;
+      }
+      const char *kname = key.data ? key.data : "";
+      int c;
+      for (c = 0; c < ji.n; c++)
+        if (!strcmp(ji.names[c], kname))
+          break;
+      if (c == ji.n) {
+        if (ji.n == ji.cap) {
+          int nc = ji.cap ? 2 * ji.cap : 16;
+          char **nn = realloc(ji.names, (size_t)nc * sizeof *nn);
+          if (nn)
+            ji.names = nn;
+          unsigned *na = realloc(ji.all, (size_t)nc * sizeof *na);
+          if (na)
+            ji.all = na;
+          bool *ns = realloc(ji.seen, (size_t)nc * sizeof *ns);
+          if (ns)
+            ji.seen = ns;
+          if (!nn || !na || !ns) {
+            rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+            break;
+          }
+          ji.cap = nc;
+        }
+        ji.names[c] = lm_strdup(kname);
+        ji.all[c] = ~0u;
+        ji.seen[c] = false;
+        ji.n++;
+      }
+      char v = s[v0];
+      size_t vn = j - v0;
+      unsigned k;
+      if (v == 'n' && vn == 4)
+        k = ~0u; /* null */
+      else if (v == 't' || v == 'f')
+        k = K_BOOL;
+      else if (v == '"') {
+        int64_t us;
+        k = K_TEXT;
+        if (vn > 12 && lm_parse_timestamp(s + v0 + 1, vn - 2, &us) == 0)
+          k |= K_TS;
+      } else if (v == '{' || v == '[')
+        k = K_TEXT;
+      else {
+        k = K_DOUBLE;
+        int64_t iv;
+        if (lm_fmt_parse_int(s + v0, vn, INT64_MIN, INT64_MAX, &iv) ==
+            LM_FMT_OK)
+          k |= K_INT;
+      }
+      if (k != ~0u)
+        ji.seen[c] = true;
+      ji.all[c] &= k;
+      if (ji.all[c] == 0) {
+        rc = lm_err(err, LM_ERR_PARSE,
+                    "%s:%lld: key '%s' mixes values of different kinds; "
+                    "cannot infer its type",
+                    src, (long long)line, kname);
+        break;
+      }
+      i = skip_ws(s, j, len);
+    }
+    while (i < len && s[i] != '\n')
+      i++;
+    if (i < len)
+      i++;
+  }
+  if (rc == 0) {
+    *out = lm_schema_new(ji.n);
+    if (!*out)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (int c = 0; rc == 0 && c < ji.n; c++)
+      if (lm_schema_set_field(*out, c, ji.names[c],
+                              pick_type(ji.seen[c] ? ji.all[c] : K_TEXT), true))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  for (int c = 0; c < ji.n; c++)
+    free(ji.names[c]);
+  free(ji.names);
+  free(ji.all);
+  free(ji.seen);
+  lm_buf_free(&key);
+  lm_buf_free(&scratch);
+  return rc;
+}
+
+/* ----------------------------------------------------------------- sinks */
+
+typedef struct sink {
+  fmt f;
+  FILE *fp;
+  const char *path;
+  lm_buf buf;
+  lm_ipc_writer *w;
+  lm_ipc_write_options o;
+  bool started;
+} sink;
+
+static int sink_flush(sink *s, lm_error *err) {
+  if (s->buf.len && fwrite(s->buf.data, 1, s->buf.len, s->fp) != s->buf.len)
+    return lm_err(err, LM_ERR_IO, "%s: write error", s->path);
+  lm_buf_reset(&s->buf);
+  return 0;
+}
+
+static int sink_start(sink *s, lm_schema *schema, lm_error *err) {
+  s->started = true;
+  if (s->f == F_CSV)
+    return lm_csv_write_header(&s->buf, schema, NULL)
+               ? lm_err(err, LM_ERR_NOMEM, "out of memory")
+               : 0;
+  if (s->f == F_ARROW_FILE || s->f == F_ARROW_STREAM)
+    return lm_ipc_writer_new(schema, s->f == F_ARROW_FILE, &s->o, &s->buf,
+                             &s->w, err);
+  return 0;
+}
+
+static int sink_write(sink *s, lm_batch *b, lm_error *err) {
+  int rc = 0;
+  if (!s->started && (rc = sink_start(s, b->schema, err)) != 0)
+    return rc;
+  if (s->f == F_CSV)
+    rc = lm_csv_write_batch(&s->buf, b, NULL);
+  else if (s->f == F_JSON)
+    rc = lm_json_write_batch(&s->buf, b);
+  else
+    return lm_ipc_writer_write(s->w, b, err) ? err->code : sink_flush(s, err);
+  if (rc)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  return s->buf.len > (1u << 20) ? sink_flush(s, err) : 0;
+}
+
+static int sink_finish(sink *s, lm_schema *schema, lm_error *err) {
+  int rc = 0;
+  if (!s->started && schema && (rc = sink_start(s, schema, err)) != 0)
+    return rc;
+  if (s->w && (rc = lm_ipc_writer_finish(s->w, err)) != 0)
+    return rc;
+  return sink_flush(s, err);
+}
+
+/* --------------------------------------------------------------- sources */
+
+static int convert_text(fmt from, const char *in, sink *out, lm_error *err) {
+  char *text = NULL;
+  size_t len = 0;
+  int rc = read_all(in, &text, &len, err);
+  if (rc)
+    return rc;
+  const char *src = strcmp(in, "-") ? in : "<stdin>";
+  lm_schema *schema = NULL;
+  rc = from == F_CSV ? infer_csv(text, len, src, &schema, err)
+                     : infer_json(text, len, src, &schema, err);
+  if (rc) {
+    free(text);
+    return rc;
+  }
+  lm_csv_reader *cr = NULL;
+  lm_json_reader *jr = NULL;
+  if (from == F_CSV)
+    cr = lm_csv_reader_new(schema, NULL, src);
+  else
+    jr = lm_json_reader_new(schema, NULL, src);
+  if (!cr && !jr)
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  size_t pos = 0, step = 4 << 20;
+  while (rc == 0) {
+    size_t k = LM_MIN(step, len - pos);
+    if (k)
+      rc = cr ? lm_csv_reader_feed(cr, text + pos, k, err)
+              : lm_json_reader_feed(jr, text + pos, k, err);
+    pos += k;
+    if (rc == 0 && pos == len)
+      rc = cr ? lm_csv_reader_finish(cr, err) : lm_json_reader_finish(jr, err);
+    lm_batch *b;
+    while ((b = cr ? lm_csv_reader_next(cr) : lm_json_reader_next(jr))) {
+      if (rc == 0)
+        rc = sink_write(out, b, err);
+      lm_batch_release(b);
+    }
+    if (pos == len)
+      break;
+  }
+  if (rc == 0)
+    rc = sink_finish(out, schema, err);
+  lm_csv_reader_free(cr);
+  lm_json_reader_free(jr);
+  lm_schema_release(schema);
+  free(text);
+  return rc;
+}
+
+static int convert_arrow_file(const char *in, sink *out, lm_error *err) {
+  lm_ipc_file_reader *r = NULL;
+  int rc;
+  if (strcmp(in, "-")) {
+    rc = lm_ipc_file_open(in, NULL, &r, err);
+  } else {
+    char *text;
+    size_t len;
+    if ((rc = read_all(in, &text, &len, err)) != 0)
+      return rc;
+    lm_buffer *owner = lm_buffer_wrap(text, len, NULL, NULL);
+    rc = owner ? lm_ipc_file_open_memory(text, len, owner, NULL, "<stdin>", &r,
+                                         err)
+               : lm_err(err, LM_ERR_NOMEM, "out of memory");
+    /* the owner borrows `text`, which we keep until the end (leaked at
+     * exit is avoided below) */
+    if (owner)
+      lm_buffer_release(owner);
+    if (rc) {
+      free(text);
+      return rc;
+    }
+    lm_batch *b;
+    while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b) {
+      rc = sink_write(out, b, err);
+      lm_batch_release(b);
+      if (rc)
+        break;
+    }
+    if (rc == 0)
+      rc = sink_finish(out, lm_ipc_file_schema(r), err);
+    lm_ipc_file_reader_free(r);
+    free(text);
+    return rc;
+  }
+  if (rc)
+    return rc;
+  lm_batch *b;
+  while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b) {
+    rc = sink_write(out, b, err);
+    lm_batch_release(b);
+    if (rc)
+      break;
+  }
+  if (rc == 0)
+    rc = sink_finish(out, lm_ipc_file_schema(r), err);
+  lm_ipc_file_reader_free(r);
+  return rc;
+}
+
+static int convert_arrow_stream(const char *in, sink *out, lm_error *err) {
+  FILE *fp = strcmp(in, "-") ? fopen(in, "rb") : stdin;
+  if (!fp)
+    return lm_err(err, LM_ERR_IO, "%s: cannot open", in);
+  lm_ipc_stream_reader *r =
+      lm_ipc_stream_reader_new(NULL, strcmp(in, "-") ? in : "<stdin>");
+  int rc = r ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  static char chunk[1 << 16];
+  size_t k;
+  bool eof = false;
+  while (rc == 0 && !eof) {
+    k = fread(chunk, 1, sizeof chunk, fp);
+    if (k == 0) {
+      eof = true;
+      rc = lm_ipc_stream_reader_finish(r, err);
+    } else {
+      rc = lm_ipc_stream_reader_feed(r, chunk, k, err);
+    }
+    lm_batch *b;
+    while ((b = lm_ipc_stream_reader_next(r))) {
+      if (rc == 0)
+        rc = sink_write(out, b, err);
+      lm_batch_release(b);
+    }
+  }
+  if (rc == 0)
+    rc = sink_finish(out, lm_ipc_stream_reader_schema(r), err);
+  lm_ipc_stream_reader_free(r);
+  if (fp != stdin)
+    fclose(fp);
+  return rc;
+}
+
+static void convert_usage(FILE *f) {
+  fprintf(f, "usage: laminardb convert [--from FMT] [--to FMT] "
+             "[--compression zstd|lz4] IN OUT\n"
+             "  FMT: arrow-file, arrow-stream, csv, json (NDJSON); inferred "
+             "from .arrow/.feather, .arrows, .csv, .json/.ndjson/.jsonl\n"
+             "  IN/OUT may be '-' for stdin/stdout\n");
+}
+
+int lm_cli_convert(int argc, char **argv) {
+  fmt from = F_NONE, to = F_NONE;
+  const char *in = NULL, *outp = NULL;
+  int comp = LM_IPC_COMPRESS_NONE;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if ((!strcmp(a, "--from") || !strcmp(a, "--to") ||
+         !strcmp(a, "--compression")) &&
+        i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(a, "--compression")) {
+        comp = !strcmp(v, "zstd")   ? LM_IPC_COMPRESS_ZSTD
+               : !strcmp(v, "lz4")  ? LM_IPC_COMPRESS_LZ4
+               : !strcmp(v, "none") ? LM_IPC_COMPRESS_NONE
+                                    : -1;
+        if (comp < 0) {
+          fprintf(stderr, "laminardb convert: unknown compression '%s'\n", v);
+          return 1;
+        }
+        continue;
+      }
+      fmt f = fmt_parse(v);
+      if (f == F_NONE) {
+        fprintf(stderr, "laminardb convert: unknown format '%s'\n", v);
+        return 1;
+      }
+      if (a[2] == 'f')
+        from = f;
+      else
+        to = f;
+    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      convert_usage(stdout);
+      return 0;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "laminardb convert: unknown option '%s'\n", a);
+      convert_usage(stderr);
+      return 1;
+    } else if (!in) {
+      in = a;
+    } else if (!outp) {
+      outp = a;
+    } else {
+      fprintf(stderr, "laminardb convert: unexpected argument '%s'\n", a);
+      return 1;
+    }
+  }
+  if (!in || !outp) {
+    convert_usage(stderr);
+    return 1;
+  }
+  if (from == F_NONE)
+    from = fmt_from_path(in);
+  if (to == F_NONE)
+    to = fmt_from_path(outp);
+  if (from == F_NONE || to == F_NONE) {
+    fprintf(stderr,
+            "laminardb convert: cannot tell the format of '%s'; use %s\n",
+            from == F_NONE ? in : outp, from == F_NONE ? "--from" : "--to");
+    return 1;
+  }
+  if (comp && to != F_ARROW_FILE && to != F_ARROW_STREAM) {
+    fprintf(stderr, "laminardb convert: --compression needs an Arrow output\n");
+    return 1;
+  }
+  sink s = {0};
+  s.f = to;
+  s.path = strcmp(outp, "-") ? outp : "<stdout>";
+  s.o.alignment = 8;
+  s.o.compression = comp;
+  lm_buf_init(&s.buf);
+  s.fp = strcmp(outp, "-") ? fopen(outp, "wb") : stdout;
+  if (!s.fp) {
+    fprintf(stderr, "laminardb convert: %s: cannot create\n", outp);
+    return 1;
+  }
+  lm_error err;
+  lm_err_clear(&err);
+  int rc;
+  if (from == F_ARROW_FILE)
+    rc = convert_arrow_file(in, &s, &err);
+  else if (from == F_ARROW_STREAM)
+    rc = convert_arrow_stream(in, &s, &err);
+  else
+    rc = convert_text(from, in, &s, &err);
+  if (s.fp != stdout && fclose(s.fp) != 0 && rc == 0)
+    rc = lm_err(&err, LM_ERR_IO, "%s: write error", outp);
+  else if (s.fp == stdout && fflush(stdout) != 0 && rc == 0)
+    rc = lm_err(&err, LM_ERR_IO, "<stdout>: write error");
+  lm_ipc_writer_free(s.w);
+  lm_buf_free(&s.buf);
+  if (rc) {
+    fprintf(stderr, "laminardb convert: %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,1134 @@
+/*
+ * format/ipc_reader.c — Arrow IPC stream and file readers (see lm_ipc.h).
+ *
+ * Every message goes through the same verified path: the Message
+ * flatbuffer (format/flatbuf.h verifies each access), then for a
+ * RecordBatch every FieldNode and Buffer is checked against the body and
+ * against the column's layout before an array is built over it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/flatbuf.h"
+#include "format/format_internal.h"
+#include "format/ipc_internal.h"
+
+#include <lz4frame.h>
+#include <zstd.h>
+
+void lm_ipc_limits_default(lm_ipc_limits *l) {
+  l->max_message_bytes = INT64_C(256) << 20;
+  l->max_depth = 64;
+  l->max_columns = 65536;
+  l->max_buffer_bytes = INT64_C(256) << 20;
+  l->max_records = INT32_MAX;
+}
+
+static void limits_fill(lm_ipc_limits *dst, const lm_ipc_limits *src) {
+  lm_ipc_limits d;
+  lm_ipc_limits_default(&d);
+  *dst = d;
+  if (!src)
+    return;
+  if (src->max_message_bytes > 0)
+    dst->max_message_bytes = src->max_message_bytes;
+  if (src->max_depth > 0)
+    dst->max_depth = src->max_depth;
+  if (src->max_columns > 0)
+    dst->max_columns = src->max_columns;
+  if (src->max_buffer_bytes > 0)
+    dst->max_buffer_bytes = src->max_buffer_bytes;
+  if (src->max_records > 0)
+    dst->max_records = src->max_records;
+}
+
+/* How a column is stored on the wire. */
+typedef enum {
+  SRC_NULL,
+  SRC_BOOL,
+  SRC_FIXED,
+  SRC_UTF8,
+  SRC_LARGE_UTF8
+} src_kind;
+
+/* A decoded schema with what the batch decoder needs per column. */
+typedef struct ipc_schema {
+  lm_schema *schema;
+  uint8_t *kinds; /* src_kind per field */
+  lm_ipc_kv *kv;
+  int n_kv;
+} ipc_schema;
+
+static void ipc_schema_free(ipc_schema *s) {
+  if (s->schema)
+    lm_schema_release(s->schema);
+  free(s->kinds);
+  for (int i = 0; i < s->n_kv; i++) {
+    free(s->kv[i].key);
+    free(s->kv[i].value);
+  }
+  free(s->kv);
+  memset(s, 0, sizeof *s);
+}
+
+typedef struct ipc_ctx {
+  const lm_ipc_limits *lim;
+  const char *source;
+  lm_error *err;
+} ipc_ctx;
+
+static int ipc_err(const ipc_ctx *c, int code, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int ipc_err(const ipc_ctx *c, int code, size_t at, const char *fmt,
+                   ...) {
+  char text[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  return lm_err(c->err, code, "%s: byte %zu: %s", c->source, at, text);
+}
+
+static const char *const TYPE_NAMES[] = {
+    "NONE",          "Null",      "Int",           "FloatingPoint",
+    "Binary",        "Utf8",      "Bool",          "Decimal",
+    "Date",          "Time",      "Timestamp",     "Interval",
+    "List",          "Struct",    "Union",         "FixedSizeBinary",
+    "FixedSizeList", "Map",       "Duration",      "LargeBinary",
+    "LargeUtf8",     "LargeList", "RunEndEncoded", "BinaryView",
+    "Utf8View",      "ListView",  "LargeListView"};
+
+static const char *type_name(uint8_t t) {
+  return t < LM_ARRAY_LEN(TYPE_NAMES) ? TYPE_NAMES[t] : "unknown";
+}
+
+/* --------------------------------------------------------------- schema */
+
+static int read_kvs(const ipc_ctx *c, const lm_fb_table *t, int slot,
+                    lm_ipc_kv **out, int *n_out) {
+  lm_fb_vec v;
+  int rc = lm_fb_get_vector(t, slot, 4, &v);
+  if (rc)
+    return rc;
+  *out = NULL;
+  *n_out = 0;
+  if (v.n == 0)
+    return 0;
+  if (v.n > (uint32_t)c->lim->max_columns)
+    return ipc_err(c, LM_ERR_LIMIT, t->r->base + v.pos,
+                   "%u custom_metadata entries exceed the limit of %d", v.n,
+                   c->lim->max_columns);
+  lm_ipc_kv *kv = calloc(v.n, sizeof *kv);
+  if (!kv)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  *out = kv;
+  for (uint32_t i = 0; i < v.n; i++) {
+    lm_fb_table e;
+    const char *k, *val;
+    uint32_t kn, vn;
+    if ((rc = lm_fb_vec_table(&v, i, &e)) != 0 ||
+        (rc = lm_fb_get_string(&e, KV_KEY, &k, &kn)) != 0 ||
+        (rc = lm_fb_get_string(&e, KV_VALUE, &val, &vn)) != 0)
+      return rc;
+    kv[i].key = lm_strndup(k ? k : "", kn);
+    kv[i].value = lm_strndup(val ? val : "", vn);
+    *n_out = (int)i + 1;
+    if (!kv[i].key || !kv[i].value)
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  }
+  return 0;
+}
+
+/* Enforces the nesting limit on a field's children (depth of f is d). */
+static int check_depth(const ipc_ctx *c, const lm_fb_table *f, int d) {
+  if (d > c->lim->max_depth)
+    return ipc_err(c, LM_ERR_LIMIT, f->r->base + f->pos,
+                   "fields nested deeper than the limit of %d",
+                   c->lim->max_depth);
+  lm_fb_vec ch;
+  int rc = lm_fb_get_vector(f, FIELD_CHILDREN, 4, &ch);
+  if (rc)
+    return rc;
+  for (uint32_t i = 0; i < ch.n; i++) {
+    lm_fb_table t;
+    if ((rc = lm_fb_vec_table(&ch, i, &t)) != 0 ||
+        (rc = check_depth(c, &t, d + 1)) != 0)
+      return rc;
+  }
+  return 0;
+}
+
+static int decode_field_type(const ipc_ctx *c, const lm_fb_table *f,
+                             const char *name, lm_type *out, uint8_t *kind) {
+  uint8_t tt;
+  lm_fb_table tt_tab;
+  bool present;
+  int rc;
+  size_t at = f->r->base + f->pos;
+  if ((rc = lm_fb_get_u8(f, FIELD_TYPE_TYPE, 0, &tt)) != 0 ||
+      (rc = lm_fb_get_table(f, FIELD_TYPE, &tt_tab, &present)) != 0)
+    return rc;
+  bool has_dict;
+  lm_fb_table dict;
+  if ((rc = lm_fb_get_table(f, FIELD_DICTIONARY, &dict, &has_dict)) != 0)
+    return rc;
+  if (has_dict)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "dictionary-encoded column '%s' is not supported yet", name);
+  bool needs_params = tt == ARROW_TYPE_INT || tt == ARROW_TYPE_FLOATING_POINT ||
+                      tt == ARROW_TYPE_TIMESTAMP || tt == ARROW_TYPE_DURATION;
+  if (needs_params && !present)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "column '%s': Arrow type %s without its parameters", name,
+                   type_name(tt));
+  switch (tt) {
+  case ARROW_TYPE_NULL:
+    *out = lm_type_make(LM_TYPE_NULL);
+    *kind = SRC_NULL;
+    return 0;
+  case ARROW_TYPE_BOOL:
+    *out = lm_type_make(LM_TYPE_BOOL);
+    *kind = SRC_BOOL;
+    return 0;
+  case ARROW_TYPE_UTF8:
+    *out = lm_type_make(LM_TYPE_UTF8);
+    *kind = SRC_UTF8;
+    return 0;
+  case ARROW_TYPE_LARGE_UTF8:
+    *out = lm_type_make(LM_TYPE_UTF8);
+    *kind = SRC_LARGE_UTF8;
+    return 0;
+  case ARROW_TYPE_INT: {
+    int32_t bw;
+    uint8_t sign;
+    if ((rc = lm_fb_get_i32(&tt_tab, INT_BIT_WIDTH, 0, &bw)) != 0 ||
+        (rc = lm_fb_get_u8(&tt_tab, INT_IS_SIGNED, 0, &sign)) != 0)
+      return rc;
+    lm_type_id id = bw == 8    ? LM_TYPE_INT8
+                    : bw == 16 ? LM_TYPE_INT16
+                    : bw == 32 ? LM_TYPE_INT32
+                    : bw == 64 ? LM_TYPE_INT64
+                               : LM_TYPE__COUNT;
+    if (id == LM_TYPE__COUNT)
+      return ipc_err(c, LM_ERR_PARSE, at, "column '%s': Int with bit width %d",
+                     name, (int)bw);
+    if (!sign)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "unsupported Arrow type UInt%d in column '%s' (unsigned "
+                     "integers are not supported yet)",
+                     (int)bw, name);
+    *out = lm_type_make(id);
+    *kind = SRC_FIXED;
+    return 0;
+  }
+  case ARROW_TYPE_FLOATING_POINT: {
+    int16_t prec;
+    if ((rc = lm_fb_get_i16(&tt_tab, FP_PRECISION, 0, &prec)) != 0)
+      return rc;
+    if (prec == ARROW_PREC_SINGLE || prec == ARROW_PREC_DOUBLE) {
+      *out = lm_type_make(prec == ARROW_PREC_SINGLE ? LM_TYPE_FLOAT32
+                                                    : LM_TYPE_FLOAT64);
+      *kind = SRC_FIXED;
+      return 0;
+    }
+    return ipc_err(
+        c, LM_ERR_PARSE, at, "unsupported Arrow type %s in column '%s'",
+        prec == ARROW_PREC_HALF ? "Float16" : "FloatingPoint(?)", name);
+  }
+  case ARROW_TYPE_TIMESTAMP:
+  case ARROW_TYPE_DURATION: {
+    int16_t unit;
+    if ((rc = lm_fb_get_i16(&tt_tab, 0,
+                            tt == ARROW_TYPE_DURATION ? LM_UNIT_MILLI : 0,
+                            &unit)) != 0)
+      return rc;
+    if (unit < 0 || unit > 3)
+      return ipc_err(c, LM_ERR_PARSE, at, "column '%s': bad time unit %d", name,
+                     unit);
+    if (tt == ARROW_TYPE_DURATION && unit != LM_UNIT_MICRO)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "unsupported Arrow type Duration(%s) in column '%s' "
+                     "(only microseconds map to INTERVAL)",
+                     (const char *[]){"s", "ms", "us", "ns"}[unit], name);
+    *out = lm_type_make(tt == ARROW_TYPE_DURATION ? LM_TYPE_INTERVAL
+                                                  : LM_TYPE_TIMESTAMP);
+    if (tt == ARROW_TYPE_TIMESTAMP)
+      out->unit = (uint8_t)unit;
+    *kind = SRC_FIXED;
+    return 0;
+  }
+  default:
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "unsupported Arrow type %s in column '%s'", type_name(tt),
+                   name);
+  }
+}
+
+/* Decodes a Schema table (Schema.fbs). */
+static int decode_schema(const ipc_ctx *c, const lm_fb_table *st,
+                         ipc_schema *out) {
+  int rc;
+  int16_t endian;
+  memset(out, 0, sizeof *out);
+  if ((rc = lm_fb_get_i16(st, SCHEMA_ENDIANNESS, 0, &endian)) != 0)
+    return rc;
+  if (endian != 0)
+    return ipc_err(c, LM_ERR_PARSE, st->r->base + st->pos,
+                   "big-endian Arrow data is not supported");
+  lm_fb_vec fv;
+  if ((rc = lm_fb_get_vector(st, SCHEMA_FIELDS, 4, &fv)) != 0)
+    return rc;
+  if (fv.n > (uint32_t)c->lim->max_columns)
+    return ipc_err(c, LM_ERR_LIMIT, st->r->base + fv.pos,
+                   "schema has %u columns, more than the limit of %d", fv.n,
+                   c->lim->max_columns);
+  out->schema = lm_schema_new((int)fv.n);
+  out->kinds = calloc(fv.n + 1, 1);
+  if (!out->schema || !out->kinds)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  for (uint32_t i = 0; i < fv.n; i++) {
+    lm_fb_table f;
+    const char *nm;
+    uint32_t nn;
+    uint8_t nullable;
+    if ((rc = lm_fb_vec_table(&fv, i, &f)) != 0 ||
+        (rc = lm_fb_get_string(&f, FIELD_NAME, &nm, &nn)) != 0 ||
+        (rc = lm_fb_get_u8(&f, FIELD_NULLABLE, 0, &nullable)) != 0 ||
+        (rc = check_depth(c, &f, 1)) != 0)
+      return rc;
+    char *name = lm_strndup(nm ? nm : "", nn);
+    if (!name)
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    lm_type t;
+    rc = decode_field_type(c, &f, name, &t, &out->kinds[i]);
+    if (rc == 0 &&
+        lm_schema_set_field(out->schema, (int)i, name, t, nullable != 0))
+      rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    free(name);
+    if (rc)
+      return rc;
+  }
+  return read_kvs(c, st, SCHEMA_CUSTOM_METADATA, &out->kv, &out->n_kv);
+}
+
+/* --------------------------------------------------------------- message */
+
+/* Verifies the Message flatbuffer p[0, len) found at absolute offset abs. */
+static int parse_message(const ipc_ctx *c, lm_fb_reader *rd, const uint8_t *p,
+                         size_t len, size_t abs, uint8_t *htype,
+                         lm_fb_table *header, int64_t *body_len) {
+  rd->p = p;
+  rd->len = len;
+  rd->base = abs;
+  rd->source = c->source;
+  rd->err = c->err;
+  lm_fb_table msg;
+  int16_t version;
+  bool present;
+  int rc;
+  if ((rc = lm_fb_root(rd, &msg)) != 0 ||
+      (rc = lm_fb_get_i16(&msg, MSG_VERSION, 0, &version)) != 0 ||
+      (rc = lm_fb_get_u8(&msg, MSG_HEADER_TYPE, 0, htype)) != 0 ||
+      (rc = lm_fb_get_table(&msg, MSG_HEADER, header, &present)) != 0 ||
+      (rc = lm_fb_get_i64(&msg, MSG_BODY_LENGTH, 0, body_len)) != 0)
+    return rc;
+  if (version < ARROW_METADATA_V4 || version > ARROW_METADATA_V5)
+    return ipc_err(c, LM_ERR_PARSE, abs,
+                   "unsupported Arrow metadata version V%d (V4 and V5 are)",
+                   version + 1);
+  if (!present)
+    return ipc_err(c, LM_ERR_PARSE, abs, "message without a header");
+  if (*body_len < 0 || *body_len > c->lim->max_message_bytes)
+    return ipc_err(c, *body_len < 0 ? LM_ERR_PARSE : LM_ERR_LIMIT, abs,
+                   "message body length %lld is %s", (long long)*body_len,
+                   *body_len < 0 ? "negative" : "over the message size limit");
+  return 0;
+}
+
+/* ----------------------------------------------------------- record batch */
+
+static void release_owner(lm_buffer *b) {
+  lm_buffer_release(b->owner);
+}
+
+typedef struct body_ref {
+  const uint8_t *p; /* body start */
+  size_t len;
+  size_t abs;       /* absolute offset of the body */
+  lm_buffer *owner; /* keeps p alive (NULL = borrowed) */
+  int codec;        /* -1 = uncompressed */
+} body_ref;
+
+/* A view of body bytes [p, p + n) as a buffer: zero-copy when aligned to
+ * 8 bytes, else a copy. */
+static lm_buffer *view(const body_ref *b, const uint8_t *p, size_t n) {
+  if (((uintptr_t)p & 7) == 0) {
+    lm_buffer *v =
+        lm_buffer_wrap(p, n, b->owner ? release_owner : NULL, b->owner);
+    if (v && b->owner)
+      lm_buffer_retain(b->owner);
+    return v;
+  }
+  lm_buffer *v = lm_buffer_new(n);
+  if (v && n)
+    memcpy(v->data, p, n);
+  return v;
+}
+
+static int decompress(const ipc_ctx *c, size_t at, int codec,
+                      const uint8_t *src, size_t n, uint8_t *dst, size_t ulen) {
+  if (codec == ARROW_CODEC_ZSTD) {
+    size_t r = ZSTD_decompress(dst, ulen, src, n);
+    if (ZSTD_isError(r) || r != ulen)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "ZSTD buffer does not decompress to its %zu bytes%s%s",
+                     ulen, ZSTD_isError(r) ? ": " : "",
+                     ZSTD_isError(r) ? ZSTD_getErrorName(r) : "");
+    return 0;
+  }
+  LZ4F_dctx *d;
+  if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  size_t out = 0, in = 0, r = 1;
+  while (in < n && out <= ulen) {
+    size_t dn = ulen - out, sn = n - in;
+    r = LZ4F_decompress(d, dst + out, &dn, src + in, &sn, NULL);
+    if (LZ4F_isError(r))
+      break;
+    in += sn;
+    out += dn;
+    if (r == 0 || (sn == 0 && dn == 0))
+      break;
+  }
+  LZ4F_freeDecompressionContext(d);
+  if (LZ4F_isError(r) || r != 0 || out != ulen)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "LZ4 frame buffer does not decompress to its %zu bytes%s%s",
+                   ulen, LZ4F_isError(r) ? ": " : "",
+                   LZ4F_isError(r) ? LZ4F_getErrorName(r) : "");
+  return 0;
+}
+
+typedef struct batch_cursor {
+  const ipc_ctx *c;
+  const body_ref *body;
+  lm_fb_vec bufs;
+  uint32_t next_buf;
+} batch_cursor;
+
+/* Takes the next Buffer descriptor, checks it against the body (and
+ * decompresses it), and returns its bytes as a new buffer reference. */
+static int take_buffer(batch_cursor *bc, lm_buffer **out, size_t *at_out) {
+  const ipc_ctx *c = bc->c;
+  *out = NULL;
+  uint32_t i = bc->next_buf++;
+  if (i >= bc->bufs.n)
+    return ipc_err(c, LM_ERR_PARSE, bc->bufs.r->base + bc->bufs.pos,
+                   "record batch has %u buffers; its columns need more",
+                   bc->bufs.n);
+  const uint8_t *d = lm_fb_vec_elem(&bc->bufs, i);
+  size_t at = bc->bufs.r->base + bc->bufs.pos + (size_t)i * ARROW_BUFFER_SIZE;
+  *at_out = at;
+  int64_t off = lm_fb_i64(d), len = lm_fb_i64(d + 8);
+  if (off < 0 || len < 0 || (uint64_t)off > bc->body->len ||
+      (uint64_t)len > bc->body->len - (uint64_t)off)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "record batch buffer %u extends past the body (offset "
+                   "%lld, length %lld, body %zu)",
+                   i, (long long)off, (long long)len, bc->body->len);
+  const uint8_t *p = bc->body->p + off;
+  if (bc->body->codec >= 0 && len > 0) {
+    if (len < 8)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "compressed buffer %u is shorter than its length prefix",
+                     i);
+    int64_t ulen = lm_fb_i64(p);
+    if (ulen == -1) {
+      p += 8;
+      len -= 8;
+    } else {
+      if (ulen < 0 || ulen > c->lim->max_buffer_bytes)
+        return ipc_err(c, ulen < 0 ? LM_ERR_PARSE : LM_ERR_LIMIT, at,
+                       "buffer %u uncompressed length %lld is %s", i,
+                       (long long)ulen,
+                       ulen < 0 ? "negative" : "over the buffer size limit");
+      lm_buffer *nb = lm_buffer_new((size_t)ulen);
+      if (!nb)
+        return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      int rc = decompress(c, at, bc->body->codec, p + 8, (size_t)len - 8,
+                          nb->data, (size_t)ulen);
+      if (rc) {
+        lm_buffer_release(nb);
+        return rc;
+      }
+      *out = nb;
+      return 0;
+    }
+  }
+  if (len > c->lim->max_buffer_bytes)
+    return ipc_err(c, LM_ERR_LIMIT, at,
+                   "buffer %u of %lld bytes is over the buffer size limit", i,
+                   (long long)len);
+  *out = view(bc->body, p, (size_t)len);
+  return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+}
+
+/* Builds column `col` of n rows from the next buffers. */
+static int decode_column(batch_cursor *bc, const lm_field *f, uint8_t kind,
+                         int64_t n, int64_t null_count, size_t node_at,
+                         lm_array **out) {
+  const ipc_ctx *c = bc->c;
+  *out = NULL;
+  if (kind == SRC_NULL) {
+    *out = lm_array_new_null(f->type, n);
+    return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  }
+  lm_buffer *validity = NULL, *values = NULL, *data = NULL;
+  size_t at;
+  int rc = take_buffer(bc, &validity, &at);
+  if (rc)
+    goto fail;
+  size_t bitmap_bytes = (size_t)((n + 7) / 8);
+  if (null_count == 0) {
+    lm_buffer_release(validity);
+    validity = NULL;
+  } else {
+    if (validity->size < bitmap_bytes) {
+      rc = ipc_err(c, LM_ERR_PARSE, at,
+                   "column '%s': validity buffer of %zu bytes is too short "
+                   "for %lld rows",
+                   f->name, validity->size, (long long)n);
+      goto fail;
+    }
+    int64_t valid = lm_bitmap_count_set(validity->data, 0, n);
+    if (n - valid != null_count) {
+      rc = ipc_err(c, LM_ERR_PARSE, node_at,
+                   "column '%s': null_count %lld does not match the validity "
+                   "bitmap (%lld nulls)",
+                   f->name, (long long)null_count, (long long)(n - valid));
+      goto fail;
+    }
+  }
+  if ((rc = take_buffer(bc, &values, &at)) != 0)
+    goto fail;
+  if (kind == SRC_BOOL || kind == SRC_FIXED) {
+    size_t need = kind == SRC_BOOL ? bitmap_bytes
+                                   : (size_t)n * (size_t)lm_type_width(f->type);
+    if (values->size < need) {
+      rc = ipc_err(c, LM_ERR_PARSE, at,
+                   "column '%s': values buffer of %zu bytes is too short for "
+                   "%lld rows (need %zu)",
+                   f->name, values->size, (long long)n, need);
+      goto fail;
+    }
+  } else {
+    size_t ow = kind == SRC_UTF8 ? 4 : 8;
+    size_t oat = at;
+    if ((rc = take_buffer(bc, &data, &at)) != 0)
+      goto fail;
+    if (n == 0 && values->size < ow) {
+      /* an empty array may come without offsets */
+      lm_buffer_release(values);
+      values = lm_buffer_new(4);
+      if (!values) {
+        rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+        goto fail;
+      }
+      memset(values->data, 0, 4);
+    } else {
+      if (values->size / ow < (size_t)n + 1) {
+        rc = ipc_err(c, LM_ERR_PARSE, oat,
+                     "column '%s': offsets buffer of %zu bytes is too short "
+                     "for %lld rows",
+                     f->name, values->size, (long long)n);
+        goto fail;
+      }
+      int64_t prev = 0, first = 0;
+      for (int64_t i = 0; i <= n; i++) {
+        int64_t o = ow == 4 ? ((const int32_t *)(const void *)values->data)[i]
+                            : ((const int64_t *)(const void *)values->data)[i];
+        if (i == 0)
+          first = o;
+        if (o < prev || (uint64_t)o > data->size) {
+          rc =
+              ipc_err(c, LM_ERR_PARSE, oat,
+                      "column '%s': offset %lld at row %lld is %s (data "
+                      "%zu bytes)",
+                      f->name, (long long)o, (long long)i,
+                      o < prev ? "not monotonic" : "past the data", data->size);
+          goto fail;
+        }
+        prev = o;
+      }
+      size_t bad = lm_fmt_utf8_check((const char *)data->data + first,
+                                     (size_t)(prev - first));
+      if (bad != (size_t)(prev - first)) {
+        rc = ipc_err(c, LM_ERR_PARSE, at,
+                     "column '%s': invalid UTF-8 at data byte %lld", f->name,
+                     (long long)(first + (int64_t)bad));
+        goto fail;
+      }
+      if (kind == SRC_LARGE_UTF8) {
+        if (prev - first > INT32_MAX) {
+          rc = ipc_err(c, LM_ERR_PARSE, oat,
+                       "column '%s': LargeUtf8 data of %lld bytes does not "
+                       "fit VARCHAR (2 GiB)",
+                       f->name, (long long)(prev - first));
+          goto fail;
+        }
+        lm_buffer *o32 = lm_buffer_new((size_t)(n + 1) * 4);
+        if (!o32) {
+          rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+          goto fail;
+        }
+        const int64_t *o64 = (const int64_t *)(const void *)values->data;
+        for (int64_t i = 0; i <= n; i++)
+          ((int32_t *)(void *)o32->data)[i] = (int32_t)(o64[i] - first);
+        lm_buffer *d2 = lm_buffer_new((size_t)(prev - first));
+        if (!d2) {
+          lm_buffer_release(o32);
+          rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+          goto fail;
+        }
+        if (prev > first)
+          memcpy(d2->data, data->data + first, (size_t)(prev - first));
+        lm_buffer_release(values);
+        lm_buffer_release(data);
+        values = o32;
+        data = d2;
+      }
+    }
+  }
+  lm_array *a = calloc(1, sizeof *a);
+  if (!a) {
+    rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+  a->refcnt = 1;
+  a->type = f->type;
+  a->length = n;
+  a->null_count = validity ? null_count : 0;
+  a->validity = validity;
+  a->values = values;
+  a->data = data;
+  if (f->type.id == LM_TYPE_UTF8 && !a->data) {
+    a->data = lm_buffer_new(0);
+    if (!a->data) {
+      lm_array_release(a);
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    }
+  }
+  *out = a;
+  return 0;
+fail:
+  if (validity)
+    lm_buffer_release(validity);
+  if (values)
+    lm_buffer_release(values);
+  if (data)
+    lm_buffer_release(data);
+  return rc;
+}
+
+/* Decodes a RecordBatch table (Message.fbs) over `body`. */
+static int decode_batch(const ipc_ctx *c, const lm_fb_table *rb,
+                        const ipc_schema *s, body_ref *body, lm_batch **out) {
+  int64_t length;
+  lm_fb_vec nodes;
+  batch_cursor bc = {c, body, {0}, 0};
+  lm_fb_table comp;
+  bool has_comp;
+  int rc;
+  size_t at = rb->r->base + rb->pos;
+  *out = NULL;
+  if ((rc = lm_fb_get_i64(rb, RB_LENGTH, 0, &length)) != 0 ||
+      (rc = lm_fb_get_vector(rb, RB_NODES, ARROW_FIELD_NODE_SIZE, &nodes)) !=
+          0 ||
+      (rc = lm_fb_get_vector(rb, RB_BUFFERS, ARROW_BUFFER_SIZE, &bc.bufs)) !=
+          0 ||
+      (rc = lm_fb_get_table(rb, RB_COMPRESSION, &comp, &has_comp)) != 0)
+    return rc;
+  if (length < 0 || length > c->lim->max_records)
+    return ipc_err(c, length < 0 ? LM_ERR_PARSE : LM_ERR_LIMIT, at,
+                   "record batch length %lld is %s", (long long)length,
+                   length < 0 ? "negative" : "over the record count limit");
+  body->codec = -1;
+  if (has_comp) {
+    uint8_t codec, method;
+    if ((rc = lm_fb_get_u8(&comp, BC_CODEC, 0, &codec)) != 0 ||
+        (rc = lm_fb_get_u8(&comp, BC_METHOD, 0, &method)) != 0)
+      return rc;
+    if (codec > ARROW_CODEC_ZSTD || method != 0)
+      return ipc_err(c, LM_ERR_PARSE, rb->r->base + comp.pos,
+                     "unsupported body compression (codec %u, method %u)",
+                     codec, method);
+    body->codec = codec;
+  }
+  int nf = s->schema->n_fields;
+  if (nodes.n != (uint32_t)nf)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "record batch has %u field nodes for %d columns", nodes.n,
+                   nf);
+  lm_array **cols = calloc((size_t)nf + 1, sizeof *cols);
+  if (!cols)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < nf; i++) {
+    const uint8_t *nd = lm_fb_vec_elem(&nodes, (uint32_t)i);
+    size_t nat = nodes.r->base + nodes.pos + (size_t)i * ARROW_FIELD_NODE_SIZE;
+    int64_t n = lm_fb_i64(nd), nulls = lm_fb_i64(nd + 8);
+    if (n != length || nulls < 0 || nulls > n) {
+      rc = ipc_err(c, LM_ERR_PARSE, nat,
+                   "column '%s': field node (length %lld, null_count %lld) "
+                   "does not fit a batch of %lld rows",
+                   s->schema->fields[i].name, (long long)n, (long long)nulls,
+                   (long long)length);
+      goto fail;
+    }
+    rc = decode_column(&bc, &s->schema->fields[i], s->kinds[i], n, nulls, nat,
+                       &cols[i]);
+    if (rc)
+      goto fail;
+  }
+  if (bc.next_buf != bc.bufs.n) {
+    rc = ipc_err(c, LM_ERR_PARSE, at,
+                 "record batch has %u buffers; its columns use %u", bc.bufs.n,
+                 bc.next_buf);
+    goto fail;
+  }
+  *out = lm_batch_new(lm_schema_retain(s->schema), length, cols);
+  free(cols);
+  return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+fail:
+  for (int i = 0; i < nf; i++)
+    if (cols[i])
+      lm_array_release(cols[i]);
+  free(cols);
+  return rc;
+}
+
+/* ---------------------------------------------------------- stream reader */
+
+struct lm_ipc_stream_reader {
+  lm_ipc_limits lim;
+  char *source;
+  lm_buf pend;
+  size_t pend_off; /* consumed bytes at the front of pend */
+  size_t abs;      /* absolute offset of pend.data[0] */
+  ipc_schema sch;
+  bool have_schema;
+  bool done;
+  int err_code;
+  lm_error saved;
+  lm_fmt_queue q;
+};
+
+lm_ipc_stream_reader *lm_ipc_stream_reader_new(const lm_ipc_limits *limits,
+                                               const char *source_name) {
+  lm_ipc_stream_reader *r = calloc(1, sizeof *r);
+  if (!r)
+    return NULL;
+  limits_fill(&r->lim, limits);
+  r->source = lm_strdup(source_name ? source_name : "<input>");
+  if (!r->source) {
+    free(r);
+    return NULL;
+  }
+  lm_buf_init(&r->pend);
+  return r;
+}
+
+static int stream_fail(lm_ipc_stream_reader *r, int rc, lm_error *err) {
+  r->err_code = rc;
+  if (err)
+    r->saved = *err;
+  else
+    lm_err(&r->saved, rc, "%s: IPC stream error", r->source);
+  return rc;
+}
+
+/* Decodes complete messages from pend. */
+static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
+  ipc_ctx c = {&r->lim, r->source, err};
+  while (!r->done) {
+    const uint8_t *p = (const uint8_t *)r->pend.data + r->pend_off;
+    size_t avail = r->pend.len - r->pend_off;
+    size_t at = r->abs + r->pend_off;
+    if (avail < 4)
+      return 0;
+    uint32_t first = lm_fb_u32(p);
+    size_t prefix = 4;
+    int32_t L = (int32_t)first;
+    if (first == 0xFFFFFFFFu) {
+      if (avail < 8)
+        return 0;
+      prefix = 8;
+      L = (int32_t)lm_fb_u32(p + 4);
+    }
+    if (L == 0) {
+      r->done = true;
+      r->pend_off += prefix;
+      return 0;
+    }
+    if (L < 0)
+      return ipc_err(&c, LM_ERR_PARSE, at, "negative metadata length %d",
+                     (int)L);
+    if (L > r->lim.max_message_bytes)
+      return ipc_err(&c, LM_ERR_LIMIT, at,
+                     "metadata length %d is over the message size limit",
+                     (int)L);
+    if (avail < prefix + (size_t)L)
+      return 0;
+    lm_fb_reader rd;
+    uint8_t ht;
+    lm_fb_table hdr;
+    int64_t blen;
+    int rc = parse_message(&c, &rd, p + prefix, (size_t)L, at + prefix, &ht,
+                           &hdr, &blen);
+    if (rc)
+      return rc;
+    size_t total = prefix + (size_t)L + (size_t)blen;
+    if (avail < total)
+      return 0;
+    if (ht == ARROW_MSG_SCHEMA) {
+      if (r->have_schema)
+        return ipc_err(&c, LM_ERR_PARSE, at, "a second Schema message");
+      if ((rc = decode_schema(&c, &hdr, &r->sch)) != 0) {
+        ipc_schema_free(&r->sch);
+        return rc;
+      }
+      r->have_schema = true;
+    } else if (ht == ARROW_MSG_RECORD_BATCH) {
+      if (!r->have_schema)
+        return ipc_err(&c, LM_ERR_PARSE, at,
+                       "record batch before the Schema message");
+      lm_buffer *owner = lm_buffer_new((size_t)blen);
+      if (!owner)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      if (blen)
+        memcpy(owner->data, p + prefix + L, (size_t)blen);
+      body_ref body = {owner->data, (size_t)blen, at + prefix + (size_t)L,
+                       owner, -1};
+      lm_batch *b;
+      rc = decode_batch(&c, &hdr, &r->sch, &body, &b);
+      lm_buffer_release(owner);
+      if (rc)
+        return rc;
+      if (lm_fmt_queue_push(&r->q, b))
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    } else if (ht == ARROW_MSG_DICTIONARY_BATCH) {
+      return ipc_err(&c, LM_ERR_PARSE, at,
+                     "dictionary batches are not supported yet");
+    } else {
+      return ipc_err(&c, LM_ERR_PARSE, at, "unexpected message type %u", ht);
+    }
+    r->pend_off += total;
+  }
+  return 0;
+}
+
+int lm_ipc_stream_reader_feed(lm_ipc_stream_reader *r, const void *data,
+                              size_t len, lm_error *err) {
+  if (r->err_code) {
+    if (err)
+      *err = r->saved;
+    return r->err_code;
+  }
+  if (r->done || len == 0)
+    return 0;
+  if (r->pend_off > 0 && r->pend_off >= r->pend.len / 2) {
+    size_t rest = r->pend.len - r->pend_off;
+    memmove(r->pend.data, r->pend.data + r->pend_off, rest);
+    r->pend.len = rest;
+    r->abs += r->pend_off;
+    r->pend_off = 0;
+  }
+  if (lm_buf_append(&r->pend, data, len))
+    return stream_fail(r, lm_err(err, LM_ERR_NOMEM, "out of memory"), err);
+  lm_error local;
+  lm_error *e = err ? err : &local;
+  int rc = stream_pump(r, e);
+  return rc ? stream_fail(r, rc, e) : 0;
+}
+
+int lm_ipc_stream_reader_finish(lm_ipc_stream_reader *r, lm_error *err) {
+  if (r->err_code) {
+    if (err)
+      *err = r->saved;
+    return r->err_code;
+  }
+  lm_error local;
+  lm_error *e = err ? err : &local;
+  ipc_ctx c = {&r->lim, r->source, e};
+  size_t avail = r->pend.len - r->pend_off;
+  int rc = 0;
+  if (!r->done && avail > 0)
+    rc =
+        ipc_err(&c, LM_ERR_PARSE, r->abs + r->pend_off,
+                "truncated message (%zu bytes at the end of the input)", avail);
+  else if (!r->have_schema)
+    rc = ipc_err(&c, LM_ERR_PARSE, r->abs + r->pend_off,
+                 "no Schema message in the stream");
+  return rc ? stream_fail(r, rc, e) : 0;
+}
+
+lm_batch *lm_ipc_stream_reader_next(lm_ipc_stream_reader *r) {
+  return lm_fmt_queue_pop(&r->q);
+}
+lm_schema *lm_ipc_stream_reader_schema(const lm_ipc_stream_reader *r) {
+  return r->have_schema ? r->sch.schema : NULL;
+}
+int lm_ipc_stream_reader_metadata(const lm_ipc_stream_reader *r,
+                                  const lm_ipc_kv **kv) {
+  *kv = r->sch.kv;
+  return r->sch.n_kv;
+}
+bool lm_ipc_stream_reader_done(const lm_ipc_stream_reader *r) {
+  return r->done;
+}
+void lm_ipc_stream_reader_free(lm_ipc_stream_reader *r) {
+  if (!r)
+    return;
+  ipc_schema_free(&r->sch);
+  lm_fmt_queue_free(&r->q);
+  lm_buf_free(&r->pend);
+  free(r->source);
+  free(r);
+}
+
+/* ------------------------------------------------------------ file reader */
+
+struct lm_ipc_file_reader {
+  lm_ipc_limits lim;
+  char *source;
+  const uint8_t *p;
+  size_t len;
+  size_t footer_start;
+  lm_buffer *owner;
+  ipc_schema sch;
+  const uint8_t *blocks; /* footer Block structs (inside p) */
+  size_t blocks_at;      /* absolute offset of the first Block */
+  int n_blocks;
+  int next;
+};
+
+int lm_ipc_file_open_memory(const void *data, size_t len, lm_buffer *owner,
+                            const lm_ipc_limits *limits,
+                            const char *source_name, lm_ipc_file_reader **out,
+                            lm_error *err) {
+  *out = NULL;
+  lm_ipc_file_reader *r = calloc(1, sizeof *r);
+  if (!r)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  limits_fill(&r->lim, limits);
+  r->source = lm_strdup(source_name ? source_name : "<input>");
+  if (!r->source) {
+    free(r);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  r->p = data;
+  r->len = len;
+  if (owner)
+    r->owner = lm_buffer_retain(owner);
+  ipc_ctx c = {&r->lim, r->source, err};
+  int rc;
+  const uint8_t *p = data;
+  if (len < 18 || memcmp(p, ARROW_MAGIC, 6) != 0) {
+    rc = ipc_err(&c, LM_ERR_PARSE, 0,
+                 len < 18 ? "file of %zu bytes is too short for Arrow IPC"
+                          : "not an Arrow IPC file (no ARROW1 magic; %zu "
+                            "bytes)",
+                 len);
+    goto fail;
+  }
+  if (memcmp(p + len - 6, ARROW_MAGIC, 6) != 0) {
+    rc = ipc_err(&c, LM_ERR_PARSE, len - 6,
+                 "no trailing ARROW1 magic (truncated file?)");
+    goto fail;
+  }
+  int32_t flen = (int32_t)lm_fb_u32(p + len - 10);
+  if (flen <= 0 || (size_t)flen > len - 18) {
+    rc = ipc_err(&c, LM_ERR_PARSE, len - 10,
+                 "footer length %d does not fit the file of %zu bytes",
+                 (int)flen, len);
+    goto fail;
+  }
+  if (flen > r->lim.max_message_bytes) {
+    rc = ipc_err(&c, LM_ERR_LIMIT, len - 10,
+                 "footer length %d is over the message size limit", (int)flen);
+    goto fail;
+  }
+  r->footer_start = len - 10 - (size_t)flen;
+  lm_fb_reader rd = {p + r->footer_start, (size_t)flen, r->footer_start,
+                     r->source, err};
+  lm_fb_table footer, st;
+  bool present;
+  lm_fb_vec rbs, dicts;
+  if ((rc = lm_fb_root(&rd, &footer)) != 0 ||
+      (rc = lm_fb_get_table(&footer, FOOTER_SCHEMA, &st, &present)) != 0)
+    goto fail;
+  if (!present) {
+    rc = ipc_err(&c, LM_ERR_PARSE, r->footer_start, "footer without a schema");
+    goto fail;
+  }
+  if ((rc = decode_schema(&c, &st, &r->sch)) != 0 ||
+      (rc = lm_fb_get_vector(&footer, FOOTER_RECORD_BATCHES, ARROW_BLOCK_SIZE,
+                             &rbs)) != 0 ||
+      (rc = lm_fb_get_vector(&footer, FOOTER_DICTIONARIES, ARROW_BLOCK_SIZE,
+                             &dicts)) != 0)
+    goto fail;
+  if (dicts.n) {
+    rc = ipc_err(&c, LM_ERR_PARSE, r->footer_start + dicts.pos,
+                 "dictionary batches are not supported yet");
+    goto fail;
+  }
+  if (rbs.n > INT32_MAX / 2) {
+    rc = ipc_err(&c, LM_ERR_LIMIT, r->footer_start + rbs.pos,
+                 "too many record batches (%u)", rbs.n);
+    goto fail;
+  }
+  r->blocks = rd.p + rbs.pos;
+  r->blocks_at = r->footer_start + rbs.pos;
+  r->n_blocks = (int)rbs.n;
+  for (uint32_t i = 0; i < rbs.n; i++) {
+    const uint8_t *b = lm_fb_vec_elem(&rbs, i);
+    int64_t off = lm_fb_i64(b), blen = lm_fb_i64(b + 16);
+    int32_t mlen = (int32_t)lm_fb_u32(b + 8);
+    if (off < 8 || mlen < 8 || blen < 0 || (uint64_t)off > r->footer_start ||
+        (uint64_t)mlen > r->footer_start - (uint64_t)off ||
+        (uint64_t)blen > r->footer_start - (uint64_t)off - (uint64_t)mlen) {
+      rc = ipc_err(&c, LM_ERR_PARSE, r->blocks_at + i * ARROW_BLOCK_SIZE,
+                   "record batch block %u (offset %lld, metadata %d, body "
+                   "%lld) lies outside the file's %zu data bytes",
+                   i, (long long)off, (int)mlen, (long long)blen,
+                   r->footer_start);
+      goto fail;
+    }
+  }
+  *out = r;
+  return 0;
+fail:
+  lm_ipc_file_reader_free(r);
+  return rc;
+}
+
+static void release_free(lm_buffer *b) {
+  free(b->data);
+}
+static void release_munmap(lm_buffer *b) {
+  munmap(b->data, b->size);
+}
+
+int lm_ipc_file_open(const char *path, const lm_ipc_limits *limits,
+                     lm_ipc_file_reader **out, lm_error *err) {
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return lm_err(err, LM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  lm_buffer *owner = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      owner = lm_buffer_wrap(m, (size_t)st.st_size, release_munmap, NULL);
+      if (!owner)
+        munmap(m, (size_t)st.st_size);
+    }
+  }
+  close(fd);
+  if (!owner) {
+    char *text;
+    size_t n;
+    int rc = lm_read_file(path, &text, &n, err);
+    if (rc)
+      return rc;
+    owner = lm_buffer_wrap(text, n, release_free, NULL);
+    if (!owner) {
+      free(text);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+  }
+  int rc = lm_ipc_file_open_memory(owner->data, owner->size, owner, limits,
+                                   path, out, err);
+  lm_buffer_release(owner);
+  return rc;
+}
+
+int lm_ipc_file_num_batches(const lm_ipc_file_reader *r) {
+  return r->n_blocks;
+}
+
+int lm_ipc_file_read_batch(lm_ipc_file_reader *r, int i, lm_batch **out,
+                           lm_error *err) {
+  *out = NULL;
+  ipc_ctx c = {&r->lim, r->source, err};
+  if (i < 0 || i >= r->n_blocks)
+    return lm_err(err, LM_ERR_INVALID, "%s: no record batch %d (of %d)",
+                  r->source, i, r->n_blocks);
+  const uint8_t *b = r->blocks + (size_t)i * ARROW_BLOCK_SIZE;
+  size_t off = (size_t)lm_fb_i64(b);
+  size_t mlen = (size_t)(int32_t)lm_fb_u32(b + 8);
+  const uint8_t *p = r->p + off;
+  size_t prefix = 4;
+  int32_t L = (int32_t)lm_fb_u32(p);
+  if (lm_fb_u32(p) == 0xFFFFFFFFu) {
+    prefix = 8;
+    L = (int32_t)lm_fb_u32(p + 4);
+  }
+  if (L <= 0 || (size_t)L > mlen - prefix)
+    return ipc_err(&c, LM_ERR_PARSE, off,
+                   "message metadata length %d does not fit its block (%zu "
+                   "bytes)",
+                   (int)L, mlen);
+  lm_fb_reader rd;
+  uint8_t ht;
+  lm_fb_table hdr;
+  int64_t blen;
+  int rc = parse_message(&c, &rd, p + prefix, (size_t)L, off + prefix, &ht,
+                         &hdr, &blen);
+  if (rc)
+    return rc;
+  if (ht != ARROW_MSG_RECORD_BATCH)
+    return ipc_err(&c, LM_ERR_PARSE, off,
+                   "footer block %d is not a record batch (message type %u)", i,
+                   ht);
+  if ((uint64_t)blen > r->footer_start - off - mlen)
+    return ipc_err(&c, LM_ERR_PARSE, off,
+                   "record batch body of %lld bytes runs into the footer",
+                   (long long)blen);
+  body_ref body = {p + mlen, (size_t)blen, off + mlen, r->owner, -1};
+  return decode_batch(&c, &hdr, &r->sch, &body, out);
+}
+
+int lm_ipc_file_next(lm_ipc_file_reader *r, lm_batch **out, lm_error *err) {
+  *out = NULL;
+  if (r->next >= r->n_blocks)
+    return 0;
+  int rc = lm_ipc_file_read_batch(r, r->next, out, err);
+  if (rc == 0)
+    r->next++;
+  return rc;
+}
+
+lm_schema *lm_ipc_file_schema(const lm_ipc_file_reader *r) {
+  return r->sch.schema;
+}
+int lm_ipc_file_metadata(const lm_ipc_file_reader *r, const lm_ipc_kv **kv) {
+  *kv = r->sch.kv;
+  return r->sch.n_kv;
+}
+
+void lm_ipc_file_reader_free(lm_ipc_file_reader *r) {
+  if (!r)
+    return;
+  ipc_schema_free(&r->sch);
+  if (r->owner)
+    lm_buffer_release(r->owner);
+  free(r->source);
+  free(r);
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# laminardb convert round trips (issue 3): CSV -> Arrow file -> CSV and
+# CSV -> Arrow stream -> NDJSON on the shared data keep every value, a
+# second round trip is byte-identical, compressed Arrow reads back the same,
+# and flights-200k.arrow (written by another implementation) converts to CSV.
+# Usage: bash tests/cases/convert.sh path/to/laminardb   (from the repo root)
+set -euo pipefail
+B=${1:-build/laminardb}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+D=../shared/data
+
+# Compares two CSV/NDJSON files row by row, in order: text equal, or equal
+# as numbers, or equal as timestamps (a trailing Z / +00:00 is the same UTC).
+cmp_rows() {
+  python3 - "$1" "$2" <<'PY'
+import csv, json, sys
+from datetime import datetime, timezone
+def load(p):
+    if p.endswith(".csv"):
+        with open(p, newline="") as f:
+            return [list(r.values()) for r in csv.DictReader(f)]
+    with open(p) as f:
+        return [[("" if v is None else (("true" if v else "false") if isinstance(v, bool) else str(v))) for v in json.loads(l).values()] for l in f if l.strip()]
+def ts(s):
+    try:
+        d = datetime.fromisoformat(s.replace("Z", "+00:00"))
+        return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+a, b = load(sys.argv[1]), load(sys.argv[2])
+if len(a) != len(b):
+    sys.exit(f"row count {len(a)} != {len(b)}")
+bad = 0
+for i, (x, y) in enumerate(zip(a, b)):
+    for u, v in zip(x, y):
+        if u == v: continue
+        try:
+            if float(u) == float(v): continue
+        except ValueError: pass
+        if len(u) > 10 and ts(u) is not None and ts(u) == ts(v): continue
+        bad += 1
+        if bad < 10: print(f"row {i+1}: {u!r} != {v!r}")
+sys.exit(1 if bad else 0)
+PY
+}
+
+for f in flights-200k seattle-weather; do
+  "$B" convert "$D/$f.csv" "$T/$f.arrow"
+  "$B" convert "$T/$f.arrow" "$T/$f.csv"
+  cmp_rows "$D/$f.csv" "$T/$f.csv"
+  # second trip is byte-identical
+  "$B" convert "$T/$f.csv" "$T/$f.2.arrow"
+  "$B" convert "$T/$f.2.arrow" "$T/$f.2.csv"
+  diff -q "$T/$f.csv" "$T/$f.2.csv"
+  cmp "$T/$f.arrow" "$T/$f.2.arrow"
+  # stream via stdin/stdout, then NDJSON
+  "$B" convert --to arrow-stream "$D/$f.csv" - > "$T/$f.arrows"
+  "$B" convert --from arrow-stream - "$T/$f.json" < "$T/$f.arrows"
+  cmp_rows "$D/$f.csv" "$T/$f.json"
+  # NDJSON -> Arrow -> CSV gives the same CSV
+  "$B" convert "$T/$f.json" "$T/$f.j.arrow"
+  "$B" convert "$T/$f.j.arrow" "$T/$f.j.csv"
+  cmp_rows "$T/$f.csv" "$T/$f.j.csv"
+  for c in zstd lz4; do
+    "$B" convert --compression $c "$D/$f.csv" "$T/$f.$c.arrow"
+    "$B" convert "$T/$f.$c.arrow" "$T/$f.$c.csv"
+    diff -q "$T/$f.csv" "$T/$f.$c.csv"
+  done
+done
+
+# another implementation's file
+"$B" convert "$D/flights-200k.arrow" "$T/fa.csv"
+head -1 "$T/fa.csv" | grep -qx 'delay,distance,time'
+[[ $(wc -l < "$T/fa.csv") -eq 200001 ]]
+"$B" convert "$T/fa.csv" "$T/fa.arrows"
+"$B" convert "$T/fa.arrows" "$T/fa2.csv"
+cmp_rows "$T/fa.csv" "$T/fa2.csv"
+
+# errors: message, exit 1
+head -c 1000 "$D/flights-200k.arrow" > "$T/trunc.arrow"
+if "$B" convert "$T/trunc.arrow" "$T/x.csv" 2> "$T/err"; then exit 1; fi
+grep -q 'byte ' "$T/err"
+if "$B" convert "$D/flights-200k.csv" "$T/x.unknown" 2> "$T/err"; then exit 1; fi
+echo "convert: ok"

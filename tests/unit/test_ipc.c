@@ -1,0 +1,490 @@
+/*
+ * tests/unit/test_ipc.c — Arrow IPC reader/writer: round trips of every
+ * supported type (NULLs, slices, empty batches, several batches, both
+ * formats, 8/64 alignment, compression, custom metadata), a file written by
+ * another implementation (../shared/data/flights-200k.arrow), and hostile
+ * inputs (truncation at every byte, bit flips, huge lengths, deep nesting,
+ * a footer pointing outside the file) that must fail with a byte offset.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/flatbuf.h"
+#include "format/lm_ipc.h"
+#include "lm_test.h"
+
+static void dump(lm_buf *o, const lm_batch *b) {
+  for (int64_t i = 0; i < b->num_rows; i++) {
+    for (int c = 0; c < b->num_columns; c++) {
+      lm_array_format_value(o, b->columns[c], i, "NULL");
+      lm_buf_putc(o, '|');
+    }
+    lm_buf_putc(o, '\n');
+  }
+}
+
+static lm_schema *all_types_schema(void) {
+  lm_schema *s = lm_schema_new(12);
+  lm_type tms = lm_type_make(LM_TYPE_TIMESTAMP), tns = tms, ts = tms;
+  tms.unit = LM_UNIT_MILLI;
+  tns.unit = LM_UNIT_NANO;
+  ts.unit = LM_UNIT_SECOND;
+  lm_schema_set_field(s, 0, "b", lm_type_make(LM_TYPE_BOOL), true);
+  lm_schema_set_field(s, 1, "i8", lm_type_make(LM_TYPE_INT8), true);
+  lm_schema_set_field(s, 2, "i16", lm_type_make(LM_TYPE_INT16), true);
+  lm_schema_set_field(s, 3, "i32", lm_type_make(LM_TYPE_INT32), true);
+  lm_schema_set_field(s, 4, "i64", lm_type_make(LM_TYPE_INT64), false);
+  lm_schema_set_field(s, 5, "f32", lm_type_make(LM_TYPE_FLOAT32), true);
+  lm_schema_set_field(s, 6, "f64", lm_type_make(LM_TYPE_FLOAT64), true);
+  lm_schema_set_field(s, 7, "s", lm_type_make(LM_TYPE_UTF8), true);
+  lm_schema_set_field(s, 8, "ts_ms", tms, true);
+  lm_schema_set_field(s, 9, "ts_ns", tns, true);
+  lm_schema_set_field(s, 10, "iv", lm_type_make(LM_TYPE_INTERVAL), true);
+  lm_schema_set_field(s, 11, "nothing", lm_type_make(LM_TYPE_NULL), true);
+  (void)ts;
+  return s;
+}
+
+static lm_batch *all_types_batch(lm_schema *s, int64_t n, int seed) {
+  lm_batch_builder bb;
+  if (lm_batch_builder_init(&bb, s, n))
+    return NULL;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = i + seed;
+    bool null = (k % 5) == 3;
+    for (int c = 0; c < s->n_fields; c++) {
+      lm_builder *b = &bb.cols[c];
+      if ((null && c != 4) || c == 11) {
+        lm_builder_append_null(b);
+        continue;
+      }
+      switch (s->fields[c].type.id) {
+      case LM_TYPE_BOOL:
+        lm_builder_append_bool(b, k % 3 == 0);
+        break;
+      case LM_TYPE_FLOAT32:
+      case LM_TYPE_FLOAT64:
+        lm_builder_append_double(b, (double)k * 1.25 - 3.5);
+        break;
+      case LM_TYPE_UTF8: {
+        char t[32];
+        int len =
+            k % 7 == 0 ? 0 : snprintf(t, sizeof t, "v%lld-é", (long long)k);
+        lm_builder_append_str(b, t, len);
+        break;
+      }
+      case LM_TYPE_INT8:
+        lm_builder_append_int(b, (k % 250) - 125);
+        break;
+      default:
+        lm_builder_append_int(b, k * 1000003 - 77);
+        break;
+      }
+    }
+  }
+  lm_batch *out = NULL;
+  lm_batch_builder_finish(&bb, &out, NULL);
+  lm_batch_builder_free(&bb);
+  return out;
+}
+
+/* Writes batches, reads them back with the file and/or stream reader and
+ * compares the dumps. */
+static void roundtrip(lm_schema *s, lm_batch **bs, int n, bool file, int align,
+                      int comp, bool meta) {
+  lm_buf out, want, got;
+  lm_buf_init(&out);
+  lm_buf_init(&want);
+  lm_buf_init(&got);
+  lm_error err;
+  lm_ipc_kv kv[2] = {{"origin", "laminar"}, {"ARROW:x", "y=1"}};
+  lm_ipc_write_options o = {align, comp, meta ? 2 : 0, kv};
+  lm_ipc_writer *w;
+  CHECK(lm_ipc_writer_new(s, file, &o, &out, &w, &err) == 0);
+  for (int i = 0; i < n; i++) {
+    CHECK(lm_ipc_writer_write(w, bs[i], &err) == 0);
+    dump(&want, bs[i]);
+  }
+  CHECK(lm_ipc_writer_finish(w, &err) == 0);
+  lm_ipc_writer_free(w);
+  const lm_ipc_kv *rkv = NULL;
+  int nkv;
+  if (file) {
+    lm_buffer *owner = lm_buffer_new(out.len);
+    memcpy(owner->data, out.data, out.len);
+    lm_ipc_file_reader *r;
+    int rc = lm_ipc_file_open_memory(owner->data, owner->size, owner, NULL,
+                                     "t.arrow", &r, &err);
+    lm_buffer_release(owner);
+    CHECK(rc == 0);
+    if (rc) {
+      fprintf(stderr, "%s\n", err.msg);
+      goto done;
+    }
+    CHECK_EQ_I64(lm_ipc_file_num_batches(r), n);
+    lm_batch *b;
+    lm_batch *keep = NULL;
+    while ((rc = lm_ipc_file_next(r, &b, &err)) == 0 && b) {
+      dump(&got, b);
+      if (!keep)
+        keep = b;
+      else
+        lm_batch_release(b);
+    }
+    CHECK(rc == 0);
+    if (rc)
+      fprintf(stderr, "%s\n", err.msg);
+    nkv = lm_ipc_file_metadata(r, &rkv);
+    CHECK_EQ_I64(nkv, meta ? 2 : 0);
+    if (nkv == 2)
+      CHECK_EQ_STR(rkv[1].value, "y=1");
+    CHECK(lm_schema_find(lm_ipc_file_schema(r), "s") == 7 || s->n_fields < 8);
+    lm_ipc_file_reader_free(r);
+    /* batches outlive the reader (zero-copy buffers hold the memory) */
+    if (keep) {
+      lm_buf again;
+      lm_buf_init(&again);
+      dump(&again, keep);
+      CHECK(again.len <= got.len &&
+            memcmp(again.data ? again.data : "", got.data ? got.data : "",
+                   again.len) == 0);
+      lm_buf_free(&again);
+      lm_batch_release(keep);
+    }
+    /* the file also reads as a stream after its 8-byte magic */
+  } else {
+    /* feed in pieces of 7 bytes */
+    lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(NULL, "t.arrows");
+    int rc = 0;
+    for (size_t p = 0; p < out.len && rc == 0; p += 7)
+      rc = lm_ipc_stream_reader_feed(r, out.data + p, LM_MIN(7, out.len - p),
+                                     &err);
+    if (rc == 0)
+      rc = lm_ipc_stream_reader_finish(r, &err);
+    CHECK(rc == 0);
+    if (rc)
+      fprintf(stderr, "%s\n", err.msg);
+    CHECK(lm_ipc_stream_reader_done(r));
+    lm_batch *b;
+    while ((b = lm_ipc_stream_reader_next(r)) != NULL) {
+      dump(&got, b);
+      lm_batch_release(b);
+    }
+    nkv = lm_ipc_stream_reader_metadata(r, &rkv);
+    CHECK_EQ_I64(nkv, meta ? 2 : 0);
+    if (nkv == 2)
+      CHECK_EQ_STR(rkv[0].key, "origin");
+    lm_ipc_stream_reader_free(r);
+  }
+  CHECK_EQ_STR(got.data ? got.data : "", want.data ? want.data : "");
+done:
+  lm_buf_free(&out);
+  lm_buf_free(&want);
+  lm_buf_free(&got);
+}
+
+static void test_roundtrips(void) {
+  lm_schema *s = all_types_schema();
+  lm_batch *full = all_types_batch(s, 100, 0);
+  lm_batch *b2 = all_types_batch(s, 37, 11);
+  lm_batch *empty = all_types_batch(s, 0, 0);
+  lm_batch *slice = lm_batch_slice(full, 3, 50);
+  lm_batch *slice2 = lm_batch_slice(full, 17, 0);
+  CHECK(full && b2 && empty && slice && slice2);
+  lm_batch *set[] = {full, slice, empty, b2, slice2};
+  int comps[] = {LM_IPC_COMPRESS_NONE, LM_IPC_COMPRESS_ZSTD,
+                 LM_IPC_COMPRESS_LZ4};
+  for (int f = 0; f < 2; f++)
+    for (int a = 0; a < 2; a++)
+      for (int c = 0; c < 3; c++) {
+        roundtrip(s, set, 5, f, a ? 64 : 8, comps[c], c == 0);
+        roundtrip(s, set + 2, 1, f, a ? 64 : 8, comps[c], false);
+        roundtrip(s, set, 0, f, a ? 64 : 8, comps[c], true);
+      }
+  lm_batch_release(full);
+  lm_batch_release(b2);
+  lm_batch_release(empty);
+  lm_batch_release(slice);
+  lm_batch_release(slice2);
+  lm_schema_release(s);
+}
+
+static void test_alignment64(void) {
+  lm_schema *s = all_types_schema();
+  lm_batch *b = all_types_batch(s, 10, 0);
+  lm_buf out;
+  lm_buf_init(&out);
+  lm_ipc_write_options o = {64, 0, 0, NULL};
+  lm_ipc_writer *w;
+  lm_error err;
+  CHECK(lm_ipc_writer_new(s, false, &o, &out, &w, &err) == 0);
+  size_t schema_end = out.len;
+  CHECK(lm_ipc_writer_write(w, b, &err) == 0);
+  /* metadata length is padded so that the body starts 64-aligned */
+  uint32_t L = lm_fb_u32((const uint8_t *)out.data + schema_end + 4);
+  CHECK_EQ_I64((schema_end + 8 + L) % 64, 0);
+  lm_ipc_writer_free(w);
+  lm_buf_free(&out);
+  lm_batch_release(b);
+  lm_schema_release(s);
+}
+
+static void test_flights(void) {
+  lm_ipc_file_reader *r;
+  lm_error err;
+  int rc =
+      lm_ipc_file_open("../shared/data/flights-200k.arrow", NULL, &r, &err);
+  CHECK(rc == 0);
+  if (rc) {
+    fprintf(stderr, "%s\n", err.msg);
+    return;
+  }
+  lm_schema *s = lm_ipc_file_schema(r);
+  CHECK_EQ_I64(s->n_fields, 3);
+  CHECK_EQ_I64(lm_ipc_file_num_batches(r), 1);
+  int di = lm_schema_find(s, "delay"), dist = lm_schema_find(s, "distance"),
+      ti = lm_schema_find(s, "time");
+  CHECK(di >= 0 && dist >= 0 && ti >= 0);
+  if (di < 0 || dist < 0 || ti < 0) {
+    lm_ipc_file_reader_free(r);
+    return;
+  }
+  CHECK(s->fields[di].type.id == LM_TYPE_INT16);
+  CHECK(s->fields[dist].type.id == LM_TYPE_INT16);
+  CHECK(s->fields[ti].type.id == LM_TYPE_FLOAT32);
+  lm_batch *b;
+  rc = lm_ipc_file_next(r, &b, &err);
+  CHECK(rc == 0 && b);
+  if (b) {
+    CHECK_EQ_I64(b->num_rows, 200000);
+    /* sanity: distances positive, times within a day */
+    int64_t bad = 0, sum = 0;
+    for (int64_t i = 0; i < b->num_rows; i++) {
+      int64_t d = lm_array_get_i64(b->columns[dist], i);
+      double t = lm_array_get_f64(b->columns[ti], i);
+      if (d <= 0 || t < 0 || t > 24.5)
+        bad++;
+      sum += lm_array_get_i64(b->columns[di], i);
+    }
+    CHECK_EQ_I64(bad, 0);
+    printf("flights-200k.arrow: row 0 delay=%lld distance=%lld time=%g; "
+           "delay sum %lld\n",
+           (long long)lm_array_get_i64(b->columns[di], 0),
+           (long long)lm_array_get_i64(b->columns[dist], 0),
+           lm_array_get_f64(b->columns[ti], 0), (long long)sum);
+    lm_batch_release(b);
+  }
+  rc = lm_ipc_file_next(r, &b, &err);
+  CHECK(rc == 0 && !b);
+  lm_ipc_file_reader_free(r);
+}
+
+/* Reads buf as a file and as a stream; returns nonzero on error (which must
+ * carry "byte "). */
+static int try_read(const uint8_t *p, size_t n, bool file, lm_error *err) {
+  int rc;
+  if (file) {
+    lm_ipc_file_reader *r;
+    /* copy so that ASan sees reads past the end */
+    uint8_t *cp = malloc(n ? n : 1);
+    memcpy(cp, p, n);
+    rc = lm_ipc_file_open_memory(cp, n, NULL, NULL, "h.arrow", &r, err);
+    if (rc == 0) {
+      lm_batch *b;
+      while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b)
+        lm_batch_release(b);
+      lm_ipc_file_reader_free(r);
+    }
+    free(cp);
+  } else {
+    lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(NULL, "h.arrows");
+    rc = lm_ipc_stream_reader_feed(r, p, n, err);
+    if (rc == 0)
+      rc = lm_ipc_stream_reader_finish(r, err);
+    lm_batch *b;
+    while ((b = lm_ipc_stream_reader_next(r)) != NULL)
+      lm_batch_release(b);
+    lm_ipc_stream_reader_free(r);
+  }
+  return rc;
+}
+
+static void small_file(lm_buf *out, bool file) {
+  lm_schema *s = all_types_schema();
+  lm_batch *b = all_types_batch(s, 9, 1);
+  lm_ipc_writer *w;
+  lm_ipc_kv kv = {"k", "v"};
+  lm_ipc_write_options o = {8, 0, 1, &kv};
+  lm_ipc_writer_new(s, file, &o, out, &w, NULL);
+  lm_ipc_writer_write(w, b, NULL);
+  lm_ipc_writer_finish(w, NULL);
+  lm_ipc_writer_free(w);
+  lm_batch_release(b);
+  lm_schema_release(s);
+}
+
+static void test_hostile(void) {
+  for (int file = 0; file < 2; file++) {
+    lm_buf out;
+    lm_buf_init(&out);
+    small_file(&out, file);
+    const uint8_t *p = (const uint8_t *)out.data;
+    lm_error err;
+    CHECK(try_read(p, out.len, file, &err) == 0);
+    int missing_offset = 0, ok_truncs = 0;
+    for (size_t n = 0; n < out.len; n++) {
+      int rc = try_read(p, n, file, &err);
+      if (rc == 0)
+        ok_truncs++;
+      else if (!strstr(err.msg, ": byte "))
+        missing_offset++;
+    }
+    /* a stream cut right after its schema or its batch (no EOS) is valid */
+    CHECK(ok_truncs <= (file ? 0 : 2));
+    CHECK_EQ_I64(missing_offset, 0);
+    /* bit flips: every bit of every byte; must not crash; errors name a
+     * byte offset */
+    uint8_t *cp = malloc(out.len);
+    int flips_ok = 0, flips_err = 0;
+    for (size_t i = 0; i < out.len; i++)
+      for (int bit = 0; bit < 8; bit++) {
+        memcpy(cp, p, out.len);
+        cp[i] ^= (uint8_t)(1u << bit);
+        int rc = try_read(cp, out.len, file, &err);
+        if (rc == 0)
+          flips_ok++;
+        else {
+          flips_err++;
+          if (!strstr(err.msg, ": byte ")) {
+            missing_offset++;
+            if (missing_offset < 5)
+              fprintf(stderr, "no offset: %s\n", err.msg);
+          }
+        }
+      }
+    CHECK_EQ_I64(missing_offset, 0);
+    CHECK(flips_err > 0);
+    /* huge values written over every aligned int32/int64 */
+    const uint64_t huge[] = {0x7FFFFFFFu, 0xFFFFFFF0u, 0x7FFFFFFFFFFFFFFFull,
+                             0x8000000000000000ull, 0xFFFFFFFFFFFFFFF8ull};
+    for (size_t i = 0; i + 8 <= out.len; i += 4)
+      for (size_t h = 0; h < LM_ARRAY_LEN(huge); h++) {
+        memcpy(cp, p, out.len);
+        memcpy(cp + i, &huge[h], h < 2 ? 4 : 8);
+        if (try_read(cp, out.len, file, &err) != 0 &&
+            !strstr(err.msg, ": byte "))
+          missing_offset++;
+      }
+    CHECK_EQ_I64(missing_offset, 0);
+    if (file) {
+      /* footer length pointing outside the file */
+      memcpy(cp, p, out.len);
+      int32_t big = (int32_t)out.len;
+      memcpy(cp + out.len - 10, &big, 4);
+      CHECK(try_read(cp, out.len, true, &err) == LM_ERR_PARSE);
+      CHECK(strstr(err.msg, "footer length") != NULL);
+    } else {
+      /* a negative metadata length, then a huge one */
+      uint8_t neg[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x80};
+      CHECK(try_read(neg, 8, false, &err) == LM_ERR_PARSE);
+      CHECK(strstr(err.msg, "byte 0: negative metadata length") != NULL);
+      uint8_t big[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F};
+      CHECK(try_read(big, 8, false, &err) == LM_ERR_LIMIT);
+    }
+    free(cp);
+    lm_buf_free(&out);
+  }
+}
+
+/* A schema message whose field nests 100 levels deep (a List chain). */
+static void test_deep_nesting(void) {
+  lm_fb_builder b;
+  lm_fb_builder_init(&b);
+  lm_fb_ref child = 0;
+  for (int d = 0; d < 100; d++) {
+    lm_fb_ref kids = lm_fb_create_ref_vector(&b, &child, d ? 1 : 0);
+    lm_fb_ref name = lm_fb_create_string(&b, "x", 1);
+    lm_fb_table_start(&b);
+    lm_fb_table_end(&b);
+    lm_fb_table_start(&b);
+    lm_fb_ref type = lm_fb_table_end(&b);
+    lm_fb_table_start(&b);
+    lm_fb_add_ref(&b, 0, name);
+    lm_fb_add_u8(&b, 2, 12 /* List */);
+    lm_fb_add_ref(&b, 3, type);
+    lm_fb_add_ref(&b, 5, kids);
+    child = lm_fb_table_end(&b);
+  }
+  lm_fb_ref fields = lm_fb_create_ref_vector(&b, &child, 1);
+  lm_fb_table_start(&b);
+  lm_fb_add_ref(&b, 1, fields);
+  lm_fb_ref schema = lm_fb_table_end(&b);
+  lm_fb_table_start(&b);
+  lm_fb_add_i16(&b, 0, 4);
+  lm_fb_add_u8(&b, 1, 1);
+  lm_fb_add_ref(&b, 2, schema);
+  lm_fb_ref msg = lm_fb_table_end(&b);
+  const uint8_t *fb;
+  size_t n;
+  CHECK(lm_fb_finish(&b, msg, &fb, &n) == 0);
+  lm_buf s;
+  lm_buf_init(&s);
+  uint32_t pre[2] = {0xFFFFFFFFu, (uint32_t)n};
+  lm_buf_append(&s, pre, 8);
+  lm_buf_append(&s, fb, n);
+  lm_error err;
+  int rc = try_read((const uint8_t *)s.data, s.len, false, &err);
+  CHECK_EQ_I64(rc, LM_ERR_LIMIT);
+  CHECK(strstr(err.msg, "nested deeper") != NULL);
+  lm_buf_free(&s);
+  lm_fb_builder_free(&b);
+}
+
+static void test_unsupported(void) {
+  /* an Int(32, unsigned) column */
+  lm_fb_builder b;
+  lm_fb_builder_init(&b);
+  lm_fb_ref name = lm_fb_create_string(&b, "u", 1);
+  lm_fb_table_start(&b);
+  lm_fb_add_i32(&b, 0, 32);
+  lm_fb_add_u8(&b, 1, 0);
+  lm_fb_ref type = lm_fb_table_end(&b);
+  lm_fb_table_start(&b);
+  lm_fb_add_ref(&b, 0, name);
+  lm_fb_add_u8(&b, 2, 2);
+  lm_fb_add_ref(&b, 3, type);
+  lm_fb_ref field = lm_fb_table_end(&b);
+  lm_fb_ref fields = lm_fb_create_ref_vector(&b, &field, 1);
+  lm_fb_table_start(&b);
+  lm_fb_add_ref(&b, 1, fields);
+  lm_fb_ref schema = lm_fb_table_end(&b);
+  lm_fb_table_start(&b);
+  lm_fb_add_i16(&b, 0, 4);
+  lm_fb_add_u8(&b, 1, 1);
+  lm_fb_add_ref(&b, 2, schema);
+  lm_fb_ref msg = lm_fb_table_end(&b);
+  const uint8_t *fb;
+  size_t n;
+  lm_fb_finish(&b, msg, &fb, &n);
+  lm_buf s;
+  lm_buf_init(&s);
+  uint32_t pre[2] = {0xFFFFFFFFu, (uint32_t)n};
+  lm_buf_append(&s, pre, 8);
+  lm_buf_append(&s, fb, n);
+  lm_error err;
+  CHECK_EQ_I64(try_read((const uint8_t *)s.data, s.len, false, &err),
+               LM_ERR_PARSE);
+  CHECK(strstr(err.msg, "unsupported Arrow type UInt32 in column 'u'") != NULL);
+  lm_buf_free(&s);
+  lm_fb_builder_free(&b);
+}
+
+int main(void) {
+  test_roundtrips();
+  test_alignment64();
+  test_flights();
+  test_hostile();
+  test_deep_nesting();
+  test_unsupported();
+  return lm_test_done("test_ipc");
+}
