@@ -33,6 +33,7 @@ deps:
 
 oracle: deps
 	@scripts/install-oracle.sh
+	@scripts/install-interop.sh
 
 build: deps
 	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

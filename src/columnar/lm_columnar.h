@@ -72,6 +72,10 @@ typedef struct lm_field {
   char *name; /* owned, NUL-terminated */
   lm_type type;
   bool nullable;
+  /* TIMESTAMP only: the zone label carried by Arrow data ("UTC",
+   * "+05:30", "America/New_York"), owned; NULL = none. Values are UTC
+   * instants either way; the label is kept so tables round-trip. */
+  char *timezone;
 } lm_field;
 
 typedef struct lm_schema {
@@ -86,6 +90,9 @@ lm_schema *lm_schema_new(int n_fields);
 /* Copies name. Returns LM_ERR_NOMEM on failure. */
 int lm_schema_set_field(lm_schema *s, int i, const char *name, lm_type type,
                         bool nullable);
+/* Sets (copies) or clears (tz NULL) field i's time zone label.
+ * LM_ERR_NOMEM / LM_ERR_INVALID. */
+int lm_schema_set_timezone(lm_schema *s, int i, const char *tz);
 lm_schema *lm_schema_retain(lm_schema *s);
 void lm_schema_release(lm_schema *s);
 /* Case-insensitive lookup; returns index or -1. */

@@ -35,6 +35,17 @@ int lm_schema_set_field(lm_schema *s, int i, const char *name, lm_type type,
   return LM_OK;
 }
 
+int lm_schema_set_timezone(lm_schema *s, int i, const char *tz) {
+  if (i < 0 || i >= s->n_fields)
+    return LM_ERR_INVALID;
+  char *copy = NULL;
+  if (tz && !(copy = lm_strdup(tz)))
+    return LM_ERR_NOMEM;
+  free(s->fields[i].timezone);
+  s->fields[i].timezone = copy;
+  return LM_OK;
+}
+
 lm_schema *lm_schema_retain(lm_schema *s) {
   if (s)
     __atomic_fetch_add(&s->refcnt, 1, __ATOMIC_RELAXED);
@@ -44,8 +55,10 @@ lm_schema *lm_schema_retain(lm_schema *s) {
 void lm_schema_release(lm_schema *s) {
   if (!s || __atomic_sub_fetch(&s->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
     return;
-  for (int i = 0; i < s->n_fields; i++)
+  for (int i = 0; i < s->n_fields; i++) {
     free(s->fields[i].name);
+    free(s->fields[i].timezone);
+  }
   free(s->fields);
   free(s);
 }

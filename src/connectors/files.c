@@ -10,6 +10,7 @@
 
 #include "connectors/lm_connectors.h"
 #include "format/lm_csv.h"
+#include "format/lm_ipc.h"
 #include "format/lm_json.h"
 
 #define LM_READ_CHUNK (1 << 20)
@@ -21,10 +22,13 @@ const char *lm_kv_get(const lm_kv *kv, int n, const char *key) {
   return NULL;
 }
 
+typedef enum file_format { FMT_CSV, FMT_JSON, FMT_IPC } file_format;
+
 typedef struct open_file {
   char *path;
   int fd;
-  void *reader; /* lm_csv_reader* or lm_json_reader* */
+  void *reader; /* lm_csv_reader*, lm_json_reader* or lm_ipc_stream_reader* */
+  bool started; /* the first bytes were seen (IPC: file magic skipped) */
   bool done;
 } open_file;
 
@@ -32,7 +36,8 @@ typedef struct files_reader {
   lm_source_reader base;
   lm_schema *schema;
   char *pattern;
-  bool json, watch;
+  file_format fmt;
+  bool watch;
   lm_csv_options csv;
   open_file *files;
   int n_files, cur;
@@ -40,32 +45,159 @@ typedef struct files_reader {
 } files_reader;
 
 static void *reader_new(files_reader *r, const char *path) {
-  if (r->json) {
+  switch (r->fmt) {
+  case FMT_JSON: {
     lm_json_options o;
     lm_json_options_default(&o);
     return lm_json_reader_new(r->schema, &o, path);
   }
-  return lm_csv_reader_new(r->schema, &r->csv, path);
+  case FMT_IPC:
+    return lm_ipc_stream_reader_new(NULL, path);
+  default:
+    return lm_csv_reader_new(r->schema, &r->csv, path);
+  }
 }
 static void reader_free(files_reader *r, void *x) {
-  if (r->json)
+  if (r->fmt == FMT_JSON)
     lm_json_reader_free(x);
+  else if (r->fmt == FMT_IPC)
+    lm_ipc_stream_reader_free(x);
   else
     lm_csv_reader_free(x);
 }
-static int reader_feed(files_reader *r, void *x, const char *p, size_t n,
+static int reader_feed(files_reader *r, open_file *f, const char *p, size_t n,
                        lm_error *err) {
-  return r->json ? lm_json_reader_feed(x, p, n, err)
-                 : lm_csv_reader_feed(x, p, n, err);
+  if (r->fmt == FMT_IPC) {
+    /* An IPC file is "ARROW1\0\0", the stream format (ending with its
+     * end-of-stream marker), then the footer: the stream reader reads it
+     * once the magic is skipped and ignores what follows the marker. */
+    if (!f->started && n >= 8 && !memcmp(p, "ARROW1", 6)) {
+      p += 8;
+      n -= 8;
+    }
+    f->started = true;
+    return lm_ipc_stream_reader_feed(f->reader, p, n, err);
+  }
+  f->started = true;
+  return r->fmt == FMT_JSON ? lm_json_reader_feed(f->reader, p, n, err)
+                            : lm_csv_reader_feed(f->reader, p, n, err);
 }
 static int reader_finish(files_reader *r, void *x, lm_error *err) {
-  return r->json ? lm_json_reader_finish(x, err) : lm_csv_reader_finish(x, err);
+  if (r->fmt == FMT_IPC)
+    return lm_ipc_stream_reader_finish(x, err);
+  return r->fmt == FMT_JSON ? lm_json_reader_finish(x, err)
+                            : lm_csv_reader_finish(x, err);
 }
 static int reader_flush(files_reader *r, void *x, lm_error *err) {
-  return r->json ? lm_json_reader_flush(x, err) : lm_csv_reader_flush(x, err);
+  if (r->fmt == FMT_IPC)
+    return 0; /* batches are complete messages already */
+  return r->fmt == FMT_JSON ? lm_json_reader_flush(x, err)
+                            : lm_csv_reader_flush(x, err);
 }
-static lm_batch *reader_next(files_reader *r, void *x) {
-  return r->json ? lm_json_reader_next(x) : lm_csv_reader_next(x);
+
+/* Maps an IPC batch onto the declared columns by name (exact, then
+ * case-insensitive). Integer and floating columns widen to the declared
+ * type (Int16 -> BIGINT, Float32 -> DOUBLE, integers -> DOUBLE) and
+ * timestamps change unit; anything else must match exactly. */
+static int conform_ipc(files_reader *r, const char *path, lm_batch *in,
+                       lm_batch **out, lm_error *err) {
+  lm_schema *s = r->schema, *fs = in->schema;
+  int nc = s->n_fields;
+  lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+  if (!cols)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int rc = 0;
+  for (int c = 0; c < nc && !rc; c++) {
+    const lm_field *f = &s->fields[c];
+    int k = -1;
+    for (int i = 0; i < fs->n_fields && k < 0; i++)
+      if (!strcmp(fs->fields[i].name, f->name))
+        k = i;
+    if (k < 0)
+      k = lm_schema_find(fs, f->name);
+    if (k < 0) {
+      rc = lm_err(err, LM_ERR_PARSE, "%s: column '%s' is not in the file", path,
+                  f->name);
+      break;
+    }
+    lm_array *a = in->columns[k];
+    lm_type ft = a->type, dt = f->type;
+    if (lm_type_eq(ft, dt)) {
+      cols[c] = lm_array_retain(a);
+    } else if (ft.id == LM_TYPE_NULL ||
+               (lm_type_is_numeric(ft) && lm_type_is_numeric(dt) &&
+                (lm_type_is_integer(ft) || !lm_type_is_integer(dt))) ||
+               (ft.id == LM_TYPE_TIMESTAMP && dt.id == LM_TYPE_TIMESTAMP)) {
+      static const int64_t per_sec[] = {1, 1000, 1000000, 1000000000};
+      lm_builder b;
+      if (lm_builder_init(&b, dt, a->length)) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+      for (int64_t i = 0; i < a->length; i++) {
+        if (ft.id == LM_TYPE_NULL || lm_array_is_null(a, i)) {
+          lm_builder_append_null(&b);
+        } else if (ft.id == LM_TYPE_TIMESTAMP) {
+          int64_t v = lm_array_get_i64(a, i), fu = per_sec[ft.unit],
+                  du = per_sec[dt.unit];
+          if (du >= fu) {
+            if (lm_mul_overflow_i64(v, du / fu, &v)) {
+              rc = lm_err(err, LM_ERR_PARSE,
+                          "%s: column '%s': timestamp out of range", path,
+                          f->name);
+              break;
+            }
+          } else
+            v = lm_floor_div(v, fu / du);
+          lm_builder_append_int(&b, v);
+        } else if (lm_type_is_integer(dt)) {
+          int64_t v = lm_array_get_i64(a, i);
+          lm_builder_append_int(&b, v);
+        } else {
+          lm_builder_append_double(&b, lm_array_get_f64(a, i));
+        }
+      }
+      if (!rc && lm_builder_finish(&b, &cols[c]))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      lm_builder_free(&b);
+    } else {
+      rc = lm_err(err, LM_ERR_PARSE,
+                  "%s: column '%s' is %s in the file, declared %s", path,
+                  f->name, lm_type_name(ft), lm_type_name(dt));
+    }
+    if (!rc && !f->nullable && cols[c]->null_count > 0)
+      rc = lm_err(err, LM_ERR_PARSE, "%s: NULL value for NOT NULL column '%s'",
+                  path, f->name);
+  }
+  if (rc) {
+    for (int c = 0; c < nc; c++)
+      lm_array_release(cols[c]);
+    free(cols);
+    return rc;
+  }
+  *out = lm_batch_new(lm_schema_retain(s), in->num_rows, cols);
+  free(cols);
+  return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
+/* The next decoded batch of f in the source's schema, or NULL. */
+static int reader_next(files_reader *r, open_file *f, lm_batch **out,
+                       lm_error *err) {
+  *out = NULL;
+  if (r->fmt == FMT_CSV) {
+    *out = lm_csv_reader_next(f->reader);
+    return 0;
+  }
+  if (r->fmt == FMT_JSON) {
+    *out = lm_json_reader_next(f->reader);
+    return 0;
+  }
+  lm_batch *b = lm_ipc_stream_reader_next(f->reader);
+  if (!b)
+    return 0;
+  int rc = conform_ipc(r, f->path, b, out, err);
+  lm_batch_release(b);
+  return rc;
 }
 
 /* Adds files matching the pattern that are not known yet (name order). */
@@ -150,7 +282,10 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
       if (!f->reader)
         return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
-    lm_batch *b = reader_next(r, f->reader);
+    lm_batch *b = NULL;
+    int nrc = reader_next(r, f, &b, err);
+    if (nrc)
+      return nrc;
     if (b) {
       *out = b;
       return 0;
@@ -166,7 +301,7 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
       return lm_err(err, LM_ERR_IO, "%s: %s", f->path, strerror(errno));
     }
     if (n > 0) {
-      int rc = reader_feed(r, f->reader, r->chunk, (size_t)n, err);
+      int rc = reader_feed(r, f, r->chunk, (size_t)n, err);
       if (rc)
         return rc;
       continue;
@@ -177,8 +312,7 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
       int rc = reader_flush(r, f->reader, err);
       if (rc)
         return rc;
-      *out = reader_next(r, f->reader);
-      return 0;
+      return reader_next(r, f, out, err);
     }
     int rc = reader_finish(r, f->reader, err);
     if (rc)
@@ -222,10 +356,18 @@ int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
                   mode);
   if (!fmt)
     fmt = "CSV";
-  bool json = !lm_strcasecmp(fmt, "JSON") || !lm_strcasecmp(fmt, "NDJSON");
-  if (!json && lm_strcasecmp(fmt, "CSV"))
+  file_format ff;
+  if (!lm_strcasecmp(fmt, "JSON") || !lm_strcasecmp(fmt, "NDJSON"))
+    ff = FMT_JSON;
+  else if (!lm_strcasecmp(fmt, "CSV"))
+    ff = FMT_CSV;
+  else if (!lm_strcasecmp(fmt, "ARROW_IPC") || !lm_strcasecmp(fmt, "ARROW"))
+    ff = FMT_IPC;
+  else
     return lm_err(err, LM_ERR_BIND,
-                  "FILES source format %s is not supported (CSV or JSON)", fmt);
+                  "FILES source format %s is not supported (CSV, JSON or "
+                  "ARROW_IPC)",
+                  fmt);
   files_reader *r = calloc(1, sizeof *r);
   if (!r)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -233,7 +375,7 @@ int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
   r->base.free = files_free;
   r->watch = mode && !lm_strcasecmp(mode, "watch");
   r->base.unbounded = r->watch;
-  r->json = json;
+  r->fmt = ff;
   r->schema = lm_schema_retain(schema);
   r->pattern = lm_strdup(path);
   r->chunk = malloc(LM_READ_CHUNK);
@@ -270,6 +412,7 @@ struct lm_file_sink {
   char *path;
   FILE *f;
   bool json;
+  lm_ipc_writer *ipc; /* FORMAT ARROW_IPC */
   bool header_done;
   lm_csv_options csv;
   lm_buf buf;
@@ -303,9 +446,12 @@ int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
     return lm_err(err, LM_ERR_BIND, "FILES sink needs a 'path' option");
   const char *fmt = format ? format : "JSON";
   bool json = !lm_strcasecmp(fmt, "JSON") || !lm_strcasecmp(fmt, "NDJSON");
-  if (!json && lm_strcasecmp(fmt, "CSV"))
+  bool ipc = !lm_strcasecmp(fmt, "ARROW_IPC") || !lm_strcasecmp(fmt, "ARROW");
+  if (!json && !ipc && lm_strcasecmp(fmt, "CSV"))
     return lm_err(err, LM_ERR_BIND,
-                  "FILES sink format %s is not supported (JSON or CSV)", fmt);
+                  "FILES sink format %s is not supported (JSON, CSV or "
+                  "ARROW_IPC)",
+                  fmt);
   lm_file_sink *s = calloc(1, sizeof *s);
   if (!s)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -326,7 +472,20 @@ int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
     return lm_err(err, LM_ERR_IO, "%s: cannot create sink file: %s", path,
                   strerror(e));
   }
-  if (!json) {
+  if (ipc) {
+    /* the IPC file format (with a footer) for .arrow/.feather paths, the
+     * stream format otherwise */
+    size_t l = strlen(path);
+    bool file_fmt = (l >= 6 && !strcmp(path + l - 6, ".arrow")) ||
+                    (l >= 8 && !strcmp(path + l - 8, ".feather"));
+    int rc = lm_ipc_writer_new(schema, file_fmt, NULL, &s->buf, &s->ipc, err);
+    if (rc) {
+      fclose(s->f);
+      free(s->path);
+      free(s);
+      return rc;
+    }
+  } else if (!json) {
     lm_csv_write_header(&s->buf, schema, &s->csv);
     s->header_done = true;
   }
@@ -348,9 +507,12 @@ int lm_file_sink_flush(lm_file_sink *s, lm_error *err) {
 }
 
 int lm_file_sink_write(lm_file_sink *s, const lm_batch *b, lm_error *err) {
-  int rc = s->json ? lm_json_write_batch(&s->buf, b)
-                   : lm_csv_write_batch(&s->buf, b, &s->csv);
-  if (rc)
+  int rc;
+  if (s->ipc) {
+    if ((rc = lm_ipc_writer_write(s->ipc, b, err)))
+      return rc;
+  } else if (s->json ? lm_json_write_batch(&s->buf, b)
+                     : lm_csv_write_batch(&s->buf, b, &s->csv))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   s->rows += b->num_rows;
   if (s->buf.len >= (1 << 20))
@@ -361,7 +523,13 @@ int lm_file_sink_write(lm_file_sink *s, const lm_batch *b, lm_error *err) {
 int lm_file_sink_close(lm_file_sink *s, lm_error *err) {
   if (!s)
     return 0;
-  int rc = lm_file_sink_flush(s, err);
+  int rc = 0;
+  if (s->ipc) {
+    rc = lm_ipc_writer_finish(s->ipc, err); /* end marker (and footer) */
+    lm_ipc_writer_free(s->ipc);
+  }
+  if (!rc)
+    rc = lm_file_sink_flush(s, err);
   if (fclose(s->f) != 0 && !rc)
     rc = lm_err(err, LM_ERR_IO, "%s: close failed: %s", s->path,
                 strerror(errno));

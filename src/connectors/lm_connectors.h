@@ -33,7 +33,10 @@ typedef struct lm_kv {
 const char *lm_kv_get(const lm_kv *kv, int n, const char *key);
 
 /* FROM FILES ('path' = file | directory | glob, 'mode' = 'once' | 'watch',
- * 'csv.delimiter' = ',', 'csv.header' = 'true') FORMAT CSV | JSON.
+ * 'csv.delimiter' = ',', 'csv.header' = 'true') FORMAT CSV | JSON |
+ * ARROW_IPC. ARROW_IPC reads the IPC stream format and the file format
+ * (its embedded stream); columns map to the declared ones by name, with
+ * integer/float widening and timestamp unit conversion.
  * Files of a directory or glob are read in name order. Errors: LM_ERR_BIND
  * for bad options, LM_ERR_IO when nothing matches the path in 'once'
  * mode. */
@@ -52,9 +55,11 @@ int lm_generator_reader_new(const lm_kv *opts, int n_opts,
  * a new reference. */
 lm_schema *lm_generator_schema(void);
 
-/* INTO FILES ('path' = ...) FORMAT JSON | CSV: appends rows to one file,
- * creating missing parent directories. The file is created (truncated)
- * when the sink is opened. */
+/* INTO FILES ('path' = ...) FORMAT JSON | CSV | ARROW_IPC: appends rows to
+ * one file, creating missing parent directories. The file is created
+ * (truncated) when the sink is opened. ARROW_IPC writes the IPC file
+ * format (footer at close) to .arrow/.feather paths, else the stream
+ * format. */
 typedef struct lm_file_sink lm_file_sink;
 int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
                       lm_schema *schema, lm_file_sink **out, lm_error *err);

@@ -310,6 +310,21 @@ static int decode_schema(const ipc_ctx *c, const lm_fb_table *st,
     if (rc == 0 &&
         lm_schema_set_field(out->schema, (int)i, name, t, nullable != 0))
       rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    if (rc == 0 && t.id == LM_TYPE_TIMESTAMP) {
+      /* Timestamp.timezone (Schema.fbs): kept as the field's label */
+      lm_fb_table tt_tab;
+      bool present = false;
+      const char *tz = NULL;
+      uint32_t tzn = 0;
+      if ((rc = lm_fb_get_table(&f, FIELD_TYPE, &tt_tab, &present)) == 0 &&
+          present &&
+          (rc = lm_fb_get_string(&tt_tab, TS_TIMEZONE, &tz, &tzn)) == 0 && tz) {
+        char *z = lm_strndup(tz, tzn);
+        if (!z || lm_schema_set_timezone(out->schema, (int)i, z))
+          rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+        free(z);
+      }
+    }
     free(name);
     if (rc)
       return rc;

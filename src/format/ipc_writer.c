@@ -86,7 +86,12 @@ static lm_fb_ref build_kvs(lm_fb_builder *b, const lm_ipc_kv *kv, int n) {
 }
 
 /* Arrow type table for t; sets *type_id to the Type union tag. */
-static lm_fb_ref build_type(lm_fb_builder *b, lm_type t, uint8_t *type_id) {
+static lm_fb_ref build_type(lm_fb_builder *b, lm_type t, const char *tz,
+                            uint8_t *type_id) {
+  /* strings are created before the table that refers to them */
+  lm_fb_ref tz_ref = t.id == LM_TYPE_TIMESTAMP && tz
+                         ? lm_fb_create_string(b, tz, strlen(tz))
+                         : 0;
   lm_fb_table_start(b);
   switch (t.id) {
   case LM_TYPE_NULL:
@@ -116,6 +121,8 @@ static lm_fb_ref build_type(lm_fb_builder *b, lm_type t, uint8_t *type_id) {
   case LM_TYPE_TIMESTAMP:
     *type_id = ARROW_TYPE_TIMESTAMP;
     lm_fb_add_i16(b, TS_UNIT, (int16_t)t.unit);
+    if (tz_ref)
+      lm_fb_add_ref(b, TS_TIMEZONE, tz_ref);
     break;
   case LM_TYPE_INTERVAL:
     *type_id = ARROW_TYPE_DURATION;
@@ -140,7 +147,7 @@ static lm_fb_ref build_schema(lm_fb_builder *b, const lm_schema *s,
     const lm_field *f = &s->fields[i];
     lm_fb_ref name = lm_fb_create_string(b, f->name, strlen(f->name));
     uint8_t tid;
-    lm_fb_ref type = build_type(b, f->type, &tid);
+    lm_fb_ref type = build_type(b, f->type, f->timezone, &tid);
     lm_fb_ref children = lm_fb_create_ref_vector(b, NULL, 0);
     lm_fb_table_start(b);
     lm_fb_add_ref(b, FIELD_NAME, name);

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Arrow interop (issue 3, item 8): Laminar's Arrow IPC reader and writer
+# against apache-arrow, the JavaScript implementation (npm, pinned in
+# tests/interop/package.json; installed by scripts/install-interop.sh).
+# Run from the repository root:  bash tests/cases/interop.sh build/laminardb
+#
+#  (a) apache-arrow writes fixtures (tests/interop/write_fixtures.mjs: every
+#      first type, NULLs, empty strings, zero-length and many batches, sliced
+#      arrays, all-NULL columns, NOT NULL fields) as IPC files and streams;
+#      `laminardb convert F out.json` must give NDJSON holding every value
+#      (check_ndjson.mjs), from paths and from stdin;
+#  (b) Laminar writes Arrow that apache-arrow reads back value for value and
+#      type for type (read_check.mjs): each fixture converted Arrow -> Arrow
+#      (file <-> stream, and to stdout), the fixtures' CSV form converted
+#      CSV -> Arrow (types are Laminar's choice there: compared by value),
+#      and the fixtures' NDJSON form converted NDJSON -> Arrow likewise;
+#  (c) ../shared/data/flights-200k.arrow (written by another implementation)
+#      -> CSV by Laminar equals apache-arrow's reading (compare_csv.mjs;
+#      arrow_to_csv.mjs prints that reading), and -> NDJSON and -> Arrow
+#      stream likewise; the CSV files of ../shared/data go CSV -> Arrow ->
+#      (apache-arrow) without a changed value.
+# Until `laminardb convert` exists this prints "interop: SKIPPED" and exits 0.
+# Exits nonzero if any check fails, after running them all.
+set -uo pipefail
+bin=$(realpath "$1")
+repo=$(pwd)
+js=$repo/tests/interop
+data=$repo/../shared/data
+
+probe=$("$bin" convert 2>&1 </dev/null)
+if grep -qi "unknown command" <<<"$probe"; then
+  echo "interop: SKIPPED (no convert command)"
+  exit 0
+fi
+if ! (cd "$js" && node -e 'require("apache-arrow")') >/dev/null 2>&1; then
+  echo "interop: apache-arrow is not installed in tests/interop (run scripts/install-interop.sh)" >&2
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fx=$tmp/fixtures out=$tmp/out
+mkdir -p "$out"
+node "$js/write_fixtures.mjs" "$fx" || { echo "interop: write_fixtures failed" >&2; exit 1; }
+
+fails=0 passes=0
+# run DESCRIPTION CMD...: one check; its output is shown only on failure
+run() {
+  local what=$1; shift
+  local log
+  if log=$("$@" 2>&1); then
+    passes=$((passes + 1))
+  else
+    fails=$((fails + 1))
+    echo "FAIL: $what"
+    sed 's/^/    /' <<<"$log" | head -20
+  fi
+}
+names=()
+for e in "$fx"/*.expected.json; do
+  n=$(basename "$e" .expected.json)
+  names+=("$n")
+done
+
+# ---- (a) apache-arrow -> Laminar -> NDJSON
+for n in "${names[@]}"; do
+  e=$fx/$n.expected.json
+  for ext in arrow arrows; do
+    run "(a) $n.$ext -> NDJSON" bash -c \
+      'timeout 120 "$0" convert "$1" "$2" && node "$4/check_ndjson.mjs" "$2" "$3"' \
+      "$bin" "$fx/$n.$ext" "$out/$n.$ext.json" "$e" "$js"
+  done
+  run "(a) $n.arrows on stdin -> NDJSON on stdout" bash -c \
+    'timeout 120 "$0" convert --from arrow-stream --to json - - <"$1" >"$2" && node "$4/check_ndjson.mjs" "$2" "$3"' \
+    "$bin" "$fx/$n.arrows" "$out/$n.stdin.json" "$e" "$js"
+done
+run "(a) primitives.arrow (file format) on stdin -> NDJSON" bash -c \
+  'timeout 120 "$0" convert --from arrow-file --to json - - <"$1" >"$2" && node "$4/check_ndjson.mjs" "$2" "$3"' \
+  "$bin" "$fx/primitives.arrow" "$out/primitives.filestdin.json" "$fx/primitives.expected.json" "$js"
+echo "interop (a) apache-arrow -> laminardb -> NDJSON: $passes passed, $fails failed"
+
+# ---- (b) Laminar -> Arrow -> apache-arrow
+p0=$passes f0=$fails
+for n in "${names[@]}"; do
+  e=$fx/$n.expected.json
+  # Arrow -> Arrow: types must survive exactly
+  run "(b) $n.arrow -> .arrows" bash -c \
+    'timeout 120 "$0" convert "$1" "$2" && node "$4/read_check.mjs" --format stream "$2" "$3"' \
+    "$bin" "$fx/$n.arrow" "$out/$n.rt.arrows" "$e" "$js"
+  run "(b) $n.arrows -> .arrow" bash -c \
+    'timeout 120 "$0" convert "$1" "$2" && node "$4/read_check.mjs" --format file "$2" "$3"' \
+    "$bin" "$fx/$n.arrows" "$out/$n.rt.arrow" "$e" "$js"
+  run "(b) $n.arrow -> arrow-stream on stdout" bash -c \
+    'timeout 120 "$0" convert --to arrow-stream "$1" - | node "$3/read_check.mjs" --format stream - "$2"' \
+    "$bin" "$fx/$n.arrow" "$e" "$js"
+  # CSV -> Arrow: Laminar picks the types; values must be the same
+  for ext in arrow arrows; do
+    fmt=file; [[ $ext == arrows ]] && fmt=stream
+    run "(b) $n.csv -> .$ext" bash -c \
+      'timeout 120 "$0" convert "$1" "$2" && node "$4/read_check.mjs" --loose-types --format "$5" "$2" "$3"' \
+      "$bin" "$fx/$n.csv" "$out/$n.csv.$ext" "$e" "$js" "$fmt"
+  done
+  # NDJSON -> Arrow, likewise (NaN/Infinity have no NDJSON form; a file
+  # without rows has no columns to infer)
+  if [[ $n != float_special && $n != no_batches ]]; then
+    node "$js/arrow_to_csv.mjs" --ndjson "$fx/$n.arrow" >"$fx/$n.ndjson"
+    run "(b) $n NDJSON -> .arrow" bash -c \
+      'timeout 120 "$0" convert --from json "$1" "$2" && node "$4/read_check.mjs" --loose-types --format file "$2" "$3"' \
+      "$bin" "$fx/$n.ndjson" "$out/$n.json.arrow" "$e" "$js"
+  fi
+done
+echo "interop (b) laminardb -> Arrow -> apache-arrow: $((passes - p0)) passed, $((fails - f0)) failed"
+
+# ---- (c) flights-200k.arrow and the CSV files of ../shared/data
+p0=$passes f0=$fails
+flights=$data/flights-200k.arrow
+node "$js/arrow_to_csv.mjs" "$flights" >"$out/flights.apache.csv"
+node "$js/make_expected.mjs" "$flights" >"$out/flights.expected.json"
+run "(c) flights-200k.arrow -> CSV equals apache-arrow's reading" bash -c \
+  'timeout 120 "$0" convert "$1" "$2" && node "$3/compare_csv.mjs" "$1" "$2"' \
+  "$bin" "$flights" "$out/flights.laminar.csv" "$js"
+if [[ -f $out/flights.laminar.csv ]] && cmp -s "$out/flights.apache.csv" "$out/flights.laminar.csv"; then
+  echo "interop (c) flights CSV: byte-identical to arrow_to_csv.mjs"
+fi
+run "(c) flights-200k.arrow -> NDJSON" bash -c \
+  'timeout 120 "$0" convert "$1" "$2" && node "$4/check_ndjson.mjs" "$2" "$3"' \
+  "$bin" "$flights" "$out/flights.json" "$out/flights.expected.json" "$js"
+run "(c) flights-200k.arrow -> .arrows" bash -c \
+  'timeout 120 "$0" convert "$1" "$2" && node "$4/read_check.mjs" --format stream "$2" "$3"' \
+  "$bin" "$flights" "$out/flights.arrows" "$out/flights.expected.json" "$js"
+for csv in "$data"/*.csv; do
+  b=$(basename "$csv" .csv)
+  run "(c) $b.csv -> .arrow -> apache-arrow equals the CSV" bash -c \
+    'timeout 120 "$0" convert "$1" "$2" && node "$3/compare_csv.mjs" "$2" "$1"' \
+    "$bin" "$csv" "$out/$b.arrow" "$js"
+done
+echo "interop (c) flights-200k.arrow and ../shared/data CSV: $((passes - p0)) passed, $((fails - f0)) failed"
+
+if ((fails)); then
+  echo "interop: $fails of $((passes + fails)) checks FAILED"
+  exit 1
+fi
+echo "interop: all $passes checks OK"
