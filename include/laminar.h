@@ -162,6 +162,14 @@ int laminar_push_arrow(laminar_db *db, const char *source,
                        struct ArrowArray *array,
                        const struct ArrowSchema *schema, laminar_error *err);
 
+/* Pushes every batch of an ArrowArrayStream into a source, as
+ * laminar_push_arrow does for one (each batch propagates before the next
+ * is read). The stream is moved: Laminar calls its release when done,
+ * also on error. Errors: those of laminar_push_arrow, and LAMINAR_ERR_IO
+ * with the stream's get_last_error text when the producer fails. */
+int laminar_push_stream(laminar_db *db, const char *source,
+                        struct ArrowArrayStream *stream, laminar_error *err);
+
 /* Advances a source's watermark to `ts_us` (µs since the epoch); a
  * watermark never moves backwards (a smaller value is ignored). */
 int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,

@@ -201,6 +201,39 @@ int laminar_push_arrow(laminar_db *db, const char *source,
   return rc;
 }
 
+int laminar_push_stream(laminar_db *db, const char *source,
+                        struct ArrowArrayStream *stream, laminar_error *e) {
+  ERR(e);
+  if (!stream || !stream->release)
+    return lm_err(err, LM_ERR_INVALID, "NULL or released stream");
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  int rc = 0, src = stream->get_schema(stream, &schema);
+  if (src) {
+    const char *m = stream->get_last_error(stream);
+    rc = lm_err(err, LM_ERR_IO, "stream get_schema failed (%d): %s", src,
+                m ? m : "no message");
+  }
+  while (!rc) {
+    struct ArrowArray a;
+    memset(&a, 0, sizeof a);
+    int nrc = stream->get_next(stream, &a);
+    if (nrc) {
+      const char *m = stream->get_last_error(stream);
+      rc = lm_err(err, LM_ERR_IO, "stream get_next failed (%d): %s", nrc,
+                  m ? m : "no message");
+      break;
+    }
+    if (!a.release)
+      break; /* end of stream */
+    rc = laminar_push_arrow(db, source, &a, &schema, (laminar_error *)err);
+  }
+  if (schema.release)
+    schema.release(&schema);
+  stream->release(stream);
+  return rc;
+}
+
 int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
                               laminar_error *e) {
   ERR(e);

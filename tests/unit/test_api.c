@@ -159,6 +159,25 @@ int main(void) {
   OK(laminar_subscription_poll(sub, &out, &out_schema, &has, &err));
   CHECK(!has); /* the stream took the queue */
 
+  /* a result exported as a stream pushes straight into another source */
+  OK(laminar_execute(db,
+                     "CREATE SOURCE copy (symbol VARCHAR, volume BIGINT);"
+                     "CREATE MATERIALIZED VIEW copy_n AS SELECT COUNT(*) AS n, "
+                     "SUM(volume) AS v FROM copy",
+                     NULL, &err));
+  laminar_result *src_rows = NULL;
+  OK(laminar_execute(db, "SELECT symbol, volume FROM totals", &src_rows, &err));
+  struct ArrowArrayStream pst;
+  OK(laminar_result_stream(src_rows, &pst, &err));
+  laminar_result_free(src_rows);
+  OK(laminar_push_stream(db, "copy", &pst, &err));
+  CHECK(pst.release == NULL); /* moved and released */
+  laminar_result *cn = NULL;
+  OK(laminar_execute(db, "SELECT n, v FROM copy_n", &cn, &err));
+  CHECK(cn && !strcmp(laminar_result_value_text(cn, 0, 0), "3"));
+  CHECK(cn && !strcmp(laminar_result_value_text(cn, 0, 1), "1140"));
+  laminar_result_free(cn);
+
   /* the view, queried like a table */
   laminar_result *res = NULL;
   OK(laminar_execute(db,
