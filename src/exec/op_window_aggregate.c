@@ -78,6 +78,18 @@ static window *get_window(win_op *o, int64_t start) {
   return &o->wins[i];
 }
 
+typedef struct win_row {
+  int64_t start;
+  int32_t row;
+} win_row;
+
+static int cmp_win_row(const void *x, const void *y) {
+  const win_row *a = x, *b = y;
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  return (a->row > b->row) - (a->row < b->row);
+}
+
 static int win_push(lm_operator *op, lm_batch *b, lm_error *err) {
   win_op *o = (win_op *)op;
   const lm_plan *p = o->plan;
@@ -93,32 +105,33 @@ static int win_push(lm_operator *op, lm_batch *b, lm_error *err) {
     goto done;
   const lm_array *wk = keys[p->window_key];
   const int64_t *starts = lm_array_i64(wk);
-  /* Process the batch one window at a time: gather the rows of the first
-   * unprocessed window, update its table, repeat over the remainder. Rows
-   * of a batch usually span one or two windows. */
-  uint8_t *done_row = calloc((size_t)n + 1, 1);
-  if (!done_row) {
+  /* Group the rows by window: (start, row) pairs, sorted when the batch is
+   * not already in window order, then one table update per run of equal
+   * starts (rows keep their order inside a run). */
+  win_row *wr = malloc(sizeof(win_row) * (size_t)(n + 1));
+  if (!wr) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto done;
   }
-  int64_t first = 0;
-  for (;;) {
-    while (first < n && done_row[first])
-      first++;
-    if (first >= n)
-      break;
-    if (lm_array_is_null(wk, first)) { /* no event time: cannot be placed */
-      done_row[first] = 1;
+  int64_t m = 0;
+  bool sorted = true;
+  for (int64_t i = 0; i < n; i++) {
+    if (lm_array_is_null(wk, i)) { /* no event time: cannot be placed */
       op->late_dropped++;
       continue;
     }
-    int64_t start = starts[first], k = 0;
-    for (int64_t i = first; i < n; i++) {
-      if (done_row[i] || lm_array_is_null(wk, i) || starts[i] != start)
-        continue;
-      done_row[i] = 1;
-      o->sel[k++] = (int32_t)i;
-    }
+    wr[m].start = starts[i];
+    wr[m].row = (int32_t)i;
+    if (m > 0 && wr[m].start < wr[m - 1].start)
+      sorted = false;
+    m++;
+  }
+  if (!sorted)
+    qsort(wr, (size_t)m, sizeof *wr, cmp_win_row);
+  for (int64_t a = 0; a < m && !rc;) {
+    int64_t start = wr[a].start, k = 0;
+    while (a < m && wr[a].start == start)
+      o->sel[k++] = wr[a++].row;
     if (o->wm != INT64_MIN && start <= close_limit(o->wm, size)) {
       op->late_dropped += k; /* window already closed */
       continue;
@@ -129,10 +142,8 @@ static int win_push(lm_operator *op, lm_batch *b, lm_error *err) {
       break;
     }
     rc = lm_aggtable_update(w->t, keys, aggs, o->sel, k, NULL, err);
-    if (rc)
-      break;
   }
-  free(done_row);
+  free(wr);
 done:
   lm_release_inputs(p, keys, aggs);
   return rc;
