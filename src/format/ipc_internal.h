@@ -84,6 +84,12 @@ enum { /* Field */
 };
 enum { KV_KEY = 0, KV_VALUE = 1 };
 enum { INT_BIT_WIDTH = 0, INT_IS_SIGNED = 1 };
+enum { /* DictionaryEncoding */
+       DE_ID = 0,
+       DE_INDEX_TYPE = 1,
+       DE_IS_ORDERED = 2,
+       DE_KIND = 3
+};
 enum { FP_PRECISION = 0 };
 enum { TS_UNIT = 0, TS_TIMEZONE = 1 };
 enum { DURATION_UNIT = 0 };

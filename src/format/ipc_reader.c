@@ -28,6 +28,7 @@ void lm_ipc_limits_default(lm_ipc_limits *l) {
   l->max_columns = 65536;
   l->max_buffer_bytes = INT64_C(256) << 20;
   l->max_records = INT32_MAX;
+  l->max_dictionary_entries = INT64_C(64) << 20;
 }
 
 static void limits_fill(lm_ipc_limits *dst, const lm_ipc_limits *src) {
@@ -46,6 +47,8 @@ static void limits_fill(lm_ipc_limits *dst, const lm_ipc_limits *src) {
     dst->max_buffer_bytes = src->max_buffer_bytes;
   if (src->max_records > 0)
     dst->max_records = src->max_records;
+  if (src->max_dictionary_entries > 0)
+    dst->max_dictionary_entries = src->max_dictionary_entries;
 }
 
 /* How a column is stored on the wire. */
@@ -57,10 +60,31 @@ typedef enum {
   SRC_LARGE_UTF8
 } src_kind;
 
+/* One dictionary id (Schema.fbs DictionaryEncoding.id): its value type
+ * as a one-field schema (what a DictionaryBatch's RecordBatch decodes
+ * against) and its current values (NULL until the first DictionaryBatch). */
+typedef struct ipc_dict {
+  int64_t id;
+  lm_schema *vs;
+  uint8_t kind; /* src_kind of the values */
+  lm_array *values;
+  bool seen_base; /* a non-delta batch was applied (file format check) */
+} ipc_dict;
+
+/* How a dictionary-encoded field stores its indices. */
+typedef struct ipc_dict_field {
+  int dict;     /* index into ipc_schema.dicts; -1 = not encoded */
+  uint8_t bits; /* 8, 16, 32 or 64 */
+  bool is_signed;
+} ipc_dict_field;
+
 /* A decoded schema with what the batch decoder needs per column. */
 typedef struct ipc_schema {
   lm_schema *schema;
-  uint8_t *kinds; /* src_kind per field */
+  uint8_t *kinds;      /* src_kind per field */
+  ipc_dict_field *enc; /* per field; NULL = no dictionary-encoded field */
+  ipc_dict *dicts;
+  int n_dicts;
   lm_ipc_kv *kv;
   int n_kv;
 } ipc_schema;
@@ -69,6 +93,14 @@ static void ipc_schema_free(ipc_schema *s) {
   if (s->schema)
     lm_schema_release(s->schema);
   free(s->kinds);
+  free(s->enc);
+  for (int i = 0; i < s->n_dicts; i++) {
+    if (s->dicts[i].vs)
+      lm_schema_release(s->dicts[i].vs);
+    if (s->dicts[i].values)
+      lm_array_release(s->dicts[i].values);
+  }
+  free(s->dicts);
   for (int i = 0; i < s->n_kv; i++) {
     free(s->kv[i].key);
     free(s->kv[i].value);
@@ -174,13 +206,6 @@ static int decode_field_type(const ipc_ctx *c, const lm_fb_table *f,
   if ((rc = lm_fb_get_u8(f, FIELD_TYPE_TYPE, 0, &tt)) != 0 ||
       (rc = lm_fb_get_table(f, FIELD_TYPE, &tt_tab, &present)) != 0)
     return rc;
-  bool has_dict;
-  lm_fb_table dict;
-  if ((rc = lm_fb_get_table(f, FIELD_DICTIONARY, &dict, &has_dict)) != 0)
-    return rc;
-  if (has_dict)
-    return ipc_err(c, LM_ERR_PARSE, at,
-                   "dictionary-encoded column '%s' is not supported yet", name);
   bool needs_params = tt == ARROW_TYPE_INT || tt == ARROW_TYPE_FLOATING_POINT ||
                       tt == ARROW_TYPE_TIMESTAMP || tt == ARROW_TYPE_DURATION;
   if (needs_params && !present)
@@ -270,6 +295,77 @@ static int decode_field_type(const ipc_ctx *c, const lm_fb_table *f,
   }
 }
 
+/* Field.dictionary (Schema.fbs DictionaryEncoding {id: long; indexType:
+ * Int; isOrdered: bool; dictionaryKind: DenseArray}): records field i's
+ * index type and its dictionary id in out->enc / out->dicts. The Field's
+ * own type is the dictionary's value type (Columnar.html "Dictionary
+ * Messages"). */
+static int decode_dict_encoding(const ipc_ctx *c, const lm_fb_table *f,
+                                const char *name, int i, uint32_t n_fields,
+                                ipc_schema *out) {
+  bool has_dict;
+  lm_fb_table de, it;
+  bool has_it = false;
+  int rc;
+  if ((rc = lm_fb_get_table(f, FIELD_DICTIONARY, &de, &has_dict)) != 0)
+    return rc;
+  if (!has_dict)
+    return 0;
+  size_t at = f->r->base + de.pos;
+  int64_t id;
+  int16_t kind;
+  int32_t bits = 32;
+  uint8_t sign = 1;
+  if ((rc = lm_fb_get_i64(&de, DE_ID, 0, &id)) != 0 ||
+      (rc = lm_fb_get_table(&de, DE_INDEX_TYPE, &it, &has_it)) != 0 ||
+      (rc = lm_fb_get_i16(&de, DE_KIND, 0, &kind)) != 0)
+    return rc;
+  if (has_it && ((rc = lm_fb_get_i32(&it, INT_BIT_WIDTH, 0, &bits)) != 0 ||
+                 (rc = lm_fb_get_u8(&it, INT_IS_SIGNED, 0, &sign)) != 0))
+    return rc;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "column '%s': dictionary index type with bit width %d", name,
+                   (int)bits);
+  if (kind != 0)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "column '%s': unsupported dictionary kind %d", name,
+                   (int)kind);
+  if (!out->enc) {
+    out->enc = calloc(n_fields + 1, sizeof *out->enc);
+    out->dicts = calloc(n_fields + 1, sizeof *out->dicts);
+    if (!out->enc || !out->dicts)
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < n_fields; k++)
+      out->enc[k].dict = -1;
+  }
+  const lm_field *fld = &out->schema->fields[i];
+  int d = 0;
+  while (d < out->n_dicts && out->dicts[d].id != id)
+    d++;
+  if (d == out->n_dicts) {
+    ipc_dict *nd = &out->dicts[out->n_dicts];
+    nd->id = id;
+    nd->kind = out->kinds[i];
+    nd->vs = lm_schema_new(1);
+    if (!nd->vs)
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    out->n_dicts++;
+    if (lm_schema_set_field(nd->vs, 0, fld->name, fld->type, true))
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  } else if (!lm_type_eq(out->dicts[d].vs->fields[0].type, fld->type) ||
+             out->dicts[d].kind != out->kinds[i]) {
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "column '%s': dictionary %lld is shared with a column of "
+                   "another value type",
+                   name, (long long)id);
+  }
+  out->enc[i].dict = d;
+  out->enc[i].bits = (uint8_t)bits;
+  out->enc[i].is_signed = sign != 0;
+  return 0;
+}
+
 /* Decodes a Schema table (Schema.fbs). */
 static int decode_schema(const ipc_ctx *c, const lm_fb_table *st,
                          ipc_schema *out) {
@@ -325,6 +421,8 @@ static int decode_schema(const ipc_ctx *c, const lm_fb_table *st,
         free(z);
       }
     }
+    if (rc == 0)
+      rc = decode_dict_encoding(c, &f, name, (int)i, fv.n, out);
     free(name);
     if (rc)
       return rc;
@@ -651,6 +749,137 @@ fail:
   return rc;
 }
 
+/* Bytes of UTF8 data an array's rows span (0 for other types). */
+static int64_t utf8_bytes(const lm_array *a) {
+  if (a->type.id != LM_TYPE_UTF8 || a->length == 0)
+    return 0;
+  const int32_t *o = lm_array_i32(a);
+  return (int64_t)o[a->length] - o[0];
+}
+
+/* Index r of a little-endian integer vector of `bits` width, widened; *neg
+ * is set for a negative signed index. */
+static uint64_t load_index(const uint8_t *p, int bits, bool is_signed,
+                           int64_t r, bool *neg) {
+  int64_t sv;
+  uint64_t uv;
+  switch (bits) {
+  case 8: {
+    uint8_t v = p[r];
+    sv = (int8_t)v;
+    uv = v;
+    break;
+  }
+  case 16: {
+    uint16_t v;
+    memcpy(&v, p + 2 * r, 2);
+    sv = (int16_t)v;
+    uv = v;
+    break;
+  }
+  case 32: {
+    uint32_t v;
+    memcpy(&v, p + 4 * r, 4);
+    sv = (int32_t)v;
+    uv = v;
+    break;
+  }
+  default:
+    memcpy(&uv, p + 8 * r, 8);
+    sv = (int64_t)uv;
+    break;
+  }
+  *neg = is_signed && sv < 0;
+  return is_signed ? (uint64_t)sv : uv;
+}
+
+/* Decodes dictionary-encoded column i of n rows (Columnar.html "Dictionary
+ * Messages"): reads its indices (validity + an integer values buffer),
+ * checks every non-NULL index against the current dictionary, and gathers
+ * the dictionary's values into a plain array of the value type. */
+static int decode_dict_column(batch_cursor *bc, const ipc_schema *s, int i,
+                              int64_t n, int64_t nulls, size_t node_at,
+                              lm_array **out) {
+  const ipc_ctx *c = bc->c;
+  const lm_field *f = &s->schema->fields[i];
+  const ipc_dict_field *e = &s->enc[i];
+  const ipc_dict *d = &s->dicts[e->dict];
+  *out = NULL;
+  if (!d->values)
+    return ipc_err(c, LM_ERR_PARSE, node_at,
+                   "column '%s': no dictionary with id %lld before this "
+                   "record batch",
+                   f->name, (long long)d->id);
+  lm_field idx_field = *f;
+  idx_field.type = lm_type_make(e->bits == 8    ? LM_TYPE_INT8
+                                : e->bits == 16 ? LM_TYPE_INT16
+                                : e->bits == 32 ? LM_TYPE_INT32
+                                                : LM_TYPE_INT64);
+  uint32_t vbuf = bc->next_buf + 1;
+  lm_array *idx;
+  int rc = decode_column(bc, &idx_field, SRC_FIXED, n, nulls, node_at, &idx);
+  if (rc)
+    return rc;
+  /* absolute offset of index 0 (of its descriptor when compressed) */
+  size_t base_at =
+             bc->bufs.r->base + bc->bufs.pos + (size_t)vbuf * ARROW_BUFFER_SIZE,
+         step = 0;
+  if (bc->body->codec < 0) {
+    base_at =
+        bc->body->abs + (size_t)lm_fb_i64(lm_fb_vec_elem(&bc->bufs, vbuf));
+    step = e->bits / 8;
+  }
+  const uint8_t *iv = idx->values->data;
+  const lm_array *dv = d->values;
+  int64_t dn = dv->length, bytes = 0;
+  bool is_utf8 = f->type.id == LM_TYPE_UTF8;
+  const int32_t *doff = is_utf8 ? lm_array_i32(dv) : NULL;
+  for (int64_t r = 0; r < n; r++) {
+    if (lm_array_is_null(idx, r))
+      continue;
+    bool neg;
+    uint64_t k = load_index(iv, e->bits, e->is_signed, r, &neg);
+    if (neg || k >= (uint64_t)dn) {
+      rc = ipc_err(c, LM_ERR_PARSE, base_at + (size_t)r * step,
+                   "column '%s': dictionary index %s%llu at row %lld is out "
+                   "of range (dictionary %lld has %lld entries)",
+                   f->name, neg ? "-" : "",
+                   (unsigned long long)(neg ? 0 - k : k), (long long)r,
+                   (long long)d->id, (long long)dn);
+      lm_array_release(idx);
+      return rc;
+    }
+    if (is_utf8)
+      bytes += doff[k + 1] - doff[k];
+  }
+  if (bytes > INT32_MAX || bytes > c->lim->max_buffer_bytes) {
+    lm_array_release(idx);
+    return ipc_err(c, LM_ERR_LIMIT, node_at,
+                   "column '%s': %lld bytes of dictionary-decoded strings "
+                   "exceed the buffer size limit",
+                   f->name, (long long)bytes);
+  }
+  lm_builder b;
+  if (lm_builder_init(&b, f->type, n)) {
+    lm_array_release(idx);
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  }
+  if (is_utf8 && bytes > 0 && lm_builder_grow_data(&b, bytes) != 0)
+    b.oom = true;
+  for (int64_t r = 0; r < n && !b.oom; r++) {
+    bool neg;
+    if (lm_array_is_null(idx, r))
+      lm_builder_append_null(&b);
+    else
+      lm_builder_append_from(
+          &b, dv, (int64_t)load_index(iv, e->bits, e->is_signed, r, &neg));
+  }
+  lm_array_release(idx);
+  rc = b.oom ? LM_ERR_NOMEM : lm_builder_finish(&b, out);
+  lm_builder_free(&b);
+  return rc ? lm_err(c->err, LM_ERR_NOMEM, "out of memory") : 0;
+}
+
 /* Decodes a RecordBatch table (Message.fbs) over `body`. */
 static int decode_batch(const ipc_ctx *c, const lm_fb_table *rb,
                         const ipc_schema *s, body_ref *body, lm_batch **out) {
@@ -705,8 +934,11 @@ static int decode_batch(const ipc_ctx *c, const lm_fb_table *rb,
                    (long long)length);
       goto fail;
     }
-    rc = decode_column(&bc, &s->schema->fields[i], s->kinds[i], n, nulls, nat,
-                       &cols[i]);
+    if (s->enc && s->enc[i].dict >= 0)
+      rc = decode_dict_column(&bc, s, i, n, nulls, nat, &cols[i]);
+    else
+      rc = decode_column(&bc, &s->schema->fields[i], s->kinds[i], n, nulls, nat,
+                         &cols[i]);
     if (rc)
       goto fail;
   }
@@ -725,6 +957,97 @@ fail:
       lm_array_release(cols[i]);
   free(cols);
   return rc;
+}
+
+/* A copy of a's rows followed by b's (same type). NULL on OOM. */
+static lm_array *concat2(const lm_array *a, const lm_array *b) {
+  lm_builder bl;
+  if (lm_builder_init(&bl, a->type, a->length + b->length))
+    return NULL;
+  for (int64_t i = 0; i < a->length; i++)
+    lm_builder_append_from(&bl, a, i);
+  for (int64_t i = 0; i < b->length; i++)
+    lm_builder_append_from(&bl, b, i);
+  lm_array *out = NULL;
+  if (bl.oom || lm_builder_finish(&bl, &out))
+    out = NULL;
+  lm_builder_free(&bl);
+  return out;
+}
+
+/* Applies a DictionaryBatch (Message.fbs {id: long; data: RecordBatch;
+ * isDelta: bool}; Columnar.html "Dictionary Messages"): decodes its
+ * one-column record batch with the dictionary's value type, then replaces
+ * the dictionary (isDelta false) or appends to it (isDelta true). In the
+ * file format a second non-delta batch for one id is an error ("IPC File
+ * Format": replacement is not supported). */
+static int apply_dictionary(const ipc_ctx *c, ipc_schema *s,
+                            const lm_fb_table *db, body_ref *body,
+                            bool file_format) {
+  size_t at = db->r->base + db->pos;
+  int64_t id;
+  lm_fb_table data;
+  bool present;
+  uint8_t delta;
+  int rc;
+  if ((rc = lm_fb_get_i64(db, DB_ID, 0, &id)) != 0 ||
+      (rc = lm_fb_get_table(db, DB_DATA, &data, &present)) != 0 ||
+      (rc = lm_fb_get_u8(db, DB_IS_DELTA, 0, &delta)) != 0)
+    return rc;
+  if (!present)
+    return ipc_err(c, LM_ERR_PARSE, at, "dictionary batch %lld without data",
+                   (long long)id);
+  int d = 0;
+  while (d < s->n_dicts && s->dicts[d].id != id)
+    d++;
+  if (d == s->n_dicts)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "dictionary batch for id %lld, which no column uses",
+                   (long long)id);
+  ipc_dict *dict = &s->dicts[d];
+  if (!delta && file_format && dict->seen_base)
+    return ipc_err(c, LM_ERR_PARSE, at,
+                   "a second non-delta dictionary batch for id %lld "
+                   "(replacement is not allowed in the file format)",
+                   (long long)id);
+  ipc_schema tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tmp.schema = dict->vs;
+  tmp.kinds = &dict->kind;
+  lm_batch *b;
+  if ((rc = decode_batch(c, &data, &tmp, body, &b)) != 0)
+    return rc;
+  lm_array *nv = lm_array_retain(b->columns[0]);
+  lm_batch_release(b);
+  bool append = delta && dict->values;
+  int64_t total = nv->length + (append ? dict->values->length : 0);
+  if (total > c->lim->max_dictionary_entries) {
+    lm_array_release(nv);
+    return ipc_err(c, LM_ERR_LIMIT, at,
+                   "dictionary %lld would hold %lld entries, more than the "
+                   "limit of %lld",
+                   (long long)id, (long long)total,
+                   (long long)c->lim->max_dictionary_entries);
+  }
+  if (append) {
+    if (utf8_bytes(dict->values) + utf8_bytes(nv) > INT32_MAX) {
+      lm_array_release(nv);
+      return ipc_err(c, LM_ERR_LIMIT, at,
+                     "dictionary %lld would exceed 2 GiB of string data",
+                     (long long)id);
+    }
+    lm_array *cat = concat2(dict->values, nv);
+    lm_array_release(nv);
+    if (!cat)
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    nv = cat;
+  }
+  if (dict->values)
+    lm_array_release(dict->values);
+  dict->values = nv;
+  if (!delta)
+    dict->seen_base = true;
+  return 0;
 }
 
 /* ---------------------------------------------------------- stream reader */
@@ -818,10 +1141,12 @@ static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
         return rc;
       }
       r->have_schema = true;
-    } else if (ht == ARROW_MSG_RECORD_BATCH) {
+    } else if (ht == ARROW_MSG_RECORD_BATCH ||
+               ht == ARROW_MSG_DICTIONARY_BATCH) {
       if (!r->have_schema)
-        return ipc_err(&c, LM_ERR_PARSE, at,
-                       "record batch before the Schema message");
+        return ipc_err(&c, LM_ERR_PARSE, at, "%s before the Schema message",
+                       ht == ARROW_MSG_RECORD_BATCH ? "record batch"
+                                                    : "dictionary batch");
       lm_buffer *owner = lm_buffer_new((size_t)blen);
       if (!owner)
         return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -829,16 +1154,20 @@ static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
         memcpy(owner->data, p + prefix + L, (size_t)blen);
       body_ref body = {owner->data, (size_t)blen, at + prefix + (size_t)L,
                        owner, -1};
-      lm_batch *b;
-      rc = decode_batch(&c, &hdr, &r->sch, &body, &b);
-      lm_buffer_release(owner);
-      if (rc)
-        return rc;
-      if (lm_fmt_queue_push(&r->q, b))
-        return lm_err(err, LM_ERR_NOMEM, "out of memory");
-    } else if (ht == ARROW_MSG_DICTIONARY_BATCH) {
-      return ipc_err(&c, LM_ERR_PARSE, at,
-                     "dictionary batches are not supported yet");
+      if (ht == ARROW_MSG_DICTIONARY_BATCH) {
+        rc = apply_dictionary(&c, &r->sch, &hdr, &body, false);
+        lm_buffer_release(owner);
+        if (rc)
+          return rc;
+      } else {
+        lm_batch *b;
+        rc = decode_batch(&c, &hdr, &r->sch, &body, &b);
+        lm_buffer_release(owner);
+        if (rc)
+          return rc;
+        if (lm_fmt_queue_push(&r->q, b))
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      }
     } else {
       return ipc_err(&c, LM_ERR_PARSE, at, "unexpected message type %u", ht);
     }
@@ -932,6 +1261,65 @@ struct lm_ipc_file_reader {
   int next;
 };
 
+/* Verifies the footer Blocks of vector v (record batches or dictionaries):
+ * each must lie inside the file's data bytes. */
+static int check_blocks(const ipc_ctx *c, const lm_fb_vec *v, size_t at0,
+                        size_t footer_start, const char *what) {
+  for (uint32_t i = 0; i < v->n; i++) {
+    const uint8_t *b = lm_fb_vec_elem(v, i);
+    int64_t off = lm_fb_i64(b), blen = lm_fb_i64(b + 16);
+    int32_t mlen = (int32_t)lm_fb_u32(b + 8);
+    if (off < 8 || mlen < 8 || blen < 0 || (uint64_t)off > footer_start ||
+        (uint64_t)mlen > footer_start - (uint64_t)off ||
+        (uint64_t)blen > footer_start - (uint64_t)off - (uint64_t)mlen)
+      return ipc_err(c, LM_ERR_PARSE, at0 + i * ARROW_BLOCK_SIZE,
+                     "%s block %u (offset %lld, metadata %d, body "
+                     "%lld) lies outside the file's %zu data bytes",
+                     what, i, (long long)off, (int)mlen, (long long)blen,
+                     footer_start);
+  }
+  return 0;
+}
+
+/* Verifies the message a (checked) Block b describes and returns its
+ * header, which must be of type `want`, and its body. rd must outlive hdr. */
+static int block_message(const lm_ipc_file_reader *r, const ipc_ctx *c,
+                         const uint8_t *b, const char *what, int i,
+                         uint8_t want, lm_fb_reader *rd, lm_fb_table *hdr,
+                         body_ref *body) {
+  size_t off = (size_t)lm_fb_i64(b);
+  size_t mlen = (size_t)(int32_t)lm_fb_u32(b + 8);
+  const uint8_t *p = r->p + off;
+  size_t prefix = 4;
+  int32_t L = (int32_t)lm_fb_u32(p);
+  if (lm_fb_u32(p) == 0xFFFFFFFFu) {
+    prefix = 8;
+    L = (int32_t)lm_fb_u32(p + 4);
+  }
+  if (L <= 0 || (size_t)L > mlen - prefix)
+    return ipc_err(c, LM_ERR_PARSE, off,
+                   "message metadata length %d does not fit its block (%zu "
+                   "bytes)",
+                   (int)L, mlen);
+  uint8_t ht;
+  int64_t blen;
+  int rc = parse_message(c, rd, p + prefix, (size_t)L, off + prefix, &ht, hdr,
+                         &blen);
+  if (rc)
+    return rc;
+  if (ht != want)
+    return ipc_err(c, LM_ERR_PARSE, off,
+                   "footer %s block %d is not a %s (message type %u)", what, i,
+                   what, ht);
+  if ((uint64_t)blen > r->footer_start - off - mlen)
+    return ipc_err(c, LM_ERR_PARSE, off,
+                   "%s body of %lld bytes runs into the footer", what,
+                   (long long)blen);
+  body_ref br = {p + mlen, (size_t)blen, off + mlen, r->owner, -1};
+  *body = br;
+  return 0;
+}
+
 int lm_ipc_file_open_memory(const void *data, size_t len, lm_buffer *owner,
                             const lm_ipc_limits *limits,
                             const char *source_name, lm_ipc_file_reader **out,
@@ -997,12 +1385,7 @@ int lm_ipc_file_open_memory(const void *data, size_t len, lm_buffer *owner,
       (rc = lm_fb_get_vector(&footer, FOOTER_DICTIONARIES, ARROW_BLOCK_SIZE,
                              &dicts)) != 0)
     goto fail;
-  if (dicts.n) {
-    rc = ipc_err(&c, LM_ERR_PARSE, r->footer_start + dicts.pos,
-                 "dictionary batches are not supported yet");
-    goto fail;
-  }
-  if (rbs.n > INT32_MAX / 2) {
+  if (rbs.n > INT32_MAX / 2 || dicts.n > INT32_MAX / 2) {
     rc = ipc_err(&c, LM_ERR_LIMIT, r->footer_start + rbs.pos,
                  "too many record batches (%u)", rbs.n);
     goto fail;
@@ -1010,20 +1393,21 @@ int lm_ipc_file_open_memory(const void *data, size_t len, lm_buffer *owner,
   r->blocks = rd.p + rbs.pos;
   r->blocks_at = r->footer_start + rbs.pos;
   r->n_blocks = (int)rbs.n;
-  for (uint32_t i = 0; i < rbs.n; i++) {
-    const uint8_t *b = lm_fb_vec_elem(&rbs, i);
-    int64_t off = lm_fb_i64(b), blen = lm_fb_i64(b + 16);
-    int32_t mlen = (int32_t)lm_fb_u32(b + 8);
-    if (off < 8 || mlen < 8 || blen < 0 || (uint64_t)off > r->footer_start ||
-        (uint64_t)mlen > r->footer_start - (uint64_t)off ||
-        (uint64_t)blen > r->footer_start - (uint64_t)off - (uint64_t)mlen) {
-      rc = ipc_err(&c, LM_ERR_PARSE, r->blocks_at + i * ARROW_BLOCK_SIZE,
-                   "record batch block %u (offset %lld, metadata %d, body "
-                   "%lld) lies outside the file's %zu data bytes",
-                   i, (long long)off, (int)mlen, (long long)blen,
-                   r->footer_start);
+  if ((rc = check_blocks(&c, &rbs, r->blocks_at, r->footer_start,
+                         "record batch")) != 0 ||
+      (rc = check_blocks(&c, &dicts, r->footer_start + dicts.pos,
+                         r->footer_start, "dictionary batch")) != 0)
+    goto fail;
+  /* dictionaries (and deltas) in footer order, before any record batch */
+  for (uint32_t i = 0; i < dicts.n; i++) {
+    lm_fb_reader drd;
+    lm_fb_table hdr;
+    body_ref body;
+    if ((rc = block_message(
+             r, &c, lm_fb_vec_elem(&dicts, i), "dictionary batch", (int)i,
+             ARROW_MSG_DICTIONARY_BATCH, &drd, &hdr, &body)) != 0 ||
+        (rc = apply_dictionary(&c, &r->sch, &hdr, &body, true)) != 0)
       goto fail;
-    }
   }
   *out = r;
   return 0;
@@ -1085,38 +1469,14 @@ int lm_ipc_file_read_batch(lm_ipc_file_reader *r, int i, lm_batch **out,
   if (i < 0 || i >= r->n_blocks)
     return lm_err(err, LM_ERR_INVALID, "%s: no record batch %d (of %d)",
                   r->source, i, r->n_blocks);
-  const uint8_t *b = r->blocks + (size_t)i * ARROW_BLOCK_SIZE;
-  size_t off = (size_t)lm_fb_i64(b);
-  size_t mlen = (size_t)(int32_t)lm_fb_u32(b + 8);
-  const uint8_t *p = r->p + off;
-  size_t prefix = 4;
-  int32_t L = (int32_t)lm_fb_u32(p);
-  if (lm_fb_u32(p) == 0xFFFFFFFFu) {
-    prefix = 8;
-    L = (int32_t)lm_fb_u32(p + 4);
-  }
-  if (L <= 0 || (size_t)L > mlen - prefix)
-    return ipc_err(&c, LM_ERR_PARSE, off,
-                   "message metadata length %d does not fit its block (%zu "
-                   "bytes)",
-                   (int)L, mlen);
   lm_fb_reader rd;
-  uint8_t ht;
   lm_fb_table hdr;
-  int64_t blen;
-  int rc = parse_message(&c, &rd, p + prefix, (size_t)L, off + prefix, &ht,
-                         &hdr, &blen);
+  body_ref body;
+  int rc = block_message(r, &c, r->blocks + (size_t)i * ARROW_BLOCK_SIZE,
+                         "record batch", i, ARROW_MSG_RECORD_BATCH, &rd, &hdr,
+                         &body);
   if (rc)
     return rc;
-  if (ht != ARROW_MSG_RECORD_BATCH)
-    return ipc_err(&c, LM_ERR_PARSE, off,
-                   "footer block %d is not a record batch (message type %u)", i,
-                   ht);
-  if ((uint64_t)blen > r->footer_start - off - mlen)
-    return ipc_err(&c, LM_ERR_PARSE, off,
-                   "record batch body of %lld bytes runs into the footer",
-                   (long long)blen);
-  body_ref body = {p + mlen, (size_t)blen, off + mlen, r->owner, -1};
   return decode_batch(&c, &hdr, &r->sch, &body, out);
 }
 

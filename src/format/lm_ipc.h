@@ -20,7 +20,17 @@
  * Utf8 -> VARCHAR; LargeUtf8 -> VARCHAR (values copied; an error when the
  * data exceeds 2 GiB); Timestamp (any unit, the time zone is dropped:
  * values stay UTC instants) -> TIMESTAMP with the same unit; Duration(µs)
- * -> INTERVAL. Anything else is LM_ERR_PARSE "unsupported Arrow type X in
+ * -> INTERVAL. Dictionary-encoded fields (Schema.fbs DictionaryEncoding,
+ * any signed or unsigned integer index type, Columnar.html "Dictionary
+ * Messages") are decoded into plain arrays of their value type when a
+ * record batch is read: every non-NULL index is checked against the current
+ * dictionary (an out-of-range index is LM_ERR_PARSE naming its byte), a
+ * NULL index is NULL. DictionaryBatch messages replace (isDelta false) or
+ * extend (isDelta true) the dictionary for the record batches after them;
+ * in the file format the footer's dictionary Blocks are applied in footer
+ * order when the file is opened, and a second non-delta batch for an id is
+ * an error (the spec forbids replacement in files). Anything else is
+ * LM_ERR_PARSE "unsupported Arrow type X in
  * column 'c'". Laminar -> Arrow is the inverse (TIMESTAMP without zone,
  * INTERVAL as Duration(MICROSECOND)).
  *
@@ -47,6 +57,9 @@ typedef struct lm_ipc_limits {
   int max_columns;           /* fields in a schema; 65536 */
   int64_t max_buffer_bytes;  /* one body buffer (uncompressed); 256 MiB */
   int64_t max_records;       /* rows in one record batch; 2^31 - 1 */
+  /* entries in one dictionary (after deltas are appended); 64 Mi
+   * (Columnar.html "Dictionary Messages") */
+  int64_t max_dictionary_entries;
 } lm_ipc_limits;
 
 /* Fills *l with the defaults above. */
@@ -138,6 +151,13 @@ typedef struct lm_ipc_write_options {
   int compression; /* LM_IPC_COMPRESS_*; default none */
   int n_metadata;  /* schema custom_metadata pairs */
   const lm_ipc_kv *metadata; /* borrowed during lm_ipc_writer_new */
+  /* Dictionary-encode every VARCHAR column (Columnar.html "Dictionary
+   * Messages"; index type Int32, dictionary id = column number). Stream
+   * format: each record batch is preceded by a non-delta DictionaryBatch
+   * per column (a replacement) holding that batch's distinct values. File
+   * format (no replacement allowed): the first batch writes the dictionary,
+   * later batches a delta with the values not seen before, when any. */
+  bool dictionary_encode_utf8;
 } lm_ipc_write_options;
 
 typedef struct lm_ipc_writer lm_ipc_writer;
