@@ -4,10 +4,17 @@
  * Converts a table between arrow-file, arrow-stream, csv and json (NDJSON).
  * Formats default from the extensions (.arrow/.feather -> arrow-file,
  * .arrows -> arrow-stream, .csv, .json/.ndjson/.jsonl -> json); IN/OUT may
- * be `-` (stdin/stdout, then --from/--to are needed). CSV and NDJSON input
- * carry no schema: it is inferred from the data (docs/ipc.md, "Schema
- * inference"). Errors: a message on stderr, exit status 1.
+ * be `-` (stdin/stdout, then --from/--to are needed) or a socket endpoint
+ * (transport/lm_transport.h): tcp://HOST:PORT, tcp-listen://HOST:PORT
+ * (waits for one connection), unix:///PATH, unix-listen:///PATH. Over
+ * sockets and stdio the stream formats (arrow-stream, csv, json) work;
+ * arrow-file needs a regular file (or stdio). A format not given and not
+ * inferable from the endpoint's path is an error asking for --from/--to.
+ * CSV and NDJSON input carry no schema: it is inferred from the data
+ * (docs/ipc.md, "Schema inference"). SIGPIPE is ignored (a closed reader is
+ * a write error). Errors: a message on stderr, exit status 1.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +24,7 @@
 #include "format/lm_csv.h"
 #include "format/lm_ipc.h"
 #include "format/lm_json.h"
+#include "transport/lm_transport.h"
 
 int lm_cli_convert(int argc, char **argv);
 
@@ -46,25 +54,32 @@ static fmt fmt_from_path(const char *p) {
   return fmt_parse(dot);
 }
 
-/* Reads all of IN ("-" = stdin). */
-static int read_all(const char *path, char **out, size_t *n, lm_error *err) {
-  if (strcmp(path, "-"))
-    return lm_read_file(path, out, n, err);
+/* The name of an input endpoint in messages. */
+static const char *in_name(const lm_endpoint *ep) {
+  return ep->kind == LM_EP_STDIO ? "<stdin>" : ep->name;
+}
+
+/* Reads all of IN (any endpoint) into a malloc'd, NUL-terminated buffer. */
+static int read_all(const lm_endpoint *ep, char **out, size_t *n,
+                    lm_error *err) {
+  if (ep->kind == LM_EP_FILE)
+    return lm_read_file(ep->path, out, n, err);
+  lm_stream *st = NULL;
+  int rc = lm_stream_open(ep, LM_STREAM_READ, &st, err);
+  if (rc)
+    return rc;
   lm_buf b;
   lm_buf_init(&b);
-  char chunk[65536];
-  size_t k;
-  while ((k = fread(chunk, 1, sizeof chunk, stdin)) > 0)
-    if (lm_buf_append(&b, chunk, k)) {
-      lm_buf_free(&b);
-      return lm_err(err, LM_ERR_NOMEM, "out of memory");
-    }
-  if (ferror(stdin)) {
+  rc = lm_stream_read_all(st, &b, 0, err);
+  int rc2 = lm_stream_close(st, rc ? NULL : err);
+  if (rc == 0)
+    rc = rc2;
+  if (rc == 0 && !b.data && lm_buf_reserve(&b, 1))
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (rc) {
     lm_buf_free(&b);
-    return lm_err(err, LM_ERR_IO, "<stdin>: read error");
+    return rc;
   }
-  if (!b.data && lm_buf_reserve(&b, 1))
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   *out = b.data;
   *n = b.len;
   return 0;
@@ -453,7 +468,7 @@ static int infer_json(const char *s, size_t len, const char *src,
 
 typedef struct sink {
   fmt f;
-  FILE *fp;
+  lm_stream *st;
   const char *path;
   lm_buf buf;
   lm_ipc_writer *w;
@@ -462,10 +477,10 @@ typedef struct sink {
 } sink;
 
 static int sink_flush(sink *s, lm_error *err) {
-  if (s->buf.len && fwrite(s->buf.data, 1, s->buf.len, s->fp) != s->buf.len)
-    return lm_err(err, LM_ERR_IO, "%s: write error", s->path);
+  int rc =
+      s->buf.len ? lm_stream_write(s->st, s->buf.data, s->buf.len, err) : 0;
   lm_buf_reset(&s->buf);
-  return 0;
+  return rc;
 }
 
 static int sink_start(sink *s, lm_schema *schema, lm_error *err) {
@@ -506,13 +521,14 @@ static int sink_finish(sink *s, lm_schema *schema, lm_error *err) {
 
 /* --------------------------------------------------------------- sources */
 
-static int convert_text(fmt from, const char *in, sink *out, lm_error *err) {
+static int convert_text(fmt from, const lm_endpoint *in, sink *out,
+                        lm_error *err) {
   char *text = NULL;
   size_t len = 0;
   int rc = read_all(in, &text, &len, err);
   if (rc)
     return rc;
-  const char *src = strcmp(in, "-") ? in : "<stdin>";
+  const char *src = in_name(in);
   lm_schema *schema = NULL;
   rc = from == F_CSV ? infer_csv(text, len, src, &schema, err)
                      : infer_json(text, len, src, &schema, err);
@@ -555,11 +571,11 @@ static int convert_text(fmt from, const char *in, sink *out, lm_error *err) {
   return rc;
 }
 
-static int convert_arrow_file(const char *in, sink *out, lm_error *err) {
+static int convert_arrow_file(const lm_endpoint *in, sink *out, lm_error *err) {
   lm_ipc_file_reader *r = NULL;
   int rc;
-  if (strcmp(in, "-")) {
-    rc = lm_ipc_file_open(in, NULL, &r, err);
+  if (in->kind == LM_EP_FILE) {
+    rc = lm_ipc_file_open(in->path, NULL, &r, err);
   } else {
     char *text;
     size_t len;
@@ -605,18 +621,21 @@ static int convert_arrow_file(const char *in, sink *out, lm_error *err) {
   return rc;
 }
 
-static int convert_arrow_stream(const char *in, sink *out, lm_error *err) {
-  FILE *fp = strcmp(in, "-") ? fopen(in, "rb") : stdin;
-  if (!fp)
-    return lm_err(err, LM_ERR_IO, "%s: cannot open", in);
-  lm_ipc_stream_reader *r =
-      lm_ipc_stream_reader_new(NULL, strcmp(in, "-") ? in : "<stdin>");
-  int rc = r ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+static int convert_arrow_stream(const lm_endpoint *in, sink *out,
+                                lm_error *err) {
+  lm_stream *st = NULL;
+  int rc = lm_stream_open(in, LM_STREAM_READ, &st, err);
+  if (rc)
+    return rc;
+  lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(NULL, in_name(in));
+  if (!r)
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   static char chunk[1 << 16];
-  size_t k;
   bool eof = false;
   while (rc == 0 && !eof) {
-    k = fread(chunk, 1, sizeof chunk, fp);
+    size_t k = 0;
+    if ((rc = lm_stream_read(st, chunk, sizeof chunk, &k, err)) != 0)
+      break;
     if (k == 0) {
       eof = true;
       rc = lm_ipc_stream_reader_finish(r, err);
@@ -633,9 +652,8 @@ static int convert_arrow_stream(const char *in, sink *out, lm_error *err) {
   if (rc == 0)
     rc = sink_finish(out, lm_ipc_stream_reader_schema(r), err);
   lm_ipc_stream_reader_free(r);
-  if (fp != stdin)
-    fclose(fp);
-  return rc;
+  int rc2 = lm_stream_close(st, rc ? NULL : err);
+  return rc ? rc : rc2;
 }
 
 static void convert_usage(FILE *f) {
@@ -643,7 +661,54 @@ static void convert_usage(FILE *f) {
              "[--compression zstd|lz4] IN OUT\n"
              "  FMT: arrow-file, arrow-stream, csv, json (NDJSON); inferred "
              "from .arrow/.feather, .arrows, .csv, .json/.ndjson/.jsonl\n"
-             "  IN/OUT may be '-' for stdin/stdout\n");
+             "  IN/OUT: a path, '-' (stdin/stdout), tcp://HOST:PORT, "
+             "tcp-listen://HOST:PORT,\n"
+             "  unix:///PATH or unix-listen:///PATH (a listener waits for one "
+             "connection);\n"
+             "  over sockets and stdio use arrow-stream, csv or json and give "
+             "--from/--to\n");
+}
+
+/* The format an endpoint's name implies: files and Unix sockets by the
+ * path's extension; stdio and TCP carry none. */
+static fmt fmt_from_endpoint(const lm_endpoint *ep) {
+  if (ep->kind == LM_EP_FILE || ep->kind == LM_EP_UNIX ||
+      ep->kind == LM_EP_UNIX_LISTEN)
+    return fmt_from_path(ep->path);
+  return F_NONE;
+}
+
+/* Fills in formats not given and checks they suit the endpoints. */
+static int check_formats(const lm_endpoint *in, const lm_endpoint *out,
+                         fmt *from, fmt *to, int comp, lm_error *err) {
+  if (*from == F_NONE)
+    *from = fmt_from_endpoint(in);
+  if (*to == F_NONE)
+    *to = fmt_from_endpoint(out);
+  if (*from == F_NONE || *to == F_NONE) {
+    bool f = *from == F_NONE;
+    const lm_endpoint *ep = f ? in : out;
+    return lm_err(
+        err, LM_ERR_INVALID,
+        "cannot tell the format of '%s'%s; use %s FMT "
+        "(arrow-stream, csv, json%s)",
+        f ? in->name : out->name,
+        ep->kind == LM_EP_FILE ? " from its extension" : " from the endpoint",
+        f ? "--from" : "--to", lm_endpoint_is_socket(ep) ? "" : ", arrow-file");
+  }
+  if (*from == F_ARROW_FILE && lm_endpoint_is_socket(in))
+    return lm_err(err, LM_ERR_INVALID,
+                  "%s: arrow-file needs a regular file; use --from "
+                  "arrow-stream over a socket",
+                  in->name);
+  if (*to == F_ARROW_FILE && lm_endpoint_is_socket(out))
+    return lm_err(err, LM_ERR_INVALID,
+                  "%s: arrow-file needs a regular file; use --to "
+                  "arrow-stream over a socket",
+                  out->name);
+  if (comp && *to != F_ARROW_FILE && *to != F_ARROW_STREAM)
+    return lm_err(err, LM_ERR_INVALID, "--compression needs an Arrow output");
+  return 0;
 }
 
 int lm_cli_convert(int argc, char **argv) {
@@ -696,46 +761,48 @@ int lm_cli_convert(int argc, char **argv) {
     convert_usage(stderr);
     return 1;
   }
-  if (from == F_NONE)
-    from = fmt_from_path(in);
-  if (to == F_NONE)
-    to = fmt_from_path(outp);
-  if (from == F_NONE || to == F_NONE) {
-    fprintf(stderr,
-            "laminardb convert: cannot tell the format of '%s'; use %s\n",
-            from == F_NONE ? in : outp, from == F_NONE ? "--from" : "--to");
+  lm_endpoint *ein = calloc(1, sizeof *ein), *eout = calloc(1, sizeof *eout);
+  lm_error err;
+  lm_err_clear(&err);
+  int rc = 0;
+  if (!ein || !eout)
+    rc = lm_err(&err, LM_ERR_NOMEM, "out of memory");
+  if (rc == 0)
+    rc = lm_endpoint_parse(in, ein, &err);
+  if (rc == 0)
+    rc = lm_endpoint_parse(outp, eout, &err);
+  if (rc == 0)
+    rc = check_formats(ein, eout, &from, &to, comp, &err);
+  if (rc) {
+    fprintf(stderr, "laminardb convert: %s\n", err.msg);
+    free(ein);
+    free(eout);
     return 1;
   }
-  if (comp && to != F_ARROW_FILE && to != F_ARROW_STREAM) {
-    fprintf(stderr, "laminardb convert: --compression needs an Arrow output\n");
-    return 1;
-  }
+  /* a closed pipe or socket reader is a write error, not a silent death */
+  signal(SIGPIPE, SIG_IGN);
   sink s = {0};
   s.f = to;
-  s.path = strcmp(outp, "-") ? outp : "<stdout>";
+  s.path = eout->kind == LM_EP_STDIO ? "<stdout>" : eout->name;
   s.o.alignment = 8;
   s.o.compression = comp;
   lm_buf_init(&s.buf);
-  s.fp = strcmp(outp, "-") ? fopen(outp, "wb") : stdout;
-  if (!s.fp) {
-    fprintf(stderr, "laminardb convert: %s: cannot create\n", outp);
-    return 1;
+  rc = lm_stream_open(eout, LM_STREAM_WRITE, &s.st, &err);
+  if (rc == 0) {
+    if (from == F_ARROW_FILE)
+      rc = convert_arrow_file(ein, &s, &err);
+    else if (from == F_ARROW_STREAM)
+      rc = convert_arrow_stream(ein, &s, &err);
+    else
+      rc = convert_text(from, ein, &s, &err);
   }
-  lm_error err;
-  lm_err_clear(&err);
-  int rc;
-  if (from == F_ARROW_FILE)
-    rc = convert_arrow_file(in, &s, &err);
-  else if (from == F_ARROW_STREAM)
-    rc = convert_arrow_stream(in, &s, &err);
-  else
-    rc = convert_text(from, in, &s, &err);
-  if (s.fp != stdout && fclose(s.fp) != 0 && rc == 0)
-    rc = lm_err(&err, LM_ERR_IO, "%s: write error", outp);
-  else if (s.fp == stdout && fflush(stdout) != 0 && rc == 0)
-    rc = lm_err(&err, LM_ERR_IO, "<stdout>: write error");
+  int rc2 = lm_stream_close(s.st, rc ? NULL : &err);
+  if (rc == 0)
+    rc = rc2;
   lm_ipc_writer_free(s.w);
   lm_buf_free(&s.buf);
+  free(ein);
+  free(eout);
   if (rc) {
     fprintf(stderr, "laminardb convert: %s\n", err.msg);
     return 1;
