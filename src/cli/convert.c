@@ -328,9 +328,13 @@ static size_t skip_value(const char *s, size_t i, size_t len, int depth) {
     }
     return i < len ? i + 1 : 0;
   }
+  size_t start = i;
   while (i < len && !strchr(",}] \t\r\n", s[i]))
     i++;
-  return i;
+  /* no progress (a line break or a stray delimiter where a value belongs,
+   * e.g. an array left open at the end of an NDJSON line): an error, not a
+   * loop that never ends */
+  return i > start ? i : 0;
 }
 
 static int infer_json(const char *s, size_t len, const char *src,

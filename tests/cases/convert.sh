@@ -82,4 +82,14 @@ head -c 1000 "$D/flights-200k.arrow" > "$T/trunc.arrow"
 if "$B" convert "$T/trunc.arrow" "$T/x.csv" 2> "$T/err"; then exit 1; fi
 grep -q 'byte ' "$T/err"
 if "$B" convert "$D/flights-200k.csv" "$T/x.unknown" 2> "$T/err"; then exit 1; fi
+# JSON that is not NDJSON (an array left open at the end of a line, a
+# pretty-printed document) is an error, not an endless loop (regression)
+printf '{"a":[1,2\n' > "$T/open.json"
+printf '{"a":1,"f":[{"x":1},\n{"x":2}]}\n' > "$T/split.json"
+for f in open.json split.json; do
+  rc=0
+  timeout 60 "$B" convert "$T/$f" "$T/x.arrow" 2> "$T/err" || rc=$?
+  [[ $rc -eq 1 ]] || { echo "$f: exit $rc, expected 1"; exit 1; }
+  grep -q "$f:1: bad JSON value" "$T/err"
+done
 echo "convert: ok"
