@@ -11,12 +11,19 @@
  *                 every batch decoded (columns exposed, values not touched),
  *                 beside a memcpy of the whole file; open_footer_<size> is
  *                 the open alone (mmap + footer verification).
+ *   tcp_loopback  a writer thread encodes a stream of the same ~1.4 MB
+ *                 batches (lm_ipc_writer, sent per batch) over a loopback
+ *                 TCP connection (src/transport, port picked by the
+ *                 kernel); this thread reads 1 MiB chunks, feeds the stream
+ *                 reader and touches every value of every batch. Bounded:
+ *                 alarm(120) ends a hung run.
  * Batches: INT64, DOUBLE and UTF8 (8..24 bytes) columns, ~1.3 MiB each.
  * Usage: bench_ipc [repetitions (default 3)] [max open size MiB (512)].
  * Files live in a mkdtemp directory under $TMPDIR (or /tmp), removed at the
  * end. Prints a markdown table and one `result` line per part. Not a test.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +31,7 @@
 #include <unistd.h>
 
 #include "format/lm_ipc.h"
+#include "transport/lm_transport.h"
 
 static double now(void) {
   struct timespec ts;
@@ -148,6 +156,104 @@ static void *slurp(const char *path, size_t *n) {
   *n = fread(p, 1, (size_t)sz, f);
   fclose(f);
   return p;
+}
+
+/* ------------------------------------------------------- TCP loopback */
+
+typedef struct tcp_writer {
+  int port;
+  lm_schema *s;
+  lm_batch **bs;
+  int nb, n_batches;
+  int64_t sent;
+  int rc;
+  lm_error err;
+} tcp_writer;
+
+static void *tcp_writer_main(void *arg) {
+  tcp_writer *tw = arg;
+  lm_stream *st = NULL;
+  lm_ipc_writer *w = NULL;
+  lm_buf out;
+  lm_buf_init(&out);
+  tw->sent = 0;
+  int rc = lm_tcp_connect("127.0.0.1", tw->port, &st, &tw->err);
+  if (rc == 0)
+    rc = lm_ipc_writer_new(tw->s, false, NULL, &out, &w, &tw->err);
+  for (int i = 0; rc == 0 && i <= tw->n_batches; i++) {
+    rc = i < tw->n_batches
+             ? lm_ipc_writer_write(w, tw->bs[i % tw->nb], &tw->err)
+             : lm_ipc_writer_finish(w, &tw->err);
+    if (rc == 0)
+      rc = lm_stream_write(st, out.data, out.len, &tw->err);
+    tw->sent += (int64_t)out.len;
+    lm_buf_reset(&out);
+  }
+  lm_ipc_writer_free(w);
+  lm_buf_free(&out);
+  int crc = lm_stream_close(st, rc ? NULL : &tw->err);
+  tw->rc = rc ? rc : crc;
+  return NULL;
+}
+
+/* One transfer of n_batches batches; returns the seconds (wall, connect to
+ * the last batch touched) or a negative value on error; *bytes = stream
+ * size. */
+static double tcp_once(lm_schema *s, lm_batch **bs, int nb, int n_batches,
+                       uint8_t *chunk, size_t chunk_n, double *bytes) {
+  lm_error err;
+  lm_listener *l;
+  if (lm_tcp_listen("127.0.0.1", 0, &l, &err)) {
+    fprintf(stderr, "tcp: %s\n", err.msg);
+    return -1;
+  }
+  tcp_writer tw = {lm_listener_port(l), s, bs, nb, n_batches, 0, 0, {0}};
+  double t0 = now();
+  pthread_t th;
+  if (pthread_create(&th, NULL, tcp_writer_main, &tw)) {
+    lm_listener_close(l);
+    return -1;
+  }
+  lm_stream *st = NULL;
+  int rc = lm_listener_accept(l, &st, &err);
+  lm_listener_close(l);
+  int64_t got_rows = 0, got = 0;
+  if (rc == 0) {
+    lm_ipc_stream_reader *rd = lm_ipc_stream_reader_new(NULL, "tcp");
+    size_t n;
+    while ((rc = lm_stream_read(st, chunk, chunk_n, &n, &err)) == 0 && n) {
+      got += (int64_t)n;
+      if ((rc = lm_ipc_stream_reader_feed(rd, chunk, n, &err)) != 0)
+        break;
+      lm_batch *b;
+      while ((b = lm_ipc_stream_reader_next(rd)) != NULL) {
+        touch(b);
+        got_rows += b->num_rows;
+        lm_batch_release(b);
+      }
+    }
+    if (rc == 0)
+      rc = lm_ipc_stream_reader_finish(rd, &err);
+    lm_ipc_stream_reader_free(rd);
+  }
+  double t = now() - t0;
+  lm_stream_close(st, NULL); /* unblocks a writer stuck on a failed reader */
+  pthread_join(th, NULL);
+  if (rc || tw.rc) {
+    fprintf(stderr, "tcp: %s\n", rc ? err.msg : tw.err.msg);
+    return -1;
+  }
+  int64_t want_rows = 0;
+  for (int i = 0; i < n_batches; i++)
+    want_rows += bs[i % nb]->num_rows;
+  if (got != tw.sent || got_rows != want_rows) {
+    fprintf(stderr, "tcp: %lld of %lld bytes, %lld of %lld rows read\n",
+            (long long)got, (long long)tw.sent, (long long)got_rows,
+            (long long)want_rows);
+    return -1;
+  }
+  *bytes = (double)got;
+  return t;
 }
 
 int main(int argc, char **argv) {
@@ -286,6 +392,35 @@ int main(int argc, char **argv) {
     unlink(path);
   }
   rmdir(dir);
+
+  /* (d) TCP loopback: 384 batches (~530 MB) per transfer */
+  {
+    const int n_tcp = 384;
+    size_t chunk_n = (size_t)1 << 20;
+    uint8_t *chunk = malloc(chunk_n);
+    double best_t = 1e30, tbytes = 0;
+    alarm(120);
+    for (int r = 0; r < reps; r++) {
+      double t = tcp_once(s, bs, NB, n_tcp, chunk, chunk_n, &tbytes);
+      if (t < 0)
+        return 1;
+      if (t < best_t)
+        best_t = t;
+    }
+    alarm(0);
+    free(chunk);
+    /* memcpy reference: 64 MiB of the same batches, scaled to tbytes */
+    lm_buf ref;
+    lm_buf_init(&ref);
+    lm_ipc_writer *w;
+    lm_ipc_writer_new(s, false, NULL, &ref, &w, &err);
+    for (int i = 0; ref.len < ((size_t)64 << 20); i++)
+      lm_ipc_writer_write(w, bs[i % NB], &err);
+    lm_ipc_writer_free(w);
+    mc = memcpy_time(ref.data, ref.len, reps) * (tbytes / (double)ref.len);
+    lm_buf_free(&ref);
+    add_part("tcp_loopback", tbytes, best_t, mc);
+  }
 
   printf("| part | bytes | ms | GB/s | memcpy GB/s | ratio |\n");
   printf("|---|---:|---:|---:|---:|---:|\n");

@@ -1055,9 +1055,18 @@ static int apply_dictionary(const ipc_ctx *c, ipc_schema *s,
 struct lm_ipc_stream_reader {
   lm_ipc_limits lim;
   char *source;
-  lm_buf pend;
+  /* Pending input: bytes [0, pend_len) of pend->data (capacity pend_cap)
+   * were fed, [0, pend_off) are decoded messages. Record batch buffers are
+   * zero-copy views into pend holding a reference to it, so bytes already
+   * fed are never moved while batches may use them: when more room is
+   * needed, the incomplete tail goes to a new pending buffer (or to the
+   * front of this one when nothing else references it). NULL until the
+   * first feed. */
+  lm_buffer *pend;
+  size_t pend_len, pend_cap;
   size_t pend_off; /* consumed bytes at the front of pend */
-  size_t abs;      /* absolute offset of pend.data[0] */
+  size_t abs;      /* absolute offset of pend->data[0] */
+  size_t need;     /* bytes of the incomplete message at pend_off, if known */
   ipc_schema sch;
   bool have_schema;
   bool done;
@@ -1077,7 +1086,6 @@ lm_ipc_stream_reader *lm_ipc_stream_reader_new(const lm_ipc_limits *limits,
     free(r);
     return NULL;
   }
-  lm_buf_init(&r->pend);
   return r;
 }
 
@@ -1094,8 +1102,10 @@ static int stream_fail(lm_ipc_stream_reader *r, int rc, lm_error *err) {
 static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
   ipc_ctx c = {&r->lim, r->source, err};
   while (!r->done) {
-    const uint8_t *p = (const uint8_t *)r->pend.data + r->pend_off;
-    size_t avail = r->pend.len - r->pend_off;
+    if (!r->pend)
+      return 0;
+    const uint8_t *p = r->pend->data + r->pend_off;
+    size_t avail = r->pend_len - r->pend_off;
     size_t at = r->abs + r->pend_off;
     if (avail < 4)
       return 0;
@@ -1131,8 +1141,11 @@ static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
     if (rc)
       return rc;
     size_t total = prefix + (size_t)L + (size_t)blen;
-    if (avail < total)
+    if (avail < total) {
+      r->need = total;
       return 0;
+    }
+    r->need = 0;
     if (ht == ARROW_MSG_SCHEMA) {
       if (r->have_schema)
         return ipc_err(&c, LM_ERR_PARSE, at, "a second Schema message");
@@ -1147,23 +1160,16 @@ static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
         return ipc_err(&c, LM_ERR_PARSE, at, "%s before the Schema message",
                        ht == ARROW_MSG_RECORD_BATCH ? "record batch"
                                                     : "dictionary batch");
-      lm_buffer *owner = lm_buffer_new((size_t)blen);
-      if (!owner)
-        return lm_err(err, LM_ERR_NOMEM, "out of memory");
-      if (blen)
-        memcpy(owner->data, p + prefix + L, (size_t)blen);
-      body_ref body = {owner->data, (size_t)blen, at + prefix + (size_t)L,
-                       owner, -1};
+      /* decoded in place: buffers are views into pend (view() copies
+       * one whose address is not 8-aligned) */
+      body_ref body = {p + prefix + L, (size_t)blen, at + prefix + (size_t)L,
+                       r->pend, -1};
       if (ht == ARROW_MSG_DICTIONARY_BATCH) {
-        rc = apply_dictionary(&c, &r->sch, &hdr, &body, false);
-        lm_buffer_release(owner);
-        if (rc)
+        if ((rc = apply_dictionary(&c, &r->sch, &hdr, &body, false)) != 0)
           return rc;
       } else {
         lm_batch *b;
-        rc = decode_batch(&c, &hdr, &r->sch, &body, &b);
-        lm_buffer_release(owner);
-        if (rc)
+        if ((rc = decode_batch(&c, &hdr, &r->sch, &body, &b)) != 0)
           return rc;
         if (lm_fmt_queue_push(&r->q, b))
           return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1176,6 +1182,85 @@ static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
   return 0;
 }
 
+static void release_pending(lm_buffer *b) {
+  free(b->data);
+}
+
+/* Smallest and largest step of the pending buffer's geometric growth. */
+#define PEND_MIN ((size_t)4096)
+#define PEND_STEP ((size_t)4 << 20)
+/* From this size on, the pending buffer asks for huge pages. */
+#define PEND_HUGE ((size_t)2 << 20)
+
+/* Ensures room for len more bytes after pend_len. Bytes before pend_off
+ * (decoded messages, maybe referenced by batches) are never moved or
+ * overwritten; the incomplete tail [pend_off, pend_len) is moved to the
+ * front of pend when nothing else references it, else copied to the front
+ * of a new pending buffer (the old one lives on in its views).
+ * LM_ERR_NOMEM on failure (state unchanged). */
+static int stream_make_room(lm_ipc_stream_reader *r, size_t len) {
+  if (r->pend && r->pend_cap - r->pend_len >= len)
+    return 0;
+  size_t tail = r->pend ? r->pend_len - r->pend_off : 0;
+  if (len > SIZE_MAX / 2 - tail)
+    return LM_ERR_NOMEM;
+  size_t want = tail + len;
+  if (r->pend && __atomic_load_n(&r->pend->refcnt, __ATOMIC_ACQUIRE) == 1 &&
+      want <= r->pend_cap) {
+    /* no batch uses pend: reuse it (its pages are already mapped) */
+    memmove(r->pend->data, r->pend->data + r->pend_off, tail);
+    r->abs += r->pend_off;
+    r->pend_len = tail;
+    r->pend_off = 0;
+    return 0;
+  }
+  /* geometric growth up to PEND_STEP; room for the whole incomplete
+   * message when its size is known, but at most twice the bytes at hand
+   * (a header cannot make us reserve more than that; a large message
+   * still arrives in O(n) copying) */
+  size_t cap = r->pend ? r->pend_cap * 2 : PEND_MIN;
+  if (cap > PEND_STEP)
+    cap = PEND_STEP;
+  size_t hint = r->need > want ? LM_MIN(r->need, 2 * want) : want;
+  if (cap < hint)
+    cap = hint;
+  uint8_t *mem;
+  if (cap >= PEND_HUGE) {
+    /* 2 MiB aligned and backed by transparent huge pages where the kernel
+     * offers them: first-touch page faults on fresh memory otherwise cost
+     * more than the copy itself */
+    cap = (cap + PEND_HUGE - 1) & ~(PEND_HUGE - 1);
+    mem = aligned_alloc(PEND_HUGE, cap);
+#ifdef MADV_HUGEPAGE
+    if (mem)
+      (void)madvise(mem, cap, MADV_HUGEPAGE);
+#endif
+  } else {
+    cap = (cap + 63) & ~(size_t)63;
+    mem = malloc(cap);
+  }
+  if (!mem)
+    return LM_ERR_NOMEM;
+  /* data set after wrapping: the bytes are not written yet */
+  lm_buffer *nb = lm_buffer_wrap(NULL, cap, release_pending, NULL);
+  if (!nb) {
+    free(mem);
+    return LM_ERR_NOMEM;
+  }
+  nb->data = mem;
+  if (r->pend) {
+    if (tail)
+      memcpy(mem, r->pend->data + r->pend_off, tail);
+    r->abs += r->pend_off;
+    lm_buffer_release(r->pend);
+  }
+  r->pend = nb;
+  r->pend_cap = cap;
+  r->pend_len = tail;
+  r->pend_off = 0;
+  return 0;
+}
+
 int lm_ipc_stream_reader_feed(lm_ipc_stream_reader *r, const void *data,
                               size_t len, lm_error *err) {
   if (r->err_code) {
@@ -1185,15 +1270,10 @@ int lm_ipc_stream_reader_feed(lm_ipc_stream_reader *r, const void *data,
   }
   if (r->done || len == 0)
     return 0;
-  if (r->pend_off > 0 && r->pend_off >= r->pend.len / 2) {
-    size_t rest = r->pend.len - r->pend_off;
-    memmove(r->pend.data, r->pend.data + r->pend_off, rest);
-    r->pend.len = rest;
-    r->abs += r->pend_off;
-    r->pend_off = 0;
-  }
-  if (lm_buf_append(&r->pend, data, len))
+  if (stream_make_room(r, len))
     return stream_fail(r, lm_err(err, LM_ERR_NOMEM, "out of memory"), err);
+  memcpy(r->pend->data + r->pend_len, data, len);
+  r->pend_len += len;
   lm_error local;
   lm_error *e = err ? err : &local;
   int rc = stream_pump(r, e);
@@ -1209,7 +1289,7 @@ int lm_ipc_stream_reader_finish(lm_ipc_stream_reader *r, lm_error *err) {
   lm_error local;
   lm_error *e = err ? err : &local;
   ipc_ctx c = {&r->lim, r->source, e};
-  size_t avail = r->pend.len - r->pend_off;
+  size_t avail = r->pend_len - r->pend_off;
   int rc = 0;
   if (!r->done && avail > 0)
     rc =
@@ -1240,7 +1320,8 @@ void lm_ipc_stream_reader_free(lm_ipc_stream_reader *r) {
     return;
   ipc_schema_free(&r->sch);
   lm_fmt_queue_free(&r->q);
-  lm_buf_free(&r->pend);
+  if (r->pend)
+    lm_buffer_release(r->pend);
   free(r->source);
   free(r);
 }
