@@ -2,6 +2,7 @@
 #include "columnar/lm_columnar.h"
 #include "columnar/lm_temporal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,11 @@ static int put_f64(lm_buf *out, double d) {
       !(d == 0 && signbit(d)))
     return put_i64(out, (int64_t)d);
   char tmp[40];
-  for (int prec = 15; prec <= 17; prec++) {
+  /* 15 significant digits are exact for normal doubles (%g drops trailing
+   * zeros, so the text is already shortest when it round-trips);
+   * subnormals carry fewer digits, so they search from 1 */
+  int first = d != 0 && fabs(d) < DBL_MIN ? 1 : 15;
+  for (int prec = first; prec <= 17; prec++) {
     snprintf(tmp, sizeof tmp, "%.*g", prec, d);
     if (prec == 17 || strtod(tmp, NULL) == d)
       break;
@@ -47,7 +52,8 @@ static int put_f32(lm_buf *out, float f) {
   if (!isfinite(f))
     return put_nonfinite(out, f);
   char tmp[40];
-  for (int prec = 6; prec <= 9; prec++) {
+  int first = f != 0 && fabsf(f) < FLT_MIN ? 1 : 6;
+  for (int prec = first; prec <= 9; prec++) {
     snprintf(tmp, sizeof tmp, "%.*g", prec, (double)f);
     if (prec == 9 || strtof(tmp, NULL) == f)
       break;
