@@ -575,6 +575,23 @@ static int convert_text(fmt from, const lm_endpoint *in, sink *out,
   return rc;
 }
 
+/* Writes every batch of an opened IPC file to the sink, finishes it, and
+ * frees the reader. */
+static int copy_file_batches(lm_ipc_file_reader *r, sink *out, lm_error *err) {
+  int rc;
+  lm_batch *b;
+  while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b) {
+    rc = sink_write(out, b, err);
+    lm_batch_release(b);
+    if (rc)
+      break;
+  }
+  if (rc == 0)
+    rc = sink_finish(out, lm_ipc_file_schema(r), err);
+  lm_ipc_file_reader_free(r);
+  return rc;
+}
+
 static int convert_arrow_file(const lm_endpoint *in, sink *out, lm_error *err) {
   lm_ipc_file_reader *r = NULL;
   int rc;
@@ -597,32 +614,11 @@ static int convert_arrow_file(const lm_endpoint *in, sink *out, lm_error *err) {
       free(text);
       return rc;
     }
-    lm_batch *b;
-    while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b) {
-      rc = sink_write(out, b, err);
-      lm_batch_release(b);
-      if (rc)
-        break;
-    }
-    if (rc == 0)
-      rc = sink_finish(out, lm_ipc_file_schema(r), err);
-    lm_ipc_file_reader_free(r);
+    rc = copy_file_batches(r, out, err);
     free(text);
     return rc;
   }
-  if (rc)
-    return rc;
-  lm_batch *b;
-  while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b) {
-    rc = sink_write(out, b, err);
-    lm_batch_release(b);
-    if (rc)
-      break;
-  }
-  if (rc == 0)
-    rc = sink_finish(out, lm_ipc_file_schema(r), err);
-  lm_ipc_file_reader_free(r);
-  return rc;
+  return rc ? rc : copy_file_batches(r, out, err);
 }
 
 static int convert_arrow_stream(const lm_endpoint *in, sink *out,
