@@ -493,9 +493,11 @@ static int sink_start(sink *s, lm_schema *schema, lm_error *err) {
     return lm_csv_write_header(&s->buf, schema, NULL)
                ? lm_err(err, LM_ERR_NOMEM, "out of memory")
                : 0;
+  /* Arrow: each message goes straight to the stream, an uncompressed
+   * batch's buffers gathered into one writev (no encode copy) */
   if (s->f == F_ARROW_FILE || s->f == F_ARROW_STREAM)
-    return lm_ipc_writer_new(schema, s->f == F_ARROW_FILE, &s->o, &s->buf,
-                             &s->w, err);
+    return lm_ipc_writer_new_sink(schema, s->f == F_ARROW_FILE, &s->o,
+                                  lm_stream_writev_sink, s->st, &s->w, err);
   return 0;
 }
 
@@ -580,6 +582,7 @@ static int convert_text(fmt from, const lm_endpoint *in, sink *out,
 static int copy_file_batches(lm_ipc_file_reader *r, sink *out, lm_error *err) {
   int rc;
   lm_batch *b;
+  lm_ipc_file_reader_keep_dictionaries(r, true); /* Arrow -> Arrow keeps them */
   while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b) {
     rc = sink_write(out, b, err);
     lm_batch_release(b);
@@ -630,17 +633,22 @@ static int convert_arrow_stream(const lm_endpoint *in, sink *out,
   lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(NULL, in_name(in));
   if (!r)
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-  static char chunk[1 << 16];
+  else /* Arrow -> Arrow keeps dictionary-encoded columns encoded */
+    lm_ipc_stream_reader_keep_dictionaries(r, true);
   bool eof = false;
   while (rc == 0 && !eof) {
-    size_t k = 0;
-    if ((rc = lm_stream_read(st, chunk, sizeof chunk, &k, err)) != 0)
+    /* read straight into the reader's pending buffer (no chunk copy) */
+    size_t k = 0, room = 0;
+    void *p = NULL;
+    if ((rc = lm_ipc_stream_reader_reserve(r, (size_t)4 << 20, &p, &room,
+                                           err)) != 0 ||
+        (rc = lm_stream_read(st, p, room, &k, err)) != 0)
       break;
     if (k == 0) {
       eof = true;
       rc = lm_ipc_stream_reader_finish(r, err);
     } else {
-      rc = lm_ipc_stream_reader_feed(r, chunk, k, err);
+      rc = lm_ipc_stream_reader_commit(r, k, err);
     }
     lm_batch *b;
     while ((b = lm_ipc_stream_reader_next(r))) {

@@ -24,6 +24,7 @@ static size_t values_bytes(lm_type t, int64_t rows) {
   case LM_TYPE_BOOL:
     return (size_t)((rows + 7) / 8);
   case LM_TYPE_UTF8:
+  case LM_TYPE_BINARY:
     return (size_t)(rows + 1) * 4;
   default:
     return (size_t)rows * (size_t)lm_type_width(t);
@@ -49,8 +50,27 @@ static int regrow(uint8_t **p, size_t used, size_t bytes, bool zero) {
   return LM_OK;
 }
 
+/* Builders make flat arrays with int32 offsets: not LARGE_UTF8,
+ * LARGE_BINARY or the nested types (kernels build those directly). */
 static bool type_supported(lm_type t) {
-  return t.id >= LM_TYPE_NULL && t.id < LM_TYPE__COUNT;
+  if (!lm_type_valid(t))
+    return false;
+  switch (t.id) {
+  case LM_TYPE_LARGE_UTF8:
+  case LM_TYPE_LARGE_BINARY:
+  case LM_TYPE_LIST:
+  case LM_TYPE_LARGE_LIST:
+  case LM_TYPE_STRUCT:
+  case LM_TYPE_DICTIONARY:
+    return false;
+  default:
+    return true;
+  }
+}
+
+/* UTF8 and BINARY share the offsets + data layout in builders. */
+static inline bool is_str(lm_type t) {
+  return t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_BINARY;
 }
 
 int lm_builder_init(lm_builder *b, lm_type type, int64_t capacity_hint) {
@@ -64,7 +84,7 @@ int lm_builder_init(lm_builder *b, lm_type type, int64_t capacity_hint) {
       b->type = type;
       return LM_ERR_NOMEM;
     }
-    if (type.id == LM_TYPE_UTF8 && lm_builder_grow_data(b, capacity_hint * 8)) {
+    if (is_str(type) && lm_builder_grow_data(b, capacity_hint * 8)) {
       lm_builder_free(b);
       b->type = type;
       return LM_ERR_NOMEM;
@@ -101,11 +121,11 @@ int lm_builder_grow(lm_builder *b, int64_t extra) {
   if (t.id != LM_TYPE_NULL) {
     bool first = b->values == NULL;
     size_t used = b->capacity ? values_bytes(t, b->length) : 0;
-    if (t.id == LM_TYPE_UTF8 && b->capacity)
+    if (is_str(t) && b->capacity)
       used = (size_t)(b->length + 1) * 4;
     if (regrow(&b->values, used, values_bytes(t, cap), t.id == LM_TYPE_BOOL))
       goto oom;
-    if (t.id == LM_TYPE_UTF8 && first)
+    if (is_str(t) && first)
       ((int32_t *)b->values)[0] = 0;
   }
   if (b->validity) {
@@ -180,26 +200,12 @@ void lm_builder_append_null(lm_builder *b) {
   if (!b->validity && lm_builder_ensure_validity(b))
     return;
   int64_t n = b->length;
-  switch (b->type.id) {
-  case LM_TYPE_NULL:
-  case LM_TYPE_BOOL:
-    break; /* bits beyond length are always zero */
-  case LM_TYPE_INT8:
-    ((int8_t *)b->values)[n] = 0;
-    break;
-  case LM_TYPE_INT16:
-    ((int16_t *)b->values)[n] = 0;
-    break;
-  case LM_TYPE_INT32:
-  case LM_TYPE_FLOAT32:
-    ((int32_t *)b->values)[n] = 0;
-    break;
-  case LM_TYPE_UTF8:
+  if (is_str(b->type)) {
     ((int32_t *)b->values)[n + 1] = ((int32_t *)b->values)[n];
-    break;
-  default:
-    ((int64_t *)b->values)[n] = 0;
-    break;
+  } else if (b->type.id != LM_TYPE_NULL && b->type.id != LM_TYPE_BOOL) {
+    /* bool bits beyond length are always zero */
+    size_t w = (size_t)lm_type_width(b->type);
+    memset(b->values + (size_t)n * w, 0, w);
   }
   b->length++;
   b->null_count++;
@@ -229,12 +235,29 @@ void lm_builder_append_int(lm_builder *b, int64_t v) {
     ((int16_t *)b->values)[n] = (int16_t)v;
     break;
   case LM_TYPE_INT32:
+  case LM_TYPE_DATE32:
+  case LM_TYPE_TIME32:
     ((int32_t *)b->values)[n] = (int32_t)v;
     break;
+  case LM_TYPE_UINT8:
+    ((uint8_t *)b->values)[n] = (uint8_t)v;
+    break;
+  case LM_TYPE_UINT16:
+    ((uint16_t *)b->values)[n] = (uint16_t)v;
+    break;
+  case LM_TYPE_UINT32:
+    ((uint32_t *)b->values)[n] = (uint32_t)v;
+    break;
   case LM_TYPE_INT64:
+  case LM_TYPE_UINT64:
   case LM_TYPE_TIMESTAMP:
   case LM_TYPE_INTERVAL:
+  case LM_TYPE_TIME64:
+  case LM_TYPE_DURATION:
     ((int64_t *)b->values)[n] = v;
+    break;
+  case LM_TYPE_FLOAT16:
+    ((uint16_t *)b->values)[n] = lm_double_to_half((double)v);
     break;
   case LM_TYPE_FLOAT32:
     ((float *)b->values)[n] = (float)v;
@@ -276,6 +299,12 @@ void lm_builder_append_double(lm_builder *b, double v) {
     ((float *)b->values)[b->length] = (float)v;
     commit_valid(b);
     return;
+  case LM_TYPE_FLOAT16:
+    if (!room1(b))
+      return;
+    ((uint16_t *)b->values)[b->length] = lm_double_to_half(v);
+    commit_valid(b);
+    return;
   case LM_TYPE_BOOL:
     lm_builder_append_bool(b, v != 0);
     return;
@@ -286,7 +315,7 @@ void lm_builder_append_double(lm_builder *b, double v) {
 }
 
 void lm_builder_append_str(lm_builder *b, const char *p, int32_t len) {
-  if (b->type.id != LM_TYPE_UTF8) {
+  if (!is_str(b->type)) {
     lm_builder_append_null(b);
     return;
   }
@@ -301,6 +330,47 @@ void lm_builder_append_value(lm_builder *b, const lm_value *v) {
     return;
   }
   lm_type_id src = v->type.id;
+  if (lm_type_eq(v->type, b->type) &&
+      (src == LM_TYPE_DECIMAL128 || src == LM_TYPE_INTERVAL_MDN ||
+       src == LM_TYPE_FIXED_SIZE_BINARY || src == LM_TYPE_BINARY)) {
+    if (src == LM_TYPE_BINARY) {
+      lm_builder_append_str_fast(b, v->v.s.p, v->v.s.len);
+      return;
+    }
+    if (!room1(b))
+      return;
+    size_t w = (size_t)lm_type_width(b->type);
+    const void *p = src == LM_TYPE_FIXED_SIZE_BINARY ? (const void *)v->v.s.p
+                    : src == LM_TYPE_DECIMAL128      ? (const void *)&v->v.d128
+                                                     : (const void *)&v->v.mdn;
+    if (src == LM_TYPE_INTERVAL_MDN) {
+      uint8_t raw[16];
+      memcpy(raw, &v->v.mdn.months, 4);
+      memcpy(raw + 4, &v->v.mdn.days, 4);
+      memcpy(raw + 8, &v->v.mdn.ns, 8);
+      memcpy(b->values + (size_t)b->length * w, raw, 16);
+    } else if (src == LM_TYPE_DECIMAL128) {
+      memcpy(b->values + (size_t)b->length * w, &v->v.d128.lo, 8);
+      memcpy(b->values + (size_t)b->length * w + 8, &v->v.d128.hi, 8);
+    } else if (w) {
+      memcpy(b->values + (size_t)b->length * w, p, w);
+    }
+    commit_valid(b);
+    return;
+  }
+  if (lm_type_is_nested(v->type) || src == LM_TYPE_DECIMAL128 ||
+      src == LM_TYPE_INTERVAL_MDN || src == LM_TYPE_FIXED_SIZE_BINARY ||
+      src == LM_TYPE_BINARY || src == LM_TYPE_LARGE_BINARY ||
+      src == LM_TYPE_LARGE_UTF8) {
+    if (b->type.id == LM_TYPE_UTF8 && src == LM_TYPE_LARGE_UTF8) {
+      lm_builder_append_str_fast(b, v->v.s.p, v->v.s.len);
+      return;
+    }
+    if (b->type.id != LM_TYPE_UTF8) {
+      lm_builder_append_null(b); /* no conversion */
+      return;
+    }
+  }
   if (b->type.id == LM_TYPE_UTF8) {
     if (src == LM_TYPE_UTF8) {
       lm_builder_append_str_fast(b, v->v.s.p, v->v.s.len);
@@ -323,6 +393,7 @@ void lm_builder_append_value(lm_builder *b, const lm_value *v) {
     else
       lm_builder_append_int(b, v->v.b ? 1 : 0);
     return;
+  case LM_TYPE_FLOAT16:
   case LM_TYPE_FLOAT32:
   case LM_TYPE_FLOAT64:
     lm_builder_append_double(b, v->v.f);
@@ -330,8 +401,16 @@ void lm_builder_append_value(lm_builder *b, const lm_value *v) {
   case LM_TYPE_UTF8:
     lm_builder_append_null(b); /* no implicit text -> number parse here */
     return;
+  case LM_TYPE_UINT64:
+    if (b->type.id == LM_TYPE_FLOAT32 || b->type.id == LM_TYPE_FLOAT64 ||
+        b->type.id == LM_TYPE_FLOAT16)
+      lm_builder_append_double(b, (double)(uint64_t)v->v.i);
+    else
+      lm_builder_append_int(b, v->v.i);
+    return;
   default:
-    if (b->type.id == LM_TYPE_FLOAT32 || b->type.id == LM_TYPE_FLOAT64)
+    if (b->type.id == LM_TYPE_FLOAT32 || b->type.id == LM_TYPE_FLOAT64 ||
+        b->type.id == LM_TYPE_FLOAT16)
       lm_builder_append_double(b, (double)v->v.i);
     else if (b->type.id == LM_TYPE_BOOL)
       lm_builder_append_bool(b, v->v.i != 0);
@@ -346,13 +425,34 @@ void lm_builder_append_from(lm_builder *b, const lm_array *a, int64_t i) {
     lm_builder_append_null(b);
     return;
   }
-  if (a->type.id != b->type.id) {
+  if (!lm_type_eq(a->type, b->type) &&
+      (a->type.id != b->type.id || lm_type_width(a->type) > 8 ||
+       a->type.id == LM_TYPE_FIXED_SIZE_BINARY)) {
     lm_value v;
     lm_array_get_value(a, i, &v);
     lm_builder_append_value(b, &v);
     return;
   }
   switch (b->type.id) {
+  case LM_TYPE_BINARY: {
+    int64_t len;
+    const uint8_t *p = lm_array_bytes(a, i, &len);
+    lm_builder_append_str_fast(b, (const char *)p, (int32_t)len);
+    return;
+  }
+  case LM_TYPE_FLOAT16:
+  case LM_TYPE_DECIMAL128:
+  case LM_TYPE_INTERVAL_MDN:
+  case LM_TYPE_FIXED_SIZE_BINARY: {
+    if (!room1(b))
+      return;
+    size_t w = (size_t)lm_type_width(b->type);
+    if (w)
+      memcpy(b->values + (size_t)b->length * w,
+             a->values->data + (size_t)(a->offset + i) * w, w);
+    commit_valid(b);
+    return;
+  }
   case LM_TYPE_BOOL:
     lm_builder_append_bool(b, lm_array_bool(a, i));
     return;
@@ -369,8 +469,11 @@ void lm_builder_append_from(lm_builder *b, const lm_array *a, int64_t i) {
     lm_builder_append_f64_fast(b, lm_array_f64(a)[i]);
     return;
   case LM_TYPE_INT64:
+  case LM_TYPE_UINT64:
   case LM_TYPE_TIMESTAMP:
   case LM_TYPE_INTERVAL:
+  case LM_TYPE_TIME64:
+  case LM_TYPE_DURATION:
     lm_builder_append_i64_fast(b, lm_array_i64(a)[i]);
     return;
   default:
@@ -411,7 +514,7 @@ static void reset_after_finish(lm_builder *b, int64_t old_cap,
     return;
   }
   int64_t bytes = LM_MIN(old_data_cap, (int64_t)LM_BUILDER_KEEP_DATA);
-  if (t.id == LM_TYPE_UTF8 && bytes > 0 && lm_builder_grow_data(b, bytes))
+  if (is_str(t) && bytes > 0 && lm_builder_grow_data(b, bytes))
     lm_builder_free(b);
 }
 
@@ -448,7 +551,7 @@ int lm_builder_finish(lm_builder *b, lm_array **out) {
       b->values = NULL;
     }
   }
-  if (t.id == LM_TYPE_UTF8) {
+  if (is_str(t)) {
     if (!b->data) {
       a->data = lm_buffer_new(0);
       if (!a->data)

@@ -37,45 +37,116 @@ static _Alignas(64) const uint8_t zero_buf[64];
 
 /* ------------------------------------------------------------ formats */
 
-/* The Arrow format string of t, or NULL when t has none. */
-static const char *type_format(lm_type t) {
+/* Writes the Arrow format string of t (zone label tz for TIMESTAMP) into
+ * buf[0, n); false when t has none. A DICTIONARY's format is its index
+ * type's (the value type goes to ArrowSchema.dictionary). */
+static bool format_of(lm_type t, const char *tz, char *buf, size_t n) {
+  static const char units[] = "smun";
+  const char *f = NULL;
+  if (!lm_type_valid(t))
+    return false;
   switch (t.id) {
   case LM_TYPE_NULL:
-    return "n";
+    f = "n";
+    break;
   case LM_TYPE_BOOL:
-    return "b";
+    f = "b";
+    break;
   case LM_TYPE_INT8:
-    return "c";
+    f = "c";
+    break;
   case LM_TYPE_INT16:
-    return "s";
+    f = "s";
+    break;
   case LM_TYPE_INT32:
-    return "i";
+    f = "i";
+    break;
   case LM_TYPE_INT64:
-    return "l";
+    f = "l";
+    break;
+  case LM_TYPE_UINT8:
+    f = "C";
+    break;
+  case LM_TYPE_UINT16:
+    f = "S";
+    break;
+  case LM_TYPE_UINT32:
+    f = "I";
+    break;
+  case LM_TYPE_UINT64:
+    f = "L";
+    break;
+  case LM_TYPE_FLOAT16:
+    f = "e";
+    break;
   case LM_TYPE_FLOAT32:
-    return "f";
+    f = "f";
+    break;
   case LM_TYPE_FLOAT64:
-    return "g";
+    f = "g";
+    break;
   case LM_TYPE_UTF8:
-    return "u";
-  case LM_TYPE_TIMESTAMP:
-    switch (t.unit) {
-    case LM_UNIT_SECOND:
-      return "tss:";
-    case LM_UNIT_MILLI:
-      return "tsm:";
-    case LM_UNIT_MICRO:
-      return "tsu:";
-    case LM_UNIT_NANO:
-      return "tsn:";
-    default:
-      return NULL;
-    }
+    f = "u";
+    break;
+  case LM_TYPE_LARGE_UTF8:
+    f = "U";
+    break;
+  case LM_TYPE_BINARY:
+    f = "z";
+    break;
+  case LM_TYPE_LARGE_BINARY:
+    f = "Z";
+    break;
+  case LM_TYPE_DATE32:
+    f = "tdD";
+    break;
+  case LM_TYPE_INTERVAL_MDN:
+    f = "tin";
+    break;
   case LM_TYPE_INTERVAL:
-    return "tDu"; /* duration[µs] */
+    f = "tDu"; /* duration[µs] */
+    break;
+  case LM_TYPE_LIST:
+    f = "+l";
+    break;
+  case LM_TYPE_LARGE_LIST:
+    f = "+L";
+    break;
+  case LM_TYPE_STRUCT:
+    f = "+s";
+    break;
+  case LM_TYPE_TIMESTAMP:
+    return snprintf(buf, n, "ts%c:%s", units[t.unit & 3], tz ? tz : "") <
+           (int)n;
+  case LM_TYPE_TIME32:
+  case LM_TYPE_TIME64:
+    return snprintf(buf, n, "tt%c", units[t.unit & 3]) < (int)n;
+  case LM_TYPE_DURATION:
+    return snprintf(buf, n, "tD%c", units[t.unit & 3]) < (int)n;
+  case LM_TYPE_DECIMAL128:
+    return snprintf(buf, n, "d:%d,%d", t.precision, t.scale) < (int)n;
+  case LM_TYPE_FIXED_SIZE_BINARY:
+    return snprintf(buf, n, "w:%d", (int)lm_type_width(t)) < (int)n;
+  case LM_TYPE_DICTIONARY:
+    return format_of(lm_type_dict_index(t), NULL, buf, n);
   default:
-    return NULL;
+    return false;
   }
+  return snprintf(buf, n, "%s", f) < (int)n;
+}
+
+/* Whether every type in t (recursively) has a format. */
+static bool exportable(lm_type t) {
+  char tmp[8];
+  if (t.id == LM_TYPE_TIMESTAMP)
+    return lm_type_valid(t);
+  if (!format_of(t, NULL, tmp, sizeof tmp))
+    return false;
+  if (t.node && t.id != LM_TYPE_FIXED_SIZE_BINARY)
+    for (int i = 0; i < t.node->n_children; i++)
+      if (!exportable(t.node->children[i].type))
+        return false;
+  return true;
 }
 
 /* How an imported column is read: its Laminar type, the byte width of one
@@ -155,8 +226,9 @@ static bool parse_format(const char *s, import_format *f) {
     f->width = 8;
     return true;
   }
-  /* duration "tD<unit>" -> INTERVAL (µs) */
-  if (s[0] == 't' && s[1] == 'D' && s[2] && !s[3]) {
+  /* duration "tDu" -> INTERVAL (µs); other units are DURATION (generic
+   * import) */
+  if (s[0] == 't' && s[1] == 'D' && s[2] == 'u' && !s[3]) {
     if (!unit_factor(s[2], f))
       return false;
     f->type = lm_type_make(LM_TYPE_INTERVAL);
@@ -168,33 +240,99 @@ static bool parse_format(const char *s, import_format *f) {
 
 /* ------------------------------------------------------- schema export */
 
-/* private_data of the exported top-level schema. */
+/* private_data of every exported schema node: its copied name and
+ * format, its children and its dictionary. */
 typedef struct schema_priv {
+  char *name;
+  char *format;
   int64_t n;
-  struct ArrowSchema **ptrs;  /* children pointers handed out */
-  struct ArrowSchema kids[1]; /* n entries (at least one allocated) */
+  struct ArrowSchema **ptrs; /* children pointers handed out */
+  struct ArrowSchema *kids;  /* n entries */
+  struct ArrowSchema *dict;  /* DICTIONARY: the value type, else NULL */
 } schema_priv;
 
-/* Release callback of an exported field schema: frees its copied name. */
-static void release_field_schema(struct ArrowSchema *s) {
-  free(s->private_data);
-  s->private_data = NULL;
-  s->release = NULL;
-}
-
-/* Release callback of the exported top-level schema: releases the children
- * not moved out by the consumer, then our bookkeeping. */
-static void release_struct_schema(struct ArrowSchema *s) {
+/* Release callback of every exported schema: releases the children (and
+ * dictionary) not moved out by the consumer, then our bookkeeping. */
+static void release_schema(struct ArrowSchema *s) {
   schema_priv *p = s->private_data;
   for (int64_t i = 0; i < p->n; i++) {
     struct ArrowSchema *c = p->ptrs[i];
     if (c->release)
       c->release(c);
   }
+  if (p->dict && p->dict->release)
+    p->dict->release(p->dict);
+  free(p->dict);
   free(p->ptrs);
+  free(p->kids);
+  free(p->name);
+  free(p->format);
   free(p);
   s->private_data = NULL;
   s->release = NULL;
+}
+
+/* Fills *out (released by the caller) with the schema of a field of type
+ * t. On error out->release is NULL. */
+static int export_type(const char *name, lm_type t, bool nullable,
+                       const char *tz, struct ArrowSchema *out, lm_error *err) {
+  memset(out, 0, sizeof *out);
+  char fmt[96];
+  if (!format_of(t, tz, fmt, sizeof fmt))
+    return lm_err(err, LM_ERR_INVALID,
+                  "column '%.200s': type %s has no Arrow format", name,
+                  lm_type_name(t));
+  schema_priv *p = calloc(1, sizeof *p);
+  if (!p)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");
+  p->name = lm_strdup(name ? name : "");
+  p->format = lm_strdup(fmt);
+  int n = t.id == LM_TYPE_LIST || t.id == LM_TYPE_LARGE_LIST ||
+                  t.id == LM_TYPE_STRUCT
+              ? t.node->n_children
+              : 0;
+  if (n) {
+    p->kids = calloc((size_t)n, sizeof *p->kids);
+    p->ptrs = calloc((size_t)n, sizeof *p->ptrs);
+  }
+  if (t.id == LM_TYPE_DICTIONARY)
+    p->dict = calloc(1, sizeof *p->dict);
+  out->format = p->format;
+  out->name = p->name;
+  out->flags = nullable ? ARROW_FLAG_NULLABLE : 0;
+  if (t.id == LM_TYPE_DICTIONARY && t.node->ordered)
+    out->flags |= ARROW_FLAG_DICTIONARY_ORDERED;
+  out->release = release_schema;
+  out->private_data = p;
+  if (!p->name || !p->format || (n && (!p->kids || !p->ptrs)) ||
+      (t.id == LM_TYPE_DICTIONARY && !p->dict)) {
+    release_schema(out);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");
+  }
+  for (int i = 0; i < n; i++) {
+    const lm_type_field *f = &t.node->children[i];
+    int rc = export_type(f->name, f->type, f->nullable, f->timezone,
+                         &p->kids[i], err);
+    if (rc) {
+      release_schema(out);
+      return rc;
+    }
+    p->ptrs[i] = &p->kids[i];
+    p->n = i + 1;
+  }
+  out->n_children = n;
+  out->children = n ? p->ptrs : NULL;
+  if (t.id == LM_TYPE_DICTIONARY) {
+    int rc = export_type("", lm_type_dict_value(t), true, NULL, p->dict, err);
+    if (rc) {
+      free(p->dict);
+      p->dict = NULL;
+      release_schema(out);
+      return rc;
+    }
+    out->dictionary = p->dict;
+  }
+  return LM_OK;
 }
 
 /* Fills *out with a "+s" schema of s's fields. When cols is non-NULL the
@@ -206,61 +344,55 @@ static int export_schema(const lm_schema *s, lm_array *const *cols,
   int n = s->n_fields;
   for (int i = 0; i < n; i++) {
     lm_type t = cols ? cols[i]->type : s->fields[i].type;
-    if (!type_format(t)) {
+    if (!exportable(t)) {
       const char *name = s->fields[i].name ? s->fields[i].name : "";
       return lm_err(err, LM_ERR_INVALID,
                     "column '%.200s': type %s has no Arrow format", name,
                     lm_type_name(t));
     }
   }
-  size_t kids = n ? (size_t)n : 1;
-  schema_priv *p =
-      calloc(1, sizeof *p + (kids - 1) * sizeof(struct ArrowSchema));
-  struct ArrowSchema **ptrs = malloc(kids * sizeof *ptrs);
-  if (!p || !ptrs) {
+  schema_priv *p = calloc(1, sizeof *p);
+  if (p) {
+    p->kids = calloc(n ? (size_t)n : 1, sizeof *p->kids);
+    p->ptrs = calloc(n ? (size_t)n : 1, sizeof *p->ptrs);
+    p->name = lm_strdup("");
+    p->format = lm_strdup("+s");
+  }
+  if (!p || !p->kids || !p->ptrs || !p->name || !p->format) {
+    if (p) {
+      free(p->kids);
+      free(p->ptrs);
+      free(p->name);
+      free(p->format);
+    }
     free(p);
-    free(ptrs);
     return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");
   }
-  p->n = n;
-  p->ptrs = ptrs;
+  out->format = p->format;
+  out->name = p->name;
+  out->release = release_schema;
+  out->private_data = p;
   for (int i = 0; i < n; i++) {
     const lm_field *f = &s->fields[i];
-    struct ArrowSchema *c = &p->kids[i];
-    char *name = lm_strdup(f->name ? f->name : "");
-    if (!name) {
-      for (int j = 0; j < i; j++)
-        p->kids[j].release(&p->kids[j]);
-      free(ptrs);
-      free(p);
-      return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");
+    int rc = export_type(f->name ? f->name : "", cols ? cols[i]->type : f->type,
+                         f->nullable, f->timezone, &p->kids[i], err);
+    if (rc) {
+      release_schema(out);
+      return rc;
     }
-    c->format = type_format(cols ? cols[i]->type : f->type);
-    c->name = name;
-    c->metadata = NULL;
-    c->flags = f->nullable ? ARROW_FLAG_NULLABLE : 0;
-    c->n_children = 0;
-    c->children = NULL;
-    c->dictionary = NULL;
-    c->release = release_field_schema;
-    c->private_data = name;
-    ptrs[i] = c;
+    p->ptrs[i] = &p->kids[i];
+    p->n = i + 1;
   }
-  out->format = "+s";
-  out->name = "";
-  out->metadata = NULL;
-  out->flags = 0;
   out->n_children = n;
-  out->children = ptrs;
-  out->dictionary = NULL;
-  out->release = release_struct_schema;
-  out->private_data = p;
+  out->children = p->ptrs;
   return LM_OK;
 }
 
 /* Exports schema s (borrowed) as a struct "+s" ArrowSchema, one child per
- * field with its name, format and ARROW_FLAG_NULLABLE. *out is filled for
- * the caller, who must call out->release. On error out->release is NULL. */
+ * field with its name, format and ARROW_FLAG_NULLABLE (nested types with
+ * their children, DICTIONARY with its value type in .dictionary). *out is
+ * filled for the caller, who must call out->release. On error
+ * out->release is NULL. */
 int lm_cdata_export_schema(const lm_schema *s, struct ArrowSchema *out,
                            lm_error *err) {
   if (!out)
@@ -273,41 +405,34 @@ int lm_cdata_export_schema(const lm_schema *s, struct ArrowSchema *out,
 
 /* -------------------------------------------------------- array export */
 
-/* private_data of an exported column. */
-typedef struct column_priv {
-  lm_array *arr; /* one reference */
+/* private_data of every exported array node: one reference to its
+ * lm_array (which keeps the buffers alive), its children and dictionary. */
+typedef struct array_priv {
+  lm_array *arr;   /* one reference (NULL for the batch's parent) */
+  lm_batch *batch; /* the top-level struct: one reference */
   const void *bufs[3];
-} column_priv;
-
-/* private_data of the exported top-level struct array. */
-typedef struct batch_priv {
-  lm_batch *batch; /* one reference */
-  const void *bufs[1];
   int64_t n;
   struct ArrowArray **ptrs;
-  struct ArrowArray kids[1]; /* n entries (at least one allocated) */
-} batch_priv;
+  struct ArrowArray *kids;
+  struct ArrowArray *dict;
+} array_priv;
 
-/* Release callback of an exported column: drops its array reference. */
-static void release_column(struct ArrowArray *a) {
-  column_priv *p = a->private_data;
-  lm_array_release(p->arr);
-  free(p);
-  a->private_data = NULL;
-  a->release = NULL;
-}
-
-/* Release callback of the exported struct array: releases the children
- * still in place, then the batch reference. */
-static void release_batch(struct ArrowArray *a) {
-  batch_priv *p = a->private_data;
+/* Release callback of every exported array: releases the children and
+ * dictionary still in place, then the array/batch reference. */
+static void release_array(struct ArrowArray *a) {
+  array_priv *p = a->private_data;
   for (int64_t i = 0; i < p->n; i++) {
     struct ArrowArray *c = p->ptrs[i];
     if (c->release)
       c->release(c);
   }
+  if (p->dict && p->dict->release)
+    p->dict->release(p->dict);
+  free(p->dict);
+  lm_array_release(p->arr);
   lm_batch_release(p->batch);
   free(p->ptrs);
+  free(p->kids);
   free(p);
   a->private_data = NULL;
   a->release = NULL;
@@ -319,21 +444,31 @@ static const void *buf_ptr(const lm_buffer *b) {
   return b && b->data ? (const void *)b->data : (const void *)zero_buf;
 }
 
-/* Fills *out with column a (retained). */
-static int export_column(lm_array *a, const char *name, struct ArrowArray *out,
-                         lm_error *err) {
+/* Fills *out with array a (retained) and, recursively, its children and
+ * dictionary. */
+static int export_array(lm_array *a, const char *name, struct ArrowArray *out,
+                        lm_error *err) {
   memset(out, 0, sizeof *out);
   lm_type_id id = a->type.id;
   bool empty = a->length == 0;
-  if (id != LM_TYPE_NULL && !empty &&
-      (!a->values || !a->values->data ||
-       (id == LM_TYPE_UTF8 && (!a->data || !a->data->data))))
+  bool var = lm_type_is_varbinary(a->type);
+  bool list = id == LM_TYPE_LIST || id == LM_TYPE_LARGE_LIST;
+  bool needs_values =
+      id != LM_TYPE_NULL && id != LM_TYPE_STRUCT &&
+      !(id == LM_TYPE_FIXED_SIZE_BINARY && lm_type_width(a->type) == 0);
+  if (!empty && ((needs_values && (!a->values || !a->values->data)) ||
+                 (var && (!a->data || !a->data->data))))
     return lm_err(err, LM_ERR_INVALID, "column '%.200s': missing buffer", name);
   if (id != LM_TYPE_NULL && a->null_count > 0 &&
       (!a->validity || !a->validity->data))
     return lm_err(err, LM_ERR_INVALID,
                   "column '%.200s': NULLs without a validity bitmap", name);
-  column_priv *p = calloc(1, sizeof *p);
+  if ((list && (a->n_children != 1 || !a->children[0])) ||
+      (id == LM_TYPE_STRUCT && a->n_children != a->type.node->n_children) ||
+      (id == LM_TYPE_DICTIONARY && !a->dictionary))
+    return lm_err(err, LM_ERR_INVALID, "column '%.200s': missing child arrays",
+                  name);
+  array_priv *p = calloc(1, sizeof *p);
   if (!p)
     return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a batch");
   p->arr = lm_array_retain(a);
@@ -341,26 +476,58 @@ static int export_column(lm_array *a, const char *name, struct ArrowArray *out,
   out->offset = a->offset;
   out->null_count = a->null_count;
   out->buffers = p->bufs;
+  out->release = release_array;
+  out->private_data = p;
   if (id == LM_TYPE_NULL) {
     out->null_count = a->length;
     out->offset = 0;
     out->n_buffers = 0;
-  } else {
-    p->bufs[0] = a->null_count > 0 ? a->validity->data : NULL;
+    return LM_OK;
+  }
+  p->bufs[0] = a->null_count > 0 ? a->validity->data : NULL;
+  out->n_buffers = 1;
+  if (id != LM_TYPE_STRUCT) {
     p->bufs[1] = buf_ptr(a->values);
     out->n_buffers = 2;
-    if (id == LM_TYPE_UTF8) {
-      p->bufs[2] = buf_ptr(a->data);
-      out->n_buffers = 3;
-    }
-    if (empty && (!a->values || !a->values->data))
-      out->offset = 0; /* zero_buf holds one zero offset, no more */
   }
-  out->n_children = 0;
-  out->children = NULL;
-  out->dictionary = NULL;
-  out->release = release_column;
-  out->private_data = p;
+  if (var) {
+    p->bufs[2] = buf_ptr(a->data);
+    out->n_buffers = 3;
+  }
+  if (empty && needs_values && (!a->values || !a->values->data))
+    out->offset = 0; /* zero_buf holds one zero offset, no more */
+  int n = a->n_children;
+  if (n > 0) {
+    p->kids = calloc((size_t)n, sizeof *p->kids);
+    p->ptrs = calloc((size_t)n, sizeof *p->ptrs);
+    if (!p->kids || !p->ptrs) {
+      release_array(out);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a batch");
+    }
+    for (int i = 0; i < n; i++) {
+      int rc = export_array(a->children[i], name, &p->kids[i], err);
+      if (rc) {
+        release_array(out);
+        return rc;
+      }
+      p->ptrs[i] = &p->kids[i];
+      p->n = i + 1;
+    }
+    out->n_children = n;
+    out->children = p->ptrs;
+  }
+  if (id == LM_TYPE_DICTIONARY) {
+    p->dict = calloc(1, sizeof *p->dict);
+    int rc = p->dict ? export_array(a->dictionary, name, p->dict, err)
+                     : lm_err(err, LM_ERR_NOMEM, "out of memory");
+    if (rc) {
+      free(p->dict);
+      p->dict = NULL;
+      release_array(out);
+      return rc;
+    }
+    out->dictionary = p->dict;
+  }
   return LM_OK;
 }
 
@@ -387,42 +554,40 @@ int lm_cdata_export_batch(lm_batch *b, struct ArrowArray *out_array,
   int rc = export_schema(b->schema, b->columns, out_schema, err);
   if (rc)
     return rc;
-  size_t kids = n ? (size_t)n : 1;
-  batch_priv *p = calloc(1, sizeof *p + (kids - 1) * sizeof(struct ArrowArray));
-  struct ArrowArray **ptrs = malloc(kids * sizeof *ptrs);
-  if (!p || !ptrs) {
+  array_priv *p = calloc(1, sizeof *p);
+  if (p) {
+    p->kids = calloc(n ? (size_t)n : 1, sizeof *p->kids);
+    p->ptrs = calloc(n ? (size_t)n : 1, sizeof *p->ptrs);
+  }
+  if (!p || !p->kids || !p->ptrs) {
+    if (p) {
+      free(p->kids);
+      free(p->ptrs);
+    }
     free(p);
-    free(ptrs);
     out_schema->release(out_schema);
     return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a batch");
-  }
-  p->n = n;
-  p->ptrs = ptrs;
-  for (int i = 0; i < n; i++) {
-    const char *name = b->schema->fields[i].name;
-    rc = export_column(b->columns[i], name ? name : "", &p->kids[i], err);
-    if (rc) {
-      for (int j = 0; j < i; j++)
-        p->kids[j].release(&p->kids[j]);
-      free(ptrs);
-      free(p);
-      out_schema->release(out_schema);
-      return rc;
-    }
-    ptrs[i] = &p->kids[i];
   }
   p->batch = lm_batch_retain(b);
   p->bufs[0] = NULL;
   out_array->length = b->num_rows;
-  out_array->null_count = 0;
-  out_array->offset = 0;
   out_array->n_buffers = 1;
-  out_array->n_children = n;
   out_array->buffers = p->bufs;
-  out_array->children = ptrs;
-  out_array->dictionary = NULL;
-  out_array->release = release_batch;
+  out_array->release = release_array;
   out_array->private_data = p;
+  for (int i = 0; i < n; i++) {
+    const char *name = b->schema->fields[i].name;
+    rc = export_array(b->columns[i], name ? name : "", &p->kids[i], err);
+    if (rc) {
+      release_array(out_array);
+      out_schema->release(out_schema);
+      return rc;
+    }
+    p->ptrs[i] = &p->kids[i];
+    p->n = i + 1;
+  }
+  out_array->n_children = n;
+  out_array->children = p->ptrs;
   return LM_OK;
 }
 
@@ -622,6 +787,412 @@ oom:
   return lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
 }
 
+/* ------------------------------------------------ generic (any type) */
+
+/* Nesting limit of imported types and arrays. */
+#define CDATA_MAX_DEPTH 64
+
+/* Parses "N" (decimal, 0..INT32_MAX) from *p; advances *p. */
+static bool parse_num(const char **p, int64_t *out) {
+  const char *q = *p;
+  bool neg = *q == '-';
+  if (neg)
+    q++;
+  if (*q < '0' || *q > '9')
+    return false;
+  int64_t v = 0;
+  while (*q >= '0' && *q <= '9') {
+    v = v * 10 + (*q++ - '0');
+    if (v > INT32_MAX)
+      return false;
+  }
+  *out = neg ? -v : v;
+  *p = q;
+  return true;
+}
+
+static int unit_of(char c) {
+  switch (c) {
+  case 's':
+    return LM_UNIT_SECOND;
+  case 'm':
+    return LM_UNIT_MILLI;
+  case 'u':
+    return LM_UNIT_MICRO;
+  case 'n':
+    return LM_UNIT_NANO;
+  default:
+    return -1;
+  }
+}
+
+/* The type of a schema node (any format this import supports, children
+ * and dictionary included); *tz is the TIMESTAMP zone label (borrowed from
+ * the format string; NULL when none). */
+static int import_type(const struct ArrowSchema *s, int depth, const char *path,
+                       lm_type *out, const char **tz, lm_error *err) {
+  *tz = NULL;
+  if (!s || !s->release)
+    return col_err(err, path, "child schema is missing or released");
+  if (!s->format)
+    return col_err(err, path, "no format string");
+  if (depth > CDATA_MAX_DEPTH)
+    return col_err(err, path, "types nested deeper than %d levels",
+                   CDATA_MAX_DEPTH);
+  if (s->n_children < 0 || s->n_children > CDATA_MAX_COLUMNS ||
+      (s->n_children > 0 && !s->children))
+    return col_err(err, path, "invalid children");
+  const char *f = s->format;
+  lm_type t = lm_type_make(LM_TYPE__COUNT);
+  int64_t want_children = 0;
+  if (f[0] && !f[1]) {
+    static const char codes[] = "nbcsilCSILefguUzZ";
+    static const lm_type_id ids[] = {
+        LM_TYPE_NULL,    LM_TYPE_BOOL,        LM_TYPE_INT8,
+        LM_TYPE_INT16,   LM_TYPE_INT32,       LM_TYPE_INT64,
+        LM_TYPE_UINT8,   LM_TYPE_UINT16,      LM_TYPE_UINT32,
+        LM_TYPE_UINT64,  LM_TYPE_FLOAT16,     LM_TYPE_FLOAT32,
+        LM_TYPE_FLOAT64, LM_TYPE_UTF8,        LM_TYPE_LARGE_UTF8,
+        LM_TYPE_BINARY,  LM_TYPE_LARGE_BINARY};
+    const char *k = strchr(codes, f[0]);
+    if (k)
+      t = lm_type_make(ids[k - codes]);
+  } else if (f[0] == 'w' && f[1] == ':') {
+    const char *q = f + 2;
+    int64_t w;
+    if (parse_num(&q, &w) && !*q && w >= 0) {
+      int rc = lm_type_fixed_size_binary((int32_t)w, &t);
+      if (rc)
+        return col_err(err, path, "cannot make type '%.40s'", f);
+    }
+  } else if (f[0] == 'd' && f[1] == ':') {
+    const char *q = f + 2;
+    int64_t prec, scale, bits = 128;
+    if (parse_num(&q, &prec) && *q++ == ',' && parse_num(&q, &scale) &&
+        (!*q || (*q++ == ',' && parse_num(&q, &bits) && !*q)) && bits == 128 &&
+        prec >= 1 && prec <= 38 && scale >= -128 && scale <= 127)
+      t = lm_type_decimal128((int)prec, (int)scale);
+  } else if (!strcmp(f, "tdD")) {
+    t = lm_type_make(LM_TYPE_DATE32);
+  } else if (!strcmp(f, "tin")) {
+    t = lm_type_make(LM_TYPE_INTERVAL_MDN);
+  } else if (f[0] == 't' && f[1] == 't' && f[2] && !f[3]) {
+    int u = unit_of(f[2]);
+    if (u == LM_UNIT_SECOND || u == LM_UNIT_MILLI)
+      t = lm_type_unit(LM_TYPE_TIME32, (lm_time_unit)u);
+    else if (u >= 0)
+      t = lm_type_unit(LM_TYPE_TIME64, (lm_time_unit)u);
+  } else if (f[0] == 't' && f[1] == 'D' && f[2] && !f[3]) {
+    int u = unit_of(f[2]);
+    if (u == LM_UNIT_MICRO)
+      t = lm_type_make(LM_TYPE_INTERVAL);
+    else if (u >= 0)
+      t = lm_type_unit(LM_TYPE_DURATION, (lm_time_unit)u);
+  } else if (f[0] == 't' && f[1] == 's' && f[2] && f[3] == ':') {
+    int u = unit_of(f[2]);
+    if (u >= 0) {
+      t = lm_type_unit(LM_TYPE_TIMESTAMP, (lm_time_unit)u);
+      *tz = f[4] ? f + 4 : NULL;
+    }
+  } else if (!strcmp(f, "+l") || !strcmp(f, "+L")) {
+    t.id = f[1] == 'l' ? LM_TYPE_LIST : LM_TYPE_LARGE_LIST;
+    want_children = 1;
+  } else if (!strcmp(f, "+s")) {
+    t.id = LM_TYPE_STRUCT;
+    want_children = s->n_children;
+  }
+  if (t.id == LM_TYPE__COUNT)
+    return col_err(err, path, "unsupported format '%.40s'", f);
+  if (s->n_children != want_children)
+    return col_err(err, path, "format '%.40s' with %lld children", f,
+                   (long long)s->n_children);
+  int rc = 0;
+  if (want_children > 0 || t.id == LM_TYPE_STRUCT) {
+    int n = (int)want_children;
+    lm_type_field *kids = calloc((size_t)n + 1, sizeof *kids);
+    if (!kids)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
+    for (int i = 0; i < n && !rc; i++) {
+      const struct ArrowSchema *c = s->children[i];
+      char sub[256];
+      snprintf(sub, sizeof sub, "%s.%s", path, c && c->name ? c->name : "?");
+      rc =
+          import_type(c, depth + 1, sub, &kids[i].type, &kids[i].timezone, err);
+      if (!rc) {
+        kids[i].name = c->name ? c->name : "";
+        kids[i].nullable = (c->flags & ARROW_FLAG_NULLABLE) != 0;
+      }
+    }
+    if (!rc) {
+      rc = t.id == LM_TYPE_STRUCT ? lm_type_struct(n, kids, &t)
+                                  : lm_type_list(t.id, kids, &t);
+      if (rc)
+        rc = col_err(err, path, "cannot make type '%.40s' (%s)", f,
+                     rc == LM_ERR_LIMIT ? "too many distinct types"
+                                        : "invalid or out of memory");
+    }
+    free(kids);
+    if (rc)
+      return rc;
+  }
+  if (s->dictionary) {
+    if (!lm_type_is_integer(t) && !lm_type_is_unsigned(t))
+      return col_err(err, path,
+                     "dictionary index format '%.40s' is not an "
+                     "integer type",
+                     f);
+    lm_type vt;
+    const char *vtz;
+    char sub[256];
+    snprintf(sub, sizeof sub, "%s.dictionary", path);
+    if ((rc = import_type(s->dictionary, depth + 1, sub, &vt, &vtz, err)))
+      return rc;
+    if (lm_type_dictionary(t.id, vt,
+                           (s->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0, &t))
+      return col_err(err, path, "cannot make the dictionary type");
+  }
+  *out = t;
+  return 0;
+}
+
+/* A buffer over size bytes of foreign memory at p: zero-copy when p is
+ * aligned to `align`, else a copy. */
+static lm_buffer *wrap_buf(import_holder *h, const void *p, size_t size,
+                           size_t align) {
+  if (!p || size == 0)
+    return lm_buffer_new(0);
+  if (align > 1 && (uintptr_t)p % align) {
+    lm_buffer *b = lm_buffer_new(size);
+    if (b)
+      memcpy(b->data, p, size);
+    return b;
+  }
+  return wrap_foreign(h, p, size);
+}
+
+/* Imports array a (schema s, already parsed into type t) and its children
+ * and dictionary, zero-copy where aligned. Checks the structure (buffer,
+ * child and dictionary counts, NULL buffers, null_count against the
+ * bitmap) and sizes each buffer from the layout; the caller runs
+ * lm_array_validate on the result for offsets and indices. */
+static int import_generic(import_holder *h, const struct ArrowSchema *s,
+                          const struct ArrowArray *a, lm_type t, int depth,
+                          const char *path, lm_array **out, lm_error *err) {
+  *out = NULL;
+  if (!a || !a->release)
+    return col_err(err, path, "child array is missing or released");
+  if (a->length < 0 || a->offset < 0 || a->offset > CDATA_MAX_INDEX - a->length)
+    return col_err(err, path, "negative or too large length or offset");
+  if (a->null_count < -1 || a->null_count > a->length)
+    return col_err(err, path, "invalid null_count %lld",
+                   (long long)a->null_count);
+  lm_type_id id = t.id;
+  bool var = lm_type_is_varbinary(t);
+  bool list = id == LM_TYPE_LIST || id == LM_TYPE_LARGE_LIST;
+  int64_t nb = id == LM_TYPE_NULL ? 0 : id == LM_TYPE_STRUCT ? 1 : var ? 3 : 2;
+  int64_t nc = list ? 1 : id == LM_TYPE_STRUCT ? t.node->n_children : 0;
+  if (a->n_buffers != nb)
+    return col_err(err, path, "expected %lld buffers, got %lld", (long long)nb,
+                   (long long)a->n_buffers);
+  if (nb > 0 && !a->buffers)
+    return col_err(err, path, "buffers array is NULL");
+  if (a->n_children != nc || (nc > 0 && !a->children))
+    return col_err(err, path, "expected %lld children, got %lld", (long long)nc,
+                   (long long)a->n_children);
+  if ((id == LM_TYPE_DICTIONARY) != (a->dictionary != NULL))
+    return col_err(err, path, "%s dictionary array",
+                   a->dictionary ? "unexpected" : "missing its");
+  if (id == LM_TYPE_NULL || a->length == 0) {
+    *out = lm_array_new_null(t, a->length);
+    if (*out && id != LM_TYPE_NULL) {
+      (*out)->null_count = 0;
+      lm_buffer_release((*out)->validity);
+      (*out)->validity = NULL;
+    }
+    return *out ? 0
+                : lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
+  }
+  int64_t end = a->offset + a->length;
+  lm_buffer *validity = NULL, *values = NULL, *data = NULL;
+  lm_array **kids = NULL, *dict = NULL;
+  int rc = 0;
+  int64_t nulls = 0;
+  if (a->null_count != 0) {
+    const void *vb = a->buffers[0];
+    if (!vb && a->null_count > 0)
+      return col_err(err, path,
+                     "validity buffer is NULL but null_count is %lld",
+                     (long long)a->null_count);
+    if (vb) {
+      validity = wrap_buf(h, vb, (size_t)((end + 7) / 8), 1);
+      if (!validity)
+        goto oom;
+      nulls =
+          a->length - lm_bitmap_count_set(validity->data, a->offset, a->length);
+      if (a->null_count >= 0 && nulls != a->null_count) {
+        rc = col_err(err, path,
+                     "null_count %lld does not match the validity bitmap "
+                     "(%lld NULLs)",
+                     (long long)a->null_count, (long long)nulls);
+        goto fail;
+      }
+      if (nulls == 0) {
+        lm_buffer_release(validity);
+        validity = NULL;
+      }
+    }
+  }
+  if (id != LM_TYPE_STRUCT) {
+    const uint8_t *vp = a->buffers[1];
+    size_t size, align;
+    if (id == LM_TYPE_BOOL) {
+      size = (size_t)((end + 7) / 8);
+      align = 1;
+    } else if (var || list) {
+      int ow = id == LM_TYPE_UTF8 || id == LM_TYPE_BINARY || id == LM_TYPE_LIST
+                   ? 4
+                   : 8;
+      size = (size_t)(end + 1) * (size_t)ow;
+      align = (size_t)ow;
+    } else {
+      int w = id == LM_TYPE_DICTIONARY ? lm_type_width(lm_type_dict_index(t))
+                                       : lm_type_width(t);
+      size = (size_t)end * (size_t)w;
+      align = w >= 8 ? 8 : w > 0 ? (size_t)w : 1;
+      if (id == LM_TYPE_FIXED_SIZE_BINARY)
+        align = 1;
+    }
+    if (!vp && size > 0) {
+      rc = col_err(err, path, "%s buffer is NULL",
+                   var || list ? "offsets" : "values");
+      goto fail;
+    }
+    values = wrap_buf(h, vp, size, align);
+    if (!values)
+      goto oom;
+    if (var) {
+      int64_t last;
+      if (id == LM_TYPE_UTF8 || id == LM_TYPE_BINARY) {
+        int32_t v;
+        memcpy(&v, values->data + (size_t)end * 4, 4);
+        last = v;
+      } else {
+        memcpy(&last, values->data + (size_t)end * 8, 8);
+      }
+      if (last < 0)
+        last = 0; /* lm_array_validate reports the bad offset */
+      if (last > 0 && !a->buffers[2]) {
+        rc = col_err(err, path, "data buffer is NULL");
+        goto fail;
+      }
+      data = wrap_buf(h, a->buffers[2], (size_t)last, 1);
+      if (!data)
+        goto oom;
+    }
+  }
+  if (nc > 0) {
+    kids = calloc((size_t)nc, sizeof *kids);
+    if (!kids)
+      goto oom;
+    for (int64_t i = 0; i < nc && !rc; i++) {
+      const lm_type_field *f = &t.node->children[i];
+      char sub[256];
+      snprintf(sub, sizeof sub, "%s.%s", path, f->name);
+      rc = import_generic(h, s->children[i], a->children[i], f->type, depth + 1,
+                          sub, &kids[i], err);
+    }
+    if (rc)
+      goto fail;
+  }
+  if (id == LM_TYPE_DICTIONARY) {
+    char sub[256];
+    snprintf(sub, sizeof sub, "%s.dictionary", path);
+    rc = import_generic(h, s->dictionary, a->dictionary, lm_type_dict_value(t),
+                        depth + 1, sub, &dict, err);
+    if (rc)
+      goto fail;
+  }
+  *out = lm_array_new(t, a->length, nulls, a->offset, validity, values, data,
+                      (int)nc, kids, dict);
+  free(kids);
+  return *out ? 0
+              : lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
+oom:
+  rc = lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
+fail:
+  lm_buffer_release(validity);
+  lm_buffer_release(values);
+  lm_buffer_release(data);
+  if (kids)
+    for (int64_t i = 0; i < nc; i++)
+      lm_array_release(kids[i]);
+  free(kids);
+  lm_array_release(dict);
+  return rc;
+}
+
+/* Top-level column of a type the flat path does not handle: imported
+ * generically, validated, sliced to the parent's rows, the parent's
+ * validity folded in. */
+static int import_column_generic(import_holder *h, const struct ArrowSchema *cs,
+                                 const struct ArrowArray *ca, int64_t poff,
+                                 int64_t len, const uint8_t *pvalid,
+                                 const char *name, lm_field *field,
+                                 lm_array **out, lm_error *err) {
+  lm_type t;
+  const char *tz;
+  int rc = import_type(cs, 1, name, &t, &tz, err);
+  if (rc)
+    return rc;
+  if (!ca || !ca->release)
+    return col_err(err, name, "child array is missing or released");
+  if (ca->length < 0 || ca->offset < 0)
+    return col_err(err, name, "negative length or offset");
+  if (ca->length < poff + len)
+    return col_err(err, name, "length %lld is shorter than the parent's %lld",
+                   (long long)ca->length, (long long)(poff + len));
+  lm_array *full;
+  if ((rc = import_generic(h, cs, ca, t, 1, name, &full, err)))
+    return rc;
+  lm_error e = {0};
+  if (lm_array_validate(full, CDATA_MAX_DEPTH, &e)) {
+    lm_array_release(full);
+    return col_err(err, name, "%s", e.msg);
+  }
+  lm_array *a = lm_array_slice(full, poff, len);
+  lm_array_release(full);
+  if (!a)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
+  if (pvalid && t.id != LM_TYPE_NULL) {
+    int64_t nulls = 0;
+    lm_buffer *vb = lm_buffer_new((size_t)((a->offset + len + 7) / 8));
+    if (!vb) {
+      lm_array_release(a);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
+    }
+    for (int64_t j = 0; j < len; j++) {
+      if (!lm_array_is_null(a, j) && lm_bit_get(pvalid, poff + j))
+        lm_bit_set(vb->data, a->offset + j);
+      else
+        nulls++;
+    }
+    lm_buffer_release(a->validity);
+    a->validity = vb;
+    a->null_count = nulls;
+  }
+  field->type = t;
+  field->nullable = (cs->flags & ARROW_FLAG_NULLABLE) != 0;
+  if (a->type.id != LM_TYPE_NULL && a->null_count > 0 && !field->nullable) {
+    long long nn = (long long)a->null_count;
+    lm_array_release(a);
+    return col_err(err, name, "non-nullable column has %lld NULLs", nn);
+  }
+  if (tz)
+    field->timezone = (char *)(uintptr_t)tz; /* borrowed; copied by caller */
+  *out = a;
+  return 0;
+}
+
 /* Validates child i (schema cs, array ca) of the parent (poff, len, pvalid)
  * and imports it into *out. */
 static int import_column(import_holder *h, const struct ArrowSchema *cs,
@@ -641,12 +1212,10 @@ static int import_column(import_holder *h, const struct ArrowSchema *cs,
     return col_err(err, name, "child schema is missing or released");
   if (!cs->format)
     return col_err(err, name, "no format string");
-  if (!parse_format(cs->format, &s.fmt))
-    return col_err(err, name, "unsupported format '%.40s'", cs->format);
-  if (cs->dictionary)
-    return col_err(err, name, "dictionary-encoded columns are not supported");
-  if (cs->n_children != 0)
-    return col_err(err, name, "format '%.40s' has no children", cs->format);
+  if (!parse_format(cs->format, &s.fmt) || cs->dictionary ||
+      cs->n_children != 0)
+    return import_column_generic(h, cs, ca, poff, len, pvalid, name, field, out,
+                                 err);
   if (!ca || !ca->release)
     return col_err(err, name, "child array is missing or released");
   if (ca->n_children != 0 || ca->dictionary)
@@ -675,6 +1244,8 @@ static int import_column(import_holder *h, const struct ArrowSchema *cs,
   s.pvalid = pvalid;
   field->type = s.fmt.type;
   field->nullable = (cs->flags & ARROW_FLAG_NULLABLE) != 0;
+  if (id == LM_TYPE_TIMESTAMP && cs->format[4])
+    field->timezone = (char *)(uintptr_t)(cs->format + 4); /* copied later */
 
   if (id == LM_TYPE_NULL) {
     if (len > 0 && !field->nullable)
@@ -837,7 +1408,8 @@ int lm_cdata_import_batch(struct ArrowArray *array,
     if (rc)
       goto done;
     const char *name = schema->children[i]->name;
-    if (lm_schema_set_field(sch, i, name ? name : "", f.type, f.nullable)) {
+    if (lm_schema_set_field(sch, i, name ? name : "", f.type, f.nullable) ||
+        (f.timezone && lm_schema_set_timezone(sch, i, f.timezone))) {
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
       goto done;
     }

@@ -53,10 +53,16 @@ int lm_cdata_export_schema(const lm_schema *s, struct ArrowSchema *out,
 /* Imports a struct array described by `schema` (borrowed) into a batch.
  * `array` is moved: on success and on failure its release callback will be
  * called (possibly later, when the last imported buffer is released) and
- * array->release is set to NULL. Supported child formats: b c s i l f g u
- * tsu: (timestamp µs), and n. Buffers and lengths are validated (offsets
- * monotonic and in range) before use. Errors: LM_ERR_INVALID naming the
- * column and the problem. */
+ * array->release is set to NULL. Supported child formats: n b c s i l C S
+ * I L e f g u U z Z w:N d:P,S[,128] tdD tts ttm ttu ttn ts?:[zone] tDs tDm
+ * tDu tDn tin +l +L +s, and any of them dictionary-encoded
+ * (ArrowSchema.dictionary, integer index format), nested up to 64 levels.
+ * Top-level timestamps are converted to µs (as before); everything else is
+ * zero-copy when buffers are aligned to their element width (copied
+ * otherwise). Everything is validated before use (lm_array_validate:
+ * offsets monotonic and in range, child lengths, dictionary indices, UTF-8,
+ * null counts). Errors: LM_ERR_INVALID naming the column (and the nested
+ * path) and the problem. */
 int lm_cdata_import_batch(struct ArrowArray *array,
                           const struct ArrowSchema *schema, lm_batch **out,
                           lm_error *err);

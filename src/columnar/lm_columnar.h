@@ -31,7 +31,32 @@ typedef enum lm_type_id {
   LM_TYPE_FLOAT64,
   LM_TYPE_UTF8,
   LM_TYPE_TIMESTAMP, /* int64 since the Unix epoch, in `unit`; no zone */
-  LM_TYPE_INTERVAL,  /* SQL-side only for now: an int64 count of µs */
+  LM_TYPE_INTERVAL,  /* SQL INTERVAL: an int64 count of µs (Arrow
+                        Duration(MICROSECOND)) */
+  /* The rest of the Arrow types (Columnar.html "Data Types"). Layouts:
+   * values buffer for fixed-width types; offsets (int32, or int64 for the
+   * LARGE_ types) + data for the variable-size binary types; offsets +
+   * children[0] for lists; children only for STRUCT; index values +
+   * `dictionary` for DICTIONARY. */
+  LM_TYPE_UINT8,
+  LM_TYPE_UINT16,
+  LM_TYPE_UINT32,
+  LM_TYPE_UINT64,
+  LM_TYPE_FLOAT16,      /* IEEE 754 binary16, stored as uint16 bits */
+  LM_TYPE_DECIMAL128,   /* int128 little-endian; precision, scale */
+  LM_TYPE_DATE32,       /* int32 days since 1970-01-01 */
+  LM_TYPE_TIME32,       /* int32 since midnight, unit SECOND or MILLI */
+  LM_TYPE_TIME64,       /* int64 since midnight, unit MICRO or NANO */
+  LM_TYPE_DURATION,     /* int64 in `unit` (s, ms, ns; µs is INTERVAL) */
+  LM_TYPE_INTERVAL_MDN, /* {int32 months, int32 days, int64 ns}, 16 bytes */
+  LM_TYPE_LARGE_UTF8,   /* int64 offsets + UTF-8 data */
+  LM_TYPE_BINARY,       /* int32 offsets + bytes */
+  LM_TYPE_LARGE_BINARY, /* int64 offsets + bytes */
+  LM_TYPE_FIXED_SIZE_BINARY, /* node->byte_width bytes per value */
+  LM_TYPE_LIST,              /* int32 offsets into children[0] */
+  LM_TYPE_LARGE_LIST,        /* int64 offsets into children[0] */
+  LM_TYPE_STRUCT,            /* children[k] per node->children[k] */
+  LM_TYPE_DICTIONARY,        /* integer indices into `dictionary` */
   LM_TYPE__COUNT
 } lm_type_id;
 
@@ -42,29 +67,105 @@ typedef enum lm_time_unit {
   LM_UNIT_NANO = 3,
 } lm_time_unit;
 
-/* A data type is a small value: id plus parameters (unit for timestamps;
- * precision/scale reserved for DECIMAL). Compare with lm_type_eq. */
+typedef struct lm_type_node lm_type_node;
+
+/* A data type is a small value, copied freely: id plus parameters (unit
+ * for TIMESTAMP/TIME32/TIME64/DURATION; precision/scale for DECIMAL128)
+ * and, for FIXED_SIZE_BINARY, LIST, LARGE_LIST, STRUCT and DICTIONARY
+ * only, `node`: an interned, immutable, process-lifetime description of
+ * the parameters (see lm_type_node). Interning makes equal types share one
+ * node, so lm_type_eq stays a field comparison and copies need no
+ * reference counting. Flat types have node == NULL. */
 typedef struct lm_type {
   lm_type_id id;
-  uint8_t unit; /* lm_time_unit, for TIMESTAMP */
-  uint8_t precision, scale;
+  uint8_t unit; /* lm_time_unit */
+  uint8_t precision;
+  int8_t scale;
+  const lm_type_node *node;
 } lm_type;
 
+/* One child of a nested type: a list's item, a struct's field, a
+ * dictionary's value type (name "values"). */
+typedef struct lm_type_field {
+  const char *name; /* NUL-terminated; interned with the node */
+  lm_type type;
+  bool nullable;
+  const char *timezone; /* TIMESTAMP zone label or NULL */
+} lm_type_field;
+
+struct lm_type_node {
+  int32_t byte_width; /* FIXED_SIZE_BINARY; 0 otherwise */
+  int32_t n_children; /* LIST/LARGE_LIST 1, STRUCT n, DICTIONARY 1 */
+  const lm_type_field *children;
+  lm_type_id index; /* DICTIONARY: INT8..INT64 or UINT8..UINT64 */
+  bool ordered;     /* DICTIONARY: isOrdered */
+  int depth;        /* 1 + the deepest child's depth (flat children: 1) */
+};
+
 static inline lm_type lm_type_make(lm_type_id id) {
-  lm_type t = {id, id == LM_TYPE_TIMESTAMP ? LM_UNIT_MICRO : 0, 0, 0};
+  lm_type t = {id, id == LM_TYPE_TIMESTAMP ? LM_UNIT_MICRO : 0, 0, 0, NULL};
+  return t;
+}
+/* A type with a time unit (TIMESTAMP, TIME32, TIME64, DURATION). */
+static inline lm_type lm_type_unit(lm_type_id id, lm_time_unit unit) {
+  lm_type t = {id, (uint8_t)unit, 0, 0, NULL};
+  return t;
+}
+/* DECIMAL128(precision 1..38, scale); lm_type_valid checks the ranges. */
+static inline lm_type lm_type_decimal128(int precision, int scale) {
+  lm_type t = {LM_TYPE_DECIMAL128, 0, (uint8_t)precision, (int8_t)scale, NULL};
   return t;
 }
 static inline bool lm_type_eq(lm_type a, lm_type b) {
   return a.id == b.id && a.unit == b.unit && a.precision == b.precision &&
-         a.scale == b.scale;
+         a.scale == b.scale && a.node == b.node;
 }
-/* Byte width of one value for fixed-width types; 0 for BOOL (bit-packed),
- * UTF8 and NULL. */
+
+/* Parameterised types. Each interns its node (thread-safe) and returns 0
+ * with *out set, LM_ERR_INVALID for bad parameters (width < 0, a non-
+ * integer index type, a NULL child name, a child type that is not valid,
+ * n < 0), LM_ERR_LIMIT when the process already interned
+ * LM_TYPE_MAX_NODES nodes (hostile input inventing types), or
+ * LM_ERR_NOMEM. Field names/zones are copied. */
+#define LM_TYPE_MAX_NODES (1 << 20)
+int lm_type_fixed_size_binary(int32_t byte_width, lm_type *out);
+/* id LM_TYPE_LIST or LM_TYPE_LARGE_LIST; item->name is usually "item". */
+int lm_type_list(lm_type_id id, const lm_type_field *item, lm_type *out);
+int lm_type_struct(int n, const lm_type_field *fields, lm_type *out);
+/* index: INT8..INT64 or UINT8..UINT64; value: any valid type. */
+int lm_type_dictionary(lm_type_id index, lm_type value, bool ordered,
+                       lm_type *out);
+/* Whether t is well formed: a known id, a unit allowed for it, decimal
+ * precision 1..38, and a node exactly when the id needs one. */
+bool lm_type_valid(lm_type t);
+/* Nesting depth: 1 for a flat type, 1 + the deepest child otherwise. */
+int lm_type_depth(lm_type t);
+/* DICTIONARY: its index and value types. */
+static inline lm_type lm_type_dict_index(lm_type t) {
+  return lm_type_make(t.node->index);
+}
+static inline lm_type lm_type_dict_value(lm_type t) {
+  return t.node->children[0].type;
+}
+
+/* Byte width of one value for fixed-width types (FIXED_SIZE_BINARY: its
+ * width); 0 for BOOL (bit-packed), NULL and the variable-size and nested
+ * types, DICTIONARY included (see lm_type_dict_index). */
 int lm_type_width(lm_type t);
-bool lm_type_is_integer(lm_type t);
-bool lm_type_is_numeric(lm_type t); /* integers and floats */
-/* SQL name: "BIGINT", "VARCHAR", "TIMESTAMP", ... (static string). */
+bool lm_type_is_integer(lm_type t);  /* INT8..INT64 */
+bool lm_type_is_unsigned(lm_type t); /* UINT8..UINT64 */
+bool lm_type_is_numeric(lm_type t);  /* signed integers and FLOAT32/64 */
+/* Variable-size binary-like: UTF8, LARGE_UTF8, BINARY, LARGE_BINARY. */
+bool lm_type_is_varbinary(lm_type t);
+/* LIST, LARGE_LIST, STRUCT, DICTIONARY. */
+bool lm_type_is_nested(lm_type t);
+/* SQL name: "BIGINT", "VARCHAR", "TIMESTAMP", "UBIGINT", "LIST", ...
+ * (static string; parameters are not spelled). */
 const char *lm_type_name(lm_type t);
+/* Appends the full spelling of t: "DECIMAL(10,2)", "LIST<BIGINT>",
+ * "STRUCT<a BIGINT, b VARCHAR>", "DICTIONARY<INTEGER, VARCHAR>",
+ * "FIXED_SIZE_BINARY(16)", "TIME64(ns)". LM_ERR_NOMEM. */
+int lm_type_format(lm_buf *out, lm_type t);
 
 /* ----------------------------------------------------------------- schema */
 
@@ -128,16 +229,26 @@ void lm_buffer_release(lm_buffer *b);
 
 /* ---------------------------------------------------------------- arrays */
 
-typedef struct lm_array {
+typedef struct lm_array lm_array;
+struct lm_array {
   int refcnt;
   lm_type type;
   int64_t length;      /* rows */
   int64_t null_count;  /* exact; 0 when validity == NULL */
   int64_t offset;      /* logical start, in rows, into the buffers (slices) */
   lm_buffer *validity; /* bitmap or NULL (all valid) */
-  lm_buffer *values;   /* fixed-width values / bool bits / utf8 int32 offsets */
-  lm_buffer *data;     /* utf8 bytes; NULL otherwise */
-} lm_array;
+  /* fixed-width values / bool bits / int32 (int64 for LARGE_*) offsets /
+   * dictionary indices; NULL for NULL and STRUCT */
+  lm_buffer *values;
+  lm_buffer *data; /* bytes of the varbinary types; NULL otherwise */
+  /* LIST/LARGE_LIST: 1 (the items; offsets index its rows); STRUCT: one
+   * per field, row i of the struct being row offset + i of each child
+   * (children are not sliced with their parent, as in Arrow); else 0.
+   * Each child is one owned reference. */
+  int n_children;
+  lm_array **children;  /* owned array of n_children */
+  lm_array *dictionary; /* DICTIONARY: the values (one reference) */
+};
 
 lm_array *lm_array_retain(lm_array *a);
 void lm_array_release(lm_array *a);
@@ -149,6 +260,64 @@ lm_array *lm_array_slice(lm_array *a, int64_t off, int64_t len);
  * bitmap, zeroed values (UTF8: length+1 zero offsets and an empty data
  * buffer); type NULL has only the validity bitmap. NULL on OOM. */
 lm_array *lm_array_new_null(lm_type t, int64_t length);
+/* For nested types the layout is complete: LIST offsets all 0 over an
+ * empty child; STRUCT children all-NULL arrays of `length`; DICTIONARY
+ * zero indices over an empty dictionary. */
+
+/* A new array (refcount 1) of type t over the given buffers and children,
+ * whose references are taken (also on failure); children is copied.
+ * null_count must be exact. No validation (see lm_array_validate). NULL
+ * on OOM. */
+lm_array *lm_array_new(lm_type t, int64_t length, int64_t null_count,
+                       int64_t offset, lm_buffer *validity, lm_buffer *values,
+                       lm_buffer *data, int n_children, lm_array **children,
+                       lm_array *dictionary);
+
+/* Checks that a (possibly from untrusted input) is internally consistent
+ * before anything reads it: a valid type; length, offset >= 0; every
+ * buffer at least as large as offset + length needs (validity bits,
+ * values of lm_type_width or bits, offsets); null_count equal to the
+ * bitmap's; offsets monotonic and within the data (or the child's
+ * length); UTF-8 valid for UTF8/LARGE_UTF8; LIST child and STRUCT
+ * children long enough and of the node's types (recursively, nesting at
+ * most max_depth levels); DICTIONARY indices (non-NULL rows) within the
+ * dictionary. Returns 0 or LM_ERR_INVALID with a message naming the path
+ * ("item", "field 'x'", "dictionary") and the row or byte at fault. */
+int lm_array_validate(const lm_array *a, int max_depth, lm_error *err);
+
+/* DICTIONARY: a new plain array of the value type (refcount 1) with row i
+ * = dictionary row index[i] (NULL where the index is NULL). Indices must be
+ * validated. Other types: a new reference to a. NULL on OOM. */
+lm_array *lm_array_dictionary_decode(const lm_array *a);
+/* Gathers rows idx[0..n) of a into a new array (refcount 1) of a's type;
+ * idx[i] < 0 gives a NULL row. Every type: LIST rebuilds offsets and
+ * gathers the items; STRUCT gathers each child; DICTIONARY gathers the
+ * indices and shares the dictionary. Indices must be < a->length. NULL on
+ * OOM (or LIST items beyond 2^31 - 1). */
+lm_array *lm_array_take_nullable(const lm_array *a, const int32_t *idx,
+                                 int64_t n);
+/* Concatenates n >= 1 arrays of one type (lm_type_eq) into a new array
+ * (refcount 1; n == 1 returns a new reference). DICTIONARY arrays with
+ * different dictionaries get one dictionary (the distinct dictionaries
+ * concatenated) and rebased indices. Errors: LM_ERR_INVALID (types
+ * differ), LM_ERR_LIMIT (offsets or the index type overflow),
+ * LM_ERR_NOMEM; NULL is returned with *err filled. */
+lm_array *lm_array_concat(lm_array *const *arrs, int n, lm_error *err);
+/* a with every DICTIONARY (at any depth) replaced by plain values of the
+ * value type: a new reference (a itself when it holds none). NULL on OOM.
+ */
+lm_array *lm_array_undictionary(const lm_array *a);
+/* IEEE binary16 bits <-> double (round to nearest even). */
+double lm_half_to_double(uint16_t h);
+uint16_t lm_double_to_half(double d);
+/* DICTIONARY: the index of row i (0 <= i < length), widened. */
+int64_t lm_array_dict_index(const lm_array *a, int64_t i);
+/* LIST/LARGE_LIST: row i's items are children[0] rows [*start, *end). */
+void lm_array_list_range(const lm_array *a, int64_t i, int64_t *start,
+                         int64_t *end);
+/* Varbinary (UTF8, LARGE_UTF8, BINARY, LARGE_BINARY) value i; for
+ * FIXED_SIZE_BINARY its bytes. *len in bytes. */
+const uint8_t *lm_array_bytes(const lm_array *a, int64_t i, int64_t *len);
 
 static inline bool lm_bit_get(const uint8_t *bits, int64_t i) {
   return (bits[i >> 3] >> (i & 7)) & 1;
@@ -210,16 +379,32 @@ typedef struct lm_value {
   bool is_null;
   union {
     bool b;
-    int64_t i; /* all integer types, TIMESTAMP (µs), INTERVAL (µs) */
-    double f;  /* FLOAT32/FLOAT64 */
+    /* all integer types (UINT64 as its bit pattern), TIMESTAMP, INTERVAL
+     * (µs), DATE32, TIME32/64, DURATION (in the type's unit) */
+    int64_t i;
+    double f; /* FLOAT16/FLOAT32/FLOAT64 */
     struct {
       const char *p;
       int32_t len;
-    } s;
+    } s; /* UTF8, LARGE_UTF8, BINARY, LARGE_BINARY, FIXED_SIZE_BINARY */
+    struct {
+      uint64_t lo;
+      int64_t hi;
+    } d128; /* DECIMAL128 (two's complement) */
+    struct {
+      int32_t months, days;
+      int64_t ns;
+    } mdn; /* INTERVAL_MDN */
+    struct {
+      const lm_array *a;
+      int64_t i;
+    } ref; /* LIST, LARGE_LIST, STRUCT: row i of a (borrowed) */
   } v;
 } lm_value;
 
-/* Reads row i of a into *out (strings point into the array's buffer). */
+/* Reads row i of a into *out (strings point into the array's buffer).
+ * DICTIONARY rows are read as the dictionary's value (out->type is the
+ * value type). */
 void lm_array_get_value(const lm_array *a, int64_t i, lm_value *out);
 
 /* --------------------------------------------------------------- builders */
@@ -349,8 +534,22 @@ void lm_batch_builder_free(lm_batch_builder *bb);
  * "00:00:05"); UTF8 raw bytes; a NULL value as `null_text` (NULL pointer =
  * nothing). Returns LM_ERR_NOMEM if out cannot grow. */
 int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text);
-/* Same for row i (0 <= i < a->length) of an array. */
+/* Same for row i (0 <= i < a->length) of an array. The Arrow types:
+ * unsigned integers in decimal; FLOAT16 as the shortest decimal that reads
+ * back as the same half; DECIMAL128 exactly ("123.45", "-0.05"); DATE32
+ * "YYYY-MM-DD"; TIME32/TIME64 "HH:MM:SS[.ffffff]" (9 digits when a TIME64
+ * ns value is not a whole µs); DURATION like INTERVAL in its unit;
+ * INTERVAL_MDN PostgreSQL style ("1 year 2 mons 3 days 04:05:06.5");
+ * LARGE_UTF8 raw; BINARY, LARGE_BINARY, FIXED_SIZE_BINARY as bytea hex
+ * ("\x0102"); DICTIONARY as its decoded value; LIST and STRUCT as their
+ * JSON text (lm_array_format_json: "[1, 2]", {"a": 1, "b": "x"}). */
 int lm_array_format_value(lm_buf *out, const lm_array *a, int64_t i,
                           const char *null_text);
+/* Appends row i of a as a JSON value: null; true/false; integers and
+ * decimals as numbers (exact); finite floats as numbers, NaN/Infinity as
+ * null; LIST as an array, STRUCT as an object (field names in order);
+ * DICTIONARY as its decoded value; every other type as a JSON string of its
+ * lm_array_format_value text. LM_ERR_NOMEM. */
+int lm_array_format_json(lm_buf *out, const lm_array *a, int64_t i);
 
 #endif

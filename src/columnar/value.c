@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Appends a signed decimal integer without printf. */
 static int put_i64(lm_buf *out, int64_t v) {
@@ -101,6 +102,274 @@ static int put_interval(lm_buf *out, int64_t us) {
   return lm_buf_append(out, tmp, (size_t)n);
 }
 
+static int put_u64(lm_buf *out, uint64_t a) {
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[sizeof tmp - 1 - n++] = (char)('0' + a % 10);
+    a /= 10;
+  } while (a);
+  return lm_buf_append(out, tmp + sizeof tmp - n, (size_t)n);
+}
+
+/* Shortest decimal that reads back as the same binary16 value. */
+static int put_f16(lm_buf *out, double d) {
+  if (!isfinite(d))
+    return put_nonfinite(out, d);
+  if (d == (double)(int64_t)d && !(d == 0 && signbit(d)))
+    return put_i64(out, (int64_t)d); /* |d| <= 65504: integral, exact */
+  uint16_t want = lm_double_to_half(d);
+  char tmp[40];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+    if (prec == 17 || lm_double_to_half(strtod(tmp, NULL)) == want)
+      break;
+  }
+  return lm_buf_puts(out, tmp);
+}
+
+/* DECIMAL128 (two's complement lo/hi) with `scale` digits after the point,
+ * exactly: "123.45", "-0.05", "1200" (negative scale). */
+static int put_decimal(lm_buf *out, uint64_t lo, int64_t hi, int scale) {
+  unsigned __int128 u =
+      ((unsigned __int128)(uint64_t)hi << 64) | (unsigned __int128)lo;
+  bool neg = hi < 0;
+  if (neg)
+    u = ~u + 1;
+  char dig[48];
+  int n = 0;
+  do {
+    dig[n++] = (char)('0' + (int)(u % 10));
+    u /= 10;
+  } while (u);
+  char tmp[96];
+  int k = 0;
+  if (neg)
+    tmp[k++] = '-';
+  if (scale <= 0) {
+    while (n)
+      tmp[k++] = dig[--n];
+    for (int z = 0; z < -scale && k < (int)sizeof tmp; z++)
+      tmp[k++] = '0';
+  } else {
+    int ip = n - scale; /* digits before the point */
+    if (ip <= 0) {
+      tmp[k++] = '0';
+      tmp[k++] = '.';
+      for (int z = 0; z < -ip; z++)
+        tmp[k++] = '0';
+      while (n)
+        tmp[k++] = dig[--n];
+    } else {
+      while (n > scale)
+        tmp[k++] = dig[--n];
+      tmp[k++] = '.';
+      while (n)
+        tmp[k++] = dig[--n];
+    }
+  }
+  return lm_buf_append(out, tmp, (size_t)k);
+}
+
+/* Unit of a value to nanoseconds. */
+static const int64_t NS_PER_UNIT[] = {1000000000, 1000000, 1000, 1};
+
+/* HH:MM:SS[.ffffff|.fffffffff] of a non-negative count of nanoseconds
+ * (hours may exceed 23); the fraction has 6 digits, 9 when it is not a
+ * whole number of µs. */
+static int put_hms_ns(lm_buf *out, uint64_t ns) {
+  uint64_t secs = ns / 1000000000u, frac = ns % 1000000000u;
+  char tmp[64];
+  int n = snprintf(tmp, sizeof tmp, "%02llu:%02u:%02u",
+                   (unsigned long long)(secs / 3600),
+                   (unsigned)(secs / 60 % 60), (unsigned)(secs % 60));
+  if (frac % 1000)
+    n += snprintf(tmp + n, sizeof tmp - (size_t)n, ".%09u", (unsigned)frac);
+  else if (frac)
+    n += snprintf(tmp + n, sizeof tmp - (size_t)n, ".%06u",
+                  (unsigned)(frac / 1000));
+  return lm_buf_append(out, tmp, (size_t)n);
+}
+
+/* Time of day (TIME32/TIME64) in its unit. */
+static int put_time(lm_buf *out, int64_t v, int unit) {
+  if (v < 0) /* not a valid time of day; keep the number visible */
+    return put_i64(out, v);
+  return put_hms_ns(out, (uint64_t)v * (uint64_t)NS_PER_UNIT[unit & 3]);
+}
+
+/* DURATION in its unit: "[-][N day(s) ]HH:MM:SS[.f]" like INTERVAL. */
+static int put_duration(lm_buf *out, int64_t v, int unit) {
+  uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  uint64_t per = (uint64_t)NS_PER_UNIT[unit & 3];
+  uint64_t per_day = 86400000000000ull / per;
+  uint64_t days = a / per_day, rem = a % per_day;
+  int rc;
+  if (v < 0 && (rc = lm_buf_putc(out, '-')))
+    return rc;
+  if (days) {
+    if ((rc = lm_buf_printf(out, "%llu day%s", (unsigned long long)days,
+                            days == 1 ? "" : "s")))
+      return rc;
+    if (rem == 0)
+      return 0;
+    if ((rc = lm_buf_putc(out, ' ')))
+      return rc;
+  }
+  return put_hms_ns(out, rem * per);
+}
+
+/* INTERVAL_MDN, PostgreSQL style: "1 year 2 mons 3 days 04:05:06.789". */
+static int put_mdn(lm_buf *out, int32_t months, int32_t days, int64_t ns) {
+  int rc = 0;
+  bool any = false;
+  int64_t y = months / 12, mo = months % 12;
+  if (y && !(rc = lm_buf_printf(out, "%lld year%s", (long long)y,
+                                (y == 1 || y == -1) ? "" : "s")))
+    any = true;
+  if (!rc && mo &&
+      !(rc = lm_buf_printf(out, "%s%lld mon%s", any ? " " : "", (long long)mo,
+                           (mo == 1 || mo == -1) ? "" : "s")))
+    any = true;
+  if (!rc && days &&
+      !(rc = lm_buf_printf(out, "%s%d day%s", any ? " " : "", (int)days,
+                           (days == 1 || days == -1) ? "" : "s")))
+    any = true;
+  if (rc || (any && ns == 0))
+    return rc;
+  if (any && (rc = lm_buf_putc(out, ' ')))
+    return rc;
+  if (ns < 0 && (rc = lm_buf_putc(out, '-')))
+    return rc;
+  return put_hms_ns(out, ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns);
+}
+
+/* Bytes as PostgreSQL's bytea hex form: "\x0102ff". */
+static int put_hex(lm_buf *out, const uint8_t *p, int64_t n) {
+  static const char hex[] = "0123456789abcdef";
+  if (lm_buf_reserve(out, (size_t)n * 2 + 2) || lm_buf_append(out, "\\x", 2))
+    return LM_ERR_NOMEM;
+  for (int64_t i = 0; i < n; i++) {
+    char c[2] = {hex[p[i] >> 4], hex[p[i] & 15]};
+    if (lm_buf_append(out, c, 2))
+      return LM_ERR_NOMEM;
+  }
+  return 0;
+}
+
+/* A JSON string of s[0, n) (quotes, backslash and control characters
+ * escaped; bytes >= 0x80 copied). */
+static int put_json_string(lm_buf *out, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  if (lm_buf_putc(out, '"'))
+    return LM_ERR_NOMEM;
+  size_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    if (i > run && lm_buf_append(out, s + run, i - run))
+      return LM_ERR_NOMEM;
+    run = i + 1;
+    char e[6] = {'\\', (char)c, 0, 0, 0, 0};
+    size_t k = 2;
+    switch (c) {
+    case '"':
+    case '\\':
+      break;
+    case '\n':
+      e[1] = 'n';
+      break;
+    case '\r':
+      e[1] = 'r';
+      break;
+    case '\t':
+      e[1] = 't';
+      break;
+    default:
+      e[1] = 'u';
+      e[2] = '0';
+      e[3] = '0';
+      e[4] = hex[c >> 4];
+      e[5] = hex[c & 15];
+      k = 6;
+    }
+    if (lm_buf_append(out, e, k))
+      return LM_ERR_NOMEM;
+  }
+  if (n > run && lm_buf_append(out, s + run, n - run))
+    return LM_ERR_NOMEM;
+  return lm_buf_putc(out, '"');
+}
+
+static int format_json_rec(lm_buf *out, const lm_array *a, int64_t i);
+
+int lm_array_format_json(lm_buf *out, const lm_array *a, int64_t i) {
+  return format_json_rec(out, a, i);
+}
+
+static int format_json_rec(lm_buf *out, const lm_array *a, int64_t i) {
+  if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i))
+    return lm_buf_append(out, "null", 4);
+  int rc;
+  switch (a->type.id) {
+  case LM_TYPE_DICTIONARY:
+    return format_json_rec(out, a->dictionary, lm_array_dict_index(a, i));
+  case LM_TYPE_LIST:
+  case LM_TYPE_LARGE_LIST: {
+    int64_t s, e;
+    lm_array_list_range(a, i, &s, &e);
+    if ((rc = lm_buf_putc(out, '[')))
+      return rc;
+    for (int64_t k = s; k < e; k++) {
+      if ((k > s && (rc = lm_buf_append(out, ", ", 2))) ||
+          (rc = format_json_rec(out, a->children[0], k)))
+        return rc;
+    }
+    return lm_buf_putc(out, ']');
+  }
+  case LM_TYPE_STRUCT: {
+    if ((rc = lm_buf_putc(out, '{')))
+      return rc;
+    for (int c = 0; c < a->n_children; c++) {
+      const char *name = a->type.node->children[c].name;
+      if ((c && (rc = lm_buf_append(out, ", ", 2))) ||
+          (rc = put_json_string(out, name, strlen(name))) ||
+          (rc = lm_buf_append(out, ": ", 2)) ||
+          (rc = format_json_rec(out, a->children[c], a->offset + i)))
+        return rc;
+    }
+    return lm_buf_putc(out, '}');
+  }
+  case LM_TYPE_BOOL:
+  case LM_TYPE_INT8:
+  case LM_TYPE_INT16:
+  case LM_TYPE_INT32:
+  case LM_TYPE_INT64:
+  case LM_TYPE_UINT8:
+  case LM_TYPE_UINT16:
+  case LM_TYPE_UINT32:
+  case LM_TYPE_UINT64:
+  case LM_TYPE_DECIMAL128:
+    return lm_array_format_value(out, a, i, "null");
+  case LM_TYPE_FLOAT16:
+  case LM_TYPE_FLOAT32:
+  case LM_TYPE_FLOAT64:
+    if (!isfinite(lm_array_get_f64(a, i)))
+      return lm_buf_append(out, "null", 4);
+    return lm_array_format_value(out, a, i, "null");
+  default: {
+    lm_buf tmp;
+    lm_buf_init(&tmp);
+    rc = lm_array_format_value(&tmp, a, i, "");
+    if (!rc)
+      rc = put_json_string(out, tmp.data ? tmp.data : "", tmp.len);
+    lm_buf_free(&tmp);
+    return rc;
+  }
+  }
+}
+
 int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text) {
   if (v->is_null || v->type.id == LM_TYPE_NULL)
     return null_text ? lm_buf_puts(out, null_text) : lm_buf_append(out, "", 0);
@@ -111,14 +380,26 @@ int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text) {
   case LM_TYPE_INT16:
   case LM_TYPE_INT32:
   case LM_TYPE_INT64:
+  case LM_TYPE_UINT8:
+  case LM_TYPE_UINT16:
+  case LM_TYPE_UINT32:
     return put_i64(out, v->v.i);
+  case LM_TYPE_UINT64:
+    return put_u64(out, (uint64_t)v->v.i);
+  case LM_TYPE_FLOAT16:
+    return put_f16(out, v->v.f);
   case LM_TYPE_FLOAT32:
     return put_f32(out, (float)v->v.f);
   case LM_TYPE_FLOAT64:
     return put_f64(out, v->v.f);
   case LM_TYPE_UTF8:
+  case LM_TYPE_LARGE_UTF8:
     return lm_buf_append(out, v->v.s.p,
                          v->v.s.len > 0 ? (size_t)v->v.s.len : 0);
+  case LM_TYPE_BINARY:
+  case LM_TYPE_LARGE_BINARY:
+  case LM_TYPE_FIXED_SIZE_BINARY:
+    return put_hex(out, (const uint8_t *)v->v.s.p, v->v.s.len);
   case LM_TYPE_TIMESTAMP: {
     char tmp[40];
     int n = lm_format_timestamp(ts_to_us(v->v.i, (lm_time_unit)v->type.unit),
@@ -127,6 +408,29 @@ int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text) {
   }
   case LM_TYPE_INTERVAL:
     return put_interval(out, v->v.i);
+  case LM_TYPE_DECIMAL128:
+    return put_decimal(out, v->v.d128.lo, v->v.d128.hi, v->type.scale);
+  case LM_TYPE_DATE32: {
+    int64_t y;
+    unsigned m, d;
+    lm_civil_from_days(v->v.i, &y, &m, &d);
+    if (y >= 0 && y <= 9999)
+      return lm_buf_printf(out, "%04lld-%02u-%02u", (long long)y, m, d);
+    return lm_buf_printf(out, "%s%04lld-%02u-%02u", y < 0 ? "-" : "",
+                         (long long)(y < 0 ? -y : y), m, d);
+  }
+  case LM_TYPE_TIME32:
+  case LM_TYPE_TIME64:
+    return put_time(out, v->v.i, v->type.unit);
+  case LM_TYPE_DURATION:
+    return put_duration(out, v->v.i, v->type.unit);
+  case LM_TYPE_INTERVAL_MDN:
+    return put_mdn(out, v->v.mdn.months, v->v.mdn.days, v->v.mdn.ns);
+  case LM_TYPE_LIST:
+  case LM_TYPE_LARGE_LIST:
+  case LM_TYPE_STRUCT:
+    return v->v.ref.a ? format_json_rec(out, v->v.ref.a, v->v.ref.i)
+                      : lm_buf_append(out, "", 0);
   default:
     return null_text ? lm_buf_puts(out, null_text) : lm_buf_append(out, "", 0);
   }

@@ -6,44 +6,8 @@
 #include "exec/lm_exec.h"
 
 lm_array *lm_array_take(const lm_array *a, const int32_t *idx, int64_t n) {
-  lm_builder b;
-  if (a->type.id == LM_TYPE_NULL)
-    return lm_array_new_null(a->type, n);
-  if (lm_builder_init(&b, a->type, n))
-    return NULL;
-  int w = lm_type_width(a->type);
-  if (w == 8 && !a->null_count) {
-    if (b.capacity < n && lm_builder_grow(&b, n)) {
-      lm_builder_free(&b);
-      return NULL;
-    }
-    const int64_t *v = (const int64_t *)a->values->data + a->offset;
-    int64_t *r = (int64_t *)b.values;
-    for (int64_t i = 0; i < n; i++)
-      r[i] = v[idx[i]];
-    b.length = n;
-  } else if (a->type.id == LM_TYPE_UTF8 && !a->null_count) {
-    const int32_t *off = (const int32_t *)a->values->data + a->offset;
-    int64_t bytes = 0;
-    for (int64_t i = 0; i < n; i++)
-      bytes += off[idx[i] + 1] - off[idx[i]];
-    if (bytes > INT32_MAX || lm_builder_grow_data(&b, bytes)) {
-      lm_builder_free(&b);
-      return NULL;
-    }
-    for (int64_t i = 0; i < n; i++) {
-      int32_t len;
-      const char *p = lm_array_str(a, idx[i], &len);
-      lm_builder_append_str(&b, p, len);
-    }
-  } else {
-    for (int64_t i = 0; i < n; i++)
-      lm_builder_append_from(&b, a, idx[i]);
-  }
-  lm_array *out = NULL;
-  int rc = lm_builder_finish(&b, &out);
-  lm_builder_free(&b);
-  return rc ? NULL : out;
+  /* every type, nested ones included (columnar/select.c) */
+  return lm_array_take_nullable(a, idx, n);
 }
 
 lm_batch *lm_batch_take(const lm_batch *b, const int32_t *idx, int64_t n) {
@@ -108,19 +72,66 @@ int lm_batch_concat(lm_schema *schema, lm_batch *const *batches, int n,
     *out = lm_batch_retain(batches[0]);
     return 0;
   }
-  lm_batch_builder bb;
+  /* Columns whose every batch has the schema's type are concatenated
+   * directly (any type, nested included); a column whose batches differ
+   * from the schema (e.g. an all-NULL column) goes through a builder,
+   * which converts. */
+  int nc = schema->n_fields;
+  lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+  lm_array **parts = calloc((size_t)n + 1, sizeof *parts);
   int64_t rows = 0;
+  int rc = 0;
+  if (!cols || !parts) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
   for (int i = 0; i < n; i++)
     rows += batches[i]->num_rows;
-  if (lm_batch_builder_init(&bb, schema, rows))
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  for (int c = 0; c < schema->n_fields; c++)
-    for (int i = 0; i < n; i++) {
-      const lm_array *a = batches[i]->columns[c];
-      for (int64_t r = 0; r < a->length; r++)
-        lm_builder_append_from(&bb.cols[c], a, r);
+  for (int c = 0; c < nc && !rc; c++) {
+    if (n == 0) { /* an empty column of the schema's type */
+      cols[c] = lm_array_new_null(schema->fields[c].type, 0);
+      if (!cols[c])
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      continue;
     }
-  int rc = lm_batch_builder_finish(&bb, out, err);
-  lm_batch_builder_free(&bb);
+    bool same = true;
+    for (int i = 0; i < n; i++) {
+      parts[i] = batches[i]->columns[c];
+      same = same && lm_type_eq(parts[i]->type, schema->fields[c].type);
+    }
+    if (same) {
+      lm_error e = {0};
+      cols[c] = lm_array_concat(parts, n, &e);
+      if (!cols[c])
+        rc = lm_err(err, e.code ? e.code : LM_ERR_NOMEM, "column '%s': %s",
+                    schema->fields[c].name, e.msg);
+      continue;
+    }
+    lm_builder b;
+    if (lm_builder_init(&b, schema->fields[c].type, rows)) {
+      rc = lm_err(err, LM_ERR_INVALID, "cannot concatenate column '%s' of %s",
+                  schema->fields[c].name, lm_type_name(schema->fields[c].type));
+      break;
+    }
+    for (int i = 0; i < n; i++)
+      for (int64_t r = 0; r < parts[i]->length; r++)
+        lm_builder_append_from(&b, parts[i], r);
+    if (lm_builder_finish(&b, &cols[c]))
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    lm_builder_free(&b);
+  }
+  if (!rc) {
+    *out = lm_batch_new(lm_schema_retain(schema), rows, cols);
+    if (!*out)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    free(cols);
+    cols = NULL;
+  }
+done:
+  if (cols)
+    for (int c = 0; c < nc; c++)
+      lm_array_release(cols[c]);
+  free(cols);
+  free(parts);
   return rc;
 }

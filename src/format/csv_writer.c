@@ -85,15 +85,22 @@ int lm_csv_write_batch(lm_buf *out, const lm_batch *b,
         break;
       if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i))
         continue;
-      if (a->type.id == LM_TYPE_UTF8) {
-        int32_t n;
-        const char *p = lm_array_str(a, i, &n);
-        if ((rc = put_text(out, p, (size_t)n, d, true)))
+      int64_t row = i;
+      while (a->type.id == LM_TYPE_DICTIONARY) { /* its decoded value */
+        row = lm_array_dict_index(a, row);
+        a = a->dictionary;
+      }
+      if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, row))
+        continue;
+      if (a->type.id == LM_TYPE_UTF8 || a->type.id == LM_TYPE_LARGE_UTF8) {
+        int64_t n;
+        const uint8_t *p = lm_array_bytes(a, row, &n);
+        if ((rc = put_text(out, (const char *)p, (size_t)n, d, true)))
           break;
         continue;
       }
       size_t start = out->len;
-      if ((rc = lm_array_format_value(out, a, i, "")))
+      if ((rc = lm_array_format_value(out, a, row, "")))
         break;
       if (needs_quote(out->data + start, out->len - start, d)) {
         /* e.g. a delimiter that occurs in number text: requote */

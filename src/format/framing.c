@@ -330,6 +330,9 @@ typedef struct dec_channel {
   lm_schema *schema;
   uint8_t *schema_msg; /* the declaration's IPC Schema message */
   size_t schema_len;
+  /* table channels: a stream reader that decoded schema_msg once; every
+   * BATCH payload is decoded against it (decode_message) */
+  lm_ipc_stream_reader *rd;
   bool closed;
 } dec_channel;
 
@@ -469,7 +472,7 @@ static int find_channel(const lm_framing_decoder *d, const char *name,
 static int ipc_decode(lm_framing_decoder *d, const dec_channel *c,
                       const uint8_t *p, size_t len, size_t at,
                       lm_schema **schema_out, lm_batch **batch_out,
-                      lm_error *err) {
+                      lm_ipc_stream_reader **keep, lm_error *err) {
   const char *what = c ? "record batch" : "schema";
   lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(&d->ipc_lim, "ipc");
   if (!r)
@@ -514,8 +517,47 @@ static int ipc_decode(lm_framing_decoder *d, const dec_channel *c,
   lm_batch *x;
   while ((x = lm_ipc_stream_reader_next(r)) != NULL)
     lm_batch_release(x);
-  lm_ipc_stream_reader_free(r);
+  if (!rc && keep)
+    *keep = r;
+  else
+    lm_ipc_stream_reader_free(r);
   return rc;
+}
+
+static void release_payload(lm_buffer *b) {
+  free(b->data);
+}
+
+/* A BATCH payload p[0, len) at absolute offset `at` (§4.1): one copy into
+ * an aligned buffer the batch's columns then share (zero-copy views), one
+ * RecordBatch message decoded against the channel's reader, which holds
+ * the schema decoded once at the declaration. */
+static int decode_batch_frame(lm_framing_decoder *d, dec_channel *c,
+                              const uint8_t *p, size_t len, size_t at,
+                              lm_batch **out, lm_error *err) {
+  *out = NULL;
+  uint8_t *mem = aligned_alloc(64, (len + 63) & ~(size_t)63);
+  lm_buffer *own =
+      mem ? lm_buffer_wrap(NULL, len, release_payload, NULL) : NULL;
+  if (!own) {
+    free(mem);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  own->data = mem;
+  memcpy(mem, p, len);
+  lm_error ie;
+  lm_err_clear(&ie);
+  lm_batch *b = NULL;
+  int rc =
+      lm_ipc_stream_reader_decode_message(c->rd, mem, len, own, at, &b, &ie);
+  lm_buffer_release(own);
+  if (rc)
+    return derr(d, err, rc, at, "bad record batch payload: %s", ie.msg);
+  if (!b)
+    return derr(d, err, LM_ERR_PARSE, at,
+                "batch payload holds no record batch");
+  *out = b;
+  return 0;
 }
 
 static bool schema_matches(const lm_schema *want, const lm_schema *got) {
@@ -560,14 +602,16 @@ static int take_decl(lm_framing_decoder *d, const uint8_t *p, size_t at,
                   kind == LM_FRAMING_TABLE ? "opaque" : "a table");
   }
   lm_schema *schema = NULL;
+  lm_ipc_stream_reader *rd = NULL;
   const uint8_t *sm = p + DECL_BYTES + nl;
   size_t sat = at + DECL_BYTES + nl;
   if (kind == LM_FRAMING_TABLE) {
-    if ((rc = ipc_decode(d, NULL, sm, sl, sat, &schema, NULL, err)) != 0)
+    if ((rc = ipc_decode(d, NULL, sm, sl, sat, &schema, NULL, &rd, err)) != 0)
       return rc;
     if (xi >= 0 && d->exp[xi].schema &&
         !schema_matches(d->exp[xi].schema, schema)) {
       lm_schema_release(schema);
+      lm_ipc_stream_reader_free(rd);
       return derr(d, err, LM_ERR_PARSE, sat,
                   "channel '%.*s' has a schema other than expected", (int)nl,
                   name);
@@ -577,11 +621,14 @@ static int take_decl(lm_framing_decoder *d, const uint8_t *p, size_t at,
   memset(c, 0, sizeof *c);
   c->kind = kind;
   c->schema = schema;
+  c->rd = rd;
   c->name = lm_strndup(name, nl);
   c->schema_msg = malloc(sl ? sl : 1);
   if (!c->name || !c->schema_msg) {
     free(c->name);
     free(c->schema_msg);
+    lm_ipc_stream_reader_free(rd);
+    c->rd = NULL;
     if (schema)
       lm_schema_release(schema);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -635,7 +682,7 @@ static int take_frame(lm_framing_decoder *d, const uint8_t *p, size_t at,
   switch (kind) {
   case LM_FRAME_BATCH:
     ev.kind = LM_FRAMING_EV_BATCH;
-    if ((rc = ipc_decode(d, c, pl, len, pat, NULL, &ev.batch, err)) != 0)
+    if ((rc = decode_batch_frame(d, c, pl, len, pat, &ev.batch, err)) != 0)
       return rc;
     break;
   case LM_FRAME_MESSAGE:
@@ -956,6 +1003,7 @@ void lm_framing_decoder_free(lm_framing_decoder *d) {
   for (int i = 0; i < d->n_ch; i++) {
     free(d->ch[i].name);
     free(d->ch[i].schema_msg);
+    lm_ipc_stream_reader_free(d->ch[i].rd);
     if (d->ch[i].schema)
       lm_schema_release(d->ch[i].schema);
   }

@@ -93,7 +93,12 @@ enum { /* DictionaryEncoding */
 enum { FP_PRECISION = 0 };
 enum { TS_UNIT = 0, TS_TIMEZONE = 1 };
 enum { DURATION_UNIT = 0 };
-enum { /* RecordBatch */
+enum { DEC_PRECISION = 0, DEC_SCALE = 1, DEC_BIT_WIDTH = 2 }; /* Decimal */
+enum { TIME_UNIT = 0, TIME_BIT_WIDTH = 1 };                   /* Time */
+enum { DATE_UNIT = 0 };      /* Date: DAY = 0, MILLISECOND = 1 */
+enum { INTERVAL_UNIT = 0 };  /* Interval: MONTH_DAY_NANO = 2 */
+enum { FSB_BYTE_WIDTH = 0 }; /* FixedSizeBinary */
+enum {                       /* RecordBatch */
        RB_LENGTH = 0,
        RB_NODES = 1,
        RB_BUFFERS = 2,

@@ -51,52 +51,60 @@ static void limits_fill(lm_ipc_limits *dst, const lm_ipc_limits *src) {
     dst->max_dictionary_entries = src->max_dictionary_entries;
 }
 
-/* How a column is stored on the wire. */
-typedef enum {
-  SRC_NULL,
-  SRC_BOOL,
-  SRC_FIXED,
-  SRC_UTF8,
-  SRC_LARGE_UTF8
-} src_kind;
+/* How a field is stored on the wire and delivered. The tree mirrors the
+ * schema's Field tree; a dictionary-encoded field (dict >= 0) carries only
+ * indices in record batches, its value layout (type = the value type,
+ * children) being what DictionaryBatch messages hold. */
+typedef struct ipc_field {
+  char *name;    /* for messages: "col", "col.item", "col.x" */
+  lm_type type;  /* delivered type (DICTIONARY when encoded) */
+  lm_type plain; /* with every dictionary decoded */
+  lm_type value; /* encoded: the value type; else == type */
+  int dict;      /* index into ipc_schema.dicts; -1 = not encoded */
+  int n_children;
+  struct ipc_field *children; /* of the (value) type */
+} ipc_field;
 
-/* One dictionary id (Schema.fbs DictionaryEncoding.id): its value type
- * as a one-field schema (what a DictionaryBatch's RecordBatch decodes
- * against) and its current values (NULL until the first DictionaryBatch). */
+/* One dictionary id (Schema.fbs DictionaryEncoding.id): the value layout
+ * (vf: the encoded field seen as unencoded; its children are borrowed from
+ * the field) and its current values (NULL until the first
+ * DictionaryBatch). */
 typedef struct ipc_dict {
   int64_t id;
-  lm_schema *vs;
-  uint8_t kind; /* src_kind of the values */
+  ipc_field vf;
   lm_array *values;
   bool seen_base; /* a non-delta batch was applied (file format check) */
 } ipc_dict;
 
-/* How a dictionary-encoded field stores its indices. */
-typedef struct ipc_dict_field {
-  int dict;     /* index into ipc_schema.dicts; -1 = not encoded */
-  uint8_t bits; /* 8, 16, 32 or 64 */
-  bool is_signed;
-} ipc_dict_field;
-
 /* A decoded schema with what the batch decoder needs per column. */
 typedef struct ipc_schema {
-  lm_schema *schema;
-  uint8_t *kinds;      /* src_kind per field */
-  ipc_dict_field *enc; /* per field; NULL = no dictionary-encoded field */
+  lm_schema *schema; /* delivered types (DICTIONARY kept) */
+  lm_schema *plain;  /* dictionaries decoded */
+  ipc_field *fields; /* one per schema field */
+  int n_fields;
   ipc_dict *dicts;
-  int n_dicts;
+  int n_dicts, cap_dicts;
   lm_ipc_kv *kv;
   int n_kv;
 } ipc_schema;
 
+static void ipc_field_free(ipc_field *f) {
+  for (int i = 0; i < f->n_children; i++)
+    ipc_field_free(&f->children[i]);
+  free(f->children);
+  free(f->name);
+}
+
 static void ipc_schema_free(ipc_schema *s) {
   if (s->schema)
     lm_schema_release(s->schema);
-  free(s->kinds);
-  free(s->enc);
+  if (s->plain)
+    lm_schema_release(s->plain);
+  for (int i = 0; i < s->n_fields; i++)
+    ipc_field_free(&s->fields[i]);
+  free(s->fields);
   for (int i = 0; i < s->n_dicts; i++) {
-    if (s->dicts[i].vs)
-      lm_schema_release(s->dicts[i].vs);
+    free(s->dicts[i].vf.name);
     if (s->dicts[i].values)
       lm_array_release(s->dicts[i].values);
   }
@@ -113,6 +121,7 @@ typedef struct ipc_ctx {
   const lm_ipc_limits *lim;
   const char *source;
   lm_error *err;
+  bool keep_dicts; /* deliver DICTIONARY arrays (else decode them) */
 } ipc_ctx;
 
 static int ipc_err(const ipc_ctx *c, int code, size_t at, const char *fmt, ...)
@@ -177,12 +186,19 @@ static int read_kvs(const ipc_ctx *c, const lm_fb_table *t, int slot,
   return 0;
 }
 
-/* Enforces the nesting limit on a field's children (depth of f is d). */
-static int check_depth(const ipc_ctx *c, const lm_fb_table *f, int d) {
+/* Enforces the nesting limit on a field's children (depth of f is d) and
+ * counts the fields of the tree in *count against max_columns. */
+static int check_depth(const ipc_ctx *c, const lm_fb_table *f, int d,
+                       int64_t *count) {
   if (d > c->lim->max_depth)
     return ipc_err(c, LM_ERR_LIMIT, f->r->base + f->pos,
                    "fields nested deeper than the limit of %d",
                    c->lim->max_depth);
+  if (++*count > c->lim->max_columns)
+    return ipc_err(c, LM_ERR_LIMIT, f->r->base + f->pos,
+                   "schema has more fields (nested ones included) than the "
+                   "limit of %d",
+                   c->lim->max_columns);
   lm_fb_vec ch;
   int rc = lm_fb_get_vector(f, FIELD_CHILDREN, 4, &ch);
   if (rc)
@@ -190,24 +206,23 @@ static int check_depth(const ipc_ctx *c, const lm_fb_table *f, int d) {
   for (uint32_t i = 0; i < ch.n; i++) {
     lm_fb_table t;
     if ((rc = lm_fb_vec_table(&ch, i, &t)) != 0 ||
-        (rc = check_depth(c, &t, d + 1)) != 0)
+        (rc = check_depth(c, &t, d + 1, count)) != 0)
       return rc;
   }
   return 0;
 }
 
-static int decode_field_type(const ipc_ctx *c, const lm_fb_table *f,
-                             const char *name, lm_type *out, uint8_t *kind) {
-  uint8_t tt;
-  lm_fb_table tt_tab;
-  bool present;
+/* The Laminar type of an Arrow Type union value (flat types; lists and
+ * structs are made by decode_field from the children). */
+static int decode_flat_type(const ipc_ctx *c, uint8_t tt,
+                            const lm_fb_table *tt_tab, bool present, size_t at,
+                            const char *name, lm_type *out) {
   int rc;
-  size_t at = f->r->base + f->pos;
-  if ((rc = lm_fb_get_u8(f, FIELD_TYPE_TYPE, 0, &tt)) != 0 ||
-      (rc = lm_fb_get_table(f, FIELD_TYPE, &tt_tab, &present)) != 0)
-    return rc;
   bool needs_params = tt == ARROW_TYPE_INT || tt == ARROW_TYPE_FLOATING_POINT ||
-                      tt == ARROW_TYPE_TIMESTAMP || tt == ARROW_TYPE_DURATION;
+                      tt == ARROW_TYPE_TIMESTAMP || tt == ARROW_TYPE_DURATION ||
+                      tt == ARROW_TYPE_DECIMAL ||
+                      tt == ARROW_TYPE_FIXED_SIZE_BINARY ||
+                      tt == ARROW_TYPE_INTERVAL;
   if (needs_params && !present)
     return ipc_err(c, LM_ERR_PARSE, at,
                    "column '%s': Arrow type %s without its parameters", name,
@@ -215,77 +230,140 @@ static int decode_field_type(const ipc_ctx *c, const lm_fb_table *f,
   switch (tt) {
   case ARROW_TYPE_NULL:
     *out = lm_type_make(LM_TYPE_NULL);
-    *kind = SRC_NULL;
     return 0;
   case ARROW_TYPE_BOOL:
     *out = lm_type_make(LM_TYPE_BOOL);
-    *kind = SRC_BOOL;
     return 0;
   case ARROW_TYPE_UTF8:
     *out = lm_type_make(LM_TYPE_UTF8);
-    *kind = SRC_UTF8;
     return 0;
   case ARROW_TYPE_LARGE_UTF8:
-    *out = lm_type_make(LM_TYPE_UTF8);
-    *kind = SRC_LARGE_UTF8;
+    *out = lm_type_make(LM_TYPE_LARGE_UTF8);
+    return 0;
+  case ARROW_TYPE_BINARY:
+    *out = lm_type_make(LM_TYPE_BINARY);
+    return 0;
+  case ARROW_TYPE_LARGE_BINARY:
+    *out = lm_type_make(LM_TYPE_LARGE_BINARY);
     return 0;
   case ARROW_TYPE_INT: {
     int32_t bw;
     uint8_t sign;
-    if ((rc = lm_fb_get_i32(&tt_tab, INT_BIT_WIDTH, 0, &bw)) != 0 ||
-        (rc = lm_fb_get_u8(&tt_tab, INT_IS_SIGNED, 0, &sign)) != 0)
+    if ((rc = lm_fb_get_i32(tt_tab, INT_BIT_WIDTH, 0, &bw)) != 0 ||
+        (rc = lm_fb_get_u8(tt_tab, INT_IS_SIGNED, 0, &sign)) != 0)
       return rc;
-    lm_type_id id = bw == 8    ? LM_TYPE_INT8
-                    : bw == 16 ? LM_TYPE_INT16
-                    : bw == 32 ? LM_TYPE_INT32
-                    : bw == 64 ? LM_TYPE_INT64
-                               : LM_TYPE__COUNT;
-    if (id == LM_TYPE__COUNT)
+    int k = bw == 8 ? 0 : bw == 16 ? 1 : bw == 32 ? 2 : bw == 64 ? 3 : -1;
+    if (k < 0)
       return ipc_err(c, LM_ERR_PARSE, at, "column '%s': Int with bit width %d",
                      name, (int)bw);
-    if (!sign)
-      return ipc_err(c, LM_ERR_PARSE, at,
-                     "unsupported Arrow type UInt%d in column '%s' (unsigned "
-                     "integers are not supported yet)",
-                     (int)bw, name);
-    *out = lm_type_make(id);
-    *kind = SRC_FIXED;
+    *out =
+        lm_type_make((lm_type_id)((sign ? LM_TYPE_INT8 : LM_TYPE_UINT8) + k));
     return 0;
   }
   case ARROW_TYPE_FLOATING_POINT: {
     int16_t prec;
-    if ((rc = lm_fb_get_i16(&tt_tab, FP_PRECISION, 0, &prec)) != 0)
+    if ((rc = lm_fb_get_i16(tt_tab, FP_PRECISION, 0, &prec)) != 0)
       return rc;
-    if (prec == ARROW_PREC_SINGLE || prec == ARROW_PREC_DOUBLE) {
-      *out = lm_type_make(prec == ARROW_PREC_SINGLE ? LM_TYPE_FLOAT32
+    if (prec < ARROW_PREC_HALF || prec > ARROW_PREC_DOUBLE)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "column '%s': FloatingPoint with precision %d", name,
+                     (int)prec);
+    *out = lm_type_make(prec == ARROW_PREC_HALF     ? LM_TYPE_FLOAT16
+                        : prec == ARROW_PREC_SINGLE ? LM_TYPE_FLOAT32
                                                     : LM_TYPE_FLOAT64);
-      *kind = SRC_FIXED;
-      return 0;
-    }
-    return ipc_err(
-        c, LM_ERR_PARSE, at, "unsupported Arrow type %s in column '%s'",
-        prec == ARROW_PREC_HALF ? "Float16" : "FloatingPoint(?)", name);
+    return 0;
+  }
+  case ARROW_TYPE_DECIMAL: {
+    int32_t prec, scale, bits;
+    if ((rc = lm_fb_get_i32(tt_tab, DEC_PRECISION, 0, &prec)) != 0 ||
+        (rc = lm_fb_get_i32(tt_tab, DEC_SCALE, 0, &scale)) != 0 ||
+        (rc = lm_fb_get_i32(tt_tab, DEC_BIT_WIDTH, 128, &bits)) != 0)
+      return rc;
+    if (bits != 128)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "unsupported Arrow type Decimal%d in column '%s' (only "
+                     "Decimal128 is)",
+                     (int)bits, name);
+    if (prec < 1 || prec > 38 || scale < -128 || scale > 127)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "column '%s': Decimal128 with precision %d, scale %d",
+                     name, (int)prec, (int)scale);
+    *out = lm_type_decimal128(prec, scale);
+    return 0;
+  }
+  case ARROW_TYPE_DATE: {
+    int16_t unit = 1;
+    if (present && (rc = lm_fb_get_i16(tt_tab, 0, 1, &unit)) != 0)
+      return rc;
+    if (unit != 0)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "unsupported Arrow type Date64 in column '%s' (Date32 "
+                     "is supported)",
+                     name);
+    *out = lm_type_make(LM_TYPE_DATE32);
+    return 0;
+  }
+  case ARROW_TYPE_TIME: {
+    int16_t unit = LM_UNIT_MILLI;
+    int32_t bits = 32;
+    if (present &&
+        ((rc = lm_fb_get_i16(tt_tab, TIME_UNIT, LM_UNIT_MILLI, &unit)) != 0 ||
+         (rc = lm_fb_get_i32(tt_tab, TIME_BIT_WIDTH, 32, &bits)) != 0))
+      return rc;
+    bool t32 = unit == LM_UNIT_SECOND || unit == LM_UNIT_MILLI;
+    if (unit < 0 || unit > 3 || bits != (t32 ? 32 : 64))
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "column '%s': Time with unit %d and bit width %d", name,
+                     (int)unit, (int)bits);
+    *out =
+        lm_type_unit(t32 ? LM_TYPE_TIME32 : LM_TYPE_TIME64, (lm_time_unit)unit);
+    return 0;
+  }
+  case ARROW_TYPE_INTERVAL: {
+    int16_t unit;
+    if ((rc = lm_fb_get_i16(tt_tab, 0, 0, &unit)) != 0)
+      return rc;
+    if (unit != 2)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "unsupported Arrow type Interval(%s) in column '%s' "
+                     "(MONTH_DAY_NANO is supported)",
+                     unit == 0   ? "YEAR_MONTH"
+                     : unit == 1 ? "DAY_TIME"
+                                 : "?",
+                     name);
+    *out = lm_type_make(LM_TYPE_INTERVAL_MDN);
+    return 0;
+  }
+  case ARROW_TYPE_FIXED_SIZE_BINARY: {
+    int32_t w;
+    if ((rc = lm_fb_get_i32(tt_tab, 0, 0, &w)) != 0)
+      return rc;
+    if (w < 0 || w > (INT32_MAX >> 4))
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "column '%s': FixedSizeBinary of byte width %d", name,
+                     (int)w);
+    if (lm_type_fixed_size_binary(w, out))
+      return ipc_err(c, LM_ERR_LIMIT, at,
+                     "column '%s': cannot make FixedSizeBinary(%d)", name,
+                     (int)w);
+    return 0;
   }
   case ARROW_TYPE_TIMESTAMP:
   case ARROW_TYPE_DURATION: {
     int16_t unit;
-    if ((rc = lm_fb_get_i16(&tt_tab, 0,
+    if ((rc = lm_fb_get_i16(tt_tab, 0,
                             tt == ARROW_TYPE_DURATION ? LM_UNIT_MILLI : 0,
                             &unit)) != 0)
       return rc;
     if (unit < 0 || unit > 3)
       return ipc_err(c, LM_ERR_PARSE, at, "column '%s': bad time unit %d", name,
                      unit);
-    if (tt == ARROW_TYPE_DURATION && unit != LM_UNIT_MICRO)
-      return ipc_err(c, LM_ERR_PARSE, at,
-                     "unsupported Arrow type Duration(%s) in column '%s' "
-                     "(only microseconds map to INTERVAL)",
-                     (const char *[]){"s", "ms", "us", "ns"}[unit], name);
-    *out = lm_type_make(tt == ARROW_TYPE_DURATION ? LM_TYPE_INTERVAL
-                                                  : LM_TYPE_TIMESTAMP);
-    if (tt == ARROW_TYPE_TIMESTAMP)
-      out->unit = (uint8_t)unit;
-    *kind = SRC_FIXED;
+    if (tt == ARROW_TYPE_DURATION)
+      *out = unit == LM_UNIT_MICRO
+                 ? lm_type_make(LM_TYPE_INTERVAL)
+                 : lm_type_unit(LM_TYPE_DURATION, (lm_time_unit)unit);
+    else
+      *out = lm_type_unit(LM_TYPE_TIMESTAMP, (lm_time_unit)unit);
     return 0;
   }
   default:
@@ -295,75 +373,193 @@ static int decode_field_type(const ipc_ctx *c, const lm_fb_table *f,
   }
 }
 
-/* Field.dictionary (Schema.fbs DictionaryEncoding {id: long; indexType:
- * Int; isOrdered: bool; dictionaryKind: DenseArray}): records field i's
- * index type and its dictionary id in out->enc / out->dicts. The Field's
- * own type is the dictionary's value type (Columnar.html "Dictionary
- * Messages"). */
-static int decode_dict_encoding(const ipc_ctx *c, const lm_fb_table *f,
-                                const char *name, int i, uint32_t n_fields,
-                                ipc_schema *out) {
+/* The dictionary of id (added when new, with the value layout of fd). */
+static int find_dict(const ipc_ctx *c, ipc_schema *s, int64_t id,
+                     const ipc_field *fd, size_t at, int *out) {
+  for (int d = 0; d < s->n_dicts; d++) {
+    if (s->dicts[d].id != id)
+      continue;
+    if (!lm_type_eq(s->dicts[d].vf.type, fd->value))
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "column '%s': dictionary %lld is shared with a column of "
+                     "another value type",
+                     fd->name, (long long)id);
+    *out = d;
+    return 0;
+  }
+  if (s->n_dicts == s->cap_dicts) {
+    int nc = s->cap_dicts ? 2 * s->cap_dicts : 4;
+    ipc_dict *nd = realloc(s->dicts, (size_t)nc * sizeof *nd);
+    if (!nd)
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    s->dicts = nd;
+    s->cap_dicts = nc;
+  }
+  ipc_dict *d = &s->dicts[s->n_dicts];
+  memset(d, 0, sizeof *d);
+  d->id = id;
+  d->vf = *fd;
+  d->vf.type = fd->value;
+  d->vf.dict = -1;
+  d->vf.name = lm_strdup(fd->name);
+  if (!d->vf.name)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  *out = s->n_dicts++;
+  return 0;
+}
+
+/* Decodes Field table f (Schema.fbs) into *fd and its lm_type_field form
+ * *tf (name borrowed from fd; tz is a new string or NULL, owned by the
+ * caller). Lists and structs recurse over the children (depth checked by
+ * check_depth beforehand); a DictionaryEncoding makes the type DICTIONARY
+ * and registers its id. */
+static int decode_field(const ipc_ctx *c, const lm_fb_table *f,
+                        const char *parent, ipc_schema *s, ipc_field *fd,
+                        bool *nullable, char **tz) {
+  const char *nm;
+  uint32_t nn;
+  uint8_t nul, tt;
+  lm_fb_table tt_tab;
+  bool present;
+  int rc;
+  size_t at = f->r->base + f->pos;
+  memset(fd, 0, sizeof *fd);
+  fd->dict = -1;
+  *tz = NULL;
+  if ((rc = lm_fb_get_string(f, FIELD_NAME, &nm, &nn)) != 0 ||
+      (rc = lm_fb_get_u8(f, FIELD_NULLABLE, 0, &nul)) != 0 ||
+      (rc = lm_fb_get_u8(f, FIELD_TYPE_TYPE, 0, &tt)) != 0 ||
+      (rc = lm_fb_get_table(f, FIELD_TYPE, &tt_tab, &present)) != 0)
+    return rc;
+  *nullable = nul != 0;
+  if (parent) {
+    size_t pl = strlen(parent);
+    fd->name = malloc(pl + nn + 2);
+    if (fd->name) {
+      memcpy(fd->name, parent, pl);
+      fd->name[pl] = '.';
+      memcpy(fd->name + pl + 1, nm ? nm : "", nn);
+      fd->name[pl + 1 + nn] = 0;
+    }
+  } else {
+    fd->name = lm_strndup(nm ? nm : "", nn);
+  }
+  if (!fd->name)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  lm_fb_vec ch;
+  if ((rc = lm_fb_get_vector(f, FIELD_CHILDREN, 4, &ch)) != 0)
+    return rc;
+  lm_type t;
+  if (tt == ARROW_TYPE_LIST || tt == ARROW_TYPE_LARGE_LIST ||
+      tt == ARROW_TYPE_STRUCT) {
+    if (tt != ARROW_TYPE_STRUCT && ch.n != 1)
+      return ipc_err(c, LM_ERR_PARSE, at,
+                     "column '%s': %s with %u children (needs 1)", fd->name,
+                     type_name(tt), ch.n);
+    fd->children = calloc(ch.n + 1, sizeof *fd->children);
+    lm_type_field *tf = calloc(ch.n + 1, sizeof *tf);
+    char **tzs = calloc(ch.n + 1, sizeof *tzs);
+    rc = fd->children && tf && tzs
+             ? 0
+             : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < ch.n && !rc; i++) {
+      lm_fb_table cf;
+      bool cnull;
+      if ((rc = lm_fb_vec_table(&ch, i, &cf)) != 0 ||
+          (rc = decode_field(c, &cf, fd->name, s, &fd->children[i], &cnull,
+                             &tzs[i])) != 0) {
+        fd->n_children = (int)i + 1;
+        break;
+      }
+      fd->n_children = (int)i + 1;
+      const char *cn = strrchr(fd->children[i].name, '.');
+      tf[i].name = cn ? cn + 1 : fd->children[i].name;
+      tf[i].type = fd->children[i].type;
+      tf[i].nullable = cnull;
+      tf[i].timezone = tzs[i];
+    }
+    if (!rc) {
+      int mk = tt == ARROW_TYPE_STRUCT
+                   ? lm_type_struct((int)ch.n, tf, &t)
+                   : lm_type_list(tt == ARROW_TYPE_LIST ? LM_TYPE_LIST
+                                                        : LM_TYPE_LARGE_LIST,
+                                  tf, &t);
+      if (mk)
+        rc = ipc_err(c, mk == LM_ERR_LIMIT ? LM_ERR_LIMIT : LM_ERR_NOMEM, at,
+                     "column '%s': cannot make its type", fd->name);
+      if (!rc) {
+        /* the same type with dictionaries decoded */
+        for (uint32_t i = 0; i < ch.n; i++)
+          tf[i].type = fd->children[i].plain;
+        mk = tt == ARROW_TYPE_STRUCT ? lm_type_struct((int)ch.n, tf, &fd->plain)
+                                     : lm_type_list(t.id, tf, &fd->plain);
+        if (mk)
+          rc = ipc_err(c, LM_ERR_LIMIT, at, "column '%s': cannot make its type",
+                       fd->name);
+      }
+    }
+    if (tzs)
+      for (uint32_t i = 0; i < ch.n; i++)
+        free(tzs[i]);
+    free(tzs);
+    free(tf);
+    if (rc)
+      return rc;
+  } else {
+    if ((rc = decode_flat_type(c, tt, &tt_tab, present, at, fd->name, &t)) != 0)
+      return rc;
+    fd->plain = t;
+    if (t.id == LM_TYPE_TIMESTAMP && present) {
+      /* Timestamp.timezone (Schema.fbs): kept as the field's label */
+      const char *z = NULL;
+      uint32_t zn = 0;
+      if ((rc = lm_fb_get_string(&tt_tab, TS_TIMEZONE, &z, &zn)) != 0)
+        return rc;
+      if (z && !(*tz = lm_strndup(z, zn)))
+        return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    }
+  }
+  fd->type = fd->value = t;
+
+  /* Field.dictionary (Schema.fbs DictionaryEncoding {id: long; indexType:
+   * Int; isOrdered: bool; dictionaryKind: DenseArray}): the Field's own
+   * type is the dictionary's value type (Columnar.html "Dictionary
+   * Messages"). */
   bool has_dict;
   lm_fb_table de, it;
   bool has_it = false;
-  int rc;
   if ((rc = lm_fb_get_table(f, FIELD_DICTIONARY, &de, &has_dict)) != 0)
     return rc;
   if (!has_dict)
     return 0;
-  size_t at = f->r->base + de.pos;
+  size_t dat = f->r->base + de.pos;
   int64_t id;
   int16_t kind;
+  uint8_t ordered;
   int32_t bits = 32;
   uint8_t sign = 1;
   if ((rc = lm_fb_get_i64(&de, DE_ID, 0, &id)) != 0 ||
       (rc = lm_fb_get_table(&de, DE_INDEX_TYPE, &it, &has_it)) != 0 ||
+      (rc = lm_fb_get_u8(&de, DE_IS_ORDERED, 0, &ordered)) != 0 ||
       (rc = lm_fb_get_i16(&de, DE_KIND, 0, &kind)) != 0)
     return rc;
   if (has_it && ((rc = lm_fb_get_i32(&it, INT_BIT_WIDTH, 0, &bits)) != 0 ||
                  (rc = lm_fb_get_u8(&it, INT_IS_SIGNED, 0, &sign)) != 0))
     return rc;
-  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
-    return ipc_err(c, LM_ERR_PARSE, at,
-                   "column '%s': dictionary index type with bit width %d", name,
-                   (int)bits);
+  int k = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 3 : -1;
+  if (k < 0)
+    return ipc_err(c, LM_ERR_PARSE, dat,
+                   "column '%s': dictionary index type with bit width %d",
+                   fd->name, (int)bits);
   if (kind != 0)
-    return ipc_err(c, LM_ERR_PARSE, at,
-                   "column '%s': unsupported dictionary kind %d", name,
+    return ipc_err(c, LM_ERR_PARSE, dat,
+                   "column '%s': unsupported dictionary kind %d", fd->name,
                    (int)kind);
-  if (!out->enc) {
-    out->enc = calloc(n_fields + 1, sizeof *out->enc);
-    out->dicts = calloc(n_fields + 1, sizeof *out->dicts);
-    if (!out->enc || !out->dicts)
-      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    for (uint32_t k = 0; k < n_fields; k++)
-      out->enc[k].dict = -1;
-  }
-  const lm_field *fld = &out->schema->fields[i];
-  int d = 0;
-  while (d < out->n_dicts && out->dicts[d].id != id)
-    d++;
-  if (d == out->n_dicts) {
-    ipc_dict *nd = &out->dicts[out->n_dicts];
-    nd->id = id;
-    nd->kind = out->kinds[i];
-    nd->vs = lm_schema_new(1);
-    if (!nd->vs)
-      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    out->n_dicts++;
-    if (lm_schema_set_field(nd->vs, 0, fld->name, fld->type, true))
-      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-  } else if (!lm_type_eq(out->dicts[d].vs->fields[0].type, fld->type) ||
-             out->dicts[d].kind != out->kinds[i]) {
-    return ipc_err(c, LM_ERR_PARSE, at,
-                   "column '%s': dictionary %lld is shared with a column of "
-                   "another value type",
-                   name, (long long)id);
-  }
-  out->enc[i].dict = d;
-  out->enc[i].bits = (uint8_t)bits;
-  out->enc[i].is_signed = sign != 0;
-  return 0;
+  lm_type_id index = (lm_type_id)((sign ? LM_TYPE_INT8 : LM_TYPE_UINT8) + k);
+  if (lm_type_dictionary(index, t, ordered != 0, &fd->type))
+    return ipc_err(c, LM_ERR_LIMIT, dat,
+                   "column '%s': cannot make its dictionary type", fd->name);
+  return find_dict(c, s, id, fd, dat, &fd->dict);
 }
 
 /* Decodes a Schema table (Schema.fbs). */
@@ -385,45 +581,29 @@ static int decode_schema(const ipc_ctx *c, const lm_fb_table *st,
                    "schema has %u columns, more than the limit of %d", fv.n,
                    c->lim->max_columns);
   out->schema = lm_schema_new((int)fv.n);
-  out->kinds = calloc(fv.n + 1, 1);
-  if (!out->schema || !out->kinds)
+  out->plain = lm_schema_new((int)fv.n);
+  out->fields = calloc(fv.n + 1, sizeof *out->fields);
+  if (!out->schema || !out->plain || !out->fields)
     return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  int64_t count = 0;
   for (uint32_t i = 0; i < fv.n; i++) {
     lm_fb_table f;
-    const char *nm;
-    uint32_t nn;
-    uint8_t nullable;
     if ((rc = lm_fb_vec_table(&fv, i, &f)) != 0 ||
-        (rc = lm_fb_get_string(&f, FIELD_NAME, &nm, &nn)) != 0 ||
-        (rc = lm_fb_get_u8(&f, FIELD_NULLABLE, 0, &nullable)) != 0 ||
-        (rc = check_depth(c, &f, 1)) != 0)
+        (rc = check_depth(c, &f, 1, &count)) != 0)
       return rc;
-    char *name = lm_strndup(nm ? nm : "", nn);
-    if (!name)
-      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    lm_type t;
-    rc = decode_field_type(c, &f, name, &t, &out->kinds[i]);
-    if (rc == 0 &&
-        lm_schema_set_field(out->schema, (int)i, name, t, nullable != 0))
+    bool nullable;
+    char *tz = NULL;
+    ipc_field *fd = &out->fields[i];
+    rc = decode_field(c, &f, NULL, out, fd, &nullable, &tz);
+    out->n_fields = (int)i + 1;
+    if (rc == 0 && (lm_schema_set_field(out->schema, (int)i, fd->name, fd->type,
+                                        nullable) ||
+                    lm_schema_set_field(out->plain, (int)i, fd->name, fd->plain,
+                                        nullable) ||
+                    (tz && (lm_schema_set_timezone(out->schema, (int)i, tz) ||
+                            lm_schema_set_timezone(out->plain, (int)i, tz)))))
       rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    if (rc == 0 && t.id == LM_TYPE_TIMESTAMP) {
-      /* Timestamp.timezone (Schema.fbs): kept as the field's label */
-      lm_fb_table tt_tab;
-      bool present = false;
-      const char *tz = NULL;
-      uint32_t tzn = 0;
-      if ((rc = lm_fb_get_table(&f, FIELD_TYPE, &tt_tab, &present)) == 0 &&
-          present &&
-          (rc = lm_fb_get_string(&tt_tab, TS_TIMEZONE, &tz, &tzn)) == 0 && tz) {
-        char *z = lm_strndup(tz, tzn);
-        if (!z || lm_schema_set_timezone(out->schema, (int)i, z))
-          rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-        free(z);
-      }
-    }
-    if (rc == 0)
-      rc = decode_dict_encoding(c, &f, name, (int)i, fv.n, out);
-    free(name);
+    free(tz);
     if (rc)
       return rc;
   }
@@ -533,6 +713,9 @@ typedef struct batch_cursor {
   const body_ref *body;
   lm_fb_vec bufs;
   uint32_t next_buf;
+  lm_fb_vec nodes;
+  uint32_t next_node;
+  ipc_schema *s; /* dictionaries */
 } batch_cursor;
 
 /* Takes the next Buffer descriptor, checks it against the body (and
@@ -592,47 +775,69 @@ static int take_buffer(batch_cursor *bc, lm_buffer **out, size_t *at_out) {
   return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
 }
 
-/* Builds column `col` of n rows from the next buffers. */
-static int decode_column(batch_cursor *bc, const lm_field *f, uint8_t kind,
-                         int64_t n, int64_t null_count, size_t node_at,
-                         lm_array **out) {
+/* Takes the next buffer as field f's validity bitmap for n rows with
+ * null_count NULLs: dropped (*out NULL) when there are none, else checked
+ * for size and against null_count. */
+static int take_validity(batch_cursor *bc, const char *name, int64_t n,
+                         int64_t null_count, size_t node_at, lm_buffer **out) {
+  const ipc_ctx *c = bc->c;
+  size_t at;
+  lm_buffer *validity = NULL;
+  *out = NULL;
+  int rc = take_buffer(bc, &validity, &at);
+  if (rc)
+    return rc;
+  if (null_count == 0) {
+    lm_buffer_release(validity);
+    return 0;
+  }
+  size_t bitmap_bytes = (size_t)((n + 7) / 8);
+  if (validity->size < bitmap_bytes) {
+    rc = ipc_err(c, LM_ERR_PARSE, at,
+                 "column '%s': validity buffer of %zu bytes is too short "
+                 "for %lld rows",
+                 name, validity->size, (long long)n);
+    lm_buffer_release(validity);
+    return rc;
+  }
+  int64_t valid = lm_bitmap_count_set(validity->data, 0, n);
+  if (n - valid != null_count) {
+    rc = ipc_err(c, LM_ERR_PARSE, node_at,
+                 "column '%s': null_count %lld does not match the validity "
+                 "bitmap (%lld nulls)",
+                 name, (long long)null_count, (long long)(n - valid));
+    lm_buffer_release(validity);
+    return rc;
+  }
+  *out = validity;
+  return 0;
+}
+
+/* Builds a flat column (any type but NULL, lists, structs and
+ * dictionaries) of n rows from the next buffers: validity, values (or
+ * offsets and data). Every layout rule is checked here. */
+static int decode_column(batch_cursor *bc, const lm_field *f, int64_t n,
+                         int64_t null_count, size_t node_at, lm_array **out) {
   const ipc_ctx *c = bc->c;
   *out = NULL;
-  if (kind == SRC_NULL) {
+  lm_type_id id = f->type.id;
+  if (id == LM_TYPE_NULL) {
     *out = lm_array_new_null(f->type, n);
     return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
   }
   lm_buffer *validity = NULL, *values = NULL, *data = NULL;
   size_t at;
-  int rc = take_buffer(bc, &validity, &at);
+  int rc = take_validity(bc, f->name, n, null_count, node_at, &validity);
   if (rc)
-    goto fail;
+    return rc;
   size_t bitmap_bytes = (size_t)((n + 7) / 8);
-  if (null_count == 0) {
-    lm_buffer_release(validity);
-    validity = NULL;
-  } else {
-    if (validity->size < bitmap_bytes) {
-      rc = ipc_err(c, LM_ERR_PARSE, at,
-                   "column '%s': validity buffer of %zu bytes is too short "
-                   "for %lld rows",
-                   f->name, validity->size, (long long)n);
-      goto fail;
-    }
-    int64_t valid = lm_bitmap_count_set(validity->data, 0, n);
-    if (n - valid != null_count) {
-      rc = ipc_err(c, LM_ERR_PARSE, node_at,
-                   "column '%s': null_count %lld does not match the validity "
-                   "bitmap (%lld nulls)",
-                   f->name, (long long)null_count, (long long)(n - valid));
-      goto fail;
-    }
-  }
   if ((rc = take_buffer(bc, &values, &at)) != 0)
     goto fail;
-  if (kind == SRC_BOOL || kind == SRC_FIXED) {
-    size_t need = kind == SRC_BOOL ? bitmap_bytes
-                                   : (size_t)n * (size_t)lm_type_width(f->type);
+  bool var = lm_type_is_varbinary(f->type);
+  if (!var) {
+    size_t need = id == LM_TYPE_BOOL
+                      ? bitmap_bytes
+                      : (size_t)n * (size_t)lm_type_width(f->type);
     if (values->size < need) {
       rc = ipc_err(c, LM_ERR_PARSE, at,
                    "column '%s': values buffer of %zu bytes is too short for "
@@ -641,19 +846,19 @@ static int decode_column(batch_cursor *bc, const lm_field *f, uint8_t kind,
       goto fail;
     }
   } else {
-    size_t ow = kind == SRC_UTF8 ? 4 : 8;
+    size_t ow = id == LM_TYPE_UTF8 || id == LM_TYPE_BINARY ? 4 : 8;
+    bool utf8 = id == LM_TYPE_UTF8 || id == LM_TYPE_LARGE_UTF8;
     size_t oat = at;
     if ((rc = take_buffer(bc, &data, &at)) != 0)
       goto fail;
     if (n == 0 && values->size < ow) {
       /* an empty array may come without offsets */
       lm_buffer_release(values);
-      values = lm_buffer_new(4);
+      values = lm_buffer_new(ow);
       if (!values) {
         rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
         goto fail;
       }
-      memset(values->data, 0, 4);
     } else {
       if (values->size / ow < (size_t)n + 1) {
         rc = ipc_err(c, LM_ERR_PARSE, oat,
@@ -679,64 +884,27 @@ static int decode_column(batch_cursor *bc, const lm_field *f, uint8_t kind,
         }
         prev = o;
       }
-      size_t bad = lm_fmt_utf8_check((const char *)data->data + first,
-                                     (size_t)(prev - first));
-      if (bad != (size_t)(prev - first)) {
-        rc = ipc_err(c, LM_ERR_PARSE, at,
-                     "column '%s': invalid UTF-8 at data byte %lld", f->name,
-                     (long long)(first + (int64_t)bad));
-        goto fail;
-      }
-      if (kind == SRC_LARGE_UTF8) {
-        if (prev - first > INT32_MAX) {
-          rc = ipc_err(c, LM_ERR_PARSE, oat,
-                       "column '%s': LargeUtf8 data of %lld bytes does not "
-                       "fit VARCHAR (2 GiB)",
-                       f->name, (long long)(prev - first));
+      if (utf8) {
+        size_t bad = lm_fmt_utf8_check((const char *)data->data + first,
+                                       (size_t)(prev - first));
+        if (bad != (size_t)(prev - first)) {
+          rc = ipc_err(c, LM_ERR_PARSE, at,
+                       "column '%s': invalid UTF-8 at data byte %lld", f->name,
+                       (long long)(first + (int64_t)bad));
           goto fail;
         }
-        lm_buffer *o32 = lm_buffer_new((size_t)(n + 1) * 4);
-        if (!o32) {
-          rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-          goto fail;
-        }
-        const int64_t *o64 = (const int64_t *)(const void *)values->data;
-        for (int64_t i = 0; i <= n; i++)
-          ((int32_t *)(void *)o32->data)[i] = (int32_t)(o64[i] - first);
-        lm_buffer *d2 = lm_buffer_new((size_t)(prev - first));
-        if (!d2) {
-          lm_buffer_release(o32);
-          rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-          goto fail;
-        }
-        if (prev > first)
-          memcpy(d2->data, data->data + first, (size_t)(prev - first));
-        lm_buffer_release(values);
-        lm_buffer_release(data);
-        values = o32;
-        data = d2;
       }
     }
   }
-  lm_array *a = calloc(1, sizeof *a);
-  if (!a) {
-    rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    goto fail;
+  lm_array *a = lm_array_new(f->type, n, validity ? null_count : 0, 0, validity,
+                             values, data, 0, NULL, NULL);
+  validity = values = data = NULL;
+  if (a && var && !a->data && !(a->data = lm_buffer_new(0))) {
+    lm_array_release(a);
+    a = NULL;
   }
-  a->refcnt = 1;
-  a->type = f->type;
-  a->length = n;
-  a->null_count = validity ? null_count : 0;
-  a->validity = validity;
-  a->values = values;
-  a->data = data;
-  if (f->type.id == LM_TYPE_UTF8 && !a->data) {
-    a->data = lm_buffer_new(0);
-    if (!a->data) {
-      lm_array_release(a);
-      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    }
-  }
+  if (!a)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
   *out = a;
   return 0;
 fail:
@@ -747,14 +915,6 @@ fail:
   if (data)
     lm_buffer_release(data);
   return rc;
-}
-
-/* Bytes of UTF8 data an array's rows span (0 for other types). */
-static int64_t utf8_bytes(const lm_array *a) {
-  if (a->type.id != LM_TYPE_UTF8 || a->length == 0)
-    return 0;
-  const int32_t *o = lm_array_i32(a);
-  return (int64_t)o[a->length] - o[0];
 }
 
 /* Index r of a little-endian integer vector of `bits` width, widened; *neg
@@ -793,106 +953,183 @@ static uint64_t load_index(const uint8_t *p, int bits, bool is_signed,
   return is_signed ? (uint64_t)sv : uv;
 }
 
-/* Decodes dictionary-encoded column i of n rows (Columnar.html "Dictionary
- * Messages"): reads its indices (validity + an integer values buffer),
- * checks every non-NULL index against the current dictionary, and gathers
- * the dictionary's values into a plain array of the value type. */
-static int decode_dict_column(batch_cursor *bc, const ipc_schema *s, int i,
-                              int64_t n, int64_t nulls, size_t node_at,
-                              lm_array **out) {
+/* Takes the next FieldNode: its length and null_count (checked) and its
+ * absolute offset. */
+static int take_node(batch_cursor *bc, const char *name, int64_t *n,
+                     int64_t *nulls, size_t *at) {
   const ipc_ctx *c = bc->c;
-  const lm_field *f = &s->schema->fields[i];
-  const ipc_dict_field *e = &s->enc[i];
-  const ipc_dict *d = &s->dicts[e->dict];
-  *out = NULL;
-  if (!d->values)
-    return ipc_err(c, LM_ERR_PARSE, node_at,
-                   "column '%s': no dictionary with id %lld before this "
-                   "record batch",
-                   f->name, (long long)d->id);
-  lm_field idx_field = *f;
-  idx_field.type = lm_type_make(e->bits == 8    ? LM_TYPE_INT8
-                                : e->bits == 16 ? LM_TYPE_INT16
-                                : e->bits == 32 ? LM_TYPE_INT32
-                                                : LM_TYPE_INT64);
-  uint32_t vbuf = bc->next_buf + 1;
-  lm_array *idx;
-  int rc = decode_column(bc, &idx_field, SRC_FIXED, n, nulls, node_at, &idx);
-  if (rc)
-    return rc;
-  /* absolute offset of index 0 (of its descriptor when compressed) */
-  size_t base_at =
-             bc->bufs.r->base + bc->bufs.pos + (size_t)vbuf * ARROW_BUFFER_SIZE,
-         step = 0;
-  if (bc->body->codec < 0) {
-    base_at =
-        bc->body->abs + (size_t)lm_fb_i64(lm_fb_vec_elem(&bc->bufs, vbuf));
-    step = e->bits / 8;
-  }
-  const uint8_t *iv = idx->values->data;
-  const lm_array *dv = d->values;
-  int64_t dn = dv->length, bytes = 0;
-  bool is_utf8 = f->type.id == LM_TYPE_UTF8;
-  const int32_t *doff = is_utf8 ? lm_array_i32(dv) : NULL;
-  for (int64_t r = 0; r < n; r++) {
-    if (lm_array_is_null(idx, r))
-      continue;
-    bool neg;
-    uint64_t k = load_index(iv, e->bits, e->is_signed, r, &neg);
-    if (neg || k >= (uint64_t)dn) {
-      rc = ipc_err(c, LM_ERR_PARSE, base_at + (size_t)r * step,
-                   "column '%s': dictionary index %s%llu at row %lld is out "
-                   "of range (dictionary %lld has %lld entries)",
-                   f->name, neg ? "-" : "",
-                   (unsigned long long)(neg ? 0 - k : k), (long long)r,
-                   (long long)d->id, (long long)dn);
-      lm_array_release(idx);
-      return rc;
-    }
-    if (is_utf8)
-      bytes += doff[k + 1] - doff[k];
-  }
-  if (bytes > INT32_MAX || bytes > c->lim->max_buffer_bytes) {
-    lm_array_release(idx);
-    return ipc_err(c, LM_ERR_LIMIT, node_at,
-                   "column '%s': %lld bytes of dictionary-decoded strings "
-                   "exceed the buffer size limit",
-                   f->name, (long long)bytes);
-  }
-  lm_builder b;
-  if (lm_builder_init(&b, f->type, n)) {
-    lm_array_release(idx);
-    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-  }
-  if (is_utf8 && bytes > 0 && lm_builder_grow_data(&b, bytes) != 0)
-    b.oom = true;
-  for (int64_t r = 0; r < n && !b.oom; r++) {
-    bool neg;
-    if (lm_array_is_null(idx, r))
-      lm_builder_append_null(&b);
-    else
-      lm_builder_append_from(
-          &b, dv, (int64_t)load_index(iv, e->bits, e->is_signed, r, &neg));
-  }
-  lm_array_release(idx);
-  rc = b.oom ? LM_ERR_NOMEM : lm_builder_finish(&b, out);
-  lm_builder_free(&b);
-  return rc ? lm_err(c->err, LM_ERR_NOMEM, "out of memory") : 0;
+  uint32_t i = bc->next_node++;
+  if (i >= bc->nodes.n)
+    return ipc_err(c, LM_ERR_PARSE, bc->nodes.r->base + bc->nodes.pos,
+                   "record batch has %u field nodes; its columns need more",
+                   bc->nodes.n);
+  const uint8_t *nd = lm_fb_vec_elem(&bc->nodes, i);
+  *at = bc->nodes.r->base + bc->nodes.pos + (size_t)i * ARROW_FIELD_NODE_SIZE;
+  *n = lm_fb_i64(nd);
+  *nulls = lm_fb_i64(nd + 8);
+  if (*n < 0 || *n > c->lim->max_records || *nulls < 0 || *nulls > *n)
+    return ipc_err(c, *n > c->lim->max_records ? LM_ERR_LIMIT : LM_ERR_PARSE,
+                   *at,
+                   "column '%s': field node (length %lld, null_count %lld) is "
+                   "invalid",
+                   name, (long long)*n, (long long)*nulls);
+  return 0;
 }
 
-/* Decodes a RecordBatch table (Message.fbs) over `body`. */
-static int decode_batch(const ipc_ctx *c, const lm_fb_table *rb,
-                        const ipc_schema *s, body_ref *body, lm_batch **out) {
+/* Decodes field fd (its FieldNode was taken: n rows, nulls NULLs, at
+ * node_at) and, recursively, its children, from the next buffers. */
+static int decode_node(batch_cursor *bc, const ipc_field *fd, int64_t n,
+                       int64_t nulls, size_t node_at, lm_array **out) {
+  const ipc_ctx *c = bc->c;
+  *out = NULL;
+  int rc;
+  lm_field f = {fd->name, fd->type, true, NULL};
+  if (fd->dict >= 0) {
+    /* Columnar.html "Dictionary Messages": indices into the current
+     * dictionary of the id, each checked */
+    const ipc_dict *d = &bc->s->dicts[fd->dict];
+    if (!d->values)
+      return ipc_err(c, LM_ERR_PARSE, node_at,
+                     "column '%s': no dictionary with id %lld before this "
+                     "record batch",
+                     fd->name, (long long)d->id);
+    lm_type it = lm_type_dict_index(fd->type);
+    f.type = it;
+    uint32_t vbuf = bc->next_buf + 1;
+    lm_array *idx;
+    if ((rc = decode_column(bc, &f, n, nulls, node_at, &idx)) != 0)
+      return rc;
+    /* absolute offset of index 0 (of its descriptor when compressed) */
+    size_t base_at = bc->bufs.r->base + bc->bufs.pos +
+                     (size_t)vbuf * ARROW_BUFFER_SIZE,
+           step = 0;
+    int bits = 8 * lm_type_width(it);
+    if (bc->body->codec < 0) {
+      base_at =
+          bc->body->abs + (size_t)lm_fb_i64(lm_fb_vec_elem(&bc->bufs, vbuf));
+      step = (size_t)bits / 8;
+    }
+    int64_t dn = d->values->length;
+    bool sgn = lm_type_is_integer(it);
+    for (int64_t r = 0; r < n; r++) {
+      if (lm_array_is_null(idx, r))
+        continue;
+      bool neg;
+      uint64_t k = load_index(idx->values->data, bits, sgn, r, &neg);
+      if (neg || k >= (uint64_t)dn) {
+        rc = ipc_err(c, LM_ERR_PARSE, base_at + (size_t)r * step,
+                     "column '%s': dictionary index %s%llu at row %lld is out "
+                     "of range (dictionary %lld has %lld entries)",
+                     fd->name, neg ? "-" : "",
+                     (unsigned long long)(neg ? 0 - k : k), (long long)r,
+                     (long long)d->id, (long long)dn);
+        lm_array_release(idx);
+        return rc;
+      }
+    }
+    *out = lm_array_new(fd->type, n, idx->null_count, 0,
+                        lm_buffer_retain(idx->validity),
+                        lm_buffer_retain(idx->values), NULL, 0, NULL,
+                        lm_array_retain(d->values));
+    lm_array_release(idx);
+    return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  }
+  lm_type_id id = fd->type.id;
+  if (id != LM_TYPE_LIST && id != LM_TYPE_LARGE_LIST && id != LM_TYPE_STRUCT)
+    return decode_column(bc, &f, n, nulls, node_at, out);
+  lm_buffer *validity = NULL, *offs = NULL;
+  lm_array **kids = NULL;
+  int nk = fd->n_children;
+  if ((rc = take_validity(bc, fd->name, n, nulls, node_at, &validity)) != 0)
+    return rc;
+  size_t oat = 0;
+  int ow = id == LM_TYPE_LIST ? 4 : 8;
+  if (id != LM_TYPE_STRUCT) {
+    if ((rc = take_buffer(bc, &offs, &oat)) != 0)
+      goto fail;
+    if (n == 0 && offs->size < (size_t)ow) {
+      lm_buffer_release(offs);
+      if (!(offs = lm_buffer_new((size_t)ow))) {
+        rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+        goto fail;
+      }
+    } else if (offs->size / (size_t)ow < (size_t)n + 1) {
+      rc = ipc_err(c, LM_ERR_PARSE, oat,
+                   "column '%s': offsets buffer of %zu bytes is too short for "
+                   "%lld rows",
+                   fd->name, offs->size, (long long)n);
+      goto fail;
+    }
+  }
+  kids = calloc((size_t)nk + 1, sizeof *kids);
+  if (!kids) {
+    rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+  for (int k = 0; k < nk; k++) {
+    int64_t cn, cnulls;
+    size_t cat;
+    if ((rc = take_node(bc, fd->children[k].name, &cn, &cnulls, &cat)) != 0 ||
+        (rc = decode_node(bc, &fd->children[k], cn, cnulls, cat, &kids[k])) !=
+            0)
+      goto fail;
+    if (id == LM_TYPE_STRUCT && cn < n) {
+      rc = ipc_err(c, LM_ERR_PARSE, cat,
+                   "column '%s': struct field of %lld rows in a struct of "
+                   "%lld",
+                   fd->children[k].name, (long long)cn, (long long)n);
+      goto fail;
+    }
+  }
+  if (id != LM_TYPE_STRUCT) {
+    int64_t prev = 0, items = kids[0]->length;
+    for (int64_t i = 0; i <= n; i++) {
+      int64_t o = ow == 4 ? ((const int32_t *)(const void *)offs->data)[i]
+                          : ((const int64_t *)(const void *)offs->data)[i];
+      if (o < prev || o > items) {
+        rc = ipc_err(c, LM_ERR_PARSE, oat,
+                     "column '%s': list offset %lld at row %lld is %s (%lld "
+                     "items)",
+                     fd->name, (long long)o, (long long)i,
+                     o < prev ? "not monotonic" : "past the items",
+                     (long long)items);
+        goto fail;
+      }
+      prev = o;
+    }
+  }
+  *out = lm_array_new(fd->type, n, validity ? nulls : 0, 0, validity, offs,
+                      NULL, nk, kids, NULL);
+  free(kids);
+  return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+fail:
+  if (validity)
+    lm_buffer_release(validity);
+  if (offs)
+    lm_buffer_release(offs);
+  if (kids)
+    for (int k = 0; k < nk; k++)
+      lm_array_release(kids[k]);
+  free(kids);
+  return rc;
+}
+
+/* Decodes a RecordBatch table (Message.fbs) over `body` into nf columns
+ * (*cols, malloc'ed, one reference each) of *length rows, one per field
+ * descriptor. Dictionaries come from s. */
+static int decode_columns(const ipc_ctx *c, const lm_fb_table *rb,
+                          ipc_schema *s, const ipc_field *fields, int nf,
+                          body_ref *body, lm_array ***cols_out,
+                          int64_t *length_out) {
   int64_t length;
-  lm_fb_vec nodes;
-  batch_cursor bc = {c, body, {0}, 0};
+  batch_cursor bc = {c, body, {0}, 0, {0}, 0, s};
   lm_fb_table comp;
   bool has_comp;
   int rc;
   size_t at = rb->r->base + rb->pos;
-  *out = NULL;
+  *cols_out = NULL;
   if ((rc = lm_fb_get_i64(rb, RB_LENGTH, 0, &length)) != 0 ||
-      (rc = lm_fb_get_vector(rb, RB_NODES, ARROW_FIELD_NODE_SIZE, &nodes)) !=
+      (rc = lm_fb_get_vector(rb, RB_NODES, ARROW_FIELD_NODE_SIZE, &bc.nodes)) !=
           0 ||
       (rc = lm_fb_get_vector(rb, RB_BUFFERS, ARROW_BUFFER_SIZE, &bc.bufs)) !=
           0 ||
@@ -914,33 +1151,34 @@ static int decode_batch(const ipc_ctx *c, const lm_fb_table *rb,
                      codec, method);
     body->codec = codec;
   }
-  int nf = s->schema->n_fields;
-  if (nodes.n != (uint32_t)nf)
+  if (bc.nodes.n < (uint32_t)nf)
     return ipc_err(c, LM_ERR_PARSE, at,
-                   "record batch has %u field nodes for %d columns", nodes.n,
+                   "record batch has %u field nodes for %d columns", bc.nodes.n,
                    nf);
   lm_array **cols = calloc((size_t)nf + 1, sizeof *cols);
   if (!cols)
     return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
   for (int i = 0; i < nf; i++) {
-    const uint8_t *nd = lm_fb_vec_elem(&nodes, (uint32_t)i);
-    size_t nat = nodes.r->base + nodes.pos + (size_t)i * ARROW_FIELD_NODE_SIZE;
-    int64_t n = lm_fb_i64(nd), nulls = lm_fb_i64(nd + 8);
-    if (n != length || nulls < 0 || nulls > n) {
+    int64_t n, nulls;
+    size_t nat;
+    if ((rc = take_node(&bc, fields[i].name, &n, &nulls, &nat)) != 0)
+      goto fail;
+    if (n != length) {
       rc = ipc_err(c, LM_ERR_PARSE, nat,
                    "column '%s': field node (length %lld, null_count %lld) "
                    "does not fit a batch of %lld rows",
-                   s->schema->fields[i].name, (long long)n, (long long)nulls,
+                   fields[i].name, (long long)n, (long long)nulls,
                    (long long)length);
       goto fail;
     }
-    if (s->enc && s->enc[i].dict >= 0)
-      rc = decode_dict_column(&bc, s, i, n, nulls, nat, &cols[i]);
-    else
-      rc = decode_column(&bc, &s->schema->fields[i], s->kinds[i], n, nulls, nat,
-                         &cols[i]);
-    if (rc)
+    if ((rc = decode_node(&bc, &fields[i], n, nulls, nat, &cols[i])) != 0)
       goto fail;
+  }
+  if (bc.next_node != bc.nodes.n) {
+    rc = ipc_err(c, LM_ERR_PARSE, at,
+                 "record batch has %u field nodes; its columns use %u",
+                 bc.nodes.n, bc.next_node);
+    goto fail;
   }
   if (bc.next_buf != bc.bufs.n) {
     rc = ipc_err(c, LM_ERR_PARSE, at,
@@ -948,9 +1186,9 @@ static int decode_batch(const ipc_ctx *c, const lm_fb_table *rb,
                  bc.next_buf);
     goto fail;
   }
-  *out = lm_batch_new(lm_schema_retain(s->schema), length, cols);
-  free(cols);
-  return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  *cols_out = cols;
+  *length_out = length;
+  return 0;
 fail:
   for (int i = 0; i < nf; i++)
     if (cols[i])
@@ -959,28 +1197,42 @@ fail:
   return rc;
 }
 
-/* A copy of a's rows followed by b's (same type). NULL on OOM. */
-static lm_array *concat2(const lm_array *a, const lm_array *b) {
-  lm_builder bl;
-  if (lm_builder_init(&bl, a->type, a->length + b->length))
-    return NULL;
-  for (int64_t i = 0; i < a->length; i++)
-    lm_builder_append_from(&bl, a, i);
-  for (int64_t i = 0; i < b->length; i++)
-    lm_builder_append_from(&bl, b, i);
-  lm_array *out = NULL;
-  if (bl.oom || lm_builder_finish(&bl, &out))
-    out = NULL;
-  lm_builder_free(&bl);
-  return out;
+/* Decodes a RecordBatch message into a batch of the schema (dictionaries
+ * decoded unless c->keep_dicts). */
+static int decode_batch(const ipc_ctx *c, const lm_fb_table *rb, ipc_schema *s,
+                        body_ref *body, lm_batch **out) {
+  lm_array **cols;
+  int64_t length;
+  *out = NULL;
+  int rc =
+      decode_columns(c, rb, s, s->fields, s->n_fields, body, &cols, &length);
+  if (rc)
+    return rc;
+  for (int i = 0; !c->keep_dicts && i < s->n_fields; i++) {
+    if (lm_type_eq(cols[i]->type, s->fields[i].plain))
+      continue;
+    lm_array *p = lm_array_undictionary(cols[i]);
+    if (!p) {
+      for (int k = 0; k < s->n_fields; k++)
+        lm_array_release(cols[k]);
+      free(cols);
+      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    }
+    lm_array_release(cols[i]);
+    cols[i] = p;
+  }
+  *out = lm_batch_new(lm_schema_retain(c->keep_dicts ? s->schema : s->plain),
+                      length, cols);
+  free(cols);
+  return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
 }
 
 /* Applies a DictionaryBatch (Message.fbs {id: long; data: RecordBatch;
  * isDelta: bool}; Columnar.html "Dictionary Messages"): decodes its
- * one-column record batch with the dictionary's value type, then replaces
- * the dictionary (isDelta false) or appends to it (isDelta true). In the
- * file format a second non-delta batch for one id is an error ("IPC File
- * Format": replacement is not supported). */
+ * one-column record batch with the dictionary's value layout, then
+ * replaces the dictionary (isDelta false) or appends to it (isDelta true).
+ * In the file format a second non-delta batch for one id is an error
+ * ("IPC File Format": replacement is not supported). */
 static int apply_dictionary(const ipc_ctx *c, ipc_schema *s,
                             const lm_fb_table *db, body_ref *body,
                             bool file_format) {
@@ -1010,15 +1262,13 @@ static int apply_dictionary(const ipc_ctx *c, ipc_schema *s,
                    "a second non-delta dictionary batch for id %lld "
                    "(replacement is not allowed in the file format)",
                    (long long)id);
-  ipc_schema tmp;
-  memset(&tmp, 0, sizeof tmp);
-  tmp.schema = dict->vs;
-  tmp.kinds = &dict->kind;
-  lm_batch *b;
-  if ((rc = decode_batch(c, &data, &tmp, body, &b)) != 0)
+  lm_array **cols;
+  int64_t length;
+  if ((rc = decode_columns(c, &data, s, &dict->vf, 1, body, &cols, &length)) !=
+      0)
     return rc;
-  lm_array *nv = lm_array_retain(b->columns[0]);
-  lm_batch_release(b);
+  lm_array *nv = cols[0];
+  free(cols);
   bool append = delta && dict->values;
   int64_t total = nv->length + (append ? dict->values->length : 0);
   if (total > c->lim->max_dictionary_entries) {
@@ -1030,16 +1280,15 @@ static int apply_dictionary(const ipc_ctx *c, ipc_schema *s,
                    (long long)c->lim->max_dictionary_entries);
   }
   if (append) {
-    if (utf8_bytes(dict->values) + utf8_bytes(nv) > INT32_MAX) {
-      lm_array_release(nv);
-      return ipc_err(c, LM_ERR_LIMIT, at,
-                     "dictionary %lld would exceed 2 GiB of string data",
-                     (long long)id);
-    }
-    lm_array *cat = concat2(dict->values, nv);
+    lm_array *two[2] = {dict->values, nv};
+    lm_error e = {0};
+    lm_array *cat = lm_array_concat(two, 2, &e);
     lm_array_release(nv);
     if (!cat)
-      return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      return e.code == LM_ERR_LIMIT
+                 ? ipc_err(c, LM_ERR_LIMIT, at, "dictionary %lld: %s",
+                           (long long)id, e.msg)
+                 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
     nv = cat;
   }
   if (dict->values)
@@ -1068,6 +1317,7 @@ struct lm_ipc_stream_reader {
   size_t abs;      /* absolute offset of pend->data[0] */
   size_t need;     /* bytes of the incomplete message at pend_off, if known */
   ipc_schema sch;
+  bool keep_dicts;
   bool have_schema;
   bool done;
   int err_code;
@@ -1100,7 +1350,7 @@ static int stream_fail(lm_ipc_stream_reader *r, int rc, lm_error *err) {
 
 /* Decodes complete messages from pend. */
 static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
-  ipc_ctx c = {&r->lim, r->source, err};
+  ipc_ctx c = {&r->lim, r->source, err, r->keep_dicts};
   while (!r->done) {
     if (!r->pend)
       return 0;
@@ -1280,6 +1530,122 @@ int lm_ipc_stream_reader_feed(lm_ipc_stream_reader *r, const void *data,
   return rc ? stream_fail(r, rc, e) : 0;
 }
 
+int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
+                                        const void *data, size_t len,
+                                        lm_buffer *owner, size_t abs,
+                                        lm_batch **out, lm_error *err) {
+  lm_error local;
+  lm_error *e = err ? err : &local;
+  ipc_ctx c = {&r->lim, r->source, e, r->keep_dicts};
+  const uint8_t *p = data;
+  *out = NULL;
+  if (!r->have_schema)
+    return ipc_err(&c, LM_ERR_INVALID, abs, "no schema to decode against");
+  if (len < 8)
+    return ipc_err(&c, LM_ERR_PARSE, abs,
+                   "truncated message (%zu bytes at the end of the input)",
+                   len);
+  uint32_t first = lm_fb_u32(p);
+  size_t prefix = first == 0xFFFFFFFFu ? 8 : 4;
+  int32_t L = (int32_t)lm_fb_u32(p + prefix - 4);
+  if (L == 0)
+    return ipc_err(&c, LM_ERR_PARSE, abs, "an end-of-stream marker");
+  if (L < 0)
+    return ipc_err(&c, LM_ERR_PARSE, abs, "negative metadata length %d",
+                   (int)L);
+  if (L > r->lim.max_message_bytes)
+    return ipc_err(&c, LM_ERR_LIMIT, abs,
+                   "metadata length %d is over the message size limit", (int)L);
+  if (len - prefix < (size_t)L)
+    return ipc_err(&c, LM_ERR_PARSE, abs,
+                   "truncated message (%zu bytes at the end of the input)",
+                   len);
+  lm_fb_reader rd;
+  uint8_t ht;
+  lm_fb_table hdr;
+  int64_t blen;
+  int rc = parse_message(&c, &rd, p + prefix, (size_t)L, abs + prefix, &ht,
+                         &hdr, &blen);
+  if (rc)
+    return rc;
+  size_t total = prefix + (size_t)L + (size_t)blen;
+  if (total > len)
+    return ipc_err(&c, LM_ERR_PARSE, abs,
+                   "truncated message (%zu of %zu bytes)", len, total);
+  if (total < len)
+    return ipc_err(&c, LM_ERR_PARSE, abs + total, "%zu bytes after the message",
+                   len - total);
+  if (ht == ARROW_MSG_SCHEMA)
+    return ipc_err(&c, LM_ERR_PARSE, abs, "a second Schema message");
+  if (ht != ARROW_MSG_RECORD_BATCH && ht != ARROW_MSG_DICTIONARY_BATCH)
+    return ipc_err(&c, LM_ERR_PARSE, abs, "unexpected message type %u", ht);
+  body_ref body = {p + prefix + L, (size_t)blen, abs + prefix + (size_t)L,
+                   owner, -1};
+  if (ht == ARROW_MSG_DICTIONARY_BATCH)
+    return apply_dictionary(&c, &r->sch, &hdr, &body, false);
+  return decode_batch(&c, &hdr, &r->sch, &body, out);
+}
+
+/* Bytes to ask for when the next message's size is not known yet. */
+#define DIRECT_PROBE ((size_t)256 << 10)
+
+int lm_ipc_stream_reader_reserve(lm_ipc_stream_reader *r, size_t max, void **p,
+                                 size_t *n, lm_error *err) {
+  *p = NULL;
+  *n = 0;
+  if (r->err_code) {
+    if (err)
+      *err = r->saved;
+    return r->err_code;
+  }
+  size_t avail = r->pend ? r->pend_len - r->pend_off : 0;
+  /* the rest of the incomplete message when its size is known (so the
+   * next read ends on its last byte and nothing is moved afterwards),
+   * else a probe for the next header */
+  size_t want = r->need > avail ? r->need - avail : DIRECT_PROBE;
+  /* a declared length alone never reserves more than the bytes at hand
+   * (or the probe): a hostile header cannot make us allocate its body */
+  if (want > LM_MAX(avail, DIRECT_PROBE))
+    want = LM_MAX(avail, DIRECT_PROBE);
+  if (want > max)
+    want = max;
+  if (want == 0)
+    want = 1;
+  if (stream_make_room(r, want))
+    return stream_fail(r, lm_err(err, LM_ERR_NOMEM, "out of memory"), err);
+  if (r->need <= avail) {
+    /* size unknown: take what fits (at least the probe) */
+    size_t room = r->pend_cap - r->pend_len;
+    want = LM_MIN(LM_MAX(want, LM_MIN(room, DIRECT_PROBE)), max);
+  }
+  *p = r->pend->data + r->pend_len;
+  *n = want;
+  return 0;
+}
+
+int lm_ipc_stream_reader_commit(lm_ipc_stream_reader *r, size_t n,
+                                lm_error *err) {
+  if (r->err_code) {
+    if (err)
+      *err = r->saved;
+    return r->err_code;
+  }
+  if (n == 0 || r->done)
+    return 0;
+  if (!r->pend || n > r->pend_cap - r->pend_len)
+    return stream_fail(r,
+                       lm_err(err, LM_ERR_INVALID,
+                              "%s: commit of %zu bytes beyond the reserved "
+                              "room",
+                              r->source, n),
+                       err);
+  r->pend_len += n;
+  lm_error local;
+  lm_error *e = err ? err : &local;
+  int rc = stream_pump(r, e);
+  return rc ? stream_fail(r, rc, e) : 0;
+}
+
 int lm_ipc_stream_reader_finish(lm_ipc_stream_reader *r, lm_error *err) {
   if (r->err_code) {
     if (err)
@@ -1288,7 +1654,7 @@ int lm_ipc_stream_reader_finish(lm_ipc_stream_reader *r, lm_error *err) {
   }
   lm_error local;
   lm_error *e = err ? err : &local;
-  ipc_ctx c = {&r->lim, r->source, e};
+  ipc_ctx c = {&r->lim, r->source, e, r->keep_dicts};
   size_t avail = r->pend_len - r->pend_off;
   int rc = 0;
   if (!r->done && avail > 0)
@@ -1305,7 +1671,14 @@ lm_batch *lm_ipc_stream_reader_next(lm_ipc_stream_reader *r) {
   return lm_fmt_queue_pop(&r->q);
 }
 lm_schema *lm_ipc_stream_reader_schema(const lm_ipc_stream_reader *r) {
-  return r->have_schema ? r->sch.schema : NULL;
+  if (!r->have_schema)
+    return NULL;
+  return r->keep_dicts ? r->sch.schema : r->sch.plain;
+}
+
+void lm_ipc_stream_reader_keep_dictionaries(lm_ipc_stream_reader *r,
+                                            bool keep) {
+  r->keep_dicts = keep;
 }
 int lm_ipc_stream_reader_metadata(const lm_ipc_stream_reader *r,
                                   const lm_ipc_kv **kv) {
@@ -1336,6 +1709,7 @@ struct lm_ipc_file_reader {
   size_t footer_start;
   lm_buffer *owner;
   ipc_schema sch;
+  bool keep_dicts;
   const uint8_t *blocks; /* footer Block structs (inside p) */
   size_t blocks_at;      /* absolute offset of the first Block */
   int n_blocks;
@@ -1419,7 +1793,7 @@ int lm_ipc_file_open_memory(const void *data, size_t len, lm_buffer *owner,
   r->len = len;
   if (owner)
     r->owner = lm_buffer_retain(owner);
-  ipc_ctx c = {&r->lim, r->source, err};
+  ipc_ctx c = {&r->lim, r->source, err, r->keep_dicts};
   int rc;
   const uint8_t *p = data;
   if (len < 18 || memcmp(p, ARROW_MAGIC, 6) != 0) {
@@ -1546,7 +1920,7 @@ int lm_ipc_file_num_batches(const lm_ipc_file_reader *r) {
 int lm_ipc_file_read_batch(lm_ipc_file_reader *r, int i, lm_batch **out,
                            lm_error *err) {
   *out = NULL;
-  ipc_ctx c = {&r->lim, r->source, err};
+  ipc_ctx c = {&r->lim, r->source, err, r->keep_dicts};
   if (i < 0 || i >= r->n_blocks)
     return lm_err(err, LM_ERR_INVALID, "%s: no record batch %d (of %d)",
                   r->source, i, r->n_blocks);
@@ -1572,7 +1946,11 @@ int lm_ipc_file_next(lm_ipc_file_reader *r, lm_batch **out, lm_error *err) {
 }
 
 lm_schema *lm_ipc_file_schema(const lm_ipc_file_reader *r) {
-  return r->sch.schema;
+  return r->keep_dicts ? r->sch.schema : r->sch.plain;
+}
+
+void lm_ipc_file_reader_keep_dictionaries(lm_ipc_file_reader *r, bool keep) {
+  r->keep_dicts = keep;
 }
 int lm_ipc_file_metadata(const lm_ipc_file_reader *r, const lm_ipc_kv **kv) {
   *kv = r->sch.kv;

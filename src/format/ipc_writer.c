@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "format/flatbuf.h"
 #include "format/ipc_internal.h"
@@ -33,8 +34,22 @@ typedef struct wdict {
   bool written;    /* a non-delta batch was written */
 } wdict;
 
+/* One DICTIONARY occurrence in the schema (pre-order), written as its own
+ * dictionary id: where its arrays are in a batch and what was written. */
+typedef struct wdictarr {
+  int64_t id;
+  int col;         /* top-level column */
+  int depth;       /* steps below it */
+  int path[64];    /* child index at each step (LIST: 0) */
+  lm_array *last;  /* the dictionary last written (one reference) */
+  int64_t base;    /* where `last` starts in the written dictionary */
+  int64_t emitted; /* entries written for this id so far */
+} wdictarr;
+
 struct lm_ipc_writer {
   lm_schema *schema;
+  wdictarr *darr; /* DICTIONARY occurrences */
+  int n_darr;
   lm_buf *out;
   int64_t pos; /* bytes produced so far */
   bool file_format;
@@ -48,12 +63,36 @@ struct lm_ipc_writer {
   bool dict_utf8;
   wdict *dicts;   /* per field (used for VARCHAR fields) */
   lm_buf dblocks; /* file format: dictionary Blocks */
+  /* sink mode (lm_ipc_writer_new_sink): out is &own, handed to the sink
+   * after every message; with `gather` (no compression) a message body is
+   * not copied: segs lists its pieces (a batch's own buffers, padding,
+   * rebased offsets / realigned bitmaps kept in body) for one writev */
+  lm_ipc_sink_fn sink;
+  void *sink_ctx;
+  lm_buf own;
+  bool gather;
+  struct wseg *segs;
+  size_t n_segs, cap_segs;
+  struct iovec *iov;
+  size_t cap_iov;
+  int sink_rc; /* first sink error, repeated (sink_err) */
+  lm_error sink_err;
   /* per batch scratch */
+  size_t blen; /* body bytes of the message being built */
   lm_buf body;
   lm_buf nodes;   /* FieldNode structs */
   lm_buf buffers; /* Buffer structs */
   lm_buf tmp;
 };
+
+/* A piece of a gathered body: p[0, n), or body.data[off, off + n) when p
+ * is NULL (body may move while the message is built). */
+typedef struct wseg {
+  const uint8_t *p;
+  size_t off, n;
+} wseg;
+
+static const uint8_t ZEROS[64];
 
 static void put_le(uint8_t *p, uint64_t v, int n) {
   for (int i = 0; i < n; i++)
@@ -69,10 +108,9 @@ static int emit(lm_ipc_writer *w, const void *p, size_t n) {
 }
 
 static int emit_zeros(lm_ipc_writer *w, size_t n) {
-  static const uint8_t z[64];
   while (n) {
     size_t k = n < 64 ? n : 64;
-    if (emit(w, z, k))
+    if (emit(w, ZEROS, k))
       return LM_ERR_NOMEM;
     n -= k;
   }
@@ -100,9 +138,13 @@ static lm_fb_ref build_kvs(lm_fb_builder *b, const lm_ipc_kv *kv, int n) {
   return r;
 }
 
-/* Arrow type table for t; sets *type_id to the Type union tag. */
+/* Arrow type table for t (a DICTIONARY's value type is written: the
+ * encoding goes to Field.dictionary); sets *type_id to the Type union tag.
+ */
 static lm_fb_ref build_type(lm_fb_builder *b, lm_type t, const char *tz,
                             uint8_t *type_id) {
+  if (t.id == LM_TYPE_DICTIONARY)
+    t = lm_type_dict_value(t);
   /* strings are created before the table that refers to them */
   lm_fb_ref tz_ref = t.id == LM_TYPE_TIMESTAMP && tz
                          ? lm_fb_create_string(b, tz, strlen(tz))
@@ -119,19 +161,54 @@ static lm_fb_ref build_type(lm_fb_builder *b, lm_type t, const char *tz,
   case LM_TYPE_INT16:
   case LM_TYPE_INT32:
   case LM_TYPE_INT64:
+  case LM_TYPE_UINT8:
+  case LM_TYPE_UINT16:
+  case LM_TYPE_UINT32:
+  case LM_TYPE_UINT64:
     *type_id = ARROW_TYPE_INT;
     lm_fb_add_i32(b, INT_BIT_WIDTH, 8 * lm_type_width(t));
-    lm_fb_add_u8(b, INT_IS_SIGNED, 1);
+    lm_fb_add_u8(b, INT_IS_SIGNED, lm_type_is_integer(t) ? 1 : 0);
     break;
+  case LM_TYPE_FLOAT16:
   case LM_TYPE_FLOAT32:
   case LM_TYPE_FLOAT64:
     *type_id = ARROW_TYPE_FLOATING_POINT;
     lm_fb_add_i16(b, FP_PRECISION,
-                  t.id == LM_TYPE_FLOAT32 ? ARROW_PREC_SINGLE
-                                          : ARROW_PREC_DOUBLE);
+                  t.id == LM_TYPE_FLOAT16   ? ARROW_PREC_HALF
+                  : t.id == LM_TYPE_FLOAT32 ? ARROW_PREC_SINGLE
+                                            : ARROW_PREC_DOUBLE);
     break;
   case LM_TYPE_UTF8:
     *type_id = ARROW_TYPE_UTF8;
+    break;
+  case LM_TYPE_LARGE_UTF8:
+    *type_id = ARROW_TYPE_LARGE_UTF8;
+    break;
+  case LM_TYPE_BINARY:
+    *type_id = ARROW_TYPE_BINARY;
+    break;
+  case LM_TYPE_LARGE_BINARY:
+    *type_id = ARROW_TYPE_LARGE_BINARY;
+    break;
+  case LM_TYPE_FIXED_SIZE_BINARY:
+    *type_id = ARROW_TYPE_FIXED_SIZE_BINARY;
+    lm_fb_add_i32(b, FSB_BYTE_WIDTH, lm_type_width(t));
+    break;
+  case LM_TYPE_DECIMAL128:
+    *type_id = ARROW_TYPE_DECIMAL;
+    lm_fb_add_i32(b, DEC_PRECISION, t.precision);
+    lm_fb_add_i32(b, DEC_SCALE, t.scale);
+    lm_fb_add_i32(b, DEC_BIT_WIDTH, 128);
+    break;
+  case LM_TYPE_DATE32:
+    *type_id = ARROW_TYPE_DATE;
+    lm_fb_add_i16(b, DATE_UNIT, 0 /* DAY */);
+    break;
+  case LM_TYPE_TIME32:
+  case LM_TYPE_TIME64:
+    *type_id = ARROW_TYPE_TIME;
+    lm_fb_add_i16(b, TIME_UNIT, (int16_t)t.unit);
+    lm_fb_add_i32(b, TIME_BIT_WIDTH, t.id == LM_TYPE_TIME32 ? 32 : 64);
     break;
   case LM_TYPE_TIMESTAMP:
     *type_id = ARROW_TYPE_TIMESTAMP;
@@ -143,6 +220,23 @@ static lm_fb_ref build_type(lm_fb_builder *b, lm_type t, const char *tz,
     *type_id = ARROW_TYPE_DURATION;
     lm_fb_add_i16(b, DURATION_UNIT, LM_UNIT_MICRO);
     break;
+  case LM_TYPE_DURATION:
+    *type_id = ARROW_TYPE_DURATION;
+    lm_fb_add_i16(b, DURATION_UNIT, (int16_t)t.unit);
+    break;
+  case LM_TYPE_INTERVAL_MDN:
+    *type_id = ARROW_TYPE_INTERVAL;
+    lm_fb_add_i16(b, INTERVAL_UNIT, 2 /* MONTH_DAY_NANO */);
+    break;
+  case LM_TYPE_LIST:
+    *type_id = ARROW_TYPE_LIST;
+    break;
+  case LM_TYPE_LARGE_LIST:
+    *type_id = ARROW_TYPE_LARGE_LIST;
+    break;
+  case LM_TYPE_STRUCT:
+    *type_id = ARROW_TYPE_STRUCT;
+    break;
   default:
     *type_id = ARROW_TYPE_NONE;
     break;
@@ -150,7 +244,67 @@ static lm_fb_ref build_type(lm_fb_builder *b, lm_type t, const char *tz,
   return lm_fb_table_end(b);
 }
 
-/* Schema table (Schema.fbs Schema) for s with the custom metadata. */
+/* Field table (Schema.fbs Field) for a field of type t, children first
+ * (pre-order). DICTIONARY types take the next id from *next_dict (the
+ * same order as writer_new's collect_dicts). utf8_dict_id >= 0 encodes a
+ * VARCHAR field (dictionary_encode_utf8) with that id. */
+static lm_fb_ref build_field(lm_fb_builder *b, const char *name, lm_type t,
+                             bool nullable, const char *tz, int64_t *next_dict,
+                             int64_t utf8_dict_id) {
+  int64_t dict_id = -1;
+  if (t.id == LM_TYPE_DICTIONARY)
+    dict_id = (*next_dict)++;
+  lm_type vt = t.id == LM_TYPE_DICTIONARY ? lm_type_dict_value(t) : t;
+  int n = vt.id == LM_TYPE_LIST || vt.id == LM_TYPE_LARGE_LIST ||
+                  vt.id == LM_TYPE_STRUCT
+              ? vt.node->n_children
+              : 0;
+  lm_fb_ref kids[64] = {0};
+  lm_fb_ref *refs = n <= 64 ? kids : calloc((size_t)n, sizeof *refs);
+  if (!refs) {
+    b->oom = true;
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    const lm_type_field *f = &vt.node->children[i];
+    refs[i] = build_field(b, f->name, f->type, f->nullable, f->timezone,
+                          next_dict, -1);
+  }
+  lm_fb_ref children = lm_fb_create_ref_vector(b, refs, (size_t)n);
+  if (refs != kids)
+    free(refs);
+  lm_fb_ref nm = lm_fb_create_string(b, name, strlen(name));
+  uint8_t tid;
+  lm_fb_ref type = build_type(b, vt, tz, &tid);
+  lm_fb_ref dict = 0;
+  if (dict_id >= 0 || utf8_dict_id >= 0) {
+    lm_type it =
+        dict_id >= 0 ? lm_type_dict_index(t) : lm_type_make(LM_TYPE_INT32);
+    lm_fb_table_start(b);
+    lm_fb_add_i32(b, INT_BIT_WIDTH, 8 * lm_type_width(it));
+    lm_fb_add_u8(b, INT_IS_SIGNED, lm_type_is_integer(it) ? 1 : 0);
+    lm_fb_ref itr = lm_fb_table_end(b);
+    lm_fb_table_start(b);
+    lm_fb_add_i64(b, DE_ID, dict_id >= 0 ? dict_id : utf8_dict_id);
+    lm_fb_add_ref(b, DE_INDEX_TYPE, itr);
+    if (dict_id >= 0 && t.node->ordered)
+      lm_fb_add_u8(b, DE_IS_ORDERED, 1);
+    dict = lm_fb_table_end(b);
+  }
+  lm_fb_table_start(b);
+  if (dict)
+    lm_fb_add_ref(b, FIELD_DICTIONARY, dict);
+  lm_fb_add_ref(b, FIELD_NAME, nm);
+  lm_fb_add_u8(b, FIELD_NULLABLE, nullable ? 1 : 0);
+  lm_fb_add_u8(b, FIELD_TYPE_TYPE, tid);
+  lm_fb_add_ref(b, FIELD_TYPE, type);
+  lm_fb_add_ref(b, FIELD_CHILDREN, children);
+  return lm_fb_table_end(b);
+}
+
+/* Schema table (Schema.fbs Schema) for s with the custom metadata.
+ * DICTIONARY fields get ids from s->n_fields on (dictionary_encode_utf8
+ * uses the column numbers). */
 static lm_fb_ref build_schema(lm_fb_builder *b, const lm_schema *s,
                               const lm_ipc_kv *kv, int n_kv, bool dict_utf8) {
   lm_fb_ref *fields = calloc((size_t)s->n_fields + 1, sizeof *fields);
@@ -158,33 +312,12 @@ static lm_fb_ref build_schema(lm_fb_builder *b, const lm_schema *s,
     b->oom = true;
     return 0;
   }
+  int64_t next_dict = s->n_fields;
   for (int i = 0; i < s->n_fields; i++) {
     const lm_field *f = &s->fields[i];
-    lm_fb_ref name = lm_fb_create_string(b, f->name, strlen(f->name));
-    uint8_t tid;
-    lm_fb_ref type = build_type(b, f->type, f->timezone, &tid);
-    lm_fb_ref children = lm_fb_create_ref_vector(b, NULL, 0);
-    lm_fb_ref dict = 0;
-    if (dict_utf8 && f->type.id == LM_TYPE_UTF8) {
-      /* DictionaryEncoding {id = column number, indexType Int32} */
-      lm_fb_table_start(b);
-      lm_fb_add_i32(b, INT_BIT_WIDTH, 32);
-      lm_fb_add_u8(b, INT_IS_SIGNED, 1);
-      lm_fb_ref it = lm_fb_table_end(b);
-      lm_fb_table_start(b);
-      lm_fb_add_i64(b, DE_ID, i);
-      lm_fb_add_ref(b, DE_INDEX_TYPE, it);
-      dict = lm_fb_table_end(b);
-    }
-    lm_fb_table_start(b);
-    if (dict)
-      lm_fb_add_ref(b, FIELD_DICTIONARY, dict);
-    lm_fb_add_ref(b, FIELD_NAME, name);
-    lm_fb_add_u8(b, FIELD_NULLABLE, f->nullable ? 1 : 0);
-    lm_fb_add_u8(b, FIELD_TYPE_TYPE, tid);
-    lm_fb_add_ref(b, FIELD_TYPE, type);
-    lm_fb_add_ref(b, FIELD_CHILDREN, children);
-    fields[i] = lm_fb_table_end(b);
+    fields[i] =
+        build_field(b, f->name, f->type, f->nullable, f->timezone, &next_dict,
+                    dict_utf8 && f->type.id == LM_TYPE_UTF8 ? (int64_t)i : -1);
   }
   lm_fb_ref fv = lm_fb_create_ref_vector(b, fields, (size_t)s->n_fields);
   free(fields);
@@ -194,6 +327,84 @@ static lm_fb_ref build_schema(lm_fb_builder *b, const lm_schema *s,
   if (n_kv)
     lm_fb_add_ref(b, SCHEMA_CUSTOM_METADATA, md);
   return lm_fb_table_end(b);
+}
+
+/* Records the DICTIONARY occurrences of type t (pre-order, as build_field
+ * numbers them) under column col at path[0, depth). LM_ERR_INVALID for a
+ * dictionary inside a dictionary's values or nesting beyond 64. */
+static int collect_dicts(lm_ipc_writer *w, lm_type t, int col, int *path,
+                         int depth, int64_t *next, lm_error *err) {
+  if (depth >= 64)
+    return lm_err(err, LM_ERR_INVALID,
+                  "column '%s' is nested too deeply for the IPC writer",
+                  w->schema->fields[col].name);
+  if (t.id == LM_TYPE_DICTIONARY) {
+    lm_type vt = lm_type_dict_value(t);
+    if (lm_type_depth(vt) > 1 && vt.id != LM_TYPE_FIXED_SIZE_BINARY)
+      return lm_err(err, LM_ERR_INVALID,
+                    "column '%s': dictionaries of nested values are not "
+                    "supported by the IPC writer",
+                    w->schema->fields[col].name);
+    wdictarr *nd = realloc(w->darr, (size_t)(w->n_darr + 1) * sizeof *nd);
+    if (!nd)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    w->darr = nd;
+    wdictarr *d = &w->darr[w->n_darr++];
+    memset(d, 0, sizeof *d);
+    d->id = (*next)++;
+    d->col = col;
+    d->depth = depth;
+    memcpy(d->path, path, (size_t)depth * sizeof *path);
+    return 0;
+  }
+  if (t.id == LM_TYPE_LIST || t.id == LM_TYPE_LARGE_LIST ||
+      t.id == LM_TYPE_STRUCT)
+    for (int i = 0; i < t.node->n_children; i++) {
+      path[depth] = i;
+      int rc = collect_dicts(w, t.node->children[i].type, col, path, depth + 1,
+                             next, err);
+      if (rc)
+        return rc;
+    }
+  return 0;
+}
+
+/* Sink mode: hands the bytes in out, then the gathered body segments, to
+ * the sink in one call, and empties both. 0, or the sink's error (kept in
+ * sink_rc / sink_err and repeated). Without a sink: 0. */
+static int sink_flush(lm_ipc_writer *w) {
+  if (!w->sink || w->sink_rc)
+    return w->sink_rc;
+  size_t n = (w->out->len ? 1 : 0) + w->n_segs;
+  if (n == 0)
+    return 0;
+  if (n > w->cap_iov) {
+    size_t nc = n < 64 ? 64 : 2 * n;
+    struct iovec *v = realloc(w->iov, nc * sizeof *v);
+    if (!v)
+      return LM_ERR_NOMEM;
+    w->iov = v;
+    w->cap_iov = nc;
+  }
+  size_t k = 0;
+  if (w->out->len)
+    w->iov[k++] = (struct iovec){w->out->data, w->out->len};
+  for (size_t i = 0; i < w->n_segs; i++) {
+    const wseg *g = &w->segs[i];
+    const uint8_t *p = g->p ? g->p : (const uint8_t *)w->body.data + g->off;
+    if (k && (const uint8_t *)w->iov[k - 1].iov_base + w->iov[k - 1].iov_len ==
+                 p) /* contiguous: one piece */
+      w->iov[k - 1].iov_len += g->n;
+    else
+      w->iov[k++] = (struct iovec){(void *)p, g->n};
+  }
+  lm_err_clear(&w->sink_err);
+  int rc = w->sink(w->sink_ctx, w->iov, (int)k, &w->sink_err);
+  lm_buf_reset(w->out);
+  w->n_segs = 0;
+  if (rc)
+    w->sink_rc = rc;
+  return rc;
 }
 
 /* Writes one encapsulated message: continuation, metadata length (padded
@@ -212,14 +423,17 @@ static int write_message(lm_ipc_writer *w, const uint8_t *fb, size_t fb_len,
   put_le(pre + 4, (uint32_t)L, 4);
   if (emit(w, pre, 8) || emit(w, fb, fb_len) || emit_zeros(w, pad))
     return LM_ERR_NOMEM;
-  if (body && body->len && emit(w, body->data, body->len))
+  size_t blen = body ? w->blen : 0;
+  if (blen && !w->gather && emit(w, body->data, blen))
     return LM_ERR_NOMEM;
+  if (blen && w->gather)
+    w->pos += (int64_t)blen; /* the segments go out with the header */
   if (blk) {
     blk->offset = start;
     blk->meta_len = 8 + L;
-    blk->body_len = body ? (int64_t)body->len : 0;
+    blk->body_len = (int64_t)blen;
   }
-  return 0;
+  return w->gather ? sink_flush(w) : 0;
 }
 
 /* Message table around an already-built header. */
@@ -237,9 +451,10 @@ static int finish_message(lm_fb_builder *b, uint8_t header_type,
 
 /* ---------------------------------------------------------------- public */
 
-int lm_ipc_writer_new(lm_schema *schema, bool file_format,
+static int writer_new(lm_schema *schema, bool file_format,
                       const lm_ipc_write_options *opts, lm_buf *out,
-                      lm_ipc_writer **wp, lm_error *err) {
+                      lm_ipc_sink_fn sink, void *sink_ctx, lm_ipc_writer **wp,
+                      lm_error *err) {
   *wp = NULL;
   int alignment = opts && opts->alignment ? opts->alignment : 8;
   int compression = opts ? opts->compression : 0;
@@ -250,14 +465,32 @@ int lm_ipc_writer_new(lm_schema *schema, bool file_format,
     return lm_err(err, LM_ERR_INVALID, "unknown IPC compression codec %d",
                   compression);
   for (int i = 0; i < schema->n_fields; i++)
-    if (schema->fields[i].type.id >= LM_TYPE__COUNT)
+    if (!lm_type_valid(schema->fields[i].type))
       return lm_err(err, LM_ERR_INVALID, "column '%s' has no Arrow IPC type",
                     schema->fields[i].name);
   lm_ipc_writer *w = calloc(1, sizeof *w);
   if (!w)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   w->schema = lm_schema_retain(schema);
+  {
+    int path[64];
+    int64_t next = schema->n_fields;
+    for (int i = 0; i < schema->n_fields; i++) {
+      int rc = collect_dicts(w, schema->fields[i].type, i, path, 0, &next, err);
+      if (rc) {
+        lm_ipc_writer_free(w);
+        return rc;
+      }
+    }
+  }
   w->out = out;
+  if (sink) {
+    lm_buf_init(&w->own);
+    w->out = &w->own;
+    w->sink = sink;
+    w->sink_ctx = sink_ctx;
+    w->gather = compression == LM_IPC_COMPRESS_NONE;
+  }
   w->file_format = file_format;
   w->alignment = alignment;
   w->compression = compression;
@@ -300,6 +533,15 @@ int lm_ipc_writer_new(lm_schema *schema, bool file_format,
   if (rc == 0)
     rc = write_message(w, fb, fb_len, NULL, NULL);
   lm_fb_builder_free(&b);
+  if (rc == 0 && sink)
+    rc = sink_flush(w);
+  if (rc && w->sink_rc) {
+    if (err)
+      *err = w->sink_err;
+    rc = w->sink_rc;
+    lm_ipc_writer_free(w);
+    return rc;
+  }
   if (rc)
     goto oom;
   *wp = w;
@@ -309,12 +551,75 @@ oom:
   return lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
+int lm_ipc_writer_new(lm_schema *schema, bool file_format,
+                      const lm_ipc_write_options *opts, lm_buf *out,
+                      lm_ipc_writer **wp, lm_error *err) {
+  return writer_new(schema, file_format, opts, out, NULL, NULL, wp, err);
+}
+
+int lm_ipc_writer_new_sink(lm_schema *schema, bool file_format,
+                           const lm_ipc_write_options *opts,
+                           lm_ipc_sink_fn sink, void *sink_ctx,
+                           lm_ipc_writer **wp, lm_error *err) {
+  *wp = NULL;
+  if (!sink)
+    return lm_err(err, LM_ERR_INVALID, "IPC writer: no sink");
+  return writer_new(schema, file_format, opts, NULL, sink, sink_ctx, wp, err);
+}
+
+/* Sink mode: passes what the last call produced to the sink; a sink error
+ * (also one met inside a message) replaces rc and *err. */
+static int finish_call(lm_ipc_writer *w, int rc, lm_error *err) {
+  if (!w->sink)
+    return rc;
+  if (rc == 0 || w->sink_rc)
+    sink_flush(w);
+  if (w->sink_rc) {
+    if (err)
+      *err = w->sink_err;
+    return w->sink_rc;
+  }
+  return rc;
+}
+
+/* Gather mode: appends a body segment (p NULL: body.data[off, off + n)). */
+static int add_seg(lm_ipc_writer *w, const uint8_t *p, size_t off, size_t n) {
+  if (n == 0)
+    return 0;
+  if (w->n_segs == w->cap_segs) {
+    size_t nc = w->cap_segs ? 2 * w->cap_segs : 32;
+    wseg *g = realloc(w->segs, nc * sizeof *g);
+    if (!g)
+      return LM_ERR_NOMEM;
+    w->segs = g;
+    w->cap_segs = nc;
+  }
+  w->segs[w->n_segs++] = (wseg){p, off, n};
+  w->blen += n;
+  return 0;
+}
+
 /* Appends one body buffer (compressed when the writer compresses), padded
- * to the alignment, and its Buffer descriptor. */
-static int add_buffer(lm_ipc_writer *w, const void *p, size_t n) {
-  int64_t off = (int64_t)w->body.len;
+ * to the alignment, and its Buffer descriptor. `stable`: p stays valid
+ * until the message is written (a batch's own buffer, not w->tmp), so in
+ * gather mode it is referenced instead of copied. */
+static int add_buffer_ex(lm_ipc_writer *w, const void *p, size_t n,
+                         bool stable) {
+  int64_t off = (int64_t)w->blen;
   int64_t len = (int64_t)n;
-  if (w->compression && n > 0) {
+  size_t a = (size_t)w->alignment;
+  if (w->gather) {
+    if (n && stable) {
+      if (add_seg(w, p, 0, n))
+        return LM_ERR_NOMEM;
+    } else if (n) {
+      size_t at = w->body.len;
+      if (lm_buf_append(&w->body, p, n) || add_seg(w, NULL, at, n))
+        return LM_ERR_NOMEM;
+    }
+    if (w->blen % a && add_seg(w, ZEROS, 0, a - w->blen % a))
+      return LM_ERR_NOMEM;
+  } else if (w->compression && n > 0) {
     size_t bound = w->compression == LM_IPC_COMPRESS_ZSTD
                        ? ZSTD_compressBound(n)
                        : LZ4F_compressFrameBound(n, NULL);
@@ -344,14 +649,20 @@ static int add_buffer(lm_ipc_writer *w, const void *p, size_t n) {
   } else if (n && lm_buf_append(&w->body, p, n)) {
     return LM_ERR_NOMEM;
   }
-  size_t a = (size_t)w->alignment;
-  while (w->body.len % a)
-    if (lm_buf_putc(&w->body, 0))
-      return LM_ERR_NOMEM;
+  if (!w->gather) {
+    while (w->body.len % a)
+      if (lm_buf_putc(&w->body, 0))
+        return LM_ERR_NOMEM;
+    w->blen = w->body.len;
+  }
   uint8_t d[16];
   put_le(d, (uint64_t)off, 8);
   put_le(d + 8, (uint64_t)len, 8);
   return lm_buf_append(&w->buffers, d, 16) ? LM_ERR_NOMEM : 0;
+}
+
+static int add_buffer(lm_ipc_writer *w, const void *p, size_t n) {
+  return add_buffer_ex(w, p, n, true);
 }
 
 /* A bitmap of n bits starting at bit `off` of bits, realigned to bit 0. */
@@ -368,9 +679,57 @@ static int add_bitmap(lm_ipc_writer *w, const uint8_t *bits, int64_t off,
   for (int64_t i = 0; i < n; i++)
     if (lm_bit_get(bits, off + i))
       lm_bit_set(d, i);
-  return add_buffer(w, d, nb);
+  return add_buffer_ex(w, d, nb, false);
 }
 
+/* Writes offsets [off, off + n] of a (int32 or int64), rebased to start
+ * at 0; *first / *last get the original first and last offsets. */
+static int add_offsets(lm_ipc_writer *w, const lm_array *a, int64_t *first,
+                       int64_t *last) {
+  int64_t n = a->length, off = a->offset;
+  bool large = a->type.id == LM_TYPE_LARGE_UTF8 ||
+               a->type.id == LM_TYPE_LARGE_BINARY ||
+               a->type.id == LM_TYPE_LARGE_LIST;
+  size_t ow = large ? 8 : 4;
+  const uint8_t *base = a->values->data + (size_t)off * ow;
+  int64_t f, l;
+  if (large) {
+    memcpy(&f, base, 8);
+    memcpy(&l, base + (size_t)n * 8, 8);
+  } else {
+    int32_t f32, l32;
+    memcpy(&f32, base, 4);
+    memcpy(&l32, base + (size_t)n * 4, 4);
+    f = f32;
+    l = l32;
+  }
+  *first = f;
+  *last = l;
+  if (f == 0)
+    return add_buffer(w, base, (size_t)(n + 1) * ow);
+  lm_buf_reset(&w->tmp);
+  if (lm_buf_reserve(&w->tmp, (size_t)(n + 1) * ow))
+    return LM_ERR_NOMEM;
+  uint8_t *d = (uint8_t *)w->tmp.data;
+  for (int64_t i = 0; i <= n; i++) {
+    if (large) {
+      int64_t v;
+      memcpy(&v, base + (size_t)i * 8, 8);
+      v -= f;
+      memcpy(d + (size_t)i * 8, &v, 8);
+    } else {
+      int32_t v;
+      memcpy(&v, base + (size_t)i * 4, 4);
+      v -= (int32_t)f;
+      memcpy(d + (size_t)i * 4, &v, 4);
+    }
+  }
+  return add_buffer_ex(w, d, (size_t)(n + 1) * ow, false);
+}
+
+/* Writes the FieldNode and buffers of a (then, for nested types, its
+ * children: a LIST's items [first, last), a STRUCT's rows [offset,
+ * offset + length) of each child), compactly from row 0. */
 static int add_column(lm_ipc_writer *w, const lm_array *a) {
   int64_t n = a->length, off = a->offset;
   uint8_t node[16];
@@ -391,28 +750,45 @@ static int add_column(lm_ipc_writer *w, const lm_array *a) {
   switch (a->type.id) {
   case LM_TYPE_BOOL:
     return add_bitmap(w, a->values->data, off, n);
-  case LM_TYPE_UTF8: {
-    const int32_t *o = (const int32_t *)a->values->data + off;
-    int32_t first = o[0], last = o[n];
-    if (first == 0) {
-      rc = add_buffer(w, o, (size_t)(n + 1) * 4);
-    } else {
-      lm_buf_reset(&w->tmp);
-      if (lm_buf_reserve(&w->tmp, (size_t)(n + 1) * 4))
-        return LM_ERR_NOMEM;
-      int32_t *d = (int32_t *)(void *)w->tmp.data;
-      for (int64_t i = 0; i <= n; i++)
-        d[i] = o[i] - first;
-      rc = add_buffer(w, d, (size_t)(n + 1) * 4);
-    }
-    if (rc)
+  case LM_TYPE_UTF8:
+  case LM_TYPE_LARGE_UTF8:
+  case LM_TYPE_BINARY:
+  case LM_TYPE_LARGE_BINARY: {
+    int64_t first, last;
+    if ((rc = add_offsets(w, a, &first, &last)) != 0)
       return rc;
     return add_buffer(w, a->data ? a->data->data + first : NULL,
                       (size_t)(last - first));
   }
+  case LM_TYPE_LIST:
+  case LM_TYPE_LARGE_LIST: {
+    int64_t first, last;
+    if ((rc = add_offsets(w, a, &first, &last)) != 0)
+      return rc;
+    lm_array *items = lm_array_slice(a->children[0], first, last - first);
+    if (!items)
+      return LM_ERR_NOMEM;
+    rc = add_column(w, items);
+    lm_array_release(items);
+    return rc;
+  }
+  case LM_TYPE_STRUCT:
+    for (int c = 0; c < a->n_children; c++) {
+      lm_array *part = lm_array_slice(a->children[c], off, n);
+      if (!part)
+        return LM_ERR_NOMEM;
+      rc = add_column(w, part);
+      lm_array_release(part);
+      if (rc)
+        return rc;
+    }
+    return 0;
   default: {
-    size_t width = (size_t)lm_type_width(a->type);
-    return add_buffer(w, a->values->data + (size_t)off * width,
+    size_t width = a->type.id == LM_TYPE_DICTIONARY
+                       ? (size_t)lm_type_width(lm_type_dict_index(a->type))
+                       : (size_t)lm_type_width(a->type);
+    return add_buffer(w,
+                      a->values ? a->values->data + (size_t)off * width : NULL,
                       (size_t)n * width);
   }
   }
@@ -427,6 +803,8 @@ static int write_record_batch(lm_ipc_writer *w, const lm_array *const *cols,
   lm_buf_reset(&w->body);
   lm_buf_reset(&w->nodes);
   lm_buf_reset(&w->buffers);
+  w->blen = 0;
+  w->n_segs = 0;
   for (int c = 0; c < n_cols; c++)
     if (add_column(w, cols[c]))
       return LM_ERR_NOMEM;
@@ -466,7 +844,7 @@ static int write_record_batch(lm_ipc_writer *w, const lm_array *const *cols,
   }
   const uint8_t *fb;
   size_t fb_len;
-  int rc = finish_message(&b, htype, rb, (int64_t)w->body.len, &fb, &fb_len);
+  int rc = finish_message(&b, htype, rb, (int64_t)w->blen, &fb, &fb_len);
   if (rc == 0)
     rc = write_message(w, fb, fb_len, &w->body, blk);
   lm_fb_builder_free(&b);
@@ -625,7 +1003,160 @@ static int encode_column(lm_ipc_writer *w, int c, const lm_array *a,
   return 0;
 }
 
+/* The array of DICTIONARY occurrence d in batch bt. */
+static const lm_array *dict_array(const lm_batch *bt, const wdictarr *d) {
+  const lm_array *a = bt->columns[d->col];
+  for (int k = 0; k < d->depth; k++)
+    a = a->children[d->path[k]];
+  return a;
+}
+
+/* Whether rows [0, n) of a and b are equal (compared by their JSON text,
+ * which is exact for every type). */
+static bool rows_equal(const lm_array *a, const lm_array *b, int64_t n,
+                       lm_buf *x, lm_buf *y) {
+  if (a == b)
+    return true;
+  for (int64_t i = 0; i < n; i++) {
+    lm_buf_reset(x);
+    lm_buf_reset(y);
+    if (lm_array_format_json(x, a, i) || lm_array_format_json(y, b, i) ||
+        x->len != y->len || (x->len && memcmp(x->data, y->data, x->len)))
+      return false;
+  }
+  return true;
+}
+
+/* Writes one DictionaryBatch of rows [off, off + len) of dv. */
+static int write_dict_batch(lm_ipc_writer *w, const wdictarr *d, lm_array *dv,
+                            int64_t off, int64_t len, bool delta) {
+  lm_array *part = lm_array_slice(dv, off, len);
+  if (!part)
+    return LM_ERR_NOMEM;
+  const lm_array *cols[1] = {part};
+  block blk;
+  int rc = write_record_batch(w, cols, 1, len, d->id, delta, &blk);
+  if (rc == 0 && w->file_format && lm_buf_append(&w->dblocks, &blk, sizeof blk))
+    rc = LM_ERR_NOMEM;
+  lm_array_release(part);
+  return rc;
+}
+
+/* Columnar.html "Dictionary Messages": before a record batch, writes what
+ * each DICTIONARY occurrence's dictionary needs. The same dictionary
+ * (pointer) as last time: nothing; one that extends the last one: a delta
+ * of the new entries; another one: in the stream format a replacement, in
+ * the file format (no replacement allowed) the whole dictionary as a delta
+ * and the column's indices rebased onto it (top-level columns only;
+ * *rebased gets the new column). */
+static int write_dicts(lm_ipc_writer *w, const lm_batch *bt, lm_array **rebased,
+                       lm_error *err) {
+  lm_buf x, y;
+  lm_buf_init(&x);
+  lm_buf_init(&y);
+  int rc = 0;
+  for (int k = 0; k < w->n_darr && !rc; k++) {
+    wdictarr *d = &w->darr[k];
+    const lm_array *a = dict_array(bt, d);
+    lm_array *dv = a->dictionary;
+    if (d->last != dv) {
+      int64_t ll = d->last ? d->last->length : 0;
+      bool tail = d->last && d->base + ll == d->emitted;
+      if (tail && dv->length >= ll && rows_equal(d->last, dv, ll, &x, &y)) {
+        if (dv->length > ll &&
+            write_dict_batch(w, d, dv, ll, dv->length - ll, true))
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        d->emitted = d->base + dv->length;
+      } else if (!d->last || !w->file_format) {
+        if (write_dict_batch(w, d, dv, 0, dv->length, false))
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        d->base = 0;
+        d->emitted = dv->length;
+      } else if (d->depth > 0) {
+        rc = lm_err(err, LM_ERR_INVALID,
+                    "column '%s': a nested dictionary changed between "
+                    "batches, which the IPC file format cannot replace (use "
+                    "the stream format)",
+                    w->schema->fields[d->col].name);
+      } else {
+        if (write_dict_batch(w, d, dv, 0, dv->length, true))
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        d->base = d->emitted;
+        d->emitted += dv->length;
+      }
+      if (rc)
+        break;
+      lm_array_release(d->last);
+      d->last = lm_array_retain(dv);
+    }
+    if (d->base == 0 || d->depth > 0)
+      continue;
+    /* file format: indices into the written dictionary start at base */
+    lm_type it = lm_type_dict_index(a->type);
+    int wd = lm_type_width(it);
+    int64_t max = wd == 8                  ? INT64_MAX
+                  : lm_type_is_integer(it) ? (INT64_C(1) << (8 * wd - 1)) - 1
+                                           : (INT64_C(1) << (8 * wd)) - 1;
+    if (d->emitted - 1 > max) {
+      rc = lm_err(err, LM_ERR_INVALID,
+                  "column '%s': the file's dictionary grew to %lld entries, "
+                  "more than its %s indices address",
+                  w->schema->fields[d->col].name, (long long)d->emitted,
+                  lm_type_name(it));
+      break;
+    }
+    lm_buffer *v = lm_buffer_new((size_t)a->length * (size_t)wd);
+    if (!v) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+    for (int64_t i = 0; i < a->length; i++) {
+      int64_t ix =
+          lm_array_is_null(a, i) ? 0 : lm_array_dict_index(a, i) + d->base;
+      memcpy(v->data + i * wd, &ix, (size_t)wd); /* little-endian */
+    }
+    rebased[d->col] =
+        lm_array_new(a->type, a->length, a->null_count, a->offset, NULL, v,
+                     NULL, 0, NULL, lm_array_retain(a->dictionary));
+    if (!rebased[d->col]) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+    /* the values buffer starts at row 0: shift by offset */
+    rebased[d->col]->offset = 0;
+    rebased[d->col]->validity =
+        a->null_count > 0 ? lm_buffer_retain(a->validity) : NULL;
+    if (a->offset && a->null_count > 0) {
+      /* keep validity aligned with the new values: copy the bits */
+      lm_buffer *vb = lm_buffer_new((size_t)((a->length + 7) / 8));
+      if (!vb) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+      for (int64_t i = 0; i < a->length; i++)
+        if (!lm_array_is_null(a, i))
+          lm_bit_set(vb->data, i);
+      lm_buffer_release(rebased[d->col]->validity);
+      rebased[d->col]->validity = vb;
+    }
+  }
+  lm_buf_free(&x);
+  lm_buf_free(&y);
+  return rc;
+}
+
+static int writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err);
+
 int lm_ipc_writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err) {
+  if (w->sink_rc) {
+    if (err)
+      *err = w->sink_err;
+    return w->sink_rc;
+  }
+  return finish_call(w, writer_write(w, bt, err), err);
+}
+
+static int writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err) {
   if (w->finished)
     return lm_err(err, LM_ERR_INVALID, "IPC writer already finished");
   if (bt->num_columns != w->schema->n_fields)
@@ -645,11 +1176,14 @@ int lm_ipc_writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err) {
     ix = calloc((size_t)bt->num_columns + 1, sizeof *ix);
     ixbuf = calloc((size_t)bt->num_columns + 1, sizeof *ixbuf);
   }
+  lm_array **rebased = calloc((size_t)bt->num_columns + 1, sizeof *rebased);
   int rc = 0;
-  if (!cols || (w->dict_utf8 && (!ix || !ixbuf)))
+  if (!cols || !rebased || (w->dict_utf8 && (!ix || !ixbuf)))
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (rc == 0 && w->n_darr)
+    rc = write_dicts(w, bt, rebased, err);
   for (int c = 0; rc == 0 && c < bt->num_columns; c++) {
-    cols[c] = bt->columns[c];
+    cols[c] = rebased[c] ? rebased[c] : bt->columns[c];
     if (!w->dict_utf8 || cols[c]->type.id != LM_TYPE_UTF8)
       continue;
     rc = encode_column(w, c, cols[c], &ix[c], &ixbuf[c], err);
@@ -663,13 +1197,28 @@ int lm_ipc_writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err) {
   if (ixbuf)
     for (int c = 0; c < bt->num_columns; c++)
       free(ixbuf[c].data);
+  if (rebased)
+    for (int c = 0; c < bt->num_columns; c++)
+      lm_array_release(rebased[c]);
+  free(rebased);
   free(cols);
   free(ix);
   free(ixbuf);
   return rc;
 }
 
+static int writer_finish(lm_ipc_writer *w, lm_error *err);
+
 int lm_ipc_writer_finish(lm_ipc_writer *w, lm_error *err) {
+  if (w->sink_rc) {
+    if (err)
+      *err = w->sink_err;
+    return w->sink_rc;
+  }
+  return finish_call(w, writer_finish(w, err), err);
+}
+
+static int writer_finish(lm_ipc_writer *w, lm_error *err) {
   if (w->finished)
     return lm_err(err, LM_ERR_INVALID, "IPC writer already finished");
   w->finished = true;
@@ -738,6 +1287,9 @@ void lm_ipc_writer_free(lm_ipc_writer *w) {
     for (int i = 0; i < w->schema->n_fields; i++)
       wdict_free(&w->dicts[i]);
   free(w->dicts);
+  for (int i = 0; i < w->n_darr; i++)
+    lm_array_release(w->darr[i].last);
+  free(w->darr);
   lm_schema_release(w->schema);
   for (int i = 0; i < w->n_kv; i++) {
     free(w->kv[i].key);
@@ -750,5 +1302,8 @@ void lm_ipc_writer_free(lm_ipc_writer *w) {
   lm_buf_free(&w->nodes);
   lm_buf_free(&w->buffers);
   lm_buf_free(&w->tmp);
+  lm_buf_free(&w->own);
+  free(w->segs);
+  free(w->iov);
   free(w);
 }

@@ -108,7 +108,26 @@ static int put_value(lm_buf *out, const lm_array *a, int64_t i) {
       return lm_buf_append(out, "null", 4);
     return lm_array_format_value(out, a, i, "null");
   }
-  default: { /* TIMESTAMP, INTERVAL, future types: their text as a string */
+  case LM_TYPE_UINT8:
+  case LM_TYPE_UINT16:
+  case LM_TYPE_UINT32:
+  case LM_TYPE_UINT64:
+  case LM_TYPE_FLOAT16:
+  case LM_TYPE_DECIMAL128:
+  case LM_TYPE_LIST:
+  case LM_TYPE_LARGE_LIST:
+  case LM_TYPE_STRUCT:
+    /* numbers (exact), arrays and objects (columnar/value.c) */
+    return lm_array_format_json(out, a, i);
+  case LM_TYPE_DICTIONARY:
+    return put_value(out, a->dictionary, lm_array_dict_index(a, i));
+  case LM_TYPE_LARGE_UTF8: {
+    int64_t n;
+    const uint8_t *p = lm_array_bytes(a, i, &n);
+    return lm_json_write_string(out, (const char *)p, (size_t)n);
+  }
+  default: { /* TIMESTAMP, INTERVAL, DATE, TIME, DURATION, binary (bytea
+              * hex), future types: their text as a string */
     if (lm_buf_putc(out, '"'))
       return LM_ERR_NOMEM;
     size_t start = out->len;

@@ -15,24 +15,24 @@
  * File: "ARROW1\0\0", the stream (with EOS), a Footer flatbuffer (schema,
  *   record batch Blocks), int32 footer length, "ARROW1".
  *
- * Types, Arrow -> Laminar: Null -> NULL; Bool -> BOOLEAN; Int 8/16/32/64
- * signed -> TINYINT..BIGINT; FloatingPoint SINGLE/DOUBLE -> REAL/DOUBLE;
- * Utf8 -> VARCHAR; LargeUtf8 -> VARCHAR (values copied; an error when the
- * data exceeds 2 GiB); Timestamp (any unit, the time zone is dropped:
- * values stay UTC instants) -> TIMESTAMP with the same unit; Duration(µs)
- * -> INTERVAL. Dictionary-encoded fields (Schema.fbs DictionaryEncoding,
- * any signed or unsigned integer index type, Columnar.html "Dictionary
- * Messages") are decoded into plain arrays of their value type when a
- * record batch is read: every non-NULL index is checked against the current
- * dictionary (an out-of-range index is LM_ERR_PARSE naming its byte), a
- * NULL index is NULL. DictionaryBatch messages replace (isDelta false) or
- * extend (isDelta true) the dictionary for the record batches after them;
- * in the file format the footer's dictionary Blocks are applied in footer
- * order when the file is opened, and a second non-delta batch for an id is
- * an error (the spec forbids replacement in files). Anything else is
- * LM_ERR_PARSE "unsupported Arrow type X in
- * column 'c'". Laminar -> Arrow is the inverse (TIMESTAMP without zone,
- * INTERVAL as Duration(MICROSECOND)).
+ * Types (docs/ipc.md has the table): every Arrow type of issue 3 maps to
+ * its lm_type_id: Null, Bool, Int/UInt 8-64, Float16/32/64, Decimal128,
+ * Date32, Time32/64, Timestamp (unit kept, zone label on the field),
+ * Duration (µs -> INTERVAL, other units -> DURATION), Interval
+ * (MonthDayNano), Utf8, LargeUtf8, Binary, LargeBinary, FixedSizeBinary,
+ * List, LargeList, Struct (nested Field children), and dictionary-encoded
+ * fields of any value type with any integer index type (Schema.fbs
+ * DictionaryEncoding; Columnar.html "Dictionary Messages"). Every non-NULL
+ * index is checked against the current dictionary (an out-of-range index
+ * is LM_ERR_PARSE naming its byte); DictionaryBatch messages replace
+ * (isDelta false) or extend (isDelta true) the dictionary for the record
+ * batches after them; in the file format the footer's dictionary Blocks
+ * are applied in footer order when the file is opened, and a second
+ * non-delta batch for an id is an error. Readers deliver DICTIONARY arrays
+ * when asked to keep dictionaries, plain arrays of the value type
+ * otherwise. Anything else is LM_ERR_PARSE "unsupported Arrow type X in
+ * column 'c'". Laminar -> Arrow is the inverse; DICTIONARY columns are
+ * written with DictionaryBatch messages (see lm_ipc_writer_write).
  *
  * Errors: every malformation is LM_ERR_PARSE and every broken limit
  * LM_ERR_LIMIT, with a message "SOURCE: byte N: text" where N is the
@@ -91,9 +91,46 @@ lm_ipc_stream_reader *lm_ipc_stream_reader_new(const lm_ipc_limits *limits,
  * repeats it. */
 int lm_ipc_stream_reader_feed(lm_ipc_stream_reader *r, const void *data,
                               size_t len, lm_error *err);
+/* Direct input, without the copy of feed: reserves room for the next
+ * input bytes inside the reader's pending buffer and sets *p to it and
+ * *n (1..max) to how many to read there: the rest of the incomplete
+ * message when its size is known (so a read ends on a message boundary
+ * and no partial message has to be moved later), but never more than
+ * the bytes of it already at hand or 256 KiB, whichever is larger (a
+ * declared length alone does not allocate); else up to the free room
+ * (at least 256 KiB, when max allows). The caller reads up to *n
+ * bytes into *p (e.g. with lm_stream_read) and calls commit with the
+ * count, which decodes every complete message as feed does. *p is valid
+ * until the next reserve, feed or free. Errors as feed (LM_ERR_NOMEM);
+ * commit of more than *n bytes is LM_ERR_INVALID. */
+int lm_ipc_stream_reader_reserve(lm_ipc_stream_reader *r, size_t max, void **p,
+                                 size_t *n, lm_error *err);
+int lm_ipc_stream_reader_commit(lm_ipc_stream_reader *r, size_t n,
+                                lm_error *err);
+/* Decodes one encapsulated message data[0, len) (exactly one: nothing
+ * before or after it) against the schema and dictionaries the reader
+ * already holds (from a Schema message fed earlier), without copying it
+ * into the pending buffer and without touching the reader's stream
+ * position or queue. A RecordBatch gives *out (one reference); a
+ * DictionaryBatch updates the reader's dictionaries (*out NULL). Column
+ * buffers are zero-copy views holding a reference to `owner` when it is
+ * non-NULL (8-aligned ones; others are copied); with owner NULL every
+ * buffer the batch keeps must not outlive data, so pass an owner unless
+ * data outlives the batch. abs is data's absolute offset, for messages.
+ * Errors (LM_ERR_PARSE / LM_ERR_LIMIT / LM_ERR_NOMEM; LM_ERR_INVALID
+ * before a schema) are not sticky: the reader stays usable. */
+int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
+                                        const void *data, size_t len,
+                                        lm_buffer *owner, size_t abs,
+                                        lm_batch **out, lm_error *err);
 /* End of input: an error if a message is incomplete or no schema was seen
  * (a missing end-of-stream marker is accepted). */
 int lm_ipc_stream_reader_finish(lm_ipc_stream_reader *r, lm_error *err);
+/* Whether dictionary-encoded fields are delivered as DICTIONARY arrays
+ * (keep = true: the schema and batches carry DICTIONARY types sharing the
+ * current dictionary) or decoded into plain arrays of the value type (the
+ * default, what SQL sources want). Set before the first feed. */
+void lm_ipc_stream_reader_keep_dictionaries(lm_ipc_stream_reader *r, bool keep);
 /* Pops the oldest decoded batch (the caller owns one reference) or NULL. */
 lm_batch *lm_ipc_stream_reader_next(lm_ipc_stream_reader *r);
 /* The stream's schema (borrowed; NULL until the Schema message arrived). */
@@ -127,6 +164,9 @@ int lm_ipc_file_open_memory(const void *data, size_t len, lm_buffer *owner,
  * it cannot be mapped (pipes). LM_ERR_IO when it cannot be opened. */
 int lm_ipc_file_open(const char *path, const lm_ipc_limits *limits,
                      lm_ipc_file_reader **out, lm_error *err);
+/* As lm_ipc_stream_reader_keep_dictionaries (default false: decoded); set
+ * before reading batches. */
+void lm_ipc_file_reader_keep_dictionaries(lm_ipc_file_reader *r, bool keep);
 /* Number of record batches in the footer. */
 int lm_ipc_file_num_batches(const lm_ipc_file_reader *r);
 /* Decodes record batch i (0-based, footer order) into *out (refcount 1). */
@@ -173,9 +213,36 @@ typedef struct lm_ipc_writer lm_ipc_writer;
 int lm_ipc_writer_new(lm_schema *schema, bool file_format,
                       const lm_ipc_write_options *opts, lm_buf *out,
                       lm_ipc_writer **w, lm_error *err);
+struct iovec;
+/* A writer's destination in sink mode: writes all bytes of iov[0, n)
+ * in order (e.g. with writev), or returns an LM_ERR_* code with *err
+ * filled. The memory is only valid during the call. */
+typedef int (*lm_ipc_sink_fn)(void *ctx, const struct iovec *iov, int n,
+                              lm_error *err);
+
+/* As lm_ipc_writer_new, but every message goes to sink(sink_ctx, ...) as
+ * soon as it is complete (the Schema message before this returns), with
+ * the same bytes lm_ipc_writer_new would append to a buffer. Without
+ * compression the record batch bodies are not copied: the sink gets the
+ * message header followed by the batch's own buffers and the zero padding
+ * as separate pieces (only rebased offsets, realigned bitmaps and
+ * dictionary-encoded columns are copied), so one writev sends a batch.
+ * A sink error is returned by the call that met it and repeated by every
+ * later call (lm_stream_writev_sink of transport/lm_transport.h is a sink
+ * over an lm_stream). */
+int lm_ipc_writer_new_sink(lm_schema *schema, bool file_format,
+                           const lm_ipc_write_options *opts,
+                           lm_ipc_sink_fn sink, void *sink_ctx,
+                           lm_ipc_writer **w, lm_error *err);
 /* Appends one RecordBatch message for b (which must have the writer's
- * schema's column types; slices with offset != 0 are written compactly).
- * Errors: LM_ERR_INVALID (schema mismatch), LM_ERR_NOMEM. */
+ * schema's column types; slices with offset != 0 are written compactly,
+ * nested children included). DICTIONARY columns first get DictionaryBatch
+ * messages: none while the dictionary (pointer) is the one last written, a
+ * delta when it extends that one, else a replacement (stream) or, in the
+ * file format, the new dictionary as a delta with the column's indices
+ * rebased. Errors: LM_ERR_INVALID (schema mismatch; a changed nested
+ * dictionary in the file format; indices that cannot address the grown
+ * file dictionary), LM_ERR_NOMEM. */
 int lm_ipc_writer_write(lm_ipc_writer *w, const lm_batch *b, lm_error *err);
 /* Writes the end-of-stream marker (and for files the footer and the
  * trailing magic). Further writes are LM_ERR_INVALID. */

@@ -420,7 +420,7 @@ static void test_export_schema_and_moves(void) {
 
   /* an unsupported type has no format: error, nothing to release */
   lm_schema *bad = lm_schema_new(1);
-  lm_type t = {LM_TYPE__COUNT, 0, 0, 0};
+  lm_type t = {LM_TYPE__COUNT, 0, 0, 0, NULL};
   lm_schema_set_field(bad, 0, "weird", t, true);
   lm_error err = {0};
   CHECK_EQ_I64(lm_cdata_export_schema(bad, &out, &err), LM_ERR_INVALID);
@@ -884,7 +884,7 @@ static void build_bad(int kind, struct ArrowArray *arr, fschema *fs) {
     c->arr.length = 5;
     break;
   case BAD_FORMAT:
-    format = "z";
+    format = "+m";
     break;
   case BAD_NULL_VALIDITY:
     c->arr.null_count = 2;
@@ -933,7 +933,7 @@ static void test_malformed(void) {
       [BAD_OFFSETS] = "monotonic",
       [BAD_NEG_OFFSET] = "negative first offset",
       [BAD_SHORT_CHILD] = "shorter",
-      [BAD_FORMAT] = "unsupported format 'z'",
+      [BAD_FORMAT] = "unsupported format '+m'",
       [BAD_NULL_VALIDITY] = "validity buffer is NULL",
       [BAD_NULL_COUNT] = "null_count",
       [BAD_NEG_LENGTH] = "negative",
@@ -942,7 +942,7 @@ static void test_malformed(void) {
       [BAD_NULL_DATA] = "data buffer is NULL",
       [BAD_TS_OVERFLOW] = "out of range",
       [BAD_CHILD_RELEASED] = "released",
-      [BAD_NESTED_FORMAT] = "unsupported format",
+      [BAD_NESTED_FORMAT] = "format '+l' with 0 children",
       [BAD_HUGE_OFFSET] = "offset",
   };
   for (int kind = 0; kind < BAD__COUNT; kind++) {
@@ -1029,6 +1029,203 @@ static void test_malformed_parent(void) {
   fs.top.release(&fs.top);
 }
 
+/* ----------------------------------------------- the other Arrow types */
+
+static void row_text(lm_buf *b, const lm_array *a, int64_t i) {
+  lm_array_format_value(b, a, i, "<null>");
+  lm_buf_putc(b, '|');
+}
+
+/* A batch of 7 rows with one column of each of the other Arrow types. */
+static lm_batch *make_arrow_types_batch(void) {
+  enum { N = 7, NC = 10 };
+  lm_array *cols[NC];
+  lm_schema *s = lm_schema_new(NC);
+  /* UINT16 */
+  lm_builder b;
+  lm_builder_init(&b, lm_type_make(LM_TYPE_UINT16), N);
+  for (int i = 0; i < N; i++)
+    i == 3 ? lm_builder_append_null(&b) : lm_builder_append_int(&b, 65535 - i);
+  lm_builder_finish(&b, &cols[0]);
+  lm_builder_free(&b);
+  /* DECIMAL128(20, 3) */
+  lm_buffer *dv = lm_buffer_new(N * 16);
+  for (int i = 0; i < N; i++) {
+    int64_t lo = (i - 3) * INT64_C(123456789), hi = lo < 0 ? -1 : 0;
+    memcpy(dv->data + i * 16, &lo, 8);
+    memcpy(dv->data + i * 16 + 8, &hi, 8);
+  }
+  cols[1] = lm_array_new(lm_type_decimal128(20, 3), N, 0, 0, NULL, dv, NULL, 0,
+                         NULL, NULL);
+  /* DATE32, TIME64(ns), DURATION(ms) */
+  lm_type tt[3] = {lm_type_make(LM_TYPE_DATE32),
+                   lm_type_unit(LM_TYPE_TIME64, LM_UNIT_NANO),
+                   lm_type_unit(LM_TYPE_DURATION, LM_UNIT_MILLI)};
+  for (int k = 0; k < 3; k++) {
+    lm_builder_init(&b, tt[k], N);
+    for (int i = 0; i < N; i++)
+      i == 5 ? lm_builder_append_null(&b)
+             : lm_builder_append_int(&b, (i + 1) * INT64_C(1000003) * (k + 1));
+    lm_builder_finish(&b, &cols[2 + k]);
+    lm_builder_free(&b);
+  }
+  /* FIXED_SIZE_BINARY(2) */
+  lm_type fsb;
+  lm_type_fixed_size_binary(2, &fsb);
+  lm_buffer *fv = lm_buffer_new(N * 2);
+  for (int i = 0; i < 2 * N; i++)
+    fv->data[i] = (uint8_t)(i * 37);
+  cols[5] = lm_array_new(fsb, N, 0, 0, NULL, fv, NULL, 0, NULL, NULL);
+  /* LARGE_UTF8 */
+  lm_buffer *lo = lm_buffer_new((N + 1) * 8), *ld = lm_buffer_new(N * 3);
+  for (int i = 0; i <= N; i++) {
+    int64_t o = i * 3;
+    memcpy(lo->data + i * 8, &o, 8);
+  }
+  memcpy(ld->data, "abcdefghijklmnopqrstu", N * 3);
+  cols[6] = lm_array_new(lm_type_make(LM_TYPE_LARGE_UTF8), N, 0, 0, NULL, lo,
+                         ld, 0, NULL, NULL);
+  /* LIST<UINT16> over column 0 (items 0..6), rows of 0..2 items */
+  lm_type_field it = {"item", cols[0]->type, true, NULL};
+  lm_type lt;
+  lm_type_list(LM_TYPE_LIST, &it, &lt);
+  lm_buffer *loffs = lm_buffer_new((N + 1) * 4);
+  int32_t lo32[N + 1] = {0, 1, 3, 3, 4, 6, 6, 7};
+  memcpy(loffs->data, lo32, sizeof lo32);
+  lm_array *items = lm_array_retain(cols[0]);
+  lm_buffer *lv = lm_buffer_new(1);
+  lv->data[0] = 0x77; /* row 3 NULL */
+  cols[7] = lm_array_new(lt, N, 1, 0, lv, loffs, NULL, 1, &items, NULL);
+  /* STRUCT<d DECIMAL, s LARGE_VARCHAR> */
+  lm_type_field sf[2] = {{"d", cols[1]->type, true, NULL},
+                         {"s", cols[6]->type, false, NULL}};
+  lm_type stt;
+  lm_type_struct(2, sf, &stt);
+  lm_array *sk[2] = {lm_array_retain(cols[1]), lm_array_retain(cols[6])};
+  cols[8] = lm_array_new(stt, N, 0, 0, NULL, NULL, NULL, 2, sk, NULL);
+  /* DICTIONARY<INT8, DATE32> */
+  lm_type dt;
+  lm_type_dictionary(LM_TYPE_INT8, cols[2]->type, false, &dt);
+  lm_buffer *ix = lm_buffer_new(N);
+  for (int i = 0; i < N; i++)
+    ix->data[i] = (uint8_t)((i * 3) % N);
+  cols[9] = lm_array_new(dt, N, 0, 0, NULL, ix, NULL, 0, NULL,
+                         lm_array_retain(cols[2]));
+  const char *names[NC] = {"u16", "dec",   "date", "t64", "dur",
+                           "fsb", "lutf8", "list", "st",  "dict"};
+  for (int c = 0; c < NC; c++)
+    lm_schema_set_field(s, c, names[c], cols[c]->type, true);
+  return lm_batch_new(s, N, cols);
+}
+
+static void test_arrow_types_roundtrip(void) {
+  lm_batch *full = make_arrow_types_batch();
+  for (int pass = 0; pass < 2; pass++) {
+    lm_batch *b = pass ? lm_batch_slice(full, 2, 4) : lm_batch_retain(full);
+    struct ArrowArray arr;
+    struct ArrowSchema sch;
+    lm_error err = {0};
+    int rc = lm_cdata_export_batch(b, &arr, &sch, &err);
+    CHECK_EQ_I64(rc, 0);
+    if (rc) {
+      fprintf(stderr, "export: %s\n", err.msg);
+      lm_batch_release(b);
+      continue;
+    }
+    CHECK_EQ_STR(sch.children[0]->format, "S");
+    CHECK_EQ_STR(sch.children[1]->format, "d:20,3");
+    CHECK_EQ_STR(sch.children[2]->format, "tdD");
+    CHECK_EQ_STR(sch.children[3]->format, "ttn");
+    CHECK_EQ_STR(sch.children[4]->format, "tDm");
+    CHECK_EQ_STR(sch.children[5]->format, "w:2");
+    CHECK_EQ_STR(sch.children[6]->format, "U");
+    CHECK_EQ_STR(sch.children[7]->format, "+l");
+    CHECK_EQ_STR(sch.children[7]->children[0]->format, "S");
+    CHECK_EQ_STR(sch.children[8]->format, "+s");
+    CHECK_EQ_STR(sch.children[8]->children[1]->name, "s");
+    CHECK_EQ_STR(sch.children[9]->format, "c");
+    CHECK(sch.children[9]->dictionary &&
+          !strcmp(sch.children[9]->dictionary->format, "tdD"));
+    lm_batch *in = NULL;
+    rc = lm_cdata_import_batch(&arr, &sch, &in, &err);
+    CHECK_EQ_I64(rc, 0);
+    if (rc)
+      fprintf(stderr, "import: %s\n", err.msg);
+    sch.release(&sch);
+    if (in) {
+      CHECK_EQ_I64(in->num_rows, b->num_rows);
+      for (int c = 0; c < b->num_columns; c++) {
+        CHECK(lm_type_eq(in->columns[c]->type, b->columns[c]->type));
+        lm_buf x, y;
+        lm_buf_init(&x);
+        lm_buf_init(&y);
+        for (int64_t i = 0; i < b->num_rows; i++) {
+          row_text(&x, b->columns[c], i);
+          row_text(&y, in->columns[c], i);
+        }
+        CHECK(x.len == y.len && !memcmp(x.data, y.data, x.len));
+        if (x.len != y.len || memcmp(x.data, y.data, x.len))
+          fprintf(stderr, "col %d: %.*s vs %.*s\n", c, (int)x.len, x.data,
+                  (int)y.len, y.data);
+        lm_buf_free(&x);
+        lm_buf_free(&y);
+      }
+      /* zero-copy: the decimal values are the exported memory */
+      CHECK(in->columns[1]->values->data == b->columns[1]->values->data);
+      lm_batch_release(in);
+    }
+    lm_batch_release(b);
+  }
+  lm_batch_release(full);
+}
+
+/* Malformed nested/dictionary input: each error names the column. */
+static void test_arrow_types_malformed(void) {
+  for (int kind = 0; kind < 4; kind++) {
+    lm_batch *b = make_arrow_types_batch();
+    struct ArrowArray arr;
+    struct ArrowSchema sch;
+    CHECK_EQ_I64(lm_cdata_export_batch(b, &arr, &sch, NULL), 0);
+    const char *want = NULL;
+    int32_t bad_off[2] = {0, 100};
+    int8_t bad_ix = 9;
+    switch (kind) {
+    case 0: /* a list offset past the items */
+      arr.children[7]->buffers[1] = bad_off;
+      arr.children[7]->length = 1;
+      arr.children[7]->offset = 0;
+      arr.children[7]->null_count = 0;
+      want = "column 'list': offset 100 at row 1 is past the items";
+      arr.length = 1;
+      break;
+    case 1: /* a dictionary index out of range */
+      arr.children[9]->buffers[1] = &bad_ix;
+      arr.children[9]->length = 1;
+      arr.length = 1;
+      want = "column 'dict': dictionary index 9 at row 0";
+      break;
+    case 2: /* a struct child shorter than the struct */
+      arr.children[8]->children[1]->length = 3;
+      want = "column 'st'";
+      break;
+    case 3: /* a dictionary array without its dictionary */
+      arr.children[9]->dictionary = NULL;
+      want = "missing its dictionary";
+      break;
+    }
+    lm_batch *in = NULL;
+    lm_error err = {0};
+    int rc = lm_cdata_import_batch(&arr, &sch, &in, &err);
+    CHECK_EQ_I64(rc, LM_ERR_INVALID);
+    CHECK(in == NULL);
+    if (!strstr(err.msg, want))
+      fprintf(stderr, "kind %d: unexpected message: %s\n", kind, err.msg);
+    CHECK(strstr(err.msg, want) != NULL);
+    sch.release(&sch);
+    lm_batch_release(b);
+  }
+}
+
 int main(void) {
   test_roundtrip_all_types();
   test_roundtrip_slices();
@@ -1039,5 +1236,7 @@ int main(void) {
   test_foreign_special();
   test_malformed();
   test_malformed_parent();
+  test_arrow_types_roundtrip();
+  test_arrow_types_malformed();
   return lm_test_done("test_cdata");
 }

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "format/flatbuf.h"
 #include "format/lm_ipc.h"
@@ -88,6 +89,88 @@ static lm_batch *all_types_batch(lm_schema *s, int64_t n, int seed) {
   return out;
 }
 
+/* lm_ipc_sink_fn collecting into an lm_buf; pieces are counted. */
+static int g_pieces;
+static int buf_sink(void *ctx, const struct iovec *iov, int n, lm_error *err) {
+  (void)err;
+  for (int i = 0; i < n; i++)
+    if (lm_buf_append(ctx, iov[i].iov_base, iov[i].iov_len))
+      return LM_ERR_NOMEM;
+  g_pieces += n;
+  return 0;
+}
+
+static int fail_sink(void *ctx, const struct iovec *iov, int n, lm_error *err) {
+  (void)ctx;
+  (void)iov;
+  (void)n;
+  return lm_err(err, LM_ERR_IO, "sink: write: Broken pipe");
+}
+
+/* The sink writer (gathered bodies) produces exactly `want`; a stream
+ * `want` read through reserve/commit (max bytes per read: 1, 13, 1 MiB)
+ * gives the batches of `in`. */
+static void check_sink_and_direct(lm_schema *s, const lm_batch *const *in,
+                                  int n, bool file,
+                                  const lm_ipc_write_options *o,
+                                  const lm_buf *want) {
+  lm_buf got;
+  lm_buf_init(&got);
+  lm_ipc_writer *w;
+  lm_error err = {0};
+  CHECK_EQ_I64(lm_ipc_writer_new_sink(s, file, o, buf_sink, &got, &w, &err), 0);
+  for (int i = 0; i < n; i++)
+    CHECK_EQ_I64(lm_ipc_writer_write(w, in[i], &err), 0);
+  CHECK_EQ_I64(lm_ipc_writer_finish(w, &err), 0);
+  lm_ipc_writer_free(w);
+  CHECK_EQ_I64((int64_t)got.len, (int64_t)want->len);
+  CHECK(got.len == want->len && memcmp(got.data, want->data, got.len) == 0);
+  lm_buf_free(&got);
+  /* a failing sink: the error is returned and repeated */
+  if (n > 0) {
+    int frc = lm_ipc_writer_new_sink(s, file, o, fail_sink, NULL, &w, &err);
+    CHECK_EQ_I64(frc, LM_ERR_IO);
+    if (frc != LM_ERR_IO)
+      fprintf(stderr, "fail_sink: %d %s\n", frc, err.msg);
+    CHECK(w == NULL && strstr(err.msg, "Broken pipe") != NULL);
+  }
+  if (file)
+    return;
+  static const size_t maxes[3] = {1, 13, (size_t)1 << 20};
+  for (int m = 0; m < 3; m++) {
+    lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(NULL, "direct");
+    lm_ipc_stream_reader_keep_dictionaries(r, true);
+    size_t at = 0;
+    int rc = 0, k = 0;
+    while (rc == 0 && at < want->len) {
+      void *p;
+      size_t room;
+      rc = lm_ipc_stream_reader_reserve(r, maxes[m], &p, &room, &err);
+      if (rc)
+        break;
+      CHECK(room >= 1 && room <= maxes[m]);
+      size_t take = LM_MIN(room, want->len - at);
+      memcpy(p, want->data + at, take);
+      at += take;
+      rc = lm_ipc_stream_reader_commit(r, take, &err);
+      lm_batch *b;
+      while ((b = lm_ipc_stream_reader_next(r)) != NULL) {
+        CHECK(k < n && b->num_rows == in[k]->num_rows);
+        k++;
+        lm_batch_release(b);
+      }
+    }
+    if (rc == 0)
+      rc = lm_ipc_stream_reader_finish(r, &err);
+    CHECK_EQ_I64(rc, 0);
+    if (rc)
+      fprintf(stderr, "direct read: %s\n", err.msg);
+    CHECK_EQ_I64(k, n);
+    CHECK(lm_ipc_stream_reader_done(r));
+    lm_ipc_stream_reader_free(r);
+  }
+}
+
 /* Writes batches, reads them back with the file and/or stream reader and
  * compares the dumps. */
 static bool g_dict; /* roundtrip() with dictionary_encode_utf8 */
@@ -108,6 +191,7 @@ static void roundtrip(lm_schema *s, lm_batch **bs, int n, bool file, int align,
   }
   CHECK(lm_ipc_writer_finish(w, &err) == 0);
   lm_ipc_writer_free(w);
+  check_sink_and_direct(s, (const lm_batch *const *)bs, n, file, &o, &out);
   const lm_ipc_kv *rkv = NULL;
   int nkv;
   if (file) {
@@ -442,17 +526,16 @@ static void test_deep_nesting(void) {
 }
 
 static void test_unsupported(void) {
-  /* an Int(32, unsigned) column */
+  /* a Date(MILLISECOND) column (Date64) */
   lm_fb_builder b;
   lm_fb_builder_init(&b);
   lm_fb_ref name = lm_fb_create_string(&b, "u", 1);
   lm_fb_table_start(&b);
-  lm_fb_add_i32(&b, 0, 32);
-  lm_fb_add_u8(&b, 1, 0);
+  lm_fb_add_i16(&b, 0, 1);
   lm_fb_ref type = lm_fb_table_end(&b);
   lm_fb_table_start(&b);
   lm_fb_add_ref(&b, 0, name);
-  lm_fb_add_u8(&b, 2, 2);
+  lm_fb_add_u8(&b, 2, 8);
   lm_fb_add_ref(&b, 3, type);
   lm_fb_ref field = lm_fb_table_end(&b);
   lm_fb_ref fields = lm_fb_create_ref_vector(&b, &field, 1);
@@ -475,7 +558,7 @@ static void test_unsupported(void) {
   lm_error err;
   CHECK_EQ_I64(try_read((const uint8_t *)s.data, s.len, false, &err),
                LM_ERR_PARSE);
-  CHECK(strstr(err.msg, "unsupported Arrow type UInt32 in column 'u'") != NULL);
+  CHECK(strstr(err.msg, "unsupported Arrow type Date64 in column 'u'") != NULL);
   lm_buf_free(&s);
   lm_fb_builder_free(&b);
 }
@@ -902,6 +985,226 @@ static void test_dictionary_write(void) {
   lm_schema_release(s);
 }
 
+/* ----------------------------------------------- the other Arrow types */
+
+static void text_of(lm_buf *out, const lm_batch *b) {
+  for (int c = 0; c < b->num_columns; c++)
+    for (int64_t i = 0; i < b->num_rows; i++) {
+      lm_array_format_value(out, b->columns[c], i, "<null>");
+      lm_buf_putc(out, '|');
+    }
+}
+
+/* 6 rows: UINT64, FLOAT16, DECIMAL128(12,4), LIST<INT32>, STRUCT<a BIGINT,
+ * b BYTEA>, DICTIONARY<UINT8, VARCHAR>, TIME32(ms). */
+static lm_batch *arrow_types_batch(void) {
+  enum { N = 6, NC = 7 };
+  lm_array *cols[NC];
+  lm_builder b;
+  lm_type flat[3] = {lm_type_make(LM_TYPE_UINT64),
+                     lm_type_make(LM_TYPE_FLOAT16),
+                     lm_type_unit(LM_TYPE_TIME32, LM_UNIT_MILLI)};
+  int at[3] = {0, 1, 6};
+  for (int k = 0; k < 3; k++) {
+    lm_builder_init(&b, flat[k], N);
+    for (int i = 0; i < N; i++) {
+      if (i == 2 + k)
+        lm_builder_append_null(&b);
+      else if (k == 1)
+        lm_builder_append_double(&b, i * 0.75 - 1);
+      else
+        lm_builder_append_int(&b, k == 0 ? -1 - i : i * 3723004);
+    }
+    lm_builder_finish(&b, &cols[at[k]]);
+    lm_builder_free(&b);
+  }
+  lm_buffer *dv = lm_buffer_new(N * 16);
+  for (int i = 0; i < N; i++) {
+    int64_t lo = (i - 2) * INT64_C(98765432101), hi = lo < 0 ? -1 : 0;
+    memcpy(dv->data + i * 16, &lo, 8);
+    memcpy(dv->data + i * 16 + 8, &hi, 8);
+  }
+  cols[2] = lm_array_new(lm_type_decimal128(12, 4), N, 0, 0, NULL, dv, NULL, 0,
+                         NULL, NULL);
+  /* LIST<INT32>: items 0..8 */
+  lm_builder_init(&b, lm_type_make(LM_TYPE_INT32), 9);
+  for (int i = 0; i < 9; i++)
+    i == 4 ? lm_builder_append_null(&b) : lm_builder_append_int(&b, i * 11);
+  lm_array *items;
+  lm_builder_finish(&b, &items);
+  lm_builder_free(&b);
+  lm_type_field it = {"item", items->type, true, NULL};
+  lm_type lt;
+  lm_type_list(LM_TYPE_LIST, &it, &lt);
+  int32_t offs[N + 1] = {0, 2, 2, 5, 6, 6, 9};
+  lm_buffer *ob = lm_buffer_new(sizeof offs);
+  memcpy(ob->data, offs, sizeof offs);
+  lm_buffer *lv = lm_buffer_new(1);
+  lv->data[0] = 0x3B; /* row 2 NULL */
+  cols[3] = lm_array_new(lt, N, 1, 0, lv, ob, NULL, 1, &items, NULL);
+  /* STRUCT<a BIGINT, b BYTEA> */
+  lm_builder_init(&b, lm_type_make(LM_TYPE_INT64), N);
+  lm_builder bb;
+  lm_builder_init(&bb, lm_type_make(LM_TYPE_BINARY), N);
+  for (int i = 0; i < N; i++) {
+    lm_builder_append_int(&b, i * -1000);
+    i == 1 ? lm_builder_append_null(&bb)
+           : lm_builder_append_str(&bb, &"\x00\x01\xfe\xff"[i % 4], i % 3);
+  }
+  lm_array *sk[2];
+  lm_builder_finish(&b, &sk[0]);
+  lm_builder_finish(&bb, &sk[1]);
+  lm_builder_free(&b);
+  lm_builder_free(&bb);
+  lm_type_field sf[2] = {{"a", sk[0]->type, false, NULL},
+                         {"b", sk[1]->type, true, NULL}};
+  lm_type st;
+  lm_type_struct(2, sf, &st);
+  lm_buffer *sv = lm_buffer_new(1);
+  sv->data[0] = 0x2F; /* row 4 NULL */
+  cols[4] = lm_array_new(st, N, 1, 0, sv, NULL, NULL, 2, sk, NULL);
+  /* DICTIONARY<UINT8, VARCHAR> */
+  lm_builder_init(&b, lm_type_make(LM_TYPE_UTF8), 3);
+  lm_builder_append_str(&b, "red", 3);
+  lm_builder_append_str(&b, "", 0);
+  lm_builder_append_str(&b, "blue", 4);
+  lm_array *dict;
+  lm_builder_finish(&b, &dict);
+  lm_builder_free(&b);
+  lm_type dt;
+  lm_type_dictionary(LM_TYPE_UINT8, dict->type, false, &dt);
+  lm_buffer *ix = lm_buffer_new(N);
+  uint8_t ixv[N] = {2, 0, 0, 1, 2, 1};
+  memcpy(ix->data, ixv, N);
+  lm_buffer *xv = lm_buffer_new(1);
+  xv->data[0] = 0x37; /* row 3 NULL */
+  cols[5] = lm_array_new(dt, N, 1, 0, xv, ix, NULL, 0, NULL, dict);
+  lm_schema *s = lm_schema_new(NC);
+  const char *names[NC] = {"u64", "f16", "dec", "list", "st", "dict", "t32"};
+  for (int c = 0; c < NC; c++)
+    lm_schema_set_field(s, c, names[c], cols[c]->type, true);
+  return lm_batch_new(s, N, cols);
+}
+
+/* Writes the batch, a slice of it and the batch again with another
+ * dictionary; reads it back with dictionaries kept and decoded. */
+static void test_arrow_types(void) {
+  lm_batch *b = arrow_types_batch();
+  lm_batch *sl = lm_batch_slice(b, 1, 4);
+  /* the same rows with a replaced dictionary ("x", "red", "", "blue") */
+  lm_array *d5 = b->columns[5];
+  lm_builder sb;
+  lm_builder_init(&sb, lm_type_make(LM_TYPE_UTF8), 4);
+  lm_builder_append_str(&sb, "x", 1);
+  for (int64_t i = 0; i < d5->dictionary->length; i++)
+    lm_builder_append_from(&sb, d5->dictionary, i);
+  lm_array *nd;
+  lm_builder_finish(&sb, &nd);
+  lm_builder_free(&sb);
+  lm_buffer *ix = lm_buffer_new(6);
+  for (int i = 0; i < 6; i++)
+    ix->data[i] = (uint8_t)(d5->values->data[i] + 1);
+  lm_array *cols[7];
+  for (int c = 0; c < 7; c++)
+    cols[c] =
+        c == 5 ? lm_array_new(d5->type, 6, 1, 0, lm_buffer_retain(d5->validity),
+                              ix, NULL, 0, NULL, nd)
+               : lm_array_retain(b->columns[c]);
+  lm_batch *b2 = lm_batch_new(lm_schema_retain(b->schema), 6, cols);
+  const lm_batch *in[3] = {b, sl, b2};
+  lm_buf want;
+  lm_buf_init(&want);
+  for (int k = 0; k < 3; k++)
+    text_of(&want, in[k]);
+  for (int file = 0; file < 2; file++)
+    for (int comp = 0; comp < 3; comp++)
+      for (int keep = 0; keep < 2; keep++) {
+        lm_buf out, got;
+        lm_buf_init(&out);
+        lm_buf_init(&got);
+        lm_ipc_write_options o = {comp == 2 ? 64 : 8, comp, 0, NULL, false};
+        lm_ipc_writer *w;
+        lm_error err = {0};
+        CHECK_EQ_I64(lm_ipc_writer_new(b->schema, file, &o, &out, &w, &err), 0);
+        for (int k = 0; k < 3; k++)
+          CHECK_EQ_I64(lm_ipc_writer_write(w, in[k], &err), 0);
+        CHECK_EQ_I64(lm_ipc_writer_finish(w, &err), 0);
+        lm_ipc_writer_free(w);
+        check_sink_and_direct(b->schema, in, 3, file, &o, &out);
+        int n = 0;
+        lm_schema *rs = NULL;
+        if (file) {
+          lm_ipc_file_reader *r;
+          int rc = lm_ipc_file_open_memory(out.data, out.len, NULL, NULL,
+                                           "t.arrow", &r, &err);
+          CHECK_EQ_I64(rc, 0);
+          if (rc) {
+            fprintf(stderr, "%s\n", err.msg);
+            continue;
+          }
+          lm_ipc_file_reader_keep_dictionaries(r, keep);
+          lm_batch *x;
+          while (lm_ipc_file_next(r, &x, &err) == 0 && x) {
+            text_of(&got, x);
+            n++;
+            lm_batch_release(x);
+          }
+          rs = lm_schema_retain(lm_ipc_file_schema(r));
+          lm_ipc_file_reader_free(r);
+        } else {
+          lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(NULL, "t.arrows");
+          lm_ipc_stream_reader_keep_dictionaries(r, keep);
+          int rc = lm_ipc_stream_reader_feed(r, out.data, out.len, &err);
+          CHECK_EQ_I64(rc, 0);
+          if (rc)
+            fprintf(stderr, "%s\n", err.msg);
+          lm_batch *x;
+          while ((x = lm_ipc_stream_reader_next(r)) != NULL) {
+            text_of(&got, x);
+            n++;
+            lm_batch_release(x);
+          }
+          rs = lm_schema_retain(lm_ipc_stream_reader_schema(r));
+          lm_ipc_stream_reader_free(r);
+        }
+        CHECK_EQ_I64(n, 3);
+        CHECK(got.len == want.len && !memcmp(got.data, want.data, want.len));
+        if (rs) {
+          for (int c = 0; c < 7; c++) {
+            lm_type t = b->schema->fields[c].type;
+            if (c == 5 && !keep)
+              t = lm_type_make(LM_TYPE_UTF8);
+            CHECK(lm_type_eq(rs->fields[c].type, t));
+          }
+          lm_schema_release(rs);
+        }
+        lm_buf_free(&got);
+        /* hostile input: every truncation, and a bit flip at every byte,
+         * of the uncompressed files */
+        if (comp == 0 && keep == 0) {
+          const uint8_t *p = (const uint8_t *)out.data;
+          for (size_t cut = 0; cut < out.len; cut += 7) {
+            lm_error e = {0};
+            if (try_read(p, cut, file, &e) != 0)
+              CHECK(strstr(e.msg, "byte ") != NULL || cut < 8);
+          }
+          uint8_t *cp = malloc(out.len);
+          for (size_t i = 0; i < out.len; i++) {
+            memcpy(cp, p, out.len);
+            cp[i] ^= (uint8_t)(1u << (i % 8));
+            lm_error e = {0};
+            try_read(cp, out.len, file, &e);
+          }
+          free(cp);
+        }
+        lm_buf_free(&out);
+      }
+  lm_buf_free(&want);
+  lm_batch_release(b2);
+  lm_batch_release(sl);
+  lm_batch_release(b);
+}
+
 int main(void) {
   test_dictionary_read();
   test_dictionary_write();
@@ -911,5 +1214,6 @@ int main(void) {
   test_hostile();
   test_deep_nesting();
   test_unsupported();
+  test_arrow_types();
   return lm_test_done("test_ipc");
 }

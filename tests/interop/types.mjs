@@ -1,0 +1,471 @@
+// types.mjs — interop for the Arrow types beyond the first set (issue 3,
+// item 1): unsigned ints, Float16, Decimal128, Date32, Time32/64, Duration,
+// Interval(MonthDayNano), LargeUtf8, Binary, LargeBinary, FixedSizeBinary,
+// List, LargeList, Struct and Dictionary (with replacement and deltas).
+//
+//   node types.mjs write DIR          apache-arrow writes DIR/NAME.arrow,
+//                                     NAME.arrows (and NAME.zstd.arrows,
+//                                     NAME.lz4.arrow when the zstd / lz4
+//                                     command-line tools exist) and
+//                                     NAME.expected.json
+//   node types.mjs ndjson FILE EXP    checks Laminar's NDJSON of a fixture
+//   node types.mjs read FILE EXP      apache-arrow reads FILE (Arrow written
+//                                     by Laminar) and checks types and values
+//
+// The expectation holds, per column, the apache-arrow type text, the
+// nullability and each value in Laminar's text form (lm_array_format_value /
+// lm_array_format_json: decimals exact, binary as \x hex, DATE "YYYY-MM-DD",
+// TIME "HH:MM:SS[.ffffff]", DURATION "[-][N days ]HH:MM:SS[.f]", intervals
+// PostgreSQL style, lists as arrays, structs as objects, dictionaries as
+// their values), computed from the values put in, never read back.
+// Compression: apache-arrow 21 compresses and decompresses through codecs
+// registered in compressionRegistry; Node 20 has neither LZ4 frame nor
+// zstd, so the codecs here run the `zstd` / `lz4` tools (skipped, with a
+// note, when they are missing).
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import * as A from 'apache-arrow';
+
+const fail = (m) => { const e = new Error(m); e.interop = true; throw e; };
+
+// ---------------------------------------------------------------- codecs
+
+function haveTool(t) {
+  try { execFileSync(t, ['--version'], { stdio: 'ignore' }); return true; } catch { return false; }
+}
+const TOOLS = { zstd: haveTool('zstd'), lz4: haveTool('lz4') };
+const run = (tool, args, input) => new Uint8Array(execFileSync(tool, args, { input, maxBuffer: 1 << 30 }));
+if (TOOLS.zstd)
+  A.compressionRegistry.set(A.CompressionType.ZSTD, {
+    encode: (d) => run('zstd', ['-q', '-c'], d), decode: (d) => run('zstd', ['-q', '-d', '-c'], d),
+  });
+if (TOOLS.lz4)
+  A.compressionRegistry.set(A.CompressionType.LZ4_FRAME, {
+    encode: (d) => run('lz4', ['-q', '-c'], d), decode: (d) => run('lz4', ['-q', '-d', '-c'], d),
+  });
+
+// ---------------------------------------------------------------- text forms
+
+const pad = (n, w) => String(n).padStart(w, '0');
+const NS = { SECOND: 1000000000n, MILLISECOND: 1000000n, MICROSECOND: 1000n, NANOSECOND: 1n };
+const unitName = (u) => ['SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND'][u];
+
+function civil(z) { // days since epoch -> [y, m, d] (H. Hinnant)
+  z += 719468;
+  const era = Math.floor(z / 146097), doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1, m = mp < 10 ? mp + 3 : mp - 9;
+  return [era * 400 + yoe + (m <= 2 ? 1 : 0), m, d];
+}
+function hmsNs(ns) { // BigInt >= 0
+  const secs = ns / 1000000000n, frac = ns % 1000000000n;
+  let s = `${pad(secs / 3600n, 2)}:${pad((secs / 60n) % 60n, 2)}:${pad(secs % 60n, 2)}`;
+  if (frac % 1000n) s += '.' + pad(frac, 9);
+  else if (frac) s += '.' + pad(frac / 1000n, 6);
+  return s;
+}
+function durationText(v, unit) {
+  v = BigInt(v);
+  const neg = v < 0n, a = neg ? -v : v, per = NS[unit];
+  const perDay = 86400000000000n / per, days = a / perDay, rem = a % perDay;
+  let s = neg ? '-' : '';
+  if (days) { s += `${days} day${days === 1n ? '' : 's'}`; if (!rem) return s; s += ' '; }
+  return s + hmsNs(rem * per);
+}
+function mdnText(months, days, ns) {
+  const parts = [];
+  const y = Math.trunc(months / 12), mo = months % 12;
+  if (y) parts.push(`${y} year${Math.abs(y) === 1 ? '' : 's'}`);
+  if (mo) parts.push(`${mo} mon${Math.abs(mo) === 1 ? '' : 's'}`);
+  if (days) parts.push(`${days} day${Math.abs(days) === 1 ? '' : 's'}`);
+  if (parts.length && ns === 0n) return parts.join(' ');
+  parts.push((ns < 0n ? '-' : '') + hmsNs(ns < 0n ? -ns : ns));
+  return parts.join(' ');
+}
+function decimalText(big, scale) {
+  const neg = big < 0n;
+  let digits = (neg ? -big : big).toString();
+  if (scale <= 0) return (neg ? '-' : '') + digits + '0'.repeat(-scale);
+  if (digits.length <= scale) digits = '0'.repeat(scale - digits.length + 1) + digits;
+  return (neg ? '-' : '') + digits.slice(0, digits.length - scale) + '.' + digits.slice(digits.length - scale);
+}
+const hex = (u8) => '\\x' + [...u8].map((b) => pad(b.toString(16), 2)).join('');
+
+// A value as a "jv": null | {num: text} | string | [jv] | {obj: [[k, jv]]},
+// the shape of Laminar's NDJSON. `v` is apache-arrow's get() of row i of
+// Data d (decimals and intervals are read from the buffers).
+function jvOf(type, d, i) {
+  const j = d.offset + i;
+  const bm = d.nullBitmap;
+  if (type.typeId === A.Type.Null) return null;
+  if (bm && bm.length && !((bm[j >> 3] >> (j & 7)) & 1)) return null;
+  switch (type.typeId) {
+    case A.Type.Int: return { num: String(A.makeVector(d).get(i)) };
+    case A.Type.Float: return { num: String(A.makeVector(d).get(i)), float: type.precision };
+    case A.Type.Decimal: {
+      const w = d.values; // Uint32Array, 4 words per value
+      let big = 0n;
+      for (let k = 3; k >= 0; k--) big = (big << 32n) | BigInt(w[j * 4 + k]);
+      big = BigInt.asIntN(128, big);
+      return { num: decimalText(big, type.scale) };
+    }
+    case A.Type.Date: {
+      const [y, m, dd] = civil(Number(d.values[j]));
+      return `${pad(y, 4)}-${pad(m, 2)}-${pad(dd, 2)}`;
+    }
+    case A.Type.Time: return hmsNs(BigInt(d.values[j]) * NS[unitName(type.unit)]);
+    case A.Type.Duration: return durationText(d.values[j], unitName(type.unit));
+    case A.Type.Interval: {
+      const v = d.values; // Int32Array: months, days, ns lo, ns hi
+      const ns = BigInt.asIntN(64, (BigInt(v[j * 4 + 3] >>> 0) << 32n) | BigInt(v[j * 4 + 2] >>> 0));
+      return mdnText(v[j * 4], v[j * 4 + 1], ns);
+    }
+    case A.Type.Utf8:
+    case A.Type.LargeUtf8: return A.makeVector(d).get(i);
+    case A.Type.Binary:
+    case A.Type.LargeBinary:
+    case A.Type.FixedSizeBinary: return hex(A.makeVector(d).get(i));
+    case A.Type.Bool: return { num: String(A.makeVector(d).get(i)) };
+    case A.Type.List:
+    case A.Type.LargeList: {
+      const o = d.valueOffsets, s = Number(o[j]), e = Number(o[j + 1]);
+      const c = d.children[0];
+      const out = [];
+      for (let k = s; k < e; k++) out.push(jvOf(c.type, c, k - c.offset));
+      return out;
+    }
+    case A.Type.Struct:
+      return { obj: type.children.map((f, k) => [f.name, jvOf(f.type, d.children[k], j - d.children[k].offset)]) };
+    case A.Type.Dictionary: {
+      const dict = d.dictionary.data; // chunks
+      let idx = Number(d.values[j]);
+      for (const c of dict) { if (idx < c.length) return jvOf(c.type, c, idx); idx -= c.length; }
+      fail(`dictionary index out of range at row ${i}`);
+    }
+    // falls through
+    default: fail(`no text form for ${type}`);
+  }
+}
+
+// Parses one NDJSON line into jvs, keeping number tokens as text.
+function parseJson(s) {
+  let p = 0;
+  const ws = () => { while (' \t\r\n'.includes(s[p]) && p < s.length) p++; };
+  const val = () => {
+    ws();
+    const c = s[p];
+    if (c === '{') {
+      p++; const obj = []; ws();
+      if (s[p] === '}') { p++; return { obj }; }
+      for (;;) { ws(); const k = str(); ws(); p++; const v = val(); obj.push([k, v]); ws(); if (s[p++] === '}') return { obj }; }
+    }
+    if (c === '[') {
+      p++; const arr = []; ws();
+      if (s[p] === ']') { p++; return arr; }
+      for (;;) { arr.push(val()); ws(); if (s[p++] === ']') return arr; }
+    }
+    if (c === '"') return str();
+    if (s.startsWith('null', p)) { p += 4; return null; }
+    if (s.startsWith('true', p)) { p += 4; return { num: 'true' }; }
+    if (s.startsWith('false', p)) { p += 5; return { num: 'false' }; }
+    const m = /^-?[0-9.eE+-]+/.exec(s.slice(p));
+    if (!m) fail(`bad JSON at ${p}: ${s.slice(p, p + 20)}`);
+    p += m[0].length;
+    return { num: m[0] };
+  };
+  const str = () => {
+    const m = /^"(?:[^"\\]|\\.)*"/.exec(s.slice(p));
+    if (!m) fail(`bad JSON string at ${p}`);
+    p += m[0].length;
+    return JSON.parse(m[0]);
+  };
+  return val();
+}
+
+const toHalfTol = (a, b) => Math.abs(a - b) <= Math.abs(b) * 2 ** -10 || (Object.is(a, b));
+function same(a, b, path) {
+  if (a === null || b === null) { if (a !== b) fail(`${path}: ${show(a)} != expected ${show(b)}`); return; }
+  if (typeof b === 'string') { if (a !== b) fail(`${path}: ${show(a)} != expected ${show(b)}`); return; }
+  if (Array.isArray(b)) {
+    if (!Array.isArray(a) || a.length !== b.length) fail(`${path}: ${show(a)} != expected ${show(b)}`);
+    b.forEach((x, k) => same(a[k], x, `${path}[${k}]`));
+    return;
+  }
+  if (b.obj) {
+    if (!a || !a.obj || a.obj.length !== b.obj.length) fail(`${path}: ${show(a)} != expected ${show(b)}`);
+    b.obj.forEach(([k, x], n) => { if (a.obj[n][0] !== k) fail(`${path}: key ${a.obj[n][0]} != ${k}`); same(a.obj[n][1], x, `${path}.${k}`); });
+    return;
+  }
+  if (!a || a.num === undefined) fail(`${path}: ${show(a)} != expected ${show(b)}`);
+  if (b.float !== undefined) {
+    const x = Number(a.num), y = Number(b.num);
+    const ok = b.float === A.Precision.HALF ? toHalfTol(x, y)
+      : b.float === A.Precision.SINGLE ? Math.fround(x) === Math.fround(y) || (isNaN(x) && isNaN(y)) : x === y || (isNaN(x) && isNaN(y));
+    if (!ok) fail(`${path}: ${a.num} != expected ${b.num}`);
+    return;
+  }
+  if (a.num !== b.num) fail(`${path}: ${a.num} != expected ${b.num}`);
+}
+const show = (x) => JSON.stringify(x);
+
+// ---------------------------------------------------------------- fixtures
+
+const F = (name, type, nullable = true) => new A.Field(name, type, nullable);
+const item = (t) => new A.Field('item', t, true);
+
+function decData(type, vals) { // BigInt values
+  const n = vals.length;
+  const w = new Uint32Array(n * 4);
+  const bm = new Uint8Array(Math.max(1, (n + 7) >> 3));
+  let nulls = 0;
+  vals.forEach((v, i) => {
+    if (v == null) { nulls++; w[i * 4] = 0xdead; return; }
+    bm[i >> 3] |= 1 << (i & 7);
+    let x = BigInt.asUintN(128, v);
+    for (let k = 0; k < 4; k++) { w[i * 4 + k] = Number(x & 0xffffffffn); x >>= 32n; }
+  });
+  return A.makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls ? bm : undefined, data: w });
+}
+function mdnData(type, vals) { // [months, days, nsBigInt]
+  const n = vals.length;
+  const w = new Int32Array(n * 4);
+  const bm = new Uint8Array(Math.max(1, (n + 7) >> 3));
+  let nulls = 0;
+  vals.forEach((v, i) => {
+    if (v == null) { nulls++; return; }
+    bm[i >> 3] |= 1 << (i & 7);
+    const ns = BigInt.asUintN(64, v[2]);
+    w.set([v[0], v[1], Number(ns & 0xffffffffn) | 0, Number(ns >> 32n) | 0], i * 4);
+  });
+  return A.makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls ? bm : undefined, data: w });
+}
+function dataOf(type, vals) {
+  if (type.typeId === A.Type.Decimal) return decData(type, vals);
+  if (type.typeId === A.Type.Interval) return mdnData(type, vals);
+  return A.vectorFromArray(vals, type).data[0];
+}
+
+const u8 = (...b) => new Uint8Array(b);
+const te = new TextEncoder();
+
+function flatColumns() {
+  return [
+    [F('u8', new A.Uint8()), [0, 255, null, 7], [128, null]],
+    [F('u16', new A.Uint16()), [0, 65535, 1, null], [null, 40000]],
+    [F('u32', new A.Uint32()), [0, 4294967295, null, 3], [2147483648, 1]],
+    [F('u64', new A.Uint64()), [0n, 18446744073709551615n, 9223372036854775808n, null], [1n, null]],
+    [F('f16', new A.Float16()), [0.5, -1.25, 65504, null], [0.0009765625, -0]],
+    [F('dec', new A.Decimal(2, 10, 128)), [12345n, -5n, 0n, null], [99999999n, -100n]],
+    [F('dec38', new A.Decimal(10, 38, 128)), [10n ** 37n + 1n, -(10n ** 38n - 1n), null, 1n], [0n, -1n]],
+    [F('dec_neg_scale', new A.Decimal(-3, 5, 128)), [12n, -7n, null, 0n], [1n, null]],
+    [F('date', new A.DateDay()), [0, 86400000 * 365, -86400000, null], [86400000 * 18000, 951782400000]],
+    [F('t32s', new A.TimeSecond()), [0, 86399, null, 3600], [1, 45296]],
+    [F('t32ms', new A.TimeMillisecond()), [0, 86399999, 1, null], [45296789, null]],
+    [F('t64us', new A.TimeMicrosecond()), [0n, 86399999999n, null, 1n], [45296789012n, 500000n]],
+    [F('t64ns', new A.TimeNanosecond()), [0n, 86399999999999n, 1n, null], [45296789012345n, 1000n]],
+    [F('dur_s', new A.DurationSecond()), [0n, 90061n, -1n, null], [86400n, -172801n]],
+    [F('dur_ms', new A.DurationMillisecond()), [1n, -1500n, null, 86400000n], [3723004n, 0n]],
+    [F('dur_us', new A.DurationMicrosecond()), [5n, -3600000000n, 86400000001n, null], [1n, null]],
+    [F('dur_ns', new A.DurationNanosecond()), [1n, 1000n, -86400000000001n, null], [9223372036854775807n, 0n]],
+    [F('mdn', new A.IntervalMonthDayNano()), [[1, 2, 3000000000n], [14, 0, 0n], null, [0, 0, 0n]], [[-1, -2, -1500n], [0, 3, 90061000000001n]]],
+    [F('lutf8', new A.LargeUtf8()), ['', 'héllo', null, 'x'.repeat(300)], ['"quoted", comma', 'line\nbreak']],
+    [F('bin', new A.Binary()), [u8(), u8(0, 1, 255), null, te.encode('abc')], [u8(0x5c), null]],
+    [F('lbin', new A.LargeBinary()), [u8(9), null, u8(), u8(1, 2, 3, 4)], [u8(0xde, 0xad), u8(0)]],
+    [F('fsb', new A.FixedSizeBinary(3)), [u8(1, 2, 3), null, u8(0, 0, 0), u8(255, 254, 253)], [u8(7, 7, 7), null]],
+    [F('u64_nn', new A.Uint64(), false), [1n, 2n, 3n, 4n], [5n, 6n]],
+  ];
+}
+
+function nestedColumns() {
+  const st = new A.Struct([F('a', new A.Int32()), F('b', new A.Utf8()), F('c', new A.List(item(new A.Float64())))]);
+  const ls = new A.List(item(new A.Struct([F('x', new A.Int16()), F('y', new A.Binary())])));
+  return [
+    [F('li', new A.List(item(new A.Int32()))), [[1, 2], null, [], [null, 3]], [[4], [5, 6, 7]]],
+    [F('ls', new A.List(item(new A.Utf8()))), [['a', ''], ['b', null], null, []], [['c,"d"'], null]],
+    [F('ll', new A.LargeList(item(new A.Int64()))), [[1n], [], null, [9223372036854775807n, -1n]], [null, [0n]]],
+    [F('st', st), [{ a: 1, b: 'x', c: [1.5] }, null, { a: null, b: null, c: null }, { a: -7, b: 'y', c: [] }],
+      [{ a: 2, b: '', c: [0.25, -1] }, null]],
+    [F('lst', ls), [[{ x: 1, y: u8(1) }, null], null, [], [{ x: null, y: null }]], [[{ x: -2, y: u8() }], [null]]],
+    [F('lli', new A.List(item(new A.List(item(new A.Int8()))))), [[[1], [2, 3]], null, [[]], [null]], [[[4, 5, 6]], []]],
+  ];
+}
+
+function expectedOf(type, v) { // jv of a JS input value
+  if (v == null) return null;
+  switch (type.typeId) {
+    case A.Type.Int: return { num: String(v) };
+    case A.Type.Float: return { num: String(v), float: type.precision };
+    case A.Type.Decimal: return { num: decimalText(BigInt(v), type.scale) };
+    case A.Type.Date: {
+      const [y, m, d] = civil(Math.floor(v / 86400000));
+      return `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+    }
+    case A.Type.Time: return hmsNs(BigInt(v) * NS[unitName(type.unit)]);
+    case A.Type.Duration: return durationText(v, unitName(type.unit));
+    case A.Type.Interval: return mdnText(v[0], v[1], v[2]);
+    case A.Type.Utf8:
+    case A.Type.LargeUtf8: return v;
+    case A.Type.Binary:
+    case A.Type.LargeBinary:
+    case A.Type.FixedSizeBinary: return hex(v);
+    case A.Type.List:
+    case A.Type.LargeList: return v.map((x) => expectedOf(type.children[0].type, x));
+    case A.Type.Struct: return { obj: type.children.map((f) => [f.name, expectedOf(f.type, v[f.name])]) };
+    case A.Type.Dictionary: return expectedOf(type.dictionary, v);
+    default: fail(`no expectation for ${type}`);
+  }
+}
+
+// cols: [[field, batch1 values, batch2 values]]: two batches, the second
+// built inside a longer one and sliced (non-zero offsets), plus a whole
+// RecordBatch.slice of the first.
+function fixture(name, cols) {
+  const schema = new A.Schema(cols.map((c) => c[0]));
+  const mk = (vals) => {
+    const len = vals[0].length;
+    const kids = cols.map((c, k) => dataOf(c[0].type, vals[k]));
+    return new A.RecordBatch(schema, A.makeData({ type: new A.Struct(schema.fields), length: len, nullCount: 0, children: kids }));
+  };
+  const b1 = cols.map((c) => c[1]);
+  // batch 2: [b1 rows][b2 rows], sliced to the b2 rows
+  const both = mk(cols.map((c) => [...c[1], ...c[2]]));
+  const n1 = cols[0][1].length, n2 = cols[0][2].length;
+  const b2 = both.slice(n1, n1 + n2);
+  const b3 = mk(b1).slice(1, 3);
+  const rbs = [mk(b1), b2, b3];
+  const rows = [
+    ...b1[0].map((_, i) => cols.map((c) => c[1][i])),
+    ...cols[0][2].map((_, i) => cols.map((c) => c[2][i])),
+    ...[1, 2].map((i) => cols.map((c) => c[1][i])),
+  ];
+  return { name, schema, rbs, rows };
+}
+
+// Dictionaries: batches sharing a growing dictionary (apache-arrow writes
+// deltas or replacements itself) and a replaced one.
+function dictFixture() {
+  const t1 = new A.Dictionary(new A.Utf8(), new A.Int8(), 0);
+  const t2 = new A.Dictionary(new A.Int64(), new A.Uint16(), 1);
+  const t3 = new A.Dictionary(new A.DateDay(), new A.Int32(), 2);
+  const schema = new A.Schema([F('d_utf8', t1), F('d_i64', t2), F('d_date', t3)]);
+  const dv1 = A.vectorFromArray(['apple', 'banana', ''], new A.Utf8());
+  const dv1b = dv1.concat(A.vectorFromArray(['cherry'], new A.Utf8())); // a delta
+  const dv1c = A.vectorFromArray(['zeta', 'apple'], new A.Utf8()); // replaces
+  const dv2 = A.vectorFromArray([10n, -20n, 9223372036854775807n], new A.Int64());
+  const dv3 = A.vectorFromArray([0, 86400000 * 10000], new A.DateDay());
+  const idx = (T, a) => {
+    const bm = new Uint8Array(Math.max(1, (a.length + 7) >> 3));
+    let nulls = 0;
+    a.forEach((x, i) => { if (x == null) nulls++; else bm[i >> 3] |= 1 << (i & 7); });
+    return { data: T.from(a, (x) => x ?? 0), nullBitmap: nulls ? bm : undefined, nullCount: nulls, length: a.length };
+  };
+  const col = (type, dv, ixs, T) => A.makeData({ type, ...idx(T, ixs), dictionary: dv });
+  const batches = [
+    [[0, 1, null, 2], [2, 0, 1, null], [1, null, 0, 0]],
+    [[3, 0, 3, null], [1, 1, 0, 2], [0, 1, 1, null]],
+    [[1, 0, null, 0], [null, 2, 2, 0], [1, 1, 0, 0]],
+  ];
+  const dicts = [[dv1, dv2, dv3], [dv1b, dv2, dv3], [dv1c, dv2, dv3]];
+  const rbs = batches.map((b, k) => new A.RecordBatch(schema, A.makeData({
+    type: new A.Struct(schema.fields), length: 4, nullCount: 0,
+    children: [col(t1, dicts[k][0], b[0], Int8Array), col(t2, dicts[k][1], b[1], Uint16Array), col(t3, dicts[k][2], b[2], Int32Array)],
+  })));
+  const rows = [];
+  batches.forEach((b, k) => {
+    for (let i = 0; i < 4; i++)
+      rows.push(b.map((ixs, c) => (ixs[i] == null ? null : dicts[k][c].get(ixs[i]))));
+  });
+  return { name: 'dict', schema, rbs, rows, streamOnly: true };
+}
+
+function expectation(fx) {
+  return {
+    fixture: fx.name,
+    fields: fx.schema.fields.map((f) => ({ name: f.name, type: String(f.type), nullable: f.nullable })),
+    rows: fx.rows.map((r) => r.map((v, k) => expectedOf(fx.schema.fields[k].type, v))),
+  };
+}
+
+function writeAll(dir) {
+  mkdirSync(dir, { recursive: true });
+  const fxs = [fixture('flat', flatColumns()), fixture('nested', nestedColumns()), dictFixture()];
+  const notes = [];
+  for (const fx of fxs) {
+    const table = new A.Table(fx.schema, fx.rbs);
+    writeFileSync(join(dir, `${fx.name}.arrows`), A.tableToIPC(table, 'stream'));
+    if (!fx.streamOnly) writeFileSync(join(dir, `${fx.name}.arrow`), A.tableToIPC(table, 'file'));
+    else {
+      // the file format cannot replace a dictionary: the first two batches
+      const t2 = new A.Table(fx.schema, fx.rbs.slice(0, 2));
+      writeFileSync(join(dir, `${fx.name}.arrow`), A.tableToIPC(t2, 'file'));
+      const e2 = expectation({ ...fx, rows: fx.rows.slice(0, 8) });
+      writeFileSync(join(dir, `${fx.name}_file.expected.json`), JSON.stringify(e2) + '\n');
+    }
+    for (const [tool, ct, ext] of [['zstd', A.CompressionType.ZSTD, 'zstd.arrows'], ['lz4', A.CompressionType.LZ4_FRAME, 'lz4.arrow']]) {
+      if (fx.streamOnly) continue;
+      if (!TOOLS[tool]) { notes.push(`no ${tool} tool: ${fx.name}.${ext} not written`); continue; }
+      const W = ext.endsWith('arrows') ? A.RecordBatchStreamWriter : A.RecordBatchFileWriter;
+      const w = new W({ compressionType: ct });
+      w.writeAll(table);
+      writeFileSync(join(dir, `${fx.name}.${ext}`), w.toUint8Array(true));
+    }
+    writeFileSync(join(dir, `${fx.name}.expected.json`), JSON.stringify(expectation(fx)) + '\n');
+  }
+  for (const n of notes) console.log(`note: ${n}`);
+}
+
+// ---------------------------------------------------------------- checks
+
+function checkNdjson(file, expFile) {
+  const exp = JSON.parse(readFileSync(expFile, 'utf8'));
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.length);
+  if (lines.length !== exp.rows.length) fail(`${lines.length} lines, expected ${exp.rows.length}`);
+  lines.forEach((l, r) => {
+    const o = parseJson(l);
+    if (!o.obj) fail(`line ${r + 1} is not an object`);
+    exp.fields.forEach((f, k) => {
+      const kv = o.obj.find(([n]) => n === f.name);
+      if (!kv) fail(`line ${r + 1}: no key ${f.name}`);
+      same(kv[1], exp.rows[r][k], `row ${r} ${f.name}`);
+    });
+  });
+}
+
+function checkArrow(file, expFile) {
+  const exp = JSON.parse(readFileSync(expFile, 'utf8'));
+  const bytes = readFileSync(file);
+  const reader = A.RecordBatchReader.from(bytes);
+  reader.open();
+  const schema = reader.schema;
+  exp.fields.forEach((f, k) => {
+    const g = schema.fields[k];
+    if (!g || g.name !== f.name || String(g.type) !== f.type || g.nullable !== f.nullable)
+      fail(`field ${k}: ${g ? `${g.name} ${g.type} nullable=${g.nullable}` : 'missing'}, expected ${f.name} ${f.type} nullable=${f.nullable}`);
+  });
+  let r = 0;
+  for (const rb of reader) {
+    if (rb.constructor.name === '_InternalEmptyPlaceholderRecordBatch') continue;
+    for (let i = 0; i < rb.numRows; i++, r++) {
+      if (r >= exp.rows.length) fail(`more rows than the ${exp.rows.length} expected`);
+      exp.fields.forEach((f, k) => {
+        const d = rb.data.children[k];
+        same(jvOf(d.type, d, i), exp.rows[r][k], `row ${r} ${f.name}`);
+      });
+    }
+  }
+  if (r !== exp.rows.length) fail(`${r} rows, expected ${exp.rows.length}`);
+}
+
+try {
+  const [cmd, a, b] = process.argv.slice(2);
+  if (cmd === 'write') writeAll(a);
+  else if (cmd === 'ndjson') checkNdjson(a, b);
+  else if (cmd === 'read') checkArrow(a, b);
+  else fail('usage: types.mjs write DIR | ndjson FILE EXPECTED | read FILE EXPECTED');
+} catch (e) {
+  process.stderr.write(`types.mjs: ${e.interop ? e.message : e.stack}\n`);
+  process.exit(1);
+}
