@@ -5,9 +5,11 @@
  * send(MSG_NOSIGNAL) on sockets so a closed peer is an error, not SIGPIPE.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "transport/transport_internal.h"
@@ -62,6 +64,61 @@ static int fd_write(lm_stream *s, const void *p, size_t n, lm_error *err) {
   return 0;
 }
 
+#ifndef IOV_MAX
+#define IOV_MAX 1024
+#endif
+
+/* Gathered write: writev()/sendmsg() over at most IOV_MAX pieces at a
+ * time; a short write resumes inside the piece it stopped in (the
+ * caller's iovec array is not modified). */
+static int fd_writev(lm_stream *s, const struct iovec *iov, int n,
+                     lm_error *err) {
+  struct iovec cur[64];
+  int i = 0;     /* next piece of iov */
+  size_t in = 0; /* bytes of iov[i] already written */
+  while (i < n) {
+    int k = 0;
+    for (int j = i; j < n && k < (int)(sizeof cur / sizeof *cur) && k < IOV_MAX;
+         j++) {
+      size_t skip = j == i ? in : 0;
+      if (iov[j].iov_len == skip)
+        continue;
+      cur[k].iov_base = (char *)iov[j].iov_base + skip;
+      cur[k].iov_len = iov[j].iov_len - skip;
+      k++;
+    }
+    if (k == 0)
+      return 0;
+    ssize_t w;
+    if (s->is_socket) {
+      struct msghdr m;
+      memset(&m, 0, sizeof m);
+      m.msg_iov = cur;
+      m.msg_iovlen = (size_t)k;
+      w = sendmsg(s->fd, &m, MSG_NOSIGNAL);
+    } else {
+      w = writev(s->fd, cur, k);
+    }
+    if (w > 0) {
+      size_t left = (size_t)w;
+      while (i < n && left >= iov[i].iov_len - in) {
+        left -= iov[i].iov_len - in;
+        i++;
+        in = 0;
+      }
+      in += left;
+      continue;
+    }
+    int e = w == 0 ? EIO : errno;
+    if (e == EINTR)
+      continue;
+    if ((e == EAGAIN || e == EWOULDBLOCK) && (e = wait_fd(s->fd, POLLOUT)) == 0)
+      continue;
+    return lm_err(err, LM_ERR_IO, "%s: write: %s", s->name, strerror(e));
+  }
+  return 0;
+}
+
 static int fd_close(lm_stream *s, lm_error *err) {
   if (!s->own_fd || s->fd < 0)
     return 0;
@@ -73,7 +130,7 @@ static int fd_close(lm_stream *s, lm_error *err) {
   return 0;
 }
 
-const lm_stream_ops lm_fd_stream_ops = {fd_read, fd_write, fd_close};
+const lm_stream_ops lm_fd_stream_ops = {fd_read, fd_write, fd_close, fd_writev};
 
 int lm_fd_stream_new(int fd, bool own, bool is_socket, const char *name,
                      lm_stream **out, lm_error *err) {

@@ -117,6 +117,19 @@ int lm_stream_read_all(lm_stream *s, lm_buf *out, size_t max, lm_error *err);
  * it can be closed. */
 int lm_stream_write(lm_stream *s, const void *buf, size_t n, lm_error *err);
 
+struct iovec;
+/* Writes all bytes of iov[0, n) in order, as lm_stream_write of each
+ * piece would. An unbuffered stream (sockets, pipes, lm_fd_stream_new)
+ * uses writev()/sendmsg(MSG_NOSIGNAL), up to IOV_MAX pieces per call,
+ * continuing short writes; a buffered one writes the pieces in turn. */
+int lm_stream_writev(lm_stream *s, const struct iovec *iov, int n,
+                     lm_error *err);
+
+/* lm_stream_writev with the stream as a void pointer: the shape of
+ * lm_ipc_sink_fn (format/lm_ipc.h, lm_ipc_writer_new_sink). */
+int lm_stream_writev_sink(void *stream, const struct iovec *iov, int n,
+                          lm_error *err);
+
 /* Writes out any buffered bytes. 0 or LM_ERR_IO. */
 int lm_stream_flush(lm_stream *s, lm_error *err);
 

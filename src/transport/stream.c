@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "transport/transport_internal.h"
 
@@ -128,6 +129,24 @@ int lm_stream_write(lm_stream *s, const void *buf, size_t n, lm_error *err) {
   memcpy(s->wbuf, buf, n);
   s->wlen = n;
   return 0;
+}
+
+int lm_stream_writev(lm_stream *s, const struct iovec *iov, int n,
+                     lm_error *err) {
+  if (s->bufcap || !s->ops->writev) {
+    for (int i = 0; i < n; i++) {
+      int rc = lm_stream_write(s, iov[i].iov_base, iov[i].iov_len, err);
+      if (rc)
+        return rc;
+    }
+    return 0;
+  }
+  return s->ops->writev(s, iov, n, err);
+}
+
+int lm_stream_writev_sink(void *stream, const struct iovec *iov, int n,
+                          lm_error *err) {
+  return lm_stream_writev(stream, iov, n, err);
 }
 
 int lm_stream_close(lm_stream *s, lm_error *err) {

@@ -8,6 +8,8 @@
 
 #include "transport/lm_transport.h"
 
+struct iovec;
+
 /* Unbuffered primitives of one transport. read: up to n bytes, *got = 0 at
  * end of input. write: all n bytes. close: release the resource (the
  * generic layer frees the struct). Each names s->name in errors. */
@@ -15,6 +17,8 @@ typedef struct lm_stream_ops {
   int (*read)(lm_stream *s, void *p, size_t n, size_t *got, lm_error *err);
   int (*write)(lm_stream *s, const void *p, size_t n, lm_error *err);
   int (*close)(lm_stream *s, lm_error *err);
+  /* all bytes of iov[0, n) (NULL: write each piece) */
+  int (*writev)(lm_stream *s, const struct iovec *iov, int n, lm_error *err);
 } lm_stream_ops;
 
 struct lm_stream {
