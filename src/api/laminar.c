@@ -6,6 +6,7 @@
 
 #include "api/engine.h"
 #include "columnar/lm_cdata.h"
+#include "columnar/lm_conform.h"
 
 _Static_assert(sizeof(laminar_error) == sizeof(lm_error),
                "laminar_error must mirror lm_error");
@@ -148,19 +149,25 @@ static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
       continue;
     }
     lm_array *a = in->columns[k];
-    if (!lm_type_eq(a->type, s->fields[c].type)) {
+    /* Dictionaries decode, Arrow-only types convert (lm_conform.h). */
+    char ctx[512];
+    snprintf(ctx, sizeof ctx, "column '%s' of source '%s'", s->fields[c].name,
+             src->name);
+    rc = lm_conform_array(a, s->fields[c].type, ctx, &cols[c], err);
+    if (rc == LM_ERR_BIND) {
       rc = lm_err(err, LM_ERR_BIND,
                   "column '%s' of source '%s' is %s, the pushed batch has %s",
                   s->fields[c].name, src->name, lm_type_name(s->fields[c].type),
                   lm_type_name(a->type));
       continue;
     }
-    if (!s->fields[c].nullable && a->null_count > 0) {
+    if (rc)
+      continue;
+    if (!s->fields[c].nullable && cols[c]->null_count > 0) {
       rc = lm_err(err, LM_ERR_BIND, "NULL in NOT NULL column '%s' of '%s'",
                   s->fields[c].name, src->name);
       continue;
     }
-    cols[c] = lm_array_retain(a);
   }
   if (rc) {
     for (int c = 0; c < s->n_fields; c++)
@@ -260,14 +267,35 @@ int laminar_end_source(laminar_db *db, const char *source, laminar_error *e) {
   return rc;
 }
 
+int laminar_advance_time(laminar_db *db, int64_t delta_us, laminar_error *e) {
+  ERR(e);
+  if (!db || delta_us < 0)
+    return lm_err(err, LM_ERR_INVALID, "time can only move forward");
+  int rc = lm_engine_drain(db, err);
+  if (!rc)
+    rc = lm_engine_tick(
+        db,
+        delta_us > INT64_MAX - db->now_us ? INT64_MAX : db->now_us + delta_us,
+        err);
+  if (!rc)
+    rc = lm_engine_flush_sinks(db, err);
+  return rc;
+}
+
 int laminar_run(laminar_db *db, laminar_error *e) {
   ERR(e);
   int rc;
+  int64_t last = lm_now_us();
   for (;;) {
     if ((rc = lm_engine_drain(db, err)))
       return rc;
     if (db->interrupted || !lm_engine_has_unbounded(db))
       break;
+    /* unbounded: processing time follows the wall clock */
+    int64_t now = lm_now_us();
+    if ((rc = lm_engine_tick(db, db->now_us + (now - last), err)))
+      return rc;
+    last = now;
     if ((rc = lm_engine_flush_sinks(db, err)))
       return rc;
     int64_t w = lm_engine_wait_us(db);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "columnar/lm_conform.h"
 #include "connectors/lm_connectors.h"
 #include "format/lm_csv.h"
 #include "format/lm_ipc.h"
@@ -96,9 +97,10 @@ static int reader_flush(files_reader *r, void *x, lm_error *err) {
 }
 
 /* Maps an IPC batch onto the declared columns by name (exact, then
- * case-insensitive). Integer and floating columns widen to the declared
- * type (Int16 -> BIGINT, Float32 -> DOUBLE, integers -> DOUBLE) and
- * timestamps change unit; anything else must match exactly. */
+ * case-insensitive), converted to the declared type by lm_conform_array
+ * (integers and floats widen, unsigned fits-or-errors, timestamps change
+ * unit, Date -> TIMESTAMP, LargeUtf8 and dictionaries -> VARCHAR, other
+ * Arrow-only types -> VARCHAR as text); anything else is an error. */
 static int conform_ipc(files_reader *r, const char *path, lm_batch *in,
                        lm_batch **out, lm_error *err) {
   lm_schema *s = r->schema, *fs = in->schema;
@@ -122,49 +124,15 @@ static int conform_ipc(files_reader *r, const char *path, lm_batch *in,
     }
     lm_array *a = in->columns[k];
     lm_type ft = a->type, dt = f->type;
-    if (lm_type_eq(ft, dt)) {
-      cols[c] = lm_array_retain(a);
-    } else if (ft.id == LM_TYPE_NULL ||
-               (lm_type_is_numeric(ft) && lm_type_is_numeric(dt) &&
-                (lm_type_is_integer(ft) || !lm_type_is_integer(dt))) ||
-               (ft.id == LM_TYPE_TIMESTAMP && dt.id == LM_TYPE_TIMESTAMP)) {
-      static const int64_t per_sec[] = {1, 1000, 1000000, 1000000000};
-      lm_builder b;
-      if (lm_builder_init(&b, dt, a->length)) {
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-        break;
-      }
-      for (int64_t i = 0; i < a->length; i++) {
-        if (ft.id == LM_TYPE_NULL || lm_array_is_null(a, i)) {
-          lm_builder_append_null(&b);
-        } else if (ft.id == LM_TYPE_TIMESTAMP) {
-          int64_t v = lm_array_get_i64(a, i), fu = per_sec[ft.unit],
-                  du = per_sec[dt.unit];
-          if (du >= fu) {
-            if (lm_mul_overflow_i64(v, du / fu, &v)) {
-              rc = lm_err(err, LM_ERR_PARSE,
-                          "%s: column '%s': timestamp out of range", path,
-                          f->name);
-              break;
-            }
-          } else
-            v = lm_floor_div(v, fu / du);
-          lm_builder_append_int(&b, v);
-        } else if (lm_type_is_integer(dt)) {
-          int64_t v = lm_array_get_i64(a, i);
-          lm_builder_append_int(&b, v);
-        } else {
-          lm_builder_append_double(&b, lm_array_get_f64(a, i));
-        }
-      }
-      if (!rc && lm_builder_finish(&b, &cols[c]))
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      lm_builder_free(&b);
-    } else {
+    char ctx[512];
+    snprintf(ctx, sizeof ctx, "%s: column '%s'", path, f->name);
+    rc = lm_conform_array(a, dt, ctx, &cols[c], err);
+    if (rc == LM_ERR_BIND) /* no conversion: word the mismatch */
       rc = lm_err(err, LM_ERR_PARSE,
                   "%s: column '%s' is %s in the file, declared %s", path,
                   f->name, lm_type_name(ft), lm_type_name(dt));
-    }
+    else if (rc)
+      break;
     if (!rc && !f->nullable && cols[c]->null_count > 0)
       rc = lm_err(err, LM_ERR_PARSE, "%s: NULL value for NOT NULL column '%s'",
                   path, f->name);
