@@ -179,6 +179,15 @@ int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
  * so every window downstream closes and is emitted. */
 int laminar_end_source(laminar_db *db, const char *source, laminar_error *err);
 
+/* Advances the processing-time clock by delta_us µs (>= 0). Processing
+ * time drives EMIT PERIODICALLY: each query emitting periodically emits
+ * what changed since its previous tick when the clock crosses a multiple
+ * of its interval. The clock starts at 0 and is virtual: only this call
+ * moves it, except laminar_run with unbounded sources, which moves it at
+ * the wall clock's pace. Errors: LAMINAR_ERR_INVALID for a negative delta;
+ * a query's runtime error. */
+int laminar_advance_time(laminar_db *db, int64_t delta_us, laminar_error *err);
+
 /* Runs every source until each bounded source is exhausted (files read
  * once, generators with max.rows), then flushes sinks. With unbounded
  * sources it runs until laminar_interrupt is called (e.g. from a signal

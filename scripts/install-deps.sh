@@ -10,12 +10,16 @@
 #   nodejs npm              the DuckDB oracle (tests/oracle, npm package)
 #   python3                 row comparison in the acceptance cases (tests/cases)
 #   libzstd-dev liblz4-dev  Arrow IPC body compression (ZSTD, LZ4_FRAME)
+#   libpcre2-dev            regular expressions (regexp_extract)
+#   postgresql-15 postgresql-client-15
+#                           the PostgreSQL oracle of the randomized differential
+#                           test (tests/diff: postgres/initdb/pg_ctl and psql)
 #
-# Add a package here when a test starts needing one (e.g. postgresql-15).
+# Add a package here when a test starts needing one.
 set -euo pipefail
 
 PACKAGES=(build-essential cmake clang-14 clang libclang-rt-14-dev clang-format python3 libzstd-dev liblz4-dev
-  ca-certificates)
+  libpcre2-dev ca-certificates postgresql-15 postgresql-client-15)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -39,6 +39,7 @@
  *                                     as YYYY-MM-DD[ T]HH:MM:SS[.f][Z|+hh:mm]
  *                                     (UTC if no offset) or integer µs
  *   end <source>                      laminar_end_source
+ *   advance_time <n><us|ms|s|m|h|d>   laminar_advance_time (processing time)
  *   push <source>                     CSV rows (first line: column names),
  *   ts,origin,delay                   up to a blank line, run as
  *   2001-01-01T00:01:00Z,LAS,3        INSERT INTO source (cols) VALUES ...:
@@ -904,6 +905,27 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
 }
 
 /* Parses a timestamp (see the header comment) into µs since the epoch. */
+/* <integer><unit>, unit us|ms|s|m|h|d: a duration in µs. */
+static bool parse_duration_us(const char *s, int64_t *out) {
+  char *end;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || v < 0)
+    return false;
+  static const struct {
+    const char *u;
+    int64_t mul;
+  } units[] = {{"us", 1},       {"ms", 1000},        {"s", 1000000},
+               {"m", 60000000}, {"h", 3600000000LL}, {"d", 86400000000LL}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strcmp(end, units[i].u) == 0) {
+      if (v > INT64_MAX / units[i].mul)
+        return false;
+      *out = (int64_t)v * units[i].mul;
+      return true;
+    }
+  return false;
+}
+
 static bool parse_ts_us(const char *s, int64_t *out) {
   while (*s == ' ' || *s == '\'' || *s == '"')
     s++;
@@ -1227,6 +1249,18 @@ static void run_file(runner *R) {
         fail_header(R, line, "cannot parse the watermark timestamp");
       } else if (laminar_advance_watermark(R->db, tok[1], us, &err) != 0) {
         fail_header(R, line, "watermark failed");
+        say("  error: %s\n", err.message);
+      } else {
+        R->passed++;
+      }
+    } else if (strcmp(d, "advance_time") == 0 && ntok == 2) {
+      int64_t us;
+      laminar_error err;
+      memset(&err, 0, sizeof err);
+      if (!parse_duration_us(tok[1], &us)) {
+        fail_header(R, line, "cannot parse the duration (e.g. 10s, 500ms)");
+      } else if (laminar_advance_time(R->db, us, &err) != 0) {
+        fail_header(R, line, "advance_time failed");
         say("  error: %s\n", err.message);
       } else {
         R->passed++;

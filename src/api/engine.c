@@ -80,6 +80,17 @@ static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
     n->cap_store = cap;
     n->store[n->n_store++] = lm_batch_retain(b);
+    if (n->changelog && n->n_store >= 256) {
+      /* keep a changelog view's store small: its net rows */
+      lm_batch *c = NULL;
+      if ((rc = lm_changelog_consolidate(n->schema, n->store, n->n_store, true,
+                                         NULL, &c, err)))
+        return rc;
+      for (int i = 0; i < n->n_store; i++)
+        lm_batch_release(n->store[i]);
+      n->store[0] = c;
+      n->n_store = 1;
+    }
   }
   for (int i = 0; i < n->n_subs; i++) {
     laminar_subscription *s = n->subs[i];
@@ -132,12 +143,56 @@ static int out_wm(void *ctx, int64_t wm, lm_error *err) {
   lm_query *q = ctx;
   return lm_engine_watermark(q->db, q->output, wm, err);
 }
+static bool same_columns(const lm_schema *a, const lm_schema *b) {
+  if (a->n_fields != b->n_fields)
+    return false;
+  for (int i = 0; i < a->n_fields; i++)
+    if (!lm_type_eq(a->fields[i].type, b->fields[i].type) ||
+        lm_strcasecmp(a->fields[i].name, b->fields[i].name))
+      return false;
+  return true;
+}
+
+/* Late rows of a query (input schema) to its LATE DATA TO stream. */
+static int late_batch(void *ctx, lm_batch *b, lm_error *err) {
+  lm_query *q = ctx;
+  return q->late_to ? node_emit(q->db, q->late_to, b, err) : 0;
+}
+
+int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err) {
+  if (now_us > db->now_us)
+    db->now_us = now_us;
+  /* 'idle.timeout.ms': a source without rows for that long catches its
+   * watermark up with its largest event time (the delay is waived) */
+  for (int i = 0; i < db->n_nodes; i++) {
+    lm_node *s = db->nodes[i];
+    if (s->kind != LM_NODE_SOURCE || s->idle_timeout <= 0 || s->ended ||
+        s->max_ts == INT64_MIN || db->now_us - s->last_row_at < s->idle_timeout)
+      continue;
+    int64_t top = s->max_ts > s->wm_cand ? s->max_ts : s->wm_cand;
+    int rc = lm_engine_watermark(db, s, top, err);
+    if (rc)
+      return rc;
+  }
+  for (int i = 0; i < db->n_nodes; i++) {
+    lm_query *q = db->nodes[i]->query;
+    if (!q || !q->head)
+      continue;
+    int rc = lm_operator_tick(q->head, db->now_us, err);
+    if (rc) {
+      context(err, kind_name(q->output->kind), q->output->name);
+      return rc;
+    }
+  }
+  return 0;
+}
 
 /* Event-time bookkeeping of one reader of a source: the watermark is the
  * largest event time seen minus the delay. */
 typedef struct wm_track {
   int col; /* -1 = no watermark */
   int64_t delay, max_ts, wm, late;
+  int64_t skew, cand; /* far-future guard (lm_wm_observe) */
 } wm_track;
 
 /* Drops the late rows of b (a row is late when its event time is below the
@@ -145,7 +200,7 @@ typedef struct wm_track {
  * minus the delay) and advances t. *out is a new reference, or NULL when
  * every row was late. Rows without an event time pass (the window
  * operators drop them). */
-static int track_batch(wm_track *t, lm_batch *b, lm_batch **out,
+static int track_batch(wm_track *t, lm_batch *b, bool keep_late, lm_batch **out,
                        lm_error *err) {
   int64_t n = b->num_rows;
   *out = NULL;
@@ -167,17 +222,11 @@ static int track_batch(wm_track *t, lm_batch *b, lm_batch **out,
     int64_t x = v[i];
     if (t->wm != INT64_MIN && x < t->wm) {
       t->late++;
-      continue;
+      if (!keep_late)
+        continue;
     }
     keep[k++] = (int32_t)i;
-    if (x > t->max_ts) {
-      t->max_ts = x;
-      int64_t w;
-      if (__builtin_sub_overflow(x, t->delay, &w))
-        w = INT64_MIN;
-      if (w > t->wm)
-        t->wm = w;
-    }
+    lm_wm_observe(x, t->delay, t->skew, &t->max_ts, &t->cand, &t->wm);
   }
   int rc = 0;
   if (k == n)
@@ -190,11 +239,20 @@ static int track_batch(wm_track *t, lm_batch *b, lm_batch **out,
 
 int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
   src->rows_in += b->num_rows;
-  wm_track t = {src->wm_col, src->wm_delay, src->max_ts, src->wm,
-                src->late_dropped};
+  wm_track t = {src->wm_col,       src->wm_delay, src->max_ts, src->wm,
+                src->late_dropped, src->wm_skew,  src->wm_cand};
+  src->last_row_at = db->now_us;
+  /* Late rows are dropped here unless a query reading the source allows
+   * lateness or sends them somewhere: each query's late filter
+   * (lm_op_late_filter_new) then decides for itself. */
+  bool keep_late = false;
+  for (int i = 0; i < src->n_queries; i++)
+    if (src->queries[i]->lateness > 0 || src->queries[i]->late_to)
+      keep_late = true;
   lm_batch *f = NULL;
-  int rc = track_batch(&t, b, &f, err);
+  int rc = track_batch(&t, b, keep_late, &f, err);
   src->max_ts = t.max_ts;
+  src->wm_cand = t.cand;
   src->late_dropped = t.late;
   if (!rc && f)
     rc = node_emit(db, src, f, err);
@@ -217,6 +275,8 @@ static int open_reader(lm_node *s, lm_source_reader **out, lm_error *err) {
                                err);
   if (!lm_strcasecmp(s->connector, "GENERATOR"))
     return lm_generator_reader_new(s->opts, s->n_opts, out, err);
+  if (!lm_strcasecmp(s->connector, "NEXMARK"))
+    return lm_nexmark_reader_new(s->schema, s->opts, s->n_opts, out, err);
   return lm_err(err, LM_ERR_BIND, "connector %s is not supported",
                 s->connector);
 }
@@ -463,7 +523,8 @@ static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
   int rc = open_reader(src, &r, err);
   if (rc)
     return rc;
-  wm_track t = {src->wm_col, src->wm_delay, INT64_MIN, INT64_MIN, 0};
+  wm_track t = {src->wm_col, src->wm_delay, INT64_MIN, INT64_MIN,
+                0,           src->wm_skew,  INT64_MIN};
   for (;;) {
     lm_batch *b = NULL, *f = NULL;
     bool eof = false;
@@ -474,7 +535,7 @@ static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
         break;
       continue;
     }
-    rc = track_batch(&t, b, &f, err);
+    rc = track_batch(&t, b, q->lateness > 0 || q->late_to, &f, err);
     lm_batch_release(b);
     if (!rc && f) {
       q->head->rows_in += f->num_rows;
@@ -492,6 +553,83 @@ static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
   if (rc)
     context(err, kind_name(q->output->kind), q->output->name);
   return rc;
+}
+
+/* A query created over an updating stream or view that already has rows
+ * starts from those rows (each as an insertion, __weight +1): later
+ * retractions of them must find them. An updating input without state
+ * (a changelog source, a stream that is not an aggregate) has nothing to
+ * give: the query sees the changes made after it was created. */
+static int seed_from_state(lm_node *in, lm_query *q, lm_error *err) {
+  lm_batch *cur = NULL;
+  int rc = 0;
+  if (in->query && in->query->agg_op)
+    rc = lm_op_aggregate_snapshot(in->query->agg_op, &cur, err);
+  else if (in->kind == LM_NODE_MVIEW && in->n_store)
+    rc = lm_changelog_consolidate(in->schema, in->store, in->n_store, false,
+                                  in->table_schema, &cur, err);
+  if (rc || !cur || cur->num_rows == 0) {
+    lm_batch_release(cur);
+    return rc;
+  }
+  /* the current rows, each with __weight +1 */
+  int nc = cur->num_columns;
+  lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+  lm_builder wb;
+  if (!cols ||
+      lm_builder_init(&wb, lm_type_make(LM_TYPE_INT64), cur->num_rows)) {
+    free(cols);
+    lm_batch_release(cur);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  for (int64_t r = 0; r < cur->num_rows; r++)
+    lm_builder_append_i64_fast(&wb, 1);
+  for (int c = 0; c < nc; c++)
+    cols[c] = lm_array_retain(cur->columns[c]);
+  rc = lm_builder_finish(&wb, &cols[nc]);
+  lm_builder_free(&wb);
+  int64_t rows = cur->num_rows;
+  lm_batch_release(cur);
+  lm_batch *b = NULL;
+  if (rc || !(b = lm_batch_new(lm_schema_retain(in->schema), rows, cols))) {
+    for (int c = 0; c <= nc; c++)
+      lm_array_release(cols[c]);
+    free(cols);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  free(cols);
+  q->head->rows_in += rows;
+  rc = q->head->vt->push(q->head, b, err);
+  lm_batch_release(b);
+  return rc;
+}
+
+/* A query over an updating (changelog) input: its batches carry __weight
+ * after the table's columns. Aggregates then consume retractions, filters
+ * and projections pass the weight on; plans that cannot take a retraction
+ * are refused here, at CREATE time. */
+static int plan_changelog_input(lm_plan *plan, const lm_node *in,
+                                const lm_select *sel, lm_error *err) {
+  char m[400];
+  plan->changelog_input = true;
+  plan->weight_col = in->table_schema->n_fields;
+  if (plan->has_agg && (plan->window_key >= 0 || plan->window_kind)) {
+    snprintf(m, sizeof m,
+             "'%s' is an updating (changelog) %s: a windowed aggregate "
+             "over it cannot take back rows it has emitted; aggregate it "
+             "without a window, or window its append-only input instead",
+             in->name, in->kind == LM_NODE_SOURCE ? "source" : "result");
+    return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
+  }
+  for (int a = 0; a < plan->n_aggs; a++)
+    if (plan->aggs[a].kind == LM_AGG_APPROX_DISTINCT) {
+      snprintf(m, sizeof m,
+               "APPROX_COUNT_DISTINCT cannot consume retractions, and '%s' "
+               "is an updating (changelog) input; use COUNT(DISTINCT ...)",
+               in->name);
+      return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
+    }
+  return 0;
 }
 
 static int create_query_node(laminar_db *db, const lm_stmt *st,
@@ -515,41 +653,78 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
     return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                    "SELECT DISTINCT is not supported in a continuous query "
                    "yet (use GROUP BY)");
-  if (in->changelog)
-    return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
-                   "reading an updating (changelog) stream or view is not "
-                   "supported yet");
   lm_plan *plan = NULL;
   int rc = lm_plan_select(sel, in->table_schema, in->name, &plan, err);
   if (rc)
     return rc;
-  bool windowed = plan->has_agg && plan->window_key >= 0;
-  if (sel->emit == LM_EMIT_ON_WINDOW_CLOSE || sel->emit == LM_EMIT_FINAL) {
-    if (!windowed) {
+  if (in->changelog && (rc = plan_changelog_input(plan, in, sel, err))) {
+    lm_plan_free(plan);
+    return rc;
+  }
+  bool windowed = plan->has_agg && plan->window_kind != LM_WIN_NONE;
+  const char *bad = NULL;
+  if ((sel->emit == LM_EMIT_ON_WINDOW_CLOSE || sel->emit == LM_EMIT_FINAL ||
+       sel->emit == LM_EMIT_AFTER_WATERMARK) &&
+      !windowed)
+    bad = "EMIT ON WINDOW CLOSE needs a windowed GROUP BY, e.g. GROUP BY "
+          "tumble(ts, INTERVAL '1' MINUTE)";
+  else if (sel->emit == LM_EMIT_PERIODICALLY && !plan->has_agg)
+    bad = "EMIT PERIODICALLY needs an aggregate (GROUP BY)";
+  else if (sel->allowed_lateness_us > 0 && !windowed)
+    bad = "ALLOW LATENESS needs a windowed GROUP BY (tumble, hop, cumulate "
+          "or session)";
+  else if (windowed && in->kind == LM_NODE_SOURCE &&
+           in->wm_col != plan->window_time_col)
+    bad = "the window's time column must be the source's WATERMARK column";
+  else if (sel->late_data_to && !windowed &&
+           !(in->kind == LM_NODE_SOURCE && in->wm_col >= 0))
+    bad = "LATE DATA TO needs a windowed query or a source with a WATERMARK";
+  if (bad) {
+    lm_plan_free(plan);
+    return pos_err(err, LM_ERR_BIND, sel->line, sel->column, bad);
+  }
+  /* LATE DATA TO name: a stream of the input's rows, created here */
+  lm_node *late_to = NULL;
+  if (sel->late_data_to) {
+    late_to = lm_engine_find(db, sel->late_data_to);
+    if (late_to && (!late_to->late_target ||
+                    !same_columns(late_to->schema, in->table_schema))) {
       lm_plan_free(plan);
-      return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                     "EMIT ON WINDOW CLOSE needs a windowed GROUP BY, e.g. "
-                     "GROUP BY tumble(ts, INTERVAL '1' MINUTE)");
+      return pos_err(err, LM_ERR_BIND, sel->late_line, sel->late_column,
+                     "LATE DATA TO names an existing object that is not a "
+                     "late-row stream of the same columns");
     }
-  } else if (sel->emit != LM_EMIT_DEFAULT && sel->emit != LM_EMIT_CHANGES &&
-             sel->emit != LM_EMIT_ON_UPDATE) {
-    lm_plan_free(plan);
-    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                   "this EMIT mode is not supported yet");
+    if (!late_to) {
+      late_to = calloc(1, sizeof *late_to);
+      if (!late_to) {
+        lm_plan_free(plan);
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      }
+      late_to->kind = LM_NODE_STREAM;
+      late_to->name = lm_strdup(sel->late_data_to);
+      late_to->sql = lm_strdup("");
+      late_to->wm = INT64_MIN;
+      late_to->wm_col = -1;
+      late_to->late_target = true;
+      late_to->schema = lm_schema_retain(in->table_schema);
+      late_to->table_schema = lm_schema_retain(in->table_schema);
+      void *nn =
+          realloc(db->nodes, sizeof(*db->nodes) * (size_t)(db->n_nodes + 1));
+      if (!nn) {
+        node_free(late_to);
+        lm_plan_free(plan);
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      }
+      db->nodes = nn;
+      db->nodes[db->n_nodes++] = late_to;
+    }
   }
-  if (windowed &&
-      (sel->emit == LM_EMIT_CHANGES || sel->emit == LM_EMIT_ON_UPDATE)) {
-    /* a window key is then just a group key: an updating changelog */
-    plan->window_key = -1;
-  }
-  if (windowed && in->kind == LM_NODE_SOURCE &&
-      in->wm_col != plan->window_time_col && plan->window_key >= 0) {
-    lm_plan_free(plan);
-    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                   "the window's time column must be the source's WATERMARK "
-                   "column");
-  }
-  bool changelog = plan->has_agg && plan->window_key < 0;
+  /* an updating result: an aggregate that updates its rows, or anything
+   * (filters, projections) over an updating input */
+  bool changelog =
+      (plan->has_agg &&
+       (!windowed || lm_window_changelog(plan, lm_plan_window_emit(plan)))) ||
+      plan->changelog_input || plan->topn; /* Top-N retracts what falls out */
   lm_node *n = calloc(1, sizeof *n);
   lm_query *q = calloc(1, sizeof *q);
   if (!n || !q) {
@@ -571,12 +746,32 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   q->input = in;
   q->output = n;
   q->plan = plan;
+  q->lateness = plan->allowed_lateness_us;
+  q->late_to = late_to;
   n->query = q;
   lm_output_cb cb = {out_batch, out_wm, q};
-  if (!n->schema || !(q->head = lm_pipeline_build(plan, n->schema, changelog,
-                                                  cb, &q->agg_op, err))) {
+  lm_output_cb late = {late_batch, NULL, q};
+  if (!n->schema ||
+      !(q->head = lm_pipeline_build_ex(plan, n->schema, changelog, cb, late,
+                                       &q->agg_op, err))) {
     node_free(n);
     return err && err->code ? err->code : LM_ERR_NOMEM;
+  }
+  if (in->kind == LM_NODE_SOURCE && in->wm_col >= 0) {
+    /* per-query late rows (ALLOW LATENESS, LATE DATA TO) */
+    lm_operator *lf = lm_op_late_filter_new(in->wm_col, in->wm_delay,
+                                            in->wm_skew, q->lateness, late);
+    if (!lf) {
+      node_free(n);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    lf->next = q->head;
+    q->head = lf;
+  }
+  /* EMIT PERIODICALLY counts its intervals from the clock's now */
+  if ((rc = lm_operator_tick(q->head, db->now_us, err))) {
+    node_free(n);
+    return rc;
   }
   APPEND(in->queries, in->n_queries, q);
   APPEND(db->nodes, db->n_nodes, n);
@@ -584,6 +779,10 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
       (in->ended || (in->reader && !in->reader->unbounded))) {
     q->needs_replay = true;
     return 0;
+  }
+  if (in->changelog && (rc = seed_from_state(in, q, err))) {
+    context(err, kind_name(n->kind), n->name);
+    return rc;
   }
   /* the input's watermark so far applies to the new query */
   if (in->wm != INT64_MIN) {
@@ -594,19 +793,42 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   return 0;
 }
 
+/* FROM NEXMARK: replaces *s (the declared columns, possibly none) with the
+ * source's schema, checked against the table the options name. */
+static int nexmark_schema(const lm_stmt *st, lm_schema **s, lm_error *err) {
+  lm_kv kv[64];
+  int n = st->n_options < 64 ? st->n_options : 64;
+  for (int i = 0; i < n; i++) {
+    kv[i].key = st->options[i].key;
+    kv[i].value = st->options[i].value;
+  }
+  lm_schema *full = NULL;
+  int rc = lm_nexmark_source_schema(kv, n, *s, &full, err);
+  lm_schema_release(*s);
+  *s = full;
+  if (rc && err && err->line == 0 && st->line) {
+    lm_err_prefix(err, "%d:%d: source %s", st->line, st->column, st->name);
+    err->line = st->line;
+    err->column = st->column;
+  }
+  return rc;
+}
+
 static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   int taken = name_taken(db, st, err);
   if (taken)
     return taken < 0 ? 0 : taken;
   bool gen = st->connector && !lm_strcasecmp(st->connector, "GENERATOR");
-  if (st->connector && !gen && lm_strcasecmp(st->connector, "FILES"))
+  bool nex = st->connector && !lm_strcasecmp(st->connector, "NEXMARK");
+  if (st->connector && !gen && !nex && lm_strcasecmp(st->connector, "FILES"))
     return pos_err(err, LM_ERR_BIND, st->line, st->column,
-                   "unsupported connector (FILES and GENERATOR are available)");
+                   "unsupported connector (FILES, GENERATOR and NEXMARK are "
+                   "available)");
   lm_schema *s;
   if (gen) {
     s = lm_generator_schema();
   } else {
-    if (st->n_columns == 0)
+    if (st->n_columns == 0 && !nex)
       return pos_err(err, LM_ERR_BIND, st->line, st->column,
                      "a source needs a column list");
     s = lm_schema_new(st->n_columns);
@@ -626,8 +848,16 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   }
   if (!s)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (nex) {
+    int rc = nexmark_schema(st, &s, err);
+    if (rc)
+      return rc;
+  }
   int wm_col = -1;
   int64_t delay = 0;
+  if (nex && !st->watermark_column &&
+      (wm_col = lm_schema_find(s, "dateTime")) >= 0)
+    delay = INT64_C(4000000); /* Flink's dateTime - INTERVAL '4' SECOND */
   if (st->watermark_column) {
     wm_col = lm_schema_find(s, st->watermark_column);
     char m[300];
@@ -675,11 +905,54 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   n->name = lm_strdup(st->name);
   n->sql = lm_strdup(st->text ? st->text : "");
   n->schema = s;
-  n->table_schema = lm_schema_retain(s);
+  int wcol = lm_schema_find(s, "__weight");
+  if (wcol >= 0) {
+    /* a changelog source: rows carry their weight (+1 insert, -1 retract)
+     * in a last BIGINT column __weight */
+    if (wcol != s->n_fields - 1 || s->fields[wcol].type.id != LM_TYPE_INT64) {
+      node_free(n);
+      return pos_err(err, LM_ERR_BIND, st->line, st->column,
+                     "__weight must be the last column, BIGINT (it makes "
+                     "the source a changelog: +1 inserts, -1 retracts)");
+    }
+    s->fields[wcol].nullable = false;
+    n->changelog = true;
+    n->table_schema = lm_schema_new(wcol);
+    for (int i = 0; n->table_schema && i < wcol; i++)
+      lm_schema_set_field(n->table_schema, i, s->fields[i].name,
+                          s->fields[i].type, s->fields[i].nullable);
+    if (!n->table_schema) {
+      node_free(n);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+  } else {
+    n->table_schema = lm_schema_retain(s);
+  }
   n->wm = INT64_MIN;
   n->max_ts = INT64_MIN;
   n->wm_col = wm_col;
   n->wm_delay = delay;
+  n->wm_cand = INT64_MIN;
+  for (int i = 0; i < st->n_options; i++) {
+    const char *k = st->options[i].key, *v = st->options[i].value;
+    bool skew = !lm_strcasecmp(k, "watermark.max.skew.ms");
+    if (!skew && lm_strcasecmp(k, "idle.timeout.ms"))
+      continue;
+    char *end = NULL;
+    long long ms = v ? strtoll(v, &end, 10) : -1;
+    if (!v || end == v || *end || ms <= 0 || ms > INT64_MAX / 1000) {
+      char m[300];
+      snprintf(m, sizeof m, "'%s' must be a positive number of milliseconds",
+               k);
+      node_free(n); /* owns s */
+      return pos_err(err, LM_ERR_BIND, st->options[i].line,
+                     st->options[i].column, m);
+    }
+    if (skew)
+      n->wm_skew = (int64_t)ms * 1000;
+    else
+      n->idle_timeout = (int64_t)ms * 1000;
+  }
   n->connector = st->connector ? lm_strdup(st->connector) : NULL;
   n->format = st->format ? lm_strdup(st->format) : NULL;
   if (st->n_options) {
@@ -813,6 +1086,15 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
     snprintf(m, sizeof m, "cannot drop %s '%s': '%s' depends on it",
              kind_name(n->kind), n->name, dep);
     return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+  }
+  for (int i = 0; n->late_target && i < db->n_nodes; i++) {
+    lm_query *q = db->nodes[i]->query;
+    if (q && q->late_to == n) {
+      snprintf(m, sizeof m,
+               "cannot drop stream '%s': '%s' sends its late rows there",
+               n->name, q->output->name);
+      return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+    }
   }
   if (n->query)
     REMOVE(n->query->input->queries, n->query->input->n_queries, n->query);
@@ -1013,12 +1295,31 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
         rc = collect(&input, snap, err);
         lm_batch_release(snap);
       }
+    } else if (in->changelog) {
+      /* a windowed updating view: apply the changelog */
+      lm_batch *cur = NULL;
+      rc = lm_changelog_consolidate(in->schema, in->store, in->n_store, false,
+                                    in->table_schema, &cur, err);
+      if (!rc)
+        rc = collect(&input, cur, err);
+      lm_batch_release(cur);
     } else {
       for (int i = 0; i < in->n_store && !rc; i++)
         rc = collect(&input, in->store[i], err);
     }
   } else if (in->kind == LM_NODE_SOURCE) {
     rc = replay_source(in, &input, err);
+    if (!rc && in->changelog) { /* a changelog source: its net rows */
+      lm_batch *cur = NULL;
+      rc = lm_changelog_consolidate(in->schema, input.batches, input.n_batches,
+                                    false, in->table_schema, &cur, err);
+      for (int i = 0; i < input.n_batches; i++)
+        lm_batch_release(input.batches[i]);
+      input.n_batches = 0;
+      if (!rc)
+        rc = collect(&input, cur, err);
+      lm_batch_release(cur);
+    }
   } else {
     snprintf(m, sizeof m,
              "'%s' is a stream: its rows are not stored; create a "
@@ -1034,12 +1335,29 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
     rc = pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                  "EMIT is only allowed in CREATE STREAM / MATERIALIZED VIEW");
   laminar_result out = {0};
-  lm_operator *ops[3] = {0}, *agg = NULL;
+  lm_operator *ops[5] = {0}, *agg = NULL;
+  lm_schema *topn_ws = NULL; /* Top-N: its changelog, netted below */
   int n_ops = 0;
   if (!rc) {
     if (plan->where)
       ops[n_ops++] = lm_op_filter_new(plan->where);
-    if (plan->has_agg)
+    lm_output_cb no_late = {NULL, NULL, NULL};
+    if (plan->topn) {
+      if (plan->topn->where)
+        ops[n_ops++] = lm_op_filter_new(plan->topn->where);
+      ops[n_ops++] = lm_op_topn_new(plan);
+      topn_ws = with_weight(plan->out_schema);
+      ops[n_ops++] = topn_ws ? lm_op_project_weighted_new(
+                                   plan->out, plan->out_schema->n_fields,
+                                   topn_ws, plan->topn_rn_col + 1)
+                             : NULL;
+    } else if (plan->has_agg && plan->window_kind == LM_WIN_SESSION)
+      ops[n_ops++] =
+          lm_op_session_window_new(plan, LM_WEMIT_CLOSE, NULL, no_late);
+    else if (plan->has_agg && plan->window_kind != LM_WIN_NONE)
+      ops[n_ops++] =
+          lm_op_window_aggregate_new(plan, LM_WEMIT_CLOSE, NULL, no_late);
+    else if (plan->has_agg)
       ops[n_ops++] = agg = lm_op_aggregate_new(plan, NULL, false);
     else
       ops[n_ops++] = lm_op_project_new(plan->out, plan->out_schema->n_fields,
@@ -1054,6 +1372,8 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
   }
   for (int i = 0; !rc && i < input.n_batches; i++)
     rc = ops[0]->vt->push(ops[0], input.batches[i], err);
+  if (!rc && plan->has_agg && plan->window_kind != LM_WIN_NONE)
+    rc = ops[0]->vt->watermark(ops[0], INT64_MAX, err); /* every window */
   if (!rc && agg) {
     lm_batch *snap = NULL;
     rc = lm_op_aggregate_snapshot(agg, &snap, err);
@@ -1069,9 +1389,13 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
     if (ops[i])
       ops[i]->vt->free(ops[i]);
   lm_batch *all = NULL;
-  if (!rc)
+  if (!rc && topn_ws)
+    rc = lm_changelog_consolidate(topn_ws, out.batches, out.n_batches, false,
+                                  plan->out_schema, &all, err);
+  else if (!rc)
     rc = lm_batch_concat(plan->out_schema, out.batches, out.n_batches, &all,
                          err);
+  lm_schema_release(topn_ws);
   for (int i = 0; i < out.n_batches; i++)
     lm_batch_release(out.batches[i]);
   free(out.batches);

@@ -40,6 +40,10 @@ struct lm_query {
    * the beginning at the next statement that needs data, once every
    * consumer declared in between (sinks, views over it) is attached. */
   bool needs_replay;
+  /* windows: ALLOW LATENESS (µs) and LATE DATA TO (a stream node that
+   * receives the late rows; NULL = they are dropped) */
+  int64_t lateness;
+  lm_node *late_to;
 };
 
 struct lm_node {
@@ -58,6 +62,8 @@ struct lm_node {
   int n_sinks;
   laminar_subscription **subs;
   int n_subs;
+  /* a stream created by LATE DATA TO: fed by the query(s) naming it */
+  bool late_target;
 
   /* sources */
   int wm_col;       /* -1 = no watermark */
@@ -70,6 +76,10 @@ struct lm_node {
   lm_source_reader *reader;
   bool started, ended;
   int64_t rows_in, late_dropped;
+  /* 'watermark.max.skew.ms' (µs; 0 = off) and the unconfirmed far-future
+   * event time (INT64_MIN = none); 'idle.timeout.ms' (µs; 0 = off) and the
+   * processing time of the last row */
+  int64_t wm_skew, wm_cand, idle_timeout, last_row_at;
 
   /* streams and views */
   lm_query *query;
@@ -98,6 +108,9 @@ struct laminar_db {
   lm_sink **sinks;
   int n_sinks;
   volatile sig_atomic_t interrupted;
+  /* processing time, µs: a virtual clock moved by laminar_advance_time
+   * (and by laminar_run with unbounded sources, at the wall clock's pace) */
+  int64_t now_us;
 };
 
 struct laminar_result {
@@ -128,5 +141,8 @@ lm_node *lm_engine_find(laminar_db *db, const char *name);
 int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err);
 int lm_engine_watermark(laminar_db *db, lm_node *n, int64_t wm, lm_error *err);
 void lm_engine_free(laminar_db *db);
+/* Moves the processing-time clock to now_us (never backwards) and ticks
+ * every query (EMIT PERIODICALLY). */
+int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err);
 
 #endif

@@ -7,6 +7,8 @@
  *       SELECT/SHOW/DESCRIBE results print to stdout. Exits 0 once bounded
  *       sources are exhausted and sinks flushed; with unbounded sources it
  *       runs until SIGINT/SIGTERM. Any error: message on stderr, exit 1.
+ *   laminardb bench nexmark --query qN --events N [--threads 1] ...
+ *       Nexmark query benchmark (bench.c; bench/README.md)
  *   laminardb version | --help
  */
 #include <signal.h>
@@ -20,6 +22,7 @@
 #include "format/lm_toml.h"
 
 int lm_cli_convert(int argc, char **argv); /* convert.c */
+int lm_cli_bench(int argc, char **argv);   /* bench.c */
 
 #define LAMINAR_VERSION "0.1.0"
 
@@ -262,8 +265,11 @@ static void usage(FILE *f) {
   fprintf(
       f,
       "usage: laminardb run FILE [--output table|csv|json]\n"
-      "       laminardb convert [--from FMT] [--to FMT] [--compression zstd|lz4] "
+      "       laminardb convert [--from FMT] [--to FMT] [--compression "
+      "zstd|lz4] "
       "IN OUT\n"
+      "       laminardb bench nexmark --query qN --events N [--threads 1] "
+      "[--rate R]\n"
       "       laminardb version\n"
       "\n"
       "  run FILE   run a .sql script or a laminardb.toml (sql = '''...''')\n"
@@ -282,6 +288,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "convert"))
     return lm_cli_convert(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "bench"))
+    return lm_cli_bench(argc - 1, argv + 1);
   if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
     printf("laminardb %s\n", LAMINAR_VERSION);
     return 0;

@@ -7,22 +7,76 @@
  * open-addressing table of group ids. Aggregate states are stored as
  * columns indexed by group id (struct of arrays), updated in a tight loop
  * per aggregate after the batch's group ids are known.
+ *
+ * Changelogs (Z-sets): every row carries a weight (+1 insert, -1 retract;
+ * any non-zero integer is a multiplicity), and every state below can take
+ * a negative weight exactly, and can be merged with another group's state
+ * with the same NULL rules:
+ *   COUNT, COUNT(*)     cnt += w
+ *   SUM/AVG of integers exact sums (int64 with overflow checks, __int128)
+ *   SUM/AVG of floats   a long double sum of the finite values plus counts
+ *                       of NaN, +Inf and -Inf (so retracting a NaN or an
+ *                       infinity restores the finite sum), reset to an
+ *                       exact 0 when no value remains
+ *   VAR/STDDEV          shifted sums: k (the group's first finite value),
+ *                       sum(x-k), sum((x-k)^2) in long double, and a count
+ *                       of non-finite values; merged by re-shifting (Chan)
+ *   MIN/MAX             append-only: the extreme; retractable: an ordered
+ *                       multiset (gid, value) -> count (agg_vtree.h)
+ *   DISTINCT            always the multiset (gid, value) -> references;
+ *                       a value is folded in when its count leaves 0 and
+ *                       out when it returns to 0
+ *   first/last_value    arrival order (a process-wide sequence number per
+ *                       row; NULLs skipped, as in Flink). Append-only: the
+ *                       value and its sequence number; retractable: trees
+ *                       (gid, seq) -> value and (gid, value, seq); a
+ *                       retraction removes the most recent live occurrence
+ *                       of the value
+ *   APPROX_COUNT_DISTINCT HyperLogLog, 2^12 one-byte registers per group
+ *                       (~1.6% standard error; linear counting for small
+ *                       cardinalities), merged by register max; it cannot
+ *                       retract (the planner refuses it over a changelog)
+ * Per group, `rows` is the sum of the weights of its rows: a group whose
+ * rows fall to 0 has no result row (lm_aggtable_group_rows), and a batch
+ * that would take it below 0 is refused before anything changes.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/agg_vtree.h"
 #include "exec/lm_exec.h"
+#include "exec/op_internal.h"
+
+#define HLL_BITS 12
+#define HLL_M (1 << HLL_BITS)
+
+typedef struct fsum { /* a float sum that survives retractions */
+  long double s;      /* sum of the finite values */
+  int64_t nan, pinf, ninf;
+} fsum;
+
+typedef struct var_state { /* shifted sums for VAR/STDDEV */
+  long double k, s, ss;    /* shift, sum(x-k), sum((x-k)^2) */
+  int64_t nonfinite;       /* NaN and infinities */
+} var_state;
 
 typedef struct agg_state {
-  int64_t *cnt; /* rows counted / non-NULL inputs seen */
-  int64_t *i;   /* SUM int, MIN/MAX int-like and BOOLEAN */
-  double *f;    /* SUM/AVG float, MIN/MAX float */
-  __int128 *w;  /* AVG of integers: exact sum */
-  char **s;     /* MIN/MAX VARCHAR: owned copies */
+  int64_t *cnt;  /* rows counted / non-NULL inputs (sum of weights) */
+  int64_t *i;    /* SUM int; MIN/MAX/first/last int-like (append-only) */
+  double *f;     /* MIN/MAX/first/last float (append-only) */
+  __int128 *w;   /* AVG of integers: exact sum */
+  fsum *fs;      /* SUM/AVG of floats */
+  var_state *vr; /* VAR/STDDEV */
+  char **s;      /* MIN/MAX/first/last VARCHAR (append-only): owned copies */
   int32_t *sl;
-  lm_aggtable *seen; /* DISTINCT: the (group id, value) pairs seen */
+  int64_t *sq;   /* first/last (append-only): sequence number of the value */
+  uint8_t **hll; /* APPROX_COUNT_DISTINCT: HLL_M registers, or NULL */
+  bool tree;     /* vt holds the state (retractable, DISTINCT) */
+  lm_vtree vt;   /* (gid, value) -> count; first/last: (gid, seq) -> value */
+  lm_vtree vt2;  /* first/last: (gid, value, seq) */
 } agg_state;
 
 struct lm_aggtable {
@@ -31,6 +85,8 @@ struct lm_aggtable {
   int n_aggs;
   const lm_agg_spec *aggs;
   agg_state *st;
+  bool retract;    /* rows may carry negative weights */
+  int64_t *rows;   /* per group: sum of the weights of its rows */
   uint32_t *slots; /* group id + 1; 0 = empty */
   uint64_t n_slots;
   uint64_t *hashes; /* per group */
@@ -42,10 +98,81 @@ struct lm_aggtable {
   int64_t gid_cap;
   __int128 *check; /* lm_aggtable_check scratch, per group */
   int64_t check_cap;
+  int64_t *wj; /* per selected row weights (scratch) */
+  int64_t wj_cap;
+  /* first/last_value arrival order: when seq_base >= 0 the value of batch
+   * row r gets sequence number seq_base + r (lm_aggtable_set_seq_base), so
+   * the order is the rows' order even when an operator folds them in
+   * another order (panes); cur_row is the row being folded. */
+  int64_t seq_base, cur_row;
 };
+
+/* Arrival order for first_value/last_value, comparable across tables (so
+ * that merging two tables' groups keeps the order). */
+static _Atomic int64_t lm_agg_seq;
+
+int64_t lm_agg_seq_reserve(int64_t n) {
+  return atomic_fetch_add(&lm_agg_seq, n);
+}
+
+void lm_aggtable_set_seq_base(lm_aggtable *t, int64_t base) {
+  t->seq_base = base;
+}
+
+/* The sequence number of copy c of the row being folded. */
+static int64_t next_seq(lm_aggtable *t, int64_t c) {
+  if (t->seq_base >= 0 && c == 0)
+    return t->seq_base + t->cur_row;
+  return atomic_fetch_add(&lm_agg_seq, 1);
+}
 
 static bool is_float(lm_type t) {
   return t.id == LM_TYPE_FLOAT64 || t.id == LM_TYPE_FLOAT32;
+}
+
+static bool is_minmax(lm_agg_kind k) {
+  return k == LM_AGG_MIN || k == LM_AGG_MAX;
+}
+static bool is_firstlast(lm_agg_kind k) {
+  return k == LM_AGG_FIRST || k == LM_AGG_LAST;
+}
+/* agg(DISTINCT x) that differs from agg(x). */
+static bool is_distinct(const lm_agg_spec *sp) {
+  return sp->distinct && !is_minmax(sp->kind) && !is_firstlast(sp->kind) &&
+         sp->kind != LM_AGG_COUNT_STAR && sp->kind != LM_AGG_APPROX_DISTINCT;
+}
+
+static lm_vt_kind vt_kind(lm_type t) {
+  return t.id == LM_TYPE_UTF8 ? LM_VT_STR : is_float(t) ? LM_VT_F64 : LM_VT_INT;
+}
+
+static lm_vval get_val(const lm_array *x, int64_t r, lm_vt_kind k) {
+  lm_vval v = {0, 0, NULL, 0};
+  if (k == LM_VT_STR)
+    v.s = lm_array_str(x, r, &v.len);
+  else if (k == LM_VT_F64)
+    v.f = lm_array_get_f64(x, r);
+  else
+    v.i = lm_array_get_i64(x, r);
+  return v;
+}
+
+/* Which aggregates keep their state in the trees. */
+static void choose_layout(lm_aggtable *t) {
+  for (int a = 0; a < t->n_aggs; a++) {
+    const lm_agg_spec *sp = &t->aggs[a];
+    agg_state *s = &t->st[a];
+    s->tree = is_distinct(sp) ||
+              (t->retract && (is_minmax(sp->kind) || is_firstlast(sp->kind)));
+    lm_vt_kind vk = vt_kind(sp->in_type);
+    if (is_firstlast(sp->kind)) {
+      lm_vtree_init(&s->vt, LM_VT_INT, vk);
+      lm_vtree_init(&s->vt2, vk, LM_VT_NONE);
+    } else {
+      lm_vtree_init(&s->vt, vk, LM_VT_NONE);
+      lm_vtree_init(&s->vt2, LM_VT_INT, LM_VT_NONE);
+    }
+  }
 }
 
 lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
@@ -56,6 +183,7 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
   t->n_keys = n_keys;
   t->n_aggs = n_aggs;
   t->aggs = aggs;
+  t->seq_base = -1;
   t->key_types = calloc((size_t)n_keys + 1, sizeof(lm_type));
   t->st = calloc((size_t)n_aggs + 1, sizeof(agg_state));
   t->n_slots = 64;
@@ -69,32 +197,69 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
     memcpy(t->key_types, key_types, sizeof(lm_type) * (size_t)n_keys);
   lm_buf_init(&t->keys);
   lm_buf_init(&t->scratch);
+  choose_layout(t);
   return t;
+}
+
+int lm_aggtable_set_retractable(lm_aggtable *t, lm_error *err) {
+  if (t->n_groups || t->cap)
+    return lm_err(err, LM_ERR_EXEC,
+                  "internal error: a group table becomes retractable only "
+                  "before its first row");
+  for (int a = 0; a < t->n_aggs; a++)
+    if (t->aggs[a].kind == LM_AGG_APPROX_DISTINCT)
+      return lm_err(err, LM_ERR_BIND,
+                    "APPROX_COUNT_DISTINCT cannot consume retractions (its "
+                    "input is an updating stream or view)");
+  t->retract = true;
+  choose_layout(t);
+  return 0;
+}
+
+static void free_group_values(lm_aggtable *t, int64_t from) {
+  for (int a = 0; t->st && a < t->n_aggs; a++) {
+    agg_state *s = &t->st[a];
+    for (int64_t g = from; g < t->n_groups; g++) {
+      if (s->s) {
+        free(s->s[g]);
+        s->s[g] = NULL;
+      }
+      if (s->hll) {
+        free(s->hll[g]);
+        s->hll[g] = NULL;
+      }
+    }
+  }
 }
 
 void lm_aggtable_free(lm_aggtable *t) {
   if (!t)
     return;
+  free_group_values(t, 0);
   for (int a = 0; t->st && a < t->n_aggs; a++) {
     agg_state *s = &t->st[a];
-    if (s->s)
-      for (int64_t g = 0; g < t->n_groups; g++)
-        free(s->s[g]);
     free(s->cnt);
     free(s->i);
     free(s->f);
     free(s->w);
+    free(s->fs);
+    free(s->vr);
     free(s->s);
     free(s->sl);
-    lm_aggtable_free(s->seen);
+    free(s->sq);
+    free(s->hll);
+    lm_vtree_free(&s->vt);
+    lm_vtree_free(&s->vt2);
   }
   free(t->st);
+  free(t->rows);
   free(t->key_types);
   free(t->slots);
   free(t->hashes);
   free(t->key_off);
   free(t->gid_buf);
   free(t->check);
+  free(t->wj);
   lm_buf_free(&t->keys);
   lm_buf_free(&t->scratch);
   free(t);
@@ -102,6 +267,10 @@ void lm_aggtable_free(lm_aggtable *t) {
 
 int64_t lm_aggtable_groups(const lm_aggtable *t) {
   return t->n_groups;
+}
+
+int64_t lm_aggtable_group_rows(const lm_aggtable *t, uint32_t gid) {
+  return (int64_t)gid < t->n_groups ? t->rows[gid] : 0;
 }
 
 static int grow_arr(void **p, size_t elem, int64_t old, int64_t cap) {
@@ -113,45 +282,59 @@ static int grow_arr(void **p, size_t elem, int64_t old, int64_t cap) {
   return 0;
 }
 
+#define GROW(field, type)                                                      \
+  if (grow_arr((void **)&(field), sizeof(type), t->cap, cap))                  \
+  return -1
+
 static int grow_groups(lm_aggtable *t) {
   int64_t cap = t->cap ? t->cap * 2 : 64;
   if (grow_arr((void **)&t->hashes, sizeof(uint64_t), t->cap, cap) ||
-      grow_arr((void **)&t->key_off, sizeof(int64_t), t->cap + 1, cap + 1))
+      grow_arr((void **)&t->key_off, sizeof(int64_t), t->cap + 1, cap + 1) ||
+      grow_arr((void **)&t->rows, sizeof(int64_t), t->cap, cap))
     return -1;
   for (int a = 0; a < t->n_aggs; a++) {
     agg_state *s = &t->st[a];
     const lm_agg_spec *sp = &t->aggs[a];
-    if (grow_arr((void **)&s->cnt, sizeof(int64_t), t->cap, cap))
-      return -1;
+    GROW(s->cnt, int64_t);
     switch (sp->kind) {
     case LM_AGG_COUNT_STAR:
     case LM_AGG_COUNT:
       break;
     case LM_AGG_SUM:
-      if (is_float(sp->in_type)) {
-        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap))
-          return -1;
-      } else if (grow_arr((void **)&s->i, sizeof(int64_t), t->cap, cap))
-        return -1;
-      break;
     case LM_AGG_AVG:
       if (is_float(sp->in_type)) {
-        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap))
-          return -1;
-      } else if (grow_arr((void **)&s->w, sizeof(__int128), t->cap, cap))
-        return -1;
+        GROW(s->fs, fsum);
+      } else if (sp->kind == LM_AGG_SUM) {
+        GROW(s->i, int64_t);
+      } else {
+        GROW(s->w, __int128);
+      }
       break;
     case LM_AGG_MIN:
     case LM_AGG_MAX:
+    case LM_AGG_FIRST:
+    case LM_AGG_LAST:
+      if (s->tree)
+        break;
+      if (is_firstlast(sp->kind))
+        GROW(s->sq, int64_t);
       if (sp->in_type.id == LM_TYPE_UTF8) {
-        if (grow_arr((void **)&s->s, sizeof(char *), t->cap, cap) ||
-            grow_arr((void **)&s->sl, sizeof(int32_t), t->cap, cap))
-          return -1;
+        GROW(s->s, char *);
+        GROW(s->sl, int32_t);
       } else if (is_float(sp->in_type)) {
-        if (grow_arr((void **)&s->f, sizeof(double), t->cap, cap))
-          return -1;
-      } else if (grow_arr((void **)&s->i, sizeof(int64_t), t->cap, cap))
-        return -1;
+        GROW(s->f, double);
+      } else {
+        GROW(s->i, int64_t);
+      }
+      break;
+    case LM_AGG_VAR_SAMP:
+    case LM_AGG_VAR_POP:
+    case LM_AGG_STDDEV_SAMP:
+    case LM_AGG_STDDEV_POP:
+      GROW(s->vr, var_state);
+      break;
+    case LM_AGG_APPROX_DISTINCT:
+      GROW(s->hll, uint8_t *);
       break;
     }
   }
@@ -239,10 +422,51 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
   return 0;
 }
 
-static int64_t find_or_add(lm_aggtable *t) {
-  const char *kp = t->scratch.data ? t->scratch.data : "";
-  size_t kl = t->scratch.len;
-  uint64_t h = lm_hash_bytes(kp, kl, 0x51ed270b27bULL);
+#define KEY_SEED 0x51ed270b27bULL
+
+static inline uint64_t rd64(const char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+/* The hash of an encoded key (every group's t->hashes[g]): 8-byte words
+ * multiplied in, then a murmur3 finalizer, so the low bits (the probe
+ * position) depend on every byte. Inlined: keys are short. */
+static inline uint64_t key_hash(const char *p, size_t n) {
+  uint64_t h = KEY_SEED ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL);
+  for (; n >= 8; p += 8, n -= 8) {
+    h = (h ^ rd64(p)) * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
+  }
+  if (n) {
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++)
+      w |= (uint64_t)(uint8_t)p[i] << (8 * i);
+    h = (h ^ w) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+static inline bool key_eq(const char *a, const char *b, size_t n) {
+  for (; n >= 8; a += 8, b += 8, n -= 8)
+    if (rd64(a) != rd64(b))
+      return false;
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+
+/* The group of encoded key kp[0..kl) with hash h (key_hash), created if
+ * absent; kp must not point into t->keys. */
+static int64_t find_or_add_key(lm_aggtable *t, const char *kp, size_t kl,
+                               uint64_t h) {
   uint64_t mask = t->n_slots - 1, i = h & mask;
   for (;;) {
     uint32_t s = t->slots[i];
@@ -251,7 +475,7 @@ static int64_t find_or_add(lm_aggtable *t) {
     int64_t g = (int64_t)s - 1;
     if (t->hashes[g] == h &&
         (size_t)(t->key_off[g + 1] - t->key_off[g]) == kl &&
-        memcmp(t->keys.data + t->key_off[g], kp, kl) == 0)
+        key_eq(t->keys.data + t->key_off[g], kp, kl))
       return g;
     i = (i + 1) & mask;
   }
@@ -270,6 +494,86 @@ static int64_t find_or_add(lm_aggtable *t) {
   return g;
 }
 
+static int64_t find_or_add(lm_aggtable *t) {
+  const char *kp = t->scratch.data ? t->scratch.data : "";
+  size_t kl = t->scratch.len;
+  return find_or_add_key(t, kp, kl, key_hash(kp, kl));
+}
+
+/* key_hash of the encoding of row r of fixed keys v[0..nk) (see
+ * fixed_keys): nk 9-byte elements (flag 1, the value), computed from the
+ * values word by word instead of from the bytes. */
+static inline uint64_t fixed_hash(const int64_t *const *v, int nk, int64_t r) {
+  uint64_t h = KEY_SEED ^ ((uint64_t)(9 * nk) * 0x9E3779B97F4A7C15ULL);
+  uint64_t prev = 0;
+  for (int j = 0; j < nk; j++) {
+    uint64_t x = (uint64_t)v[j][r];
+    /* bytes [8j, 8j+8): the top j bytes of element j-1's value, element
+     * j's flag, then the first 7-j bytes of its value */
+    uint64_t w = (j ? prev >> (64 - 8 * j) : 0) | (1ULL << (8 * j)) |
+                 (j < 7 ? x << (8 * j + 8) : 0);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
+    prev = x;
+  }
+  if (nk == 8) { /* 72 bytes: a ninth full word, the last value */
+    h = (h ^ prev) * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
+  } else if (nk) { /* the last nk bytes: the top of the last value */
+    h = (h ^ (prev >> (64 - 8 * nk))) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+/* find_or_add_key for row r of fixed keys: compares the stored elements
+ * with the values, and encodes the key only to insert it. */
+static int64_t find_or_add_fixed(lm_aggtable *t, const int64_t *const *v,
+                                 int nk, int64_t r) {
+  uint64_t h = fixed_hash(v, nk, r);
+  int64_t kl = 9 * nk;
+  uint64_t mask = t->n_slots - 1, i = h & mask;
+  for (uint32_t s; (s = t->slots[i]) != 0; i = (i + 1) & mask) {
+    int64_t g = (int64_t)s - 1;
+    if (t->hashes[g] != h || t->key_off[g + 1] - t->key_off[g] != kl)
+      continue;
+    const char *p = t->keys.data + t->key_off[g];
+    int k = 0;
+    for (; k < nk; k++, p += 9)
+      if (p[0] != 1 || rd64(p + 1) != (uint64_t)v[k][r])
+        break;
+    if (k == nk)
+      return g;
+  }
+  char kb[72], *p = kb;
+  for (int k = 0; k < nk; k++, p += 9) {
+    p[0] = 1;
+    memcpy(p + 1, v[k] + r, 8);
+  }
+  return find_or_add_key(t, kb, (size_t)kl, h);
+}
+
+/* Keys every one of which is an 8-byte integer-like column without NULLs
+ * (BIGINT, TIMESTAMP, INTERVAL: window columns, integer ids): encoded
+ * straight from the values, same bytes as encode_key. */
+static bool fixed_keys(const lm_aggtable *t, lm_array *const *keys) {
+  if (t->n_keys > 8)
+    return false;
+  for (int k = 0; k < t->n_keys; k++) {
+    const lm_array *a = keys[k];
+    lm_type_id id = a->type.id;
+    if ((id != LM_TYPE_INT64 && id != LM_TYPE_TIMESTAMP &&
+         id != LM_TYPE_INTERVAL) ||
+        (a->validity && a->null_count != 0))
+      return false;
+  }
+  return true;
+}
+
 static inline bool isnull(const lm_array *a, int64_t r) {
   return a->validity && lm_array_is_null(a, r);
 }
@@ -277,6 +581,19 @@ static inline bool isnull(const lm_array *a, int64_t r) {
 int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
                        const int32_t *sel, int64_t n, uint32_t *gids,
                        lm_error *err) {
+  if (fixed_keys(t, keys)) {
+    const int64_t *v[8];
+    int nk = t->n_keys;
+    for (int k = 0; k < nk; k++)
+      v[k] = lm_array_i64(keys[k]);
+    for (int64_t j = 0; j < n; j++) {
+      int64_t g = find_or_add_fixed(t, v, nk, sel ? sel[j] : j);
+      if (g < 0)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+      gids[j] = (uint32_t)g;
+    }
+    return 0;
+  }
   for (int64_t j = 0; j < n; j++) {
     int64_t r = sel ? sel[j] : j;
     int64_t g = encode_key(t, keys, r) ? -1 : find_or_add(t);
@@ -287,24 +604,73 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
   return 0;
 }
 
-int lm_aggtable_check(lm_aggtable *t, lm_array *const *in, const int32_t *sel,
-                      int64_t n, const uint32_t *gids, lm_error *err) {
+static int grow_check(lm_aggtable *t, lm_error *err) {
+  if (t->n_groups > t->check_cap) {
+    __int128 *c = realloc(t->check, sizeof(__int128) * (size_t)t->n_groups);
+    if (!c)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    t->check = c;
+    t->check_cap = t->n_groups;
+  }
+  return 0;
+}
+
+int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
+                        const int64_t *weights, const int32_t *sel, int64_t n,
+                        const uint32_t *gids, lm_error *err) {
+  if (weights) {
+    if (!t->retract)
+      return lm_err(err, LM_ERR_EXEC,
+                    "internal error: weighted rows into an append-only "
+                    "aggregate state");
+    if (grow_check(t, err))
+      return err ? err->code : LM_ERR_NOMEM;
+    for (int64_t j = 0; j < n; j++)
+      t->check[gids[j]] = t->rows[gids[j]];
+    for (int64_t j = 0; j < n; j++) {
+      __int128 *c = &t->check[gids[j]];
+      *c += weights[sel ? sel[j] : j];
+      if (*c < 0)
+        return lm_err(err, LM_ERR_EXEC,
+                      "more retractions than insertions for a group (a "
+                      "__weight -1 row whose group has no live row left)");
+      if (*c > INT64_MAX)
+        return lm_err(err, LM_ERR_EXEC, "integer out of range: row count");
+    }
+  }
   for (int a = 0; a < t->n_aggs; a++) {
     const lm_agg_spec *sp = &t->aggs[a];
     const lm_array *x = in[a];
     if (sp->kind != LM_AGG_SUM || sp->distinct || is_float(sp->in_type) || !x ||
         x->type.id == LM_TYPE_NULL)
       continue;
-    /* per group: the state plus this batch's rows, in 128 bits */
-    if (t->n_groups > t->check_cap) {
-      __int128 *c = realloc(t->check, sizeof(__int128) * (size_t)t->n_groups);
-      if (!c)
-        return lm_err(err, LM_ERR_NOMEM, "out of memory");
-      t->check = c;
-      t->check_cap = t->n_groups;
-    }
     const agg_state *s = &t->st[a];
     const int64_t *v = lm_array_i64(x);
+    if (!weights) {
+      /* fast path: no running sum can leave int64 when every touched
+       * state is within INT64_MAX - n * max|v| of zero */
+      uint64_t m = 0;
+      for (int64_t j = 0; j < n; j++) {
+        int64_t r = sel ? sel[j] : j;
+        uint64_t av = v[r] < 0 ? 0 - (uint64_t)v[r] : (uint64_t)v[r];
+        if (!(x->null_count && isnull(x, r)) && av > m)
+          m = av;
+      }
+      unsigned __int128 bound = (unsigned __int128)m * (uint64_t)n;
+      bool ok = bound < (unsigned __int128)INT64_MAX;
+      if (ok) {
+        int64_t lim = INT64_MAX - (int64_t)bound;
+        for (int64_t j = 0; j < n && ok; j++) {
+          int64_t c = s->i[gids[j]];
+          ok = c <= lim && c >= -lim;
+        }
+      }
+      if (ok)
+        continue;
+    }
+    /* per group: the state plus this batch's rows, in 128 bits */
+    if (grow_check(t, err))
+      return err ? err->code : LM_ERR_NOMEM;
     for (int64_t j = 0; j < n; j++)
       t->check[gids[j]] = s->i[gids[j]];
     bool bad = false;
@@ -313,7 +679,7 @@ int lm_aggtable_check(lm_aggtable *t, lm_array *const *in, const int32_t *sel,
       if (x->null_count && isnull(x, r))
         continue;
       __int128 *c = &t->check[gids[j]];
-      *c += v[r];
+      *c += weights ? (__int128)v[r] * weights[r] : v[r];
       /* a running sum beyond int64 is an overflow in SQL even if later
        * rows would bring it back: the same rows in one batch or in
        * several must give the same answer */
@@ -326,9 +692,15 @@ int lm_aggtable_check(lm_aggtable *t, lm_array *const *in, const int32_t *sel,
   return 0;
 }
 
+int lm_aggtable_check(lm_aggtable *t, lm_array *const *in, const int32_t *sel,
+                      int64_t n, const uint32_t *gids, lm_error *err) {
+  return lm_aggtable_check_w(t, in, NULL, sel, n, gids, err);
+}
+
 void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
   if (n_groups >= t->n_groups)
     return;
+  free_group_values(t, n_groups);
   for (int a = 0; a < t->n_aggs; a++) {
     agg_state *s = &t->st[a];
     for (int64_t g = n_groups; g < t->n_groups; g++) {
@@ -340,12 +712,20 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
         s->f[g] = 0;
       if (s->w)
         s->w[g] = 0;
-      if (s->s) {
-        free(s->s[g]);
-        s->s[g] = NULL;
+      if (s->fs)
+        memset(&s->fs[g], 0, sizeof s->fs[g]);
+      if (s->vr)
+        memset(&s->vr[g], 0, sizeof s->vr[g]);
+      if (s->sq)
+        s->sq[g] = 0;
+      if (s->tree) {
+        lm_vtree_drop_group(&s->vt, (uint32_t)g);
+        lm_vtree_drop_group(&s->vt2, (uint32_t)g);
       }
     }
   }
+  for (int64_t g = n_groups; g < t->n_groups; g++)
+    t->rows[g] = 0;
   t->n_groups = n_groups;
   t->keys.len = (size_t)t->key_off[n_groups];
   memset(t->slots, 0, sizeof(uint32_t) * t->n_slots);
@@ -381,210 +761,379 @@ int lm_aggtable_update(lm_aggtable *t, lm_array *const *keys,
   return lm_aggtable_accumulate(t, in, sel, n, gids, err);
 }
 
-/* Folds rows sel[0..n) (NULL = 0..n-1) of x into aggregate a's states of
- * groups gids[0..n). */
-static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
-                          const int32_t *sel, int64_t n, const uint32_t *gids,
-                          lm_error *err) {
-  const lm_agg_spec *sp = &t->aggs[a];
-  agg_state *s = &t->st[a];
-  {
-    if (sp->kind == LM_AGG_COUNT_STAR) {
-      for (int64_t j = 0; j < n; j++)
-        s->cnt[gids[j]]++;
-      return 0;
-    }
-    if (x->type.id == LM_TYPE_NULL)
-      return 0;
-    bool nulls = x->null_count > 0;
-    switch (sp->kind) {
-    case LM_AGG_COUNT:
-      for (int64_t j = 0; j < n; j++) {
-        int64_t r = sel ? sel[j] : j;
-        if (!nulls || !isnull(x, r))
-          s->cnt[gids[j]]++;
-      }
-      break;
-    case LM_AGG_SUM:
-    case LM_AGG_AVG:
-      if (is_float(sp->in_type)) {
-        const double *v = lm_array_f64(x);
-        for (int64_t j = 0; j < n; j++) {
-          int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r))
-            continue;
-          s->f[gids[j]] += v[r];
-          s->cnt[gids[j]]++;
-        }
-      } else if (sp->kind == LM_AGG_AVG) {
-        const int64_t *v = lm_array_i64(x);
-        for (int64_t j = 0; j < n; j++) {
-          int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r))
-            continue;
-          s->w[gids[j]] += v[r];
-          s->cnt[gids[j]]++;
-        }
-      } else {
-        const int64_t *v = lm_array_i64(x);
-        for (int64_t j = 0; j < n; j++) {
-          int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r))
-            continue;
-          uint32_t g = gids[j];
-          int64_t sum;
-          if (lm_add_overflow_i64(s->i[g], v[r], &sum))
-            return lm_err(err, LM_ERR_EXEC,
-                          "integer out of range: overflow in SUM");
-          s->i[g] = sum;
-          s->cnt[g]++;
-        }
-      }
-      break;
-    case LM_AGG_MIN:
-    case LM_AGG_MAX: {
-      bool mx = sp->kind == LM_AGG_MAX;
-      if (sp->in_type.id == LM_TYPE_UTF8) {
-        for (int64_t j = 0; j < n; j++) {
-          int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r))
-            continue;
-          uint32_t g = gids[j];
-          int32_t len;
-          const char *p = lm_array_str(x, r, &len);
-          bool take = s->cnt[g] == 0;
-          if (!take) {
-            int32_t ol = s->sl[g];
-            int c = memcmp(p, s->s[g], (size_t)(len < ol ? len : ol));
-            if (!c)
-              c = len < ol ? -1 : len > ol;
-            take = mx ? c > 0 : c < 0;
-          }
-          if (take) {
-            char *copy = malloc((size_t)len + 1);
-            if (!copy)
-              return lm_err(err, LM_ERR_NOMEM, "out of memory");
-            memcpy(copy, p, (size_t)len);
-            free(s->s[g]);
-            s->s[g] = copy;
-            s->sl[g] = len;
-          }
-          s->cnt[g]++;
-        }
-      } else if (is_float(sp->in_type)) {
-        for (int64_t j = 0; j < n; j++) {
-          int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r))
-            continue;
-          uint32_t g = gids[j];
-          double v = lm_array_get_f64(x, r);
-          /* NaN is the largest value (PostgreSQL) */
-          if (s->cnt[g] == 0)
-            s->f[g] = v;
-          else if (mx ? (isnan(v) || v > s->f[g])
-                      : (!isnan(v) && (isnan(s->f[g]) || v < s->f[g])))
-            s->f[g] = v;
-          s->cnt[g]++;
-        }
-      } else {
-        for (int64_t j = 0; j < n; j++) {
-          int64_t r = sel ? sel[j] : j;
-          if (nulls && isnull(x, r))
-            continue;
-          uint32_t g = gids[j];
-          int64_t v = lm_array_get_i64(x, r);
-          if (s->cnt[g] == 0 || (mx ? v > s->i[g] : v < s->i[g]))
-            s->i[g] = v;
-          s->cnt[g]++;
-        }
-      }
-      break;
-    }
-    default:
-      break;
-    }
-  }
+/* ------------------------------------------------- one value at a time */
+
+static int over_retraction(lm_error *err) {
+  return lm_err(err, LM_ERR_EXEC,
+                "more retractions than insertions: a __weight -1 row "
+                "retracts a value its group does not hold");
+}
+
+static void fsum_add(fsum *f, double v, int64_t w) {
+  if (isnan(v))
+    f->nan += w;
+  else if (isinf(v))
+    *(v > 0 ? &f->pinf : &f->ninf) += w;
+  else
+    f->s += (long double)v * (long double)w;
+}
+
+static double fsum_value(const fsum *f) {
+  if (f->nan > 0 || (f->pinf > 0 && f->ninf > 0))
+    return NAN;
+  if (f->pinf > 0)
+    return INFINITY;
+  if (f->ninf > 0)
+    return -INFINITY;
+  return (double)f->s;
+}
+
+/* Replaces an owned string copy. */
+static int set_str(char **dst, int32_t *dl, const lm_vval *v) {
+  char *copy = malloc((size_t)v->len + 1);
+  if (!copy)
+    return -1;
+  if (v->len)
+    memcpy(copy, v->s, (size_t)v->len);
+  copy[v->len] = 0;
+  free(*dst);
+  *dst = copy;
+  *dl = v->len;
   return 0;
 }
 
-/* DISTINCT: only the first occurrence of each (group, value) pair is
- * folded in. The pairs live in a nested group table keyed by (group id,
- * value); a lookup that creates an entry marks a first occurrence. */
-static int accumulate_distinct(lm_aggtable *t, int a, lm_array *x,
-                               const int32_t *sel, int64_t n,
-                               const uint32_t *gids, lm_error *err) {
-  agg_state *s = &t->st[a];
-  if (!s->seen) {
-    lm_type kt[2] = {lm_type_make(LM_TYPE_INT64), x->type};
-    if (!(s->seen = lm_aggtable_new(2, kt, 0, NULL)))
-      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+static int cmp_vval(lm_vt_kind k, const lm_vval *a, const lm_vval *b) {
+  if (k == LM_VT_STR) {
+    int32_t m = a->len < b->len ? a->len : b->len;
+    int c = m ? memcmp(a->s, b->s, (size_t)m) : 0;
+    if (c)
+      return c < 0 ? -1 : 1;
+    return (a->len > b->len) - (a->len < b->len);
   }
-  lm_builder gb;
-  lm_array *garr = NULL;
-  uint32_t *ids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
-  uint32_t *g2 = malloc(sizeof(uint32_t) * (size_t)(n + 1));
-  int32_t *sel2 = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  int rc = 0;
-  if (!ids || !g2 || !sel2 ||
-      lm_builder_init(&gb, lm_type_make(LM_TYPE_INT64), x->length)) {
-    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    goto done;
+  if (k == LM_VT_F64) { /* NaN is the largest value (PostgreSQL) */
+    if (isnan(a->f) || isnan(b->f))
+      return isnan(a->f) ? (isnan(b->f) ? 0 : 1) : -1;
+    return (a->f > b->f) - (a->f < b->f);
   }
-  if (gb.capacity < x->length && lm_builder_grow(&gb, x->length)) {
-    lm_builder_free(&gb);
-    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    goto done;
-  }
-  /* the group id of each row, at the row's position in x */
-  memset(gb.values, 0, sizeof(int64_t) * (size_t)x->length);
-  for (int64_t j = 0; j < n; j++)
-    ((int64_t *)gb.values)[sel ? sel[j] : j] = gids[j];
-  gb.length = x->length;
-  rc = lm_builder_finish(&gb, &garr);
-  lm_builder_free(&gb);
-  if (rc) {
-    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    goto done;
-  }
-  lm_array *keys[2] = {garr, x};
-  int64_t next = lm_aggtable_groups(s->seen);
-  if ((rc = lm_aggtable_lookup(s->seen, keys, sel, n, ids, err)))
-    goto done;
-  int64_t k = 0;
-  for (int64_t j = 0; j < n; j++) {
-    if (ids[j] != next)
-      continue; /* seen before, in an earlier batch or earlier in this one */
-    next++;
-    int64_t r = sel ? sel[j] : j;
-    if (x->type.id == LM_TYPE_NULL || isnull(x, r))
-      continue;
-    sel2[k] = (int32_t)r;
-    g2[k++] = gids[j];
-  }
-  rc = accumulate_one(t, a, x, sel2, k, g2, err);
-done:
-  lm_array_release(garr);
-  free(ids);
-  free(g2);
-  free(sel2);
-  return rc;
+  return (a->i > b->i) - (a->i < b->i);
 }
 
-int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
-                           const int32_t *sel, int64_t n, const uint32_t *gids,
-                           lm_error *err) {
-  for (int a = 0; a < t->n_aggs; a++) {
-    const lm_agg_spec *sp = &t->aggs[a];
-    bool distinct =
-        sp->distinct && (sp->kind == LM_AGG_COUNT || sp->kind == LM_AGG_SUM ||
-                         sp->kind == LM_AGG_AVG);
-    int rc = distinct ? accumulate_distinct(t, a, in[a], sel, n, gids, err)
-                      : accumulate_one(t, a, in[a], sel, n, gids, err);
+/* The append-only stored value of MIN/MAX/first/last. */
+static lm_vval stored_val(const agg_state *s, lm_vt_kind k, int64_t g) {
+  lm_vval v = {0, 0, NULL, 0};
+  if (k == LM_VT_STR) {
+    v.s = s->s[g] ? s->s[g] : "";
+    v.len = s->sl[g];
+  } else if (k == LM_VT_F64) {
+    v.f = s->f[g];
+  } else {
+    v.i = s->i[g];
+  }
+  return v;
+}
+
+static int store_val(agg_state *s, lm_vt_kind k, int64_t g, const lm_vval *v) {
+  if (k == LM_VT_STR)
+    return set_str(&s->s[g], &s->sl[g], v);
+  if (k == LM_VT_F64)
+    s->f[g] = v->f;
+  else
+    s->i[g] = v->i;
+  return 0;
+}
+
+static uint64_t hll_hash(lm_vt_kind k, const lm_vval *v) {
+  if (k == LM_VT_STR)
+    return lm_hash_bytes(v->len ? v->s : "", (size_t)v->len, 0x1f3d5b79ULL);
+  int64_t bits;
+  if (k == LM_VT_F64) {
+    double d = v->f == 0 ? 0 : isnan(v->f) ? NAN : v->f;
+    memcpy(&bits, &d, 8);
+  } else {
+    bits = v->i;
+  }
+  return lm_hash_bytes(&bits, 8, 0x1f3d5b79ULL);
+}
+
+/* Folds one non-NULL value v with weight w into aggregate a of group g
+ * (every kind but COUNT(*); DISTINCT is handled by the caller). */
+static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
+                    int64_t w, lm_error *err) {
+  const lm_agg_spec *sp = &t->aggs[a];
+  agg_state *s = &t->st[a];
+  lm_vt_kind k = vt_kind(sp->in_type);
+  switch (sp->kind) {
+  case LM_AGG_COUNT_STAR:
+  case LM_AGG_COUNT:
+    break;
+  case LM_AGG_SUM:
+  case LM_AGG_AVG:
+    if (is_float(sp->in_type)) {
+      fsum_add(&s->fs[g], v->f, w);
+      if (s->cnt[g] + w == 0)
+        memset(&s->fs[g], 0, sizeof s->fs[g]);
+    } else if (sp->kind == LM_AGG_AVG) {
+      s->w[g] += (__int128)v->i * w;
+    } else {
+      int64_t prod, sum;
+      if (__builtin_mul_overflow(v->i, w, &prod) ||
+          lm_add_overflow_i64(s->i[g], prod, &sum))
+        return lm_err(err, LM_ERR_EXEC,
+                      "integer out of range: overflow in SUM");
+      s->i[g] = sum;
+    }
+    break;
+  case LM_AGG_MIN:
+  case LM_AGG_MAX:
+    if (s->tree) {
+      int rc = lm_vtree_add(&s->vt, g, v, 0, w, NULL, NULL);
+      if (rc)
+        return rc == -2 ? over_retraction(err)
+                        : lm_err(err, LM_ERR_NOMEM, "out of memory");
+    } else {
+      if (w < 0)
+        return over_retraction(err);
+      bool take = s->cnt[g] == 0;
+      if (!take) {
+        lm_vval cur = stored_val(s, k, g);
+        int c = cmp_vval(k, v, &cur);
+        take = sp->kind == LM_AGG_MAX ? c > 0 : c < 0;
+      }
+      if (take && store_val(s, k, g, v))
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    break;
+  case LM_AGG_FIRST:
+  case LM_AGG_LAST:
+    if (s->tree) {
+      for (int64_t c = 0; c < (w < 0 ? -w : w); c++) {
+        int rc;
+        if (w > 0) {
+          int64_t seq = next_seq(t, c);
+          lm_vval sv = {seq, 0, NULL, 0};
+          rc = lm_vtree_add(&s->vt, g, &sv, 0, 1, v, NULL);
+          if (!rc && (rc = lm_vtree_add(&s->vt2, g, v, seq, 1, NULL, NULL)))
+            lm_vtree_add(&s->vt, g, &sv, 0, -1, NULL, NULL);
+        } else {
+          int32_t nd = lm_vtree_last_with(&s->vt2, g, v);
+          if (nd < 0)
+            return over_retraction(err);
+          int64_t seq = s->vt2.nodes[nd].k2;
+          lm_vval sv = {seq, 0, NULL, 0};
+          rc = lm_vtree_add(&s->vt2, g, v, seq, -1, NULL, NULL);
+          if (!rc)
+            rc = lm_vtree_add(&s->vt, g, &sv, 0, -1, NULL, NULL);
+        }
+        if (rc)
+          return rc == -2 ? over_retraction(err)
+                          : lm_err(err, LM_ERR_NOMEM, "out of memory");
+      }
+    } else {
+      if (w < 0)
+        return over_retraction(err);
+      int64_t seq = next_seq(t, 0);
+      if (s->cnt[g] == 0 || sp->kind == LM_AGG_LAST) {
+        if (store_val(s, k, g, v))
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+        s->sq[g] = seq;
+      }
+    }
+    break;
+  case LM_AGG_VAR_SAMP:
+  case LM_AGG_VAR_POP:
+  case LM_AGG_STDDEV_SAMP:
+  case LM_AGG_STDDEV_POP: {
+    var_state *vs = &s->vr[g];
+    double x = v->f;
+    if (!isfinite(x)) {
+      vs->nonfinite += w;
+      break;
+    }
+    int64_t finite = s->cnt[g] - vs->nonfinite;
+    if (finite == 0) {
+      vs->k = x; /* the shift: values near the mean keep the sums small */
+      vs->s = vs->ss = 0;
+    }
+    long double d = (long double)x - vs->k;
+    vs->s += d * (long double)w;
+    vs->ss += d * d * (long double)w;
+    if (finite + w == 0)
+      vs->k = vs->s = vs->ss = 0;
+    break;
+  }
+  case LM_AGG_APPROX_DISTINCT: {
+    if (w < 0)
+      return lm_err(err, LM_ERR_EXEC,
+                    "APPROX_COUNT_DISTINCT cannot take a retraction");
+    if (!s->hll[g] && !(s->hll[g] = calloc(HLL_M, 1)))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    uint64_t h = hll_hash(k, v);
+    uint32_t idx = (uint32_t)(h >> (64 - HLL_BITS));
+    uint64_t rest = h << HLL_BITS;
+    uint8_t rank = rest ? (uint8_t)(__builtin_clzll(rest) + 1)
+                        : (uint8_t)(64 - HLL_BITS + 1);
+    if (rank > s->hll[g][idx])
+      s->hll[g][idx] = rank;
+    break;
+  }
+  }
+  s->cnt[g] += w;
+  return 0;
+}
+
+/* Folds rows sel[0..n) (NULL = 0..n-1) of x, with weights wj[0..n) (by
+ * position in sel; NULL = all 1), into aggregate a's states of groups
+ * gids[0..n). */
+static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
+                          const int32_t *sel, int64_t n, const uint32_t *gids,
+                          const int64_t *wj, lm_error *err) {
+  const lm_agg_spec *sp = &t->aggs[a];
+  agg_state *s = &t->st[a];
+  if (sp->kind == LM_AGG_COUNT_STAR) {
+    for (int64_t j = 0; j < n; j++)
+      s->cnt[gids[j]] += wj ? wj[j] : 1;
+    return 0;
+  }
+  if (!x || x->type.id == LM_TYPE_NULL)
+    return 0;
+  bool nulls = x->null_count > 0;
+  /* the common cases in tight loops */
+  if (sp->kind == LM_AGG_COUNT) {
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (!nulls || !isnull(x, r))
+        s->cnt[gids[j]] += wj ? wj[j] : 1;
+    }
+    return 0;
+  }
+  if (sp->kind == LM_AGG_SUM && !is_float(sp->in_type) && !wj) {
+    const int64_t *v = lm_array_i64(x);
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (nulls && isnull(x, r))
+        continue;
+      uint32_t g = gids[j];
+      int64_t sum;
+      if (lm_add_overflow_i64(s->i[g], v[r], &sum))
+        return lm_err(err, LM_ERR_EXEC,
+                      "integer out of range: overflow in SUM");
+      s->i[g] = sum;
+      s->cnt[g]++;
+    }
+    return 0;
+  }
+  if ((sp->kind == LM_AGG_SUM || sp->kind == LM_AGG_AVG) &&
+      x->type.id == LM_TYPE_FLOAT64) {
+    const double *v = lm_array_f64(x);
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (nulls && isnull(x, r))
+        continue;
+      uint32_t g = gids[j];
+      int64_t w = wj ? wj[j] : 1;
+      fsum_add(&s->fs[g], v[r], w);
+      if ((s->cnt[g] += w) == 0)
+        memset(&s->fs[g], 0, sizeof s->fs[g]); /* no rounding residue */
+    }
+    return 0;
+  }
+  if (sp->kind == LM_AGG_AVG && x->type.id == LM_TYPE_INT64) {
+    const int64_t *v = lm_array_i64(x);
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (nulls && isnull(x, r))
+        continue;
+      int64_t w = wj ? wj[j] : 1;
+      s->w[gids[j]] += (__int128)v[r] * w;
+      s->cnt[gids[j]] += w;
+    }
+    return 0;
+  }
+  lm_vt_kind k = vt_kind(sp->in_type);
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    if (nulls && isnull(x, r))
+      continue;
+    lm_vval v = get_val(x, r, k);
+    t->cur_row = r;
+    int rc = fold_val(t, a, gids[j], &v, wj ? wj[j] : 1, err);
     if (rc)
       return rc;
   }
   return 0;
 }
+
+/* DISTINCT: each (group, value) pair has a reference count in the tree;
+ * the value is folded in when its count leaves 0 and out when it returns
+ * to 0. */
+static int distinct_add(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
+                        int64_t w, lm_error *err) {
+  int64_t old;
+  int rc = lm_vtree_add(&t->st[a].vt, g, v, 0, w, NULL, &old);
+  if (rc)
+    return rc == -2 ? over_retraction(err)
+                    : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int64_t now = old + w;
+  if (old == 0 && now > 0)
+    return fold_val(t, a, g, v, 1, err);
+  if (old > 0 && now == 0)
+    return fold_val(t, a, g, v, -1, err);
+  return 0;
+}
+
+static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
+                               const int32_t *sel, int64_t n,
+                               const uint32_t *gids, const int64_t *wj,
+                               lm_error *err) {
+  if (!x || x->type.id == LM_TYPE_NULL)
+    return 0;
+  lm_vt_kind k = vt_kind(t->aggs[a].in_type);
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    if (isnull(x, r))
+      continue;
+    lm_vval v = get_val(x, r, k);
+    int rc = distinct_add(t, a, gids[j], &v, wj ? wj[j] : 1, err);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+int lm_aggtable_accumulate_w(lm_aggtable *t, lm_array *const *in,
+                             const int64_t *weights, const int32_t *sel,
+                             int64_t n, const uint32_t *gids, lm_error *err) {
+  const int64_t *wj = NULL;
+  if (weights) {
+    if (!t->retract)
+      return lm_err(err, LM_ERR_EXEC,
+                    "internal error: weighted rows into an append-only "
+                    "aggregate state");
+    if (lm_scratch_grow((void **)&t->wj, &t->wj_cap, n, sizeof(int64_t), err))
+      return err ? err->code : LM_ERR_NOMEM;
+    for (int64_t j = 0; j < n; j++)
+      t->wj[j] = weights[sel ? sel[j] : j];
+    wj = t->wj;
+  }
+  for (int64_t j = 0; j < n; j++)
+    t->rows[gids[j]] += wj ? wj[j] : 1;
+  for (int a = 0; a < t->n_aggs; a++) {
+    int rc = is_distinct(&t->aggs[a])
+                 ? accumulate_distinct(t, a, in[a], sel, n, gids, wj, err)
+                 : accumulate_one(t, a, in[a], sel, n, gids, wj, err);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
+                           const int32_t *sel, int64_t n, const uint32_t *gids,
+                           lm_error *err) {
+  return lm_aggtable_accumulate_w(t, in, NULL, sel, n, gids, err);
+}
+
+/* ---------------------------------------------------------- results */
 
 static const char *decode_key(lm_builder *b, lm_type t, const char *p) {
   if (*p++ == 0) {
@@ -617,6 +1166,55 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p) {
   }
 }
 
+static void append_val(lm_builder *b, lm_type t, const lm_vval *v) {
+  if (t.id == LM_TYPE_UTF8)
+    lm_builder_append_str(b, v->s ? v->s : "", v->len);
+  else if (is_float(t))
+    lm_builder_append_double(b, v->f);
+  else if (t.id == LM_TYPE_BOOL)
+    lm_builder_append_bool(b, v->i != 0);
+  else
+    lm_builder_append_int(b, v->i);
+}
+
+static double hll_estimate(const uint8_t *reg) {
+  if (!reg)
+    return 0;
+  double sum = 0;
+  int zeros = 0;
+  for (int i = 0; i < HLL_M; i++) {
+    sum += ldexp(1.0, -reg[i]);
+    zeros += reg[i] == 0;
+  }
+  double m = HLL_M, e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+  if (e <= 2.5 * m && zeros)
+    e = m * log(m / zeros); /* linear counting: exact-ish when small */
+  return e;
+}
+
+/* VAR/STDDEV result: NULL (returns false) over no values, and for the
+ * sample forms over one value (PostgreSQL). */
+static bool var_value(const lm_agg_spec *sp, const agg_state *s, int64_t g,
+                      double *out) {
+  int64_t n = s->cnt[g];
+  bool samp = sp->kind == LM_AGG_VAR_SAMP || sp->kind == LM_AGG_STDDEV_SAMP;
+  if (n <= 0 || (samp && n == 1))
+    return false;
+  const var_state *vs = &s->vr[g];
+  if (vs->nonfinite > 0) {
+    *out = NAN;
+    return true;
+  }
+  long double ln = (long double)n;
+  long double m2 = vs->ss - vs->s * vs->s / ln;
+  if (m2 < 0)
+    m2 = 0;
+  long double var = m2 / (samp ? ln - 1 : ln);
+  bool sd = sp->kind == LM_AGG_STDDEV_SAMP || sp->kind == LM_AGG_STDDEV_POP;
+  *out = (double)(sd ? sqrtl(var) : var);
+  return true;
+}
+
 int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
                      lm_batch_builder *bb, lm_error *err) {
   if (!gids)
@@ -631,40 +1229,71 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
       const agg_state *s = &t->st[a];
       lm_builder *b = &bb->cols[t->n_keys + a];
       int64_t c = s->cnt[g];
+      lm_vt_kind vk = vt_kind(sp->in_type);
       switch (sp->kind) {
       case LM_AGG_COUNT_STAR:
       case LM_AGG_COUNT:
         lm_builder_append_int(b, c);
         break;
       case LM_AGG_SUM:
-        if (!c)
+        if (c <= 0)
           lm_builder_append_null(b);
         else if (is_float(sp->in_type))
-          lm_builder_append_double(b, s->f[g]);
+          lm_builder_append_double(b, fsum_value(&s->fs[g]));
         else
           lm_builder_append_int(b, s->i[g]);
         break;
       case LM_AGG_AVG:
-        if (!c)
+        if (c <= 0)
           lm_builder_append_null(b);
         else if (is_float(sp->in_type))
-          lm_builder_append_double(b, s->f[g] / (double)c);
+          lm_builder_append_double(
+              b, (double)(s->fs[g].nan || s->fs[g].pinf || s->fs[g].ninf
+                              ? (long double)fsum_value(&s->fs[g])
+                              : s->fs[g].s / (long double)c));
         else
           lm_builder_append_double(
               b, (double)((long double)s->w[g] / (long double)c));
         break;
       case LM_AGG_MIN:
       case LM_AGG_MAX:
-        if (!c)
+      case LM_AGG_FIRST:
+      case LM_AGG_LAST: {
+        if (c <= 0) {
           lm_builder_append_null(b);
-        else if (sp->in_type.id == LM_TYPE_UTF8)
-          lm_builder_append_str(b, s->s[g] ? s->s[g] : "", s->sl[g]);
-        else if (is_float(sp->in_type))
-          lm_builder_append_double(b, s->f[g]);
-        else if (sp->in_type.id == LM_TYPE_BOOL)
-          lm_builder_append_bool(b, s->i[g] != 0);
+          break;
+        }
+        lm_vval v;
+        if (s->tree) {
+          bool lo = sp->kind == LM_AGG_MIN || sp->kind == LM_AGG_FIRST;
+          int32_t nd = lo ? lm_vtree_first(&s->vt, (uint32_t)g)
+                          : lm_vtree_last(&s->vt, (uint32_t)g);
+          if (nd < 0) {
+            lm_builder_append_null(b);
+            break;
+          }
+          v = is_firstlast(sp->kind) ? lm_vtree_payload(&s->vt, nd)
+                                     : lm_vtree_key(&s->vt, nd);
+        } else {
+          v = stored_val(s, vk, g);
+        }
+        append_val(b, sp->in_type, &v);
+        break;
+      }
+      case LM_AGG_VAR_SAMP:
+      case LM_AGG_VAR_POP:
+      case LM_AGG_STDDEV_SAMP:
+      case LM_AGG_STDDEV_POP: {
+        double d;
+        if (var_value(sp, s, g, &d))
+          lm_builder_append_double(b, d);
         else
-          lm_builder_append_int(b, s->i[g]);
+          lm_builder_append_null(b);
+        break;
+      }
+      case LM_AGG_APPROX_DISTINCT:
+        lm_builder_append_int(
+            b, c <= 0 ? 0 : (int64_t)llround(hll_estimate(s->hll[g])));
         break;
       }
     }
@@ -673,4 +1302,206 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
     if (bb->cols[c].oom)
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Merging partial states (window panes, merging sessions). Owned by the
+ * windows work (op_window_aggregate.c, op_session_window.c); kept apart
+ * from the accumulators above. A new aggregate kind must add its merge
+ * here: an unknown kind is an error, never a silent wrong answer.
+ * ---------------------------------------------------------------------- */
+
+int lm_aggtable_intern(lm_aggtable *dst, const lm_aggtable *src,
+                       const uint32_t *src_gids, int64_t n, bool create,
+                       int64_t *dst_gids, lm_error *err) {
+  for (int64_t j = 0; j < n; j++) {
+    int64_t g = src_gids ? src_gids[j] : j;
+    const char *kp = src->keys.data ? src->keys.data + src->key_off[g] : "";
+    size_t kl = (size_t)(src->key_off[g + 1] - src->key_off[g]);
+    if (!create) {
+      uint64_t h = src->hashes[g], mask = dst->n_slots - 1, i = h & mask;
+      dst_gids[j] = -1;
+      for (uint32_t s; (s = dst->slots[i]) != 0; i = (i + 1) & mask) {
+        int64_t d = (int64_t)s - 1;
+        if (dst->hashes[d] == h &&
+            (size_t)(dst->key_off[d + 1] - dst->key_off[d]) == kl &&
+            memcmp(dst->keys.data + dst->key_off[d], kp, kl) == 0) {
+          dst_gids[j] = d;
+          break;
+        }
+      }
+      continue;
+    }
+    int64_t d;
+    if (src != dst) /* the hash is the same: no copy, no rehash */
+      d = find_or_add_key(dst, kp, kl, src->hashes[g]);
+    else {
+      dst->scratch.len = 0;
+      if (lm_buf_append(&dst->scratch, kp, kl))
+        return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+      d = find_or_add(dst);
+    }
+    if (d < 0)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+    dst_gids[j] = d;
+  }
+  return 0;
+}
+
+/* Folds the tree state (DISTINCT references, retractable MIN/MAX values,
+ * retractable first/last occurrences) of src's group y into dst's group x.
+ * dst may be src (x != y): nodes are addressed by index, which stays valid
+ * while the pool grows. */
+static int merge_tree(lm_aggtable *dst, int a, uint32_t x,
+                      const lm_aggtable *src, uint32_t y, lm_error *err) {
+  const lm_agg_spec *sp = &dst->aggs[a];
+  const lm_vtree *sv = &src->st[a].vt;
+  agg_state *d = &dst->st[a];
+  for (int32_t nd = lm_vtree_first(sv, y); nd >= 0;
+       nd = lm_vtree_next(sv, nd)) {
+    lm_vval key = lm_vtree_key(sv, nd);
+    int64_t c = sv->nodes[nd].cnt;
+    int rc;
+    if (is_distinct(sp)) {
+      if ((rc = distinct_add(dst, a, x, &key, c, err)))
+        return rc;
+      continue;
+    }
+    if (is_firstlast(sp->kind)) {
+      lm_vval pv = lm_vtree_payload(sv, nd);
+      rc = lm_vtree_add(&d->vt, x, &key, 0, c, &pv, NULL);
+      if (!rc)
+        rc = lm_vtree_add(&d->vt2, x, &pv, key.i, c, NULL, NULL);
+    } else {
+      rc = lm_vtree_add(&d->vt, x, &key, 0, c, NULL, NULL);
+    }
+    if (rc)
+      return rc == -2 ? over_retraction(err)
+                      : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  if (!is_distinct(sp))
+    d->cnt[x] += src->st[a].cnt[y];
+  return 0;
+}
+
+/* Chan et al.'s parallel combination, in shifted form: src's sums are
+ * re-shifted to dst's shift k before they are added. */
+static void merge_var(var_state *d, int64_t dn, const var_state *s,
+                      int64_t sn) {
+  int64_t df = dn - d->nonfinite, sf = sn - s->nonfinite;
+  d->nonfinite += s->nonfinite;
+  if (sf <= 0)
+    return;
+  if (df <= 0) {
+    d->k = s->k;
+    d->s = s->s;
+    d->ss = s->ss;
+    return;
+  }
+  long double delta = s->k - d->k; /* x - d.k = (x - s.k) + delta */
+  d->ss += s->ss + 2 * delta * s->s + (long double)sf * delta * delta;
+  d->s += s->s + (long double)sf * delta;
+}
+
+int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
+                             const lm_aggtable *src, const uint32_t *sg,
+                             int64_t n, lm_error *err) {
+  if (dst->n_aggs != src->n_aggs || dst->retract != src->retract)
+    return lm_err(err, LM_ERR_EXEC, "merging group tables of different shape");
+  for (int64_t j = 0; j < n; j++)
+    if (!(dst == src && dg[j] == sg[j]))
+      dst->rows[dg[j]] += src->rows[sg[j]];
+  for (int a = 0; a < dst->n_aggs; a++) {
+    const lm_agg_spec *sp = &dst->aggs[a];
+    agg_state *d = &dst->st[a];
+    const agg_state *s = &src->st[a];
+    bool fl = is_float(sp->in_type);
+    lm_vt_kind vk = vt_kind(sp->in_type);
+    for (int64_t j = 0; j < n; j++) {
+      uint32_t x = dg[j], y = sg[j];
+      if (dst == src && x == y)
+        continue;
+      if (d->tree) {
+        int rc = merge_tree(dst, a, x, src, y, err);
+        if (rc)
+          return rc;
+        continue;
+      }
+      int64_t c = s->cnt[y];
+      switch (sp->kind) {
+      case LM_AGG_COUNT_STAR:
+      case LM_AGG_COUNT:
+        break;
+      case LM_AGG_SUM:
+      case LM_AGG_AVG:
+        if (fl) {
+          fsum *f = &d->fs[x];
+          f->s += s->fs[y].s;
+          f->nan += s->fs[y].nan;
+          f->pinf += s->fs[y].pinf;
+          f->ninf += s->fs[y].ninf;
+        } else if (sp->kind == LM_AGG_AVG) {
+          d->w[x] += s->w[y];
+        } else {
+          int64_t sum;
+          if (lm_add_overflow_i64(d->i[x], s->i[y], &sum))
+            return lm_err(err, LM_ERR_EXEC,
+                          "integer out of range: overflow in SUM");
+          d->i[x] = sum;
+        }
+        break;
+      case LM_AGG_MIN:
+      case LM_AGG_MAX:
+      case LM_AGG_FIRST:
+      case LM_AGG_LAST: {
+        if (c <= 0)
+          break;
+        bool take = d->cnt[x] <= 0;
+        if (!take && is_minmax(sp->kind)) {
+          lm_vval sv = stored_val(s, vk, y), dv = stored_val(d, vk, x);
+          int cmp = cmp_vval(vk, &sv, &dv);
+          take = sp->kind == LM_AGG_MAX ? cmp > 0 : cmp < 0;
+        } else if (!take) { /* arrival order */
+          take = sp->kind == LM_AGG_FIRST ? s->sq[y] < d->sq[x]
+                                          : s->sq[y] > d->sq[x];
+        }
+        if (take) {
+          lm_vval sv = stored_val(s, vk, y);
+          if (store_val(d, vk, x, &sv))
+            return lm_err(err, LM_ERR_NOMEM, "out of memory");
+          if (is_firstlast(sp->kind))
+            d->sq[x] = s->sq[y];
+        }
+        break;
+      }
+      case LM_AGG_VAR_SAMP:
+      case LM_AGG_VAR_POP:
+      case LM_AGG_STDDEV_SAMP:
+      case LM_AGG_STDDEV_POP:
+        merge_var(&d->vr[x], d->cnt[x], &s->vr[y], c);
+        break;
+      case LM_AGG_APPROX_DISTINCT:
+        if (s->hll[y]) {
+          if (!d->hll[x] && !(d->hll[x] = calloc(HLL_M, 1)))
+            return lm_err(err, LM_ERR_NOMEM, "out of memory");
+          for (int r = 0; r < HLL_M; r++)
+            if (s->hll[y][r] > d->hll[x][r])
+              d->hll[x][r] = s->hll[y][r];
+        }
+        break;
+      default:
+        return lm_err(err, LM_ERR_EXEC,
+                      "this aggregate cannot merge partial states (HOP, "
+                      "CUMULATE and SESSION windows need that)");
+      }
+      d->cnt[x] += c;
+    }
+  }
+  return 0;
+}
+
+int lm_aggtable_merge_group(lm_aggtable *dst, uint32_t dst_gid,
+                            const lm_aggtable *src, uint32_t src_gid,
+                            lm_error *err) {
+  return lm_aggtable_merge_groups(dst, &dst_gid, src, &src_gid, 1, err);
 }

@@ -14,6 +14,7 @@
 
 #include "columnar/lm_temporal.h"
 #include "exec/lm_exec.h"
+#include "exec/lm_strfn.h"
 
 static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                 lm_error *err);
@@ -745,11 +746,14 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return date_func(e, in, out, err);
   if (e->fn >= LM_FN_TRIM && e->fn <= LM_FN_CONCAT)
     return string_func(e, in, out, err);
-  lm_array *a1 = NULL, *a2 = NULL; /* optional 2nd and 3rd arguments */
+  if (e->fn >= LM_FN_DATE_FORMAT && e->fn <= LM_FN_COUNT_CHAR)
+    return lm_strfn_eval(e, in, out, err); /* expr_strfn.c */
+  lm_array *a1 = NULL, *a2 = NULL;         /* optional 2nd and 3rd arguments */
   if ((rc = eval(e->args[0], in, &a, err)))
     return rc;
-  if (e->n_args > 1 && e->fn != LM_FN_TUMBLE && e->fn != LM_FN_TUMBLE_END &&
-      (rc = eval(e->args[1], in, &a1, err))) {
+  bool window = e->fn == LM_FN_TUMBLE || e->fn == LM_FN_TUMBLE_END ||
+                (e->fn >= LM_FN_HOP && e->fn <= LM_FN_SESSION_END);
+  if (e->n_args > 1 && !window && (rc = eval(e->args[1], in, &a1, err))) {
     lm_array_release(a);
     return rc;
   }
@@ -806,9 +810,18 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     break;
   }
   case LM_FN_TUMBLE:
-  case LM_FN_TUMBLE_END: {
-    int64_t size = e->args[1]->lit.v.i;
-    int64_t off = e->n_args > 2 ? e->args[2]->lit.v.i : 0;
+  case LM_FN_TUMBLE_END:
+  case LM_FN_HOP:
+  case LM_FN_HOP_END:
+  case LM_FN_CUMULATE:
+  case LM_FN_CUMULATE_END:
+  case LM_FN_SESSION:
+  case LM_FN_SESSION_END: {
+    /* As a scalar: the earliest window containing ts (docs/windows.md);
+     * a session is only known to the session operator: [ts, ts + gap). */
+    int64_t a1v = e->args[1]->lit.v.i;
+    int64_t a2v = e->n_args > 2 ? e->args[2]->lit.v.i : 0;
+    int64_t a3v = e->n_args > 3 ? e->args[3]->lit.v.i : 0;
     if ((rc = out_fixed(&b, e->type, n)))
       break;
     int64_t *r = (int64_t *)b.values;
@@ -819,8 +832,37 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         r[i] = 0;
         continue;
       }
-      int64_t start = lm_floor_div(ts[i] - off, size) * size + off;
-      r[i] = e->fn == LM_FN_TUMBLE ? start : start + size;
+      int64_t t = ts[i], start, end;
+      switch (e->fn) {
+      case LM_FN_HOP:
+      case LM_FN_HOP_END: /* slide a1v, size a2v, offset a3v */
+        start = lm_floor_div(t - a2v - a3v, a1v) * a1v + a3v + a1v;
+        if (__builtin_add_overflow(start, a2v, &end))
+          end = INT64_MAX;
+        break;
+      case LM_FN_CUMULATE:
+      case LM_FN_CUMULATE_END: /* step a1v, max size a2v, offset a3v */
+        start = lm_floor_div(t - a3v, a2v) * a2v + a3v;
+        if (__builtin_add_overflow(
+                start, (lm_floor_div(t - start, a1v) + 1) * a1v, &end))
+          end = INT64_MAX;
+        break;
+      case LM_FN_SESSION:
+      case LM_FN_SESSION_END:
+        start = t;
+        if (__builtin_add_overflow(t, a1v, &end))
+          end = INT64_MAX;
+        break;
+      default: /* tumble: size a1v, offset a2v */
+        start = lm_floor_div(t - a2v, a1v) * a1v + a2v;
+        if (__builtin_add_overflow(start, a1v, &end))
+          end = INT64_MAX;
+        break;
+      }
+      r[i] = e->fn == LM_FN_TUMBLE || e->fn == LM_FN_HOP ||
+                     e->fn == LM_FN_CUMULATE || e->fn == LM_FN_SESSION
+                 ? start
+                 : end;
     }
     break;
   }

@@ -72,12 +72,41 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
 int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *agg_inputs,
                            const int32_t *sel, int64_t n, const uint32_t *gids,
                            lm_error *err);
+/* Arrival order of first_value/last_value across a batch folded in pieces
+ * (e.g. pane by pane): lm_agg_seq_reserve(n) reserves n process-wide
+ * sequence numbers (one per batch row) and returns the first; while a
+ * table's seq base is set (>= 0), batch row r folded into it gets sequence
+ * number base + r. Set it back to -1 after the batch. */
+int64_t lm_agg_seq_reserve(int64_t n);
+void lm_aggtable_set_seq_base(lm_aggtable *t, int64_t base);
 /* Checks, without changing anything, that folding the rows in would not
  * overflow an integer SUM (the only way accumulate fails short of OOM).
  * LM_ERR_EXEC "integer out of range: overflow in SUM" when it would. */
 int lm_aggtable_check(lm_aggtable *t, lm_array *const *agg_inputs,
                       const int32_t *sel, int64_t n, const uint32_t *gids,
                       lm_error *err);
+/* Changelog (Z-set) input. lm_aggtable_set_retractable, called before the
+ * first row, makes every state able to take negative weights (MIN/MAX and
+ * first/last_value then keep ordered multisets instead of one value).
+ * Errors: LM_ERR_BIND when an aggregate cannot retract
+ * (APPROX_COUNT_DISTINCT), LM_ERR_EXEC when rows were already added.
+ * lm_aggtable_check_w / lm_aggtable_accumulate_w are lm_aggtable_check /
+ * lm_aggtable_accumulate with weights[r] (BIGINT, by row position like the
+ * inputs; NULL = every row +1; a retractable table is needed otherwise).
+ * check_w refuses, changing nothing, a batch that would take a group's row
+ * count below 0: LM_ERR_EXEC "more retractions than insertions ...".
+ * accumulate_w reports a retraction of a value the group does not hold
+ * the same way, after which the table's state is unreliable.
+ * lm_aggtable_group_rows is a group's live row count (sum of weights): a
+ * keyed group with 0 rows has no result row. */
+int lm_aggtable_set_retractable(lm_aggtable *t, lm_error *err);
+int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *agg_inputs,
+                        const int64_t *weights, const int32_t *sel, int64_t n,
+                        const uint32_t *gids, lm_error *err);
+int lm_aggtable_accumulate_w(lm_aggtable *t, lm_array *const *agg_inputs,
+                             const int64_t *weights, const int32_t *sel,
+                             int64_t n, const uint32_t *gids, lm_error *err);
+int64_t lm_aggtable_group_rows(const lm_aggtable *t, uint32_t gid);
 /* Drops the groups created after the first n_groups (undoes the lookups
  * of a batch that failed). */
 void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups);
@@ -86,6 +115,29 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups);
  * plan's agg_schema. */
 int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
                      lm_batch_builder *bb, lm_error *err);
+
+/* Merging partial states (window panes, session merges).
+ *
+ * lm_aggtable_intern: for each group src_gids[j] of src (NULL = groups
+ * 0..n-1), dst_gids[j] receives the id of the group with the same key in
+ * dst (same key types), created with empty states when `create`, else -1
+ * when absent. Errors: LM_ERR_NOMEM.
+ * lm_aggtable_merge_groups: folds the states of src's groups sg[j] into
+ * dst's groups dg[j] (tables of the same aggregate specs; dst may be src,
+ * with distinct ids), with the accumulators' NULL rules: COUNT adds, SUM
+ * and AVG add sums and counts, MIN/MAX compare, DISTINCT unions the values
+ * seen. src is unchanged. Errors: LM_ERR_EXEC on integer SUM overflow or an
+ * aggregate without a merge, LM_ERR_NOMEM.
+ * lm_aggtable_merge_group: the same for one group. */
+int lm_aggtable_intern(lm_aggtable *dst, const lm_aggtable *src,
+                       const uint32_t *src_gids, int64_t n, bool create,
+                       int64_t *dst_gids, lm_error *err);
+int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
+                             const lm_aggtable *src, const uint32_t *sg,
+                             int64_t n, lm_error *err);
+int lm_aggtable_merge_group(lm_aggtable *dst, uint32_t dst_gid,
+                            const lm_aggtable *src, uint32_t src_gid,
+                            lm_error *err);
 
 /* ----------------------------------------------------------- operators */
 
@@ -101,6 +153,8 @@ struct lm_operator {
   const lm_operator_vt *vt;
   lm_operator *next;
   int64_t rows_in, rows_out, late_dropped;
+  /* optional processing-time tick (µs); NULL = forward to next */
+  int (*tick)(lm_operator *op, int64_t now_us, lm_error *err);
 };
 
 /* Default watermark handler: forwards to next. */
@@ -118,6 +172,12 @@ lm_operator *lm_op_output_new(lm_output_cb cb);
 lm_operator *lm_op_filter_new(const lm_bexpr *pred);
 lm_operator *lm_op_project_new(lm_bexpr *const *exprs, int n,
                                lm_schema *schema);
+/* A projection over a changelog input: evaluates the n expressions and
+ * appends the input's BIGINT column weight_col (the __weight) unchanged;
+ * `schema` (retained) has the n projected fields then __weight. NULL on
+ * OOM or when schema does not have n + 1 fields. */
+lm_operator *lm_op_project_weighted_new(lm_bexpr *const *exprs, int n,
+                                        lm_schema *schema, int weight_col);
 /* Keyed aggregate without window (incremental). Emits, after each batch, a
  * changelog of the groups it changed: the old row with __weight -1 (when
  * the group existed) and the new row with __weight +1; `out_schema` is
@@ -128,10 +188,83 @@ lm_operator *lm_op_aggregate_new(const lm_plan *plan, lm_schema *out_schema,
 /* Final rows (keys, aggs -> HAVING -> projection) of every group, for a
  * materialized view read or the end of an ad-hoc query. */
 int lm_op_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err);
-/* Tumbling-window aggregate, EMIT ON WINDOW CLOSE: a window [start, end)
- * is emitted once, when the watermark reaches end; rows for windows that
- * are already closed are dropped and counted in late_dropped. */
-lm_operator *lm_op_window_aggregate_new(const lm_plan *plan);
+/* How a windowed aggregate emits (docs/windows.md). */
+typedef enum lm_window_emit {
+  LM_WEMIT_UPDATES, /* changelog after every batch: -old, +new per group */
+  LM_WEMIT_CLOSE,   /* one row per group when the window closes (watermark
+                       >= end); with allowed lateness, later changes as
+                       -old/+new until watermark >= end + lateness */
+  LM_WEMIT_FINAL,   /* one row per group at watermark >= end + lateness */
+} lm_window_emit;
+
+/* Whether a windowed plan emitted with `mode` produces a changelog (rows
+ * with __weight): updates, or close with allowed lateness. */
+bool lm_window_changelog(const lm_plan *plan, lm_window_emit mode);
+
+/* The windowed aggregates. `plan` (borrowed, outlives the operator) has
+ * window_kind TUMBLE/HOP/CUMULATE (lm_op_window_aggregate_new: state per
+ * pane of gcd(slide, size) µs, windows assembled by merging pane states)
+ * or SESSION (lm_op_session_window_new: per key, [first, last + gap),
+ * merged when a row bridges two). `wschema` is plan->out_schema +
+ * __weight when lm_window_changelog(plan, mode), else NULL (borrowed,
+ * retained). Rows whose windows have all expired (watermark >= end +
+ * allowed lateness; for sessions, a row older than watermark - lateness)
+ * and rows with a NULL time are late: counted in late_dropped and passed
+ * to `late` (batches of the input schema; late.batch NULL = dropped). The
+ * watermark forwarded downstream is the smallest start of a window that
+ * can still emit, so rows a window emits are never late downstream. NULL
+ * on OOM. */
+lm_operator *lm_op_window_aggregate_new(const lm_plan *plan,
+                                        lm_window_emit mode, lm_schema *wschema,
+                                        lm_output_cb late);
+lm_operator *lm_op_session_window_new(const lm_plan *plan, lm_window_emit mode,
+                                      lm_schema *wschema, lm_output_cb late);
+/* Drops rows of a watermarked source that are late for one query: event
+ * time (column time_col, µs) below the watermark in force when the row
+ * arrives (largest event time before it minus delay_us, or the last
+ * watermark received) minus lateness_us. Late rows are counted in
+ * late_dropped and passed to `late` (late.batch NULL = dropped). */
+lm_operator *lm_op_late_filter_new(int time_col, int64_t delay_us,
+                                   int64_t skew_us, int64_t lateness_us,
+                                   lm_output_cb late);
+/* A source's watermark after event time x (µs): *max_ts is the largest
+ * event time seen, *wm = *max_ts - delay_us. With skew_us > 0, a time more
+ * than skew_us ahead of *max_ts does not move them by itself: it is kept
+ * in *cand, and taken only when a second time within skew_us of it comes
+ * (a single far-future event cannot freeze the source). */
+void lm_wm_observe(int64_t x, int64_t delay_us, int64_t skew_us,
+                   int64_t *max_ts, int64_t *cand, int64_t *wm);
+/* EMIT PERIODICALLY: buffers a changelog (batches of `schema`, whose last
+ * column is __weight) and, at each processing-time tick (every
+ * interval_us µs of the clock passed to lm_operator_tick) and at the final
+ * watermark, emits it consolidated: each distinct row once per unit of
+ * its net weight, retractions first. NULL on OOM. */
+lm_operator *lm_op_periodic_new(lm_schema *schema, int64_t interval_us);
+/* Consolidates a changelog: batches[0..n) of `schema` (last column
+ * __weight) into *out, rows with a net weight of 0 dropped, the others
+ * repeated |weight| times with __weight -1 or +1, retractions first (when
+ * keep_weight) or only the rows with positive net weight and without the
+ * __weight column (when !keep_weight; *out then has `table_schema`). */
+int lm_changelog_consolidate(lm_schema *schema, lm_batch *const *batches, int n,
+                             bool keep_weight, lm_schema *table_schema,
+                             lm_batch **out, lm_error *err);
+/* Top-N / deduplication (exec/op_topn.c, docs/changelog.md): `plan`
+ * (borrowed, outlives the operator) has plan->topn. Takes batches of the
+ * subquery's input (with its BIGINT __weight at plan->weight_col when
+ * plan->changelog_input; any non-zero multiplicity), already filtered by
+ * the subquery's WHERE, and keeps per partition the top plan->topn_limit
+ * rows by the OVER clause's ORDER BY, ties in arrival order. After each
+ * batch it emits a changelog of batches [subquery columns..., rn BIGINT,
+ * __weight BIGINT]: membership changes of the top N, or, with
+ * plan->topn_rank_visible, every rank change as -old rn / +new rn;
+ * retractions first. Errors (push): LM_ERR_EXEC "more retractions than
+ * insertions for a Top-N partition ..." for a retraction of a row it does
+ * not hold (the operator then refuses further input), expression errors,
+ * LM_ERR_NOMEM. NULL on OOM. */
+lm_operator *lm_op_topn_new(const lm_plan *plan);
+/* Processing time: passes now_us (µs, the engine's clock: virtual in
+ * script mode) down the pipeline; operators with periodic work do it. */
+int lm_operator_tick(lm_operator *op, int64_t now_us, lm_error *err);
 
 /* Builds the streaming pipeline for a plan: filter -> aggregate/window ->
  * project, ending in `out`. For a non-windowed aggregate *agg_op receives
@@ -140,6 +273,19 @@ lm_operator *lm_op_window_aggregate_new(const lm_plan *plan);
 lm_operator *lm_pipeline_build(const lm_plan *plan, lm_schema *out_schema,
                                bool changelog, lm_output_cb out,
                                lm_operator **agg_op, lm_error *err);
+/* The same, with the windowed operators' late rows passed to `late`
+ * (late.batch NULL = dropped). For a windowed plan the emit mode is
+ * lm_plan_window_emit(plan), except that without `changelog` an updating
+ * mode becomes LM_WEMIT_CLOSE (the caller takes final rows only); EMIT
+ * PERIODICALLY (with `changelog`) adds lm_op_periodic_new. */
+lm_operator *lm_pipeline_build_ex(const lm_plan *plan, lm_schema *out_schema,
+                                  bool changelog, lm_output_cb out,
+                                  lm_output_cb late, lm_operator **agg_op,
+                                  lm_error *err);
+/* The window emit mode of a plan's EMIT clause: ON WINDOW CLOSE / AFTER
+ * WATERMARK -> CLOSE, FINAL -> FINAL, anything else (none, CHANGES, ON
+ * UPDATE, PERIODICALLY) -> UPDATES. */
+lm_window_emit lm_plan_window_emit(const lm_plan *plan);
 void lm_pipeline_free(lm_operator *head);
 
 #endif

@@ -22,6 +22,10 @@ typedef struct agg_op {
   int64_t gid_cap;
   uint8_t *mark; /* per group: seen in this batch */
   int64_t mark_cap;
+  uint8_t *live; /* per group: has a current result row (changelog) */
+  int64_t live_cap;
+  bool failed; /* an error left the state unreliable: refuse input */
+  char fail_msg[256];
 } agg_op;
 
 int lm_post_aggregate(const lm_plan *p, lm_batch *agg_batch, lm_batch **out,
@@ -76,6 +80,12 @@ lm_aggtable *lm_plan_new_aggtable(const lm_plan *p) {
   lm_aggtable *t = lm_aggtable_new(p->n_keys, types, p->n_aggs, p->aggs);
   if (types != kt)
     free(types);
+  /* a changelog input needs states that take retractions (the planner
+   * has refused the aggregates that cannot) */
+  if (t && p->changelog_input && lm_aggtable_set_retractable(t, NULL)) {
+    lm_aggtable_free(t);
+    return NULL;
+  }
   return t;
 }
 
@@ -154,13 +164,44 @@ static int emit_groups(agg_op *o, const uint32_t *gids, int64_t n,
   return rc;
 }
 
+/* Grows a zero-filled per-group byte array to at least n entries. */
+static int grow_bytes(uint8_t **p, int64_t *cap, int64_t n, lm_error *err) {
+  if (n <= *cap)
+    return 0;
+  uint8_t *m = realloc(*p, (size_t)n * 2);
+  if (!m)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  memset(m + *cap, 0, (size_t)(n * 2 - *cap));
+  *p = m;
+  *cap = n * 2;
+  return 0;
+}
+
+/* A keyed group has a result row while it has live rows; the global
+ * aggregate (no GROUP BY) always has one. */
+static bool group_live(const agg_op *o, uint32_t g) {
+  return o->plan->n_keys == 0 || lm_aggtable_group_rows(o->t, g) > 0;
+}
+
 static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
   agg_op *o = (agg_op *)op;
   const lm_plan *p = o->plan;
   int64_t n = b->num_rows;
   lm_array *keys[64] = {0}, *aggs[64] = {0};
+  if (o->failed)
+    return lm_err(err, LM_ERR_EXEC,
+                  "the query stopped after an earlier error: %s", o->fail_msg);
   if (p->n_keys > 64 || p->n_aggs > 64)
     return lm_err(err, LM_ERR_BIND, "too many GROUP BY keys or aggregates");
+  const int64_t *w = NULL;
+  if (p->changelog_input) {
+    if (p->weight_col < 0 || p->weight_col >= b->num_columns ||
+        b->columns[p->weight_col]->type.id != LM_TYPE_INT64)
+      return lm_err(err, LM_ERR_EXEC,
+                    "internal error: changelog input without a __weight "
+                    "column");
+    w = lm_array_i64(b->columns[p->weight_col]);
+  }
   int rc = lm_eval_inputs(p, b, keys, aggs, err);
   if (rc)
     goto done;
@@ -170,7 +211,7 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
   int64_t before = lm_aggtable_groups(o->t);
   rc = lm_aggtable_lookup(o->t, keys, NULL, n, o->gids, err);
   if (!rc)
-    rc = lm_aggtable_check(o->t, aggs, NULL, n, o->gids, err);
+    rc = lm_aggtable_check_w(o->t, aggs, w, NULL, n, o->gids, err);
   if (rc) {
     lm_aggtable_truncate(o->t, before); /* a failed batch leaves no trace */
     goto done;
@@ -179,25 +220,19 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
   int64_t n_touched = 0, n_old = 0;
   if (o->changelog) {
     int64_t groups = lm_aggtable_groups(o->t);
-    if (groups > o->mark_cap) {
-      uint8_t *m = realloc(o->mark, (size_t)groups * 2);
-      if (!m) {
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-        goto done;
-      }
-      memset(m + o->mark_cap, 0, (size_t)(groups * 2 - o->mark_cap));
-      o->mark = m;
-      o->mark_cap = groups * 2;
-    }
+    if ((rc = grow_bytes(&o->mark, &o->mark_cap, groups, err)) ||
+        (rc = grow_bytes(&o->live, &o->live_cap, groups, err)))
+      goto done;
     touched = malloc(sizeof(uint32_t) * (size_t)(n + 1));
     if (!touched) {
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
       goto done;
     }
-    /* old groups first (in first-touch order), then new ones */
+    /* groups with a current row first (in first-touch order): their old
+     * rows are retracted; then the others */
     for (int64_t j = 0; j < n; j++) {
       uint32_t g = o->gids[j];
-      if (g < before && !o->mark[g]) {
+      if (o->live[g] && !o->mark[g]) {
         o->mark[g] = 1;
         touched[n_touched++] = g;
       }
@@ -214,10 +249,26 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
       o->mark[touched[j]] = 0;
     rc = emit_groups(o, touched, n_old, -1, err);
   }
-  if (!rc)
-    rc = lm_aggtable_accumulate(o->t, aggs, NULL, n, o->gids, err);
-  if (!rc && o->changelog)
-    rc = emit_groups(o, touched, n_touched, 1, err);
+  if (!rc) {
+    rc = lm_aggtable_accumulate_w(o->t, aggs, w, NULL, n, o->gids, err);
+    if (rc) {
+      o->failed = true;
+      size_t l = err ? strnlen(err->msg, sizeof o->fail_msg - 1) : 0;
+      memcpy(o->fail_msg, err ? err->msg : "", l);
+      o->fail_msg[l] = 0;
+    }
+  }
+  if (!rc && o->changelog) {
+    /* the new rows: groups that still (or now) have live rows */
+    int64_t k = 0;
+    for (int64_t j = 0; j < n_touched; j++) {
+      uint32_t g = touched[j];
+      o->live[g] = group_live(o, g);
+      if (o->live[g])
+        touched[k++] = g;
+    }
+    rc = emit_groups(o, touched, k, 1, err);
+  }
   free(touched);
 done:
   lm_release_inputs(p, keys, aggs);
@@ -235,8 +286,19 @@ int lm_op_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err) {
     int rc = lm_aggtable_lookup(o->t, none, NULL, 1, &g, err);
     if (rc)
       return rc;
+    groups = 1;
   }
-  return lm_aggtable_result(p, o->t, NULL, 0, out, err);
+  /* groups whose rows were all retracted have no row */
+  uint32_t *live = malloc(sizeof(uint32_t) * (size_t)(groups + 1));
+  if (!live)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int64_t k = 0;
+  for (int64_t g = 0; g < groups; g++)
+    if (group_live(o, (uint32_t)g))
+      live[k++] = (uint32_t)g;
+  int rc = lm_aggtable_result(p, o->t, live, k, out, err);
+  free(live);
+  return rc;
 }
 
 static void agg_free(lm_operator *op) {
@@ -245,6 +307,7 @@ static void agg_free(lm_operator *op) {
   lm_schema_release(o->out_schema);
   free(o->gids);
   free(o->mark);
+  free(o->live);
   free(o);
 }
 

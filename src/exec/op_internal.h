@@ -25,4 +25,24 @@ int lm_scratch_grow(void **p, int64_t *cap, int64_t n, size_t elem,
 /* A group table for the plan's keys and aggregates. */
 lm_aggtable *lm_plan_new_aggtable(const lm_plan *p);
 
+/* --- windows (op_window_common.c) --- */
+
+/* A new array of n copies of v (µs) of `type` (TIMESTAMP), NULL on OOM. */
+lm_array *lm_const_ts_array(lm_type type, int64_t n, int64_t v);
+/* Final rows of groups gids[0..n) of t (a table of the plan's keys and
+ * aggregates; gids NULL = all groups): the window start/end key columns
+ * are replaced by ws[i]/we[i] (per emitted group; NULL = ws0/we0 for every
+ * row), then HAVING and the projection. When weight != 0 a BIGINT
+ * __weight column of `weight` is appended and the batch has `wschema`
+ * (plan->out_schema + __weight). *out is a new batch (n may be 0). */
+int lm_window_rows(const lm_plan *p, const lm_aggtable *t, const uint32_t *gids,
+                   int64_t n, const int64_t *ws, const int64_t *we, int64_t ws0,
+                   int64_t we0, lm_schema *wschema, int64_t weight,
+                   lm_batch **out, lm_error *err);
+/* Appends a BIGINT column of `weight` to b; *out has `schema`. */
+int lm_with_weight(lm_batch *b, lm_schema *schema, int64_t weight,
+                   lm_batch **out, lm_error *err);
+/* Overflow-safe: a + b clamped to [INT64_MIN, INT64_MAX]. */
+int64_t lm_sat_add(int64_t a, int64_t b);
+
 #endif

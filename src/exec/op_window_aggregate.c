@@ -1,12 +1,23 @@
 /*
- * Tumbling-window aggregate with EMIT ON WINDOW CLOSE.
+ * Windowed aggregate over panes: TUMBLE, HOP and CUMULATE
+ * (docs/windows.md).
  *
- * Each open window [start, start + size) owns a group table (the window
- * start is part of the key, so emission is a plain table scan). A batch's
- * rows are split by window; rows whose window has already closed
- * (start + size <= watermark) are late: dropped and counted. When the
- * watermark reaches a window's end the window emits one row per group,
- * windows in ascending order, and its state is freed.
+ * Time is cut into panes of g = gcd(slide, size) µs (TUMBLE: g = size;
+ * CUMULATE: g = step), aligned to the epoch plus the offset with floor
+ * division. A row is folded into the group table of its pane only, once;
+ * a window [start, end) is assembled when it is emitted by merging the
+ * partial states of the panes it covers (lm_aggtable_merge_groups), so a
+ * HOP of size/slide = 5 keeps one state per pane, not five copies.
+ *
+ * Emission (lm_window_emit):
+ *   CLOSE   at watermark >= end, one row per group; with allowed lateness
+ *           L the panes stay until watermark >= end + L and a row landing
+ *           in a closed window emits -old/+new for its group;
+ *   FINAL   at watermark >= end + L, one row per group, nothing after;
+ *   UPDATES after every batch, -old/+new for each (window, group) the
+ *           batch changed (old only if the group existed), like the
+ *           non-windowed aggregate's changelog.
+ * A row whose windows have all expired (end + L <= watermark) is late.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,192 +26,602 @@
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
 
-typedef struct window {
+typedef struct pane {
   int64_t start;
   lm_aggtable *t;
-} window;
+  int64_t before;          /* groups before the current batch */
+  const uint32_t *touched; /* group ids the current batch folds into */
+  int64_t n_touched;       /* (borrowed from the batch's scratch) */
+} pane;
 
-typedef struct win_op {
+typedef struct win {
+  int64_t start, end;
+} win;
+
+typedef struct pw_op {
   lm_operator base;
   const lm_plan *plan;
-  window *wins; /* sorted by start */
+  lm_window_emit mode;
+  lm_schema *wschema; /* out_schema + __weight, or NULL */
+  lm_output_cb late;
+  int64_t g, size, slide, off, lateness;
+  pane *panes; /* sorted by start */
+  int64_t n_panes, cap_panes;
+  int64_t wm;         /* INT64_MIN until the first watermark */
+  int64_t emitted_to; /* windows with end <= this were emitted (CLOSE/FINAL) */
+  int64_t out_wm;
+  win *wins;
   int64_t n_wins, cap_wins;
-  int64_t wm; /* INT64_MIN until the first watermark */
-  int32_t *sel;
-  int64_t sel_cap;
-} win_op;
+  lm_aggtable *spare; /* an expired pane's table, emptied, for the next */
+} pw_op;
 
-/* Windows with start <= close_limit(wm, size), i.e. end <= wm, are closed
- * (computed without overflow for any wm). */
-static int64_t close_limit(int64_t wm, int64_t size) {
-  if (wm == INT64_MAX) /* the final watermark, +infinity: everything closes */
-    return INT64_MAX;
-  int64_t lim;
-  if (__builtin_sub_overflow(wm, size, &lim))
-    return INT64_MIN;
-  return lim;
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
 }
 
-static int64_t find_window(win_op *o, int64_t start, bool *found) {
-  int64_t lo = 0, hi = o->n_wins;
+bool lm_window_changelog(const lm_plan *plan, lm_window_emit mode) {
+  return mode == LM_WEMIT_UPDATES ||
+         (mode == LM_WEMIT_CLOSE && plan->allowed_lateness_us > 0);
+}
+
+/* end + lateness <= wm: the window can no longer change */
+static bool expired(const pw_op *o, int64_t end) {
+  if (o->wm == INT64_MIN)
+    return false;
+  return o->wm == INT64_MAX || lm_sat_add(end, o->lateness) <= o->wm;
+}
+static bool closed(const pw_op *o, int64_t end) {
+  return o->wm != INT64_MIN && end <= o->wm;
+}
+
+static int64_t floor_align(int64_t t, int64_t unit, int64_t off) {
+  return lm_floor_div(t - off, unit) * unit + off;
+}
+
+/* The largest end among the windows containing pane ps. */
+static int64_t pane_last_end(const pw_op *o, int64_t ps) {
+  if (o->plan->window_kind == LM_WIN_CUMULATE)
+    return lm_sat_add(floor_align(ps, o->size, o->off), o->size);
+  return lm_sat_add(floor_align(ps, o->slide, o->off), o->size);
+}
+
+static int add_win(pw_op *o, int64_t s, int64_t e) {
+  if (o->n_wins == o->cap_wins) {
+    int64_t cap = o->cap_wins ? o->cap_wins * 2 : 16;
+    win *w = realloc(o->wins, sizeof(win) * (size_t)cap);
+    if (!w)
+      return -1;
+    o->wins = w;
+    o->cap_wins = cap;
+  }
+  o->wins[o->n_wins].start = s;
+  o->wins[o->n_wins++].end = e;
+  return 0;
+}
+
+/* Appends to o->wins the windows containing pane ps with end in (lo, hi]
+ * that `keep` accepts (NULL = all). */
+static int windows_of(pw_op *o, int64_t ps, int64_t lo, int64_t hi,
+                      bool (*keep)(const pw_op *, int64_t end)) {
+  /* in 128 bits: windows near the ends of the int64 range */
+  typedef __int128 i128;
+  const i128 max = INT64_MAX, min = INT64_MIN;
+  if (o->plan->window_kind == LM_WIN_CUMULATE) {
+    i128 base = floor_align(ps, o->size, o->off);
+    for (i128 e = (i128)ps + o->g; e - base <= o->size; e += o->g) {
+      int64_t e64 = e > max ? INT64_MAX : (int64_t)e;
+      if (e64 > lo && e64 <= hi && (!keep || keep(o, e64)) &&
+          add_win(o, (int64_t)base, e64))
+        return -1;
+      if (e > max)
+        break;
+    }
+    return 0;
+  }
+  for (i128 s = floor_align(ps, o->slide, o->off);
+       s >= min && s + o->size >= (i128)ps + o->g; s -= o->slide) {
+    i128 e = s + o->size;
+    int64_t e64 = e > max ? INT64_MAX : (int64_t)e;
+    if (e64 > lo && e64 <= hi && (!keep || keep(o, e64)) &&
+        add_win(o, (int64_t)s, e64))
+      return -1;
+  }
+  return 0;
+}
+
+static int cmp_win(const void *x, const void *y) {
+  const win *a = x, *b = y;
+  if (a->end != b->end)
+    return a->end < b->end ? -1 : 1;
+  return (a->start > b->start) - (a->start < b->start);
+}
+
+static void sort_unique_wins(pw_op *o) {
+  if (o->n_wins > 1)
+    qsort(o->wins, (size_t)o->n_wins, sizeof(win), cmp_win);
+  int64_t k = 0;
+  for (int64_t i = 0; i < o->n_wins; i++)
+    if (k == 0 || cmp_win(&o->wins[k - 1], &o->wins[i]) != 0)
+      o->wins[k++] = o->wins[i];
+  o->n_wins = k;
+}
+
+/* First pane with start >= t. */
+static int64_t lower_pane(const pw_op *o, int64_t t) {
+  int64_t lo = 0, hi = o->n_panes;
   while (lo < hi) {
     int64_t mid = (lo + hi) / 2;
-    if (o->wins[mid].start < start)
+    if (o->panes[mid].start < t)
       lo = mid + 1;
     else
       hi = mid;
   }
-  *found = lo < o->n_wins && o->wins[lo].start == start;
   return lo;
 }
 
-static window *get_window(win_op *o, int64_t start) {
-  bool found;
-  int64_t i = find_window(o, start, &found);
-  if (found)
-    return &o->wins[i];
-  if (o->n_wins == o->cap_wins) {
-    int64_t cap = o->cap_wins ? o->cap_wins * 2 : 8;
-    window *w = realloc(o->wins, sizeof(window) * (size_t)cap);
-    if (!w)
+static pane *get_pane(pw_op *o, int64_t start) {
+  int64_t i = lower_pane(o, start);
+  if (i < o->n_panes && o->panes[i].start == start)
+    return &o->panes[i];
+  if (o->n_panes == o->cap_panes) {
+    int64_t cap = o->cap_panes ? o->cap_panes * 2 : 8;
+    pane *p = realloc(o->panes, sizeof(pane) * (size_t)cap);
+    if (!p)
       return NULL;
-    o->wins = w;
-    o->cap_wins = cap;
+    o->panes = p;
+    o->cap_panes = cap;
   }
-  lm_aggtable *t = lm_plan_new_aggtable(o->plan);
+  lm_aggtable *t = o->spare ? o->spare : lm_plan_new_aggtable(o->plan);
   if (!t)
     return NULL;
-  memmove(&o->wins[i + 1], &o->wins[i],
-          sizeof(window) * (size_t)(o->n_wins - i));
-  o->wins[i].start = start;
-  o->wins[i].t = t;
-  o->n_wins++;
-  return &o->wins[i];
+  o->spare = NULL;
+  memmove(&o->panes[i + 1], &o->panes[i],
+          sizeof(pane) * (size_t)(o->n_panes - i));
+  memset(&o->panes[i], 0, sizeof(pane));
+  o->panes[i].start = start;
+  o->panes[i].t = t;
+  o->n_panes++;
+  return &o->panes[i];
+}
+
+static void free_pane(pane *p) {
+  lm_aggtable_free(p->t);
+}
+
+static int emit(pw_op *o, lm_batch *b, lm_error *err) {
+  int rc = b->num_rows ? lm_operator_emit(&o->base, b, err) : 0;
+  lm_batch_release(b);
+  return rc;
+}
+
+/* Merges, for every group of `keys` (a table of the plan's shape), the
+ * states of the panes of window w into a new table with the same group
+ * ids. existed[g] (optional) is set when some pane had the group before
+ * the current batch. */
+static int assemble(pw_op *o, const win *w, const lm_aggtable *keys,
+                    bool *existed, lm_aggtable **out, lm_error *err) {
+  int64_t n = lm_aggtable_groups(keys);
+  lm_aggtable *r = lm_plan_new_aggtable(o->plan);
+  int64_t *ids = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  uint32_t *dg = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  uint32_t *sg = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  int rc = 0;
+  if (!r || !ids || !dg || !sg) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if ((rc = lm_aggtable_intern(r, keys, NULL, n, true, ids, err)))
+    goto done;
+  for (int64_t i = lower_pane(o, w->start);
+       i < o->n_panes && o->panes[i].start < w->end && !rc; i++) {
+    pane *p = &o->panes[i];
+    if ((rc = lm_aggtable_intern(p->t, keys, NULL, n, false, ids, err)))
+      break;
+    int64_t k = 0;
+    for (int64_t g = 0; g < n; g++) {
+      if (ids[g] < 0)
+        continue;
+      if (existed && ids[g] < p->before)
+        existed[g] = true;
+      dg[k] = (uint32_t)g;
+      sg[k++] = (uint32_t)ids[g];
+    }
+    rc = lm_aggtable_merge_groups(r, dg, p->t, sg, k, err);
+  }
+done:
+  free(ids);
+  free(dg);
+  free(sg);
+  if (rc) {
+    lm_aggtable_free(r);
+    r = NULL;
+  }
+  *out = r;
+  return rc;
+}
+
+/* The whole window: every group of every pane it covers, in order of
+ * first appearance (pane by pane). A window of one pane is that pane's
+ * table; otherwise each pane's groups are interned into a new table and
+ * their states merged. */
+static int emit_window(pw_op *o, const win *w, lm_error *err) {
+  int64_t first = lower_pane(o, w->start), last = first;
+  while (last < o->n_panes && o->panes[last].start < w->end)
+    last++;
+  int64_t total = 0;
+  for (int64_t i = first; i < last; i++)
+    total += lm_aggtable_groups(o->panes[i].t);
+  if (!total)
+    return 0;
+  int rc = 0;
+  lm_aggtable *r = NULL;
+  const lm_aggtable *src = NULL;
+  if (last - first == 1) {
+    src = o->panes[first].t;
+  } else {
+    int64_t *ids = NULL, cap = 0, cap2 = 0;
+    uint32_t *dg = NULL, *sg = NULL;
+    if (!(r = lm_plan_new_aggtable(o->plan)))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (int64_t i = first; i < last && !rc; i++) {
+      pane *p = &o->panes[i];
+      int64_t n = lm_aggtable_groups(p->t);
+      if (!n)
+        continue;
+      if ((rc = lm_scratch_grow((void **)&ids, &cap, n, sizeof(int64_t), err)))
+        break;
+      int64_t c2 = cap2;
+      if ((rc = lm_scratch_grow((void **)&dg, &cap2, n, sizeof(uint32_t),
+                                err)) ||
+          (rc = lm_scratch_grow((void **)&sg, &c2, n, sizeof(uint32_t), err)))
+        break;
+      if ((rc = lm_aggtable_intern(r, p->t, NULL, n, true, ids, err)))
+        break;
+      for (int64_t g = 0; g < n; g++) {
+        dg[g] = (uint32_t)ids[g];
+        sg[g] = (uint32_t)g;
+      }
+      rc = lm_aggtable_merge_groups(r, dg, p->t, sg, n, err);
+    }
+    free(ids);
+    free(dg);
+    free(sg);
+    src = r;
+  }
+  lm_batch *b = NULL;
+  if (!rc)
+    rc = lm_window_rows(o->plan, src, NULL, 0, NULL, NULL, w->start, w->end,
+                        o->wschema, o->wschema ? 1 : 0, &b, err);
+  lm_aggtable_free(r);
+  return rc ? rc : emit(o, b, err);
 }
 
 typedef struct win_row {
-  int64_t start;
+  int64_t pane;
   int32_t row;
 } win_row;
 
 static int cmp_win_row(const void *x, const void *y) {
   const win_row *a = x, *b = y;
-  if (a->start != b->start)
-    return a->start < b->start ? -1 : 1;
+  if (a->pane != b->pane)
+    return a->pane < b->pane ? -1 : 1;
   return (a->row > b->row) - (a->row < b->row);
 }
 
-static int win_push(lm_operator *op, lm_batch *b, lm_error *err) {
-  win_op *o = (win_op *)op;
+static bool changes_emitted(const pw_op *o, int64_t end) {
+  if (expired(o, end))
+    return false;
+  if (o->mode == LM_WEMIT_UPDATES)
+    return true;
+  return o->mode == LM_WEMIT_CLOSE && o->lateness > 0 && closed(o, end);
+}
+
+static int send_late(pw_op *o, lm_batch *b, const int32_t *rows, int64_t n,
+                     lm_error *err) {
+  o->base.late_dropped += n;
+  if (!n || !o->late.batch)
+    return 0;
+  lm_batch *l = lm_batch_take(b, rows, n);
+  if (!l)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int rc = o->late.batch(o->late.ctx, l, err);
+  lm_batch_release(l);
+  return rc;
+}
+
+static int pw_push(lm_operator *op, lm_batch *b, lm_error *err) {
+  pw_op *o = (pw_op *)op;
   const lm_plan *p = o->plan;
-  int64_t n = b->num_rows, size = p->window_size_us;
+  int64_t n = b->num_rows;
   lm_array *keys[64] = {0}, *aggs[64] = {0};
   if (p->n_keys > 64 || p->n_aggs > 64)
     return lm_err(err, LM_ERR_BIND, "too many GROUP BY keys or aggregates");
+  win_row *wr = NULL;
+  int32_t *sel = NULL, *late = NULL;
+  uint32_t *gids = NULL;
+  lm_aggtable **tk = NULL; /* per affected window: the touched keys */
+  int64_t n_aff = 0;
   int rc = lm_eval_inputs(p, b, keys, aggs, err);
   if (rc)
     goto done;
-  if ((rc = lm_scratch_grow((void **)&o->sel, &o->sel_cap, n, sizeof(int32_t),
-                            err)))
-    goto done;
-  const lm_array *wk = keys[p->window_key];
-  const int64_t *starts = lm_array_i64(wk);
-  /* Group the rows by window: (start, row) pairs, sorted when the batch is
-   * not already in window order, then one table update per run of equal
-   * starts (rows keep their order inside a run). */
-  win_row *wr = malloc(sizeof(win_row) * (size_t)(n + 1));
-  if (!wr) {
+  /* the window columns are filled at emission: constant in the panes */
+  for (int pass = 0; pass < 2; pass++) {
+    int k = pass ? p->window_end_key : p->window_key;
+    lm_array_release(keys[k]);
+    keys[k] = lm_const_ts_array(p->agg_schema->fields[k].type, n, 0);
+    if (!keys[k]) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+  }
+  wr = malloc(sizeof(win_row) * (size_t)(n + 1));
+  sel = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  late = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  gids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  if (!wr || !sel || !late || !gids) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto done;
   }
-  int64_t m = 0;
+  const lm_array *tc = b->columns[p->window_time_col];
+  const int64_t *ts = lm_array_i64(tc);
+  int64_t m = 0, n_late = 0;
   bool sorted = true;
   for (int64_t i = 0; i < n; i++) {
-    if (lm_array_is_null(wk, i)) { /* no event time: cannot be placed */
-      op->late_dropped++;
+    int64_t ps = 0;
+    if (!lm_array_is_null(tc, i))
+      ps = floor_align(ts[i], o->g, o->off);
+    if (lm_array_is_null(tc, i) || expired(o, pane_last_end(o, ps))) {
+      late[n_late++] = (int32_t)i;
       continue;
     }
-    wr[m].start = starts[i];
+    wr[m].pane = ps;
     wr[m].row = (int32_t)i;
-    if (m > 0 && wr[m].start < wr[m - 1].start)
+    if (m > 0 && ps < wr[m - 1].pane)
       sorted = false;
     m++;
   }
+  if ((rc = send_late(o, b, late, n_late, err)))
+    goto done;
   if (!sorted)
     qsort(wr, (size_t)m, sizeof *wr, cmp_win_row);
-  for (int64_t a = 0; a < m && !rc;) {
-    int64_t start = wr[a].start, k = 0;
-    while (a < m && wr[a].start == start)
-      o->sel[k++] = wr[a++].row;
-    if (o->wm != INT64_MIN && start <= close_limit(o->wm, size)) {
-      op->late_dropped += k; /* window already closed */
-      continue;
-    }
-    window *w = get_window(o, start);
-    if (!w) {
+  for (int64_t i = 0; i < m; i++)
+    sel[i] = wr[i].row;
+  /* panes first (creating one moves the others), then the group ids */
+  for (int64_t a = 0; a < m; a++)
+    if ((a == 0 || wr[a].pane != wr[a - 1].pane) && !get_pane(o, wr[a].pane)) {
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      break;
+      goto done;
     }
-    rc = lm_aggtable_update(w->t, keys, aggs, o->sel, k, NULL, err);
+  for (int64_t i = 0; i < o->n_panes; i++) {
+    o->panes[i].before = lm_aggtable_groups(o->panes[i].t);
+    o->panes[i].n_touched = 0;
   }
-  free(wr);
+  for (int64_t a = 0; a < m && !rc;) {
+    int64_t e = a;
+    while (e < m && wr[e].pane == wr[a].pane)
+      e++;
+    pane *pn = &o->panes[lower_pane(o, wr[a].pane)];
+    pn->touched = gids + a;
+    pn->n_touched = e - a;
+    rc = lm_aggtable_lookup(pn->t, keys, sel + a, e - a, gids + a, err);
+    if (!rc)
+      rc = lm_aggtable_check(pn->t, aggs, sel + a, e - a, gids + a, err);
+    a = e;
+  }
+  if (rc) { /* a failed batch leaves no trace */
+    for (int64_t a = 0; a < m; a++)
+      if (a == 0 || wr[a].pane != wr[a - 1].pane) {
+        pane *pn = &o->panes[lower_pane(o, wr[a].pane)];
+        lm_aggtable_truncate(pn->t, pn->before);
+      }
+    goto done;
+  }
+  /* changelog: the windows whose rows change, and their old rows */
+  o->n_wins = 0;
+  bool any_changes = o->mode == LM_WEMIT_UPDATES ||
+                     (o->mode == LM_WEMIT_CLOSE && o->lateness > 0);
+  for (int64_t a = 0; any_changes && a < m; a++)
+    if ((a == 0 || wr[a].pane != wr[a - 1].pane) &&
+        windows_of(o, wr[a].pane, INT64_MIN, INT64_MAX, changes_emitted)) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+  sort_unique_wins(o);
+  n_aff = o->n_wins;
+  if (n_aff) {
+    tk = calloc((size_t)n_aff, sizeof *tk);
+    if (!tk && !rc)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    int64_t *ids = NULL, cap = 0;
+    for (int64_t w = 0; w < n_aff && !rc; w++) {
+      const win *wi = &o->wins[w];
+      if (!(tk[w] = lm_plan_new_aggtable(p))) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+      for (int64_t i = lower_pane(o, wi->start);
+           i < o->n_panes && o->panes[i].start < wi->end && !rc; i++) {
+        pane *pn = &o->panes[i];
+        if (!pn->n_touched)
+          continue;
+        rc = lm_scratch_grow((void **)&ids, &cap, pn->n_touched,
+                             sizeof(int64_t), err);
+        if (!rc)
+          rc = lm_aggtable_intern(tk[w], pn->t, pn->touched, pn->n_touched,
+                                  true, ids, err);
+      }
+      int64_t ng = lm_aggtable_groups(tk[w]);
+      bool *existed = calloc((size_t)ng + 1, 1);
+      uint32_t *old = malloc(sizeof(uint32_t) * (size_t)(ng + 1));
+      lm_aggtable *r = NULL;
+      if (!rc && (!existed || !old))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      if (!rc)
+        rc = assemble(o, wi, tk[w], existed, &r, err);
+      int64_t k = 0;
+      for (int64_t g = 0; !rc && g < ng; g++)
+        if (existed[g])
+          old[k++] = (uint32_t)g;
+      lm_batch *ob = NULL;
+      if (!rc && k)
+        rc = lm_window_rows(p, r, old, k, NULL, NULL, wi->start, wi->end,
+                            o->wschema, -1, &ob, err);
+      if (ob)
+        rc = rc ? rc : emit(o, ob, err);
+      lm_aggtable_free(r);
+      free(existed);
+      free(old);
+    }
+    free(ids);
+    if (rc)
+      goto done;
+  }
+  /* rows are folded pane by pane; first/last_value keep the batch's row
+   * order through sequence numbers reserved for the whole batch */
+  int64_t seq_base = lm_agg_seq_reserve(n);
+  for (int64_t a = 0; a < m && !rc;) {
+    int64_t e = a;
+    while (e < m && wr[e].pane == wr[a].pane)
+      e++;
+    pane *pn = &o->panes[lower_pane(o, wr[a].pane)];
+    lm_aggtable_set_seq_base(pn->t, seq_base);
+    rc = lm_aggtable_accumulate(pn->t, aggs, sel + a, e - a, gids + a, err);
+    lm_aggtable_set_seq_base(pn->t, -1);
+    a = e;
+  }
+  /* the new rows of the changed groups */
+  for (int64_t w = 0; w < n_aff && !rc; w++) {
+    lm_aggtable *r = NULL;
+    lm_batch *nb = NULL;
+    rc = assemble(o, &o->wins[w], tk[w], NULL, &r, err);
+    if (!rc)
+      rc = lm_window_rows(p, r, NULL, 0, NULL, NULL, o->wins[w].start,
+                          o->wins[w].end, o->wschema, 1, &nb, err);
+    if (!rc)
+      rc = emit(o, nb, err);
+    lm_aggtable_free(r);
+  }
+  for (int64_t i = 0; i < o->n_panes; i++)
+    o->panes[i].n_touched = 0;
 done:
+  for (int64_t w = 0; tk && w < n_aff; w++)
+    lm_aggtable_free(tk[w]);
+  free(tk);
+  free(wr);
+  free(sel);
+  free(late);
+  free(gids);
   lm_release_inputs(p, keys, aggs);
   return rc;
 }
 
-static int emit_window(win_op *o, window *w, lm_error *err) {
-  lm_batch *out = NULL;
-  int rc = lm_aggtable_result(o->plan, w->t, NULL, 0, &out, err);
-  if (!rc)
-    rc = lm_operator_emit(&o->base, out, err);
-  lm_batch_release(out);
-  return rc;
+/* The smallest start of a window that may still emit: windows with end +
+ * lateness > wm, i.e. end > h = wm - lateness. */
+static int64_t output_watermark(const pw_op *o) {
+  if (o->wm == INT64_MAX)
+    return INT64_MAX;
+  int64_t h = lm_sat_add(o->wm, -o->lateness);
+  if (h == INT64_MIN)
+    return INT64_MIN;
+  if (o->plan->window_kind == LM_WIN_CUMULATE)
+    return floor_align(h, o->size, o->off);
+  /* s > h - size, s = off (mod slide) */
+  int64_t lim = lm_sat_add(h, -o->size);
+  if (lim == INT64_MIN)
+    return INT64_MIN;
+  return floor_align(lim, o->slide, o->off) + o->slide;
 }
 
-static int win_watermark(lm_operator *op, int64_t wm, lm_error *err) {
-  win_op *o = (win_op *)op;
+static int pw_watermark(lm_operator *op, int64_t wm, lm_error *err) {
+  pw_op *o = (pw_op *)op;
   if (o->wm != INT64_MIN && wm <= o->wm)
     return 0;
   o->wm = wm;
-  int64_t size = o->plan->window_size_us, closed = 0;
   int rc = 0;
-  int64_t lim = close_limit(wm, size);
-  while (closed < o->n_wins && o->wins[closed].start <= lim) {
-    rc = emit_window(o, &o->wins[closed], err);
-    lm_aggtable_free(o->wins[closed].t);
-    closed++;
-    if (rc)
-      break;
+  if (o->mode != LM_WEMIT_UPDATES) {
+    /* windows closing now, in order of end */
+    int64_t hi = o->mode == LM_WEMIT_FINAL && wm != INT64_MAX
+                     ? lm_sat_add(wm, -o->lateness)
+                     : wm;
+    if (hi > o->emitted_to) {
+      o->n_wins = 0;
+      for (int64_t i = 0; i < o->n_panes && o->panes[i].start < hi; i++)
+        if (windows_of(o, o->panes[i].start, o->emitted_to, hi, NULL))
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      sort_unique_wins(o);
+      o->emitted_to = hi;
+      /* o->wins may be reused below: copy */
+      int64_t nw = o->n_wins;
+      win *ws = malloc(sizeof(win) * (size_t)(nw + 1));
+      if (!ws)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      if (nw)
+        memcpy(ws, o->wins, sizeof(win) * (size_t)nw);
+      for (int64_t i = 0; i < nw && !rc; i++)
+        rc = emit_window(o, &ws[i], err);
+      free(ws);
+      if (rc)
+        return rc;
+    }
   }
-  if (closed) {
-    memmove(o->wins, o->wins + closed,
-            sizeof(window) * (size_t)(o->n_wins - closed));
-    o->n_wins -= closed;
+  /* panes every window of which has expired */
+  int64_t k = 0;
+  for (int64_t i = 0; i < o->n_panes; i++) {
+    if (expired(o, pane_last_end(o, o->panes[i].start))) {
+      if (!o->spare) { /* kept (capacity and all) for the next pane */
+        lm_aggtable_truncate(o->panes[i].t, 0);
+        o->spare = o->panes[i].t;
+      } else
+        free_pane(&o->panes[i]);
+    } else
+      o->panes[k++] = o->panes[i];
   }
-  if (rc)
-    return rc;
-  return lm_operator_forward_watermark(op, wm, err);
+  o->n_panes = k;
+  int64_t ow = output_watermark(o);
+  if (ow > o->out_wm) {
+    o->out_wm = ow;
+    rc = lm_operator_forward_watermark(op, ow, err);
+  }
+  return rc;
 }
 
-static void win_free(lm_operator *op) {
-  win_op *o = (win_op *)op;
-  for (int64_t i = 0; i < o->n_wins; i++)
-    lm_aggtable_free(o->wins[i].t);
+static void pw_free(lm_operator *op) {
+  pw_op *o = (pw_op *)op;
+  for (int64_t i = 0; i < o->n_panes; i++)
+    free_pane(&o->panes[i]);
+  lm_aggtable_free(o->spare);
+  free(o->panes);
   free(o->wins);
-  free(o->sel);
+  lm_schema_release(o->wschema);
   free(o);
 }
 
-static const lm_operator_vt win_vt = {"window_aggregate", win_push,
-                                      win_watermark, win_free};
+static const lm_operator_vt pw_vt = {"window_aggregate", pw_push, pw_watermark,
+                                     pw_free};
 
-lm_operator *lm_op_window_aggregate_new(const lm_plan *plan) {
-  win_op *o = calloc(1, sizeof *o);
+lm_operator *lm_op_window_aggregate_new(const lm_plan *plan,
+                                        lm_window_emit mode, lm_schema *wschema,
+                                        lm_output_cb late) {
+  pw_op *o = calloc(1, sizeof *o);
   if (!o)
     return NULL;
-  o->base.vt = &win_vt;
+  o->base.vt = &pw_vt;
   o->plan = plan;
+  o->mode = mode;
+  o->wschema = wschema ? lm_schema_retain(wschema) : NULL;
+  o->late = late;
+  o->size = plan->window_size_us;
+  o->slide = plan->window_slide_us;
+  o->off = plan->window_offset_us;
+  o->lateness = plan->allowed_lateness_us;
+  o->g = plan->window_kind == LM_WIN_HOP ? gcd64(o->slide, o->size) : o->slide;
   o->wm = INT64_MIN;
+  o->emitted_to = INT64_MIN;
+  o->out_wm = INT64_MIN;
   return &o->base;
 }

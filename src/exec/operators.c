@@ -91,14 +91,40 @@ typedef struct project_op {
   lm_bexpr *const *exprs;
   int n;
   lm_schema *schema;
+  int weight_col;         /* changelog input: passed on; -1 = none */
+  lm_schema *proj_schema; /* schema without __weight (weighted only) */
 } project_op;
 
 static int project_push(lm_operator *op, lm_batch *b, lm_error *err) {
   project_op *p = (project_op *)op;
   lm_batch *out;
-  int rc = lm_project(p->exprs, p->n, p->schema, b, &out, err);
+  int rc =
+      lm_project(p->exprs, p->n, p->proj_schema ? p->proj_schema : p->schema, b,
+                 &out, err);
   if (rc)
     return rc;
+  if (p->weight_col >= 0) { /* append the input's __weight column */
+    if (p->weight_col >= b->num_columns) {
+      lm_batch_release(out);
+      return lm_err(err, LM_ERR_EXEC,
+                    "internal error: changelog input without __weight");
+    }
+    int nc = out->num_columns;
+    lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+    if (!cols) {
+      lm_batch_release(out);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    for (int c = 0; c < nc; c++)
+      cols[c] = lm_array_retain(out->columns[c]);
+    cols[nc] = lm_array_retain(b->columns[p->weight_col]);
+    int64_t rows = out->num_rows;
+    lm_batch_release(out);
+    out = lm_batch_new(lm_schema_retain(p->schema), rows, cols);
+    free(cols);
+    if (!out)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
   rc = lm_operator_emit(op, out, err);
   lm_batch_release(out);
   return rc;
@@ -106,6 +132,7 @@ static int project_push(lm_operator *op, lm_batch *b, lm_error *err) {
 
 static void project_free(lm_operator *op) {
   lm_schema_release(((project_op *)op)->schema);
+  lm_schema_release(((project_op *)op)->proj_schema);
   free(op);
 }
 
@@ -121,34 +148,91 @@ lm_operator *lm_op_project_new(lm_bexpr *const *exprs, int n,
   p->exprs = exprs;
   p->n = n;
   p->schema = lm_schema_retain(schema);
+  p->weight_col = -1;
+  return &p->base;
+}
+
+lm_operator *lm_op_project_weighted_new(lm_bexpr *const *exprs, int n,
+                                        lm_schema *schema, int weight_col) {
+  if (schema->n_fields != n + 1)
+    return NULL;
+  lm_schema *ps = lm_schema_new(n);
+  if (!ps)
+    return NULL;
+  for (int i = 0; i < n; i++)
+    lm_schema_set_field(ps, i, schema->fields[i].name, schema->fields[i].type,
+                        schema->fields[i].nullable);
+  project_op *p = (project_op *)lm_op_project_new(exprs, n, schema);
+  if (!p) {
+    lm_schema_release(ps);
+    return NULL;
+  }
+  p->weight_col = weight_col;
+  p->proj_schema = ps;
   return &p->base;
 }
 
 /* -------------------------------------------------------------- pipeline */
 
+lm_window_emit lm_plan_window_emit(const lm_plan *plan) {
+  switch (plan->emit) {
+  case LM_EMIT_ON_WINDOW_CLOSE:
+  case LM_EMIT_AFTER_WATERMARK:
+    return LM_WEMIT_CLOSE;
+  case LM_EMIT_FINAL:
+    return LM_WEMIT_FINAL;
+  default: /* no EMIT, CHANGES, ON UPDATE, PERIODICALLY: an updating result */
+    return LM_WEMIT_UPDATES;
+  }
+}
+
 lm_operator *lm_pipeline_build(const lm_plan *plan, lm_schema *out_schema,
                                bool changelog, lm_output_cb out,
                                lm_operator **agg_op, lm_error *err) {
-  lm_operator *ops[4];
+  lm_output_cb none = {NULL, NULL, NULL};
+  return lm_pipeline_build_ex(plan, out_schema, changelog, out, none, agg_op,
+                              err);
+}
+
+lm_operator *lm_pipeline_build_ex(const lm_plan *plan, lm_schema *out_schema,
+                                  bool changelog, lm_output_cb out,
+                                  lm_output_cb late, lm_operator **agg_op,
+                                  lm_error *err) {
+  lm_operator *ops[6];
   int n = 0;
   if (agg_op)
     *agg_op = NULL;
   if (plan->where)
     ops[n++] = lm_op_filter_new(plan->where);
-  if (plan->has_agg) {
-    if (plan->window_key >= 0 && plan->emit != LM_EMIT_CHANGES &&
-        plan->emit != LM_EMIT_ON_UPDATE) {
-      ops[n++] = lm_op_window_aggregate_new(plan);
-    } else {
-      ops[n] = lm_op_aggregate_new(plan, out_schema, changelog);
-      if (agg_op)
-        *agg_op = ops[n];
-      n++;
-    }
+  bool periodic = changelog && plan->emit == LM_EMIT_PERIODICALLY;
+  if (plan->topn) { /* [subquery WHERE] -> Top-N -> outer projection */
+    if (plan->topn->where)
+      ops[n++] = lm_op_filter_new(plan->topn->where);
+    ops[n++] = lm_op_topn_new(plan);
+    ops[n++] = lm_op_project_weighted_new(plan->out, plan->out_schema->n_fields,
+                                          out_schema, plan->topn_rn_col + 1);
+  } else if (plan->has_agg && plan->window_kind != LM_WIN_NONE) {
+    lm_window_emit mode = lm_plan_window_emit(plan);
+    if (!changelog && mode == LM_WEMIT_UPDATES)
+      mode = LM_WEMIT_CLOSE; /* the caller takes final rows only */
+    lm_schema *ws = lm_window_changelog(plan, mode) ? out_schema : NULL;
+    ops[n++] = plan->window_kind == LM_WIN_SESSION
+                   ? lm_op_session_window_new(plan, mode, ws, late)
+                   : lm_op_window_aggregate_new(plan, mode, ws, late);
+  } else if (plan->has_agg) {
+    ops[n] = lm_op_aggregate_new(plan, out_schema, changelog);
+    if (agg_op)
+      *agg_op = ops[n];
+    n++;
+  } else if (plan->changelog_input) { /* the weight flows through */
+    ops[n++] = lm_op_project_weighted_new(plan->out, plan->out_schema->n_fields,
+                                          out_schema, plan->weight_col);
   } else {
     ops[n++] = lm_op_project_new(plan->out, plan->out_schema->n_fields,
                                  plan->out_schema);
   }
+  if (periodic)
+    ops[n++] = lm_op_periodic_new(out_schema, plan->emit_interval_us);
   ops[n++] = lm_op_output_new(out);
   for (int i = 0; i < n; i++) {
     if (!ops[i]) {

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "columnar/lm_temporal.h"
+#include "exec/lm_strfn.h" /* literal date_format / regex checks */
 #include "plan/lm_plan.h"
 
 #define LM_BIND_MAX_DEPTH 256
@@ -21,6 +22,7 @@ typedef struct bctx {
   bool post;     /* binding over the aggregate output */
   lm_error *err;
   int depth;
+  bool window_ok; /* binding GROUP BY keys: session() is allowed */
 } bctx;
 
 static lm_bexpr *bind(bctx *c, const lm_expr *e);
@@ -228,7 +230,16 @@ static lm_bexpr *column(bctx *c, const lm_expr *e) {
            c->from ? c->from : "input");
     return NULL;
   }
-  lm_bexpr *b = node(c, LM_BX_COLUMN, c->in->fields[i].type, e, 0);
+  lm_type t = c->in->fields[i].type;
+  if (t.id >= LM_TYPE_UINT8) {
+    /* Arrow-only types (lm_columnar.h) have no SQL operators, keys or
+     * formatting in the evaluator yet; ingest converts them to declared SQL
+     * types (lm_conform.h), so this is a safety net, not a feature gap. */
+    fail(c, e, "column '%s' has type %s, which SQL does not support yet",
+         e->name, lm_type_name(t));
+    return NULL;
+  }
+  lm_bexpr *b = node(c, LM_BX_COLUMN, t, e, 0);
   if (b)
     b->col = i;
   return b;
@@ -361,9 +372,20 @@ static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   return r;
 }
 
+static const char *const agg_names[] = {"count",       "sum",
+                                        "avg",         "min",
+                                        "max",         "first_value",
+                                        "last_value",  "stddev",
+                                        "stddev_samp", "stddev_pop",
+                                        "variance",    "var_samp",
+                                        "var_pop",     "approx_count_distinct",
+                                        NULL};
+
 static bool is_agg_name(const char *n) {
-  return !strcmp(n, "count") || !strcmp(n, "sum") || !strcmp(n, "avg") ||
-         !strcmp(n, "min") || !strcmp(n, "max");
+  for (int i = 0; agg_names[i]; i++)
+    if (!strcmp(n, agg_names[i]))
+      return true;
+  return false;
 }
 
 static bool expr_has_agg(const lm_expr *e) {
@@ -390,6 +412,43 @@ static lm_bexpr *const_interval(bctx *c, const lm_expr *e, lm_bexpr *x,
   return x;
 }
 
+/* Window functions: the function id (the *_start names are the start
+ * function itself, so GROUP BY hop(...) matches SELECT hop_start(...)),
+ * argument counts and the signature for messages. */
+static bool window_func(const char *n, lm_func_id *fn, int *min_args,
+                        int *max_args, const char **sig) {
+  static const struct {
+    const char *name;
+    lm_func_id fn;
+    int lo, hi;
+    const char *sig;
+  } w[] = {
+      {"tumble", LM_FN_TUMBLE, 2, 3, "(ts, size [, offset])"},
+      {"tumble_start", LM_FN_TUMBLE, 2, 3, "(ts, size [, offset])"},
+      {"tumble_end", LM_FN_TUMBLE_END, 2, 3, "(ts, size [, offset])"},
+      {"hop", LM_FN_HOP, 3, 4, "(ts, slide, size [, offset])"},
+      {"hop_start", LM_FN_HOP, 3, 4, "(ts, slide, size [, offset])"},
+      {"hop_end", LM_FN_HOP_END, 3, 4, "(ts, slide, size [, offset])"},
+      {"cumulate", LM_FN_CUMULATE, 3, 4, "(ts, step, max_size [, offset])"},
+      {"cumulate_start", LM_FN_CUMULATE, 3, 4,
+       "(ts, step, max_size [, offset])"},
+      {"cumulate_end", LM_FN_CUMULATE_END, 3, 4,
+       "(ts, step, max_size [, offset])"},
+      {"session", LM_FN_SESSION, 2, 2, "(ts, gap)"},
+      {"session_start", LM_FN_SESSION, 2, 2, "(ts, gap)"},
+      {"session_end", LM_FN_SESSION_END, 2, 2, "(ts, gap)"},
+  };
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+    if (!strcmp(n, w[i].name)) {
+      *fn = w[i].fn;
+      *min_args = w[i].lo;
+      *max_args = w[i].hi;
+      *sig = w[i].sig;
+      return true;
+    }
+  return false;
+}
+
 static lm_bexpr *func(bctx *c, const lm_expr *e) {
   const char *n = e->name;
   lm_bexpr *args[8] = {0};
@@ -407,10 +466,19 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
       return NULL;
   }
   lm_bexpr *r = NULL;
-  if (!strcmp(n, "tumble") || !strcmp(n, "tumble_end") ||
-      !strcmp(n, "tumble_start")) {
-    if (e->n_args < 2 || e->n_args > 3) {
-      fail(c, e, "%s(ts, size [, offset]) takes 2 or 3 arguments", n, NULL);
+  lm_func_id wfn;
+  int wmin, wmax;
+  const char *wsig;
+  if (window_func(n, &wfn, &wmin, &wmax, &wsig)) {
+    if (e->n_args < wmin || e->n_args > wmax) {
+      fail(c, e, "%s takes the arguments %s", n, wsig);
+      return NULL;
+    }
+    if ((wfn == LM_FN_SESSION || wfn == LM_FN_SESSION_END) && !c->window_ok) {
+      fail(c, e,
+           "%s() is only allowed in GROUP BY (and, when grouped by, in the "
+           "select list)",
+           n, NULL);
       return NULL;
     }
     if (args[0]->type.id != LM_TYPE_TIMESTAMP) {
@@ -418,19 +486,31 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
            lm_type_name(args[0]->type));
       return NULL;
     }
-    int64_t size = 0, off = 0;
-    if (!const_interval(c, e->args[1], args[1], &size))
-      return NULL;
-    if (size <= 0) {
-      fail(c, e->args[1], "window size must be positive", NULL, NULL);
+    int64_t iv[3] = {0, 0, 0};
+    for (int i = 1; i < e->n_args; i++)
+      if (!const_interval(c, e->args[i], args[i], &iv[i - 1]))
+        return NULL;
+    /* sizes (all but a trailing offset) must be positive */
+    int n_sizes = wfn == LM_FN_TUMBLE || wfn == LM_FN_TUMBLE_END ||
+                          wfn == LM_FN_SESSION || wfn == LM_FN_SESSION_END
+                      ? 1
+                      : 2;
+    for (int i = 0; i < n_sizes; i++)
+      if (iv[i] <= 0) {
+        fail(c, e->args[i + 1], "window size must be positive", NULL, NULL);
+        return NULL;
+      }
+    if ((wfn == LM_FN_CUMULATE || wfn == LM_FN_CUMULATE_END) &&
+        iv[1] % iv[0] != 0) {
+      fail(c, e->args[2],
+           "cumulate(ts, step, max_size): max_size must be a multiple of step",
+           NULL, NULL);
       return NULL;
     }
-    if (e->n_args == 3 && !const_interval(c, e->args[2], args[2], &off))
-      return NULL;
     r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_TIMESTAMP), e, e->n_args);
     if (!r)
       return NULL;
-    r->fn = !strcmp(n, "tumble_end") ? LM_FN_TUMBLE_END : LM_FN_TUMBLE;
+    r->fn = wfn;
   } else if (!strcmp(n, "abs") || !strcmp(n, "round") || !strcmp(n, "floor") ||
              !strcmp(n, "ceil") || !strcmp(n, "ceiling")) {
     bool two = e->n_args == 2 && !strcmp(n, "round");
@@ -578,6 +658,105 @@ static lm_bexpr *func(bctx *c, const lm_expr *e) {
     r->fn = LM_FN_COALESCE;
     for (int i = 0; i < e->n_args; i++)
       args[i] = cast_to(c, args[i], t);
+  } else if (!strcmp(n, "mod")) { /* Flink / PostgreSQL MOD(a, b) = a % b */
+    if (e->n_args != 2) {
+      fail(c, e, "mod(a, b) takes 2 arguments", NULL, NULL);
+      return NULL;
+    }
+    return binary(c, e, LM_OP_MOD, args[0], args[1]);
+  } else if (!strcmp(n, "hour") || !strcmp(n, "minute") ||
+             !strcmp(n, "second")) {
+    /* Flink's HOUR(ts) etc. = date_part('hour', ts), BIGINT */
+    if (e->n_args != 1 ||
+        (args[0]->type.id != LM_TYPE_TIMESTAMP && !is_null(args[0]->type))) {
+      fail(c, e, "%s() takes one TIMESTAMP argument", n, NULL);
+      return NULL;
+    }
+    lm_bexpr *u = node(c, LM_BX_LITERAL, lm_type_make(LM_TYPE_UTF8), e, 0);
+    if (!u)
+      return NULL;
+    u->lit.type = u->type;
+    u->lit.v.s.p = lm_arena_strndup(c->arena, n, strlen(n));
+    u->lit.v.s.len = (int32_t)strlen(n);
+    if (!u->lit.v.s.p) {
+      lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+    args[1] = cast_to(c, args[0], lm_type_make(LM_TYPE_TIMESTAMP));
+    args[0] = u;
+    r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_INT64), e, 2);
+    if (!r)
+      return NULL;
+    r->fn = LM_FN_DATE_PART;
+  } else if (!strcmp(n, "date_format") || !strcmp(n, "regexp_extract") ||
+             !strcmp(n, "split_index") || !strcmp(n, "count_char")) {
+    bool df = n[0] == 'd', re = n[0] == 'r', sp = n[1] == 'p';
+    int lo = re ? 2 : 2, hi = re || sp ? 3 : 2;
+    if (sp)
+      lo = 3;
+    if (e->n_args < lo || e->n_args > hi) {
+      fail(c, e, "%s takes the arguments %s", n,
+           df   ? "(timestamp, 'pattern')"
+           : re ? "(string, regex [, group])"
+           : sp ? "(string, delimiter, index)"
+                : "(string, character)");
+      return NULL;
+    }
+    if (df && args[0]->type.id != LM_TYPE_TIMESTAMP &&
+        !is_null(args[0]->type)) {
+      fail(c, e->args[0], "date_format() needs a TIMESTAMP, found %s",
+           lm_type_name(args[0]->type), NULL);
+      return NULL;
+    }
+    int int_arg = re ? 2 : sp ? 2 : -1; /* group / index */
+    if (int_arg >= 0 && int_arg < e->n_args && !is_int(args[int_arg]->type) &&
+        !is_null(args[int_arg]->type)) {
+      fail(c, e->args[int_arg], "%s() needs an integer %s", n,
+           re ? "group number" : "index");
+      return NULL;
+    }
+    for (int i = df ? 1 : 0; i < e->n_args; i++)
+      args[i] =
+          cast_to(c, args[i],
+                  lm_type_make(i == int_arg ? LM_TYPE_INT64 : LM_TYPE_UTF8));
+    if (df)
+      args[0] = cast_to(c, args[0], lm_type_make(LM_TYPE_TIMESTAMP));
+    for (int i = 0; i < e->n_args; i++)
+      if (!args[i])
+        return NULL;
+    /* literal patterns are checked now, with their position */
+    lm_bexpr *pat = args[1];
+    if ((df || re) && pat->kind == LM_BX_LITERAL && !pat->lit.is_null) {
+      char bad = 0, msg[400];
+      struct pcre2_real_code_8 *code = NULL;
+      if (df && !lm_date_format_valid(pat->lit.v.s.p, &bad)) {
+        char b[2] = {bad, 0};
+        fail(c, e->args[1],
+             bad == '\''
+                 ? "date_format(): unterminated quote in the pattern%s"
+                 : "date_format(): pattern letter '%s' is not supported "
+                   "(supported: y M d H m s S; no month names)",
+             bad == '\'' ? "" : b, NULL);
+        return NULL;
+      }
+      if (re) {
+        if (lm_regex_compile(pat->lit.v.s.p, (size_t)pat->lit.v.s.len, &code,
+                             msg, sizeof msg)) {
+          fail(c, e->args[1], "regexp_extract(): %s", msg, NULL);
+          return NULL;
+        }
+        lm_regex_free(code);
+      }
+    }
+    r = node(c, LM_BX_FUNC,
+             lm_type_make(n[0] == 'c' ? LM_TYPE_INT64 : LM_TYPE_UTF8), e,
+             e->n_args);
+    if (!r)
+      return NULL;
+    r->fn = df   ? LM_FN_DATE_FORMAT
+            : re ? LM_FN_REGEXP_EXTRACT
+            : sp ? LM_FN_SPLIT_INDEX
+                 : LM_FN_COUNT_CHAR;
   } else if (is_agg_name(n)) {
     fail(c, e, "aggregate function %s() is not allowed here", n, NULL);
     return NULL;
@@ -605,24 +784,67 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
   in.post = false;
   in.plan = NULL;
   in.in = p->input_schema;
-  if (!strcmp(n, "count") &&
+  /* agg(x) FILTER (WHERE f) => agg(CASE WHEN f THEN x END): every
+   * aggregate skips NULLs, so rows failing f are simply not counted */
+  lm_bexpr *flt = NULL;
+  if (e->filter) {
+    if (expr_has_agg(e->filter)) {
+      fail(c, e->filter, "aggregate functions are not allowed in FILTER", NULL,
+           NULL);
+      return NULL;
+    }
+    if (!(flt = bind(&in, e->filter)))
+      return NULL;
+    if (flt->type.id != LM_TYPE_BOOL && !is_null(flt->type)) {
+      fail(c, e->filter, "FILTER (WHERE ...) must be BOOLEAN, found %s",
+           lm_type_name(flt->type), NULL);
+      return NULL;
+    }
+    if (!(flt = cast_to(&in, flt, lm_type_make(LM_TYPE_BOOL))))
+      return NULL;
+  }
+  if (e->distinct && (!strcmp(n, "first_value") || !strcmp(n, "last_value") ||
+                      !strcmp(n, "approx_count_distinct"))) {
+    fail(c, e, "%s(DISTINCT ...) is not supported", n, NULL);
+    return NULL;
+  }
+  if (!strcmp(n, "count") && !flt &&
       (e->n_args == 0 ||
        (e->n_args == 1 && e->args[0]->kind == LM_EXPR_STAR))) {
     s.kind = LM_AGG_COUNT_STAR;
     s.out_type = lm_type_make(LM_TYPE_INT64);
   } else {
-    if (e->n_args != 1) {
+    bool star = !strcmp(n, "count") &&
+                (e->n_args == 0 ||
+                 (e->n_args == 1 && e->args[0]->kind == LM_EXPR_STAR));
+    if (e->n_args != 1 && !star) {
       fail(c, e, "%s() takes exactly one argument", n, NULL);
       return NULL;
     }
-    if (expr_has_agg(e->args[0])) {
+    if (!star && expr_has_agg(e->args[0])) {
       fail(c, e->args[0], "aggregate function calls cannot be nested", NULL,
            NULL);
       return NULL;
     }
-    s.arg = bind(&in, e->args[0]);
+    if (star) { /* COUNT(*) FILTER (WHERE f) = COUNT(CASE WHEN f THEN TRUE) */
+      s.arg = node(&in, LM_BX_LITERAL, lm_type_make(LM_TYPE_BOOL), e, 0);
+      if (!s.arg)
+        return NULL;
+      s.arg->lit.type = s.arg->type;
+      s.arg->lit.v.b = true;
+    } else {
+      s.arg = bind(&in, e->args[0]);
+    }
     if (!s.arg)
       return NULL;
+    if (flt) {
+      lm_bexpr *cs = node(&in, LM_BX_CASE, s.arg->type, e, 2);
+      if (!cs)
+        return NULL;
+      cs->args[0] = flt;
+      cs->args[1] = s.arg;
+      s.arg = cs;
+    }
     lm_type t = s.arg->type;
     s.in_type = t;
     if (!strcmp(n, "count")) {
@@ -644,8 +866,28 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
       s.in_type = wide;
       s.kind = avg ? LM_AGG_AVG : LM_AGG_SUM;
       s.out_type = avg ? lm_type_make(LM_TYPE_FLOAT64) : wide;
+    } else if (!strcmp(n, "approx_count_distinct")) {
+      s.kind = LM_AGG_APPROX_DISTINCT;
+      s.out_type = lm_type_make(LM_TYPE_INT64);
+      if (t.id == LM_TYPE_FLOAT32 || is_null(t)) {
+        s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
+        s.in_type = lm_type_make(LM_TYPE_FLOAT64);
+      }
+    } else if (n[0] == 's' || n[0] == 'v') { /* stddev*, variance, var_* */
+      if (!is_num(t) && !is_null(t)) {
+        fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
+        return NULL;
+      }
+      s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
+      s.in_type = s.out_type = lm_type_make(LM_TYPE_FLOAT64);
+      bool pop = strstr(n, "_pop") != NULL;
+      s.kind = n[0] == 's' ? (pop ? LM_AGG_STDDEV_POP : LM_AGG_STDDEV_SAMP)
+                           : (pop ? LM_AGG_VAR_POP : LM_AGG_VAR_SAMP);
     } else {
-      s.kind = !strcmp(n, "min") ? LM_AGG_MIN : LM_AGG_MAX;
+      s.kind = !strcmp(n, "min")           ? LM_AGG_MIN
+               : !strcmp(n, "max")         ? LM_AGG_MAX
+               : !strcmp(n, "first_value") ? LM_AGG_FIRST
+                                           : LM_AGG_LAST;
       if (is_null(t)) {
         s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_INT64));
         t = s.arg->type;
@@ -698,6 +940,7 @@ static lm_bexpr *match_key(bctx *c, const lm_expr *e) {
   in.post = false;
   in.plan = NULL;
   in.in = p->input_schema;
+  in.window_ok = true;
   lm_error scratch;
   in.err = &scratch;
   lm_bexpr *x = bind(&in, e);
@@ -992,7 +1235,7 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
   lm_error local;
   if (!err)
     err = &local;
-  bctx c = {arena, input, NULL, NULL, false, err, 0};
+  bctx c = {arena, input, NULL, NULL, false, err, 0, false};
   lm_err_clear(err);
   *out = bind(&c, e);
   return *out ? 0 : (err && err->code ? err->code : LM_ERR_BIND);
@@ -1033,6 +1276,104 @@ static const lm_expr *resolve_group_expr(const lm_select *sel,
   return g;
 }
 
+static bool is_window_fn(const lm_bexpr *x) {
+  return x->kind == LM_BX_FUNC &&
+         (x->fn == LM_FN_TUMBLE || x->fn == LM_FN_TUMBLE_END ||
+          (x->fn >= LM_FN_HOP && x->fn <= LM_FN_SESSION_END));
+}
+
+/* Finds the window among the GROUP BY keys: one window function (start or
+ * end; both name the same window). Makes sure both the start and the end
+ * are keys (adding __window_start / __window_end) and records the window's
+ * shape in the plan. */
+static int plan_window(lm_plan *p, const lm_select *sel, lm_error *err) {
+  const lm_bexpr *w = NULL;
+  for (int k = 0; k < p->n_keys; k++) {
+    const lm_bexpr *kx = p->keys[k];
+    if (!is_window_fn(kx))
+      continue;
+    const lm_expr *g = sel->group_by[k];
+    if (kx->args[0]->kind != LM_BX_COLUMN)
+      return lm_err_at(err, LM_ERR_BIND, g->line, g->column,
+                       "a window's time argument must be a column");
+    if (w) {
+      lm_bexpr probe = *kx;
+      probe.fn = w->fn;
+      if (!lm_bexpr_equal(&probe, w))
+        return lm_err_at(err, LM_ERR_BIND, g->line, g->column,
+                         "only one window per query");
+      continue;
+    }
+    w = kx;
+  }
+  if (!w)
+    return 0;
+  lm_func_id start_fn, end_fn;
+  switch (w->fn) {
+  case LM_FN_TUMBLE:
+  case LM_FN_TUMBLE_END:
+    start_fn = LM_FN_TUMBLE, end_fn = LM_FN_TUMBLE_END;
+    p->window_kind = LM_WIN_TUMBLE;
+    break;
+  case LM_FN_HOP:
+  case LM_FN_HOP_END:
+    start_fn = LM_FN_HOP, end_fn = LM_FN_HOP_END;
+    p->window_kind = LM_WIN_HOP;
+    break;
+  case LM_FN_CUMULATE:
+  case LM_FN_CUMULATE_END:
+    start_fn = LM_FN_CUMULATE, end_fn = LM_FN_CUMULATE_END;
+    p->window_kind = LM_WIN_CUMULATE;
+    break;
+  default:
+    start_fn = LM_FN_SESSION, end_fn = LM_FN_SESSION_END;
+    p->window_kind = LM_WIN_SESSION;
+    break;
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    lm_func_id f = pass ? end_fn : start_fn;
+    lm_bexpr *probe = lm_arena_alloc(&p->arena, sizeof *probe);
+    if (!probe)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    *probe = *w;
+    probe->fn = f;
+    int found = -1;
+    for (int k = 0; k < p->n_keys && found < 0; k++)
+      if (lm_bexpr_equal(p->keys[k], probe))
+        found = k;
+    if (found < 0) {
+      const char *nm = pass ? "__window_end" : "__window_start";
+      found = p->n_keys++;
+      p->keys[found] = probe;
+      p->key_names[found] = lm_arena_strndup(&p->arena, nm, strlen(nm));
+    }
+    if (pass)
+      p->window_end_key = found;
+    else
+      p->window_key = found;
+  }
+  p->window_time_col = w->args[0]->col;
+  int64_t a1 = w->args[1]->lit.v.i;
+  int64_t a2 = w->n_args > 2 ? w->args[2]->lit.v.i : 0;
+  int64_t a3 = w->n_args > 3 ? w->args[3]->lit.v.i : 0;
+  switch (p->window_kind) {
+  case LM_WIN_TUMBLE:
+    p->window_size_us = p->window_slide_us = a1;
+    p->window_offset_us = a2;
+    break;
+  case LM_WIN_HOP:      /* the seed's order: slide, then size */
+  case LM_WIN_CUMULATE: /* step, then max size */
+    p->window_slide_us = a1;
+    p->window_size_us = a2;
+    p->window_offset_us = a3;
+    break;
+  default:
+    p->window_size_us = p->window_slide_us = a1; /* the gap */
+    break;
+  }
+  return 0;
+}
+
 int lm_plan_select(const lm_select *sel, lm_schema *input,
                    const char *from_name, lm_plan **out, lm_error *err) {
   lm_error local;
@@ -1040,19 +1381,27 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
     err = &local;
   *out = NULL;
   lm_err_clear(err);
+  if (sel->from_subquery) /* Top-N over a ROW_NUMBER subquery: topn_bind.c */
+    return lm_plan_topn(sel, input, from_name, out, err);
+  int orc = lm_plan_check_no_over(sel, err);
+  if (orc)
+    return orc;
   lm_plan *p = calloc(1, sizeof *p);
   if (!p)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_arena_init(&p->arena, 16384);
   p->input_schema = lm_schema_retain(input);
   p->window_key = -1;
+  p->window_end_key = -1;
   p->window_time_col = -1;
+  p->allowed_lateness_us = sel->allowed_lateness_us;
+  p->emit_interval_us = sel->emit_interval_us;
   p->limit = sel->limit;
   p->offset = sel->offset;
   p->distinct = sel->distinct;
   p->emit = sel->emit;
   const char *from = sel->from_alias ? sel->from_alias : from_name;
-  bctx c = {&p->arena, input, from, NULL, false, err, 0};
+  bctx c = {&p->arena, input, from, NULL, false, err, 0, false};
   int rc = LM_ERR_BIND;
 
   if (sel->where) {
@@ -1094,10 +1443,11 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
 
   if (any_agg) {
     p->n_keys = sel->n_group_by;
+    /* + 2: the window start and end keys plan_window may add */
     p->keys =
-        lm_arena_alloc(&p->arena, sizeof(lm_bexpr *) * (size_t)(p->n_keys + 1));
+        lm_arena_alloc(&p->arena, sizeof(lm_bexpr *) * (size_t)(p->n_keys + 2));
     p->key_names =
-        lm_arena_alloc(&p->arena, sizeof(char *) * (size_t)(p->n_keys + 1));
+        lm_arena_alloc(&p->arena, sizeof(char *) * (size_t)(p->n_keys + 2));
     for (int k = 0; k < p->n_keys; k++) {
       bool bad = false;
       const lm_expr *g =
@@ -1109,7 +1459,9 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
                   "aggregate functions are not allowed in GROUP BY");
         goto fail;
       }
+      c.window_ok = true;
       p->keys[k] = bind(&c, g);
+      c.window_ok = false;
       if (!p->keys[k])
         goto fail;
       const char *nm = default_name(g);
@@ -1117,15 +1469,9 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
         if (sel->items[i].alias && sel->items[i].expr == g)
           nm = sel->items[i].alias;
       p->key_names[k] = lm_arena_strndup(&p->arena, nm, strlen(nm));
-      lm_bexpr *kx = p->keys[k];
-      if (kx->kind == LM_BX_FUNC && kx->fn == LM_FN_TUMBLE &&
-          kx->args[0]->kind == LM_BX_COLUMN && p->window_key < 0) {
-        p->window_key = k;
-        p->window_time_col = kx->args[0]->col;
-        p->window_size_us = kx->args[1]->lit.v.i;
-        p->window_offset_us = kx->n_args > 2 ? kx->args[2]->lit.v.i : 0;
-      }
     }
+    if (plan_window(p, sel, err))
+      goto fail;
     c.plan = p;
     c.post = true;
     for (int i = 0, o = 0; i < sel->n_items; i++) {
@@ -1272,6 +1618,7 @@ fail:
 void lm_plan_free(lm_plan *p) {
   if (!p)
     return;
+  lm_plan_free(p->topn);
   lm_schema_release(p->input_schema);
   lm_schema_release(p->agg_schema);
   lm_schema_release(p->out_schema);

@@ -20,16 +20,21 @@
  *   DROP SOURCE|STREAM|MATERIALIZED VIEW|SINK [IF EXISTS] name
  *   SHOW SOURCES|STREAMS|MATERIALIZED VIEWS|SINKS
  *   DESCRIBE|DESC name
- *   select: SELECT [DISTINCT] item, ... FROM name [[AS] alias] [WHERE expr]
+ *   select: SELECT [DISTINCT] item, ... FROM name|(select) [[AS] alias]
+ *       [WHERE expr]
  *       [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr [ASC|DESC]
  *       [NULLS FIRST|LAST], ...] [LIMIT n] [OFFSET n]
  *   EMIT ON WINDOW CLOSE | EMIT CHANGES | EMIT ON UPDATE | EMIT FINAL |
  *       EMIT PERIODICALLY INTERVAL 'n' UNIT | EMIT AFTER WATERMARK
+ *       [ALLOW LATENESS INTERVAL 'n' UNIT] [LATE DATA TO name]
  *   expr: OR / AND / NOT / comparison (= <> != < <= > >=, IS [NOT] NULL,
  *       [NOT] BETWEEN a AND b, [NOT] IN (list), [NOT] LIKE) / + - / * / % /
  *       unary - / || / primary
  *   primary: literal | column | table.column | func(args) | COUNT(*) |
- *       agg(DISTINCT x) | CAST(expr AS type) | expr::type |
+ *       agg(DISTINCT x) | agg(...) FILTER (WHERE expr) |
+ *       func(...) OVER ([PARTITION BY expr, ...] [ORDER BY expr [ASC|DESC]
+ *       [NULLS FIRST|LAST], ...]) |
+ *       CAST(expr AS type) | expr::type |
  *       CASE [x] WHEN .. THEN .. [ELSE ..] END | (expr) |
  *       TIMESTAMP 'text' | INTERVAL 'n' UNIT | INTERVAL 'n unit' |
  *       TRUE | FALSE | NULL
@@ -106,10 +111,19 @@ struct lm_expr {
   lm_expr **args;
   int n_args;
   bool distinct;    /* FUNC: agg(DISTINCT x) */
+  lm_expr *filter;  /* FUNC: agg(...) FILTER (WHERE filter); NULL = none */
   bool negated;     /* IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE */
   bool has_operand; /* CASE x WHEN ... */
   bool has_else;
   lm_type cast_type; /* CAST target */
+  /* FUNC followed by OVER (PARTITION BY ... ORDER BY ...): a window function
+   * call such as ROW_NUMBER() OVER (...). over is false for plain calls;
+   * partition_by / over_order may be empty. */
+  bool over;
+  lm_expr **partition_by;
+  int n_partition_by;
+  struct lm_order_item *over_order;
+  int n_over_order;
 };
 
 /* ------------------------------------------------------------- SELECT */
@@ -142,6 +156,10 @@ typedef struct lm_select {
   lm_select_item *items;
   int n_items;
   const char *from; /* source/stream/view name */
+  /* FROM (SELECT ...) [AS] alias: the inner query (one level; its own
+   * from_subquery is NULL). from, from_line and from_column are then the
+   * inner query's FROM, from_alias the subquery's alias (NULL = none). */
+  struct lm_select *from_subquery;
   const char *from_alias;
   int from_line, from_column;
   lm_expr *where;
@@ -154,6 +172,11 @@ typedef struct lm_select {
   int64_t offset;
   lm_emit_kind emit;
   int64_t emit_interval_us;
+  /* ALLOW LATENESS INTERVAL 'n' UNIT (µs; 0 = none) and LATE DATA TO name
+   * (NULL = none), in either order after EMIT (docs/windows.md). */
+  int64_t allowed_lateness_us;
+  const char *late_data_to;
+  int late_line, late_column;
 } lm_select;
 
 /* ----------------------------------------------------------- statements */

@@ -27,6 +27,7 @@ typedef struct parser {
   lm_error lexerr; /* error of the trailing LM_TK_ERROR token, if any */
   int rc;
   int depth;
+  int subquery; /* > 0 while parsing a FROM (SELECT ...) subquery */
 } parser;
 
 /* --------------------------------------------------------------- tokens */
@@ -600,6 +601,70 @@ static int parse_expr_list(parser *p, lm_expr ***args, int *n_args,
   return 0;
 }
 
+/* expr [ASC|DESC] [NULLS FIRST|LAST], ... (ORDER BY already consumed) into
+ * *items / *n (arena). Returns 0 or p->rc. */
+static int parse_order_list(parser *p, lm_order_item **items, int *n) {
+  int ocap = 0;
+  do {
+    lm_order_item o = {0};
+    if (!(o.expr = parse_expr(p)))
+      return p->rc;
+    if (accept_kw(p, "DESC"))
+      o.desc = true;
+    else
+      accept_kw(p, "ASC");
+    if (accept_kw(p, "NULLS")) {
+      if (accept_kw(p, "FIRST")) {
+        o.nulls = 1;
+      } else if (accept_kw(p, "LAST")) {
+        o.nulls = 2;
+      } else {
+        static const char *const c[] = {"FIRST", "LAST", NULL};
+        return fail_expected(p, "FIRST or LAST", c);
+      }
+    }
+    if (!(*items = vec_grow(p, *items, *n, &ocap, sizeof o)))
+      return p->rc;
+    (*items)[(*n)++] = o;
+  } while (accept(p, LM_TK_COMMA));
+  return 0;
+}
+
+/* OVER ( [PARTITION BY expr, ...] [ORDER BY order-list] ) after a call;
+ * current token is OVER. Fills e->over, partition_by, over_order. */
+static int parse_over(parser *p, lm_expr *e) {
+  next(p); /* OVER */
+  if (expect(p, LM_TK_LPAREN, "'(' after OVER"))
+    return p->rc;
+  e->over = true;
+  if (accept_kw(p, "PARTITION")) {
+    if (expect_kw(p, "BY"))
+      return p->rc;
+    int cap = 0;
+    do {
+      lm_expr *x = parse_expr(p);
+      if (!x)
+        return p->rc;
+      if (!(e->partition_by = vec_grow(p, e->partition_by, e->n_partition_by,
+                                       &cap, sizeof *e->partition_by)))
+        return p->rc;
+      e->partition_by[e->n_partition_by++] = x;
+    } while (accept(p, LM_TK_COMMA));
+  }
+  if (accept_kw(p, "ORDER")) {
+    if (expect_kw(p, "BY") ||
+        parse_order_list(p, &e->over_order, &e->n_over_order))
+      return p->rc;
+  }
+  if (!accept(p, LM_TK_RPAREN)) {
+    static const char *const c[] = {"PARTITION", "ORDER", NULL};
+    if (e->n_over_order)
+      return fail_expected(p, "',' or ')'", NULL);
+    return fail_expected(p, "PARTITION BY, ORDER BY or ')'", c);
+  }
+  return 0;
+}
+
 /* name( [*] | [DISTINCT|ALL] expr, ... ); current token is '('. */
 static lm_expr *parse_call(parser *p, const lm_token *name) {
   lm_expr *e = new_expr(p, LM_EXPR_FUNC, name->line, name->column);
@@ -627,13 +692,14 @@ static lm_expr *parse_call(parser *p, const lm_token *name) {
       return NULL;
   }
   if (is_kw(p, "FILTER") && peek(p, 1)->kind == LM_TK_LPAREN) {
-    fail_at(p, cur(p), "FILTER clauses are not supported");
-    return NULL;
+    next(p); /* FILTER */
+    next(p); /* ( */
+    if (expect_kw(p, "WHERE") || !(e->filter = parse_expr(p)) ||
+        expect(p, LM_TK_RPAREN, "')'"))
+      return NULL;
   }
-  if (is_kw(p, "OVER")) {
-    fail_at(p, cur(p), "window functions (OVER) are not supported");
+  if (is_kw(p, "OVER") && parse_over(p, e))
     return NULL;
-  }
   return e;
 }
 
@@ -1301,12 +1367,31 @@ static lm_select *parse_select(parser *p) {
   if (accept_kw(p, "FROM")) {
     const lm_token *t = cur(p);
     if (t->kind == LM_TK_LPAREN) {
-      fail_at(p, t, "subqueries in FROM are not supported");
+      /* FROM (SELECT ...) [AS] alias: one level (docs/changelog.md) */
+      if (p->subquery || !lm_token_is_kw(peek(p, 1), "SELECT")) {
+        fail_at(p, t,
+                p->subquery ? "nested subqueries in FROM are not supported"
+                            : "expected SELECT after '(' in FROM");
+        return NULL;
+      }
+      next(p); /* ( */
+      p->subquery++;
+      lm_select *in = parse_select(p);
+      p->subquery--;
+      if (!in || expect(p, LM_TK_RPAREN, "')' after the subquery"))
+        return NULL;
+      if (!in->from) {
+        fail_at(p, t, "a subquery in FROM needs a FROM of its own");
+        return NULL;
+      }
+      s->from_subquery = in;
+      s->from = in->from;
+      s->from_line = in->from_line;
+      s->from_column = in->from_column;
+    } else if (!(s->from = parse_name(p, "a source, stream or view name",
+                                      &s->from_line, &s->from_column))) {
       return NULL;
     }
-    if (!(s->from = parse_name(p, "a source, stream or view name",
-                               &s->from_line, &s->from_column)))
-      return NULL;
     s->from_alias = parse_alias(p);
     if (p->rc)
       return NULL;
@@ -1342,31 +1427,8 @@ static lm_select *parse_select(parser *p) {
     next(p);
     if (expect_kw(p, "BY"))
       return NULL;
-    int ocap = 0;
-    do {
-      lm_order_item o = {0};
-      if (!(o.expr = parse_expr(p)))
-        return NULL;
-      if (accept_kw(p, "DESC"))
-        o.desc = true;
-      else
-        accept_kw(p, "ASC");
-      if (accept_kw(p, "NULLS")) {
-        if (accept_kw(p, "FIRST")) {
-          o.nulls = 1;
-        } else if (accept_kw(p, "LAST")) {
-          o.nulls = 2;
-        } else {
-          static const char *const c[] = {"FIRST", "LAST", NULL};
-          fail_expected(p, "FIRST or LAST", c);
-          return NULL;
-        }
-      }
-      if (!(s->order_by =
-                vec_grow(p, s->order_by, s->n_order_by, &ocap, sizeof o)))
-        return NULL;
-      s->order_by[s->n_order_by++] = o;
-    } while (accept(p, LM_TK_COMMA));
+    if (parse_order_list(p, &s->order_by, &s->n_order_by))
+      return NULL;
   }
   bool have_limit = false, have_offset = false;
   for (;;) {
@@ -1389,12 +1451,47 @@ static lm_select *parse_select(parser *p) {
       break;
     }
   }
-  if (accept_kw(p, "EMIT")) {
-    if (parse_emit(p, s))
-      return NULL;
+  /* EMIT ..., ALLOW LATENESS INTERVAL ..., LATE DATA TO name: each at
+   * most once, in any order */
+  for (bool more = true; more;) {
+    more = false;
+    if (!s->emit && accept_kw(p, "EMIT")) {
+      if (parse_emit(p, s))
+        return NULL;
+      more = true;
+    } else if (!s->allowed_lateness_us && is_kw(p, "ALLOW")) {
+      next(p);
+      if (expect_kw(p, "LATENESS"))
+        return NULL;
+      if (!is_kw(p, "INTERVAL")) {
+        const char *c[] = {"INTERVAL", NULL};
+        fail_expected(p, "INTERVAL", c);
+        return NULL;
+      }
+      const lm_token *t = peek(p, 1);
+      lm_expr *iv = parse_interval(p);
+      if (!iv)
+        return NULL;
+      if (iv->ival <= 0) {
+        fail_at(p, t, "ALLOW LATENESS needs a positive interval");
+        return NULL;
+      }
+      s->allowed_lateness_us = iv->ival;
+      more = true;
+    } else if (!s->late_data_to && is_kw(p, "LATE")) {
+      next(p);
+      if (expect_kw(p, "DATA") || expect_kw(p, "TO"))
+        return NULL;
+      if (!(s->late_data_to = parse_name(p, "a stream name for late rows",
+                                         &s->late_line, &s->late_column)))
+        return NULL;
+      more = true;
+    }
   }
 
   const lm_token *t = cur(p);
+  if (p->subquery && t->kind == LM_TK_RPAREN)
+    return s; /* the end of a FROM (SELECT ...) subquery */
   if (t->kind != LM_TK_SEMI && t->kind != LM_TK_EOF) {
     /* Say what could still come, most specific first. */
     char what[160] = "";

@@ -387,8 +387,12 @@ static void test_aggregate_split(void) {
         "count(*) AS n FROM t GROUP BY k, tumble(ts, INTERVAL '1' HOUR, "
         "INTERVAL '15' MINUTE) EMIT ON WINDOW CLOSE");
   if (p) {
-    CHECK_EQ_I64(p->n_keys, 2);
+    /* k, the window start, and the window end added as a hidden key */
+    CHECK_EQ_I64(p->n_keys, 3);
     CHECK_EQ_I64(p->window_key, 1);
+    CHECK_EQ_I64(p->window_end_key, 2);
+    CHECK_EQ_STR(p->key_names[2], "__window_end");
+    CHECK_EQ_I64(p->window_kind, LM_WIN_TUMBLE);
     CHECK_EQ_I64(p->window_time_col, 4);
     CHECK_EQ_I64(p->window_size_us, US_HOUR);
     CHECK_EQ_I64(p->window_offset_us, 15 * US_MIN);
@@ -414,7 +418,9 @@ static void test_aggregate_split(void) {
     CHECK_EQ_STR(p->out_schema->fields[0].name, "tumble");
     CHECK_EQ_STR(p->out_schema->fields[1].name, "e");
     CHECK_EQ_I64(p->out_schema->fields[1].type.id, LM_TYPE_TIMESTAMP);
-    CHECK_EQ_I64(p->out[1]->kind, LM_BX_BINARY); /* key + size */
+    /* tumble_end is the window end key (filled in by the operator) */
+    CHECK_EQ_I64(p->out[1]->kind, LM_BX_COLUMN);
+    CHECK_EQ_I64(p->out[1]->col, p->window_end_key);
     lm_plan_free(p);
   }
   /* The window key named through an alias or an ordinal. */

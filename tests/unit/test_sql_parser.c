@@ -868,10 +868,50 @@ static void test_errors(void) {
   expect_error("SELECT a FROM select", "1:15: expected a source, stream or "
                                        "view name, found 'select'");
   expect_error("SELECT \"\" FROM t", "1:8: zero-length quoted identifier");
-  expect_error("SELECT sum(x) FILTER (WHERE x > 1) FROM t",
-               "1:15: FILTER clauses are not supported");
+  expect_error("SELECT sum(x) FILTER (x > 1) FROM t",
+               "1:23: expected WHERE, found 'x'");
+  expect_error("SELECT sum(x) FILTER (WHERE x > 1 FROM t",
+               "1:35: expected ')', found 'FROM'");
+  {
+    lm_sql_script *k = NULL;
+    const lm_expr *e =
+        one_expr("count(DISTINCT x) FILTER (WHERE y > 1)", &k, __LINE__);
+    CHECK(e && e->kind == LM_EXPR_FUNC && e->distinct && e->filter &&
+          e->filter->kind == LM_EXPR_BINARY && e->filter->op == LM_OP_GT);
+    lm_sql_script_free(k);
+  }
   expect_error("SELECT * FROM (SELECT 1)",
-               "1:15: subqueries in FROM are not supported");
+               "1:15: a subquery in FROM needs a FROM of its own");
+  expect_error("SELECT * FROM (SELECT a FROM (SELECT a FROM t) u) v",
+               "1:30: nested subqueries in FROM are not supported");
+  expect_error("SELECT * FROM (VALUES (1))",
+               "1:15: expected SELECT after '(' in FROM");
+  expect_error("SELECT * FROM (SELECT a FROM t WHERE a > 1",
+               "1:43: expected ')' after the subquery, found end of input");
+  expect_error("SELECT row_number() OVER (ORDER BY a LIMIT 1) FROM t",
+               "1:38: expected ',' or ')', found 'LIMIT'");
+  {
+    lm_sql_script *k = NULL;
+    const lm_expr *e = one_expr(
+        "row_number() OVER (PARTITION BY k, j ORDER BY x DESC NULLS LAST)", &k,
+        __LINE__);
+    CHECK(e && e->kind == LM_EXPR_FUNC && e->over && e->n_args == 0 &&
+          e->n_partition_by == 2 && e->n_over_order == 1 &&
+          e->over_order[0].desc && e->over_order[0].nulls == 2);
+    lm_sql_script_free(k);
+    e = one_expr("row_number() OVER ()", &k, __LINE__);
+    CHECK(e && e->over && !e->n_partition_by && !e->n_over_order);
+    lm_sql_script_free(k);
+    k = parse_ok_at("SELECT k FROM (SELECT k, row_number() OVER (ORDER BY "
+                    "x) AS rn FROM s WHERE x > 0) AS t WHERE rn <= 3",
+                    __LINE__);
+    const lm_select *q = k ? k->stmts[0]->select : NULL;
+    CHECK(q && q->from_subquery && !strcmp(q->from, "s") && q->from_alias &&
+          !strcmp(q->from_alias, "t") && q->where &&
+          q->from_subquery->n_items == 2 && q->from_subquery->where &&
+          q->from_subquery->items[1].expr->over);
+    lm_sql_script_free(k);
+  }
   expect_error("SELECT CAST(a AS BLOB) FROM t", "1:18: unknown type 'BLOB'");
   expect_error("SELECT a::", "1:11: expected a type name, found end of input");
   expect_error("CREATE SOURCE s (a INT) FROM FILES ('path' 'x')",

@@ -1,0 +1,381 @@
+/*
+ * laminardb bench nexmark --query qN --events N [--threads T] [--rate R]
+ *                         [--sql-dir DIR] [--batch-size B]
+ *
+ * Runs Nexmark query qN (DIR/qN.sql over the sources of DIR/ddl.sql, DIR =
+ * bench/nexmark by default, else <dir of the binary>/../bench/nexmark; the
+ * files are read at run time, ${EVENTS} and ${RATE} substituted) on the
+ * deterministic NEXMARK source with events.num = N and first-event.rate = R
+ * (default 100000, Nexmark V2's rate: 10 M events span 100 s of event
+ * time), and discards the output: the stream nexmark_qN has one
+ * subscription whose queue is emptied (rows counted, batches released)
+ * after every push, so nothing accumulates.
+ *
+ * The harness drives the sources itself, in the caller's thread, as
+ * lm_engine_drain would: it opens a NEXMARK reader for every source the
+ * query reads (tables no query reads are not generated), pushes each batch
+ * with lm_engine_push, and advances the source's watermark itself
+ * (max dateTime seen - the source's delay, then +inf at the end) with
+ * lm_engine_watermark. That separates the watermark step, so the delay
+ * from a window's closing watermark to its emitted row is measured: every
+ * row that reaches the subscription during a watermark call gets that
+ * call's duration (an upper bound: the row was emitted within it).
+ *
+ * Prints events/s (wall), events/s per core (process CPU time), output
+ * rows, peak RSS (getrusage ru_maxrss), p50/p99 window-close delay when
+ * rows were emitted on watermarks, and ends with
+ *   result query=qN events=N events_per_s=X events_per_core_s=Y
+ *   peak_rss_bytes=Z
+ * Single-threaded: --threads other than 1 is refused. Exit 0, or 1 with a
+ * message on stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/engine.h"
+
+int lm_cli_bench(int argc, char **argv);
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The whole file as a NUL-terminated string (caller frees), or NULL. */
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  lm_buf b;
+  lm_buf_init(&b);
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    lm_buf_append(&b, chunk, n);
+  fclose(f);
+  lm_buf_putc(&b, 0);
+  return b.data;
+}
+
+/* text with every ${EVENTS} / ${RATE} replaced (caller frees). */
+static char *substitute(const char *text, const char *events,
+                        const char *rate) {
+  lm_buf b;
+  lm_buf_init(&b);
+  for (const char *p = text; *p;) {
+    if (!strncmp(p, "${EVENTS}", 9)) {
+      lm_buf_append(&b, events, strlen(events));
+      p += 9;
+    } else if (!strncmp(p, "${RATE}", 7)) {
+      lm_buf_append(&b, rate, strlen(rate));
+      p += 7;
+    } else {
+      lm_buf_putc(&b, *p++);
+    }
+  }
+  lm_buf_putc(&b, 0);
+  return b.data;
+}
+
+/* The query directory: dir if given, else bench/nexmark, else
+ * <binary's dir>/../bench/nexmark. Writes it to out (size n). */
+static bool find_dir(const char *dir, const char *argv0, char *out, size_t n) {
+  if (dir) {
+    snprintf(out, n, "%s", dir);
+    return true;
+  }
+  char probe[4200];
+  snprintf(out, n, "bench/nexmark");
+  snprintf(probe, sizeof probe, "%s/ddl.sql", out);
+  if (!access(probe, R_OK))
+    return true;
+  char exe[3800];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0)
+    len = (ssize_t)snprintf(exe, sizeof exe, "%s", argv0);
+  exe[len] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash)
+    *slash = 0;
+  else
+    snprintf(exe, sizeof exe, ".");
+  /* build dirs sit in the repository: <repo>/<build>/laminardb */
+  snprintf(out, n, "%s/../bench/nexmark", exe);
+  snprintf(probe, sizeof probe, "%s/ddl.sql", out);
+  return !access(probe, R_OK);
+}
+
+typedef struct delay_sample {
+  int64_t ns, rows;
+} delay_sample;
+
+typedef struct bench_state {
+  laminar_subscription *sub;
+  int64_t out_rows;
+  delay_sample *d;
+  int64_t n_d, cap_d;
+} bench_state;
+
+/* Empties the subscription queue; its rows, when they came from a
+ * watermark call of delay_ns (>= 0), become one delay sample. */
+static int take_output(bench_state *st, int64_t delay_ns) {
+  laminar_subscription *s = st->sub;
+  int64_t rows = 0;
+  for (int i = 0; i < s->n; i++) {
+    rows += s->q[i]->num_rows;
+    lm_batch_release(s->q[i]);
+  }
+  s->n = 0;
+  st->out_rows += rows;
+  if (delay_ns >= 0 && rows > 0) {
+    if (st->n_d == st->cap_d) {
+      int64_t cap = st->cap_d ? st->cap_d * 2 : 1024;
+      delay_sample *d = realloc(st->d, sizeof *d * (size_t)cap);
+      if (!d)
+        return LM_ERR_NOMEM;
+      st->d = d;
+      st->cap_d = cap;
+    }
+    st->d[st->n_d++] = (delay_sample){delay_ns, rows};
+  }
+  return 0;
+}
+
+static int by_ns(const void *a, const void *b) {
+  int64_t x = ((const delay_sample *)a)->ns, y = ((const delay_sample *)b)->ns;
+  return (x > y) - (x < y);
+}
+
+/* The row-weighted quantile q (0..1) of the delay samples, in ns. */
+static int64_t quantile(const bench_state *st, int64_t total, double q) {
+  int64_t want = (int64_t)(q * (double)total);
+  int64_t seen = 0;
+  for (int64_t i = 0; i < st->n_d; i++) {
+    seen += st->d[i].rows;
+    if (seen > want)
+      return st->d[i].ns;
+  }
+  return st->n_d ? st->d[st->n_d - 1].ns : 0;
+}
+
+/* One NEXMARK source the query reads. */
+typedef struct bench_src {
+  lm_node *node;
+  lm_source_reader *reader;
+  int wm_col;
+  int64_t wm_delay;
+  bool done;
+} bench_src;
+
+static int advance_wm(laminar_db *db, bench_state *st, bench_src *s, int64_t wm,
+                      lm_error *err) {
+  if (s->node->wm != INT64_MIN && wm <= s->node->wm)
+    return 0;
+  int64_t t0 = now_ns();
+  int rc = lm_engine_watermark(db, s->node, wm, err);
+  int64_t t1 = now_ns();
+  if (!rc)
+    rc = take_output(st, t1 - t0);
+  return rc;
+}
+
+static int usage_bench(void) {
+  fprintf(stderr,
+          "usage: laminardb bench nexmark --query qN --events N [--threads 1] "
+          "[--rate EVENTS_PER_S] [--batch-size ROWS] [--sql-dir DIR]\n");
+  return 1;
+}
+
+int lm_cli_bench(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "nexmark"))
+    return usage_bench();
+  const char *query = NULL, *dir = NULL, *rate = "100000", *batch = NULL;
+  long long events = 0, threads = 1;
+  for (int i = 2; i < argc; i += 2) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!v)
+      return usage_bench();
+    if (!strcmp(a, "--query"))
+      query = v;
+    else if (!strcmp(a, "--events"))
+      events = atoll(v);
+    else if (!strcmp(a, "--threads"))
+      threads = atoll(v);
+    else if (!strcmp(a, "--rate"))
+      rate = v;
+    else if (!strcmp(a, "--batch-size"))
+      batch = v;
+    else if (!strcmp(a, "--sql-dir"))
+      dir = v;
+    else
+      return usage_bench();
+  }
+  if (!query || events <= 0)
+    return usage_bench();
+  if (threads != 1) {
+    fprintf(stderr,
+            "laminardb bench: --threads %lld: Laminar runs a query in one "
+            "thread today; only --threads 1 is supported\n",
+            threads);
+    return 1;
+  }
+  char qdir[4096], path[4200];
+  if (!find_dir(dir, argv[0], qdir, sizeof qdir)) {
+    fprintf(stderr,
+            "laminardb bench: no bench/nexmark/ddl.sql here or next to the "
+            "binary; give --sql-dir DIR\n");
+    return 1;
+  }
+  snprintf(path, sizeof path, "%s/ddl.sql", qdir);
+  char *ddl = slurp(path);
+  snprintf(path, sizeof path, "%s/%s.sql", qdir, query);
+  char *qsql = slurp(path);
+  if (!ddl || !qsql) {
+    fprintf(stderr, "laminardb bench: cannot read %s\n", path);
+    free(ddl);
+    free(qsql);
+    return 1;
+  }
+  char ev[32];
+  snprintf(ev, sizeof ev, "%lld", events);
+  lm_buf all;
+  lm_buf_init(&all);
+  lm_buf_append(&all, ddl, strlen(ddl));
+  lm_buf_append(&all, qsql, strlen(qsql));
+  lm_buf_putc(&all, 0);
+  free(ddl);
+  free(qsql);
+  char *sql = substitute(all.data, ev, rate);
+  lm_buf_free(&all);
+
+  int rc = 0;
+  laminar_error lerr;
+  lm_error err;
+  lm_err_clear(&err);
+  laminar_db *db = NULL;
+  bench_state st = {0};
+  bench_src src[8];
+  int n_src = 0;
+  char stream[64];
+  snprintf(stream, sizeof stream, "nexmark_%s", query);
+  if (laminar_open(&db, &lerr) || laminar_execute(db, sql, NULL, &lerr) ||
+      laminar_subscribe(db, stream, &st.sub, &lerr)) {
+    fprintf(stderr, "laminardb bench: %s: %s\n", query, lerr.message);
+    free(sql);
+    laminar_close(db, NULL);
+    return 1;
+  }
+  free(sql);
+  /* the NEXMARK sources the query reads, driven here */
+  for (int i = 0; i < db->n_nodes && n_src < 8; i++) {
+    lm_node *n = db->nodes[i];
+    if (n->kind != LM_NODE_SOURCE || n->n_queries == 0 || !n->connector ||
+        lm_strcasecmp(n->connector, "NEXMARK"))
+      continue;
+    bench_src *s = &src[n_src];
+    lm_kv opts[32];
+    int no = 0;
+    for (int k = 0; k < n->n_opts && no < 31; k++)
+      if (!batch || lm_strcasecmp(n->opts[k].key, "batch.size"))
+        opts[no++] = n->opts[k];
+    if (batch)
+      opts[no++] = (lm_kv){"batch.size", batch};
+    if ((rc = lm_nexmark_reader_new(n->schema, opts, no, &s->reader, &err))) {
+      fprintf(stderr, "laminardb bench: source %s: %s\n", n->name, err.msg);
+      break;
+    }
+    s->node = n;
+    s->wm_col = n->wm_col;
+    s->wm_delay = n->wm_delay;
+    s->done = false;
+    n->started = true; /* the engine must not open its own reader */
+    n->wm_col = -1;    /* watermarks are advanced below */
+    n_src++;
+  }
+  if (!rc && n_src == 0) {
+    fprintf(stderr, "laminardb bench: %s reads no NEXMARK source\n", query);
+    rc = 1;
+  }
+  int64_t w0 = now_ns(), c0 = lm_cpu_time_us();
+  for (int live = n_src; !rc && live > 0;) {
+    for (int i = 0; !rc && i < n_src; i++) {
+      bench_src *s = &src[i];
+      if (s->done)
+        continue;
+      lm_batch *b = NULL;
+      bool eof = false;
+      if ((rc = s->reader->poll(s->reader, &b, &eof, &err)))
+        break;
+      if (b) {
+        int64_t wm = INT64_MIN;
+        if (s->wm_col >= 0 && b->num_rows > 0) {
+          const lm_array *t = b->columns[s->wm_col];
+          const int64_t *v = (const int64_t *)t->values->data + t->offset;
+          int64_t mx = v[0];
+          for (int64_t r = 1; r < b->num_rows; r++)
+            mx = v[r] > mx ? v[r] : mx;
+          wm = mx - s->wm_delay;
+        }
+        rc = lm_engine_push(db, s->node, b, &err);
+        lm_batch_release(b);
+        if (!rc)
+          rc = take_output(&st, -1);
+        if (!rc && wm != INT64_MIN)
+          rc = advance_wm(db, &st, s, wm, &err);
+      } else if (eof) {
+        s->done = true;
+        s->node->ended = true;
+        live--;
+        rc = advance_wm(db, &st, s, INT64_MAX, &err);
+      }
+    }
+  }
+  int64_t wall_ns = now_ns() - w0, cpu_us = lm_cpu_time_us() - c0;
+  if (rc && rc != 1)
+    fprintf(stderr, "laminardb bench: %s: %s\n", query, err.msg);
+  for (int i = 0; i < n_src; i++)
+    src[i].reader->free(src[i].reader);
+  laminar_unsubscribe(st.sub);
+  laminar_close(db, NULL);
+  if (rc) {
+    free(st.d);
+    return 1;
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  long long rss = (long long)ru.ru_maxrss * 1024;
+  double eps = (double)events * 1e9 / (double)(wall_ns ? wall_ns : 1);
+  double epc = (double)events * 1e6 / (double)(cpu_us ? cpu_us : 1);
+  printf("nexmark %s: %lld events (first-event.rate %s), %lld output rows\n",
+         query, events, rate, (long long)st.out_rows);
+  printf("  wall %.3f s, CPU %.3f s\n", (double)wall_ns / 1e9,
+         (double)cpu_us / 1e6);
+  printf("  events/s          %.0f\n", eps);
+  printf("  events/s per core %.0f\n", epc);
+  printf("  peak memory       %.1f MiB (ru_maxrss)\n", (double)rss / 1048576.0);
+  int64_t wrows = 0;
+  for (int64_t i = 0; i < st.n_d; i++)
+    wrows += st.d[i].rows;
+  if (wrows > 0) {
+    qsort(st.d, (size_t)st.n_d, sizeof *st.d, by_ns);
+    printf("  window close -> emitted row: p50 %.1f us, p99 %.1f us "
+           "(%lld rows on %lld watermarks)\n",
+           (double)quantile(&st, wrows, 0.50) / 1e3,
+           (double)quantile(&st, wrows, 0.99) / 1e3, (long long)wrows,
+           (long long)st.n_d);
+  } else {
+    printf("  window close -> emitted row: n/a (no rows emitted on "
+           "watermarks)\n");
+  }
+  printf("result query=%s events=%lld events_per_s=%.0f "
+         "events_per_core_s=%.0f peak_rss_bytes=%lld\n",
+         query, events, eps, epc, rss);
+  free(st.d);
+  return 0;
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Nexmark queries against DuckDB: `laminardb run` writes the NEXMARK source's
+# events (bench/nexmark/ddl.sql, 100,000 events) to CSV files through file
+# sinks; every query Laminar runs today (bench/nexmark/qN.sql, the stream
+# nexmark_qN sent to a CSV sink, generated again from the NEXMARK source)
+# must equal DuckDB's batch equivalent (bench/nexmark/duckdb/qN.sql) over
+# those files, as multisets (tests/cases/compare_rows.py); an updating query
+# (keyed aggregate, Top-N) by its final state, a materialized view over it. Run from the
+# repository root:   bash tests/cases/nexmark_oracle.sh build/laminardb
+# NEXMARK_EVENTS / NEXMARK_RATE override the event count and rate.
+set -uo pipefail
+bin=$(realpath "$1")
+repo=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+t_start=$(date +%s)
+events=${NEXMARK_EVENTS:-100000}
+rate=${NEXMARK_RATE:-10000}
+oracle="node $repo/tests/oracle/duckdb_query.js"
+compare="python3 $repo/tests/cases/compare_rows.py"
+fail=0
+
+ddl() { sed -e "s/\${EVENTS}/$events/g" -e "s/\${RATE}/$rate/g" "$repo/bench/nexmark/ddl.sql"; }
+
+# 1. the events, to files
+{
+  ddl
+  for t in person auction bid; do
+    echo "CREATE SINK ${t}_file FROM $t INTO FILES ('path' = '$tmp/$t.csv') FORMAT CSV;"
+  done
+} >"$tmp/write.sql"
+if ! "$bin" run "$tmp/write.sql" >"$tmp/write.out" 2>&1; then
+  echo "FAIL writing the events:"; cat "$tmp/write.out"; exit 1
+fi
+n_bid=$(($(wc -l <"$tmp/bid.csv") - 1))
+expect_bid=$((events / 50 * 46 + (events % 50 > 4 ? events % 50 - 4 : 0)))
+if [ "$n_bid" -ne "$expect_bid" ]; then
+  echo "FAIL bid.csv has $n_bid rows, expected $expect_bid"; exit 1
+fi
+
+VIEWS="CREATE VIEW person AS SELECT * FROM read_csv('$tmp/person.csv', header=true, columns={
+  'id':'BIGINT','name':'VARCHAR','emailAddress':'VARCHAR','creditCard':'VARCHAR','city':'VARCHAR',
+  'state':'VARCHAR','dateTime':'TIMESTAMP','extra':'VARCHAR'});
+CREATE VIEW auction AS SELECT * FROM read_csv('$tmp/auction.csv', header=true, columns={
+  'id':'BIGINT','itemName':'VARCHAR','description':'VARCHAR','initialBid':'BIGINT','reserve':'BIGINT',
+  'dateTime':'TIMESTAMP','expires':'TIMESTAMP','seller':'BIGINT','category':'BIGINT','extra':'VARCHAR'});
+CREATE VIEW bid AS SELECT * FROM read_csv('$tmp/bid.csv', header=true, columns={
+  'auction':'BIGINT','bidder':'BIGINT','price':'BIGINT','channel':'VARCHAR','url':'VARCHAR',
+  'dateTime':'TIMESTAMP','extra':'VARCHAR'});"
+
+# check QUERY KEYS FLOATS [final]
+# An append-only query's stream goes to a CSV sink and every row is compared.
+# With `final` the query is updating (a keyed aggregate, Top-N): its
+# changelog is applied by a materialized view over the stream, and the
+# view's rows once every source has ended are compared (SELECT, CSV output).
+check() {
+  local q=$1 keys=$2 floats=$3 mode=${4:-} t0; t0=$(date +%s)
+  {
+    ddl
+    cat "$repo/bench/nexmark/$q.sql"
+    if [ "$mode" = final ]; then
+      echo "CREATE MATERIALIZED VIEW nexmark_final AS SELECT * FROM nexmark_$q;"
+      echo "SELECT * FROM nexmark_final;"
+    else
+      echo "CREATE SINK out FROM nexmark_$q INTO FILES ('path' = '$tmp/$q.got.csv') FORMAT CSV;"
+    fi
+  } >"$tmp/$q.sql"
+  local ok=1
+  if [ "$mode" = final ]; then
+    "$bin" run "$tmp/$q.sql" --output csv >"$tmp/$q.got.csv" 2>"$tmp/$q.out" || ok=0
+  else
+    "$bin" run "$tmp/$q.sql" >"$tmp/$q.out" 2>&1 || ok=0
+  fi
+  if [ $ok = 0 ]; then
+    echo "FAIL $q: laminardb:"; cat "$tmp/$q.out"; fail=1; return
+  fi
+  if ! $oracle "$VIEWS $(cat "$repo/bench/nexmark/duckdb/$q.sql")" >"$tmp/$q.exp.csv" 2>"$tmp/$q.oerr"; then
+    echo "FAIL $q: DuckDB:"; cat "$tmp/$q.oerr"; fail=1; return
+  fi
+  local n; n=$(($(wc -l <"$tmp/$q.exp.csv") - 1))
+  if [ "$n" -le 0 ]; then echo "FAIL $q: the oracle returned no rows"; fail=1; return; fi
+  if ! $compare --expected "$tmp/$q.exp.csv" --got "$tmp/$q.got.csv" --keys "$keys" \
+      --float "$floats" >"$tmp/$q.diff"; then
+    echo "FAIL $q:"; head -20 "$tmp/$q.diff"; fail=1; return
+  fi
+  echo "ok   $q ($n rows, $(($(date +%s) - t0)) s)"
+}
+
+# The checks run two at a time (each is a laminardb run, a DuckDB run and a
+# comparison); their reports are printed in order.
+checks=(
+  "q0 auction,bidder,price,datetime,extra -"
+  "q1 auction,bidder,datetime,extra price"
+  "q2 auction,price -"
+  "q11 bidder,starttime -"
+  "q14 auction,bidder,datetime,extra price"
+  "q15 day - final"
+  "q16 channel,day - final"
+  "q17 auction,day avg_price final"
+  "q18 auction,bidder - final"
+  "q19 auction,rank_number - final"
+  "q21 auction,bidder,price,channel,channel_id -"
+  "q22 auction,bidder,price,channel,dir1,dir2,dir3 -"
+)
+jobs=${NEXMARK_JOBS:-2}
+for c in "${checks[@]}"; do
+  set -- $c
+  q=$1
+  [ "$3" = - ] && set -- "$1" "$2" "" "${4:-}"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  check "$@" >"$tmp/$q.report" 2>&1 &
+done
+wait
+for c in "${checks[@]}"; do
+  set -- $c
+  cat "$tmp/$1.report"
+  grep -q '^FAIL' "$tmp/$1.report" && fail=1
+done
+echo "case.nexmark_oracle: $(($(date +%s) - t_start)) s"
+exit $fail
