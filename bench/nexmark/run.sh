@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Nexmark benchmark: every query in bench/nexmark/qN.sql through
+# `laminardb bench nexmark` (generator included, output discarded, CPU time),
+# and in the same run DuckDB's batch equivalent (bench/nexmark/duckdb/qN.sql)
+# over the same events written to CSV (loading not timed; DuckDB threads = 1
+# unless DUCKDB_THREADS is set). Prints one markdown table. Queries without a
+# qN.sql are listed as "not yet: <missing feature>" (bench/nexmark/README.md).
+#
+#   bench/nexmark/run.sh [events=1000000] [laminardb binary]
+#
+# Environment: NEXMARK_RATE (first-event.rate, default 100000), REPS (best of,
+# default 3), DUCKDB_THREADS (default 1). Timings vary on a shared machine:
+# repeat and compare ratios.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$(pwd)
+events=${1:-1000000}
+bin=${2:-}
+if [ -z "$bin" ]; then
+  cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build-bench -j2 --target laminardb >/dev/null
+  bin=build-bench/laminardb
+fi
+bin=$(realpath "$bin")
+rate=${NEXMARK_RATE:-100000}
+reps=${REPS:-3}
+dthreads=${DUCKDB_THREADS:-1}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+runnable=()
+for n in $(seq 0 22); do [ -f "bench/nexmark/q$n.sql" ] && runnable+=("q$n"); done
+
+# the events, to CSV, for DuckDB (the same generator, the same options)
+{
+  sed -e "s/\${EVENTS}/$events/g" -e "s/\${RATE}/$rate/g" bench/nexmark/ddl.sql
+  for t in person auction bid; do
+    echo "CREATE SINK ${t}_file FROM $t INTO FILES ('path' = '$tmp/$t.csv') FORMAT CSV;"
+  done
+} >"$tmp/write.sql"
+"$bin" run "$tmp/write.sql" >"$tmp/write.out" 2>&1 || { cat "$tmp/write.out"; exit 1; }
+node bench/nexmark/duckdb_bench.js "$tmp" "$dthreads" "$reps" "${runnable[@]}" >"$tmp/duck.txt"
+rm -f "$tmp"/*.csv
+
+echo "Nexmark, $events events, first-event.rate $rate, best of $reps; Laminar: 1 thread," \
+  "events/s per core (CPU time, generator included); DuckDB: threads=$dthreads, wall time," \
+  "CSV loaded before timing"
+echo
+echo "| query | events | Laminar events/s per core | DuckDB events/s | ratio | Laminar peak RSS |"
+echo "|---|---:|---:|---:|---:|---:|"
+for n in $(seq 0 22); do
+  q="q$n"
+  if [ ! -f "bench/nexmark/$q.sql" ]; then
+    why=$(grep -E "^\| $q \|" bench/nexmark/README.md | awk -F'|' '{gsub(/^ +| +$/, "", $4); print $4}')
+    echo "| $q | — | not yet: ${why:-missing feature} | — | — | — |"
+    continue
+  fi
+  best=0 rss=0
+  for r in $(seq 1 "$reps"); do
+    line=$("$bin" bench nexmark --query "$q" --events "$events" --rate "$rate" | grep '^result ')
+    epc=$(sed -E 's/.*events_per_core_s=([0-9.]+).*/\1/' <<<"$line")
+    rs=$(sed -E 's/.*peak_rss_bytes=([0-9]+).*/\1/' <<<"$line")
+    if awk "BEGIN{exit !($epc > $best)}"; then best=$epc rss=$rs; fi
+  done
+  ms=$(grep "query=$q " "$tmp/duck.txt" | sed -E 's/.*ms=([0-9.]+).*/\1/')
+  awk -v q="$q" -v ev="$events" -v l="$best" -v ms="$ms" -v rss="$rss" 'BEGIN {
+    d = ev / (ms / 1000);
+    printf "| %s | %d | %.2f M | %.2f M | %.2f | %.1f MiB |\n", q, ev, l / 1e6, d / 1e6, l / d, rss / 1048576 }'
+done
