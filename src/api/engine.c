@@ -1044,6 +1044,71 @@ static void sink_free(lm_sink *s, lm_error *err) {
   free(s);
 }
 
+static int drop_sink(laminar_db *db, lm_sink *s, lm_error *err) {
+  REMOVE(s->from->sinks, s->from->n_sinks, s);
+  REMOVE(db->sinks, db->n_sinks, s);
+  lm_error e2;
+  lm_err_clear(&e2);
+  sink_free(s, &e2);
+  if (e2.code)
+    return lm_err(err, e2.code, "%s", e2.msg);
+  return 0;
+}
+
+/* The query whose late rows go to n (LATE DATA TO n), or NULL. */
+static lm_query *late_sender(laminar_db *db, const lm_node *n) {
+  for (int i = 0; n->late_target && i < db->n_nodes; i++) {
+    lm_query *q = db->nodes[i]->query;
+    if (q && q->late_to == n)
+      return q;
+  }
+  return NULL;
+}
+
+/* Drops node n. Without cascade, anything depending on it (a query reading
+ * it, a sink, a query sending its late rows there) is an error at the
+ * statement's line:column; with cascade those are dropped first, depth
+ * first (`depth` bounds the recursion). */
+static int drop_node(laminar_db *db, lm_node *n, bool cascade, int depth,
+                     const lm_stmt *st, lm_error *err) {
+  char m[400];
+  if (depth > 10000)
+    return lm_err(err, LM_ERR_LIMIT, "DROP CASCADE: dependency chain too deep");
+  lm_query *ls;
+  if (!cascade && (n->n_queries || n->n_sinks)) {
+    const char *dep =
+        n->n_queries ? n->queries[0]->output->name : n->sinks[0]->name;
+    snprintf(m, sizeof m,
+             "cannot drop %s '%s': '%s' depends on it (use DROP ... CASCADE)",
+             kind_name(n->kind), n->name, dep);
+    return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+  }
+  if (!cascade && (ls = late_sender(db, n))) {
+    snprintf(m, sizeof m,
+             "cannot drop stream '%s': '%s' sends its late rows there (use "
+             "DROP ... CASCADE)",
+             n->name, ls->output->name);
+    return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+  }
+  int rc;
+  while (n->n_queries)
+    if ((rc = drop_node(db, n->queries[0]->output, true, depth + 1, st, err)))
+      return rc;
+  while (n->n_sinks)
+    if ((rc = drop_sink(db, n->sinks[0], err)))
+      return rc;
+  while ((ls = late_sender(db, n)))
+    if ((rc = drop_node(db, ls->output, true, depth + 1, st, err)))
+      return rc;
+  if (n->query)
+    REMOVE(n->query->input->queries, n->query->input->n_queries, n->query);
+  for (int i = 0; i < n->n_subs; i++)
+    n->subs[i]->node = NULL;
+  REMOVE(db->nodes, db->n_nodes, n);
+  node_free(n);
+  return 0;
+}
+
 static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
   char m[400];
   if (st->object == LM_OBJ_SINK) {
@@ -1054,14 +1119,7 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
       snprintf(m, sizeof m, "no sink named '%s'", st->name);
       return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
     }
-    REMOVE(s->from->sinks, s->from->n_sinks, s);
-    REMOVE(db->sinks, db->n_sinks, s);
-    lm_error e2;
-    lm_err_clear(&e2);
-    sink_free(s, &e2);
-    if (e2.code)
-      return lm_err(err, e2.code, "%s", e2.msg);
-    return 0;
+    return drop_sink(db, s, err);
   }
   lm_node_kind want = st->object == LM_OBJ_SOURCE   ? LM_NODE_SOURCE
                       : st->object == LM_OBJ_STREAM ? LM_NODE_STREAM
@@ -1080,29 +1138,7 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
       snprintf(m, sizeof m, "no %s named '%s'", kind_name(want), st->name);
     return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
-  if (n->n_queries || n->n_sinks) {
-    const char *dep =
-        n->n_queries ? n->queries[0]->output->name : n->sinks[0]->name;
-    snprintf(m, sizeof m, "cannot drop %s '%s': '%s' depends on it",
-             kind_name(n->kind), n->name, dep);
-    return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
-  }
-  for (int i = 0; n->late_target && i < db->n_nodes; i++) {
-    lm_query *q = db->nodes[i]->query;
-    if (q && q->late_to == n) {
-      snprintf(m, sizeof m,
-               "cannot drop stream '%s': '%s' sends its late rows there",
-               n->name, q->output->name);
-      return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
-    }
-  }
-  if (n->query)
-    REMOVE(n->query->input->queries, n->query->input->n_queries, n->query);
-  for (int i = 0; i < n->n_subs; i++)
-    n->subs[i]->node = NULL;
-  REMOVE(db->nodes, db->n_nodes, n);
-  node_free(n);
-  return 0;
+  return drop_node(db, n, st->cascade, 0, st, err);
 }
 
 /* -------------------------------------------------------------- INSERT */

@@ -18,6 +18,7 @@
  *       [FORMAT JSON|CSV|ident]
  *   INSERT INTO name [(col, ...)] VALUES (expr, ...), ...
  *   DROP SOURCE|STREAM|MATERIALIZED VIEW|SINK [IF EXISTS] name
+ *       [CASCADE | RESTRICT]
  *   SHOW SOURCES|STREAMS|MATERIALIZED VIEWS|SINKS
  *   DESCRIBE|DESC name
  *   select: SELECT [DISTINCT] item, ... FROM name|(select) [[AS] alias]
@@ -220,6 +221,7 @@ typedef struct lm_stmt {
   const char *text; /* the statement's own SQL text (NUL-terminated copy) */
   const char *name; /* object created/dropped/described/inserted into */
   bool if_not_exists, if_exists;
+  bool cascade; /* DROP ... CASCADE (RESTRICT, the default, is accepted) */
   lm_object_kind object; /* DROP / SHOW */
 
   /* CREATE SOURCE */

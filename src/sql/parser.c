@@ -1911,6 +1911,12 @@ static lm_stmt *parse_statement(parser *p) {
     }
     if (!(s->name = parse_name(p, "a name", NULL, NULL)))
       return NULL;
+    if (is_kw(p, "CASCADE")) {
+      next(p);
+      s->cascade = true;
+    } else if (is_kw(p, "RESTRICT")) {
+      next(p);
+    }
   } else if (lm_token_is_kw(t, "SHOW")) {
     next(p);
     if (!(s = new_stmt(p, LM_STMT_SHOW, t)) ||
