@@ -31,9 +31,22 @@ typedef struct sess {
   int64_t created, saved, mark; /* batch epochs */
   int32_t parent;               /* merged into (this batch); -1 = root */
   int32_t kid;
+  int64_t hkey; /* its end heap entry's key, <= due_key (INT64_MIN: none) */
   bool emitted; /* its current row has been emitted (changelog modes) */
   bool live;
 } sess;
+
+/* A heap entry: valid while the session at ix has this sid, is live and
+ * still has this key (stale entries are skipped when popped). */
+typedef struct hent {
+  int64_t key, sid;
+  int32_t ix;
+} hent;
+
+typedef struct heap {
+  hent *a;
+  int64_t n, cap;
+} heap;
 
 typedef struct slist {
   int32_t *ix; /* session pool indices, sorted by start */
@@ -57,11 +70,51 @@ typedef struct ss_op {
   int32_t n_free, cap_free;
   int64_t next_sid, live, dead;
   int64_t wm, out_wm;
-  int64_t min_end, min_start; /* lower bounds over live sessions */
-  int64_t epoch;              /* batches pushed */
-  int32_t *parts;             /* sessions merged away in this batch */
+  heap ends;      /* when each live session next closes or expires */
+  heap starts;    /* the live sessions' starts (for the output watermark) */
+  int64_t epoch;  /* batches pushed */
+  int32_t *parts; /* sessions merged away in this batch */
   int64_t n_parts, cap_parts;
 } ss_op;
+
+static int heap_push(heap *h, int64_t key, int64_t sid, int32_t ix) {
+  if (h->n == h->cap) {
+    int64_t cap = h->cap ? h->cap * 2 : 256;
+    hent *a = realloc(h->a, sizeof(hent) * (size_t)cap);
+    if (!a)
+      return -1;
+    h->a = a;
+    h->cap = cap;
+  }
+  int64_t i = h->n++;
+  while (i > 0) {
+    int64_t up = (i - 1) / 2;
+    if (h->a[up].key <= key)
+      break;
+    h->a[i] = h->a[up];
+    i = up;
+  }
+  h->a[i] = (hent){key, sid, ix};
+  return 0;
+}
+
+static void heap_pop(heap *h) {
+  hent x = h->a[--h->n];
+  int64_t i = 0, n = h->n;
+  for (;;) {
+    int64_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && h->a[c + 1].key < h->a[c].key)
+      c++;
+    if (x.key <= h->a[c].key)
+      break;
+    h->a[i] = h->a[c];
+    i = c;
+  }
+  if (n)
+    h->a[i] = x;
+}
 
 static int64_t send(ss_op *o, int64_t end) {
   return lm_sat_add(end, o->lateness);
@@ -75,6 +128,23 @@ static bool s_expired(const ss_op *o, const sess *s) {
 }
 static bool s_closed(const ss_op *o, const sess *s) {
   return o->wm != INT64_MIN && sess_end(o, s) <= o->wm;
+}
+
+/* When the session next needs the watermark handler: its end (close)
+ * or, once it can only expire, its end plus the allowed lateness. */
+static int64_t due_key(const ss_op *o, const sess *s) {
+  int64_t e = sess_end(o, s);
+  return o->mode == LM_WEMIT_CLOSE && !s->emitted ? e : send((ss_op *)o, e);
+}
+
+/* (Re)schedules live session i in the end heap if its key changed. */
+static int sched(ss_op *o, int32_t i) {
+  sess *s = &o->pool[i];
+  int64_t k = due_key(o, s);
+  if (s->hkey != INT64_MIN && s->hkey <= k)
+    return 0; /* its entry is a lower bound: rescheduled when popped */
+  s->hkey = k;
+  return heap_push(&o->ends, k, s->sid, i);
 }
 
 static int32_t new_sess(ss_op *o) {
@@ -95,6 +165,7 @@ static int32_t new_sess(ss_op *o) {
   memset(&o->pool[i], 0, sizeof(sess));
   o->pool[i].gid = -1;
   o->pool[i].parent = -1;
+  o->pool[i].hkey = INT64_MIN;
   o->pool[i].live = true;
   o->pool[i].created = o->epoch;
   o->live++;
@@ -170,21 +241,20 @@ static int32_t place(ss_op *o, int32_t kid, int64_t t) {
     s->start = s->last = t;
     s->sid = o->next_sid++;
     s->kid = kid;
-    if (t < o->min_start)
-      o->min_start = t;
-    if (t_end < o->min_end)
-      o->min_end = t_end;
+    if (heap_push(&o->starts, t, s->sid, i))
+      return -1;
     return i;
   }
   int32_t first = l->ix[lo];
   sess *f = &o->pool[first];
   save(o, f);
-  if (t < f->start)
+  if (t < f->start) {
     f->start = t;
+    if (heap_push(&o->starts, t, f->sid, first))
+      return -1;
+  }
   if (t > f->last)
     f->last = t;
-  if (t < o->min_start)
-    o->min_start = t;
   /* absorb the following sessions the (grown) first one now overlaps */
   int32_t k = lo + 1, j = lo + 1;
   for (; j < l->n; j++) {
@@ -467,6 +537,9 @@ static int ss_push(lm_operator *op, lm_batch *b, lm_error *err) {
   for (int64_t i = 0; i < n_parts; i++)
     if (free_sess(o, parts[i]) && !rc)
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; i < n_aff && !rc; i++)
+    if (sched(o, aff[i]))
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   if (rc)
     goto done;
   /* insert the affected sessions that are visible now */
@@ -476,10 +549,13 @@ static int ss_push(lm_operator *op, lm_batch *b, lm_error *err) {
       sess *s = &o->pool[aff[i]];
       if (o->mode == LM_WEMIT_UPDATES || s_closed(o, s)) {
         s->emitted = true;
+        if (sched(o, aff[i]) && !rc)
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
         aff[k++] = aff[i];
       }
     }
-    rc = emit_sessions(o, aff, k, 1, false, err);
+    if (!rc)
+      rc = emit_sessions(o, aff, k, 1, false, err);
   }
   if (!rc && o->dead > 4096 && o->dead > o->live)
     rc = compact(o, err);
@@ -496,16 +572,55 @@ done:
   return rc;
 }
 
-static int cmp_end(const void *x, const void *y, void *ctx) {
-  (void)ctx;
+static int cmp_end(const void *x, const void *y) {
   const int64_t *a = x, *b = y; /* (end, start, index) triples */
   for (int i = 0; i < 3; i++)
     if (a[i] != b[i])
       return a[i] < b[i] ? -1 : 1;
   return 0;
 }
-static int cmp_end3(const void *x, const void *y) {
-  return cmp_end(x, y, NULL);
+static int cmp_kid(const void *x, const void *y) {
+  const int64_t *a = x, *b = y; /* (key id, start, index) triples */
+  for (int i = 0; i < 2; i++)
+    if (a[i] != b[i])
+      return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+/* Pops the valid entries with key <= wm: the sessions due at wm go to
+ * *out (pool indices), those extended since are rescheduled. */
+static int pop_due(ss_op *o, int64_t wm, int32_t **out, int64_t *n_out) {
+  int32_t *v = NULL;
+  int64_t n = 0, cap = 0;
+  heap *h = &o->ends;
+  while (h->n && h->a[0].key <= wm) {
+    hent t = h->a[0];
+    heap_pop(h);
+    sess *s = &o->pool[t.ix];
+    if (!s->live || s->sid != t.sid || s->hkey != t.key)
+      continue;
+    s->hkey = INT64_MIN;
+    if (due_key(o, s) > wm) { /* extended since it was scheduled */
+      if (sched(o, t.ix)) {
+        free(v);
+        return -1;
+      }
+      continue;
+    }
+    if (n == cap) {
+      cap = cap ? cap * 2 : 64;
+      int32_t *nv = realloc(v, sizeof(int32_t) * (size_t)cap);
+      if (!nv) {
+        free(v);
+        return -1;
+      }
+      v = nv;
+    }
+    v[n++] = t.ix;
+  }
+  *out = v;
+  *n_out = n;
+  return 0;
 }
 
 static int ss_watermark(lm_operator *op, int64_t wm, lm_error *err) {
@@ -515,16 +630,23 @@ static int ss_watermark(lm_operator *op, int64_t wm, lm_error *err) {
   o->wm = wm;
   int rc = 0;
   int64_t h = wm == INT64_MAX ? INT64_MAX : lm_sat_add(wm, -o->lateness);
-  /* something closes or expires only when wm passes the smallest end */
-  if (o->live && o->min_end <= wm) {
-    int64_t *due = malloc(sizeof(int64_t) * 3 * (size_t)(o->live + 1));
-    if (!due)
+  int32_t *cand = NULL;
+  int64_t nc = 0;
+  if (pop_due(o, wm, &cand, &nc))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (nc) {
+    int64_t *due = malloc(sizeof(int64_t) * 3 * (size_t)nc);
+    int32_t *ix = malloc(sizeof(int32_t) * (size_t)nc);
+    if (!due || !ix) {
+      free(due);
+      free(ix);
+      free(cand);
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
-    int64_t nd = 0, min_end = INT64_MAX, min_start = INT64_MAX;
-    for (int32_t i = 0; i < o->n_pool; i++) {
+    }
+    int64_t nd = 0;
+    for (int64_t c = 0; c < nc; c++) {
+      int32_t i = cand[c];
       sess *s = &o->pool[i];
-      if (!s->live)
-        continue;
       int64_t e = sess_end(o, s);
       bool fire = o->mode == LM_WEMIT_FINAL   ? e <= h
                   : o->mode == LM_WEMIT_CLOSE ? e <= wm && !s->emitted
@@ -536,51 +658,62 @@ static int ss_watermark(lm_operator *op, int64_t wm, lm_error *err) {
         nd++;
       }
     }
-    qsort(due, (size_t)nd, 3 * sizeof(int64_t), cmp_end3);
-    int32_t *ix = malloc(sizeof(int32_t) * (size_t)(nd + 1));
-    if (!ix) {
-      free(due);
-      return lm_err(err, LM_ERR_NOMEM, "out of memory");
-    }
+    qsort(due, (size_t)nd, 3 * sizeof(int64_t), cmp_end);
     for (int64_t i = 0; i < nd; i++) {
       ix[i] = (int32_t)due[3 * i + 2];
       o->pool[ix[i]].emitted = true;
     }
     rc = emit_sessions(o, ix, nd, o->wschema ? 1 : 0, false, err);
-    free(ix);
-    free(due);
-    /* expired sessions leave their key's list */
-    for (int64_t k = 0; k < o->n_lists && !rc; k++) {
-      slist *l = &o->lists[k];
-      int32_t w = 0;
-      for (int32_t j = 0; j < l->n; j++) {
-        sess *s = &o->pool[l->ix[j]];
-        if (s_expired(o, s)) {
-          if (free_sess(o, l->ix[j]))
-            rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-          continue;
-        }
-        int64_t e = sess_end(o, s);
-        if (!(o->mode == LM_WEMIT_CLOSE && s->emitted) && e < min_end)
-          min_end = e;
-        if (o->mode == LM_WEMIT_CLOSE && s->emitted && send(o, e) < min_end)
-          min_end = send(o, e);
-        if (o->mode == LM_WEMIT_FINAL && send(o, e) < min_end)
-          min_end = send(o, e);
-        if (s->start < min_start)
-          min_start = s->start;
-        l->ix[w++] = l->ix[j];
+    /* expired sessions leave their key's list, freed in (key, start)
+     * order; the others are rescheduled */
+    int64_t nx = 0;
+    for (int64_t c = 0; c < nc && !rc; c++) {
+      int32_t i = cand[c];
+      sess *s = &o->pool[i];
+      if (s_expired(o, s)) {
+        due[3 * nx] = s->kid;
+        due[3 * nx + 1] = s->start;
+        due[3 * nx + 2] = i;
+        nx++;
+      } else if (sched(o, i)) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
       }
-      l->n = w;
     }
-    o->min_end = min_end;
-    o->min_start = min_start;
+    if (!rc)
+      qsort(due, (size_t)nx, 3 * sizeof(int64_t), cmp_kid);
+    for (int64_t x = 0; x < nx && !rc; x++) {
+      int32_t i = (int32_t)due[3 * x + 2];
+      slist *l = &o->lists[o->pool[i].kid];
+      int32_t j = 0;
+      while (j < l->n && l->ix[j] != i)
+        j++;
+      if (j < l->n) {
+        memmove(&l->ix[j], &l->ix[j + 1],
+                sizeof(int32_t) * (size_t)(l->n - j - 1));
+        l->n--;
+      }
+      if (free_sess(o, i))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    free(due);
+    free(ix);
+    free(cand);
     if (!rc && o->dead > 4096 && o->dead > o->live)
       rc = compact(o, err);
     if (rc)
       return rc;
   }
-  int64_t ow = o->live ? (o->min_start < h ? o->min_start : h) : h;
+  /* the smallest live start: drop stale entries */
+  heap *sh = &o->starts;
+  while (sh->n) {
+    hent t = sh->a[0];
+    sess *s = &o->pool[t.ix];
+    if (s->live && s->sid == t.sid && s->start == t.key)
+      break;
+    heap_pop(sh);
+  }
+  int64_t min_start = sh->n ? sh->a[0].key : INT64_MAX;
+  int64_t ow = o->live ? (min_start < h ? min_start : h) : h;
   if (ow > o->out_wm) {
     o->out_wm = ow;
     rc = lm_operator_forward_watermark(op, ow, err);
@@ -596,6 +729,8 @@ static void ss_free(lm_operator *op) {
   free(o->pool);
   free(o->free_ix);
   free(o->parts);
+  free(o->ends.a);
+  free(o->starts.a);
   lm_aggtable_free(o->kd);
   lm_aggtable_free(o->st);
   lm_schema_release(o->wschema);
@@ -619,8 +754,6 @@ lm_operator *lm_op_session_window_new(const lm_plan *plan, lm_window_emit mode,
   o->lateness = plan->allowed_lateness_us;
   o->wm = INT64_MIN;
   o->out_wm = INT64_MIN;
-  o->min_end = INT64_MAX;
-  o->min_start = INT64_MAX;
   o->st = lm_plan_new_aggtable(plan);
   o->kd = lm_plan_new_aggtable(plan);
   if (!o->st || !o->kd) {
