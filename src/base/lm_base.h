@@ -157,7 +157,24 @@ static inline int64_t lm_floor_div(int64_t a, int64_t b) {
   return q;
 }
 static inline int64_t lm_floor_mod(int64_t a, int64_t b) {
-  return a - lm_floor_div(a, b) * b;
+  int64_t r = a % b; /* no a - q * b: that product overflows near INT64_MIN */
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+
+/* Window alignment near the ends of the int64 range, in 128-bit
+ * arithmetic: x floored to a multiple of unit (> 0) after removing the
+ * offset, i.e. floor((x - off) / unit) * unit + off; and a bound clamped
+ * into int64 (a window starting before INT64_MIN µs starts at INT64_MIN,
+ * as an end after INT64_MAX is INT64_MAX). */
+static inline __int128 lm_floor_align128(__int128 x, int64_t unit,
+                                         int64_t off) {
+  __int128 y = x - off, q = y / unit;
+  if (y % unit != 0 && y < 0)
+    q--;
+  return q * unit + off;
+}
+static inline int64_t lm_clamp_i64(__int128 v) {
+  return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
 #define LM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -836,16 +836,15 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       switch (e->fn) {
       case LM_FN_HOP:
       case LM_FN_HOP_END: /* slide a1v, size a2v, offset a3v */
-        start = lm_floor_div(t - a2v - a3v, a1v) * a1v + a3v + a1v;
+        start =
+            lm_clamp_i64(lm_floor_align128((__int128)t - a2v, a1v, a3v) + a1v);
         if (__builtin_add_overflow(start, a2v, &end))
           end = INT64_MAX;
         break;
       case LM_FN_CUMULATE:
       case LM_FN_CUMULATE_END: /* step a1v, max size a2v, offset a3v */
-        start = lm_floor_div(t - a3v, a2v) * a2v + a3v;
-        if (__builtin_add_overflow(
-                start, (lm_floor_div(t - start, a1v) + 1) * a1v, &end))
-          end = INT64_MAX;
+        start = lm_clamp_i64(lm_floor_align128(t, a2v, a3v));
+        end = lm_clamp_i64(lm_floor_align128(t, a1v, start) + a1v);
         break;
       case LM_FN_SESSION:
       case LM_FN_SESSION_END:
@@ -854,7 +853,7 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
           end = INT64_MAX;
         break;
       default: /* tumble: size a1v, offset a2v */
-        start = lm_floor_div(t - a2v, a1v) * a1v + a2v;
+        start = lm_clamp_i64(lm_floor_align128(t, a1v, a2v));
         if (__builtin_add_overflow(start, a1v, &end))
           end = INT64_MAX;
         break;

@@ -60,7 +60,7 @@ static void put_num(lm_buf *o, int64_t v, int width) {
  * accepted. */
 static void date_format_one(lm_buf *o, int64_t us, const char *p) {
   int64_t days = lm_floor_div(us, LM_US_PER_DAY);
-  int64_t tod = us - days * LM_US_PER_DAY;
+  int64_t tod = lm_floor_mod(us, LM_US_PER_DAY); /* days * µs/day may not fit */
   int64_t y;
   unsigned m, d;
   lm_civil_from_days(days, &y, &m, &d);

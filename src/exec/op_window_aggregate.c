@@ -80,7 +80,7 @@ static bool closed(const pw_op *o, int64_t end) {
 }
 
 static int64_t floor_align(int64_t t, int64_t unit, int64_t off) {
-  return lm_floor_div(t - off, unit) * unit + off;
+  return lm_clamp_i64(lm_floor_align128(t, unit, off));
 }
 
 /* The largest end among the windows containing pane ps. */
@@ -534,7 +534,7 @@ static int64_t output_watermark(const pw_op *o) {
   int64_t lim = lm_sat_add(h, -o->size);
   if (lim == INT64_MIN)
     return INT64_MIN;
-  return floor_align(lim, o->slide, o->off) + o->slide;
+  return lm_sat_add(floor_align(lim, o->slide, o->off), o->slide);
 }
 
 static int pw_watermark(lm_operator *op, int64_t wm, lm_error *err) {
