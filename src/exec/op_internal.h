@@ -29,6 +29,11 @@ lm_aggtable *lm_plan_new_aggtable(const lm_plan *p);
 
 /* A new array of n copies of v (µs) of `type` (TIMESTAMP), NULL on OOM. */
 lm_array *lm_const_ts_array(lm_type type, int64_t n, int64_t v);
+/* Replaces the window start and end key columns of keys[] (n rows, owned
+ * references; the old ones are released) with constant placeholders: the
+ * window operators fill the real bounds at emission. LM_ERR_NOMEM. */
+int lm_window_placeholder_keys(const lm_plan *p, lm_array **keys, int64_t n,
+                               lm_error *err);
 /* Final rows of groups gids[0..n) of t (a table of the plan's keys and
  * aggregates; gids NULL = all groups): the window start/end key columns
  * are replaced by ws[i]/we[i] (per emitted group; NULL = ws0/we0 for every

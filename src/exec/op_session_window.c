@@ -385,15 +385,8 @@ static int ss_push(lm_operator *op, lm_batch *b, lm_error *err) {
   int rc = lm_eval_inputs(p, b, keys, aggs, err);
   if (rc)
     goto done;
-  for (int pass = 0; pass < 2; pass++) {
-    int k = pass ? p->window_end_key : p->window_key;
-    lm_array_release(keys[k]);
-    keys[k] = lm_const_ts_array(p->agg_schema->fields[k].type, n, 0);
-    if (!keys[k]) {
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      goto done;
-    }
-  }
+  if ((rc = lm_window_placeholder_keys(p, keys, n, err)))
+    goto done;
   sel = malloc(sizeof(int32_t) * (size_t)(n + 1));
   late = malloc(sizeof(int32_t) * (size_t)(n + 1));
   rs = malloc(sizeof(int32_t) * (size_t)(n + 1));

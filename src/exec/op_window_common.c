@@ -124,3 +124,15 @@ int lm_window_rows(const lm_plan *p, const lm_aggtable *t, const uint32_t *gids,
   lm_batch_release(proj);
   return rc;
 }
+
+int lm_window_placeholder_keys(const lm_plan *p, lm_array **keys, int64_t n,
+                               lm_error *err) {
+  for (int pass = 0; pass < 2; pass++) {
+    int k = pass ? p->window_end_key : p->window_key;
+    lm_array_release(keys[k]);
+    keys[k] = lm_const_ts_array(p->agg_schema->fields[k].type, n, 0);
+    if (!keys[k])
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  return 0;
+}
