@@ -9,26 +9,14 @@
 #include <strings.h>
 
 #include "columnar/lm_temporal.h"
-#include "exec/lm_strfn.h" /* literal date_format / regex checks */
-#include "plan/lm_plan.h"
+#include "plan/bind_internal.h"
 
 #define LM_BIND_MAX_DEPTH 256
 
-typedef struct bctx {
-  lm_arena *arena;
-  const lm_schema *in;
-  const char *from;
-  lm_plan *plan; /* non-NULL when aggregates are allowed */
-  bool post;     /* binding over the aggregate output */
-  lm_error *err;
-  int depth;
-  bool window_ok; /* binding GROUP BY keys: session() is allowed */
-} bctx;
+lm_bexpr *lm_bind_expr(lm_bctx *c, const lm_expr *e);
 
-static lm_bexpr *bind(bctx *c, const lm_expr *e);
-
-static lm_bexpr *node(bctx *c, lm_bexpr_kind kind, lm_type type,
-                      const lm_expr *at, int n_args) {
+lm_bexpr *lm_bind_node(lm_bctx *c, lm_bexpr_kind kind, lm_type type,
+                       const lm_expr *at, int n_args) {
   lm_bexpr *b = lm_arena_alloc(c->arena, sizeof *b);
   if (!b) {
     lm_err(c->err, LM_ERR_NOMEM, "out of memory");
@@ -51,8 +39,8 @@ static lm_bexpr *node(bctx *c, lm_bexpr_kind kind, lm_type type,
   return b;
 }
 
-static int fail(bctx *c, const lm_expr *at, const char *fmt, const char *a,
-                const char *b) {
+int lm_bind_fail(lm_bctx *c, const lm_expr *at, const char *fmt, const char *a,
+                 const char *b) {
   char msg[600];
   snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
   if (at)
@@ -60,22 +48,9 @@ static int fail(bctx *c, const lm_expr *at, const char *fmt, const char *a,
   return lm_err(c->err, LM_ERR_BIND, "%s", msg);
 }
 
-static bool is_int(lm_type t) {
-  return lm_type_is_integer(t);
-}
-static bool is_float(lm_type t) {
-  return t.id == LM_TYPE_FLOAT32 || t.id == LM_TYPE_FLOAT64;
-}
-static bool is_num(lm_type t) {
-  return lm_type_is_numeric(t);
-}
-static bool is_null(lm_type t) {
-  return t.id == LM_TYPE_NULL;
-}
-
 /* Wraps x in a cast to t unless it already has type t. NULL literals are
  * retyped in place. */
-static lm_bexpr *cast_to(bctx *c, lm_bexpr *x, lm_type t) {
+lm_bexpr *lm_bind_cast(lm_bctx *c, lm_bexpr *x, lm_type t) {
   if (!x)
     return NULL;
   if (lm_type_eq(x->type, t))
@@ -85,7 +60,7 @@ static lm_bexpr *cast_to(bctx *c, lm_bexpr *x, lm_type t) {
     x->lit.type = t;
     return x;
   }
-  lm_bexpr *b = node(c, LM_BX_CAST, t, NULL, 1);
+  lm_bexpr *b = lm_bind_node(c, LM_BX_CAST, t, NULL, 1);
   if (!b)
     return NULL;
   b->line = x->line;
@@ -152,7 +127,7 @@ bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
   return true;
 }
 
-static lm_bexpr *literal(bctx *c, const lm_expr *e) {
+static lm_bexpr *literal(lm_bctx *c, const lm_expr *e) {
   lm_type t;
   switch (e->lit) {
   case LM_LIT_NULL:
@@ -177,10 +152,10 @@ static lm_bexpr *literal(bctx *c, const lm_expr *e) {
     t = lm_type_make(LM_TYPE_INTERVAL);
     break;
   default:
-    fail(c, e, "unsupported literal", NULL, NULL);
+    lm_bind_fail(c, e, "unsupported literal", NULL, NULL);
     return NULL;
   }
-  lm_bexpr *b = node(c, LM_BX_LITERAL, t, e, 0);
+  lm_bexpr *b = lm_bind_node(c, LM_BX_LITERAL, t, e, 0);
   if (!b)
     return NULL;
   b->lit.type = t;
@@ -209,25 +184,26 @@ static lm_bexpr *literal(bctx *c, const lm_expr *e) {
   return b;
 }
 
-static lm_bexpr *column(bctx *c, const lm_expr *e) {
+static lm_bexpr *column(lm_bctx *c, const lm_expr *e) {
   if (!c->in) {
-    fail(c, e, "column '%s' cannot be used here", e->name, NULL);
+    lm_bind_fail(c, e, "column '%s' cannot be used here", e->name, NULL);
     return NULL;
   }
   if (e->table && c->from && lm_strcasecmp(e->table, c->from) != 0) {
     /* Qualified names must name the FROM object (or its alias, which the
      * caller passes as `from`). */
-    fail(c, e, "unknown table '%s' in column reference", e->table, NULL);
+    lm_bind_fail(c, e, "unknown table '%s' in column reference", e->table,
+                 NULL);
     return NULL;
   }
   int i = lm_schema_find(c->in, e->name);
   if (i < 0) {
     if (c->post)
-      fail(c, e, "column '%s' does not exist in the aggregate result", e->name,
-           NULL);
+      lm_bind_fail(c, e, "column '%s' does not exist in the aggregate result",
+                   e->name, NULL);
     else
-      fail(c, e, "column '%s' does not exist in '%s'", e->name,
-           c->from ? c->from : "input");
+      lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
+                   c->from ? c->from : "input");
     return NULL;
   }
   lm_type t = c->in->fields[i].type;
@@ -235,55 +211,56 @@ static lm_bexpr *column(bctx *c, const lm_expr *e) {
     /* Arrow-only types (lm_columnar.h) have no SQL operators, keys or
      * formatting in the evaluator yet; ingest converts them to declared SQL
      * types (lm_conform.h), so this is a safety net, not a feature gap. */
-    fail(c, e, "column '%s' has type %s, which SQL does not support yet",
-         e->name, lm_type_name(t));
+    lm_bind_fail(c, e,
+                 "column '%s' has type %s, which SQL does not support yet",
+                 e->name, lm_type_name(t));
     return NULL;
   }
-  lm_bexpr *b = node(c, LM_BX_COLUMN, t, e, 0);
+  lm_bexpr *b = lm_bind_node(c, LM_BX_COLUMN, t, e, 0);
   if (b)
     b->col = i;
   return b;
 }
 
 /* Coerces the two operands of a comparison to one type. */
-static int coerce_pair(bctx *c, const lm_expr *at, lm_bexpr **pa,
+static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
                        lm_bexpr **pb) {
   lm_bexpr *a = *pa, *b = *pb;
   lm_type ta = a->type, tb = b->type;
   if (is_null(ta) && is_null(tb))
     return 0;
   if (is_null(ta)) {
-    *pa = cast_to(c, a, tb);
+    *pa = lm_bind_cast(c, a, tb);
     return 0;
   }
   if (is_null(tb)) {
-    *pb = cast_to(c, b, ta);
+    *pb = lm_bind_cast(c, b, ta);
     return 0;
   }
   if (is_num(ta) && is_num(tb)) {
     lm_type t = lm_type_make(is_float(ta) || is_float(tb) ? LM_TYPE_FLOAT64
                                                           : LM_TYPE_INT64);
-    *pa = cast_to(c, a, t);
-    *pb = cast_to(c, b, t);
+    *pa = lm_bind_cast(c, a, t);
+    *pb = lm_bind_cast(c, b, t);
     return 0;
   }
   if (lm_type_eq(ta, tb))
     return 0;
   /* A string literal against a timestamp/number/bool is converted. */
   if (ta.id == LM_TYPE_UTF8 && a->kind == LM_BX_LITERAL) {
-    *pa = cast_to(c, a, tb);
+    *pa = lm_bind_cast(c, a, tb);
     return 0;
   }
   if (tb.id == LM_TYPE_UTF8 && b->kind == LM_BX_LITERAL) {
-    *pb = cast_to(c, b, ta);
+    *pb = lm_bind_cast(c, b, ta);
     return 0;
   }
-  return fail(c, at, "cannot compare %s with %s", lm_type_name(ta),
-              lm_type_name(tb));
+  return lm_bind_fail(c, at, "cannot compare %s with %s", lm_type_name(ta),
+                      lm_type_name(tb));
 }
 
-static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
-                        lm_bexpr *b) {
+lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
+                         lm_bexpr *b) {
   if (!a || !b)
     return NULL;
   lm_type ta = a->type, tb = b->type, rt;
@@ -292,12 +269,12 @@ static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   case LM_OP_OR:
     if (!(ta.id == LM_TYPE_BOOL || is_null(ta)) ||
         !(tb.id == LM_TYPE_BOOL || is_null(tb))) {
-      fail(c, e, "%s needs BOOLEAN operands", op == LM_OP_AND ? "AND" : "OR",
-           NULL);
+      lm_bind_fail(c, e, "%s needs BOOLEAN operands",
+                   op == LM_OP_AND ? "AND" : "OR", NULL);
       return NULL;
     }
-    a = cast_to(c, a, lm_type_make(LM_TYPE_BOOL));
-    b = cast_to(c, b, lm_type_make(LM_TYPE_BOOL));
+    a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_BOOL));
+    b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_BOOL));
     rt = lm_type_make(LM_TYPE_BOOL);
     break;
   case LM_OP_EQ:
@@ -311,8 +288,8 @@ static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
     rt = lm_type_make(LM_TYPE_BOOL);
     break;
   case LM_OP_CONCAT:
-    a = cast_to(c, a, lm_type_make(LM_TYPE_UTF8));
-    b = cast_to(c, b, lm_type_make(LM_TYPE_UTF8));
+    a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_UTF8));
+    b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_UTF8));
     rt = lm_type_make(LM_TYPE_UTF8);
     break;
   case LM_OP_ADD:
@@ -323,10 +300,10 @@ static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
     bool ts_a = ta.id == LM_TYPE_TIMESTAMP, ts_b = tb.id == LM_TYPE_TIMESTAMP;
     bool iv_a = ta.id == LM_TYPE_INTERVAL, iv_b = tb.id == LM_TYPE_INTERVAL;
     if (is_null(ta) && !is_null(tb)) {
-      a = cast_to(c, a, tb);
+      a = lm_bind_cast(c, a, tb);
       ta = tb;
     } else if (is_null(tb) && !is_null(ta)) {
-      b = cast_to(c, b, ta);
+      b = lm_bind_cast(c, b, ta);
       tb = ta;
     }
     if ((ts_a && iv_b && (op == LM_OP_ADD || op == LM_OP_SUB)) ||
@@ -337,33 +314,33 @@ static lm_bexpr *binary(bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
     } else if (iv_a && iv_b && (op == LM_OP_ADD || op == LM_OP_SUB)) {
       rt = lm_type_make(LM_TYPE_INTERVAL);
     } else if (iv_a && is_int(tb) && (op == LM_OP_MUL || op == LM_OP_DIV)) {
-      b = cast_to(c, b, lm_type_make(LM_TYPE_INT64));
+      b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_INT64));
       rt = lm_type_make(LM_TYPE_INTERVAL);
     } else if (is_int(ta) && iv_b && op == LM_OP_MUL) {
-      a = cast_to(c, a, lm_type_make(LM_TYPE_INT64));
+      a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_INT64));
       rt = lm_type_make(LM_TYPE_INTERVAL);
     } else if ((is_num(ta) || is_null(ta)) && (is_num(tb) || is_null(tb))) {
       rt = lm_type_make(is_float(ta) || is_float(tb) ? LM_TYPE_FLOAT64
                                                      : LM_TYPE_INT64);
-      a = cast_to(c, a, rt);
-      b = cast_to(c, b, rt);
+      a = lm_bind_cast(c, a, rt);
+      b = lm_bind_cast(c, b, rt);
     } else {
       static const char *names[] = {"", "+", "-", "*", "/", "%"};
       char what[160];
       snprintf(what, sizeof what, "%s %s %s", lm_type_name(ta), names[op],
                lm_type_name(tb));
-      fail(c, e, "operator does not exist: %s", what, NULL);
+      lm_bind_fail(c, e, "operator does not exist: %s", what, NULL);
       return NULL;
     }
     break;
   }
   default:
-    fail(c, e, "unsupported operator", NULL, NULL);
+    lm_bind_fail(c, e, "unsupported operator", NULL, NULL);
     return NULL;
   }
   if (!a || !b)
     return NULL;
-  lm_bexpr *r = node(c, LM_BX_BINARY, rt, e, 2);
+  lm_bexpr *r = lm_bind_node(c, LM_BX_BINARY, rt, e, 2);
   if (!r)
     return NULL;
   r->op = op;
@@ -381,7 +358,7 @@ static const char *const agg_names[] = {"count",       "sum",
                                         "var_pop",     "approx_count_distinct",
                                         NULL};
 
-static bool is_agg_name(const char *n) {
+bool lm_bind_is_agg_name(const char *n) {
   for (int i = 0; agg_names[i]; i++)
     if (!strcmp(n, agg_names[i]))
       return true;
@@ -391,7 +368,7 @@ static bool is_agg_name(const char *n) {
 static bool expr_has_agg(const lm_expr *e) {
   if (!e)
     return false;
-  if (e->kind == LM_EXPR_FUNC && e->name && is_agg_name(e->name))
+  if (e->kind == LM_EXPR_FUNC && e->name && lm_bind_is_agg_name(e->name))
     return true;
   for (int i = 0; i < e->n_args; i++)
     if (expr_has_agg(e->args[i]))
@@ -399,388 +376,15 @@ static bool expr_has_agg(const lm_expr *e) {
   return false;
 }
 
-static lm_bexpr *const_interval(bctx *c, const lm_expr *e, lm_bexpr *x,
-                                int64_t *out) {
-  if (!x)
-    return NULL;
-  if (x->kind != LM_BX_LITERAL || x->type.id != LM_TYPE_INTERVAL ||
-      x->lit.is_null) {
-    fail(c, e, "window size and offset must be INTERVAL literals", NULL, NULL);
-    return NULL;
-  }
-  *out = x->lit.v.i;
-  return x;
-}
-
-/* Window functions: the function id (the *_start names are the start
- * function itself, so GROUP BY hop(...) matches SELECT hop_start(...)),
- * argument counts and the signature for messages. */
-static bool window_func(const char *n, lm_func_id *fn, int *min_args,
-                        int *max_args, const char **sig) {
-  static const struct {
-    const char *name;
-    lm_func_id fn;
-    int lo, hi;
-    const char *sig;
-  } w[] = {
-      {"tumble", LM_FN_TUMBLE, 2, 3, "(ts, size [, offset])"},
-      {"tumble_start", LM_FN_TUMBLE, 2, 3, "(ts, size [, offset])"},
-      {"tumble_end", LM_FN_TUMBLE_END, 2, 3, "(ts, size [, offset])"},
-      {"hop", LM_FN_HOP, 3, 4, "(ts, slide, size [, offset])"},
-      {"hop_start", LM_FN_HOP, 3, 4, "(ts, slide, size [, offset])"},
-      {"hop_end", LM_FN_HOP_END, 3, 4, "(ts, slide, size [, offset])"},
-      {"cumulate", LM_FN_CUMULATE, 3, 4, "(ts, step, max_size [, offset])"},
-      {"cumulate_start", LM_FN_CUMULATE, 3, 4,
-       "(ts, step, max_size [, offset])"},
-      {"cumulate_end", LM_FN_CUMULATE_END, 3, 4,
-       "(ts, step, max_size [, offset])"},
-      {"session", LM_FN_SESSION, 2, 2, "(ts, gap)"},
-      {"session_start", LM_FN_SESSION, 2, 2, "(ts, gap)"},
-      {"session_end", LM_FN_SESSION_END, 2, 2, "(ts, gap)"},
-  };
-  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-    if (!strcmp(n, w[i].name)) {
-      *fn = w[i].fn;
-      *min_args = w[i].lo;
-      *max_args = w[i].hi;
-      *sig = w[i].sig;
-      return true;
-    }
-  return false;
-}
-
-static lm_bexpr *func(bctx *c, const lm_expr *e) {
-  const char *n = e->name;
-  lm_bexpr *args[8] = {0};
-  if (e->n_args > 8) {
-    fail(c, e, "too many arguments to %s()", n, NULL);
-    return NULL;
-  }
-  for (int i = 0; i < e->n_args; i++) {
-    if (e->args[i]->kind == LM_EXPR_STAR) {
-      fail(c, e->args[i], "'*' is only allowed in COUNT(*)", NULL, NULL);
-      return NULL;
-    }
-    args[i] = bind(c, e->args[i]);
-    if (!args[i])
-      return NULL;
-  }
-  lm_bexpr *r = NULL;
-  lm_func_id wfn;
-  int wmin, wmax;
-  const char *wsig;
-  if (window_func(n, &wfn, &wmin, &wmax, &wsig)) {
-    if (e->n_args < wmin || e->n_args > wmax) {
-      fail(c, e, "%s takes the arguments %s", n, wsig);
-      return NULL;
-    }
-    if ((wfn == LM_FN_SESSION || wfn == LM_FN_SESSION_END) && !c->window_ok) {
-      fail(c, e,
-           "%s() is only allowed in GROUP BY (and, when grouped by, in the "
-           "select list)",
-           n, NULL);
-      return NULL;
-    }
-    if (args[0]->type.id != LM_TYPE_TIMESTAMP) {
-      fail(c, e->args[0], "%s() needs a TIMESTAMP time column, found %s", n,
-           lm_type_name(args[0]->type));
-      return NULL;
-    }
-    int64_t iv[3] = {0, 0, 0};
-    for (int i = 1; i < e->n_args; i++)
-      if (!const_interval(c, e->args[i], args[i], &iv[i - 1]))
-        return NULL;
-    /* sizes (all but a trailing offset) must be positive */
-    int n_sizes = wfn == LM_FN_TUMBLE || wfn == LM_FN_TUMBLE_END ||
-                          wfn == LM_FN_SESSION || wfn == LM_FN_SESSION_END
-                      ? 1
-                      : 2;
-    for (int i = 0; i < n_sizes; i++)
-      if (iv[i] <= 0) {
-        fail(c, e->args[i + 1], "window size must be positive", NULL, NULL);
-        return NULL;
-      }
-    if ((wfn == LM_FN_CUMULATE || wfn == LM_FN_CUMULATE_END) &&
-        iv[1] % iv[0] != 0) {
-      fail(c, e->args[2],
-           "cumulate(ts, step, max_size): max_size must be a multiple of step",
-           NULL, NULL);
-      return NULL;
-    }
-    r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_TIMESTAMP), e, e->n_args);
-    if (!r)
-      return NULL;
-    r->fn = wfn;
-  } else if (!strcmp(n, "abs") || !strcmp(n, "round") || !strcmp(n, "floor") ||
-             !strcmp(n, "ceil") || !strcmp(n, "ceiling")) {
-    bool two = e->n_args == 2 && !strcmp(n, "round");
-    if ((e->n_args != 1 && !two) || !is_num(args[0]->type) ||
-        (two && !is_int(args[1]->type))) {
-      fail(c, e,
-           !strcmp(n, "round") ? "round() takes a number and optionally an "
-                                 "integer count of decimal places"
-                               : "%s() takes one numeric argument",
-           n, NULL);
-      return NULL;
-    }
-    lm_type t =
-        lm_type_make(is_float(args[0]->type) ? LM_TYPE_FLOAT64 : LM_TYPE_INT64);
-    args[0] = cast_to(c, args[0], t);
-    if (two)
-      args[1] = cast_to(c, args[1], lm_type_make(LM_TYPE_INT64));
-    r = node(c, LM_BX_FUNC, t, e, e->n_args);
-    if (!r)
-      return NULL;
-    r->fn = !strcmp(n, "abs")     ? LM_FN_ABS
-            : !strcmp(n, "round") ? LM_FN_ROUND
-            : !strcmp(n, "floor") ? LM_FN_FLOOR
-                                  : LM_FN_CEIL;
-  } else if (!strcmp(n, "lower") || !strcmp(n, "upper") ||
-             !strcmp(n, "length") || !strcmp(n, "char_length")) {
-    if (e->n_args != 1) {
-      fail(c, e, "%s() takes one argument", n, NULL);
-      return NULL;
-    }
-    args[0] = cast_to(c, args[0], lm_type_make(LM_TYPE_UTF8));
-    bool len = n[0] == 'l' && n[1] == 'e';
-    len = len || n[0] == 'c';
-    r = node(c, LM_BX_FUNC, lm_type_make(len ? LM_TYPE_INT64 : LM_TYPE_UTF8), e,
-             1);
-    if (!r)
-      return NULL;
-    r->fn =
-        len ? LM_FN_LENGTH : (!strcmp(n, "lower") ? LM_FN_LOWER : LM_FN_UPPER);
-  } else if (!strcmp(n, "date_trunc") || !strcmp(n, "date_part") ||
-             !strcmp(n, "extract")) {
-    bool trunc = !strcmp(n, "date_trunc");
-    if (e->n_args != 2 || args[0]->kind != LM_BX_LITERAL ||
-        args[0]->type.id != LM_TYPE_UTF8 || args[0]->lit.is_null) {
-      fail(c, e, "%s('unit', timestamp) needs a string literal unit", n, NULL);
-      return NULL;
-    }
-    if (args[1]->type.id != LM_TYPE_TIMESTAMP && !is_null(args[1]->type)) {
-      fail(c, e->args[1], "%s() needs a TIMESTAMP, found %s", n,
-           lm_type_name(args[1]->type));
-      return NULL;
-    }
-    const char *u = args[0]->lit.v.s.p;
-    static const char *const trunc_units[] = {
-        "microsecond", "millisecond", "second",  "minute", "hour", "day",
-        "week",        "month",       "quarter", "year",   NULL};
-    static const char *const part_units[] = {
-        "microsecond", "millisecond", "second",  "minute", "hour",
-        "day",         "month",       "quarter", "year",   "dow",
-        "isodow",      "doy",         "epoch",   NULL};
-    const char *const *units = trunc ? trunc_units : part_units;
-    bool ok = false, dbl = false;
-    for (int i = 0; units[i] && !ok; i++) {
-      size_t l = strlen(units[i]);
-      ok = !lm_strcasecmp(u, units[i]) ||
-           (!strncasecmp(u, units[i], l) && (u[l] == 's' || u[l] == 'S') &&
-            !u[l + 1]);
-      dbl = ok && !trunc && i <= 2; /* microsecond, millisecond, second */
-      if (ok && !trunc && !lm_strcasecmp(u, "epoch"))
-        dbl = true;
-    }
-    if (!ok) {
-      fail(c, e->args[0], "unknown %s unit '%s'", trunc ? "date_trunc" : n, u);
-      return NULL;
-    }
-    args[1] = cast_to(c, args[1], lm_type_make(LM_TYPE_TIMESTAMP));
-    lm_type t = lm_type_make(trunc ? LM_TYPE_TIMESTAMP
-                             : dbl ? LM_TYPE_FLOAT64
-                                   : LM_TYPE_INT64);
-    r = node(c, LM_BX_FUNC, t, e, 2);
-    if (!r)
-      return NULL;
-    r->fn = trunc ? LM_FN_DATE_TRUNC : LM_FN_DATE_PART;
-  } else if (!strcmp(n, "trim") || !strcmp(n, "ltrim") || !strcmp(n, "rtrim") ||
-             !strcmp(n, "btrim") || !strcmp(n, "replace") ||
-             !strcmp(n, "concat")) {
-    bool rep = !strcmp(n, "replace"), cat = !strcmp(n, "concat");
-    if ((rep && e->n_args != 3) || (cat && e->n_args < 1) ||
-        (!rep && !cat && e->n_args != 1)) {
-      fail(c, e,
-           rep   ? "%s(string, from, to) takes 3 arguments"
-           : cat ? "%s() needs at least one argument"
-                 : "%s(string) takes one argument",
-           n, NULL);
-      return NULL;
-    }
-    for (int i = 0; i < e->n_args; i++)
-      args[i] = cast_to(c, args[i], lm_type_make(LM_TYPE_UTF8));
-    r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_UTF8), e, e->n_args);
-    if (!r)
-      return NULL;
-    r->fn = rep                   ? LM_FN_REPLACE
-            : cat                 ? LM_FN_CONCAT
-            : !strcmp(n, "ltrim") ? LM_FN_LTRIM
-            : !strcmp(n, "rtrim") ? LM_FN_RTRIM
-                                  : LM_FN_TRIM;
-  } else if (!strcmp(n, "substr") || !strcmp(n, "substring")) {
-    if (e->n_args < 2 || e->n_args > 3 || !is_int(args[1]->type) ||
-        (e->n_args == 3 && !is_int(args[2]->type))) {
-      fail(c, e, "%s(string, start [, count]) takes integer positions", n,
-           NULL);
-      return NULL;
-    }
-    args[0] = cast_to(c, args[0], lm_type_make(LM_TYPE_UTF8));
-    for (int i = 1; i < e->n_args; i++)
-      args[i] = cast_to(c, args[i], lm_type_make(LM_TYPE_INT64));
-    r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_UTF8), e, e->n_args);
-    if (!r)
-      return NULL;
-    r->fn = LM_FN_SUBSTR;
-  } else if (!strcmp(n, "coalesce")) {
-    if (e->n_args < 1) {
-      fail(c, e, "coalesce() needs at least one argument", NULL, NULL);
-      return NULL;
-    }
-    lm_type t = lm_type_make(LM_TYPE_NULL);
-    for (int i = 0; i < e->n_args; i++) {
-      lm_type a = args[i]->type;
-      if (is_null(a))
-        continue;
-      if (is_null(t))
-        t = a;
-      else if (is_num(t) && is_num(a))
-        t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
-                                                    : LM_TYPE_INT64);
-      else if (!lm_type_eq(t, a)) {
-        fail(c, e->args[i], "coalesce() arguments have types %s and %s",
-             lm_type_name(t), lm_type_name(a));
-        return NULL;
-      }
-    }
-    r = node(c, LM_BX_FUNC, t, e, e->n_args);
-    if (!r)
-      return NULL;
-    r->fn = LM_FN_COALESCE;
-    for (int i = 0; i < e->n_args; i++)
-      args[i] = cast_to(c, args[i], t);
-  } else if (!strcmp(n, "mod")) { /* Flink / PostgreSQL MOD(a, b) = a % b */
-    if (e->n_args != 2) {
-      fail(c, e, "mod(a, b) takes 2 arguments", NULL, NULL);
-      return NULL;
-    }
-    return binary(c, e, LM_OP_MOD, args[0], args[1]);
-  } else if (!strcmp(n, "hour") || !strcmp(n, "minute") ||
-             !strcmp(n, "second")) {
-    /* Flink's HOUR(ts) etc. = date_part('hour', ts), BIGINT */
-    if (e->n_args != 1 ||
-        (args[0]->type.id != LM_TYPE_TIMESTAMP && !is_null(args[0]->type))) {
-      fail(c, e, "%s() takes one TIMESTAMP argument", n, NULL);
-      return NULL;
-    }
-    lm_bexpr *u = node(c, LM_BX_LITERAL, lm_type_make(LM_TYPE_UTF8), e, 0);
-    if (!u)
-      return NULL;
-    u->lit.type = u->type;
-    u->lit.v.s.p = lm_arena_strndup(c->arena, n, strlen(n));
-    u->lit.v.s.len = (int32_t)strlen(n);
-    if (!u->lit.v.s.p) {
-      lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-      return NULL;
-    }
-    args[1] = cast_to(c, args[0], lm_type_make(LM_TYPE_TIMESTAMP));
-    args[0] = u;
-    r = node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_INT64), e, 2);
-    if (!r)
-      return NULL;
-    r->fn = LM_FN_DATE_PART;
-  } else if (!strcmp(n, "date_format") || !strcmp(n, "regexp_extract") ||
-             !strcmp(n, "split_index") || !strcmp(n, "count_char")) {
-    bool df = n[0] == 'd', re = n[0] == 'r', sp = n[1] == 'p';
-    int lo = re ? 2 : 2, hi = re || sp ? 3 : 2;
-    if (sp)
-      lo = 3;
-    if (e->n_args < lo || e->n_args > hi) {
-      fail(c, e, "%s takes the arguments %s", n,
-           df   ? "(timestamp, 'pattern')"
-           : re ? "(string, regex [, group])"
-           : sp ? "(string, delimiter, index)"
-                : "(string, character)");
-      return NULL;
-    }
-    if (df && args[0]->type.id != LM_TYPE_TIMESTAMP &&
-        !is_null(args[0]->type)) {
-      fail(c, e->args[0], "date_format() needs a TIMESTAMP, found %s",
-           lm_type_name(args[0]->type), NULL);
-      return NULL;
-    }
-    int int_arg = re ? 2 : sp ? 2 : -1; /* group / index */
-    if (int_arg >= 0 && int_arg < e->n_args && !is_int(args[int_arg]->type) &&
-        !is_null(args[int_arg]->type)) {
-      fail(c, e->args[int_arg], "%s() needs an integer %s", n,
-           re ? "group number" : "index");
-      return NULL;
-    }
-    for (int i = df ? 1 : 0; i < e->n_args; i++)
-      args[i] =
-          cast_to(c, args[i],
-                  lm_type_make(i == int_arg ? LM_TYPE_INT64 : LM_TYPE_UTF8));
-    if (df)
-      args[0] = cast_to(c, args[0], lm_type_make(LM_TYPE_TIMESTAMP));
-    for (int i = 0; i < e->n_args; i++)
-      if (!args[i])
-        return NULL;
-    /* literal patterns are checked now, with their position */
-    lm_bexpr *pat = args[1];
-    if ((df || re) && pat->kind == LM_BX_LITERAL && !pat->lit.is_null) {
-      char bad = 0, msg[400];
-      struct pcre2_real_code_8 *code = NULL;
-      if (df && !lm_date_format_valid(pat->lit.v.s.p, &bad)) {
-        char b[2] = {bad, 0};
-        fail(c, e->args[1],
-             bad == '\''
-                 ? "date_format(): unterminated quote in the pattern%s"
-                 : "date_format(): pattern letter '%s' is not supported "
-                   "(supported: y M d H m s S; no month names)",
-             bad == '\'' ? "" : b, NULL);
-        return NULL;
-      }
-      if (re) {
-        if (lm_regex_compile(pat->lit.v.s.p, (size_t)pat->lit.v.s.len, &code,
-                             msg, sizeof msg)) {
-          fail(c, e->args[1], "regexp_extract(): %s", msg, NULL);
-          return NULL;
-        }
-        lm_regex_free(code);
-      }
-    }
-    r = node(c, LM_BX_FUNC,
-             lm_type_make(n[0] == 'c' ? LM_TYPE_INT64 : LM_TYPE_UTF8), e,
-             e->n_args);
-    if (!r)
-      return NULL;
-    r->fn = df   ? LM_FN_DATE_FORMAT
-            : re ? LM_FN_REGEXP_EXTRACT
-            : sp ? LM_FN_SPLIT_INDEX
-                 : LM_FN_COUNT_CHAR;
-  } else if (is_agg_name(n)) {
-    fail(c, e, "aggregate function %s() is not allowed here", n, NULL);
-    return NULL;
-  } else {
-    fail(c, e, "function %s() does not exist", n, NULL);
-    return NULL;
-  }
-  for (int i = 0; i < r->n_args; i++) {
-    if (!args[i])
-      return NULL;
-    r->args[i] = args[i];
-  }
-  return r;
-}
-
 /* Finds or adds an aggregate call; returns a column reference to its slot
  * in the aggregate schema (n_keys + index). */
-static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
+static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
   lm_plan *p = c->plan;
   const char *n = e->name;
   lm_agg_spec s;
   memset(&s, 0, sizeof s);
   s.distinct = e->distinct;
-  bctx in = *c;
+  lm_bctx in = *c;
   in.post = false;
   in.plan = NULL;
   in.in = p->input_schema;
@@ -789,23 +393,23 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
   lm_bexpr *flt = NULL;
   if (e->filter) {
     if (expr_has_agg(e->filter)) {
-      fail(c, e->filter, "aggregate functions are not allowed in FILTER", NULL,
-           NULL);
+      lm_bind_fail(c, e->filter,
+                   "aggregate functions are not allowed in FILTER", NULL, NULL);
       return NULL;
     }
-    if (!(flt = bind(&in, e->filter)))
+    if (!(flt = lm_bind_expr(&in, e->filter)))
       return NULL;
     if (flt->type.id != LM_TYPE_BOOL && !is_null(flt->type)) {
-      fail(c, e->filter, "FILTER (WHERE ...) must be BOOLEAN, found %s",
-           lm_type_name(flt->type), NULL);
+      lm_bind_fail(c, e->filter, "FILTER (WHERE ...) must be BOOLEAN, found %s",
+                   lm_type_name(flt->type), NULL);
       return NULL;
     }
-    if (!(flt = cast_to(&in, flt, lm_type_make(LM_TYPE_BOOL))))
+    if (!(flt = lm_bind_cast(&in, flt, lm_type_make(LM_TYPE_BOOL))))
       return NULL;
   }
   if (e->distinct && (!strcmp(n, "first_value") || !strcmp(n, "last_value") ||
                       !strcmp(n, "approx_count_distinct"))) {
-    fail(c, e, "%s(DISTINCT ...) is not supported", n, NULL);
+    lm_bind_fail(c, e, "%s(DISTINCT ...) is not supported", n, NULL);
     return NULL;
   }
   if (!strcmp(n, "count") && !flt &&
@@ -818,27 +422,28 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
                 (e->n_args == 0 ||
                  (e->n_args == 1 && e->args[0]->kind == LM_EXPR_STAR));
     if (e->n_args != 1 && !star) {
-      fail(c, e, "%s() takes exactly one argument", n, NULL);
+      lm_bind_fail(c, e, "%s() takes exactly one argument", n, NULL);
       return NULL;
     }
     if (!star && expr_has_agg(e->args[0])) {
-      fail(c, e->args[0], "aggregate function calls cannot be nested", NULL,
-           NULL);
+      lm_bind_fail(c, e->args[0], "aggregate function calls cannot be nested",
+                   NULL, NULL);
       return NULL;
     }
     if (star) { /* COUNT(*) FILTER (WHERE f) = COUNT(CASE WHEN f THEN TRUE) */
-      s.arg = node(&in, LM_BX_LITERAL, lm_type_make(LM_TYPE_BOOL), e, 0);
+      s.arg =
+          lm_bind_node(&in, LM_BX_LITERAL, lm_type_make(LM_TYPE_BOOL), e, 0);
       if (!s.arg)
         return NULL;
       s.arg->lit.type = s.arg->type;
       s.arg->lit.v.b = true;
     } else {
-      s.arg = bind(&in, e->args[0]);
+      s.arg = lm_bind_expr(&in, e->args[0]);
     }
     if (!s.arg)
       return NULL;
     if (flt) {
-      lm_bexpr *cs = node(&in, LM_BX_CASE, s.arg->type, e, 2);
+      lm_bexpr *cs = lm_bind_node(&in, LM_BX_CASE, s.arg->type, e, 2);
       if (!cs)
         return NULL;
       cs->args[0] = flt;
@@ -853,16 +458,16 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
     } else if (!strcmp(n, "sum") || !strcmp(n, "avg")) {
       bool avg = n[0] == 'a';
       if (!is_num(t) && !(t.id == LM_TYPE_INTERVAL && !avg) && !is_null(t)) {
-        fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
+        lm_bind_fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
         return NULL;
       }
       if (is_null(t))
-        s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_INT64));
+        s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_INT64));
       lm_type wide =
           lm_type_make(is_float(s.arg->type)                ? LM_TYPE_FLOAT64
                        : s.arg->type.id == LM_TYPE_INTERVAL ? LM_TYPE_INTERVAL
                                                             : LM_TYPE_INT64);
-      s.arg = cast_to(&in, s.arg, wide);
+      s.arg = lm_bind_cast(&in, s.arg, wide);
       s.in_type = wide;
       s.kind = avg ? LM_AGG_AVG : LM_AGG_SUM;
       s.out_type = avg ? lm_type_make(LM_TYPE_FLOAT64) : wide;
@@ -870,15 +475,15 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
       s.kind = LM_AGG_APPROX_DISTINCT;
       s.out_type = lm_type_make(LM_TYPE_INT64);
       if (t.id == LM_TYPE_FLOAT32 || is_null(t)) {
-        s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
+        s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
         s.in_type = lm_type_make(LM_TYPE_FLOAT64);
       }
     } else if (n[0] == 's' || n[0] == 'v') { /* stddev*, variance, var_* */
       if (!is_num(t) && !is_null(t)) {
-        fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
+        lm_bind_fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
         return NULL;
       }
-      s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
+      s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
       s.in_type = s.out_type = lm_type_make(LM_TYPE_FLOAT64);
       bool pop = strstr(n, "_pop") != NULL;
       s.kind = n[0] == 's' ? (pop ? LM_AGG_STDDEV_POP : LM_AGG_STDDEV_SAMP)
@@ -889,11 +494,11 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
                : !strcmp(n, "first_value") ? LM_AGG_FIRST
                                            : LM_AGG_LAST;
       if (is_null(t)) {
-        s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_INT64));
+        s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_INT64));
         t = s.arg->type;
       }
       if (t.id == LM_TYPE_FLOAT32) {
-        s.arg = cast_to(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
+        s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
         t = s.arg->type;
       }
       s.in_type = t;
@@ -922,7 +527,7 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
     p->aggs = na;
     idx = p->n_aggs++;
   }
-  lm_bexpr *r = node(c, LM_BX_COLUMN, s.out_type, e, 0);
+  lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, s.out_type, e, 0);
   if (r)
     r->col = p->n_keys + idx;
   return r;
@@ -930,25 +535,25 @@ static lm_bexpr *aggregate(bctx *c, const lm_expr *e) {
 
 /* Post-aggregation binding: aggregates become references to their slot,
  * expressions equal to a GROUP BY key become references to the key. */
-static lm_bexpr *bind_post(bctx *c, const lm_expr *e, bool *matched);
+static lm_bexpr *bind_post(lm_bctx *c, const lm_expr *e, bool *matched);
 
-static lm_bexpr *match_key(bctx *c, const lm_expr *e) {
+static lm_bexpr *match_key(lm_bctx *c, const lm_expr *e) {
   lm_plan *p = c->plan;
   if (expr_has_agg(e))
     return NULL;
-  bctx in = *c;
+  lm_bctx in = *c;
   in.post = false;
   in.plan = NULL;
   in.in = p->input_schema;
   in.window_ok = true;
   lm_error scratch;
   in.err = &scratch;
-  lm_bexpr *x = bind(&in, e);
+  lm_bexpr *x = lm_bind_expr(&in, e);
   if (!x)
     return NULL;
   for (int k = 0; k < p->n_keys; k++) {
     if (lm_bexpr_equal(p->keys[k], x)) {
-      lm_bexpr *r = node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
+      lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
       if (r)
         r->col = k;
       return r;
@@ -960,41 +565,42 @@ static lm_bexpr *match_key(bctx *c, const lm_expr *e) {
     probe.fn = LM_FN_TUMBLE;
     for (int k = 0; k < p->n_keys; k++) {
       if (lm_bexpr_equal(p->keys[k], &probe)) {
-        lm_bexpr *ref = node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
+        lm_bexpr *ref = lm_bind_node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
         if (!ref)
           return NULL;
         ref->col = k;
-        return binary(c, e, LM_OP_ADD, ref, x->args[1]);
+        return lm_bind_binary(c, e, LM_OP_ADD, ref, x->args[1]);
       }
     }
   }
   return NULL;
 }
 
-static lm_bexpr *bind_post(bctx *c, const lm_expr *e, bool *matched) {
+static lm_bexpr *bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
   lm_bexpr *k = match_key(c, e);
   if (k)
     return k;
-  if (e->kind == LM_EXPR_FUNC && e->name && is_agg_name(e->name))
+  if (e->kind == LM_EXPR_FUNC && e->name && lm_bind_is_agg_name(e->name))
     return aggregate(c, e);
   if (e->kind == LM_EXPR_COLUMN) {
     /* Not a key: is it a known input column at all? */
     if (lm_schema_find(c->plan->input_schema, e->name) < 0) {
-      fail(c, e, "column '%s' does not exist in '%s'", e->name,
-           c->from ? c->from : "input");
+      lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
+                   c->from ? c->from : "input");
       return NULL;
     }
-    fail(c, e,
-         "column '%s' must appear in the GROUP BY clause or be used in an "
-         "aggregate function",
-         e->name, NULL);
+    lm_bind_fail(
+        c, e,
+        "column '%s' must appear in the GROUP BY clause or be used in an "
+        "aggregate function",
+        e->name, NULL);
     return NULL;
   }
   (void)matched;
-  return NULL; /* caller recurses through bind() with c->post set */
+  return NULL; /* caller recurses through lm_bind_expr() with c->post set */
 }
 
-static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
+static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
   if (c->post) {
     lm_bexpr *r = bind_post(c, e, NULL);
     if (r)
@@ -1011,25 +617,25 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
   case LM_EXPR_COLUMN:
     return column(c, e);
   case LM_EXPR_STAR:
-    fail(c, e, "'*' is not allowed here", NULL, NULL);
+    lm_bind_fail(c, e, "'*' is not allowed here", NULL, NULL);
     return NULL;
   case LM_EXPR_UNARY: {
-    lm_bexpr *a = bind(c, e->args[0]);
+    lm_bexpr *a = lm_bind_expr(c, e->args[0]);
     if (!a)
       return NULL;
     if (e->op == LM_OP_NOT) {
       if (a->type.id != LM_TYPE_BOOL && !is_null(a->type)) {
-        fail(c, e, "NOT needs a BOOLEAN operand, found %s",
-             lm_type_name(a->type), NULL);
+        lm_bind_fail(c, e, "NOT needs a BOOLEAN operand, found %s",
+                     lm_type_name(a->type), NULL);
         return NULL;
       }
-      a = cast_to(c, a, lm_type_make(LM_TYPE_BOOL));
+      a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_BOOL));
     } else {
       if (a->kind == LM_BX_LITERAL && !a->lit.is_null) {
         /* fold -literal */
         if (a->type.id == LM_TYPE_INT64 || a->type.id == LM_TYPE_INTERVAL) {
           if (a->lit.v.i == INT64_MIN) {
-            fail(c, e, "integer out of range", NULL, NULL);
+            lm_bind_fail(c, e, "integer out of range", NULL, NULL);
             return NULL;
           }
           a->lit.v.i = -a->lit.v.i;
@@ -1044,18 +650,18 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
       }
       if (!is_num(a->type) && a->type.id != LM_TYPE_INTERVAL &&
           !is_null(a->type)) {
-        fail(c, e, "unary minus needs a numeric operand, found %s",
-             lm_type_name(a->type), NULL);
+        lm_bind_fail(c, e, "unary minus needs a numeric operand, found %s",
+                     lm_type_name(a->type), NULL);
         return NULL;
       }
       if (is_int(a->type) || is_null(a->type))
-        a = cast_to(c, a, lm_type_make(LM_TYPE_INT64));
+        a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_INT64));
       else if (a->type.id == LM_TYPE_FLOAT32)
-        a = cast_to(c, a, lm_type_make(LM_TYPE_FLOAT64));
+        a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_FLOAT64));
     }
     if (!a)
       return NULL;
-    lm_bexpr *r = node(c, LM_BX_UNARY, a->type, e, 1);
+    lm_bexpr *r = lm_bind_node(c, LM_BX_UNARY, a->type, e, 1);
     if (!r)
       return NULL;
     r->op = e->op;
@@ -1063,34 +669,36 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     return r;
   }
   case LM_EXPR_BINARY:
-    return binary(c, e, e->op, bind(c, e->args[0]), bind(c, e->args[1]));
+    return lm_bind_binary(c, e, e->op, lm_bind_expr(c, e->args[0]),
+                          lm_bind_expr(c, e->args[1]));
   case LM_EXPR_FUNC:
-    if (e->name && is_agg_name(e->name)) {
+    if (e->name && lm_bind_is_agg_name(e->name)) {
       if (!c->plan)
-        fail(c, e, "aggregate function %s() is not allowed here", e->name,
-             NULL);
+        lm_bind_fail(c, e, "aggregate function %s() is not allowed here",
+                     e->name, NULL);
       else
         return aggregate(c, e);
       return NULL;
     }
-    return func(c, e);
+    return lm_bind_func(c, e);
   case LM_EXPR_CAST: {
-    lm_bexpr *a = bind(c, e->args[0]);
+    lm_bexpr *a = lm_bind_expr(c, e->args[0]);
     if (!a)
       return NULL;
     if (a->kind == LM_BX_LITERAL && a->lit.is_null)
-      return cast_to(c, a, e->cast_type);
-    lm_bexpr *r = node(c, LM_BX_CAST, e->cast_type, e, 1);
+      return lm_bind_cast(c, a, e->cast_type);
+    lm_bexpr *r = lm_bind_node(c, LM_BX_CAST, e->cast_type, e, 1);
     if (!r)
       return NULL;
     r->args[0] = a;
     return r;
   }
   case LM_EXPR_IS_NULL: {
-    lm_bexpr *a = bind(c, e->args[0]);
+    lm_bexpr *a = lm_bind_expr(c, e->args[0]);
     if (!a)
       return NULL;
-    lm_bexpr *r = node(c, LM_BX_IS_NULL, lm_type_make(LM_TYPE_BOOL), e, 1);
+    lm_bexpr *r =
+        lm_bind_node(c, LM_BX_IS_NULL, lm_type_make(LM_TYPE_BOOL), e, 1);
     if (!r)
       return NULL;
     r->negated = e->negated;
@@ -1099,13 +707,15 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
   }
   case LM_EXPR_BETWEEN: {
     /* x BETWEEN a AND b  =>  x >= a AND x <= b */
-    lm_bexpr *x1 = bind(c, e->args[0]);
-    lm_bexpr *x2 = bind(c, e->args[0]);
-    lm_bexpr *lo = binary(c, e, LM_OP_GE, x1, bind(c, e->args[1]));
-    lm_bexpr *hi = binary(c, e, LM_OP_LE, x2, bind(c, e->args[2]));
-    lm_bexpr *r = binary(c, e, LM_OP_AND, lo, hi);
+    lm_bexpr *x1 = lm_bind_expr(c, e->args[0]);
+    lm_bexpr *x2 = lm_bind_expr(c, e->args[0]);
+    lm_bexpr *lo =
+        lm_bind_binary(c, e, LM_OP_GE, x1, lm_bind_expr(c, e->args[1]));
+    lm_bexpr *hi =
+        lm_bind_binary(c, e, LM_OP_LE, x2, lm_bind_expr(c, e->args[2]));
+    lm_bexpr *r = lm_bind_binary(c, e, LM_OP_AND, lo, hi);
     if (r && e->negated) {
-      lm_bexpr *n = node(c, LM_BX_UNARY, r->type, e, 1);
+      lm_bexpr *n = lm_bind_node(c, LM_BX_UNARY, r->type, e, 1);
       if (!n)
         return NULL;
       n->op = LM_OP_NOT;
@@ -1118,20 +728,21 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     /* x IN (a, b, ...)  =>  x = a OR x = b ... (three-valued as in SQL) */
     lm_bexpr *acc = NULL;
     for (int i = 1; i < e->n_args; i++) {
-      lm_bexpr *eq = binary(c, e->args[i], LM_OP_EQ, bind(c, e->args[0]),
-                            bind(c, e->args[i]));
+      lm_bexpr *eq =
+          lm_bind_binary(c, e->args[i], LM_OP_EQ, lm_bind_expr(c, e->args[0]),
+                         lm_bind_expr(c, e->args[i]));
       if (!eq)
         return NULL;
-      acc = acc ? binary(c, e, LM_OP_OR, acc, eq) : eq;
+      acc = acc ? lm_bind_binary(c, e, LM_OP_OR, acc, eq) : eq;
       if (!acc)
         return NULL;
     }
     if (!acc) {
-      fail(c, e, "IN needs at least one value", NULL, NULL);
+      lm_bind_fail(c, e, "IN needs at least one value", NULL, NULL);
       return NULL;
     }
     if (e->negated) {
-      lm_bexpr *n = node(c, LM_BX_UNARY, acc->type, e, 1);
+      lm_bexpr *n = lm_bind_node(c, LM_BX_UNARY, acc->type, e, 1);
       if (!n)
         return NULL;
       n->op = LM_OP_NOT;
@@ -1141,11 +752,13 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     return acc;
   }
   case LM_EXPR_LIKE: {
-    lm_bexpr *a = cast_to(c, bind(c, e->args[0]), lm_type_make(LM_TYPE_UTF8));
-    lm_bexpr *p = cast_to(c, bind(c, e->args[1]), lm_type_make(LM_TYPE_UTF8));
+    lm_bexpr *a = lm_bind_cast(c, lm_bind_expr(c, e->args[0]),
+                               lm_type_make(LM_TYPE_UTF8));
+    lm_bexpr *p = lm_bind_cast(c, lm_bind_expr(c, e->args[1]),
+                               lm_type_make(LM_TYPE_UTF8));
     if (!a || !p)
       return NULL;
-    lm_bexpr *r = node(c, LM_BX_LIKE, lm_type_make(LM_TYPE_BOOL), e, 2);
+    lm_bexpr *r = lm_bind_node(c, LM_BX_LIKE, lm_type_make(LM_TYPE_BOOL), e, 2);
     if (!r)
       return NULL;
     r->negated = e->negated;
@@ -1161,7 +774,7 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
       operand = e->args[i++];
     int n_pairs = (e->n_args - i - (e->has_else ? 1 : 0)) / 2;
     int n = n_pairs * 2 + (e->has_else ? 1 : 0);
-    lm_bexpr *r = node(c, LM_BX_CASE, lm_type_make(LM_TYPE_NULL), e, n);
+    lm_bexpr *r = lm_bind_node(c, LM_BX_CASE, lm_type_make(LM_TYPE_NULL), e, n);
     if (!r)
       return NULL;
     r->has_else = e->has_else;
@@ -1169,21 +782,22 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     for (int k = 0; k < n_pairs; k++) {
       const lm_expr *w = e->args[i + 2 * k], *th = e->args[i + 2 * k + 1];
       lm_bexpr *cond =
-          operand ? binary(c, w, LM_OP_EQ, bind(c, operand), bind(c, w))
-                  : bind(c, w);
+          operand ? lm_bind_binary(c, w, LM_OP_EQ, lm_bind_expr(c, operand),
+                                   lm_bind_expr(c, w))
+                  : lm_bind_expr(c, w);
       if (!cond)
         return NULL;
       if (cond->type.id != LM_TYPE_BOOL && !is_null(cond->type)) {
-        fail(c, w, "CASE WHEN condition must be BOOLEAN", NULL, NULL);
+        lm_bind_fail(c, w, "CASE WHEN condition must be BOOLEAN", NULL, NULL);
         return NULL;
       }
-      r->args[2 * k] = cast_to(c, cond, lm_type_make(LM_TYPE_BOOL));
-      r->args[2 * k + 1] = bind(c, th);
+      r->args[2 * k] = lm_bind_cast(c, cond, lm_type_make(LM_TYPE_BOOL));
+      r->args[2 * k + 1] = lm_bind_expr(c, th);
       if (!r->args[2 * k + 1])
         return NULL;
     }
     if (e->has_else) {
-      r->args[n - 1] = bind(c, e->args[e->n_args - 1]);
+      r->args[n - 1] = lm_bind_expr(c, e->args[e->n_args - 1]);
       if (!r->args[n - 1])
         return NULL;
     }
@@ -1199,15 +813,15 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
         t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
                                                     : LM_TYPE_INT64);
       else if (!lm_type_eq(t, a)) {
-        fail(c, e, "CASE branches have types %s and %s", lm_type_name(t),
-             lm_type_name(a));
+        lm_bind_fail(c, e, "CASE branches have types %s and %s",
+                     lm_type_name(t), lm_type_name(a));
         return NULL;
       }
     }
     for (int k = 0; k < n; k++) {
       if (k < n_pairs * 2 && k % 2 == 0)
         continue;
-      r->args[k] = cast_to(c, r->args[k], t);
+      r->args[k] = lm_bind_cast(c, r->args[k], t);
       if (!r->args[k])
         return NULL;
     }
@@ -1215,13 +829,13 @@ static lm_bexpr *bind_inner(bctx *c, const lm_expr *e) {
     return r;
   }
   }
-  fail(c, e, "unsupported expression", NULL, NULL);
+  lm_bind_fail(c, e, "unsupported expression", NULL, NULL);
   return NULL;
 }
 
-static lm_bexpr *bind(bctx *c, const lm_expr *e) {
+lm_bexpr *lm_bind_expr(lm_bctx *c, const lm_expr *e) {
   if (++c->depth > LM_BIND_MAX_DEPTH) {
-    fail(c, e, "expression nested too deeply", NULL, NULL);
+    lm_bind_fail(c, e, "expression nested too deeply", NULL, NULL);
     c->depth--;
     return NULL;
   }
@@ -1235,9 +849,9 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
   lm_error local;
   if (!err)
     err = &local;
-  bctx c = {arena, input, NULL, NULL, false, err, 0, false};
+  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false};
   lm_err_clear(err);
-  *out = bind(&c, e);
+  *out = lm_bind_expr(&c, e);
   return *out ? 0 : (err && err->code ? err->code : LM_ERR_BIND);
 }
 
@@ -1401,7 +1015,7 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
   p->distinct = sel->distinct;
   p->emit = sel->emit;
   const char *from = sel->from_alias ? sel->from_alias : from_name;
-  bctx c = {&p->arena, input, from, NULL, false, err, 0, false};
+  lm_bctx c = {&p->arena, input, from, NULL, false, err, 0, false};
   int rc = LM_ERR_BIND;
 
   if (sel->where) {
@@ -1410,7 +1024,7 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
                 "aggregate functions are not allowed in WHERE");
       goto fail;
     }
-    p->where = bind(&c, sel->where);
+    p->where = lm_bind_expr(&c, sel->where);
     if (!p->where)
       goto fail;
     if (p->where->type.id != LM_TYPE_BOOL && !is_null(p->where->type)) {
@@ -1460,7 +1074,7 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
         goto fail;
       }
       c.window_ok = true;
-      p->keys[k] = bind(&c, g);
+      p->keys[k] = lm_bind_expr(&c, g);
       c.window_ok = false;
       if (!p->keys[k])
         goto fail;
@@ -1481,13 +1095,13 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
                   "SELECT * cannot be used with GROUP BY or aggregates");
         goto fail;
       }
-      p->out[o] = bind(&c, e);
+      p->out[o] = lm_bind_expr(&c, e);
       if (!p->out[o])
         goto fail;
       names[o++] = sel->items[i].alias ? sel->items[i].alias : default_name(e);
     }
     if (sel->having) {
-      p->having = bind(&c, sel->having);
+      p->having = lm_bind_expr(&c, sel->having);
       if (!p->having)
         goto fail;
       if (p->having->type.id != LM_TYPE_BOOL) {
@@ -1501,7 +1115,8 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
       const lm_expr *e = sel->items[i].expr;
       if (e->kind == LM_EXPR_STAR) {
         for (int f = 0; f < input->n_fields; f++) {
-          lm_bexpr *b = node(&c, LM_BX_COLUMN, input->fields[f].type, e, 0);
+          lm_bexpr *b =
+              lm_bind_node(&c, LM_BX_COLUMN, input->fields[f].type, e, 0);
           if (!b)
             goto fail;
           b->col = f;
@@ -1510,7 +1125,7 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
         }
         continue;
       }
-      p->out[o] = bind(&c, e);
+      p->out[o] = lm_bind_expr(&c, e);
       if (!p->out[o])
         goto fail;
       names[o++] = sel->items[i].alias ? sel->items[i].alias : default_name(e);
@@ -1549,7 +1164,7 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
         }
     }
     if (idx < 0) {
-      lm_bexpr *b = bind(&c, e);
+      lm_bexpr *b = lm_bind_expr(&c, e);
       if (!b)
         goto fail;
       for (int o = 0; o < n_total; o++)
@@ -1560,7 +1175,7 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
         idx = n_total++;
       }
     }
-    lm_bexpr *ref = node(&c, LM_BX_COLUMN, p->out[idx]->type, e, 0);
+    lm_bexpr *ref = lm_bind_node(&c, LM_BX_COLUMN, p->out[idx]->type, e, 0);
     if (!ref)
       goto fail;
     ref->col = idx;
