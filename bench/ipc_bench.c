@@ -333,6 +333,10 @@ int main(int argc, char **argv) {
     bs[i] = bench_batch(s, ROWS, (int64_t)i * ROWS);
   lm_error err;
 
+  /* LM_BENCH_TCP_ONLY=1 (or =direct): only part (d), for profiling */
+  if (getenv("LM_BENCH_TCP_ONLY"))
+    goto tcp_part;
+
   /* (a) in-memory stream: 96 batches (~128 MB) written, then read */
   const int n_stream = 96;
   lm_buf out;
@@ -449,6 +453,7 @@ int main(int argc, char **argv) {
     add_part(names[2 * k + 1], (double)fsize, best_x, mc);
     unlink(path);
   }
+tcp_part:
   rmdir(dir);
 
   /* (d) TCP loopback: 384 batches (~530 MB) per transfer */
@@ -462,7 +467,12 @@ int main(int argc, char **argv) {
       /* interleaved, so both see the same machine load */
       double t = tcp_once(true, s, bs, NB, n_tcp, chunk, chunk_n, &tbytes);
       double ct = g_tcp_cpu;
-      double tb = tcp_once(false, s, bs, NB, n_tcp, chunk, chunk_n, &tbytes);
+      /* LM_BENCH_TCP_ONLY=direct: the direct path alone (profiling) */
+      const char *only = getenv("LM_BENCH_TCP_ONLY");
+      double tb =
+          only && !strcmp(only, "direct")
+              ? t
+              : tcp_once(false, s, bs, NB, n_tcp, chunk, chunk_n, &tbytes);
       if (t < 0 || tb < 0)
         return 1;
       printf("tcp cpu: direct %.0f ms (%.2f GB per CPU-s), buffered %.0f ms "

@@ -10,9 +10,13 @@
  * sockets and stdio the stream formats (arrow-stream, csv, json) work;
  * arrow-file needs a regular file (or stdio). A format not given and not
  * inferable from the endpoint's path is an error asking for --from/--to.
- * CSV and NDJSON input carry no schema: it is inferred from the data
- * (docs/ipc.md, "Schema inference"). SIGPIPE is ignored (a closed reader is
- * a write error). Errors: a message on stderr, exit status 1.
+ * CSV and NDJSON input carry no schema: it is inferred from the first
+ * --infer-rows rows (default 16384; docs/ipc.md, "Schema inference"), and
+ * the input is streamed in bounded pieces (memory independent of its
+ * size). Arrow -> Arrow keeps dictionary encoding and each batch's message
+ * custom_metadata. --connect-timeout / --accept-timeout bound socket
+ * set-up (transport/lm_transport.h). SIGPIPE is ignored (a closed reader
+ * is a write error). Errors: a message on stderr, exit status 1.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -60,12 +64,12 @@ static const char *in_name(const lm_endpoint *ep) {
 }
 
 /* Reads all of IN (any endpoint) into a malloc'd, NUL-terminated buffer. */
-static int read_all(const lm_endpoint *ep, char **out, size_t *n,
-                    lm_error *err) {
+static int read_all(const lm_endpoint *ep, const lm_stream_options *so,
+                    char **out, size_t *n, lm_error *err) {
   if (ep->kind == LM_EP_FILE)
     return lm_read_file(ep->path, out, n, err);
   lm_stream *st = NULL;
-  int rc = lm_stream_open(ep, LM_STREAM_READ, &st, err);
+  int rc = lm_stream_open_opts(ep, LM_STREAM_READ, so, &st, err);
   if (rc)
     return rc;
   lm_buf b;
@@ -235,15 +239,19 @@ static void infer_field(void *ctx, int64_t rec, int col, const char *p,
   ci->cols[col].kinds |= 1;
 }
 
-#define INFER_ROWS INT64_MAX /* every row: the data is in memory anyway */
+/* Rows the schema is inferred from by default (--infer-rows). */
+#define INFER_ROWS_DEFAULT 16384
 
-static int infer_csv(const char *s, size_t len, const char *src,
-                     lm_schema **out, lm_error *err) {
+/* Infers the CSV schema from the header and the first max_rows records of
+ * s[0, len) (which holds them complete, or is the whole input). */
+static int infer_csv(const char *s, size_t len, int64_t max_rows,
+                     const char *src, lm_schema **out, lm_error *err) {
   csv_infer ci = {0};
   lm_buf field;
   lm_buf_init(&field);
   lm_buf_init(&ci.scratch);
-  int64_t n = csv_scan(s, len, INFER_ROWS, &field, infer_field, &ci);
+  int64_t n = csv_scan(s, len, max_rows < INT64_MAX ? max_rows + 1 : max_rows,
+                       &field, infer_field, &ci);
   lm_buf_free(&field);
   lm_buf_free(&ci.scratch);
   int rc = 0;
@@ -337,8 +345,10 @@ static size_t skip_value(const char *s, size_t i, size_t len, int depth) {
   return i > start ? i : 0;
 }
 
-static int infer_json(const char *s, size_t len, const char *src,
-                      lm_schema **out, lm_error *err) {
+/* Infers the NDJSON schema from the first max_lines lines of s[0, len)
+ * (which holds them complete, or is the whole input). */
+static int infer_json(const char *s, size_t len, int64_t max_lines,
+                      const char *src, lm_schema **out, lm_error *err) {
   json_infer ji = {0};
   lm_buf key, scratch;
   lm_buf_init(&key);
@@ -346,7 +356,7 @@ static int infer_json(const char *s, size_t len, const char *src,
   int rc = 0;
   int64_t line = 0;
   size_t i = 0;
-  while (i < len && rc == 0) {
+  while (i < len && rc == 0 && line < max_lines) {
     line++;
     i = skip_ws(s, i, len);
     if (i < len && s[i] == '\n') {
@@ -477,6 +487,7 @@ typedef struct sink {
   lm_buf buf;
   lm_ipc_writer *w;
   lm_ipc_write_options o;
+  lm_stream_options so; /* timeouts, for the input endpoint too */
   bool started;
 } sink;
 
@@ -501,7 +512,10 @@ static int sink_start(sink *s, lm_schema *schema, lm_error *err) {
   return 0;
 }
 
-static int sink_write(sink *s, lm_batch *b, lm_error *err) {
+/* Writes b; kv[0, n_kv) is its message custom_metadata when read from
+ * Arrow (kept Arrow -> Arrow). */
+static int sink_write_md(sink *s, lm_batch *b, const lm_ipc_kv *kv, int n_kv,
+                         lm_error *err) {
   int rc = 0;
   if (!s->started && (rc = sink_start(s, b->schema, err)) != 0)
     return rc;
@@ -510,10 +524,16 @@ static int sink_write(sink *s, lm_batch *b, lm_error *err) {
   else if (s->f == F_JSON)
     rc = lm_json_write_batch(&s->buf, b);
   else
-    return lm_ipc_writer_write(s->w, b, err) ? err->code : sink_flush(s, err);
+    return lm_ipc_writer_write_metadata(s->w, b, kv, n_kv, err)
+               ? err->code
+               : sink_flush(s, err);
   if (rc)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return s->buf.len > (1u << 20) ? sink_flush(s, err) : 0;
+}
+
+static int sink_write(sink *s, lm_batch *b, lm_error *err) {
+  return sink_write_md(s, b, NULL, 0, err);
 }
 
 static int sink_finish(sink *s, lm_schema *schema, lm_error *err) {
@@ -527,54 +547,142 @@ static int sink_finish(sink *s, lm_schema *schema, lm_error *err) {
 
 /* --------------------------------------------------------------- sources */
 
+static void ignore_field(void *ctx, int64_t rec, int col, const char *p,
+                         size_t n, bool quoted) {
+  (void)ctx, (void)rec, (void)col, (void)p, (void)n, (void)quoted;
+}
+
+/* Whether pre[0, len) holds the header and `rows` complete CSV records
+ * (or `rows` complete NDJSON lines), so that inference can stop reading. */
+static bool window_complete(fmt from, const char *pre, size_t len, int64_t rows,
+                            lm_buf *field) {
+  int64_t nl = 0;
+  for (const char *p = pre; (p = memchr(p, '\n', len - (size_t)(p - pre))); p++)
+    if (++nl > rows + 1)
+      break;
+  if (nl <= rows + (from == F_CSV ? 1 : 0))
+    return false;
+  if (from == F_JSON)
+    return true;
+  /* quoted fields may hold line breaks: the records must be complete, so
+   * one more record must have started after them */
+  return csv_scan(pre, len, rows + 2, field, ignore_field, NULL) == rows + 2;
+}
+
+/* CSV / NDJSON input, streamed: the schema is inferred from the first
+ * infer_rows rows (INT64_MAX: the whole input, held in memory), read into
+ * a window that is then fed to the reader; the rest of the input follows
+ * in READ_CHUNK pieces, each batch going to the sink as soon as it is
+ * decoded, so memory does not grow with the input. A later value that
+ * does not fit the inferred type is the reader's error (SRC:LINE:COLUMN:
+ * expected T for column 'c', found 'v') with a hint. */
+#define READ_CHUNK ((size_t)4 << 20)
 static int convert_text(fmt from, const lm_endpoint *in, sink *out,
-                        lm_error *err) {
-  char *text = NULL;
-  size_t len = 0;
-  int rc = read_all(in, &text, &len, err);
+                        int64_t infer_rows, lm_error *err) {
+  const char *src = in_name(in);
+  lm_stream *st = NULL;
+  int rc = lm_stream_open_opts(in, LM_STREAM_READ, &out->so, &st, err);
   if (rc)
     return rc;
-  const char *src = in_name(in);
-  lm_schema *schema = NULL;
-  rc = from == F_CSV ? infer_csv(text, len, src, &schema, err)
-                     : infer_json(text, len, src, &schema, err);
-  if (rc) {
-    free(text);
-    return rc;
+  lm_buf pre, field;
+  lm_buf_init(&pre);
+  lm_buf_init(&field);
+  bool eof = false;
+  size_t checked = 0; /* window_complete was false up to this length */
+  while (rc == 0 && !eof) {
+    if (lm_buf_reserve(&pre, READ_CHUNK)) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+    size_t k = 0;
+    rc = lm_stream_read(st, pre.data + pre.len, READ_CHUNK, &k, err);
+    if (rc)
+      break;
+    pre.len += k;
+    eof = k == 0;
+    if (!eof && infer_rows < INT64_MAX && pre.len - checked >= (64u << 10)) {
+      if (window_complete(from, pre.data, pre.len, infer_rows, &field))
+        break;
+      checked = pre.len;
+    }
   }
+  lm_buf_free(&field);
+  if (rc == 0 && lm_buf_reserve(&pre, 1))
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_schema *schema = NULL;
+  if (rc == 0)
+    rc = from == F_CSV
+             ? infer_csv(pre.data, pre.len, infer_rows, src, &schema, err)
+             : infer_json(pre.data, pre.len, infer_rows, src, &schema, err);
   lm_csv_reader *cr = NULL;
   lm_json_reader *jr = NULL;
-  if (from == F_CSV)
-    cr = lm_csv_reader_new(schema, NULL, src);
-  else
-    jr = lm_json_reader_new(schema, NULL, src);
-  if (!cr && !jr)
+  if (rc == 0) {
+    if (from == F_CSV)
+      cr = lm_csv_reader_new(schema, NULL, src);
+    else
+      jr = lm_json_reader_new(schema, NULL, src);
+    if (!cr && !jr)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  /* the window, then the rest of the input, through the reader */
+  char *chunk = rc == 0 && !eof ? malloc(READ_CHUNK) : NULL;
+  if (rc == 0 && !eof && !chunk)
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-  size_t pos = 0, step = 4 << 20;
+  const char *p = pre.data;
+  size_t n = pre.len;
+  bool window = true;
   while (rc == 0) {
-    size_t k = LM_MIN(step, len - pos);
-    if (k)
-      rc = cr ? lm_csv_reader_feed(cr, text + pos, k, err)
-              : lm_json_reader_feed(jr, text + pos, k, err);
-    pos += k;
-    if (rc == 0 && pos == len)
-      rc = cr ? lm_csv_reader_finish(cr, err) : lm_json_reader_finish(jr, err);
-    lm_batch *b;
-    while ((b = cr ? lm_csv_reader_next(cr) : lm_json_reader_next(jr))) {
-      if (rc == 0)
-        rc = sink_write(out, b, err);
-      lm_batch_release(b);
+    for (size_t pos = 0; rc == 0 && (pos < n || n == 0);) {
+      size_t k = LM_MIN(READ_CHUNK, n - pos);
+      if (k)
+        rc = cr ? lm_csv_reader_feed(cr, p + pos, k, err)
+                : lm_json_reader_feed(jr, p + pos, k, err);
+      pos += k;
+      if (rc == 0 && eof && pos == n)
+        rc =
+            cr ? lm_csv_reader_finish(cr, err) : lm_json_reader_finish(jr, err);
+      lm_batch *b;
+      while ((b = cr ? lm_csv_reader_next(cr) : lm_json_reader_next(jr))) {
+        if (rc == 0)
+          rc = sink_write(out, b, err);
+        lm_batch_release(b);
+      }
+      if (n == 0)
+        break;
     }
-    if (pos == len)
+    if (window) { /* the window is no longer needed */
+      lm_buf_free(&pre);
+      window = false;
+    }
+    if (rc || eof)
       break;
+    size_t k = 0;
+    if ((rc = lm_stream_read(st, chunk, READ_CHUNK, &k, err)) != 0)
+      break;
+    p = chunk;
+    n = k;
+    eof = k == 0;
+  }
+  if (rc == LM_ERR_PARSE && infer_rows < INT64_MAX &&
+      strstr(err->msg, "expected ")) {
+    char hint[160];
+    snprintf(hint, sizeof hint,
+             " (the column's type was inferred from the first %lld rows; "
+             "--infer-rows 0 infers it from all of them)",
+             (long long)infer_rows);
+    size_t l = strlen(err->msg);
+    if (l + strlen(hint) < sizeof err->msg)
+      memcpy(err->msg + l, hint, strlen(hint) + 1);
   }
   if (rc == 0)
     rc = sink_finish(out, schema, err);
+  free(chunk);
+  lm_buf_free(&pre);
   lm_csv_reader_free(cr);
   lm_json_reader_free(jr);
   lm_schema_release(schema);
-  free(text);
-  return rc;
+  int rc2 = lm_stream_close(st, rc ? NULL : err);
+  return rc ? rc : rc2;
 }
 
 /* Writes every batch of an opened IPC file to the sink, finishes it, and
@@ -584,7 +692,9 @@ static int copy_file_batches(lm_ipc_file_reader *r, sink *out, lm_error *err) {
   lm_batch *b;
   lm_ipc_file_reader_keep_dictionaries(r, true); /* Arrow -> Arrow keeps them */
   while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b) {
-    rc = sink_write(out, b, err);
+    const lm_ipc_kv *kv;
+    int n_kv = lm_ipc_file_batch_metadata(r, &kv);
+    rc = sink_write_md(out, b, kv, n_kv, err);
     lm_batch_release(b);
     if (rc)
       break;
@@ -603,7 +713,7 @@ static int convert_arrow_file(const lm_endpoint *in, sink *out, lm_error *err) {
   } else {
     char *text;
     size_t len;
-    if ((rc = read_all(in, &text, &len, err)) != 0)
+    if ((rc = read_all(in, &out->so, &text, &len, err)) != 0)
       return rc;
     lm_buffer *owner = lm_buffer_wrap(text, len, NULL, NULL);
     rc = owner ? lm_ipc_file_open_memory(text, len, owner, NULL, "<stdin>", &r,
@@ -627,7 +737,7 @@ static int convert_arrow_file(const lm_endpoint *in, sink *out, lm_error *err) {
 static int convert_arrow_stream(const lm_endpoint *in, sink *out,
                                 lm_error *err) {
   lm_stream *st = NULL;
-  int rc = lm_stream_open(in, LM_STREAM_READ, &st, err);
+  int rc = lm_stream_open_opts(in, LM_STREAM_READ, &out->so, &st, err);
   if (rc)
     return rc;
   lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(NULL, in_name(in));
@@ -652,8 +762,10 @@ static int convert_arrow_stream(const lm_endpoint *in, sink *out,
     }
     lm_batch *b;
     while ((b = lm_ipc_stream_reader_next(r))) {
+      const lm_ipc_kv *kv;
+      int n_kv = lm_ipc_stream_reader_batch_metadata(r, &kv);
       if (rc == 0)
-        rc = sink_write(out, b, err);
+        rc = sink_write_md(out, b, kv, n_kv, err);
       lm_batch_release(b);
     }
   }
@@ -665,16 +777,24 @@ static int convert_arrow_stream(const lm_endpoint *in, sink *out,
 }
 
 static void convert_usage(FILE *f) {
-  fprintf(f, "usage: laminardb convert [--from FMT] [--to FMT] "
-             "[--compression zstd|lz4] IN OUT\n"
-             "  FMT: arrow-file, arrow-stream, csv, json (NDJSON); inferred "
-             "from .arrow/.feather, .arrows, .csv, .json/.ndjson/.jsonl\n"
-             "  IN/OUT: a path, '-' (stdin/stdout), tcp://HOST:PORT, "
-             "tcp-listen://HOST:PORT,\n"
-             "  unix:///PATH or unix-listen:///PATH (a listener waits for one "
-             "connection);\n"
-             "  over sockets and stdio use arrow-stream, csv or json and give "
-             "--from/--to\n");
+  fprintf(f,
+          "usage: laminardb convert [--from FMT] [--to FMT] "
+          "[--compression zstd|lz4] [--infer-rows N]\n"
+          "       [--connect-timeout MS] [--accept-timeout MS] IN OUT\n"
+          "  FMT: arrow-file, arrow-stream, csv, json (NDJSON); inferred "
+          "from .arrow/.feather, .arrows, .csv, .json/.ndjson/.jsonl\n"
+          "  IN/OUT: a path, '-' (stdin/stdout), tcp://HOST:PORT, "
+          "tcp-listen://HOST:PORT,\n"
+          "  unix:///PATH or unix-listen:///PATH (a listener waits for one "
+          "connection);\n"
+          "  over sockets and stdio use arrow-stream, csv or json and give "
+          "--from/--to\n"
+          "  --infer-rows N: CSV/NDJSON column types from the first N rows "
+          "(default %d; 0 = all,\n"
+          "    reading the whole input into memory first)\n"
+          "  --connect-timeout MS (default %d), --accept-timeout MS "
+          "(default: none); 0 or -1 = none\n",
+          INFER_ROWS_DEFAULT, LM_CONNECT_TIMEOUT_DEFAULT_MS);
 }
 
 /* The format an endpoint's name implies: files and Unix sockets by the
@@ -723,8 +843,31 @@ int lm_cli_convert(int argc, char **argv) {
   fmt from = F_NONE, to = F_NONE;
   const char *in = NULL, *outp = NULL;
   int comp = LM_IPC_COMPRESS_NONE;
+  int64_t infer_rows = INFER_ROWS_DEFAULT;
+  lm_stream_options so = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if ((!strcmp(a, "--infer-rows") || !strcmp(a, "--connect-timeout") ||
+         !strcmp(a, "--accept-timeout")) &&
+        i + 1 < argc) {
+      const char *v = argv[++i];
+      char *end;
+      long long x = strtoll(v, &end, 10);
+      bool rows = a[2] == 'i';
+      if (!*v || *end || x < (rows ? 0 : -1) ||
+          x > (rows ? INT64_MAX : INT32_MAX)) {
+        fprintf(stderr, "laminardb convert: %s needs %s, not '%s'\n", a,
+                rows ? "a row count >= 0" : "milliseconds (or -1 for none)", v);
+        return 1;
+      }
+      if (rows)
+        infer_rows = x == 0 || x > (INT64_C(1) << 40) ? INT64_MAX : (int64_t)x;
+      else if (a[2] == 'c')
+        so.connect_timeout_ms = x == 0 ? -1 : (int)x;
+      else
+        so.accept_timeout_ms = x == 0 ? -1 : (int)x;
+      continue;
+    }
     if ((!strcmp(a, "--from") || !strcmp(a, "--to") ||
          !strcmp(a, "--compression")) &&
         i + 1 < argc) {
@@ -794,15 +937,16 @@ int lm_cli_convert(int argc, char **argv) {
   s.path = eout->kind == LM_EP_STDIO ? "<stdout>" : eout->name;
   s.o.alignment = 8;
   s.o.compression = comp;
+  s.so = so;
   lm_buf_init(&s.buf);
-  rc = lm_stream_open(eout, LM_STREAM_WRITE, &s.st, &err);
+  rc = lm_stream_open_opts(eout, LM_STREAM_WRITE, &so, &s.st, &err);
   if (rc == 0) {
     if (from == F_ARROW_FILE)
       rc = convert_arrow_file(ein, &s, &err);
     else if (from == F_ARROW_STREAM)
       rc = convert_arrow_stream(ein, &s, &err);
     else
-      rc = convert_text(from, ein, &s, &err);
+      rc = convert_text(from, ein, &s, infer_rows, &err);
   }
   int rc2 = lm_stream_close(s.st, rc ? NULL : &err);
   if (rc == 0)

@@ -1,4 +1,5 @@
-/* The files source (CSV / NDJSON; once or watch) and the files sink. */
+/* The files source (CSV / NDJSON / Arrow IPC; once or watch) and the files
+ * sink. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -29,8 +30,15 @@ typedef struct open_file {
   char *path;
   int fd;
   void *reader; /* lm_csv_reader*, lm_json_reader* or lm_ipc_stream_reader* */
-  bool started; /* the first bytes were seen (IPC: file magic skipped) */
+  bool started; /* the first bytes were seen */
   bool done;
+  /* FORMAT ARROW_IPC: a file starting with the IPC file magic is read
+   * through its footer (lm_ipc_file_open: mmap, zero-copy), not as a
+   * stream: a file need not hold a Schema message (apache-arrow's JS writer
+   * puts the schema in the footer only) and may place a dictionary after
+   * the record batches using it (Columnar.html "IPC File Format"). */
+  bool ipc_file;
+  lm_ipc_file_reader *ipcf;
 } open_file;
 
 typedef struct files_reader {
@@ -69,29 +77,45 @@ static void reader_free(files_reader *r, void *x) {
 static int reader_feed(files_reader *r, open_file *f, const char *p, size_t n,
                        lm_error *err) {
   if (r->fmt == FMT_IPC) {
-    /* An IPC file is "ARROW1\0\0", the stream format (ending with its
-     * end-of-stream marker), then the footer: the stream reader reads it
-     * once the magic is skipped and ignores what follows the marker. */
-    if (!f->started && n >= 8 && !memcmp(p, "ARROW1", 6)) {
-      p += 8;
-      n -= 8;
-    }
+    if (!f->started && n >= 8 && !memcmp(p, "ARROW1\0\0", 8))
+      f->ipc_file = true;
     f->started = true;
+    if (f->ipc_file) { /* read at the end through the footer: skip ahead */
+      if (lseek(f->fd, 0, SEEK_END) < 0)
+        return lm_err(err, LM_ERR_IO, "%s: %s", f->path, strerror(errno));
+      return 0;
+    }
     return lm_ipc_stream_reader_feed(f->reader, p, n, err);
   }
   f->started = true;
   return r->fmt == FMT_JSON ? lm_json_reader_feed(f->reader, p, n, err)
                             : lm_csv_reader_feed(f->reader, p, n, err);
 }
-static int reader_finish(files_reader *r, void *x, lm_error *err) {
+/* Opens an IPC file through its footer; with `wait` (watch mode) a file
+ * whose trailing magic is not there yet is left for a later poll. */
+static int ipc_file_open(open_file *f, bool wait, lm_error *err) {
+  if (f->ipcf)
+    return 0;
+  struct stat st;
+  char tail[6];
+  if (wait &&
+      (fstat(f->fd, &st) || st.st_size < 8 + 6 ||
+       pread(f->fd, tail, 6, st.st_size - 6) != 6 || memcmp(tail, "ARROW1", 6)))
+    return 0;
+  return lm_ipc_file_open(f->path, NULL, &f->ipcf, err);
+}
+static int reader_finish(files_reader *r, open_file *f, lm_error *err) {
+  void *x = f->reader;
   if (r->fmt == FMT_IPC)
-    return lm_ipc_stream_reader_finish(x, err);
+    return f->ipc_file ? ipc_file_open(f, false, err)
+                       : lm_ipc_stream_reader_finish(x, err);
   return r->fmt == FMT_JSON ? lm_json_reader_finish(x, err)
                             : lm_csv_reader_finish(x, err);
 }
-static int reader_flush(files_reader *r, void *x, lm_error *err) {
-  if (r->fmt == FMT_IPC)
-    return 0; /* batches are complete messages already */
+static int reader_flush(files_reader *r, open_file *f, lm_error *err) {
+  void *x = f->reader;
+  if (r->fmt == FMT_IPC) /* stream batches are complete messages already */
+    return f->ipc_file ? ipc_file_open(f, true, err) : 0;
   return r->fmt == FMT_JSON ? lm_json_reader_flush(x, err)
                             : lm_csv_reader_flush(x, err);
 }
@@ -160,7 +184,14 @@ static int reader_next(files_reader *r, open_file *f, lm_batch **out,
     *out = lm_json_reader_next(f->reader);
     return 0;
   }
-  lm_batch *b = lm_ipc_stream_reader_next(f->reader);
+  lm_batch *b = NULL;
+  if (f->ipcf) {
+    int rc = lm_ipc_file_next(f->ipcf, &b, err);
+    if (rc)
+      return rc;
+  } else {
+    b = lm_ipc_stream_reader_next(f->reader);
+  }
   if (!b)
     return 0;
   int rc = conform_ipc(r, f->path, b, out, err);
@@ -239,6 +270,7 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
     int rc = discover(r, err);
     if (rc)
       return rc;
+    r->base.n_partitions = r->n_files;
   }
   while (r->cur < r->n_files) {
     open_file *f = &r->files[r->cur];
@@ -256,6 +288,8 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
       return nrc;
     if (b) {
       *out = b;
+      r->base.partition = r->cur; /* one partition per file */
+      r->base.n_partitions = r->n_files;
       return 0;
     }
     if (f->done) {
@@ -277,12 +311,12 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
     /* end of the file's current contents */
     if (r->watch && r->cur == r->n_files - 1) {
       /* deliver the complete rows read so far, then wait for more */
-      int rc = reader_flush(r, f->reader, err);
+      int rc = reader_flush(r, f, err);
       if (rc)
         return rc;
       return reader_next(r, f, out, err);
     }
-    int rc = reader_finish(r, f->reader, err);
+    int rc = reader_finish(r, f, err);
     if (rc)
       return rc;
     f->done = true;
@@ -293,11 +327,19 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
   return 0;
 }
 
+/* A file is exhausted once read to its end (in watch mode: once a later
+ * file is being read, as only the last file is watched for more rows). */
+static bool files_partition_done(lm_source_reader *base, int p) {
+  files_reader *r = (files_reader *)base;
+  return p >= 0 && p < r->n_files && (r->files[p].done || p < r->cur);
+}
+
 static void files_free(lm_source_reader *base) {
   files_reader *r = (files_reader *)base;
   for (int i = 0; i < r->n_files; i++) {
     if (r->files[i].reader)
       reader_free(r, r->files[i].reader);
+    lm_ipc_file_reader_free(r->files[i].ipcf);
     if (r->files[i].fd >= 0)
       close(r->files[i].fd);
     free(r->files[i].path);
@@ -341,6 +383,7 @@ int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   r->base.poll = files_poll;
   r->base.free = files_free;
+  r->base.partition_done = files_partition_done;
   r->watch = mode && !lm_strcasecmp(mode, "watch");
   r->base.unbounded = r->watch;
   r->fmt = ff;
@@ -370,6 +413,7 @@ int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
     files_free(&r->base);
     return rc;
   }
+  r->base.n_partitions = r->n_files;
   *out = &r->base;
   return 0;
 }

@@ -22,6 +22,17 @@ struct lm_source_reader {
   bool unbounded;
   /* For paced sources: µs until more rows are due (0 = now). */
   int64_t (*wait_us)(lm_source_reader *r);
+  /* Partitions (DESIGN.md "Time semantics": a source's watermark is the
+   * minimum over its partitions). A FILES source over several files has
+   * one partition per file, numbered in name order: n_partitions is the
+   * number known so far (watch mode discovers more), `partition` the
+   * partition of the batch poll returned last, and partition_done(r, p)
+   * says whether partition p is exhausted (no more rows can come from it,
+   * so it no longer holds the watermark back). Readers of one partition
+   * leave n_partitions 0 and partition_done NULL (zero-initialized). */
+  int n_partitions;
+  int partition;
+  bool (*partition_done)(lm_source_reader *r, int p);
 };
 
 /* Options as written in SQL (`'key' = 'value'`). */

@@ -352,6 +352,11 @@ struct lm_framing_decoder {
   lm_buf pend;
   size_t pend_off;
   size_t abs; /* absolute offset of pend.data[0] */
+  /* Once a BATCH payload was decoded in place, pend's memory belongs to
+   * this refcounted buffer (the batches' column views hold references to
+   * it): it is never moved or reallocated again; the next feed takes it
+   * back when no batch uses it any more, else continues in new memory. */
+  lm_buffer *pend_owner;
   int state;
   uint16_t flags;
   uint32_t n_decl; /* declared in the header */
@@ -528,29 +533,27 @@ static void release_payload(lm_buffer *b) {
   free(b->data);
 }
 
-/* A BATCH payload p[0, len) at absolute offset `at` (§4.1): one copy into
- * an aligned buffer the batch's columns then share (zero-copy views), one
- * RecordBatch message decoded against the channel's reader, which holds
- * the schema decoded once at the declaration. */
+/* A BATCH payload p[0, len) at absolute offset `at` (§4.1), inside pend:
+ * one RecordBatch message decoded in place against the channel's reader
+ * (which holds the schema decoded once at the declaration); the batch's
+ * column buffers are zero-copy views holding a reference to pend's memory
+ * (pend_owner), except buffers at an address that is not 8-aligned (after
+ * a MESSAGE frame of odd length, say), which the IPC reader copies. */
 static int decode_batch_frame(lm_framing_decoder *d, dec_channel *c,
                               const uint8_t *p, size_t len, size_t at,
                               lm_batch **out, lm_error *err) {
   *out = NULL;
-  uint8_t *mem = aligned_alloc(64, (len + 63) & ~(size_t)63);
-  lm_buffer *own =
-      mem ? lm_buffer_wrap(NULL, len, release_payload, NULL) : NULL;
-  if (!own) {
-    free(mem);
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!d->pend_owner) {
+    d->pend_owner = lm_buffer_wrap(NULL, d->pend.cap, release_payload, NULL);
+    if (!d->pend_owner)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    d->pend_owner->data = (uint8_t *)d->pend.data;
   }
-  own->data = mem;
-  memcpy(mem, p, len);
   lm_error ie;
   lm_err_clear(&ie);
   lm_batch *b = NULL;
-  int rc =
-      lm_ipc_stream_reader_decode_message(c->rd, mem, len, own, at, &b, &ie);
-  lm_buffer_release(own);
+  int rc = lm_ipc_stream_reader_decode_message(c->rd, p, len, d->pend_owner, at,
+                                               &b, &ie);
   if (rc)
     return derr(d, err, rc, at, "bad record batch payload: %s", ie.msg);
   if (!b)
@@ -931,6 +934,27 @@ int lm_framing_decoder_feed(lm_framing_decoder *d, const void *data, size_t len,
   }
   if (len == 0)
     return 0;
+  if (d->pend_owner) {
+    if (__atomic_load_n(&d->pend_owner->refcnt, __ATOMIC_ACQUIRE) == 1) {
+      /* no batch uses pend any more: its memory is ours again */
+      d->pend_owner->data = NULL;
+    } else {
+      /* batches use it: the unread tail continues in new memory */
+      lm_buf fresh;
+      lm_buf_init(&fresh);
+      size_t rest = d->pend.len - d->pend_off;
+      if (lm_buf_reserve(&fresh, rest + len) ||
+          (rest && lm_buf_append(&fresh, d->pend.data + d->pend_off, rest))) {
+        lm_buf_free(&fresh);
+        return fail(d, lm_err(e, LM_ERR_NOMEM, "out of memory"), e);
+      }
+      d->abs += d->pend_off;
+      d->pend_off = 0;
+      d->pend = fresh;
+    }
+    lm_buffer_release(d->pend_owner);
+    d->pend_owner = NULL;
+  }
   if (d->pend_off > 0 && d->pend_off >= d->pend.len / 2) {
     size_t rest = d->pend.len - d->pend_off;
     memmove(d->pend.data, d->pend.data + d->pend_off, rest);
@@ -1015,7 +1039,10 @@ void lm_framing_decoder_free(lm_framing_decoder *d) {
       lm_schema_release(d->exp[i].schema);
   }
   free(d->exp);
-  lm_buf_free(&d->pend);
+  if (d->pend_owner) /* pend's memory lives as long as its batches */
+    lm_buffer_release(d->pend_owner);
+  else
+    lm_buf_free(&d->pend);
   free(d->source);
   free(d);
 }

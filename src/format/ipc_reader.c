@@ -151,6 +151,17 @@ static const char *type_name(uint8_t t) {
 
 /* --------------------------------------------------------------- schema */
 
+static void kvs_free(lm_ipc_kv *kv, int n) {
+  for (int i = 0; i < n; i++) {
+    free(kv[i].key);
+    free(kv[i].value);
+  }
+  free(kv);
+}
+
+/* Reads the custom_metadata vector (KeyValue tables) in slot of t into a
+ * new array *out of *n_out pairs (NULL/0 when absent or empty); on error
+ * what was read is in *out and *n_out for the caller to free. */
 static int read_kvs(const ipc_ctx *c, const lm_fb_table *t, int slot,
                     lm_ipc_kv **out, int *n_out) {
   lm_fb_vec v;
@@ -615,21 +626,22 @@ static int decode_schema(const ipc_ctx *c, const lm_fb_table *st,
 /* Verifies the Message flatbuffer p[0, len) found at absolute offset abs. */
 static int parse_message(const ipc_ctx *c, lm_fb_reader *rd, const uint8_t *p,
                          size_t len, size_t abs, uint8_t *htype,
-                         lm_fb_table *header, int64_t *body_len) {
+                         lm_fb_table *header, int64_t *body_len,
+                         lm_fb_table *msg_out) {
   rd->p = p;
   rd->len = len;
   rd->base = abs;
   rd->source = c->source;
   rd->err = c->err;
-  lm_fb_table msg;
+  lm_fb_table local, *msg = msg_out ? msg_out : &local;
   int16_t version;
   bool present;
   int rc;
-  if ((rc = lm_fb_root(rd, &msg)) != 0 ||
-      (rc = lm_fb_get_i16(&msg, MSG_VERSION, 0, &version)) != 0 ||
-      (rc = lm_fb_get_u8(&msg, MSG_HEADER_TYPE, 0, htype)) != 0 ||
-      (rc = lm_fb_get_table(&msg, MSG_HEADER, header, &present)) != 0 ||
-      (rc = lm_fb_get_i64(&msg, MSG_BODY_LENGTH, 0, body_len)) != 0)
+  if ((rc = lm_fb_root(rd, msg)) != 0 ||
+      (rc = lm_fb_get_i16(msg, MSG_VERSION, 0, &version)) != 0 ||
+      (rc = lm_fb_get_u8(msg, MSG_HEADER_TYPE, 0, htype)) != 0 ||
+      (rc = lm_fb_get_table(msg, MSG_HEADER, header, &present)) != 0 ||
+      (rc = lm_fb_get_i64(msg, MSG_BODY_LENGTH, 0, body_len)) != 0)
     return rc;
   if (version < ARROW_METADATA_V4 || version > ARROW_METADATA_V5)
     return ipc_err(c, LM_ERR_PARSE, abs,
@@ -1301,6 +1313,26 @@ static int apply_dictionary(const ipc_ctx *c, ipc_schema *s,
 
 /* ---------------------------------------------------------- stream reader */
 
+/* A message's custom_metadata (Message.fbs Message.custom_metadata). */
+typedef struct ipc_md {
+  lm_ipc_kv *kv;
+  int n;
+} ipc_md;
+
+/* Reads msg's custom_metadata into *md (freed on error). */
+static int read_message_md(const ipc_ctx *c, const lm_fb_table *msg,
+                           ipc_md *md) {
+  md->kv = NULL;
+  md->n = 0;
+  int rc = read_kvs(c, msg, MSG_CUSTOM_METADATA, &md->kv, &md->n);
+  if (rc) {
+    kvs_free(md->kv, md->n);
+    md->kv = NULL;
+    md->n = 0;
+  }
+  return rc;
+}
+
 struct lm_ipc_stream_reader {
   lm_ipc_limits lim;
   char *source;
@@ -1323,7 +1355,40 @@ struct lm_ipc_stream_reader {
   int err_code;
   lm_error saved;
   lm_fmt_queue q;
+  /* the custom_metadata of the queued batches' messages, in q's order:
+   * mdq[mdq_head, mdq_len) */
+  ipc_md *mdq;
+  size_t mdq_head, mdq_len, mdq_cap;
+  ipc_md last; /* of the batch last returned by next or decode_message */
 };
+
+/* Appends md to the metadata queue (taking it); LM_ERR_NOMEM. */
+static int mdq_push(lm_ipc_stream_reader *r, ipc_md md) {
+  if (r->mdq_head == r->mdq_len)
+    r->mdq_head = r->mdq_len = 0;
+  if (r->mdq_len == r->mdq_cap) {
+    if (r->mdq_head > 0) {
+      memmove(r->mdq, r->mdq + r->mdq_head,
+              (r->mdq_len - r->mdq_head) * sizeof *r->mdq);
+      r->mdq_len -= r->mdq_head;
+      r->mdq_head = 0;
+    } else {
+      size_t cap = r->mdq_cap ? r->mdq_cap * 2 : 16;
+      ipc_md *q = realloc(r->mdq, cap * sizeof *q);
+      if (!q)
+        return LM_ERR_NOMEM;
+      r->mdq = q;
+      r->mdq_cap = cap;
+    }
+  }
+  r->mdq[r->mdq_len++] = md;
+  return 0;
+}
+
+static void set_last(lm_ipc_stream_reader *r, ipc_md md) {
+  kvs_free(r->last.kv, r->last.n);
+  r->last = md;
+}
 
 lm_ipc_stream_reader *lm_ipc_stream_reader_new(const lm_ipc_limits *limits,
                                                const char *source_name) {
@@ -1384,10 +1449,10 @@ static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
       return 0;
     lm_fb_reader rd;
     uint8_t ht;
-    lm_fb_table hdr;
+    lm_fb_table hdr, msg;
     int64_t blen;
     int rc = parse_message(&c, &rd, p + prefix, (size_t)L, at + prefix, &ht,
-                           &hdr, &blen);
+                           &hdr, &blen, &msg);
     if (rc)
       return rc;
     size_t total = prefix + (size_t)L + (size_t)blen;
@@ -1419,10 +1484,24 @@ static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
           return rc;
       } else {
         lm_batch *b;
-        if ((rc = decode_batch(&c, &hdr, &r->sch, &body, &b)) != 0)
+        ipc_md md;
+        if ((rc = read_message_md(&c, &msg, &md)) != 0)
           return rc;
-        if (lm_fmt_queue_push(&r->q, b))
+        if ((rc = decode_batch(&c, &hdr, &r->sch, &body, &b)) != 0) {
+          kvs_free(md.kv, md.n);
+          return rc;
+        }
+        if (mdq_push(r, md)) {
+          kvs_free(md.kv, md.n);
+          lm_batch_release(b);
           return lm_err(err, LM_ERR_NOMEM, "out of memory");
+        }
+        if (lm_fmt_queue_push(&r->q, b)) {
+          r->mdq_len--;
+          kvs_free(md.kv, md.n);
+          lm_batch_release(b);
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+        }
       }
     } else {
       return ipc_err(&c, LM_ERR_PARSE, at, "unexpected message type %u", ht);
@@ -1562,10 +1641,10 @@ int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
                    len);
   lm_fb_reader rd;
   uint8_t ht;
-  lm_fb_table hdr;
+  lm_fb_table hdr, msg;
   int64_t blen;
   int rc = parse_message(&c, &rd, p + prefix, (size_t)L, abs + prefix, &ht,
-                         &hdr, &blen);
+                         &hdr, &blen, &msg);
   if (rc)
     return rc;
   size_t total = prefix + (size_t)L + (size_t)blen;
@@ -1583,7 +1662,15 @@ int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
                    owner, -1};
   if (ht == ARROW_MSG_DICTIONARY_BATCH)
     return apply_dictionary(&c, &r->sch, &hdr, &body, false);
-  return decode_batch(&c, &hdr, &r->sch, &body, out);
+  ipc_md md;
+  if ((rc = read_message_md(&c, &msg, &md)) != 0)
+    return rc;
+  if ((rc = decode_batch(&c, &hdr, &r->sch, &body, out)) != 0) {
+    kvs_free(md.kv, md.n);
+    return rc;
+  }
+  set_last(r, md);
+  return 0;
 }
 
 /* Bytes to ask for when the next message's size is not known yet. */
@@ -1668,7 +1755,15 @@ int lm_ipc_stream_reader_finish(lm_ipc_stream_reader *r, lm_error *err) {
 }
 
 lm_batch *lm_ipc_stream_reader_next(lm_ipc_stream_reader *r) {
-  return lm_fmt_queue_pop(&r->q);
+  lm_batch *b = lm_fmt_queue_pop(&r->q);
+  if (b && r->mdq_head < r->mdq_len)
+    set_last(r, r->mdq[r->mdq_head++]);
+  return b;
+}
+int lm_ipc_stream_reader_batch_metadata(const lm_ipc_stream_reader *r,
+                                        const lm_ipc_kv **kv) {
+  *kv = r->last.kv;
+  return r->last.n;
 }
 lm_schema *lm_ipc_stream_reader_schema(const lm_ipc_stream_reader *r) {
   if (!r->have_schema)
@@ -1693,6 +1788,10 @@ void lm_ipc_stream_reader_free(lm_ipc_stream_reader *r) {
     return;
   ipc_schema_free(&r->sch);
   lm_fmt_queue_free(&r->q);
+  for (size_t i = r->mdq_head; i < r->mdq_len; i++)
+    kvs_free(r->mdq[i].kv, r->mdq[i].n);
+  free(r->mdq);
+  kvs_free(r->last.kv, r->last.n);
   if (r->pend)
     lm_buffer_release(r->pend);
   free(r->source);
@@ -1714,6 +1813,7 @@ struct lm_ipc_file_reader {
   size_t blocks_at;      /* absolute offset of the first Block */
   int n_blocks;
   int next;
+  ipc_md last; /* custom_metadata of the batch last decoded */
 };
 
 /* Verifies the footer Blocks of vector v (record batches or dictionaries):
@@ -1741,7 +1841,7 @@ static int check_blocks(const ipc_ctx *c, const lm_fb_vec *v, size_t at0,
 static int block_message(const lm_ipc_file_reader *r, const ipc_ctx *c,
                          const uint8_t *b, const char *what, int i,
                          uint8_t want, lm_fb_reader *rd, lm_fb_table *hdr,
-                         body_ref *body) {
+                         body_ref *body, lm_fb_table *msg) {
   size_t off = (size_t)lm_fb_i64(b);
   size_t mlen = (size_t)(int32_t)lm_fb_u32(b + 8);
   const uint8_t *p = r->p + off;
@@ -1759,7 +1859,7 @@ static int block_message(const lm_ipc_file_reader *r, const ipc_ctx *c,
   uint8_t ht;
   int64_t blen;
   int rc = parse_message(c, rd, p + prefix, (size_t)L, off + prefix, &ht, hdr,
-                         &blen);
+                         &blen, msg);
   if (rc)
     return rc;
   if (ht != want)
@@ -1860,7 +1960,7 @@ int lm_ipc_file_open_memory(const void *data, size_t len, lm_buffer *owner,
     body_ref body;
     if ((rc = block_message(
              r, &c, lm_fb_vec_elem(&dicts, i), "dictionary batch", (int)i,
-             ARROW_MSG_DICTIONARY_BATCH, &drd, &hdr, &body)) != 0 ||
+             ARROW_MSG_DICTIONARY_BATCH, &drd, &hdr, &body, NULL)) != 0 ||
         (rc = apply_dictionary(&c, &r->sch, &hdr, &body, true)) != 0)
       goto fail;
   }
@@ -1925,14 +2025,29 @@ int lm_ipc_file_read_batch(lm_ipc_file_reader *r, int i, lm_batch **out,
     return lm_err(err, LM_ERR_INVALID, "%s: no record batch %d (of %d)",
                   r->source, i, r->n_blocks);
   lm_fb_reader rd;
-  lm_fb_table hdr;
+  lm_fb_table hdr, msg;
   body_ref body;
   int rc = block_message(r, &c, r->blocks + (size_t)i * ARROW_BLOCK_SIZE,
                          "record batch", i, ARROW_MSG_RECORD_BATCH, &rd, &hdr,
-                         &body);
+                         &body, &msg);
   if (rc)
     return rc;
-  return decode_batch(&c, &hdr, &r->sch, &body, out);
+  ipc_md md;
+  if ((rc = read_message_md(&c, &msg, &md)) != 0)
+    return rc;
+  if ((rc = decode_batch(&c, &hdr, &r->sch, &body, out)) != 0) {
+    kvs_free(md.kv, md.n);
+    return rc;
+  }
+  kvs_free(r->last.kv, r->last.n);
+  r->last = md;
+  return 0;
+}
+
+int lm_ipc_file_batch_metadata(const lm_ipc_file_reader *r,
+                               const lm_ipc_kv **kv) {
+  *kv = r->last.kv;
+  return r->last.n;
 }
 
 int lm_ipc_file_next(lm_ipc_file_reader *r, lm_batch **out, lm_error *err) {
@@ -1961,6 +2076,7 @@ void lm_ipc_file_reader_free(lm_ipc_file_reader *r) {
   if (!r)
     return;
   ipc_schema_free(&r->sch);
+  kvs_free(r->last.kv, r->last.n);
   if (r->owner)
     lm_buffer_release(r->owner);
   free(r->source);

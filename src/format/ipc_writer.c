@@ -58,6 +58,10 @@ struct lm_ipc_writer {
   int compression;
   int n_kv;
   lm_ipc_kv *kv;
+  /* custom_metadata of the RecordBatch message being written (borrowed
+   * during lm_ipc_writer_write_metadata) */
+  const lm_ipc_kv *msg_kv;
+  int msg_n_kv;
   block *blocks;
   size_t n_blocks, cap_blocks;
   bool dict_utf8;
@@ -439,8 +443,12 @@ static int write_message(lm_ipc_writer *w, const uint8_t *fb, size_t fb_len,
 /* Message table around an already-built header. */
 static int finish_message(lm_fb_builder *b, uint8_t header_type,
                           lm_fb_ref header, int64_t body_len,
-                          const uint8_t **fb, size_t *fb_len) {
+                          const lm_ipc_kv *kv, int n_kv, const uint8_t **fb,
+                          size_t *fb_len) {
+  lm_fb_ref md = n_kv > 0 ? build_kvs(b, kv, n_kv) : 0;
   lm_fb_table_start(b);
+  if (md)
+    lm_fb_add_ref(b, MSG_CUSTOM_METADATA, md);
   lm_fb_add_i64(b, MSG_BODY_LENGTH, body_len);
   lm_fb_add_ref(b, MSG_HEADER, header);
   lm_fb_add_i16(b, MSG_VERSION, ARROW_METADATA_V5);
@@ -529,7 +537,7 @@ static int writer_new(lm_schema *schema, bool file_format,
   lm_fb_ref sch = build_schema(&b, schema, w->kv, w->n_kv, w->dict_utf8);
   const uint8_t *fb;
   size_t fb_len;
-  int rc = finish_message(&b, ARROW_MSG_SCHEMA, sch, 0, &fb, &fb_len);
+  int rc = finish_message(&b, ARROW_MSG_SCHEMA, sch, 0, NULL, 0, &fb, &fb_len);
   if (rc == 0)
     rc = write_message(w, fb, fb_len, NULL, NULL);
   lm_fb_builder_free(&b);
@@ -844,7 +852,9 @@ static int write_record_batch(lm_ipc_writer *w, const lm_array *const *cols,
   }
   const uint8_t *fb;
   size_t fb_len;
-  int rc = finish_message(&b, htype, rb, (int64_t)w->blen, &fb, &fb_len);
+  int rc = finish_message(&b, htype, rb, (int64_t)w->blen,
+                          dict_id < 0 ? w->msg_kv : NULL,
+                          dict_id < 0 ? w->msg_n_kv : 0, &fb, &fb_len);
   if (rc == 0)
     rc = write_message(w, fb, fb_len, &w->body, blk);
   lm_fb_builder_free(&b);
@@ -1148,12 +1158,28 @@ static int write_dicts(lm_ipc_writer *w, const lm_batch *bt, lm_array **rebased,
 static int writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err);
 
 int lm_ipc_writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err) {
+  return lm_ipc_writer_write_metadata(w, bt, NULL, 0, err);
+}
+
+int lm_ipc_writer_write_metadata(lm_ipc_writer *w, const lm_batch *bt,
+                                 const lm_ipc_kv *kv, int n_kv, lm_error *err) {
   if (w->sink_rc) {
     if (err)
       *err = w->sink_err;
     return w->sink_rc;
   }
-  return finish_call(w, writer_write(w, bt, err), err);
+  if (n_kv < 0 || (n_kv > 0 && !kv))
+    return lm_err(err, LM_ERR_INVALID, "bad message metadata count %d", n_kv);
+  for (int i = 0; i < n_kv; i++)
+    if (!kv[i].key || !kv[i].value)
+      return lm_err(err, LM_ERR_INVALID,
+                    "message metadata pair %d has a NULL key or value", i);
+  w->msg_kv = kv;
+  w->msg_n_kv = n_kv;
+  int rc = writer_write(w, bt, err);
+  w->msg_kv = NULL;
+  w->msg_n_kv = 0;
+  return finish_call(w, rc, err);
 }
 
 static int writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err) {

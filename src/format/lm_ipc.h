@@ -65,8 +65,9 @@ typedef struct lm_ipc_limits {
 /* Fills *l with the defaults above. */
 void lm_ipc_limits_default(lm_ipc_limits *l);
 
-/* A custom_metadata key/value pair (Schema.fbs KeyValue); NUL-terminated
- * copies owned by whoever holds the array. */
+/* A custom_metadata key/value pair (Schema.fbs KeyValue) of a schema, a
+ * field or a message; NUL-terminated copies owned by whoever holds the
+ * array. */
 typedef struct lm_ipc_kv {
   char *key;
   char *value;
@@ -133,6 +134,14 @@ int lm_ipc_stream_reader_finish(lm_ipc_stream_reader *r, lm_error *err);
 void lm_ipc_stream_reader_keep_dictionaries(lm_ipc_stream_reader *r, bool keep);
 /* Pops the oldest decoded batch (the caller owns one reference) or NULL. */
 lm_batch *lm_ipc_stream_reader_next(lm_ipc_stream_reader *r);
+/* The custom_metadata of the RecordBatch *message* (Message.fbs
+ * Message.custom_metadata, not the schema's) of the batch last returned
+ * by lm_ipc_stream_reader_next or lm_ipc_stream_reader_decode_message:
+ * *kv is borrowed until the next of those calls or free; returns the count
+ * (0 and *kv NULL when the message had none). Pairs are verified like
+ * every other flatbuffer field (count limited by max_columns). */
+int lm_ipc_stream_reader_batch_metadata(const lm_ipc_stream_reader *r,
+                                        const lm_ipc_kv **kv);
 /* The stream's schema (borrowed; NULL until the Schema message arrived). */
 lm_schema *lm_ipc_stream_reader_schema(const lm_ipc_stream_reader *r);
 /* The schema's custom_metadata: *kv is borrowed, returns the count. */
@@ -176,6 +185,11 @@ int lm_ipc_file_read_batch(lm_ipc_file_reader *r, int i, lm_batch **out,
 int lm_ipc_file_next(lm_ipc_file_reader *r, lm_batch **out, lm_error *err);
 lm_schema *lm_ipc_file_schema(const lm_ipc_file_reader *r); /* borrowed */
 int lm_ipc_file_metadata(const lm_ipc_file_reader *r, const lm_ipc_kv **kv);
+/* As lm_ipc_stream_reader_batch_metadata: the message custom_metadata of
+ * the batch last decoded by lm_ipc_file_read_batch / lm_ipc_file_next
+ * (borrowed until the next decode or free). */
+int lm_ipc_file_batch_metadata(const lm_ipc_file_reader *r,
+                               const lm_ipc_kv **kv);
 void lm_ipc_file_reader_free(lm_ipc_file_reader *r);
 
 /* ----------------------------------------------------------------- writer */
@@ -244,6 +258,15 @@ int lm_ipc_writer_new_sink(lm_schema *schema, bool file_format,
  * dictionary in the file format; indices that cannot address the grown
  * file dictionary), LM_ERR_NOMEM. */
 int lm_ipc_writer_write(lm_ipc_writer *w, const lm_batch *b, lm_error *err);
+/* As lm_ipc_writer_write, with n_kv key/value pairs (borrowed during the
+ * call; keys and values NUL-terminated, not NULL) as the RecordBatch
+ * message's custom_metadata (Message.fbs Message.custom_metadata; readers
+ * expose it with lm_ipc_stream_reader_batch_metadata /
+ * lm_ipc_file_batch_metadata). n_kv 0 is lm_ipc_writer_write. Dictionary
+ * batches written before it carry none. Errors as lm_ipc_writer_write, and
+ * LM_ERR_INVALID for n_kv < 0 or a NULL key or value. */
+int lm_ipc_writer_write_metadata(lm_ipc_writer *w, const lm_batch *b,
+                                 const lm_ipc_kv *kv, int n_kv, lm_error *err);
 /* Writes the end-of-stream marker (and for files the footer and the
  * trailing magic). Further writes are LM_ERR_INVALID. */
 int lm_ipc_writer_finish(lm_ipc_writer *w, lm_error *err);

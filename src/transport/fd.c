@@ -5,11 +5,14 @@
  * send(MSG_NOSIGNAL) on sockets so a closed peer is an error, not SIGPIPE.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "transport/transport_internal.h"
@@ -149,18 +152,85 @@ int lm_socket_stream(int fd, const char *name, lm_stream **out, lm_error *err) {
   return lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
-int lm_connect_fd(int fd, const struct sockaddr *addr, unsigned addrlen) {
-  if (connect(fd, addr, (socklen_t)addrlen) == 0)
+/* ms left until deadline_ms (CLOCK_MONOTONIC), at least 0 */
+static int64_t ms_left(int64_t deadline_ms) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int64_t left =
+      deadline_ms - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+  return left > 0 ? left : 0;
+}
+
+/* AF_UNIX: a connect to a listener whose backlog is full blocks in the
+ * kernel (a non-blocking one fails with EAGAIN without anything in
+ * progress to poll), bounded by SO_SNDTIMEO; restored afterwards. */
+static int connect_unix(int fd, const struct sockaddr *addr, socklen_t len,
+                        int64_t deadline_ms) {
+  for (;;) {
+    int64_t left = deadline_ms > 0 ? ms_left(deadline_ms) : 0;
+    if (deadline_ms > 0 && left == 0)
+      return ETIMEDOUT;
+    struct timeval tv = {(time_t)(left / 1000),
+                         (suseconds_t)(left % 1000) * 1000};
+    if (deadline_ms > 0)
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    int e = connect(fd, addr, len) == 0 ? 0 : errno;
+    if (deadline_ms > 0) {
+      struct timeval zero = {0, 0};
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &zero, sizeof zero);
+    }
+    if (e == EINTR)
+      continue;
+    return e == EAGAIN && deadline_ms > 0 ? ETIMEDOUT : e;
+  }
+}
+
+int lm_connect_fd(int fd, const struct sockaddr *addr, unsigned addrlen,
+                  int64_t deadline_ms) {
+  if (addr->sa_family == AF_UNIX)
+    return connect_unix(fd, addr, (socklen_t)addrlen, deadline_ms);
+  /* TCP: non-blocking while connecting when there is a deadline, so a peer
+   * that never answers (a dropped SYN) cannot block past it */
+  int fl = deadline_ms > 0 ? fcntl(fd, F_GETFL) : -1;
+  if (fl >= 0 && !(fl & O_NONBLOCK))
+    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+  int e = 0;
+  if (connect(fd, addr, (socklen_t)addrlen) != 0) {
+    e = errno;
+    if (e == EINTR || e == EINPROGRESS) {
+      /* the connection proceeds asynchronously; wait for it */
+      e = lm_wait_fd(fd, POLLOUT, deadline_ms);
+      int soerr = 0;
+      socklen_t sl = sizeof soerr;
+      if (e == 0)
+        e = getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) ? errno : soerr;
+    }
+  }
+  if (fl >= 0 && !(fl & O_NONBLOCK))
+    fcntl(fd, F_SETFL, fl);
+  return e;
+}
+
+int64_t lm_deadline_ms(int timeout_ms) {
+  if (timeout_ms <= 0)
     return 0;
-  if (errno != EINTR && errno != EINPROGRESS)
-    return errno;
-  /* interrupted: the connection proceeds asynchronously; wait for it */
-  int e = wait_fd(fd, POLLOUT);
-  if (e)
-    return e;
-  int soerr = 0;
-  socklen_t sl = sizeof soerr;
-  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
-    return errno;
-  return soerr;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + timeout_ms;
+}
+
+int lm_wait_fd(int fd, short events, int64_t deadline_ms) {
+  if (deadline_ms <= 0)
+    return wait_fd(fd, events);
+  struct pollfd p = {.fd = fd, .events = events};
+  for (;;) {
+    int64_t left = ms_left(deadline_ms);
+    if (left <= 0)
+      return ETIMEDOUT;
+    int r = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+    if (r > 0)
+      return 0;
+    if (r < 0 && errno != EINTR)
+      return errno;
+  }
 }

@@ -3,6 +3,7 @@
  * an endpoint, accepting one connection, closing.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -21,8 +22,25 @@ int lm_listener_open(const lm_endpoint *ep, lm_listener **out, lm_error *err) {
 }
 
 int lm_listener_accept(lm_listener *l, lm_stream **out, lm_error *err) {
+  return lm_listener_accept_timeout(l, 0, out, err);
+}
+
+int lm_listener_accept_timeout(lm_listener *l, int timeout_ms, lm_stream **out,
+                               lm_error *err) {
   *out = NULL;
+  int tmo = lm_timeout_ms(timeout_ms, LM_ACCEPT_TIMEOUT_DEFAULT_MS);
+  int64_t deadline = lm_deadline_ms(tmo);
   for (;;) {
+    if (deadline > 0) {
+      int e = lm_wait_fd(l->fd, POLLIN, deadline);
+      if (e == ETIMEDOUT)
+        return lm_err(err, LM_ERR_IO,
+                      "%s: accept: no peer connected within %d ms (accept "
+                      "timeout)",
+                      l->name, tmo);
+      if (e)
+        return lm_err(err, LM_ERR_IO, "%s: accept: %s", l->name, strerror(e));
+    }
     int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
     if (fd >= 0)
       return lm_socket_stream(fd, l->name, out, err);

@@ -13,7 +13,11 @@
  *                             one connection, then stops listening
  *   unix:///PATH              Unix domain socket client (absolute PATH)
  *   unix-listen:///PATH       Unix domain socket server: one connection;
- *                             the socket file is removed on close
+ *                             the socket file is removed on close; a
+ *                             stale one (nobody listening) is replaced
+ *
+ * Timeouts (lm_stream_options): a connect gives up after 30 s by default,
+ * an accept waits for its peer without limit unless given one.
  *
  * A stream is read (up to n bytes at a time, 0 bytes = end of input) or
  * written (always all n bytes) and closed. Every failing call returns an
@@ -81,6 +85,21 @@ typedef struct lm_stream lm_stream;
 
 enum { LM_STREAM_READ = 1, LM_STREAM_WRITE = 2 };
 
+/* Default connect timeout (tcp://, unix://), ms. */
+#define LM_CONNECT_TIMEOUT_DEFAULT_MS 30000
+/* Default accept timeout (tcp-listen://, unix-listen://): none (-1). */
+#define LM_ACCEPT_TIMEOUT_DEFAULT_MS (-1)
+
+/* Settings of lm_stream_open_opts; a zeroed struct means the defaults. */
+typedef struct lm_stream_options {
+  /* ms a connect may take (TCP handshake; a Unix listener's full backlog)
+   * before it fails: 0 = LM_CONNECT_TIMEOUT_DEFAULT_MS, < 0 = no limit */
+  int connect_timeout_ms;
+  /* ms a listening endpoint waits for its peer: 0 =
+   * LM_ACCEPT_TIMEOUT_DEFAULT_MS (no limit), < 0 = no limit */
+  int accept_timeout_ms;
+} lm_stream_options;
+
 /* Opens the endpoint for reading (LM_STREAM_READ) or writing
  * (LM_STREAM_WRITE): stdio picks stdin or stdout; a file is opened
  * (writing creates/truncates it, mode 0666 & ~umask) with a 64 KiB
@@ -91,6 +110,13 @@ enum { LM_STREAM_READ = 1, LM_STREAM_WRITE = 2 };
  * and the system error), LM_ERR_INVALID (bad mode), LM_ERR_NOMEM. */
 int lm_stream_open(const lm_endpoint *ep, int mode, lm_stream **out,
                    lm_error *err);
+/* lm_stream_open with timeouts (o may be NULL: the defaults). A timeout is
+ * LM_ERR_IO "tcp://h:p: connect: no answer within 30000 ms (connect
+ * timeout)" / "tcp-listen://h:p: accept: no peer connected within N ms
+ * (accept timeout)". */
+int lm_stream_open_opts(const lm_endpoint *ep, int mode,
+                        const lm_stream_options *o, lm_stream **out,
+                        lm_error *err);
 
 /* Reads up to n bytes into buf; *got is the count (0 < *got <= n), or 0
  * at end of input (or when n is 0). Blocks until at least one byte or
@@ -168,11 +194,20 @@ int lm_stdio_stream_open(int mode, lm_stream **out, lm_error *err);
  * order). LM_ERR_IO "tcp://HOST:PORT: connect: Connection refused" or
  * "...: cannot resolve host: <reason>". */
 int lm_tcp_connect(const char *host, int port, lm_stream **out, lm_error *err);
+/* As lm_tcp_connect, giving up after timeout_ms (0 = the default 30 s,
+ * < 0 = no limit; shared by every address tried): LM_ERR_IO "...: connect:
+ * no answer within N ms (connect timeout)". */
+int lm_tcp_connect_timeout(const char *host, int port, int timeout_ms,
+                           lm_stream **out, lm_error *err);
 
 /* unix.c: connects to the Unix domain socket at path (absolute or
  * relative, at most LM_EP_MAX_UNIX_PATH bytes). LM_ERR_IO
  * "unix://PATH: connect: <reason>", LM_ERR_INVALID for a long path. */
 int lm_unix_connect(const char *path, lm_stream **out, lm_error *err);
+/* As lm_unix_connect with a timeout as lm_tcp_connect_timeout (it bounds
+ * the wait for room in a busy listener's backlog). */
+int lm_unix_connect_timeout(const char *path, int timeout_ms, lm_stream **out,
+                            lm_error *err);
 
 /* ------------------------------------------------------------ listeners */
 
@@ -184,11 +219,15 @@ typedef struct lm_listener lm_listener;
  * already in use" etc. */
 int lm_tcp_listen(const char *host, int port, lm_listener **out, lm_error *err);
 
-/* unix.c: binds path and listens. Any existing file at path is an error
- * (LM_ERR_IO "...: PATH already exists"), even a stale socket left by a
- * killed server: it is never replaced, since telling a live socket from
- * a stale one would need a connection to it. The socket file is unlinked
- * by lm_listener_close. Errors as above. */
+/* unix.c: binds path and listens. An existing socket file nobody listens
+ * on (a stale one, left by a killed server) is removed first: one that
+ * /proc/net/unix does not list as listening and that refuses a connection
+ * (the probe can only reach a server /proc did not show, e.g. one bound by
+ * a relative name elsewhere). A live socket is LM_ERR_IO "...: PATH is a
+ * socket another process is listening on"; any other existing file
+ * LM_ERR_IO "...: PATH already exists and is not a socket" (never
+ * removed). The socket file is unlinked by lm_listener_close. Errors as
+ * above. */
 int lm_unix_listen(const char *path, lm_listener **out, lm_error *err);
 
 /* Binds a tcp-listen or unix-listen endpoint (LM_ERR_INVALID for other
@@ -198,6 +237,11 @@ int lm_listener_open(const lm_endpoint *ep, lm_listener **out, lm_error *err);
 /* Blocks until a peer connects; *out is the connection (a new stream
  * owned by the caller, unbuffered). LM_ERR_IO on failure. */
 int lm_listener_accept(lm_listener *l, lm_stream **out, lm_error *err);
+/* As lm_listener_accept, waiting at most timeout_ms (0 = the default, no
+ * limit; < 0 = no limit): LM_ERR_IO "NAME: accept: no peer connected
+ * within N ms (accept timeout)". */
+int lm_listener_accept_timeout(lm_listener *l, int timeout_ms, lm_stream **out,
+                               lm_error *err);
 
 /* The bound TCP port (useful after binding port 0); 0 for Unix. */
 int lm_listener_port(const lm_listener *l);

@@ -171,7 +171,14 @@ int lm_stream_fd(const lm_stream *s) {
 
 int lm_stream_open(const lm_endpoint *ep, int mode, lm_stream **out,
                    lm_error *err) {
+  return lm_stream_open_opts(ep, mode, NULL, out, err);
+}
+
+int lm_stream_open_opts(const lm_endpoint *ep, int mode,
+                        const lm_stream_options *o, lm_stream **out,
+                        lm_error *err) {
   *out = NULL;
+  int ct = o ? o->connect_timeout_ms : 0, at = o ? o->accept_timeout_ms : 0;
   if (mode != LM_STREAM_READ && mode != LM_STREAM_WRITE)
     return lm_err(err, LM_ERR_INVALID, "%s: bad stream mode %d", ep->name,
                   mode);
@@ -181,15 +188,15 @@ int lm_stream_open(const lm_endpoint *ep, int mode, lm_stream **out,
   case LM_EP_FILE:
     return lm_file_stream_open(ep->path, mode, out, err);
   case LM_EP_TCP:
-    return lm_tcp_connect(ep->host, ep->port, out, err);
+    return lm_tcp_connect_timeout(ep->host, ep->port, ct, out, err);
   case LM_EP_UNIX:
-    return lm_unix_connect(ep->path, out, err);
+    return lm_unix_connect_timeout(ep->path, ct, out, err);
   case LM_EP_TCP_LISTEN:
   case LM_EP_UNIX_LISTEN: {
     lm_listener *l = NULL;
     int rc = lm_listener_open(ep, &l, err);
     if (rc == 0)
-      rc = lm_listener_accept(l, out, err);
+      rc = lm_listener_accept_timeout(l, at, out, err);
     lm_listener_close(l);
     return rc;
   }

@@ -38,7 +38,14 @@ static int resolve(const char *name, const char *host, int port, bool passive,
 }
 
 int lm_tcp_connect(const char *host, int port, lm_stream **out, lm_error *err) {
+  return lm_tcp_connect_timeout(host, port, 0, out, err);
+}
+
+int lm_tcp_connect_timeout(const char *host, int port, int timeout_ms,
+                           lm_stream **out, lm_error *err) {
   *out = NULL;
+  int tmo = lm_timeout_ms(timeout_ms, LM_CONNECT_TIMEOUT_DEFAULT_MS);
+  int64_t deadline = lm_deadline_ms(tmo);
   char *name = tcp_name("tcp", host, port);
   if (!name)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -58,13 +65,19 @@ int lm_tcp_connect(const char *host, int port, lm_stream **out, lm_error *err) {
       e = errno;
       continue;
     }
-    if ((e = lm_connect_fd(fd, a->ai_addr, a->ai_addrlen)) == 0) {
+    if ((e = lm_connect_fd(fd, a->ai_addr, a->ai_addrlen, deadline)) == 0) {
       rc = lm_socket_stream(fd, name, out, err);
       break;
     }
     close(fd);
+    if (e == ETIMEDOUT && deadline > 0)
+      break; /* the time is up for every other address too */
   }
-  if (rc == 0 && !*out)
+  if (rc == 0 && !*out && e == ETIMEDOUT && deadline > 0)
+    rc = lm_err(err, LM_ERR_IO,
+                "%s: connect: no answer within %d ms (connect timeout)", name,
+                tmo);
+  else if (rc == 0 && !*out)
     rc = lm_err(err, LM_ERR_IO, "%s: connect: %s", name, strerror(e));
   if (res)
     freeaddrinfo(res);

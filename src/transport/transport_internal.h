@@ -50,8 +50,24 @@ int lm_socket_stream(int fd, const char *name, lm_stream **out, lm_error *err);
 
 struct sockaddr;
 /* connect() that survives EINTR (waits for the pending connection with
- * poll and reads SO_ERROR); 0 or an errno value. */
-int lm_connect_fd(int fd, const struct sockaddr *addr, unsigned addrlen);
+ * poll and reads SO_ERROR); 0 or an errno value, ETIMEDOUT when the
+ * monotonic deadline (lm_deadline_ms; 0 = none) passes first. */
+int lm_connect_fd(int fd, const struct sockaddr *addr, unsigned addrlen,
+                  int64_t deadline_ms);
+
+/* The CLOCK_MONOTONIC time in ms timeout_ms from now; 0 (no deadline) for
+ * timeout_ms <= 0. */
+int64_t lm_deadline_ms(int timeout_ms);
+
+/* Waits until fd is ready for `events` (poll), or the deadline (0 = none)
+ * passes: 0, ETIMEDOUT or an errno value. */
+int lm_wait_fd(int fd, short events, int64_t deadline_ms);
+
+/* A timeout setting as given to the API (0 = `def`, < 0 = none) to
+ * milliseconds (<= 0 = none). */
+static inline int lm_timeout_ms(int given, int def) {
+  return given == 0 ? def : given;
+}
 
 struct lm_listener {
   int fd;

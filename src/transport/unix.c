@@ -1,11 +1,12 @@
 /*
  * transport/unix.c — Unix domain (SOCK_STREAM) client streams and
- * listener. The listener never replaces an existing file (not even a
- * stale socket: probing it would use up a live one-shot server's accept)
- * and unlinks its own socket file on close (only if it is still the one
- * it created).
+ * listener. The listener replaces a stale socket file (one no process is
+ * listening on, e.g. left by a killed server), never a live one or a file
+ * that is not a socket, and unlinks its own socket file on close (only if
+ * it is still the one it created).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -29,7 +30,13 @@ static int make_addr(const char *name, const char *path, struct sockaddr_un *sa,
 }
 
 int lm_unix_connect(const char *path, lm_stream **out, lm_error *err) {
+  return lm_unix_connect_timeout(path, 0, out, err);
+}
+
+int lm_unix_connect_timeout(const char *path, int timeout_ms, lm_stream **out,
+                            lm_error *err) {
   *out = NULL;
+  int tmo = lm_timeout_ms(timeout_ms, LM_CONNECT_TIMEOUT_DEFAULT_MS);
   char *name = lm_asprintf("unix://%s", path);
   if (!name)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -37,18 +44,88 @@ int lm_unix_connect(const char *path, lm_stream **out, lm_error *err) {
   int rc = make_addr(name, path, &sa, err);
   if (rc == 0) {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int e =
-        fd < 0 ? errno : lm_connect_fd(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = fd < 0 ? errno
+                   : lm_connect_fd(fd, (struct sockaddr *)&sa, sizeof sa,
+                                   lm_deadline_ms(tmo));
     if (e) {
       if (fd >= 0)
         close(fd);
-      rc = lm_err(err, LM_ERR_IO, "%s: connect: %s", name, strerror(e));
+      if (e == ETIMEDOUT && tmo > 0)
+        rc = lm_err(err, LM_ERR_IO,
+                    "%s: connect: not accepted within %d ms (connect "
+                    "timeout; the server's backlog is full)",
+                    name, tmo);
+      else
+        rc = lm_err(err, LM_ERR_IO, "%s: connect: %s", name, strerror(e));
     } else {
       rc = lm_socket_stream(fd, name, out, err);
     }
   }
   free(name);
   return rc;
+}
+
+/* Whether /proc/net/unix (Linux) shows a listening socket bound to path:
+ * 1 yes, 0 no, -1 cannot tell. A socket bound by a relative name (shown
+ * as given) counts when its last component matches. */
+static int proc_listening(const char *path) {
+  FILE *fp = fopen("/proc/net/unix", "r");
+  if (!fp)
+    return -1;
+  char abs[4200];
+  if (path[0] == '/' || !getcwd(abs, 4096))
+    snprintf(abs, sizeof abs, "%s", path);
+  else
+    snprintf(abs + strlen(abs), sizeof abs - strlen(abs), "/%s", path);
+  const char *base = strrchr(abs, '/') ? strrchr(abs, '/') + 1 : abs;
+  char line[4400];
+  int found = 0;
+  /* "Num RefCount Protocol Flags Type St Inode Path"; __SO_ACCEPTCON
+   * (1 << 16) in Flags marks a listening socket */
+  while (!found && fgets(line, sizeof line, fp)) {
+    unsigned long flags;
+    int off = 0;
+    if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %n", &flags, &off) < 1 ||
+        off == 0 || !(flags & (1UL << 16)))
+      continue;
+    char *p = line + off;
+    p[strcspn(p, "\n")] = 0;
+    if (p[0] == '/')
+      found = !strcmp(p, abs);
+    else if (p[0] && p[0] != '@') {
+      const char *b = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+      found = !strcmp(b, base);
+    }
+  }
+  fclose(fp);
+  return found;
+}
+
+/* Removes a socket file at path that no process listens on: not listed as
+ * listening in /proc/net/unix and refusing a connection (the probe only
+ * reaches a server /proc did not show). 0 when removed, else an error. */
+static int remove_stale(const char *name, const char *path,
+                        const struct sockaddr_un *sa, lm_error *err) {
+  int live = proc_listening(path);
+  int e = 0;
+  if (live != 1) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    e = fd < 0                                                 ? errno
+        : connect(fd, (const struct sockaddr *)sa, sizeof *sa) ? errno
+                                                               : 0;
+    if (fd >= 0)
+      close(fd);
+    if (e == ECONNREFUSED) {
+      if (unlink(path) == 0 || errno == ENOENT)
+        return 0;
+      return lm_err(err, LM_ERR_IO, "%s: cannot remove the stale socket %s: %s",
+                    name, path, strerror(errno));
+    }
+  }
+  return lm_err(
+      err, LM_ERR_IO, "%s: %s is a socket another process is listening on%s",
+      name, path,
+      live == 1 || e == 0 || e == EAGAIN ? "" : " (or cannot be probed)");
 }
 
 int lm_unix_listen(const char *path, lm_listener **out, lm_error *err) {
@@ -67,13 +144,13 @@ int lm_unix_listen(const char *path, lm_listener **out, lm_error *err) {
   int rc = make_addr(l->name, path, &sa, err);
   struct stat st;
   if (rc == 0 && lstat(path, &st) == 0) {
-    /* Never replaced: probing a socket for liveness would use up a live
-     * one-shot server's only accept, and unlinking a live socket hijacks
-     * it. A stale socket of a killed server is removed by hand. */
-    rc = lm_err(err, LM_ERR_IO,
-                "%s: %s already exists (%s; remove it if no server uses it)",
-                l->name, path,
-                S_ISSOCK(st.st_mode) ? "a socket" : "not a socket");
+    /* a stale socket (a killed server's) is replaced; a live one or any
+     * other file never is (unlinking a live socket would hijack it) */
+    if (S_ISSOCK(st.st_mode))
+      rc = remove_stale(l->name, path, &sa, err);
+    else
+      rc = lm_err(err, LM_ERR_IO, "%s: %s already exists and is not a socket",
+                  l->name, path);
   }
   if (rc == 0) {
     l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -2,7 +2,8 @@
 # laminardb convert round trips (issue 3): CSV -> Arrow file -> CSV and
 # CSV -> Arrow stream -> NDJSON on the shared data keep every value, a
 # second round trip is byte-identical, compressed Arrow reads back the same,
-# and flights-200k.arrow (written by another implementation) converts to CSV.
+# and flights-200k.arrow (written by another implementation) converts to CSV;
+# CSV / NDJSON input is streamed with types from a first window of rows.
 # Usage: bash tests/cases/convert.sh path/to/laminardb   (from the repo root)
 set -euo pipefail
 B=${1:-build/laminardb}
@@ -91,5 +92,43 @@ for f in open.json split.json; do
   timeout 60 "$B" convert "$T/$f" "$T/x.arrow" 2> "$T/err" || rc=$?
   [[ $rc -eq 1 ]] || { echo "$f: exit $rc, expected 1"; exit 1; }
   grep -q "$f:1: bad JSON value" "$T/err"
+done
+# streaming CSV / NDJSON input (types inferred from a first window of rows,
+# --infer-rows N, default 16384; 0 = every row, the input read whole):
+# (1) a value after the window that does not fit the inferred type is an
+#     error naming file:line:column, with a hint; with --infer-rows 0 the
+#     column is DOUBLE (hand check: rows 1..20000 are integers, row 20001
+#     is 1.5, so its line is 20002 counting the header);
+{ echo 'a,b'; seq 1 20000 | sed 's/$/,x/'; echo '1.5,y'; } > "$T/late.csv"
+if "$B" convert "$T/late.csv" "$T/x.arrows" 2> "$T/err"; then exit 1; fi
+grep -q "late.csv:20002:1: expected BIGINT for column 'a', found '1.5'" "$T/err"
+grep -q -- "--infer-rows 0" "$T/err"
+"$B" convert --infer-rows 0 "$T/late.csv" "$T/late.arrows"
+"$B" convert "$T/late.arrows" "$T/late.json"
+[[ $(tail -1 "$T/late.json") == '{"a":1.5,"b":"y"}' ]]
+[[ $(head -1 "$T/late.json") == '{"a":1.0,"b":"x"}' || $(head -1 "$T/late.json") == '{"a":1,"b":"x"}' ]]
+# (2) the same in NDJSON, and a window of 3 lines set by hand
+printf '{"k":1}\n{"k":2}\n{"k":3}\n{"k":"four"}\n' > "$T/late.json"
+if "$B" convert --infer-rows 3 "$T/late.json" "$T/x.arrows" 2> "$T/err"; then exit 1; fi
+grep -q "late.json:4:6: expected BIGINT for column 'k'" "$T/err"
+if "$B" convert --infer-rows 0 "$T/late.json" "$T/x.arrows" 2> "$T/err"; then exit 1; fi
+grep -q "mixes values of different kinds" "$T/err"
+# (3) quoted fields with line breaks across a small window: every window
+#     size gives the same output as inferring from every row
+printf 'n,s\n1,"a\nb"\n2,"c\n\nd"\n3,plain\n4,"e,""f"""\n' > "$T/q.csv"
+"$B" convert --infer-rows 0 "$T/q.csv" "$T/q0.json"
+for w in 1 2 3 4 5; do
+  "$B" convert --infer-rows $w "$T/q.csv" "$T/q$w.json"
+  cmp "$T/q0.json" "$T/q$w.json"
+done
+# (4) a window smaller than the data on the shared files changes nothing
+for f in flights-200k seattle-weather birdstrikes; do
+  "$B" convert --infer-rows 0 "$D/$f.csv" "$T/$f.all.arrows"
+  "$B" convert "$D/$f.csv" "$T/$f.win.arrows"
+  cmp "$T/$f.all.arrows" "$T/$f.win.arrows"
+done
+for bad in -1 x ''; do
+  if "$B" convert --infer-rows "$bad" "$T/q.csv" "$T/x.json" 2> "$T/err"; then exit 1; fi
+  grep -q "infer-rows needs a row count" "$T/err"
 done
 echo "convert: ok"

@@ -2,7 +2,8 @@
 # laminardb convert over transports (issue 3, items 5 and 7): flights-200k
 # as an Arrow stream over TCP loopback, over a Unix socket and over a pipe,
 # CSV over TCP with the listener on the writing side, each compared with a
-# direct conversion; then the error cases (no format for a socket,
+# direct conversion; a stale Unix socket file replaced (a live one kept),
+# an accept timeout; then the error cases (no format for a socket,
 # arrow-file over a socket, bad URLs, connection refused).
 # Usage: bash tests/cases/convert_transport.sh path/to/laminardb  (repo root)
 # Listeners start in the background; readiness is a bounded poll of
@@ -99,6 +100,45 @@ wait "$LPID"
 cmp "$T/direct.csv" "$T/unix.csv"
 test ! -e "$S"
 echo "ok unix arrow-stream (zstd)"
+
+# 3b. A stale socket file (its listener killed) is replaced by the next
+# listener; a live one is not (the second listener fails, the first works).
+$TO "$B" convert "unix-listen://$S" --from arrow-stream "$T/unix2.csv" \
+  2>"$T/listener.err" &
+LPID=$!
+PIDS+=("$LPID")
+wait_ready "$LPID" unix_listening "$S" || { cat "$T/listener.err" >&2; exit 1; }
+if $TO "$B" convert "unix-listen://$S" --from arrow-stream "$T/x.csv" \
+  2>"$T/err"; then
+  echo "a live socket was replaced" >&2
+  exit 1
+fi
+grep -qF "$S is a socket another process is listening on" "$T/err"
+# kill laminardb itself (the child of `timeout`), as a crash would
+CPID=$(pgrep -P "$LPID")
+kill -KILL "$CPID"
+wait "$LPID" 2>/dev/null || true
+test -S "$S" # left behind by the killed listener
+$TO "$B" convert "unix-listen://$S" --from arrow-stream "$T/unix2.csv" \
+  2>"$T/listener.err" &
+LPID=$!
+PIDS+=("$LPID")
+wait_ready "$LPID" unix_listening "$S" || { cat "$T/listener.err" >&2; exit 1; }
+$TO "$B" convert "$IN" "unix://$S" --to arrow-stream
+wait "$LPID"
+cmp "$T/direct.csv" "$T/unix2.csv"
+test ! -e "$S"
+echo "ok stale unix socket replaced, live one kept"
+
+# 3c. Timeouts: a listener nobody connects to gives up with a clear error.
+if $TO "$B" convert --accept-timeout 300 "unix-listen://$S" \
+  --from arrow-stream "$T/x.csv" 2>"$T/err"; then
+  echo "accept timeout ignored" >&2
+  exit 1
+fi
+grep -qF "unix-listen://$S: accept: no peer connected within 300 ms (accept timeout)" "$T/err"
+test ! -e "$S"
+echo "ok accept timeout"
 
 # 4. A pipe.
 $TO "$B" convert "$IN" - --to arrow-stream |

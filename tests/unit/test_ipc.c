@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 
 #include "format/flatbuf.h"
+#include "format/format_internal.h"
 #include "format/lm_ipc.h"
 #include "lm_test.h"
 
@@ -401,7 +402,8 @@ static void small_file(lm_buf *out, bool file) {
   lm_ipc_kv kv = {"k", "v"};
   lm_ipc_write_options o = {8, 0, 1, &kv, false};
   lm_ipc_writer_new(s, file, &o, out, &w, NULL);
-  lm_ipc_writer_write(w, b, NULL);
+  lm_ipc_kv mkv = {"mk", "mv"}; /* message custom_metadata too */
+  lm_ipc_writer_write_metadata(w, b, &mkv, 1, NULL);
   lm_ipc_writer_finish(w, NULL);
   lm_ipc_writer_free(w);
   lm_batch_release(b);
@@ -1205,7 +1207,210 @@ static void test_arrow_types(void) {
   lm_batch_release(b);
 }
 
+/* "k1=v1,k2=v2" for kv[0, n), or "-" for none. */
+static void kv_text(char *out, size_t cap, const lm_ipc_kv *kv, int n) {
+  size_t at = 0;
+  out[0] = 0;
+  if (n == 0)
+    snprintf(out, cap, "-");
+  for (int i = 0; i < n && at < cap; i++)
+    at += (size_t)snprintf(out + at, cap - at, "%s%s=%s", i ? "," : "",
+                           kv[i].key, kv[i].value);
+}
+
+/* Message-level custom_metadata (Message.fbs Message.custom_metadata):
+ * written per record batch (some batches with, some without), in both
+ * formats, by the buffer and the sink writer (same bytes), read back by
+ * the stream reader (fed in 7-byte pieces), the file reader and
+ * decode_message; the schema's own metadata stays separate. Bad
+ * arguments are refused. */
+static void test_message_metadata(void) {
+  lm_schema *s = all_types_schema();
+  lm_batch *b = all_types_batch(s, 20, 0);
+  lm_ipc_kv m0[] = {{"seq", "1"}, {"src", "sensor é"}};
+  lm_ipc_kv m2[] = {{"", ""}, {"k", "a much longer value, to cross 8"}};
+  const char *want[] = {"seq=1,src=sensor é", "-",
+                        "=,k=a much longer value, to cross 8"};
+  lm_ipc_kv skv = {"schema", "level"};
+  for (int file = 0; file < 2; file++) {
+    lm_ipc_write_options o = {8, 0, 1, &skv, false};
+    lm_buf out, sunk;
+    lm_buf_init(&out);
+    lm_buf_init(&sunk);
+    lm_ipc_writer *w, *ws;
+    lm_error err = {0};
+    CHECK_EQ_I64(lm_ipc_writer_new(s, file, &o, &out, &w, &err), 0);
+    CHECK_EQ_I64(
+        lm_ipc_writer_new_sink(s, file, &o, buf_sink, &sunk, &ws, &err), 0);
+    for (int k = 0; k < 2; k++) {
+      lm_ipc_writer *x = k ? ws : w;
+      CHECK_EQ_I64(lm_ipc_writer_write_metadata(x, b, m0, 2, &err), 0);
+      CHECK_EQ_I64(lm_ipc_writer_write(x, b, &err), 0);
+      CHECK_EQ_I64(lm_ipc_writer_write_metadata(x, b, m2, 2, &err), 0);
+      lm_ipc_kv bad = {"k", NULL};
+      CHECK_EQ_I64(lm_ipc_writer_write_metadata(x, b, &bad, 1, &err),
+                   LM_ERR_INVALID);
+      CHECK_EQ_I64(lm_ipc_writer_write_metadata(x, b, m0, -1, &err),
+                   LM_ERR_INVALID);
+      CHECK_EQ_I64(lm_ipc_writer_finish(x, &err), 0);
+      lm_ipc_writer_free(x);
+    }
+    CHECK(out.len == sunk.len && memcmp(out.data, sunk.data, out.len) == 0);
+    char t[256];
+    const lm_ipc_kv *kv;
+    int k = 0;
+    if (file) {
+      lm_ipc_file_reader *r = NULL;
+      CHECK_EQ_I64(lm_ipc_file_open_memory(out.data, out.len, NULL, NULL,
+                                           "m.arrow", &r, &err),
+                   0);
+      CHECK_EQ_I64(lm_ipc_file_batch_metadata(r, &kv), 0);
+      lm_batch *x;
+      while (r && lm_ipc_file_next(r, &x, &err) == 0 && x) {
+        {
+          int nk = lm_ipc_file_batch_metadata(r, &kv);
+          kv_text(t, sizeof t, kv, nk);
+        }
+        CHECK(k < 3 && !strcmp(t, want[k]));
+        k++;
+        lm_batch_release(x);
+      }
+      CHECK_EQ_I64(lm_ipc_file_metadata(r, &kv), 1);
+      CHECK(!strcmp(kv[0].key, "schema"));
+      /* random access: batch 2 then 0 */
+      CHECK_EQ_I64(lm_ipc_file_read_batch(r, 2, &x, &err), 0);
+      lm_batch_release(x);
+      {
+        int nk = lm_ipc_file_batch_metadata(r, &kv);
+        kv_text(t, sizeof t, kv, nk);
+      }
+      CHECK(!strcmp(t, want[2]));
+      CHECK_EQ_I64(lm_ipc_file_read_batch(r, 1, &x, &err), 0);
+      lm_batch_release(x);
+      CHECK_EQ_I64(lm_ipc_file_batch_metadata(r, &kv), 0);
+      CHECK(kv == NULL);
+      lm_ipc_file_reader_free(r);
+    } else {
+      lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(NULL, "m.arrows");
+      size_t schema_end = 0;
+      for (size_t at = 0; at < out.len; at += 7) {
+        CHECK_EQ_I64(lm_ipc_stream_reader_feed(r, out.data + at,
+                                               LM_MIN((size_t)7, out.len - at),
+                                               &err),
+                     0);
+        if (!schema_end && lm_ipc_stream_reader_schema(r))
+          schema_end = at + 7;
+      }
+      CHECK_EQ_I64(lm_ipc_stream_reader_finish(r, &err), 0);
+      lm_batch *x;
+      while ((x = lm_ipc_stream_reader_next(r)) != NULL) {
+        {
+          int nk = lm_ipc_stream_reader_batch_metadata(r, &kv);
+          kv_text(t, sizeof t, kv, nk);
+        }
+        CHECK(k < 3 && !strcmp(t, want[k]));
+        k++;
+        lm_batch_release(x);
+      }
+      CHECK_EQ_I64(lm_ipc_stream_reader_metadata(r, &kv), 1);
+      /* decode_message on each batch message: the message after the
+       * schema message is found by its length prefix */
+      const uint8_t *p = (const uint8_t *)out.data;
+      size_t at = 0;
+      for (int m = 0; m < 4; m++) {
+        int32_t L;
+        memcpy(&L, p + at + 4, 4);
+        lm_fb_reader rd = {p + at + 8, (size_t)L, at + 8, "m", &err};
+        lm_fb_table msg;
+        int64_t blen = 0;
+        CHECK_EQ_I64(lm_fb_root(&rd, &msg), 0);
+        CHECK_EQ_I64(lm_fb_get_i64(&msg, 3, 0, &blen), 0);
+        size_t len = 8 + (size_t)L + (size_t)blen;
+        if (m > 0) {
+          CHECK_EQ_I64(lm_ipc_stream_reader_decode_message(r, p + at, len, NULL,
+                                                           at, &x, &err),
+                       0);
+          {
+            int nk = lm_ipc_stream_reader_batch_metadata(r, &kv);
+            kv_text(t, sizeof t, kv, nk);
+          }
+          CHECK(x && !strcmp(t, want[m - 1]));
+          lm_batch_release(x);
+        }
+        at += len;
+      }
+      lm_ipc_stream_reader_free(r);
+    }
+    CHECK_EQ_I64(k, 3);
+    lm_buf_free(&out);
+    lm_buf_free(&sunk);
+  }
+  lm_batch_release(b);
+  lm_schema_release(s);
+}
+
+/* Reference UTF-8 check (RFC 3629), byte by byte: the length of the valid
+ * prefix, as lm_fmt_utf8_check returns. */
+static size_t utf8_ref(const unsigned char *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = s[i], need, lo = 0x80, hi = 0xBF;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF)
+      need = 1;
+    else if (c >= 0xE0 && c <= 0xEF)
+      need = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+      need = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+      return i;
+    if (n - i <= need || s[i + 1] < lo || s[i + 1] > hi)
+      return i;
+    for (unsigned k = 2; k <= need; k++)
+      if ((s[i + k] & 0xC0) != 0x80)
+        return i;
+    i += need + 1;
+  }
+  return n;
+}
+
+/* lm_fmt_utf8_check (64-byte ASCII blocks, then 8 bytes, then bytewise;
+ * IPC string columns are validated with it) against the reference: ASCII
+ * of every length up to 300 with a 2/3/4-byte character, a stray
+ * continuation byte, a truncated sequence or a surrogate at every
+ * position. */
+static void test_utf8_check(void) {
+  static const char *ins[] = {"\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+                              "\x80",     "\xE2\x82",     "\xED\xA0\x80",
+                              "\xFF"};
+  unsigned char buf[320];
+  int bad = 0;
+  for (size_t n = 0; n <= 300; n += (n < 140 ? 1 : 7)) {
+    for (size_t k = 0; k < LM_ARRAY_LEN(ins); k++)
+      for (size_t at = 0; at <= n; at++) {
+        size_t il = strlen(ins[k]);
+        if (at + il > n)
+          break;
+        for (size_t i = 0; i < n; i++)
+          buf[i] = (unsigned char)('a' + i % 26);
+        memcpy(buf + at, ins[k], il);
+        if (lm_fmt_utf8_check((const char *)buf, n) != utf8_ref(buf, n))
+          bad++;
+      }
+    for (size_t i = 0; i < n; i++)
+      buf[i] = (unsigned char)('A' + i % 26);
+    if (lm_fmt_utf8_check((const char *)buf, n) != n)
+      bad++;
+  }
+  CHECK_EQ_I64(bad, 0);
+}
+
 int main(void) {
+  test_utf8_check();
+  test_message_metadata();
   test_dictionary_read();
   test_dictionary_write();
   test_roundtrips();

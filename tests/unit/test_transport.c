@@ -248,7 +248,7 @@ static void test_unix_pair(void) {
   /* a second listener on a live socket is refused and leaves it alone */
   lm_listener *l2 = NULL;
   CHECK_EQ_I64(lm_unix_listen(path, &l2, &err), LM_ERR_IO);
-  CHECK(strstr(err.msg, "already exists (a socket") != NULL);
+  CHECK(strstr(err.msg, "another process is listening on") != NULL);
   struct stat st;
   CHECK(stat(path, &st) == 0 && S_ISSOCK(st.st_mode));
 
@@ -282,11 +282,11 @@ static void test_unix_pair(void) {
   if (f)
     fclose(f);
   CHECK_EQ_I64(lm_unix_listen(fpath, &l2, &err), LM_ERR_IO);
-  CHECK(strstr(err.msg, "already exists (not a socket") != NULL);
+  CHECK(strstr(err.msg, "already exists and is not a socket") != NULL);
   CHECK(stat(fpath, &st) == 0 && S_ISREG(st.st_mode));
   unlink(fpath);
 
-  /* a stale socket (its listener gone without unlinking) is kept */
+  /* a stale socket (its listener gone without unlinking) is replaced */
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
   struct sockaddr_un {
     sa_family_t f;
@@ -294,9 +294,101 @@ static void test_unix_pair(void) {
   } sa = {AF_UNIX, {0}};
   strcpy(sa.p, path);
   CHECK(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
-  close(fd);
+  CHECK(listen(fd, 1) == 0);
+  /* ... but not while someone listens on it (a raw listener here) */
   CHECK_EQ_I64(lm_unix_listen(path, &l2, &err), LM_ERR_IO);
-  CHECK(stat(path, &st) == 0 && S_ISSOCK(st.st_mode));
+  CHECK(strstr(err.msg, "another process is listening on") != NULL);
+  close(fd);
+  CHECK(stat(path, &st) == 0 && S_ISSOCK(st.st_mode)); /* left behind */
+  rc = lm_unix_listen(path, &l2, &err);
+  CHECK_EQ_I64(rc, 0);
+  if (rc)
+    fprintf(stderr, "stale socket: %s\n", err.msg);
+  if (l2) { /* and the new listener works */
+    lm_stream *c2 = NULL, *a2 = NULL;
+    CHECK(lm_unix_connect(path, &c2, &err) == 0);
+    CHECK(lm_listener_accept(l2, &a2, &err) == 0);
+    CHECK(lm_stream_write(c2, "x", 1, &err) == 0);
+    char ch = 0;
+    size_t got = 0;
+    CHECK(lm_stream_read(a2, &ch, 1, &got, &err) == 0 && got == 1 && ch == 'x');
+    lm_stream_close(c2, NULL);
+    lm_stream_close(a2, NULL);
+    lm_listener_close(l2);
+  }
+  CHECK(stat(path, &st) != 0);
+}
+
+/* Timeouts: an accept with nobody connecting, a Unix connect to a listener
+ * whose backlog is full (the kernel makes it wait), each with a clear
+ * error; a timeout long enough changes nothing. */
+static void test_timeouts(void) {
+  lm_error err;
+  lm_listener *l = NULL;
+  CHECK(lm_tcp_listen("127.0.0.1", 0, &l, &err) == 0);
+  if (!l)
+    return;
+  lm_stream *s = NULL;
+  CHECK_EQ_I64(lm_listener_accept_timeout(l, 100, &s, &err), LM_ERR_IO);
+  CHECK(s == NULL);
+  CHECK(strstr(err.msg, "tcp-listen://127.0.0.1:") != NULL &&
+        strstr(err.msg, "no peer connected within 100 ms (accept timeout)"));
+  /* a connection that is waiting is accepted within the timeout */
+  lm_stream *c = NULL;
+  CHECK(lm_tcp_connect_timeout("127.0.0.1", lm_listener_port(l), 2000, &c,
+                               &err) == 0);
+  CHECK(lm_listener_accept_timeout(l, 2000, &s, &err) == 0);
+  lm_stream_close(c, NULL);
+  lm_stream_close(s, NULL);
+  lm_listener_close(l);
+
+  /* through lm_stream_open_opts: accept on a Unix endpoint */
+  char text[300];
+  snprintf(text, sizeof text, "unix-listen://%s/t.sock", tmpdir);
+  lm_endpoint ep;
+  CHECK(lm_endpoint_parse(text, &ep, &err) == 0);
+  lm_stream_options o = {.accept_timeout_ms = 50};
+  CHECK_EQ_I64(lm_stream_open_opts(&ep, LM_STREAM_READ, &o, &s, &err),
+               LM_ERR_IO);
+  CHECK(strstr(err.msg, "accept timeout") != NULL);
+  struct stat st;
+  CHECK(stat(ep.path, &st) != 0); /* its socket file removed */
+
+  /* a Unix listener with a full backlog: connects wait, then time out */
+  char path[256];
+  snprintf(path, sizeof path, "%s/full.sock", tmpdir);
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un {
+    sa_family_t f;
+    char p[108];
+  } sa = {AF_UNIX, {0}};
+  strcpy(sa.p, path);
+  CHECK(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
+  CHECK(listen(fd, 0) == 0);
+  int fill[8], nfill = 0;
+  for (; nfill < 8; nfill++) { /* fill the backlog (never accepted) */
+    fill[nfill] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    if (connect(fill[nfill], (struct sockaddr *)&sa, sizeof sa) != 0) {
+      close(fill[nfill]);
+      break;
+    }
+  }
+  CHECK(nfill >= 1);
+  CHECK_EQ_I64(lm_unix_connect_timeout(path, 100, &c, &err), LM_ERR_IO);
+  CHECK(c == NULL);
+  CHECK(strstr(err.msg, "unix://") &&
+        strstr(err.msg, "not accepted within 100 ms (connect timeout"));
+  /* once a slot is free (one accepted), the connect succeeds */
+  int a = accept(fd, NULL, NULL);
+  CHECK(a >= 0);
+  CHECK(lm_unix_connect_timeout(path, 2000, &c, &err) == 0);
+  /* the timeout does not linger on the socket: a large write works */
+  lm_stream_close(c, NULL);
+  if (a >= 0)
+    close(a);
+  for (int i = 0; i < nfill; i++)
+    close(fill[i]);
+  close(fd);
   unlink(path);
 }
 
@@ -446,6 +538,7 @@ int main(void) {
   test_tcp_pair();
   test_unix_pair();
   test_refused();
+  test_timeouts();
   test_file();
   rmdir(tmpdir);
   return lm_test_done("test_transport");
