@@ -1,0 +1,534 @@
+/*
+ * exec/op_interval_join.c — LM_JOIN_INTERVAL (lm_join.h): right.time -
+ * left.time in [lo_us, hi_us] (each end strict or inclusive) on equal keys.
+ *
+ * State per side: rows in the side's jstore, chained per key in arrival
+ * order (O(1) appends), and a binary min-heap of (time, slot) that drives
+ * eviction. A new row probes the other side's chain of its key, stopping
+ * once the chain's times (known up to the largest disorder seen) are past
+ * the bound, then is stored unless nothing can match it any more.
+ * Evicted rows are marked dead and freed lazily (by the next probe of
+ * their key, or by a sweep once they are many).
+ * Each pair is therefore emitted once, by whichever row arrives second.
+ * A left row is evicted when wm_right > time + hi (>= when hi is strict),
+ * a right row when wm_left > time - lo (>= when lo is strict); outer rows
+ * that never matched are NULL-padded then (LEFT/FULL/ANTI for left rows,
+ * RIGHT/FULL for right rows), before the output watermark moves past them.
+ * SEMI emits a left row at its first match. Rows older than their own
+ * side's watermark, or with a NULL time, are late (late_dropped). Rows
+ * with a NULL key never match: outer ones are padded at once. Bounds and
+ * times are compared in 128-bit arithmetic, so no extreme overflows.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/op_join_internal.h"
+
+#define F_MATCHED 2
+#define F_DEAD 4
+
+typedef struct jheap {
+  int64_t *t;
+  uint32_t *s;
+  int64_t n, cap;
+} jheap;
+
+typedef struct jint {
+  jbase b;
+  jheap hp[2];
+  int tc[2];
+  /* candidates (with a residual) */
+  uint32_t *cl, *cr, *crow;
+  uint8_t *pass;
+  int64_t ccap;
+  int64_t dead[2];      /* evicted rows not freed yet (heap sides) */
+  bool heap[2];         /* side s keeps an eviction heap (outer side) */
+  int64_t swept[2];     /* live rows after the last sweep */
+  __int128 disorder[2]; /* see chain_insert */
+  int64_t max_t[2];
+} jint;
+
+static int hp_push(jheap *h, int64_t t, uint32_t s) {
+  if (h->n == h->cap) {
+    int64_t nc = h->cap ? h->cap * 2 : 1024;
+    int64_t *a = realloc(h->t, (size_t)nc * 8);
+    if (a)
+      h->t = a;
+    uint32_t *b = realloc(h->s, (size_t)nc * 4);
+    if (b)
+      h->s = b;
+    if (!a || !b)
+      return -1;
+    h->cap = nc;
+  }
+  int64_t i = h->n++;
+  while (i > 0) {
+    int64_t p = (i - 1) / 2;
+    if (h->t[p] <= t)
+      break;
+    h->t[i] = h->t[p];
+    h->s[i] = h->s[p];
+    i = p;
+  }
+  h->t[i] = t;
+  h->s[i] = s;
+  return 0;
+}
+
+static void hp_pop(jheap *h) {
+  int64_t n = --h->n;
+  if (n == 0)
+    return;
+  int64_t t = h->t[n];
+  uint32_t s = h->s[n];
+  int64_t i = 0;
+  for (;;) {
+    int64_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && h->t[c + 1] < h->t[c])
+      c++;
+    if (h->t[c] >= t)
+      break;
+    h->t[i] = h->t[c];
+    h->s[i] = h->s[c];
+    i = c;
+  }
+  h->t[i] = t;
+  h->s[i] = s;
+}
+
+static bool pads(const jbase *j, int s) {
+  lm_join_type t = j->spec.type;
+  if (s == 0)
+    return t == LM_JOIN_LEFT || t == LM_JOIN_FULL || t == LM_JOIN_ANTI;
+  return t == LM_JOIN_RIGHT || t == LM_JOIN_FULL;
+}
+
+static inline bool in_bound(const lm_join_spec *sp, int64_t lt, int64_t rt) {
+  __int128 d = (__int128)rt - lt;
+  if (sp->lo_strict ? d <= sp->lo_us : d < sp->lo_us)
+    return false;
+  if (sp->hi_strict ? d >= sp->hi_us : d > sp->hi_us)
+    return false;
+  return true;
+}
+
+/* Whether a row of side s at time t can no longer match (the other side's
+ * watermark is past its bound). */
+static inline bool expired(const jbase *j, int s, int64_t t) {
+  const lm_join_spec *sp = &j->spec;
+  int64_t wo = j->wm[1 - s];
+  if (wo == INT64_MAX)
+    return true;
+  if (s == 0) { /* future right rows have time >= wo */
+    __int128 lim = (__int128)t + sp->hi_us;
+    return sp->hi_strict ? wo >= lim : wo > lim;
+  }
+  /* future left rows have time >= wl; need lt <= rt - lo */
+  __int128 lim = (__int128)t - sp->lo_us;
+  return sp->lo_strict ? wo >= lim : wo > lim;
+}
+
+static int grow_cand(jint *u, int64_t n, lm_error *err) {
+  if (n <= u->ccap)
+    return 0;
+  int64_t nc = u->ccap ? u->ccap : 1024;
+  while (nc < n)
+    nc *= 2;
+  uint32_t *a = realloc(u->cl, (size_t)nc * 4);
+  if (a)
+    u->cl = a;
+  uint32_t *b = realloc(u->cr, (size_t)nc * 4);
+  if (b)
+    u->cr = b;
+  uint32_t *c = realloc(u->crow, (size_t)nc * 4);
+  if (c)
+    u->crow = c;
+  uint8_t *d = realloc(u->pass, (size_t)nc);
+  if (d)
+    u->pass = d;
+  if (!a || !b || !c || !d)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
+  u->ccap = nc;
+  return 0;
+}
+
+/* Appends slot i (time t) to side s's chain of entry e. Chains are in
+ * arrival order; u->disorder[s] is the largest amount by which a row of
+ * side s came earlier than the latest time the side had seen before it,
+ * so rows that follow a row in a chain are never earlier than its time -
+ * disorder (what lets probes stop early). */
+static void chain_insert(jint *u, int s, uint32_t e, uint32_t i, int64_t t) {
+  jbase *j = &u->b;
+  jstore *st = &j->st[s];
+  jentry *en = &j->kt.ents[e];
+  if (t < u->max_t[s]) {
+    __int128 d = (__int128)u->max_t[s] - t;
+    if (d > u->disorder[s])
+      u->disorder[s] = d;
+  } else
+    u->max_t[s] = t;
+  js_set_next(st, i, JNONE);
+  if (en->head[s] == JNONE) {
+    en->head[s] = en->tail[s] = i;
+    return;
+  }
+  js_set_next(st, en->tail[s], i);
+  en->tail[s] = i;
+}
+
+static inline void set_matched(jstore *st, uint32_t i) {
+  js_slot(st, i)[st->flag_off] |= F_MATCHED;
+}
+static inline bool is_matched(const jstore *st, uint32_t i) {
+  return js_slot(st, i)[st->flag_off] & F_MATCHED;
+}
+/* Whether row i of side s is evicted: flagged by the heap on an outer
+ * side, else simply expired (a pure function of its time and the other
+ * side's watermark, so an inner side needs no heap at all). */
+static inline bool is_dead(const jint *u, int s, uint32_t i) {
+  const jstore *st = &u->b.st[s];
+  if (u->heap[s])
+    return js_slot(st, i)[st->flag_off] & F_DEAD;
+  return expired(&u->b, s, js_i64(st, i, u->tc[s]));
+}
+static void purge_chain(jint *u, int s, uint32_t e, bool head_only);
+
+/* Emits or stores row r (side s) after its probe (matched = it met a
+ * partner now). */
+static int settle_row(jint *u, int s, const lm_batch *b, int64_t r, int64_t t,
+                      bool matched, uint32_t e, lm_error *err) {
+  jbase *j = &u->b;
+  lm_join_type ty = j->spec.type;
+  const int *const *keys = (const int *const *)j->keys;
+  int rc = 0;
+  if (j->nul[r] == 1) { /* NULL key: never matches, never stored */
+    if (pads(j, s))
+      rc = s == 0 ? jo_add(j, (uint32_t)r, JNONE, 1, err)
+                  : jo_add(j, JNONE, (uint32_t)r, 1, err);
+    return rc;
+  }
+  if (s == 0 && ty == LM_JOIN_SEMI) {
+    if (matched)
+      return jo_add(j, (uint32_t)r, JNONE, 1, err); /* done with it */
+  }
+  if (expired(j, s, t)) {
+    if (!matched && pads(j, s))
+      rc = s == 0 ? jo_add(j, (uint32_t)r, JNONE, 1, err)
+                  : jo_add(j, JNONE, (uint32_t)r, 1, err);
+    return rc;
+  }
+  if (e == JNONE || j->kt.ents[e].head[1 - s] == JNONE) {
+    lm_array *kc[64];
+    for (int k = 0; k < j->nk; k++)
+      kc[k] = b->columns[j->keys[s][k]];
+    e = jk_find_add(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r]);
+    if (e == JNONE)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory (join keys)");
+  }
+  uint32_t i = js_add(&j->st[s], b, r);
+  if (i == JNONE || (u->heap[s] && hp_push(&u->hp[s], t, i))) {
+    if (i != JNONE)
+      js_del(&j->st[s], i);
+    jk_maybe_remove(&j->kt, e);
+    j->failed = true;
+    return lm_err(err, LM_ERR_NOMEM, "out of memory (join state)");
+  }
+  if (matched)
+    set_matched(&j->st[s], i);
+  chain_insert(u, s, e, i, t);
+  return 0;
+}
+
+static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
+  jint *u = (jint *)j;
+  int o = 1 - s;
+  int64_t n = b->num_rows;
+  const lm_join_spec *sp = &j->spec;
+  lm_join_type ty = sp->type;
+  if (sp->side[s].changelog) {
+    const int64_t *W = jb_weights(j, s, b);
+    for (int64_t r = 0; r < n; r++)
+      if (W[r] != 1)
+        return lm_err(err, LM_ERR_EXEC,
+                      "interval join: the %s input is not append-only "
+                      "(row %lld has __weight %lld)",
+                      s ? "right" : "left", (long long)r, (long long)W[r]);
+  }
+  int rc = jb_hash_batch(j, s, b, err);
+  if (rc)
+    return rc;
+  if (j->nk > 64)
+    return lm_err(err, LM_ERR_LIMIT, "join: more than 64 key columns");
+  lm_array *kc[64];
+  for (int k = 0; k < j->nk; k++)
+    kc[k] = b->columns[j->keys[s][k]];
+  const lm_array *ta = b->columns[u->tc[s]];
+  const int64_t *tv = lm_array_i64(ta);
+  const int *const *keys = (const int *const *)j->keys;
+  jstore *ost = &j->st[o];
+  int otc = u->tc[o];
+  const lm_batch *lb = s == 0 ? b : NULL, *rb = s == 1 ? b : NULL;
+  if ((rc = jo_sources(j, lb, rb, err)))
+    return rc;
+  bool pairs = ty != LM_JOIN_SEMI && ty != LM_JOIN_ANTI;
+  bool resid = sp->residual != NULL;
+  int64_t nc = 0;
+  /* phase 1: probe (and, without a residual, settle at once) */
+  for (int64_t r = 0; r < n; r++) {
+    j->ent[r] = JNONE;
+    if (lm_array_is_null(ta, r) || tv[r] < j->wm[s]) {
+      j->op.late_dropped++;
+      j->nul[r] = 2; /* skip */
+      continue;
+    }
+    if (j->nul[r])
+      continue;
+    int64_t t = tv[r];
+    uint32_t e = jk_find(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r]);
+    bool matched = false;
+    if (e != JNONE && (u->dead[o] > 0 || !u->heap[o])) {
+      purge_chain(u, o, e, true);
+      if (j->kt.ents[e].head[o] == JNONE && j->kt.ents[e].head[s] == JNONE) {
+        jk_maybe_remove(&j->kt, e);
+        e = JNONE;
+      }
+    }
+    j->ent[r] = e;
+    if (e != JNONE) {
+      for (uint32_t y = j->kt.ents[e].head[o]; y != JNONE;
+           y = js_next(ost, y)) {
+        int64_t yt = js_i64(ost, y, otc);
+        int64_t lt = s == 0 ? t : yt, rt = s == 0 ? yt : t;
+        if (!in_bound(sp, lt, rt)) {
+          /* later rows of the chain are not earlier than yt - disorder:
+           * stop once even those would be past the bound */
+          __int128 d = (__int128)rt - lt, dis = u->disorder[o];
+          if (s == 0 && d - dis > sp->hi_us)
+            break;
+          if (s == 1 && d + dis < sp->lo_us)
+            break;
+          continue;
+        }
+        if (resid) {
+          if (nc == u->ccap && (rc = grow_cand(u, nc + 1, err)))
+            return rc;
+          u->cl[nc] = s == 0 ? (uint32_t)r : y;
+          u->cr[nc] = s == 0 ? y : (uint32_t)r;
+          u->crow[nc] = (uint32_t)r;
+          nc++;
+          continue;
+        }
+        matched = true;
+        if (pairs)
+          rc = s == 0 ? jo_add(j, (uint32_t)r, y, 1, err)
+                      : jo_add(j, y, (uint32_t)r, 1, err);
+        else if (s == 1 && ty == LM_JOIN_SEMI && !is_matched(ost, y))
+          rc = jo_add(j, y, JNONE, 1, err);
+        if (rc)
+          return rc;
+        set_matched(ost, y);
+      }
+    }
+    if (!resid && (rc = settle_row(u, s, b, r, t, matched, e, err)))
+      return rc;
+  }
+  if (!resid) {
+    for (int64_t r = 0; r < n; r++) /* NULL keys: never match */
+      if (j->nul[r] == 1 &&
+          (rc = settle_row(u, s, b, r, tv[r], false, JNONE, err)))
+        return rc;
+    return 0;
+  }
+  /* phase 2: the residual over the candidates; phase 3: settle in order */
+  if (nc && (rc = grow_cand(u, nc, err)))
+    return rc;
+  if ((rc = jb_residual(j, lb, rb, u->cl, u->cr, nc, u->pass, err)))
+    return rc;
+  int64_t c = 0;
+  for (int64_t r = 0; r < n; r++) {
+    if (j->nul[r] == 2)
+      continue;
+    bool matched = false;
+    for (; c < nc && u->crow[c] == (uint32_t)r; c++) {
+      if (!u->pass[c])
+        continue;
+      uint32_t y = s == 0 ? u->cr[c] : u->cl[c];
+      matched = true;
+      if (pairs)
+        rc = jo_add(j, u->cl[c], u->cr[c], 1, err);
+      else if (s == 1 && ty == LM_JOIN_SEMI && !is_matched(ost, y))
+        rc = jo_add(j, y, JNONE, 1, err);
+      if (rc)
+        return rc;
+      set_matched(ost, y);
+    }
+    if ((rc = settle_row(u, s, b, r, tv[r], matched, j->ent[r], err)))
+      return rc;
+  }
+  return 0;
+}
+
+/* Frees the dead (evicted) rows of side s's chain of entry e: all of
+ * them, or only those at the head. */
+static void purge_chain(jint *u, int s, uint32_t e, bool head_only) {
+  jbase *j = &u->b;
+  jstore *st = &j->st[s];
+  jentry *en = &j->kt.ents[e];
+  uint32_t prev = JNONE, c = en->head[s];
+  while (c != JNONE) {
+    uint32_t nx = js_next(st, c);
+    if (is_dead(u, s, c)) {
+      if (prev == JNONE)
+        en->head[s] = nx;
+      else
+        js_set_next(st, prev, nx);
+      if (en->tail[s] == c)
+        en->tail[s] = prev;
+      js_del(st, c);
+      if (u->heap[s]) {
+        u->dead[s]--;
+        j->dead--;
+      }
+    } else if (head_only)
+      break;
+    else
+      prev = c;
+    c = nx;
+  }
+}
+
+/* Frees every dead row of side s. */
+static void sweep(jint *u, int s) {
+  jbase *j = &u->b;
+  for (uint32_t e = 0; e < j->kt.nents && (u->dead[s] > 0 || !u->heap[s]);
+       e++) {
+    if (j->kt.ents[e].head[s] == JNONE)
+      continue;
+    purge_chain(u, s, e, false);
+    jk_maybe_remove(&j->kt, e);
+  }
+}
+
+/* Evicts the rows of the side opposite to `side` that the new watermark
+ * expired: they are marked dead (and NULL-padded when outer and never
+ * matched) in time order from the heap; their slots are freed lazily, by
+ * the next probe of their key or by a sweep once dead rows are many. */
+static int int_watermark(jbase *j, int side, lm_error *err) {
+  jint *u = (jint *)j;
+  int s = 1 - side; /* the side whose rows may expire */
+  jheap *h = &u->hp[s];
+  jstore *st = &j->st[s];
+  int rc = jo_sources(j, NULL, NULL, err);
+  if (rc)
+    return rc;
+  bool pad = pads(j, s);
+  while (h->n > 0 && expired(j, s, h->t[0])) {
+    uint32_t i = h->s[0];
+    hp_pop(h);
+    js_slot(st, i)[st->flag_off] |= F_DEAD;
+    u->dead[s]++;
+    j->dead++;
+    if (pad && !is_matched(st, i) &&
+        (rc = s == 0 ? jo_add(j, i, JNONE, 1, err)
+                     : jo_add(j, JNONE, i, 1, err)))
+      return rc;
+  }
+  rc = jo_flush(j, err); /* the padded rows read the slots */
+  if (u->heap[s]
+          ? u->dead[s] > 0 && (j->wm[side] == INT64_MAX ||
+                               (u->dead[s] > 4096 && u->dead[s] * 2 > st->live))
+          : st->live > 0 && (j->wm[side] == INT64_MAX ||
+                             st->live > 2 * u->swept[s] + 4096)) {
+    sweep(u, s);
+    u->swept[s] = st->live;
+  }
+  return rc;
+}
+
+static int64_t int_out_wm(const jbase *j) {
+  int64_t wr =
+      j->wm[1] == INT64_MAX ? INT64_MAX : jsat_sub(j->wm[1], j->spec.hi_us);
+  return j->wm[0] < wr ? j->wm[0] : wr;
+}
+
+static int64_t int_extra(const jbase *j) {
+  const jint *u = (const jint *)j;
+  return (u->hp[0].cap + u->hp[1].cap) * 12;
+}
+
+static void int_free(jbase *j) {
+  jint *u = (jint *)j;
+  for (int s = 0; s < 2; s++) {
+    free(u->hp[s].t);
+    free(u->hp[s].s);
+  }
+  free(u->cl);
+  free(u->cr);
+  free(u->crow);
+  free(u->pass);
+}
+
+/* Live rows: on a side without a heap, expired rows still held (freed
+ * lazily) are not counted, which takes a pass over the slots. */
+static int64_t int_state_rows(const jbase *j) {
+  const jint *u = (const jint *)j;
+  int64_t n = 0;
+  for (int s = 0; s < 2; s++) {
+    const jstore *st = &j->st[s];
+    if (u->heap[s]) {
+      n += st->live - u->dead[s];
+      continue;
+    }
+    for (uint32_t i = 0; i < st->used; i++)
+      if ((js_slot(st, i)[st->flag_off] & 1) && !is_dead(u, s, i))
+        n++;
+  }
+  return n;
+}
+
+static const jops int_ops = {int_push,      int_watermark, NULL,
+                             int_out_wm,    int_extra,     int_free,
+                             int_state_rows};
+
+lm_operator *lm_join_interval_new(const lm_join_spec *spec, lm_error *err) {
+  jint *u = calloc(1, sizeof *u);
+  if (!u) {
+    lm_err(err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  uint32_t hdrs[2] = {4, 4};
+  u->max_t[0] = u->max_t[1] = INT64_MIN;
+  if (jb_init(&u->b, spec, hdrs, &int_ops, err))
+    goto fail;
+  for (int s = 0; s < 2; s++)
+    u->heap[s] = pads(&u->b, s);
+  for (int s = 0; s < 2; s++) {
+    int tc = spec->side[s].time_col;
+    if (tc < 0) {
+      lm_err(err, LM_ERR_BIND, "interval join: the %s input has no time column",
+             s ? "right" : "left");
+      goto fail;
+    }
+    lm_type_id id = spec->side[s].schema->fields[tc].type.id;
+    if (id != LM_TYPE_TIMESTAMP && id != LM_TYPE_INT64) {
+      lm_err(err, LM_ERR_BIND,
+             "interval join: the %s time column is %s, not TIMESTAMP",
+             s ? "right" : "left",
+             lm_type_name(spec->side[s].schema->fields[tc].type));
+      goto fail;
+    }
+    u->tc[s] = tc;
+  }
+  if (spec->lo_us > spec->hi_us) {
+    lm_err(err, LM_ERR_BIND,
+           "interval join: empty time bound (lower %lld > upper %lld µs)",
+           (long long)spec->lo_us, (long long)spec->hi_us);
+    goto fail;
+  }
+  return &u->b.op;
+fail:
+  jb_destroy(&u->b);
+  return NULL;
+}

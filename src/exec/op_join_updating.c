@@ -1,0 +1,446 @@
+/*
+ * exec/op_join_updating.c — LM_JOIN_UPDATING, the regular join of two
+ * changelogs (lm_join.h), and the state machine LM_JOIN_LOOKUP reuses.
+ *
+ * State: every row of both sides in the side's jstore, chained per key in
+ * the shared key table (rows with a NULL key in a per-side chain of their
+ * own: they never match but are retracted like any row). A slot holds a
+ * multiplicity (a +w change of a row adds a slot of multiplicity w; a -w
+ * change takes w from identical slots, which are freed at 0) and the
+ * row's match count mc: the sum of the multiplicities of the other side's
+ * rows it matches (keys equal, residual TRUE).
+ *
+ * A change of weight w to row x of side s, against the other side's rows
+ * y (multiplicity m_y) that match it:
+ *  - pairs (x, y) with weight w * m_y;
+ *  - x's own padding (LEFT/FULL/ANTI for the left side, RIGHT/FULL for the
+ *    right; SEMI: the left row itself) with weight w, when x matches
+ *    nothing (anything, for SEMI);
+ *  - y's padding flips when y's match count crosses 0: -m_y when it gains
+ *    its first match, +m_y when it loses its last (SEMI the opposite).
+ * The candidate pairs of a chunk of the batch are collected first, the
+ * residual is evaluated over all of them at once (jb_residual), then the
+ * rows are applied in order. A retraction of a row the side does not hold
+ * is refused (LM_ERR_EXEC) before that row changes anything; the rows
+ * before it stay applied and their output is emitted.
+ *
+ * TTL (ttl_us > 0): each slot keeps the processing time of its last write;
+ * lm_operator_tick drops slots idle for ttl_us (no output, as in Flink's
+ * state TTL) and retractions of rows no longer held are then ignored.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/op_join_internal.h"
+
+#define H_MULT 8
+#define H_MC 16
+#define H_TS 24
+
+typedef struct jupd {
+  jbase b;
+  bool lookup;       /* LM_JOIN_LOOKUP: left rows are not kept */
+  uint32_t nhead[2]; /* rows with a NULL key */
+  int64_t now, last_sweep;
+  /* candidates of a chunk */
+  int64_t ccap;
+  uint32_t *cl, *cr; /* left / right source index */
+  uint8_t *pass;
+  int64_t *cstart; /* per row of the chunk: first candidate */
+  int64_t rcap;
+} jupd;
+
+static inline int64_t hget(const jstore *s, uint32_t i, int off) {
+  int64_t v;
+  memcpy(&v, js_slot(s, i) + off, 8);
+  return v;
+}
+static inline void hset(jstore *s, uint32_t i, int off, int64_t v) {
+  memcpy(js_slot(s, i) + off, &v, 8);
+}
+
+static bool pads(const jbase *j, int s) {
+  lm_join_type t = j->spec.type;
+  if (s == 0)
+    return t == LM_JOIN_LEFT || t == LM_JOIN_FULL || t == LM_JOIN_ANTI;
+  return t == LM_JOIN_RIGHT || t == LM_JOIN_FULL;
+}
+static bool emits_pairs(const jbase *j) {
+  return j->spec.type != LM_JOIN_SEMI && j->spec.type != LM_JOIN_ANTI;
+}
+
+static int grow_cand(jupd *u, int64_t n, lm_error *err) {
+  if (n <= u->ccap)
+    return 0;
+  int64_t nc = u->ccap ? u->ccap : 1024;
+  while (nc < n)
+    nc *= 2;
+  uint32_t *a = realloc(u->cl, (size_t)nc * 4);
+  if (a)
+    u->cl = a;
+  uint32_t *b = realloc(u->cr, (size_t)nc * 4);
+  if (b)
+    u->cr = b;
+  uint8_t *c = realloc(u->pass, (size_t)nc);
+  if (c)
+    u->pass = c;
+  if (!a || !b || !c)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
+  u->ccap = nc;
+  return 0;
+}
+
+static int mul_w(int64_t a, int64_t b, int64_t *out, lm_error *err) {
+  if (__builtin_mul_overflow(a, b, out))
+    return lm_err(err, LM_ERR_EXEC,
+                  "integer out of range: join multiplicity overflow");
+  return 0;
+}
+
+/* The chain head of row r's key on side s (entry e or the NULL chain). */
+static uint32_t *chain_head(jupd *u, int s, uint32_t e) {
+  return e == JNONE ? &u->nhead[s] : &u->b.kt.ents[e].head[s];
+}
+
+/* Takes -w (w < 0) of row r of b from side s's chain (entry e, JNONE = the
+ * NULL-key chain). Refuses, changing nothing, when the side holds fewer
+ * copies (unless a TTL may have dropped them: then takes what is there).
+ * *took receives the (negative) weight actually removed, *mc the removed
+ * rows' match count. */
+static int retract_row(jupd *u, int s, uint32_t e, const lm_batch *b, int64_t r,
+                       int64_t w, int64_t *took, int64_t *mc, lm_error *err) {
+  jbase *j = &u->b;
+  jstore *st = &j->st[s];
+  uint32_t *head = chain_head(u, s, e);
+  int64_t have = 0;
+  *mc = 0;
+  for (uint32_t i = *head; i != JNONE && have < -w; i = js_next(st, i))
+    if (js_row_eq(st, i, b, r)) {
+      have += hget(st, i, H_MULT);
+      *mc = hget(st, i, H_MC);
+    }
+  if (have < -w && j->spec.ttl_us <= 0)
+    return lm_err(err, LM_ERR_EXEC,
+                  "more retractions than insertions for a row of the %s "
+                  "input of the join (row %lld of the batch: the join does "
+                  "not hold it %lld time(s))",
+                  s ? "right" : "left", (long long)r, (long long)-w);
+  int64_t need = have < -w ? have : -w;
+  *took = -need;
+  uint32_t prev = JNONE;
+  uint32_t *tail = e == JNONE ? NULL : &j->kt.ents[e].tail[s];
+  for (uint32_t i = *head; i != JNONE && need > 0;) {
+    uint32_t nx = js_next(st, i);
+    if (js_row_eq(st, i, b, r)) {
+      int64_t m = hget(st, i, H_MULT);
+      int64_t t = m < need ? m : need;
+      need -= t;
+      if (m - t > 0) {
+        hset(st, i, H_MULT, m - t);
+        if (j->spec.ttl_us > 0)
+          hset(st, i, H_TS, u->now);
+        prev = i;
+      } else {
+        if (prev == JNONE)
+          *head = nx;
+        else
+          js_set_next(st, prev, nx);
+        if (tail && *tail == i)
+          *tail = prev;
+        js_del(st, i);
+      }
+    } else
+      prev = i;
+    i = nx;
+  }
+  return 0;
+}
+
+static int insert_row(jupd *u, int s, const lm_batch *b, int64_t r, uint32_t e,
+                      int64_t w, int64_t mc, lm_error *err) {
+  jbase *j = &u->b;
+  jstore *st = &j->st[s];
+  uint32_t i = js_add(st, b, r);
+  if (i == JNONE)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory (join state)");
+  hset(st, i, H_MULT, w);
+  hset(st, i, H_MC, mc);
+  if (j->spec.ttl_us > 0)
+    hset(st, i, H_TS, u->now);
+  js_set_next(st, i, JNONE);
+  if (e == JNONE) { /* NULL key: push front */
+    js_set_next(st, i, u->nhead[s]);
+    u->nhead[s] = i;
+    return 0;
+  }
+  jentry *en = &j->kt.ents[e];
+  if (en->head[s] == JNONE)
+    en->head[s] = i;
+  else
+    js_set_next(st, en->tail[s], i);
+  en->tail[s] = i;
+  return 0;
+}
+
+static int upd_push(jbase *j, int s, lm_batch *b, lm_error *err) {
+  jupd *u = (jupd *)j;
+  int o = 1 - s;
+  int64_t n = b->num_rows;
+  const int64_t *W = jb_weights(j, s, b);
+  int rc = jb_hash_batch(j, s, b, err);
+  if (rc)
+    return rc;
+  if (n + 1 > u->rcap) {
+    int64_t *cs = realloc(u->cstart, (size_t)(n + 1) * 8);
+    if (!cs)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
+    u->cstart = cs;
+    u->rcap = n + 1;
+  }
+  lm_array *kc[64];
+  if (j->nk > 64)
+    return lm_err(err, LM_ERR_LIMIT, "join: more than 64 key columns");
+  for (int k = 0; k < j->nk; k++)
+    kc[k] = b->columns[j->keys[s][k]];
+  const int *const *keys = (const int *const *)j->keys;
+  jstore *ost = &j->st[o];
+  bool store_own = !(u->lookup && s == 0);
+  bool lookup_right = u->lookup && s == 1;
+  const lm_batch *lb = s == 0 ? b : NULL, *rb = s == 1 ? b : NULL;
+  if ((rc = jo_sources(j, lb, rb, err)))
+    return rc;
+  for (int64_t start = 0; start < n;) {
+    /* phase 1: candidate pairs of rows start..end */
+    int64_t nc = 0, end = start;
+    for (; end < n && (end == start || nc < (1 << 20)); end++) {
+      u->cstart[end - start] = nc;
+      uint32_t e = JNONE;
+      if (!j->nul[end] && !lookup_right && (!W || W[end] != 0))
+        e = jk_find(&j->kt, j->st, keys, j->nk, kc, end, j->hash[end]);
+      j->ent[end] = e;
+      if (e == JNONE)
+        continue;
+      for (uint32_t i = j->kt.ents[e].head[o]; i != JNONE;
+           i = js_next(ost, i)) {
+        if (nc == u->ccap && (rc = grow_cand(u, nc + 1, err)))
+          return rc;
+        u->cl[nc] = s == 0 ? (uint32_t)end : i;
+        u->cr[nc] = s == 0 ? i : (uint32_t)end;
+        nc++;
+      }
+    }
+    u->cstart[end - start] = nc;
+    /* phase 2: the residual over every candidate */
+    if (nc && (rc = grow_cand(u, nc, err)))
+      return rc;
+    if ((rc = jb_residual(j, lb, rb, u->cl, u->cr, nc, u->pass, err)))
+      return rc;
+    /* phase 3: apply the rows in order */
+    for (int64_t r = start; r < end; r++) {
+      int64_t w = W ? W[r] : 1;
+      if (w == 0)
+        continue;
+      int64_t c0 = u->cstart[r - start], c1 = u->cstart[r - start + 1];
+      uint32_t *oix = s == 0 ? u->cr : u->cl;
+      /* own state first (a refused retraction changes nothing) */
+      uint32_t e = JNONE;
+      if (!j->nul[r]) {
+        e = j->ent[r];
+        if (e == JNONE || j->kt.ents[e].head[o] == JNONE)
+          e = w > 0 && store_own
+                  ? jk_find_add(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r])
+                  : jk_find(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r]);
+        if (e == JNONE && w > 0 && store_own)
+          return lm_err(err, LM_ERR_NOMEM, "out of memory (join keys)");
+      }
+      int64_t m = 0;
+      for (int64_t c = c0; c < c1; c++)
+        if (u->pass[c] &&
+            __builtin_add_overflow(m, hget(ost, oix[c], H_MULT), &m))
+          return lm_err(err, LM_ERR_EXEC,
+                        "integer out of range: join match count overflow");
+      if (lookup_right) { /* the table: state only */
+        if (w > 0)
+          rc = insert_row(u, s, b, r, e, w, 0, err);
+        else {
+          int64_t took, mc;
+          uint32_t ee = e;
+          if (!j->nul[r] && ee == JNONE) {
+            if (j->spec.ttl_us > 0)
+              continue;
+            return lm_err(err, LM_ERR_EXEC,
+                          "more retractions than insertions for a row of the "
+                          "right input of the join (row %lld of the batch)",
+                          (long long)r);
+          }
+          rc = retract_row(u, s, ee, b, r, w, &took, &mc, err);
+          if (!rc && ee != JNONE)
+            jk_maybe_remove(&j->kt, ee);
+        }
+        if (rc)
+          return rc;
+        continue;
+      }
+      if (store_own) {
+        if (w > 0) {
+          if ((rc = insert_row(u, s, b, r, e, w, m, err)))
+            return rc;
+        } else {
+          int64_t took, mc;
+          if (!j->nul[r] && e == JNONE) {
+            if (j->spec.ttl_us > 0)
+              continue;
+            return lm_err(err, LM_ERR_EXEC,
+                          "more retractions than insertions for a row of the "
+                          "%s input of the join (row %lld of the batch: the "
+                          "join holds no row with its key)",
+                          s ? "right" : "left", (long long)r);
+          }
+          if ((rc = retract_row(u, s, e, b, r, w, &took, &mc, err)))
+            return rc;
+          w = took;
+          if (e != JNONE)
+            jk_maybe_remove(&j->kt, e);
+          if (w == 0)
+            continue;
+        }
+      }
+      /* pairs and the other side's padding flips */
+      for (int64_t c = c0; c < c1; c++) {
+        if (!u->pass[c])
+          continue;
+        uint32_t y = oix[c];
+        int64_t my = hget(ost, y, H_MULT), pw;
+        if ((rc = mul_w(w, my, &pw, err)))
+          return rc;
+        if (emits_pairs(j) &&
+            (rc = s == 0 ? jo_add(j, (uint32_t)r, y, pw, err)
+                         : jo_add(j, y, (uint32_t)r, pw, err)))
+          return rc;
+        if (u->lookup)
+          continue;
+        int64_t old = hget(ost, y, H_MC), nw = old + w;
+        if (nw < 0)
+          nw = 0; /* only after a TTL dropped rows */
+        hset(ost, y, H_MC, nw);
+        bool flip = (old == 0) != (nw == 0);
+        if (!flip)
+          continue;
+        int64_t sign = old == 0 ? -1 : 1; /* gains its first match: -1 */
+        if (pads(j, o))
+          rc = s == 0 ? jo_add(j, JNONE, y, sign * my, err)
+                      : jo_add(j, y, JNONE, sign * my, err);
+        else if (o == 0 && j->spec.type == LM_JOIN_SEMI)
+          rc = jo_add(j, y, JNONE, -sign * my, err);
+        if (rc)
+          return rc;
+      }
+      /* x's own padding */
+      if (pads(j, s) && m == 0)
+        rc = s == 0 ? jo_add(j, (uint32_t)r, JNONE, w, err)
+                    : jo_add(j, JNONE, (uint32_t)r, w, err);
+      else if (s == 0 && j->spec.type == LM_JOIN_SEMI && m > 0)
+        rc = jo_add(j, (uint32_t)r, JNONE, w, err);
+      if (rc)
+        return rc;
+    }
+    start = end;
+  }
+  return 0;
+}
+
+/* Drops the slots of side s idle for ttl_us (chains rebuilt in place). */
+static void sweep_chain(jupd *u, int s, uint32_t *head, uint32_t *tail) {
+  jstore *st = &u->b.st[s];
+  uint32_t prev = JNONE;
+  for (uint32_t i = *head; i != JNONE;) {
+    uint32_t nx = js_next(st, i);
+    if (lm_sat_add(hget(st, i, H_TS), u->b.spec.ttl_us) <= u->now) {
+      if (prev == JNONE)
+        *head = nx;
+      else
+        js_set_next(st, prev, nx);
+      if (tail && *tail == i)
+        *tail = prev;
+      js_del(st, i);
+    } else
+      prev = i;
+    i = nx;
+  }
+}
+
+static int upd_tick(jbase *j, int64_t now, lm_error *err) {
+  (void)err;
+  jupd *u = (jupd *)j;
+  if (now > u->now)
+    u->now = now;
+  if (j->spec.ttl_us <= 0)
+    return 0;
+  int64_t every = j->spec.ttl_us / 4 > 0 ? j->spec.ttl_us / 4 : 1;
+  if (u->last_sweep && u->now - u->last_sweep < every)
+    return 0;
+  u->last_sweep = u->now;
+  for (uint32_t e = 0; e < j->kt.nents; e++) {
+    jentry *en = &j->kt.ents[e];
+    if (en->head[0] == JNONE && en->head[1] == JNONE)
+      continue; /* free */
+    for (int s = 0; s < 2; s++)
+      sweep_chain(u, s, &en->head[s], &en->tail[s]);
+    jk_maybe_remove(&j->kt, e);
+  }
+  for (int s = 0; s < 2; s++)
+    sweep_chain(u, s, &u->nhead[s], NULL);
+  return 0;
+}
+
+static int64_t upd_extra(const jbase *j) {
+  const jupd *u = (const jupd *)j;
+  return u->ccap * 9 + u->rcap * 8;
+}
+
+static void upd_free(jbase *j) {
+  jupd *u = (jupd *)j;
+  free(u->cl);
+  free(u->cr);
+  free(u->pass);
+  free(u->cstart);
+}
+
+static const jops upd_ops = {upd_push,  NULL,     upd_tick, NULL,
+                             upd_extra, upd_free, NULL};
+
+/* A lookup join's output keeps the left (stream) watermark: a table has no
+ * event time. */
+static int64_t lookup_out_wm(const jbase *j) {
+  return j->wm[0];
+}
+static const jops lookup_ops = {upd_push,  NULL,     upd_tick, lookup_out_wm,
+                                upd_extra, upd_free, NULL};
+
+static lm_operator *upd_new(const lm_join_spec *spec, bool lookup,
+                            lm_error *err) {
+  jupd *u = calloc(1, sizeof *u);
+  if (!u) {
+    lm_err(err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  u->lookup = lookup;
+  u->nhead[0] = u->nhead[1] = JNONE;
+  uint32_t hdr = spec->ttl_us > 0 ? H_TS + 8 : H_MC + 8;
+  uint32_t hdrs[2] = {hdr, hdr};
+  if (jb_init(&u->b, spec, hdrs, lookup ? &lookup_ops : &upd_ops, err)) {
+    jb_destroy(&u->b);
+    return NULL;
+  }
+  return &u->b.op;
+}
+
+lm_operator *lm_join_updating_new(const lm_join_spec *spec, lm_error *err) {
+  return upd_new(spec, false, err);
+}
+
+/* LM_JOIN_LOOKUP (op_lookup_join.c): the same state machine with the left
+ * rows not kept and right changes only updating the table. */
+lm_operator *lm_join_lookup_state_new(const lm_join_spec *spec, lm_error *err) {
+  return upd_new(spec, true, err);
+}
