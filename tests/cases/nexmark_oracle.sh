@@ -7,7 +7,15 @@
 # those files, as multisets (tests/cases/compare_rows.py); an updating query
 # (keyed aggregate, Top-N) by its final state, a materialized view over it. Run from the
 # repository root:   bash tests/cases/nexmark_oracle.sh build/laminardb
-# NEXMARK_EVENTS / NEXMARK_RATE override the event count and rate.
+# NEXMARK_EVENTS / NEXMARK_RATE override the event count and rate;
+# NEXMARK_QUERIES="q3 q7" checks only those.
+#
+# Two lists below: `checks` are the queries that run and equal DuckDB today
+# (any failure fails the test); `trying` are the ones written
+# (bench/nexmark/qN.sql) that did not, when last looked at: each is tried and
+# reported as "not yet" (with Laminar's error), "differs" or "now passes"
+# (then move it to `checks` and update bench/nexmark/README.md), without
+# failing the test.
 set -uo pipefail
 bin=$(realpath "$1")
 repo=$(pwd)
@@ -54,7 +62,7 @@ CREATE VIEW bid AS SELECT * FROM read_csv('$tmp/bid.csv', header=true, columns={
 # changelog is applied by a materialized view over the stream, and the
 # view's rows once every source has ended are compared (SELECT, CSV output).
 check() {
-  local q=$1 keys=$2 floats=$3 mode=${4:-} t0; t0=$(date +%s)
+  local q=$1 keys=$2 floats=$3 mode=${4:-} trying=${5:-} t0; t0=$(date +%s)
   {
     ddl
     cat "$repo/bench/nexmark/$q.sql"
@@ -72,6 +80,10 @@ check() {
     "$bin" run "$tmp/$q.sql" >"$tmp/$q.out" 2>&1 || ok=0
   fi
   if [ $ok = 0 ]; then
+    if [ -n "$trying" ]; then
+      echo "not yet $q: $(grep -m1 'error' "$tmp/$q.out" | sed 's|^.*/'"$q"'\.sql:|'"$q"'.sql:|')"
+      return
+    fi
     echo "FAIL $q: laminardb:"; cat "$tmp/$q.out"; fail=1; return
   fi
   if ! $oracle "$VIEWS $(cat "$repo/bench/nexmark/duckdb/$q.sql")" >"$tmp/$q.exp.csv" 2>"$tmp/$q.oerr"; then
@@ -81,7 +93,14 @@ check() {
   if [ "$n" -le 0 ]; then echo "FAIL $q: the oracle returned no rows"; fail=1; return; fi
   if ! $compare --expected "$tmp/$q.exp.csv" --got "$tmp/$q.got.csv" --keys "$keys" \
       --float "$floats" >"$tmp/$q.diff"; then
+    if [ -n "$trying" ]; then
+      echo "differs $q (runs, but its result is not DuckDB's):"; head -5 "$tmp/$q.diff"; return
+    fi
     echo "FAIL $q:"; head -20 "$tmp/$q.diff"; fail=1; return
+  fi
+  if [ -n "$trying" ]; then
+    echo "now passes $q ($n rows): move it to checks (tests/cases/nexmark_oracle.sh) and bench/nexmark/README.md"
+    return
   fi
   echo "ok   $q ($n rows, $(($(date +%s) - t0)) s)"
 }
@@ -101,18 +120,39 @@ checks=(
   "q19 auction,rank_number - final"
   "q21 auction,bidder,price,channel,channel_id -"
   "q22 auction,bidder,price,channel,dir1,dir2,dir3 -"
+  "q3 id,name,city,state -"
+  "q7 auction,bidder,price,datetime,extra -"
+  "q8 id,name,starttime -"
+  "q13 auction,bidder,price,datetime,value -"
+  "q20 auction,bidder,price,channel,url,bid_datetime,bid_extra -"
+  "q4 category final final"
+  "q5 auction,num - final"
+)
+# the same form: written, tried, not (yet) required to pass
+trying=(
+  "q6 seller,avg_price - final"
+  "q9 id - final"
 )
 jobs=${NEXMARK_JOBS:-2}
-for c in "${checks[@]}"; do
+all=()
+for c in "${checks[@]}"; do all+=("$c"); done
+for c in "${trying[@]}"; do all+=("$c try"); done
+selected() { [ -z "${NEXMARK_QUERIES:-}" ] || [[ " $NEXMARK_QUERIES " == *" $1 "* ]]; }
+for c in "${all[@]}"; do
   set -- $c
   q=$1
-  [ "$3" = - ] && set -- "$1" "$2" "" "${4:-}"
+  selected "$q" || continue
+  floats=$3 mode= try=
+  [ "$floats" = - ] && floats=
+  [ "${4:-}" = final ] && mode=final
+  [ "${!#}" = try ] && try=1
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
-  check "$@" >"$tmp/$q.report" 2>&1 &
+  check "$q" "$2" "$floats" "$mode" "$try" >"$tmp/$q.report" 2>&1 &
 done
 wait
-for c in "${checks[@]}"; do
+for c in "${all[@]}"; do
   set -- $c
+  selected "$1" || continue
   cat "$tmp/$1.report"
   grep -q '^FAIL' "$tmp/$1.report" && fail=1
 done

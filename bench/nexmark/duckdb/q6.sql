@@ -1,0 +1,15 @@
+-- What Flink's q6 means (its text does not bind as written, see ../q6.sql):
+-- each auction's winning bid among those placed while it was open, then per
+-- seller the average over that winner and the 10 before it by bid time.
+-- Ties (equal prices, equal times) are broken by file order (seq), as
+-- Laminar breaks them by arrival.
+SET threads = 1;
+CREATE OR REPLACE TABLE b AS SELECT row_number() OVER () AS seq, * FROM bid;
+SELECT seller,
+       AVG(price) OVER (PARTITION BY seller ORDER BY dateTime, seq
+                        ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) AS avg_price
+FROM (SELECT A.id, A.seller, B.price, B.dateTime, B.seq,
+             row_number() OVER (PARTITION BY A.id, A.seller ORDER BY B.price DESC, B.seq) AS rownum
+      FROM auction AS A, b AS B
+      WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires)
+WHERE rownum <= 1;
