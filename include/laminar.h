@@ -96,6 +96,11 @@ typedef struct laminar_error {
   int line;   /* 1-based, 0 when not about a position */
   int column; /* 1-based, 0 when not about a position */
   char message[1024];
+  /* PostgreSQL's SQLSTATE when known ("22012" division by zero, "22003"
+   * numeric value out of range, "22P02" invalid text representation,
+   * "42883" undefined function, "42703" undefined column, ...), "" when
+   * not. */
+  char sqlstate[6];
 } laminar_error;
 
 /* ---------------------------------------------------------- the database */
@@ -125,6 +130,19 @@ typedef struct laminar_result laminar_result;
  * and position), EXISTS, NOTFOUND. */
 int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
                     laminar_error *err);
+
+/* Notices of the last laminar_execute: warnings that did not stop a
+ * statement, one per line, each "line:column: text" (e.g. a join
+ * whose state grows without bound, docs/joins.md); "" when there were
+ * none. Owned by db, valid until the next laminar_execute or
+ * laminar_close. */
+const char *laminar_notices(const laminar_db *db);
+
+/* Rows affected by the last INSERT (rows inserted), UPDATE (rows updated)
+ * or DELETE (rows deleted) run on db, as PostgreSQL's command tag counts
+ * them; 0 before any. An upsert into a table with a PRIMARY KEY counts every
+ * row of the INSERT. */
+int64_t laminar_changes(const laminar_db *db);
 
 /* Result accessors. Rows are held as Arrow record batches. */
 int64_t laminar_result_num_rows(const laminar_result *r);

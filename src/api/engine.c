@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "exec/lm_join.h"
 
 static const char *kind_name(lm_node_kind k) {
   return k == LM_NODE_SOURCE   ? "source"
          : k == LM_NODE_STREAM ? "stream"
+         : k == LM_NODE_TABLE  ? "table"
                                : "materialized view";
 }
 
@@ -70,6 +72,24 @@ static void context(lm_error *err, const char *what, const char *name) {
 
 /* ------------------------------------------------------------ dataflow */
 
+/* Where n's batches enter the query n->queries[i]: its head, or for a
+ * query over several inputs, the head of n's k-th occurrence among its
+ * inputs, k = the earlier entries of that query in n->queries[0..i) (a
+ * node read twice, as in a self-join, is listed twice). */
+static lm_operator *query_head(const lm_node *n, int i) {
+  lm_query *q = n->queries[i];
+  if (!q->n_ins)
+    return q->head;
+  int k = 0;
+  for (int j = 0; j < i; j++)
+    if (n->queries[j] == q)
+      k++;
+  for (int j = 0; j < q->n_ins; j++)
+    if (q->ins[j].node == n && k-- == 0)
+      return q->ins[j].head;
+  return NULL;
+}
+
 static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
   if (b->num_rows == 0)
     return 0;
@@ -107,8 +127,9 @@ static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
   }
   for (int i = 0; i < n->n_queries; i++) {
     lm_query *q = n->queries[i];
-    q->head->rows_in += b->num_rows;
-    if ((rc = q->head->vt->push(q->head, b, err))) {
+    lm_operator *h = query_head(n, i);
+    h->rows_in += b->num_rows;
+    if ((rc = h->vt->push(h, b, err))) {
       if (q->output)
         context(err, kind_name(q->output->kind), q->output->name);
       return rc;
@@ -124,7 +145,8 @@ int lm_engine_watermark(laminar_db *db, lm_node *n, int64_t wm, lm_error *err) {
   n->wm = wm;
   for (int i = 0; i < n->n_queries; i++) {
     lm_query *q = n->queries[i];
-    int rc = q->head->vt->watermark(q->head, wm, err);
+    lm_operator *h = query_head(n, i);
+    int rc = h->vt->watermark(h, wm, err);
     if (rc) {
       if (q->output)
         context(err, kind_name(q->output->kind), q->output->name);
@@ -162,6 +184,19 @@ static int late_batch(void *ctx, lm_batch *b, lm_error *err) {
 int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err) {
   if (now_us > db->now_us)
     db->now_us = now_us;
+  /* 'idle.timeout.ms' per partition: an idle partition no longer holds
+   * its source's watermark back */
+  for (int i = 0; i < db->n_nodes; i++) {
+    lm_node *s = db->nodes[i];
+    if (s->kind != LM_NODE_SOURCE || s->idle_timeout <= 0 || s->ended ||
+        s->parts.n < 2 || s->wm_col < 0)
+      continue;
+    int64_t wm =
+        lm_parts_watermark(&s->parts, s->reader, db->now_us, s->idle_timeout);
+    int rc = wm != INT64_MIN ? lm_engine_watermark(db, s, wm, err) : 0;
+    if (rc)
+      return rc;
+  }
   /* 'idle.timeout.ms': a source without rows for that long catches its
    * watermark up with its largest event time (the delay is waived) */
   for (int i = 0; i < db->n_nodes; i++) {
@@ -176,9 +211,16 @@ int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err) {
   }
   for (int i = 0; i < db->n_nodes; i++) {
     lm_query *q = db->nodes[i]->query;
-    if (!q || !q->head)
+    if (!q || (!q->head && !q->n_ins))
       continue;
-    int rc = lm_operator_tick(q->head, db->now_us, err);
+    int rc = 0;
+    for (int j = 0; j < q->n_ins && !rc; j++)
+      rc = lm_operator_tick(q->ins[j].head, db->now_us, err);
+    for (int j = 0; j < q->n_joins && !rc; j++) /* join state TTL, then
+                                                   what follows */
+      rc = lm_operator_tick(q->joins[j], db->now_us, err);
+    if (!rc && q->head)
+      rc = lm_operator_tick(q->head, db->now_us, err);
     if (rc) {
       context(err, kind_name(q->output->kind), q->output->name);
       return rc;
@@ -262,6 +304,48 @@ int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
   return rc;
 }
 
+/* A batch from partition r->partition of a source read through a reader
+ * with several partitions (FILES over several files): rows are late
+ * against the source's watermark, which is the minimum over the
+ * partitions (lm_parts_watermark), not the largest event time seen. */
+static int push_partition(laminar_db *db, lm_node *src, lm_batch *b,
+                          lm_error *err) {
+  lm_source_reader *r = src->reader;
+  src->rows_in += b->num_rows;
+  src->last_row_at = db->now_us;
+  /* the source was one partition so far: partition 0 starts from it */
+  if (src->parts.n == 0 && lm_parts_seed(&src->parts, src->max_ts, src->wm_cand,
+                                         src->wm, db->now_us))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  /* each query's late filter follows the source's watermarks only */
+  for (int i = 0; i < src->n_queries; i++) {
+    lm_query *q = src->queries[i];
+    lm_op_late_filter_follow_rows(q->head, false);
+    for (int k = 0; k < q->n_ins; k++)
+      if (q->ins[k].node == src)
+        lm_op_late_filter_follow_rows(q->ins[k].head, false);
+  }
+  bool keep_late = false;
+  for (int i = 0; i < src->n_queries; i++)
+    if (src->queries[i]->lateness > 0 || src->queries[i]->late_to)
+      keep_late = true;
+  lm_batch *f = NULL;
+  int rc = lm_parts_push(&src->parts, r->partition, r->n_partitions,
+                         src->wm_col, src->wm_delay, src->wm_skew, src->wm,
+                         db->now_us, keep_late, b, &f, &src->late_dropped, err);
+  src->max_ts = lm_parts_max_ts(&src->parts);
+  if (!rc && f)
+    rc = node_emit(db, src, f, err);
+  lm_batch_release(f);
+  if (!rc && src->wm_col >= 0 && !src->ended) {
+    int64_t wm =
+        lm_parts_watermark(&src->parts, r, db->now_us, src->idle_timeout);
+    if (wm != INT64_MIN)
+      rc = lm_engine_watermark(db, src, wm, err);
+  }
+  return rc;
+}
+
 static int end_source(laminar_db *db, lm_node *src, lm_error *err) {
   src->ended = true; /* the final watermark, +infinity: every window closes */
   return lm_engine_watermark(db, src, INT64_MAX, err);
@@ -281,7 +365,8 @@ static int open_reader(lm_node *s, lm_source_reader **out, lm_error *err) {
                 s->connector);
 }
 
-static int replay_into(lm_node *src, lm_query *q, lm_error *err);
+static int replay_into(lm_node *src, lm_query *q, lm_operator *head,
+                       lm_error *err);
 
 int lm_engine_drain(laminar_db *db, lm_error *err) {
   /* queries waiting to read their bounded source again, in creation order */
@@ -289,10 +374,17 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
     lm_query *q = db->nodes[i]->query;
     if (q && q->needs_replay) {
       q->needs_replay = false;
-      int rc = replay_into(q->input, q, err);
+      int rc = replay_into(q->input, q, q->head, err);
       if (rc)
         return rc;
     }
+    for (int k = 0; q && k < q->n_ins; k++)
+      if (q->ins[k].needs_replay) {
+        q->ins[k].needs_replay = false;
+        int rc = replay_into(q->ins[k].node, q, q->ins[k].head, err);
+        if (rc)
+          return rc;
+      }
   }
   bool progress = true;
   while (progress && !db->interrupted) {
@@ -319,7 +411,8 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
         }
         if (b) {
           progress = true;
-          rc = lm_engine_push(db, s, b, err);
+          rc = s->reader->n_partitions > 1 ? push_partition(db, s, b, err)
+                                           : lm_engine_push(db, s, b, err);
           lm_batch_release(b);
           if (rc)
             return rc;
@@ -439,6 +532,15 @@ static laminar_result *text_result(const char *const *names, int n_cols,
 static void query_free(lm_query *q) {
   if (!q)
     return;
+  for (int i = 0; i < q->n_ins; i++)
+    lm_pipeline_free(q->ins[i].head);
+  free(q->ins);
+  for (int i = 0; i < q->n_joins; i++) /* each frees what follows it */
+    lm_pipeline_free(q->joins[i]);
+  free(q->joins);
+  for (int i = 0; i < q->n_owned_schemas; i++)
+    lm_schema_release(q->owned_schemas[i]);
+  free(q->owned_schemas);
   lm_pipeline_free(q->head);
   lm_plan_free(q->plan);
   free(q);
@@ -452,6 +554,9 @@ static void node_free(lm_node *n) {
   if (n->reader)
     n->reader->free(n->reader);
   query_free(n->query);
+  lm_parts_free(&n->parts);
+  lm_table_free(n->table);
+  free(n->pk_cols);
   for (int i = 0; i < n->n_store; i++)
     lm_batch_release(n->store[i]);
   free(n->store);
@@ -518,13 +623,15 @@ static lm_node *find_input(laminar_db *db, const char *name, int line,
 /* A query created after its bounded file/generator source has been read
  * reads the source again from the beginning, on its own (DESIGN.md, script
  * mode), with its own watermark, ending with +infinity. */
-static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
+static int replay_into(lm_node *src, lm_query *q, lm_operator *head,
+                       lm_error *err) {
   lm_source_reader *r = NULL;
   int rc = open_reader(src, &r, err);
   if (rc)
     return rc;
   wm_track t = {src->wm_col, src->wm_delay, INT64_MIN, INT64_MIN,
                 0,           src->wm_skew,  INT64_MIN};
+  lm_parts parts = {0}; /* several partitions: as push_partition */
   for (;;) {
     lm_batch *b = NULL, *f = NULL;
     bool eof = false;
@@ -535,21 +642,33 @@ static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
         break;
       continue;
     }
-    rc = track_batch(&t, b, q->lateness > 0 || q->late_to, &f, err);
+    bool keep_late = q->lateness > 0 || q->late_to;
+    if (r->n_partitions > 1) {
+      lm_op_late_filter_follow_rows(head, false);
+      rc = lm_parts_push(&parts, r->partition, r->n_partitions, t.col, t.delay,
+                         t.skew, t.wm, 0, keep_late, b, &f, &t.late, err);
+      int64_t w =
+          rc || t.col < 0 ? INT64_MIN : lm_parts_watermark(&parts, r, 0, 0);
+      if (w > t.wm)
+        t.wm = w;
+    } else {
+      rc = track_batch(&t, b, keep_late, &f, err);
+    }
     lm_batch_release(b);
     if (!rc && f) {
-      q->head->rows_in += f->num_rows;
-      rc = q->head->vt->push(q->head, f, err);
+      head->rows_in += f->num_rows;
+      rc = head->vt->push(head, f, err);
     }
     lm_batch_release(f);
     if (!rc && t.wm != INT64_MIN)
-      rc = q->head->vt->watermark(q->head, t.wm, err);
+      rc = head->vt->watermark(head, t.wm, err);
     if (rc)
       break;
   }
   r->free(r);
+  lm_parts_free(&parts);
   if (!rc)
-    rc = q->head->vt->watermark(q->head, INT64_MAX, err);
+    rc = head->vt->watermark(head, INT64_MAX, err);
   if (rc)
     context(err, kind_name(q->output->kind), q->output->name);
   return rc;
@@ -560,11 +679,13 @@ static int replay_into(lm_node *src, lm_query *q, lm_error *err) {
  * retractions of them must find them. An updating input without state
  * (a changelog source, a stream that is not an aggregate) has nothing to
  * give: the query sees the changes made after it was created. */
-static int seed_from_state(lm_node *in, lm_query *q, lm_error *err) {
+static int seed_from_state(lm_node *in, lm_operator *head, lm_error *err) {
   lm_batch *cur = NULL;
   int rc = 0;
   if (in->query && in->query->agg_op)
     rc = lm_op_aggregate_snapshot(in->query->agg_op, &cur, err);
+  else if (in->kind == LM_NODE_TABLE && in->table)
+    rc = lm_table_snapshot(in->table, &cur, err);
   else if (in->kind == LM_NODE_MVIEW && in->n_store)
     rc = lm_changelog_consolidate(in->schema, in->store, in->n_store, false,
                                   in->table_schema, &cur, err);
@@ -598,8 +719,8 @@ static int seed_from_state(lm_node *in, lm_query *q, lm_error *err) {
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   free(cols);
-  q->head->rows_in += rows;
-  rc = q->head->vt->push(q->head, b, err);
+  head->rows_in += rows;
+  rc = head->vt->push(head, b, err);
   lm_batch_release(b);
   return rc;
 }
@@ -613,11 +734,15 @@ static int plan_changelog_input(lm_plan *plan, const lm_node *in,
   char m[400];
   plan->changelog_input = true;
   plan->weight_col = in->table_schema->n_fields;
-  if (plan->has_agg && (plan->window_key >= 0 || plan->window_kind)) {
+  /* TUMBLE/HOP/CUMULATE take retractions (pane states are retractable);
+   * a retraction can split a SESSION, which the session operator does not
+   * do yet */
+  if (plan->has_agg && plan->window_kind == LM_WIN_SESSION) {
     snprintf(m, sizeof m,
-             "'%s' is an updating (changelog) %s: a windowed aggregate "
-             "over it cannot take back rows it has emitted; aggregate it "
-             "without a window, or window its append-only input instead",
+             "'%s' is an updating (changelog) %s: SESSION windows over a "
+             "changelog are not supported yet (a retraction can split a "
+             "session); use TUMBLE, HOP or CUMULATE, or window its "
+             "append-only input",
              in->name, in->kind == LM_NODE_SOURCE ? "source" : "result");
     return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
   }
@@ -632,9 +757,468 @@ static int plan_changelog_input(lm_plan *plan, const lm_node *in,
   return 0;
 }
 
+/* --------------------------------------------------------------- joins */
+
+_Static_assert((int)LM_PJOIN_INNER == (int)LM_JOIN_INNER &&
+                   (int)LM_PJOIN_ANTI == (int)LM_JOIN_ANTI &&
+                   (int)LM_PJOIN_UPDATING == (int)LM_JOIN_UPDATING &&
+                   (int)LM_PJOIN_ASOF == (int)LM_JOIN_ASOF,
+               "lm_pjoin_* must mirror lm_join_*");
+
+/* The relations a join plan names, in the order the binder resolved them
+ * (FROM order; a subquery's own FROM in its place). */
+typedef struct join_ctx {
+  laminar_db *db;
+  lm_node **nodes;
+  int n, cap;
+} join_ctx;
+
+static int join_resolve(void *ctx, const char *name, int line, int col,
+                        lm_rel_info *out, lm_error *err) {
+  join_ctx *c = ctx;
+  lm_node *n = find_input(c->db, name, line, col, err);
+  if (!n)
+    return err->code;
+  if (grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof *c->nodes))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  c->nodes[c->n++] = n;
+  out->schema = n->table_schema;
+  out->changelog = n->changelog;
+  out->time_col = n->kind == LM_NODE_SOURCE ? n->wm_col : n->time_col1 - 1;
+  out->is_table = n->kind == LM_NODE_TABLE;
+  return 0;
+}
+
+/* Points an operator's error (no position of its own) at the JOIN
+ * keyword of step js: "line:col: message". */
+static void join_err_at(lm_error *err, const lm_join_step *js) {
+  if (!err || err->line)
+    return;
+  lm_err_prefix(err, "%d:%d", js->line, js->column);
+  err->line = js->line;
+  err->column = js->column;
+}
+
+/* The exec spec of a planned join step; `out_schema` includes __weight
+ * when the step's output is a changelog. */
+static void join_spec(const lm_join_step *st, lm_schema *out_schema,
+                      lm_join_spec *sp) {
+  memset(sp, 0, sizeof *sp);
+  sp->type = (lm_join_type)st->type;
+  sp->algo = (lm_join_algo)st->algo;
+  for (int s = 0; s < 2; s++) {
+    sp->side[s].schema = st->side_schema[s];
+    sp->side[s].changelog = st->side_changelog[s];
+    sp->side[s].n_keys = st->n_keys;
+    sp->side[s].keys = st->keys[s];
+    sp->side[s].time_col = st->time_col[s];
+  }
+  sp->residual = st->residual;
+  sp->lo_us = st->lo_us;
+  sp->hi_us = st->hi_us;
+  sp->lo_strict = st->lo_strict;
+  sp->hi_strict = st->hi_strict;
+  sp->asof_dir = (lm_asof_dir)st->asof_dir;
+  sp->asof_strict = st->asof_strict;
+  sp->asof_tolerance_us = st->asof_tolerance_us;
+  sp->ttl_us = st->ttl_us;
+  sp->out_schema = out_schema;
+  sp->out_changelog = st->out_changelog;
+}
+
+static int own_schema(lm_query *q, lm_schema *s, lm_error *err) {
+  if (!s)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  void *n = realloc(q->owned_schemas,
+                    sizeof(lm_schema *) * (size_t)(q->n_owned_schemas + 1));
+  if (!n) {
+    lm_schema_release(s);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  q->owned_schemas = n;
+  q->owned_schemas[q->n_owned_schemas++] = s;
+  return 0;
+}
+
+/* Replaces the output operator ending pipeline `head` by `next`. */
+static void splice(lm_operator *head, lm_operator *next) {
+  lm_operator *p = head;
+  while (p->next && p->next->next)
+    p = p->next;
+  if (p->next) {
+    p->next->vt->free(p->next);
+    p->next = next;
+  } else { /* a pipeline of one operator: never built that way */
+    p->next = next;
+  }
+}
+
+/* [key projection of step side `side`] -> output(target); NULL with err
+ * set. The chain is owned by the caller. */
+static lm_operator *side_chain(lm_query *q, const lm_join_step *st, int side,
+                               lm_output_cb target, lm_error *err) {
+  lm_operator *out = lm_op_output_new(target);
+  if (!out) {
+    lm_err(err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  if (!st || !st->n_proj[side])
+    return out;
+  lm_operator *pj = NULL;
+  if (st->side_changelog[side]) {
+    lm_schema *ws = with_weight(st->side_schema[side]);
+    if (own_schema(q, ws, err)) {
+      out->vt->free(out);
+      return NULL;
+    }
+    pj = lm_op_project_weighted_new(st->proj[side], st->n_proj[side], ws,
+                                    st->proj_base[side]);
+  } else {
+    pj = lm_op_project_new(st->proj[side], st->n_proj[side],
+                           st->side_schema[side]);
+  }
+  if (!pj) {
+    out->vt->free(out);
+    lm_err(err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  pj->next = out;
+  return pj;
+}
+
+/* The notice for a join whose state only grows. */
+static void unbounded_notice(laminar_db *db, const lm_stmt *st,
+                             const lm_join_step *js) {
+  lm_buf_printf(
+      &db->notices,
+      "%d:%d: the join in '%s' is an updating join of two "
+      "append-only inputs without a time bound: it keeps every row of both "
+      "inputs, so its state grows without bound. Bound it with a condition "
+      "between the two sides' event-time columns in ON (e.g. AND b.ts "
+      "BETWEEN a.ts - INTERVAL '1' HOUR AND a.ts + INTERVAL '1' HOUR, an "
+      "interval join) or with WITH ('state.ttl' = '1 hour') on the "
+      "CREATE\n",
+      js->line, js->column, st->name);
+}
+
+/* The notices of every join step of a plan, nested subqueries' too. */
+static void unbounded_notices(laminar_db *db, const lm_stmt *st,
+                              const lm_plan *plan) {
+  const lm_join_plan *jp = plan->join;
+  for (int i = 0; jp && i < jp->n_inputs; i++)
+    if (jp->inputs[i].sub)
+      unbounded_notices(db, st, jp->inputs[i].sub);
+  for (int s = 0; jp && s < jp->n_steps; s++)
+    if (jp->steps[s].unbounded)
+      unbounded_notice(db, st, &jp->steps[s]);
+}
+
+/* 'state.ttl' of CREATE ... WITH (...) in µs (0 = none). */
+static int join_ttl(const lm_stmt *st, int64_t *ttl, lm_error *err) {
+  *ttl = 0;
+  for (int i = 0; i < st->n_options; i++) {
+    const lm_option *o = &st->options[i];
+    if (lm_strcasecmp(o->key, "state.ttl"))
+      return pos_err(err, LM_ERR_BIND, o->line, o->column,
+                     "unknown query option (known: 'state.ttl')");
+    lm_sql_script *sc = NULL;
+    char buf[300];
+    snprintf(buf, sizeof buf, "SELECT INTERVAL '%s'", o->value);
+    if (lm_sql_parse(buf, strlen(buf), &sc, NULL) || sc->n_stmts != 1 ||
+        !sc->stmts[0]->select->n_items ||
+        sc->stmts[0]->select->items[0].expr->kind != LM_EXPR_LITERAL ||
+        sc->stmts[0]->select->items[0].expr->ival <= 0) {
+      lm_sql_script_free(sc);
+      return pos_err(err, LM_ERR_BIND, o->line, o->column,
+                     "'state.ttl' must be a positive interval such as '1 "
+                     "hour' or '30 seconds'");
+    }
+    *ttl = sc->stmts[0]->select->items[0].expr->ival;
+    lm_sql_script_free(sc);
+  }
+  return 0;
+}
+
+/* Builds the operators of join plan `plan` for query q, nested subquery
+ * plans recursively: its joins (appended to q->joins), then each input's
+ * chain (appended to q->ins; the nodes are nodes[*ni...], in the order the
+ * binder resolved them). The plan's output goes into `out`, which is taken
+ * over (attached, or freed on error). */
+static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
+                      lm_node *const *nodes, int n_nodes, int *ni,
+                      lm_error *err) {
+  const lm_join_plan *jp = plan->join;
+  int rc = 0;
+  int first = q->n_joins;
+  void *nj = realloc(q->joins, sizeof(lm_operator *) *
+                                   (size_t)(q->n_joins + jp->n_steps + 1));
+  if (!nj) {
+    lm_pipeline_free(out);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  q->joins = nj;
+  /* the join operators; an unsupported algorithm fails here, cleanly */
+  for (int s = 0; s < jp->n_steps; s++) {
+    const lm_join_step *js = &jp->steps[s];
+    lm_schema *os = js->out_changelog ? with_weight(js->out_schema)
+                                      : lm_schema_retain(js->out_schema);
+    lm_operator *j = NULL;
+    if (!(rc = own_schema(q, os, err))) {
+      lm_join_spec sp;
+      join_spec(js, os, &sp);
+      if (!(j = lm_op_join_new(&sp, err))) {
+        rc = err && err->code ? err->code : LM_ERR_NOMEM;
+        if (err && err->code && !err->line)
+          join_err_at(err, js);
+      }
+    }
+    if (rc) {
+      lm_pipeline_free(out);
+      return rc;
+    }
+    q->joins[q->n_joins++] = j;
+  }
+  if (jp->n_steps) { /* the last join feeds what follows */
+    q->joins[first + jp->n_steps - 1]->next = out;
+    out = NULL;
+  }
+  /* between joins: step s's output feeds side 0 (1 when swapped) of s+1 */
+  for (int s = 0; s + 1 < jp->n_steps; s++) {
+    const lm_join_step *nx = &jp->steps[s + 1];
+    int side = nx->swapped ? 1 : 0;
+    lm_operator *ch = side_chain(
+        q, nx, side, lm_join_side(q->joins[first + s + 1], side), err);
+    if (!ch)
+      return err->code;
+    q->joins[first + s]->next = ch;
+  }
+  /* each input: [late filter] -> [subquery] -> [key projection] -> side */
+  lm_output_cb no_late = {NULL, NULL, NULL};
+  lm_output_cb none = {out_batch, out_wm, q}; /* replaced by splice() */
+  for (int i = 0; i < jp->n_inputs; i++) {
+    const lm_join_input *ji = &jp->inputs[i];
+    lm_operator *head;
+    if (!jp->n_steps) {
+      head = out; /* one subquery feeding what follows */
+      out = NULL;
+    } else {
+      int s = i ? i - 1 : 0;
+      const lm_join_step *js = &jp->steps[s];
+      int side = i ? (js->swapped ? 0 : 1) : (js->swapped ? 1 : 0);
+      head =
+          side_chain(q, js, side, lm_join_side(q->joins[first + s], side), err);
+    }
+    if (!head)
+      return err->code ? err->code : LM_ERR_NOMEM;
+    if (ji->sub) {
+      lm_schema *ss = ji->info.changelog
+                          ? with_weight(ji->sub->out_schema)
+                          : lm_schema_retain(ji->sub->out_schema);
+      lm_operator *agg = NULL, *sh = NULL;
+      if (!(rc = own_schema(q, ss, err)))
+        sh = lm_pipeline_build_ex(ji->sub, ss, ji->info.changelog, none,
+                                  no_late, &agg, err);
+      if (!sh) {
+        lm_pipeline_free(head);
+        return err && err->code ? err->code : LM_ERR_NOMEM;
+      }
+      splice(sh, head);
+      head = sh;
+      if (ji->sub->join) { /* its own inputs and joins */
+        if ((rc = build_join(q, ji->sub, head, nodes, n_nodes, ni, err)))
+          return rc;
+        continue;
+      }
+    }
+    if (*ni >= n_nodes) {
+      lm_pipeline_free(head);
+      return lm_err(err, LM_ERR_GENERIC, "join planning: an input is missing");
+    }
+    lm_node *in = nodes[(*ni)++];
+    if (in->kind == LM_NODE_SOURCE && in->wm_col >= 0) {
+      lm_operator *lf = lm_op_late_filter_new(in->wm_col, in->wm_delay,
+                                              in->wm_skew, 0, no_late);
+      if (!lf) {
+        lm_pipeline_free(head);
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      }
+      lf->next = head;
+      head = lf;
+    }
+    void *nn = realloc(q->ins, sizeof *q->ins * (size_t)(q->n_ins + 1));
+    if (!nn) {
+      lm_pipeline_free(head);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    q->ins = nn;
+    memset(&q->ins[q->n_ins], 0, sizeof *q->ins);
+    q->ins[q->n_ins].node = in;
+    q->ins[q->n_ins++].head = head;
+  }
+  lm_pipeline_free(out); /* unused only on a malformed plan */
+  return 0;
+}
+
+static int create_join_query(laminar_db *db, const lm_stmt *st,
+                             lm_node_kind kind, lm_error *err) {
+  const lm_select *sel = st->select;
+  int taken = name_taken(db, st, err);
+  if (taken)
+    return taken < 0 ? 0 : taken;
+  if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
+    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                   "ORDER BY, LIMIT and OFFSET are not supported in a "
+                   "continuous query (use them in a SELECT over a view)");
+  if (sel->distinct)
+    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                   "SELECT DISTINCT is not supported in a continuous query "
+                   "yet (use GROUP BY)");
+  if (sel->late_data_to)
+    return pos_err(err, LM_ERR_BIND, sel->late_line, sel->late_column,
+                   "LATE DATA TO is not supported over a join yet");
+  int64_t ttl = 0;
+  int rc = join_ttl(st, &ttl, err);
+  if (rc)
+    return rc;
+  join_ctx jc = {db, NULL, 0, 0};
+  lm_plan *plan = NULL;
+  rc = lm_plan_join_select(sel, join_resolve, &jc, false, ttl, &plan, err);
+  if (rc) {
+    free(jc.nodes);
+    return rc;
+  }
+  const char *bad = NULL;
+  int bl = sel->line, bc = sel->column;
+  bool windowed = plan->has_agg && plan->window_kind != LM_WIN_NONE;
+  if (!bad && plan->changelog_input && windowed)
+    bad = "the join's result is updating (a changelog: outer updating join "
+          "or updating input): a windowed aggregate over it cannot take back "
+          "rows it has emitted; use an interval join (a time bound in ON) "
+          "over append-only inputs, or aggregate without a window";
+  else if (!bad && windowed && plan->window_time_col != plan->join_time_col)
+    bad = plan->join_time_col < 0
+              ? "a window over a join needs an event-time column: only an "
+                "interval, temporal, ASOF or lookup join of append-only "
+                "inputs keeps one (the left input's)"
+              : "the window's time column must be the join's event-time "
+                "column (the left input's time column)";
+  else if (!bad && plan->changelog_input)
+    for (int a = 0; a < plan->n_aggs; a++)
+      if (plan->aggs[a].kind == LM_AGG_APPROX_DISTINCT)
+        bad = "APPROX_COUNT_DISTINCT cannot consume retractions, and the "
+              "join's result is updating; use COUNT(DISTINCT ...)";
+  if (!bad &&
+      (sel->emit == LM_EMIT_ON_WINDOW_CLOSE || sel->emit == LM_EMIT_FINAL ||
+       sel->emit == LM_EMIT_AFTER_WATERMARK) &&
+      !windowed)
+    bad = "EMIT ON WINDOW CLOSE needs a windowed GROUP BY, e.g. GROUP BY "
+          "tumble(ts, INTERVAL '1' MINUTE)";
+  else if (!bad && sel->emit == LM_EMIT_PERIODICALLY && !plan->has_agg)
+    bad = "EMIT PERIODICALLY needs an aggregate (GROUP BY)";
+  else if (!bad && sel->allowed_lateness_us > 0 && !windowed)
+    bad = "ALLOW LATENESS needs a windowed GROUP BY (tumble, hop, cumulate "
+          "or session)";
+  if (bad) {
+    free(jc.nodes);
+    lm_plan_free(plan);
+    return pos_err(err, LM_ERR_BIND, bl, bc, bad);
+  }
+  bool changelog =
+      (plan->has_agg &&
+       (!windowed || lm_window_changelog(plan, lm_plan_window_emit(plan)))) ||
+      plan->changelog_input;
+  lm_node *n = calloc(1, sizeof *n);
+  lm_query *q = calloc(1, sizeof *q);
+  if (!n || !q) {
+    free(n);
+    free(q);
+    free(jc.nodes);
+    lm_plan_free(plan);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  n->kind = kind;
+  n->name = lm_strdup(st->name);
+  n->sql = lm_strdup(st->text ? st->text : "");
+  n->wm = INT64_MIN;
+  n->wm_col = -1;
+  n->changelog = changelog;
+  n->time_col1 = 1 + lm_plan_out_time_col(plan, plan->join_time_col, changelog);
+  n->table_schema = lm_schema_retain(plan->out_schema);
+  n->schema = changelog ? with_weight(plan->out_schema)
+                        : lm_schema_retain(plan->out_schema);
+  q->db = db;
+  q->input = jc.nodes[0];
+  q->output = n;
+  q->plan = plan;
+  q->lateness = plan->allowed_lateness_us;
+  n->query = q;
+  lm_output_cb cb = {out_batch, out_wm, q};
+  lm_output_cb late = {late_batch, NULL, q};
+  lm_operator *main = NULL;
+  if (n->schema && n->name && n->sql)
+    main = lm_pipeline_build_ex(plan, n->schema, changelog, cb, late,
+                                &q->agg_op, err);
+  if (!main) {
+    free(jc.nodes);
+    node_free(n);
+    return err && err->code ? err->code : LM_ERR_NOMEM;
+  }
+  int ni = 0;
+  rc = build_join(q, plan, main, jc.nodes, jc.n, &ni, err);
+  free(jc.nodes);
+  if (!rc && ni != jc.n)
+    rc = lm_err(err, LM_ERR_GENERIC, "join planning: %d inputs, %d resolved",
+                ni, jc.n);
+  if (rc) {
+    node_free(n);
+    return rc;
+  }
+  for (int i = 0; i < q->n_ins && !rc; i++)
+    rc = lm_operator_tick(q->ins[i].head, db->now_us, err);
+  for (int s = 0; s < q->n_joins && !rc; s++)
+    rc = lm_operator_tick(q->joins[s], db->now_us, err);
+  if (rc) {
+    node_free(n);
+    return rc;
+  }
+  for (int i = 0; i < q->n_ins; i++)
+    APPEND(q->ins[i].node->queries, q->ins[i].node->n_queries, q);
+  APPEND(db->nodes, db->n_nodes, n);
+  unbounded_notices(db, st, plan);
+  /* each input's rows so far: a bounded source is read again, an updating
+   * input's current rows seed the join, and its watermark applies */
+  for (int i = 0; i < q->n_ins; i++) {
+    lm_node *in = q->ins[i].node;
+    lm_operator *h = q->ins[i].head;
+    if (in->kind == LM_NODE_SOURCE && in->connector && in->started &&
+        (in->ended || (in->reader && !in->reader->unbounded))) {
+      q->ins[i].needs_replay = true;
+      continue;
+    }
+    if (in->changelog && (rc = seed_from_state(in, h, err))) {
+      context(err, kind_name(n->kind), n->name);
+      return rc;
+    }
+    if (in->wm != INT64_MIN && (rc = h->vt->watermark(h, in->wm, err)))
+      return rc;
+  }
+  return 0;
+}
+
 static int create_query_node(laminar_db *db, const lm_stmt *st,
                              lm_node_kind kind, lm_error *err) {
   const lm_select *sel = st->select;
+  if (lm_select_needs_join_plan(sel))
+    return create_join_query(db, st, kind, err);
+  if (st->n_options)
+    return pos_err(err, LM_ERR_BIND, st->options[0].line, st->options[0].column,
+                   "WITH options of a query ('state.ttl') apply to joins "
+                   "only");
+  if (!sel->from && sel->from_clause)
+    return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
+                   "a ROW_NUMBER (Top-N) subquery whose FROM is a join is "
+                   "not supported yet: make the join a view and rank over "
+                   "it");
   if (!sel->from)
     return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                    "a continuous query needs FROM <source, stream or view>");
@@ -739,6 +1323,10 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   n->wm = INT64_MIN;
   n->wm_col = -1;
   n->changelog = changelog;
+  n->time_col1 =
+      1 + lm_plan_out_time_col(
+              plan, in->kind == LM_NODE_SOURCE ? in->wm_col : in->time_col1 - 1,
+              changelog);
   n->table_schema = lm_schema_retain(plan->out_schema);
   n->schema = changelog ? with_weight(plan->out_schema)
                         : lm_schema_retain(plan->out_schema);
@@ -780,7 +1368,7 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
     q->needs_replay = true;
     return 0;
   }
-  if (in->changelog && (rc = seed_from_state(in, q, err))) {
+  if (in->changelog && (rc = seed_from_state(in, q->head, err))) {
     context(err, kind_name(n->kind), n->name);
     return rc;
   }
@@ -1100,7 +1688,11 @@ static int drop_node(laminar_db *db, lm_node *n, bool cascade, int depth,
   while ((ls = late_sender(db, n)))
     if ((rc = drop_node(db, ls->output, true, depth + 1, st, err)))
       return rc;
-  if (n->query)
+  if (n->query && n->query->n_ins) /* every input, once per occurrence */
+    for (int i = 0; i < n->query->n_ins; i++)
+      REMOVE(n->query->ins[i].node->queries, n->query->ins[i].node->n_queries,
+             n->query);
+  else if (n->query)
     REMOVE(n->query->input->queries, n->query->input->n_queries, n->query);
   for (int i = 0; i < n->n_subs; i++)
     n->subs[i]->node = NULL;
@@ -1123,6 +1715,7 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
   }
   lm_node_kind want = st->object == LM_OBJ_SOURCE   ? LM_NODE_SOURCE
                       : st->object == LM_OBJ_STREAM ? LM_NODE_STREAM
+                      : st->object == LM_OBJ_TABLE  ? LM_NODE_TABLE
                                                     : LM_NODE_MVIEW;
   lm_node *n = lm_engine_find(db, st->name);
   if (!n || n->kind != want) {
@@ -1133,6 +1726,7 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
                kind_name(n->kind), kind_name(want),
                n->kind == LM_NODE_SOURCE   ? "SOURCE"
                : n->kind == LM_NODE_STREAM ? "STREAM"
+               : n->kind == LM_NODE_TABLE  ? "TABLE"
                                            : "MATERIALIZED VIEW");
     else
       snprintf(m, sizeof m, "no %s named '%s'", kind_name(want), st->name);
@@ -1143,14 +1737,104 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
 
 /* -------------------------------------------------------------- INSERT */
 
+/* Applies rows (the table's columns) to a table and emits the change. */
+static int table_insert(laminar_db *db, lm_node *n, lm_batch *b,
+                        lm_error *err) {
+  lm_batch *change = NULL;
+  int rc = lm_table_insert(n->table, n->name, b, &change, err);
+  if (!rc && change)
+    rc = node_emit(db, n, change, err);
+  lm_batch_release(change);
+  if (!rc)
+    db->changes = b->num_rows;
+  return rc;
+}
+
+static int adhoc_select(laminar_db *db, const lm_select *sel,
+                        laminar_result **res, lm_error *err);
+
+/* INSERT INTO n [(cols)] SELECT ...: the query's rows, each column cast to
+ * its target column's type, missing columns NULL. */
+static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
+                         lm_schema *s, const int *map, lm_batch **out,
+                         lm_error *err) {
+  char m[400];
+  laminar_result *r = NULL;
+  int rc = adhoc_select(db, st->select, &r, err);
+  if (rc)
+    return rc;
+  int nv = r->schema->n_fields;
+  int want = st->insert_columns ? st->n_insert_columns : s->n_fields;
+  if (nv != want) {
+    snprintf(m, sizeof m,
+             "INSERT has %d target columns but the SELECT gives %d", want, nv);
+    laminar_result_free(r);
+    return pos_err(err, LM_ERR_BIND, st->select->line, st->select->column, m);
+  }
+  lm_batch *in = NULL;
+  rc = lm_batch_concat(r->schema, r->batches, r->n_batches, &in, err);
+  laminar_result_free(r);
+  if (rc)
+    return rc;
+  int nc = s->n_fields;
+  lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+  if (!cols) {
+    lm_batch_release(in);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  for (int c = 0; c < nc && !rc; c++) {
+    if (map[c] < 0) {
+      if (!(cols[c] = lm_array_new_null(s->fields[c].type, in->num_rows)))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      continue;
+    }
+    lm_bexpr col = {0}, cast = {0};
+    lm_bexpr *arg = &col;
+    col.kind = LM_BX_COLUMN;
+    col.col = map[c];
+    col.type = in->columns[map[c]]->type;
+    col.line = st->select->line;
+    col.column = st->select->column;
+    cast = col;
+    cast.kind = LM_BX_CAST;
+    cast.type = s->fields[c].type;
+    cast.args = &arg;
+    cast.n_args = 1;
+    rc = lm_eval(lm_type_eq(col.type, cast.type) ? &col : &cast, in, &cols[c],
+                 err);
+  }
+  for (int c = 0; c < nc && !rc; c++)
+    if (!s->fields[c].nullable && cols[c]->null_count) {
+      if (n->kind == LM_NODE_TABLE)
+        snprintf(m, sizeof m,
+                 "null value in column \"%s\" of relation \"%s\" violates "
+                 "not-null constraint",
+                 s->fields[c].name, n->name);
+      else
+        snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
+                 s->fields[c].name);
+      rc = pos_err(err, LM_ERR_EXEC, st->line, st->column, m);
+    }
+  int64_t rows = in->num_rows;
+  lm_batch_release(in);
+  if (!rc && !(*out = lm_batch_new(lm_schema_retain(s), rows, cols)))
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (rc && !*out)
+    for (int c = 0; c < nc; c++)
+      lm_array_release(cols[c]);
+  free(cols);
+  return rc;
+}
+
 static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   lm_node *n = lm_engine_find(db, st->name);
   char m[400];
-  if (!n || n->kind != LM_NODE_SOURCE) {
-    snprintf(m, sizeof m, "no source named '%s'", st->name);
+  if (!n || (n->kind != LM_NODE_SOURCE && n->kind != LM_NODE_TABLE)) {
+    snprintf(m, sizeof m, "no source or table named '%s'", st->name);
     return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
-  lm_schema *s = n->schema;
+  bool table = n->kind == LM_NODE_TABLE;
+  lm_schema *s = table ? n->table_schema : n->schema;
   int nc = s->n_fields;
   int map[256];
   int n_vals = st->n_values;
@@ -1168,10 +1852,34 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
       }
       map[c] = j;
     }
+    if (st->select) {
+      lm_batch *b = NULL;
+      int rc = insert_select(db, st, n, s, map, &b, err);
+      if (!rc)
+        rc =
+            table ? table_insert(db, n, b, err) : lm_engine_push(db, n, b, err);
+      if (!rc && !table)
+        db->changes = b->num_rows;
+      lm_batch_release(b);
+      return rc;
+    }
     if (n_vals != st->n_insert_columns)
       return pos_err(err, LM_ERR_BIND, st->line, st->column,
                      "INSERT has a different number of values than columns");
   } else {
+    for (int c = 0; c < nc; c++)
+      map[c] = c;
+    if (st->select) {
+      lm_batch *b = NULL;
+      int rc = insert_select(db, st, n, s, map, &b, err);
+      if (!rc)
+        rc =
+            table ? table_insert(db, n, b, err) : lm_engine_push(db, n, b, err);
+      if (!rc && !table)
+        db->changes = b->num_rows;
+      lm_batch_release(b);
+      return rc;
+    }
     if (n_vals != nc) {
       snprintf(m, sizeof m,
                "INSERT has %d values per row but '%s' has %d "
@@ -1179,8 +1887,6 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
                n_vals, n->name, nc);
       return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
     }
-    for (int c = 0; c < nc; c++)
-      map[c] = c;
   }
   lm_batch_builder bb;
   if (lm_batch_builder_init(&bb, s, st->n_rows))
@@ -1194,8 +1900,14 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
     for (int c = 0; c < nc && !rc; c++) {
       if (map[c] < 0) {
         if (!s->fields[c].nullable) {
-          snprintf(m, sizeof m, "column '%s' is NOT NULL and has no value",
-                   s->fields[c].name);
+          if (table)
+            snprintf(m, sizeof m,
+                     "null value in column \"%s\" of relation \"%s\" "
+                     "violates not-null constraint",
+                     s->fields[c].name, n->name);
+          else
+            snprintf(m, sizeof m, "column '%s' is NOT NULL and has no value",
+                     s->fields[c].name);
           rc = pos_err(err, LM_ERR_BIND, st->line, st->column, m);
           break;
         }
@@ -1228,8 +1940,14 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
       if (lm_array_is_null(a, 0) || a->type.id == LM_TYPE_NULL) {
         if (!s->fields[c].nullable) {
           lm_array_release(a);
-          snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
-                   s->fields[c].name);
+          if (table)
+            snprintf(m, sizeof m,
+                     "null value in column \"%s\" of relation \"%s\" "
+                     "violates not-null constraint",
+                     s->fields[c].name, n->name);
+          else
+            snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
+                     s->fields[c].name);
           rc = pos_err(err, LM_ERR_BIND, e->line, e->column, m);
           break;
         }
@@ -1248,9 +1966,242 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
     rc = lm_batch_builder_finish(&bb, &b, err);
   lm_batch_builder_free(&bb);
   if (!rc)
-    rc = lm_engine_push(db, n, b, err);
+    rc = table ? table_insert(db, n, b, err) : lm_engine_push(db, n, b, err);
+  if (!rc && !table)
+    db->changes = b->num_rows;
+  if (rc && table && err && strstr(err->msg, "violates not-null constraint"))
+    lm_err_state(err, "23502");
   lm_batch_release(b);
   return rc;
+}
+
+/* ------------------------------------------------------ DELETE, UPDATE */
+
+static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  char m[400];
+  lm_node *n = lm_engine_find(db, st->name);
+  if (!n || n->kind != LM_NODE_TABLE) {
+    if (n)
+      snprintf(m, sizeof m,
+               "'%s' is a %s: only tables (CREATE TABLE) can be %s", n->name,
+               kind_name(n->kind),
+               st->kind == LM_STMT_DELETE ? "deleted from" : "updated");
+    else
+      snprintf(m, sizeof m, "no table named '%s'", st->name);
+    return pos_err(err, n ? LM_ERR_BIND : LM_ERR_NOTFOUND, st->line, st->column,
+                   m);
+  }
+  lm_schema *s = n->table_schema;
+  int nc = s->n_fields;
+  lm_arena arena;
+  lm_arena_init(&arena, 4096);
+  lm_bexpr *pred = NULL;
+  int rc = 0;
+  if (st->where && !(rc = lm_bind_scalar(st->where, s, &arena, &pred, err)) &&
+      pred->type.id != LM_TYPE_BOOL && pred->type.id != LM_TYPE_NULL)
+    rc = lm_err_at(err, LM_ERR_BIND, st->where->line, st->where->column,
+                   "argument of WHERE must be type boolean, not type %s",
+                   lm_type_name(pred->type));
+  lm_bexpr **exprs = NULL;
+  if (!rc && st->kind == LM_STMT_UPDATE) {
+    exprs = lm_arena_alloc(&arena, sizeof *exprs * (size_t)(nc + 1));
+    if (!exprs)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (int c = 0; !rc && c < nc; c++) {
+      lm_bexpr *col = lm_arena_alloc(&arena, sizeof *col);
+      if (!col) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+      memset(col, 0, sizeof *col);
+      col->kind = LM_BX_COLUMN;
+      col->col = c;
+      col->type = s->fields[c].type;
+      exprs[c] = col;
+    }
+    for (int i = 0; !rc && i < st->n_set; i++) {
+      int c = lm_schema_find(s, st->set_columns[i]);
+      if (c < 0) {
+        rc = lm_err_at(err, LM_ERR_BIND, st->set_lines[i], st->set_cols[i],
+                       "column \"%s\" of relation \"%s\" does not exist",
+                       st->set_columns[i], n->name);
+        break;
+      }
+      for (int j = 0; j < i; j++)
+        if (!lm_strcasecmp(st->set_columns[j], st->set_columns[i]))
+          rc = lm_err_at(err, LM_ERR_BIND, st->set_lines[i], st->set_cols[i],
+                         "multiple assignments to same column \"%s\"",
+                         st->set_columns[i]);
+      lm_bexpr *b = NULL;
+      if (rc || (rc = lm_bind_scalar(st->set_exprs[i], s, &arena, &b, err)))
+        break;
+      if (!lm_type_eq(b->type, s->fields[c].type)) {
+        lm_bexpr *cast = lm_arena_alloc(&arena, sizeof *cast);
+        lm_bexpr **args = lm_arena_alloc(&arena, sizeof(lm_bexpr *));
+        if (!cast || !args) {
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+          break;
+        }
+        memset(cast, 0, sizeof *cast);
+        cast->kind = LM_BX_CAST;
+        cast->type = s->fields[c].type;
+        cast->line = st->set_exprs[i]->line;
+        cast->column = st->set_exprs[i]->column;
+        cast->args = args;
+        args[0] = b;
+        cast->n_args = 1;
+        b = cast;
+      }
+      exprs[c] = b;
+    }
+  }
+  lm_batch *change = NULL;
+  int64_t count = 0;
+  if (!rc)
+    rc = st->kind == LM_STMT_DELETE
+             ? lm_table_delete(n->table, pred, &change, &count, err)
+             : lm_table_update(n->table, n->name, pred, exprs, &change, &count,
+                               err);
+  if (rc && err && err->line == 0 && st->line) {
+    lm_err_prefix(err, "%d:%d", st->line, st->column);
+    err->line = st->line;
+    err->column = st->column;
+  }
+  if (!rc && change)
+    rc = node_emit(db, n, change, err);
+  lm_batch_release(change);
+  lm_arena_free(&arena);
+  if (!rc)
+    db->changes = count;
+  return rc;
+}
+
+/* ---------------------------------------------------------- CREATE TABLE */
+
+static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  char m[400];
+  int taken = name_taken(db, st, err);
+  if (taken)
+    return taken < 0 ? 0 : taken;
+  if (st->n_columns == 0)
+    return pos_err(err, LM_ERR_BIND, st->line, st->column,
+                   "a table needs a column list");
+  if (st->watermark_column)
+    return pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column,
+                   "a table has no WATERMARK (declare a SOURCE for an "
+                   "event-time stream)");
+  if (st->connector && lm_strcasecmp(st->connector, "FILES"))
+    return pos_err(err, LM_ERR_BIND, st->line, st->column,
+                   "a table can be filled FROM FILES only (or by INSERT)");
+  lm_schema *s = lm_schema_new(st->n_columns);
+  if (!s)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < st->n_columns; i++) {
+    const lm_column_def *c = &st->columns[i];
+    for (int j = 0; j < i; j++)
+      if (!lm_strcasecmp(c->name, st->columns[j].name)) {
+        lm_schema_release(s);
+        snprintf(m, sizeof m, "column '%s' is declared twice", c->name);
+        return pos_err(err, LM_ERR_BIND, c->line, c->column, m);
+      }
+    if (!lm_strcasecmp(c->name, "__weight")) {
+      lm_schema_release(s);
+      return pos_err(err, LM_ERR_BIND, c->line, c->column,
+                     "__weight is reserved: a table's changes carry it");
+    }
+    lm_schema_set_field(s, i, c->name, c->type, !c->not_null);
+  }
+  int pk[64];
+  int n_pk = st->n_primary_key;
+  if (n_pk > 64) {
+    lm_schema_release(s);
+    return pos_err(err, LM_ERR_LIMIT, st->pk_line, st->pk_column,
+                   "a primary key has at most 64 columns");
+  }
+  for (int k = 0; k < n_pk; k++) {
+    pk[k] = lm_schema_find(s, st->primary_key[k]);
+    if (pk[k] < 0) {
+      snprintf(m, sizeof m, "column \"%s\" named in key does not exist",
+               st->primary_key[k]);
+      lm_schema_release(s);
+      return pos_err(err, LM_ERR_BIND, st->pk_line, st->pk_column, m);
+    }
+    for (int j = 0; j < k; j++)
+      if (pk[j] == pk[k]) {
+        snprintf(m, sizeof m, "column \"%s\" appears twice in primary key",
+                 st->primary_key[k]);
+        lm_schema_release(s);
+        return pos_err(err, LM_ERR_BIND, st->pk_line, st->pk_column, m);
+      }
+    s->fields[pk[k]].nullable = false; /* as PostgreSQL: key columns NOT NULL */
+  }
+  lm_node *n = calloc(1, sizeof *n);
+  if (!n) {
+    lm_schema_release(s);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  n->kind = LM_NODE_TABLE;
+  n->name = lm_strdup(st->name);
+  n->sql = lm_strdup(st->text ? st->text : "");
+  n->table_schema = s;
+  n->schema = with_weight(s);
+  n->changelog = true;
+  n->wm = INT64_MIN;
+  n->max_ts = INT64_MIN;
+  n->wm_cand = INT64_MIN;
+  n->wm_col = -1;
+  n->n_pk = n_pk;
+  n->pk_cols = malloc(sizeof(int) * (size_t)(n_pk + 1));
+  n->table = lm_table_new(s, pk, n_pk);
+  if (!n->name || !n->sql || !n->schema || !n->pk_cols || !n->table) {
+    node_free(n);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  for (int k = 0; k < n_pk; k++)
+    n->pk_cols[k] = pk[k];
+  /* FROM FILES: read once, now, as one INSERT per batch */
+  if (st->connector) {
+    lm_kv kv[64];
+    int no = st->n_options < 64 ? st->n_options : 64;
+    for (int i = 0; i < no; i++) {
+      kv[i].key = st->options[i].key;
+      kv[i].value = st->options[i].value;
+    }
+    const char *mode = lm_kv_get(kv, no, "mode");
+    lm_source_reader *r = NULL;
+    int rc = mode && lm_strcasecmp(mode, "once")
+                 ? lm_err(err, LM_ERR_BIND,
+                          "a table reads its files once ('mode' = 'once')")
+                 : lm_files_reader_new(s, kv, no, st->format, &r, err);
+    while (!rc) {
+      lm_batch *b = NULL;
+      bool eof = false;
+      if ((rc = r->poll(r, &b, &eof, err)))
+        break;
+      if (b) {
+        lm_batch *ch = NULL;
+        rc = lm_table_insert(n->table, n->name, b, &ch, err);
+        lm_batch_release(ch);
+        lm_batch_release(b);
+        continue;
+      }
+      if (eof || r->unbounded)
+        break;
+    }
+    if (r)
+      r->free(r);
+    if (rc) {
+      if (err && err->line == 0 && st->line) {
+        lm_err_prefix(err, "%d:%d: table %s", st->line, st->column, st->name);
+        err->line = st->line;
+        err->column = st->column;
+      }
+      node_free(n);
+      return rc;
+    }
+  }
+  APPEND(db->nodes, db->n_nodes, n);
+  return 0;
 }
 
 /* -------------------------------------------------------------- SELECT */
@@ -1304,11 +2255,129 @@ static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
   return rc;
 }
 
+/* The rows of one ad-hoc join input: SELECT * FROM name, or the
+ * subquery, as one batch (*out, a new reference). */
+static int adhoc_input_rows(laminar_db *db, const lm_join_input *ji,
+                            lm_batch **out, lm_error *err) {
+  laminar_result *r = NULL;
+  int rc;
+  if (ji->subquery) {
+    rc = adhoc_select(db, ji->subquery, &r, err);
+  } else {
+    lm_expr star;
+    memset(&star, 0, sizeof star);
+    star.kind = LM_EXPR_STAR;
+    star.line = ji->line;
+    star.column = ji->column;
+    lm_select_item it = {&star, NULL};
+    lm_select ss;
+    memset(&ss, 0, sizeof ss);
+    ss.line = ji->line;
+    ss.column = ji->column;
+    ss.items = &it;
+    ss.n_items = 1;
+    ss.from = ji->name;
+    ss.from_line = ji->line;
+    ss.from_column = ji->column;
+    ss.limit = -1;
+    rc = adhoc_select(db, &ss, &r, err);
+  }
+  if (!rc)
+    rc = lm_batch_concat(r->schema, r->batches, r->n_batches, out, err);
+  laminar_result_free(r);
+  return rc;
+}
+
+/* A side's rows through the step's key projection (a new reference). */
+static int adhoc_side(const lm_join_step *js, int side, lm_batch *b,
+                      lm_batch **out, lm_error *err) {
+  if (!js->n_proj[side]) {
+    *out = lm_batch_retain(b);
+    return 0;
+  }
+  return lm_project(js->proj[side], js->n_proj[side], js->side_schema[side], b,
+                    out, err);
+}
+
+/* Ad-hoc SELECT over joins: the FROM clause's joined rows (every input
+ * taken as its current rows; outer joins' retractions netted) into *input
+ * as one batch, and the plan over them into *plan. */
+static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
+                           laminar_result *input, lm_error *err) {
+  join_ctx jc = {db, NULL, 0, 0};
+  int rc = lm_plan_join_select(sel, join_resolve, &jc, true, 0, plan, err);
+  free(jc.nodes);
+  if (rc)
+    return rc;
+  const lm_join_plan *jp = (*plan)->join;
+  lm_batch *chain = NULL;
+  rc = adhoc_input_rows(db, &jp->inputs[0], &chain, err);
+  for (int s = 0; !rc && s < jp->n_steps; s++) {
+    const lm_join_step *js = &jp->steps[s];
+    lm_batch *right = NULL, *sides[2] = {NULL, NULL};
+    rc = adhoc_input_rows(db, &jp->inputs[s + 1], &right, err);
+    int lside = js->swapped ? 1 : 0;
+    if (!rc)
+      rc = adhoc_side(js, lside, chain, &sides[lside], err);
+    if (!rc)
+      rc = adhoc_side(js, 1 - lside, right, &sides[1 - lside], err);
+    lm_batch_release(right);
+    lm_schema *os = js->out_changelog ? with_weight(js->out_schema)
+                                      : lm_schema_retain(js->out_schema);
+    laminar_result got = {0};
+    lm_operator *j = NULL;
+    if (!rc && !os)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    if (!rc) {
+      lm_join_spec sp;
+      join_spec(js, os, &sp);
+      if (!(j = lm_op_join_new(&sp, err))) {
+        rc = err->code ? err->code : LM_ERR_NOMEM;
+        if (err->code && !err->line)
+          join_err_at(err, js);
+      }
+    }
+    if (!rc) {
+      lm_output_cb cb = {collect, NULL, &got};
+      if (!(j->next = lm_op_output_new(cb)))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 0; k < 2 && !rc; k++) {
+      lm_output_cb sc = lm_join_side(j, k);
+      rc = sc.batch(sc.ctx, sides[k], err);
+    }
+    for (int k = 0; k < 2 && !rc; k++) {
+      lm_output_cb sc = lm_join_side(j, k);
+      rc = sc.watermark(sc.ctx, INT64_MAX, err);
+    }
+    lm_pipeline_free(j);
+    lm_batch_release(sides[0]);
+    lm_batch_release(sides[1]);
+    lm_batch_release(chain);
+    chain = NULL;
+    if (!rc && js->out_changelog)
+      rc = lm_changelog_consolidate(os, got.batches, got.n_batches, false,
+                                    js->out_schema, &chain, err);
+    else if (!rc)
+      rc = lm_batch_concat(os, got.batches, got.n_batches, &chain, err);
+    for (int i = 0; i < got.n_batches; i++)
+      lm_batch_release(got.batches[i]);
+    free(got.batches);
+    lm_schema_release(os);
+  }
+  if (!rc)
+    rc = collect(input, chain, err);
+  lm_batch_release(chain);
+  return rc;
+}
+
 static int adhoc_select(laminar_db *db, const lm_select *sel,
                         laminar_result **res, lm_error *err) {
   char m[400];
   lm_node *in = NULL;
-  if (sel->from &&
+  lm_plan *jplan = NULL; /* FROM with joins: planned with its rows */
+  bool joined = lm_select_needs_join_plan(sel);
+  if (!joined && sel->from &&
       !(in = find_input(db, sel->from, sel->from_line, sel->from_column, err)))
     return err->code;
   laminar_result input = {0};
@@ -1317,7 +2386,9 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
       in ? lm_schema_retain(in->table_schema) : lm_schema_new(0);
   if (!in_schema)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  if (!in) {
+  if (joined) {
+    rc = adhoc_join_rows(db, sel, &jplan, &input, err);
+  } else if (!in) {
     /* SELECT without FROM: one row with no columns */
     lm_batch *one = lm_batch_new(lm_schema_retain(in_schema), 1, NULL);
     rc = one ? collect(&input, one, err)
@@ -1343,6 +2414,12 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
       for (int i = 0; i < in->n_store && !rc; i++)
         rc = collect(&input, in->store[i], err);
     }
+  } else if (in->kind == LM_NODE_TABLE) {
+    lm_batch *cur = NULL;
+    rc = lm_table_snapshot(in->table, &cur, err);
+    if (!rc)
+      rc = collect(&input, cur, err);
+    lm_batch_release(cur);
   } else if (in->kind == LM_NODE_SOURCE) {
     rc = replay_source(in, &input, err);
     if (!rc && in->changelog) { /* a changelog source: its net rows */
@@ -1363,8 +2440,8 @@ static int adhoc_select(laminar_db *db, const lm_select *sel,
              in->name);
     rc = pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
   }
-  lm_plan *plan = NULL;
-  if (!rc)
+  lm_plan *plan = jplan;
+  if (!rc && !plan)
     rc = lm_plan_select(sel, in_schema, in ? in->name : NULL, &plan, err);
   lm_schema_release(in_schema);
   if (!rc && sel->emit != LM_EMIT_DEFAULT)
@@ -1543,9 +2620,12 @@ static int show(laminar_db *db, const lm_stmt *st, laminar_result **res,
     }
   } else {
     cols = 2;
-    lm_node_kind k =
-        st->object == LM_OBJ_STREAM ? LM_NODE_STREAM : LM_NODE_MVIEW;
-    names[0] = k == LM_NODE_STREAM ? "stream_name" : "view_name";
+    lm_node_kind k = st->object == LM_OBJ_STREAM  ? LM_NODE_STREAM
+                     : st->object == LM_OBJ_TABLE ? LM_NODE_TABLE
+                                                  : LM_NODE_MVIEW;
+    names[0] = k == LM_NODE_STREAM  ? "stream_name"
+               : k == LM_NODE_TABLE ? "table_name"
+                                    : "view_name";
     names[1] = "sql";
     for (int i = 0; i < db->n_nodes && rows < 1024; i++) {
       lm_node *n = db->nodes[i];
@@ -1608,6 +2688,13 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
     if ((rc = lm_engine_drain(db, err)))
       return rc;
     return insert(db, st, err);
+  case LM_STMT_CREATE_TABLE:
+    return create_table(db, st, err);
+  case LM_STMT_DELETE:
+  case LM_STMT_UPDATE:
+    if ((rc = lm_engine_drain(db, err)))
+      return rc;
+    return delete_update(db, st, err);
   case LM_STMT_DROP:
     return drop(db, st, err);
   case LM_STMT_SHOW:
@@ -1628,6 +2715,7 @@ void lm_engine_free(laminar_db *db) {
     node_free(db->nodes[i]);
   free(db->nodes);
   free(db->sinks);
+  lm_buf_free(&db->notices);
   db->nodes = NULL;
   db->sinks = NULL;
   db->n_nodes = db->n_sinks = 0;

@@ -23,7 +23,29 @@ typedef enum lm_node_kind {
   LM_NODE_SOURCE,
   LM_NODE_STREAM,
   LM_NODE_MVIEW,
+  /* CREATE TABLE (docs/tables.md): a node holding its current rows
+   * (lm_node.table, src/api/table.c), changed by INSERT (an upsert when it
+   * has a PRIMARY KEY), UPDATE and DELETE. It is an updating input: every
+   * change is emitted as a changelog (schema = table_schema + __weight,
+   * changelog = true: -1 for the old row, +1 for the new one), so queries
+   * over it consume retractions like over any updating view. It has no
+   * watermark (wm stays INT64_MIN). Its primary key columns are
+   * pk_cols[0..n_pk) (indexes into table_schema, in key order; n_pk = 0:
+   * a multiset without key). Lookup joins read it through lm_table_lookup /
+   * lm_table_gather below. */
+  LM_NODE_TABLE,
 } lm_node_kind;
+
+typedef struct lm_table lm_table;
+
+/* Event time per partition of a source (api/source_parts.c): arrays of n
+ * partitions (capacity cap) with each one's largest event time, far-future
+ * candidate (lm_wm_observe), watermark (µs; INT64_MIN = no row yet) and
+ * the processing time of its last row. */
+typedef struct lm_parts {
+  int n, cap;
+  int64_t *max_ts, *cand, *wm, *last_row_at;
+} lm_parts;
 
 typedef struct lm_node lm_node;
 typedef struct lm_query lm_query;
@@ -44,7 +66,29 @@ struct lm_query {
    * receives the late rows; NULL = they are dropped) */
   int64_t lateness;
   lm_node *late_to;
+  /* A query over several inputs (joins, docs/joins.md), n_ins > 0: input
+   * is ins[0].node and head is NULL; ins[i].head is where node ins[i]'s
+   * batches and watermarks enter (a late filter, a subquery's pipeline, a
+   * key projection, ending at a join side); joins[0..n_joins) are the
+   * join operators, the top plan's steps first (the last of them feeds the
+   * plan's pipeline), then those of joins nested in subqueries; each owns
+   * what follows it (lm_pipeline_free). A query over one subquery and no
+   * join has none: its pipeline ends ins[0]'s chain. A node read twice (a
+   * self-join) appears twice, in the binder's resolve order, both here and
+   * in its queries array. owned_schemas are released with q. */
+  struct lm_qinput *ins;
+  int n_ins;
+  lm_operator **joins;
+  int n_joins;
+  lm_schema **owned_schemas;
+  int n_owned_schemas;
 };
+
+typedef struct lm_qinput {
+  lm_node *node;
+  lm_operator *head;
+  bool needs_replay; /* a bounded source read again (see needs_replay) */
+} lm_qinput;
 
 struct lm_node {
   lm_node_kind kind;
@@ -80,6 +124,20 @@ struct lm_node {
    * event time (INT64_MIN = none); 'idle.timeout.ms' (µs; 0 = off) and the
    * processing time of the last row */
   int64_t wm_skew, wm_cand, idle_timeout, last_row_at;
+  /* a reader with several partitions (FILES over several files): their
+   * event times; the source's watermark is the minimum over them */
+  lm_parts parts;
+
+  /* tables (LM_NODE_TABLE): current rows and primary key */
+  lm_table *table;
+  int *pk_cols; /* n_pk indexes into table_schema, key order */
+  int n_pk;
+
+  /* 1 + the event-time column of the rows it emits (0 = none): a source's
+   * WATERMARK column, a projected copy of its input's, the window start of
+   * an append-only windowed aggregate, the left time column of an interval
+   * join; join planning reads it (lm_rel_info.time_col) */
+  int time_col1;
 
   /* streams and views */
   lm_query *query;
@@ -103,6 +161,8 @@ struct laminar_subscription {
 };
 
 struct laminar_db {
+  /* notices of the last laminar_execute (laminar_notices), one per line */
+  lm_buf notices;
   lm_node **nodes;
   int n_nodes;
   lm_sink **sinks;
@@ -111,6 +171,8 @@ struct laminar_db {
   /* processing time, µs: a virtual clock moved by laminar_advance_time
    * (and by laminar_run with unbounded sources, at the wall clock's pace) */
   int64_t now_us;
+  /* rows affected by the last INSERT, UPDATE or DELETE (laminar_changes) */
+  int64_t changes;
 };
 
 struct laminar_result {
@@ -144,5 +206,89 @@ void lm_engine_free(laminar_db *db);
 /* Moves the processing-time clock to now_us (never backwards) and ticks
  * every query (EMIT PERIODICALLY). */
 int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err);
+
+/* ------------------------------------ partitions (api/source_parts.c)
+ *
+ * lm_parts_push: drops the late rows of batch b, which came from partition
+ * `part` (n_known partitions exist so far): a row is late when its event
+ * time (column col, µs) is below src_wm, the source's watermark when the
+ * batch arrived (kept when keep_late; counted in *late either way). The
+ * partition's watermark then follows its kept rows (largest event time
+ * minus delay, far-future guard skew, lm_wm_observe). *out is a new
+ * reference or NULL when every row was late. Errors: LM_ERR_NOMEM.
+ * lm_parts_watermark: the minimum over the partitions that are neither
+ * exhausted (r->partition_done) nor idle (no row for idle_us µs of
+ * processing time; 0 = never idle); INT64_MIN while one of them has no row
+ * yet (it holds the source back); the largest partition watermark when
+ * every partition is exhausted or idle.
+ * lm_parts_max_ts: the largest event time over the partitions.
+ * lm_parts_seed: before the first partitioned push of a source that had
+ * one partition so far (watch mode found a second file), makes partition 0
+ * start from the source's event-time state; -1 on OOM. */
+int lm_parts_seed(lm_parts *p, int64_t max_ts, int64_t cand, int64_t wm,
+                  int64_t now_us);
+int lm_parts_push(lm_parts *p, int part, int n_known, int col, int64_t delay,
+                  int64_t skew, int64_t src_wm, int64_t now_us, bool keep_late,
+                  lm_batch *b, lm_batch **out, int64_t *late, lm_error *err);
+int64_t lm_parts_watermark(lm_parts *p, lm_source_reader *r, int64_t now_us,
+                           int64_t idle_us);
+int64_t lm_parts_max_ts(const lm_parts *p);
+void lm_parts_free(lm_parts *p);
+
+/* ------------------------------------------------ tables (api/table.c)
+ *
+ * A table's rows live in segments (batches of the table schema, no
+ * __weight) with a live flag per row version; a row id (int64) names one
+ * row version and stays valid until the row is replaced or deleted (ids are
+ * renumbered only by compaction, which runs inside the mutating calls
+ * below, never inside lookup/gather). With a primary key, a hash index maps
+ * each key to its live row id.
+ *
+ * The mutating calls compute the change and apply it atomically: on any
+ * error nothing changed. *change (may be NULL when nothing changed) is the
+ * changelog to emit: batches of `wschema` (schema + BIGINT __weight), the
+ * old rows with -1 first, then the new rows with +1. */
+
+/* A new empty table of `schema` (no __weight; retained) keyed by pk[0..n_pk)
+ * (column indexes; n_pk 0 = no key). NULL on OOM. */
+lm_table *lm_table_new(lm_schema *schema, const int *pk, int n_pk);
+void lm_table_free(lm_table *t);
+/* Live rows (row versions currently in the table). */
+int64_t lm_table_rows(const lm_table *t);
+/* INSERT: rows of `b` (the table schema) are added; with a primary key each
+ * row replaces the live row of its key (upsert), and several rows of one
+ * key in b act as a sequence of upserts (the last wins). Errors:
+ * LM_ERR_EXEC `null value in column "k" of relation "name" violates
+ * not-null constraint` (SQLSTATE 23502) for a NULL key, LM_ERR_NOMEM. */
+int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
+                    lm_batch **change, lm_error *err);
+/* DELETE: removes the live rows where `pred` (bound over the table schema,
+ * BOOLEAN; NULL = every row) is true; *deleted = their count. Errors: the
+ * predicate's evaluation errors, LM_ERR_NOMEM. */
+int lm_table_delete(lm_table *t, const lm_bexpr *pred, lm_batch **change,
+                    int64_t *deleted, lm_error *err);
+/* UPDATE: each live row where pred is true (NULL = every row) is replaced by
+ * exprs[0..n_fields) evaluated over it (one per column, of the column's
+ * type); *updated = their count. Errors: evaluation errors; LM_ERR_EXEC
+ * `null value in column "c" of relation "name" violates not-null
+ * constraint` (23502); `duplicate key value violates unique constraint
+ * "name_pkey"` (23505) when two rows would have one key; LM_ERR_NOMEM. */
+int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
+                    lm_bexpr *const *exprs, lm_batch **change, int64_t *updated,
+                    lm_error *err);
+/* The live rows as one batch of the table schema (*out a new reference;
+ * zero rows gives an empty batch). Order: by row version, oldest first. */
+int lm_table_snapshot(const lm_table *t, lm_batch **out, lm_error *err);
+/* Point lookups by primary key (lookup joins): keys[0..n_pk) are n-row
+ * arrays of exactly the key columns' types (cast before calling); row_ids[i]
+ * receives the live row id of probe row i, or -1 (no such key, or a NULL in
+ * a probe key). Does not change the table. Errors: LM_ERR_BIND when the
+ * table has no primary key, LM_ERR_NOMEM. */
+int lm_table_lookup(const lm_table *t, lm_array *const *keys, int64_t n,
+                    int64_t *row_ids, lm_error *err);
+/* Gathers rows row_ids[0..n) (from lm_table_lookup, or -1 = a row of
+ * NULLs, for outer joins) into *out, a new batch of the table schema. */
+int lm_table_gather(const lm_table *t, const int64_t *row_ids, int64_t n,
+                    lm_batch **out, lm_error *err);
 
 #endif

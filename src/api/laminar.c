@@ -45,6 +45,7 @@ int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
     *result = NULL;
   if (!db || !sql)
     return lm_err(err, LM_ERR_INVALID, "NULL argument");
+  lm_buf_reset(&db->notices);
   lm_sql_script *script = NULL;
   int rc = lm_sql_parse(sql, strlen(sql), &script, err);
   if (rc)
@@ -64,6 +65,14 @@ int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
   if (!rc)
     rc = lm_engine_flush_sinks(db, err);
   return rc;
+}
+
+const char *laminar_notices(const laminar_db *db) {
+  return db && db->notices.len ? db->notices.data : "";
+}
+
+int64_t laminar_changes(const laminar_db *db) {
+  return db ? db->changes : 0;
 }
 
 int64_t laminar_result_num_rows(const laminar_result *r) {

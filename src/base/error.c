@@ -16,6 +16,7 @@ int lm_err(lm_error *err, int code, const char *fmt, ...) {
   err->code = code;
   err->line = 0;
   err->column = 0;
+  err->sqlstate[0] = '\0';
   va_list ap;
   va_start(ap, fmt);
   set_msg(err, fmt, ap);
@@ -30,6 +31,7 @@ int lm_err_at(lm_error *err, int code, int line, int column, const char *fmt,
   err->code = code;
   err->line = line;
   err->column = column;
+  err->sqlstate[0] = '\0';
   int n = snprintf(err->msg, sizeof err->msg, "%d:%d: ", line, column);
   if (n < 0)
     n = 0;
@@ -78,4 +80,12 @@ void lm_err_clear(lm_error *err) {
   err->line = 0;
   err->column = 0;
   err->msg[0] = '\0';
+  err->sqlstate[0] = '\0';
+}
+
+int lm_err_state(lm_error *err, const char *state) {
+  if (!err)
+    return 0;
+  snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
+  return err->code;
 }

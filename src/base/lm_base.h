@@ -40,6 +40,11 @@ typedef struct lm_error {
   int line;
   int column;
   char msg[1024];
+  /* PostgreSQL's SQLSTATE for the error when one was recorded (e.g. "22012"
+   * division by zero, "22003" numeric value out of range, "22P02" invalid
+   * text representation, "42883" undefined function, "42703" undefined
+   * column), "" otherwise. Cleared by lm_err / lm_err_at. */
+  char sqlstate[6];
 } lm_error;
 
 /* Sets *err (if non-NULL) to code and a printf-formatted message; returns
@@ -53,6 +58,9 @@ int lm_err_at(lm_error *err, int code, int line, int column, const char *fmt,
 void lm_err_prefix(lm_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void lm_err_clear(lm_error *err);
+/* Records the 5-character SQLSTATE `state` on an error already set (after
+ * lm_err / lm_err_at); returns err->code (0 when err is NULL). */
+int lm_err_state(lm_error *err, const char *state);
 
 /* ------------------------------------------------------------ allocation */
 

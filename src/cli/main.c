@@ -208,6 +208,15 @@ static int cmd_run(const char *file, out_fmt fmt) {
     laminar_result *r = NULL;
     lm_stmt_kind k = script->stmts[i]->kind;
     rc = lm_engine_exec(db, script->stmts[i], &r, &err);
+    if (db->notices.len) { /* e.g. a join whose state grows without bound */
+      for (const char *l = db->notices.data; *l;) {
+        const char *e = strchr(l, '\n');
+        int n = e ? (int)(e - l) : (int)strlen(l);
+        fprintf(stderr, "laminardb: notice: %s:%.*s\n", file, n, l);
+        l += n + (e ? 1 : 0);
+      }
+      lm_buf_reset(&db->notices);
+    }
     if (rc) {
       /* SQL-level errors carry a line:column in this script; data errors
        * (a CSV row, a missing file) carry their own file:line:column. */

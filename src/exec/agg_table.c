@@ -130,6 +130,14 @@ static bool is_float(lm_type t) {
   return t.id == LM_TYPE_FLOAT64 || t.id == LM_TYPE_FLOAT32;
 }
 
+/* SUM of integers over a changelog (retractable table): the state is an
+ * exact 128-bit sum (s->w), so a running sum may leave BIGINT inside a
+ * batch as long as each group's result after the batch fits; that result
+ * is what is range-checked (lm_aggtable_check_w, and again at emit). */
+#define SUM_WIDE(t, sp)                                                        \
+  ((sp)->kind == LM_AGG_SUM && !is_float((sp)->in_type) && (t)->retract)
+#define WIDE_LIMIT ((__int128)1 << 120) /* far from 128-bit overflow */
+
 static bool is_minmax(lm_agg_kind k) {
   return k == LM_AGG_MIN || k == LM_AGG_MAX;
 }
@@ -304,7 +312,7 @@ static int grow_groups(lm_aggtable *t) {
     case LM_AGG_AVG:
       if (is_float(sp->in_type)) {
         GROW(s->fs, fsum);
-      } else if (sp->kind == LM_AGG_SUM) {
+      } else if (sp->kind == LM_AGG_SUM && !t->retract) {
         GROW(s->i, int64_t);
       } else {
         GROW(s->w, __int128);
@@ -646,6 +654,31 @@ int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
       continue;
     const agg_state *s = &t->st[a];
     const int64_t *v = lm_array_i64(x);
+    if (SUM_WIDE(t, sp)) {
+      /* each touched group's result after the batch must fit BIGINT */
+      if (grow_check(t, err))
+        return err ? err->code : LM_ERR_NOMEM;
+      for (int64_t j = 0; j < n; j++)
+        t->check[gids[j]] = s->w[gids[j]];
+      for (int64_t j = 0; j < n; j++) {
+        int64_t r = sel ? sel[j] : j;
+        if (x->null_count && isnull(x, r))
+          continue;
+        __int128 *c = &t->check[gids[j]];
+        *c += weights ? (__int128)v[r] * weights[r] : v[r];
+        if (*c > WIDE_LIMIT || *c < -WIDE_LIMIT)
+          return lm_err(err, LM_ERR_EXEC,
+                        "integer out of range: overflow in SUM");
+      }
+      for (int64_t j = 0; j < n; j++) {
+        __int128 c = t->check[gids[j]];
+        if (c > INT64_MAX || c < INT64_MIN)
+          return lm_err(err, LM_ERR_EXEC,
+                        "integer out of range: overflow in SUM (the sum of "
+                        "a group after this batch does not fit BIGINT)");
+      }
+      continue;
+    }
     if (!weights) {
       /* fast path: no running sum can leave int64 when every touched
        * state is within INT64_MAX - n * max|v| of zero */
@@ -872,7 +905,7 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
       fsum_add(&s->fs[g], v->f, w);
       if (s->cnt[g] + w == 0)
         memset(&s->fs[g], 0, sizeof s->fs[g]);
-    } else if (sp->kind == LM_AGG_AVG) {
+    } else if (sp->kind == LM_AGG_AVG || SUM_WIDE(t, sp)) {
       s->w[g] += (__int128)v->i * w;
     } else {
       int64_t prod, sum;
@@ -1006,7 +1039,8 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
     }
     return 0;
   }
-  if (sp->kind == LM_AGG_SUM && !is_float(sp->in_type) && !wj) {
+  if (sp->kind == LM_AGG_SUM && !is_float(sp->in_type) && !wj &&
+      !SUM_WIDE(t, sp)) {
     const int64_t *v = lm_array_i64(x);
     for (int64_t j = 0; j < n; j++) {
       int64_t r = sel ? sel[j] : j;
@@ -1037,7 +1071,8 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
     }
     return 0;
   }
-  if (sp->kind == LM_AGG_AVG && x->type.id == LM_TYPE_INT64) {
+  if ((sp->kind == LM_AGG_AVG || SUM_WIDE(t, sp)) &&
+      x->type.id == LM_TYPE_INT64) {
     const int64_t *v = lm_array_i64(x);
     for (int64_t j = 0; j < n; j++) {
       int64_t r = sel ? sel[j] : j;
@@ -1240,7 +1275,12 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
           lm_builder_append_null(b);
         else if (is_float(sp->in_type))
           lm_builder_append_double(b, fsum_value(&s->fs[g]));
-        else
+        else if (SUM_WIDE(t, sp)) {
+          if (s->w[g] > INT64_MAX || s->w[g] < INT64_MIN)
+            return lm_err(err, LM_ERR_EXEC,
+                          "integer out of range: overflow in SUM");
+          lm_builder_append_int(b, (int64_t)s->w[g]);
+        } else
           lm_builder_append_int(b, s->i[g]);
         break;
       case LM_AGG_AVG:
@@ -1440,8 +1480,8 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
           f->nan += s->fs[y].nan;
           f->pinf += s->fs[y].pinf;
           f->ninf += s->fs[y].ninf;
-        } else if (sp->kind == LM_AGG_AVG) {
-          d->w[x] += s->w[y];
+        } else if (sp->kind == LM_AGG_AVG || SUM_WIDE(dst, sp)) {
+          d->w[x] += s->w[y]; /* same shape: both wide */
         } else {
           int64_t sum;
           if (lm_add_overflow_i64(d->i[x], s->i[y], &sum))

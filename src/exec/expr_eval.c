@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,39 @@ static inline bool isnull(const lm_array *a, int64_t i) {
 }
 
 /* --------------------------------------------------------------- casts */
+
+/* How many bytes of s (len bytes) to quote in a message: at most max,
+ * never cutting a UTF-8 character. */
+static int utf8_cut(const char *s, int32_t len, int max) {
+  int n = len > max ? max : (int)len;
+  while (n > 0 && n < len && ((unsigned char)s[n] & 0xC0) == 0x80)
+    n--;
+  return n;
+}
+
+/* PostgreSQL's boolean input: surrounding spaces, any case, a unique
+ * prefix of true / false / yes / no, on / off (2+ letters), 1 / 0. Returns
+ * 1, 0, or -1 when invalid. */
+static int pg_bool(const char *s) {
+  while (isspace((unsigned char)*s))
+    s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1]))
+    n--;
+  if (!n)
+    return -1;
+  static const struct {
+    const char *w;
+    size_t min;
+    int v;
+  } words[] = {{"true", 1, 1}, {"false", 1, 0}, {"yes", 1, 1}, {"no", 1, 0},
+               {"on", 2, 1},   {"off", 2, 0},   {"1", 1, 1},   {"0", 1, 0}};
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+    if (n >= words[k].min && n <= strlen(words[k].w) &&
+        !strncasecmp(s, words[k].w, n))
+      return words[k].v;
+  return -1;
+}
 
 static bool is_i64_class(lm_type_id id) {
   return id == LM_TYPE_INT64 || id == LM_TYPE_TIMESTAMP ||
@@ -154,7 +188,8 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
       } else if (from == LM_TYPE_FLOAT32 || from == LM_TYPE_FLOAT64) {
         double d = nearbyint(lm_array_get_f64(a, i));
         if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
-          rc = at_err(err, e, "value out of range for %s", lm_type_name(to));
+          rc = lm_fn_error(err, e, "22003", "%s out of range",
+                           lm_pg_type_name(to));
           break;
         }
         v = (int64_t)d;
@@ -168,19 +203,24 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
             len--;
           if (lm_parse_timestamp(p, (size_t)len, &v) != 0) {
             char s[80];
-            snprintf(s, sizeof s, "%.*s", len > 60 ? 60 : (int)len, p);
-            rc = at_err(err, e, "cannot cast '%s' to TIMESTAMP", s);
+            snprintf(s, sizeof s, "%.*s", utf8_cut(p, len, 60), p);
+            rc = lm_fn_error(err, e, "22007",
+                             "invalid input syntax for type timestamp: "
+                             "\"%s\"",
+                             s);
             break;
           }
         } else if (to.id == LM_TYPE_INTERVAL) {
           if (lm_parse_interval(p, (size_t)len, NULL, 0, &v) != 0) {
             char s[80];
-            snprintf(s, sizeof s, "%.*s", len > 60 ? 60 : (int)len, p);
-            rc = at_err(err, e, "cannot cast '%s' to INTERVAL", s);
+            snprintf(s, sizeof s, "%.*s", utf8_cut(p, len, 60), p);
+            rc = lm_fn_error(err, e, "22007",
+                             "invalid input syntax for type interval: \"%s\"",
+                             s);
             break;
           }
         } else {
-          snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
+          snprintf(txt, sizeof txt, "%.*s", utf8_cut(p, len, 62), p);
           const char *q = txt;
           while (isspace((unsigned char)*q))
             q++;
@@ -190,8 +230,17 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
           bool none = end == q; /* nothing parsed: empty or only spaces */
           while (*end && isspace((unsigned char)*end))
             end++;
-          if (none || *end || errno || len > 62) {
-            rc = at_err(err, e, "cannot cast '%s' to integer", txt);
+          bool digits_only = !none && !*end && len <= 62;
+          if (!digits_only) {
+            rc = lm_fn_error(err, e, "22P02",
+                             "invalid input syntax for type %s: \"%s\"",
+                             lm_pg_type_name(to), txt);
+            break;
+          }
+          if (errno || ll < int_min(to.id) || ll > int_max(to.id)) {
+            rc = lm_fn_error(err, e, "22003",
+                             "value \"%s\" is out of range for type %s", txt,
+                             lm_pg_type_name(to));
             break;
           }
           v = ll;
@@ -201,7 +250,9 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
         break;
       }
       if (v < int_min(to.id) || v > int_max(to.id)) {
-        rc = at_err(err, e, "value out of range for %s", lm_type_name(to));
+        rc = lm_fn_error(err, e, "22003", "%s out of range",
+                         to.id == LM_TYPE_INT32 ? "integer"
+                                                : lm_pg_type_name(to));
         break;
       }
       lm_builder_append_int(&b, v);
@@ -214,14 +265,30 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
       } else if (from == LM_TYPE_UTF8) {
         int32_t len;
         const char *p = lm_array_str(a, i, &len);
-        snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
+        snprintf(txt, sizeof txt, "%.*s", utf8_cut(p, len, 62), p);
         char *end;
-        double d = strtod(txt, &end);
-        bool none = end == txt; /* nothing parsed: empty or only spaces */
+        const char *q = txt;
+        while (isspace((unsigned char)*q))
+          q++;
+        /* PostgreSQL: decimal notation, NaN, [+-]Infinity / inf; no hex */
+        bool hex = false;
+        for (const char *h = q; *h; h++)
+          hex |= *h == 'x' || *h == 'X' || *h == 'p' || *h == 'P';
+        errno = 0;
+        double d = strtod(q, &end);
+        bool none = end == q; /* nothing parsed: empty or only spaces */
         while (*end && isspace((unsigned char)*end))
           end++;
-        if (none || *end || len > 62) {
-          rc = at_err(err, e, "cannot cast '%s' to DOUBLE", txt);
+        if (none || *end || len > 62 || hex) {
+          rc = lm_fn_error(err, e, "22P02",
+                           "invalid input syntax for type %s: \"%s\"",
+                           lm_pg_type_name(to), txt);
+          break;
+        }
+        if (errno == ERANGE && (isinf(d) || d == 0)) {
+          rc =
+              lm_fn_error(err, e, "22003", "\"%s\" is out of range for type %s",
+                          txt, lm_pg_type_name(to));
           break;
         }
         lm_builder_append_double(&b, d);
@@ -235,15 +302,14 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
       } else if (from == LM_TYPE_UTF8) {
         int32_t len;
         const char *p = lm_array_str(a, i, &len);
-        snprintf(txt, sizeof txt, "%.*s", len > 62 ? 62 : (int)len, p);
-        if (!lm_strcasecmp(txt, "true") || !lm_strcasecmp(txt, "t") ||
-            !lm_strcasecmp(txt, "yes") || !strcmp(txt, "1"))
-          lm_builder_append_bool(&b, true);
-        else if (!lm_strcasecmp(txt, "false") || !lm_strcasecmp(txt, "f") ||
-                 !lm_strcasecmp(txt, "no") || !strcmp(txt, "0"))
-          lm_builder_append_bool(&b, false);
+        snprintf(txt, sizeof txt, "%.*s", utf8_cut(p, len, 62), p);
+        int bv = len > 62 ? -1 : pg_bool(txt);
+        if (bv >= 0)
+          lm_builder_append_bool(&b, bv == 1);
         else
-          rc = at_err(err, e, "cannot cast '%s' to BOOLEAN", txt);
+          rc =
+              lm_fn_error(err, e, "22P02",
+                          "invalid input syntax for type boolean: \"%s\"", txt);
       } else {
         rc = at_err(err, e, "cannot cast %s to BOOLEAN", lm_type_name(a->type));
       }
@@ -307,7 +373,7 @@ static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
     case LM_OP_MOD:
       if (c == 0) {
         lm_builder_free(&b);
-        return at_err(err, e, "division by zero", NULL);
+        return lm_fn_error(err, e, "22012", "division by zero");
       }
       if (a == INT64_MIN && c == -1) {
         if (op == LM_OP_MOD)
@@ -322,8 +388,7 @@ static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
     }
     if (ovf) {
       lm_builder_free(&b);
-      return at_err(err, e, "integer out of range (overflow in arithmetic)",
-                    NULL);
+      return lm_fn_error(err, e, "22003", "bigint out of range");
     }
     r[i] = v;
   }
@@ -358,19 +423,30 @@ static int arith_f64(const lm_bexpr *e, lm_array *x, lm_array *y,
     case LM_OP_DIV:
       if (c == 0) {
         lm_builder_free(&b);
-        return at_err(err, e, "division by zero", NULL);
+        return lm_fn_error(err, e, "22012", "division by zero");
       }
       r[i] = a / c;
       break;
     case LM_OP_MOD:
       if (c == 0) {
         lm_builder_free(&b);
-        return at_err(err, e, "division by zero", NULL);
+        return lm_fn_error(err, e, "22012", "division by zero");
       }
       r[i] = fmod(a, c);
       break;
     default:
       r[i] = 0;
+    }
+    /* float8 semantics: an infinite result of finite operands overflows;
+     * a zero product / quotient of non-zero finite operands underflows */
+    bool ovf = isinf(r[i]) && !isinf(a) && !isinf(c);
+    bool unf =
+        r[i] == 0 && a != 0 &&
+        ((e->op == LM_OP_MUL && c != 0) || (e->op == LM_OP_DIV && !isinf(c)));
+    if (ovf || unf) {
+      lm_builder_free(&b);
+      return lm_fn_error(err, e, "22003", "value out of range: %s",
+                         ovf ? "overflow" : "underflow");
     }
   }
   return out_finish(&b, out, err);
@@ -480,6 +556,81 @@ static int logic(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
   return out_finish(&b, out, err);
 }
 
+/* Evaluates e over the rows sel[0..n) of `in` (all of them when n is
+ * in->num_rows and sel is the identity): *out has n rows. */
+static int eval_rows(const lm_bexpr *e, const lm_batch *in, const int32_t *sel,
+                     int64_t n, lm_array **out, lm_error *err) {
+  if (n == in->num_rows)
+    return eval(e, in, out, err);
+  lm_batch *sub = lm_batch_take(in, sel, n);
+  if (!sub)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int rc = eval(e, sub, out, err);
+  lm_batch_release(sub);
+  return rc;
+}
+
+/* AND / OR with PostgreSQL's left-to-right short circuit: the right side
+ * is evaluated only on the rows the left side does not decide (so `x <> 0
+ * AND 10 / x > 1` raises no division by zero), three-valued. */
+static int logic_lazy(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                      lm_error *err) {
+  int64_t n = in->num_rows;
+  lm_array *x = NULL, *y = NULL;
+  int rc = eval(e->args[0], in, &x, err);
+  if (rc)
+    return rc;
+  bool is_and = e->op == LM_OP_AND;
+  int32_t *sel = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  if (!sel) {
+    lm_array_release(x);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  int64_t n_sel = 0;
+  for (int64_t i = 0; i < n; i++) {
+    bool xn = x->type.id == LM_TYPE_NULL || isnull(x, i);
+    if (xn || lm_array_bool(x, i) == is_and)
+      sel[n_sel++] = (int32_t)i;
+  }
+  if (n_sel > 0 && (rc = eval_rows(e->args[1], in, sel, n_sel, &y, err))) {
+    free(sel);
+    lm_array_release(x);
+    return rc;
+  }
+  lm_builder b;
+  if (out_fixed(&b, e->type, n)) {
+    free(sel);
+    lm_array_release(x);
+    lm_array_release(y);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    bool xn = x->type.id == LM_TYPE_NULL || isnull(x, i);
+    bool xv = !xn && lm_array_bool(x, i);
+    if (k < n_sel && sel[k] == i) {
+      bool yn = y->type.id == LM_TYPE_NULL || isnull(y, k);
+      bool yv = !yn && lm_array_bool(y, k);
+      k++;
+      /* here x is NULL or the neutral value (TRUE for AND, FALSE for OR) */
+      if (!yn && yv != is_and) { /* y decides */
+        if (yv)
+          lm_bit_set(b.values, i);
+      } else if (xn || yn) {
+        out_null(&b, i);
+      } else if (is_and) {
+        lm_bit_set(b.values, i);
+      }
+    } else if (xv) { /* decided by x: FALSE for AND, TRUE for OR */
+      lm_bit_set(b.values, i);
+    }
+  }
+  free(sel);
+  lm_array_release(x);
+  lm_array_release(y);
+  return out_finish(&b, out, err);
+}
+
 static int concat(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
                   lm_error *err) {
   lm_builder b;
@@ -505,40 +656,93 @@ static int concat(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
 
 /* ------------------------------------------------------------ LIKE */
 
-static bool like_match(const char *s, int32_t sl, const char *p, int32_t pl) {
-  int32_t si = 0, pi = 0, star_p = -1, star_s = 0;
-  while (si < sl) {
-    if (pi < pl && p[pi] == '\\' && pi + 1 < pl) {
-      if (s[si] == p[pi + 1]) {
-        si++;
-        pi += 2;
-        continue;
-      }
-    } else if (pi < pl && (p[pi] == '_' || p[pi] == s[si]) && p[pi] != '%') {
-      if (p[pi] == '_') {
-        /* one UTF-8 character */
-        si++;
-        while (si < sl && ((unsigned char)s[si] & 0xC0) == 0x80)
-          si++;
-      } else
-        si++;
-      pi++;
-      continue;
-    } else if (pi < pl && p[pi] == '%') {
-      star_p = pi++;
-      star_s = si;
-      continue;
-    }
-    if (star_p >= 0) {
-      pi = star_p + 1;
-      si = ++star_s;
-      continue;
-    }
-    return false;
+static int32_t utf8_len(const char *s, int32_t len, int32_t i) {
+  int32_t j = i + 1;
+  while (j < len && ((unsigned char)s[j] & 0xC0) == 0x80)
+    j++;
+  return j - i;
+}
+
+static bool bytes_eq(const char *a, const char *b, int32_t n, bool icase) {
+  if (!icase)
+    return !memcmp(a, b, (size_t)n);
+  for (int32_t k = 0; k < n; k++) {
+    unsigned char x = (unsigned char)a[k], y = (unsigned char)b[k];
+    if (x >= 'A' && x <= 'Z')
+      x = (unsigned char)(x + 32);
+    if (y >= 'A' && y <= 'Z')
+      y = (unsigned char)(y + 32);
+    if (x != y)
+      return false;
   }
-  while (pi < pl && p[pi] == '%')
-    pi++;
-  return pi == pl;
+  return true;
+}
+
+typedef struct like_tok {
+  uint8_t kind; /* 0 one literal character, 1 '_', 2 '%' */
+  int32_t off, len;
+} like_tok;
+
+/* PostgreSQL LIKE / ILIKE (ASCII case folding): '_' one character, '%'
+ * any run, `esc` (esc_len bytes: one character, or 0 for none) makes the
+ * next pattern character literal. 1 match, 0 no match, -1 when the pattern
+ * ends with the escape character, -2 out of memory. */
+static int like_match(const char *s, int32_t sl, const char *p, int32_t pl,
+                      const char *esc, int32_t esc_len, bool icase) {
+  like_tok stack[128], *t = stack;
+  if (pl > 128 && !(t = malloc(sizeof *t * (size_t)pl)))
+    return -2;
+  int32_t nt = 0;
+  int rc = 1;
+  for (int32_t k = 0; k < pl;) {
+    int32_t n = utf8_len(p, pl, k);
+    if (esc_len && n == esc_len && !memcmp(p + k, esc, (size_t)n)) {
+      k += n;
+      if (k >= pl) {
+        rc = -1;
+        break;
+      }
+      n = utf8_len(p, pl, k);
+      t[nt++] = (like_tok){0, k, n};
+    } else if (p[k] == '%') {
+      if (!nt || t[nt - 1].kind != 2)
+        t[nt++] = (like_tok){2, k, 1};
+    } else {
+      t[nt++] = (like_tok){p[k] == '_' ? 1 : 0, k, n};
+    }
+    k += n;
+  }
+  if (rc == 1) {
+    int32_t si = 0, ti = 0, star_t = -1, star_s = 0;
+    bool ok = true;
+    while (si < sl) {
+      if (ti < nt && t[ti].kind == 1) {
+        si += utf8_len(s, sl, si);
+        ti++;
+      } else if (ti < nt && t[ti].kind == 0 && si + t[ti].len <= sl &&
+                 utf8_len(s, sl, si) == t[ti].len &&
+                 bytes_eq(s + si, p + t[ti].off, t[ti].len, icase)) {
+        si += t[ti].len;
+        ti++;
+      } else if (ti < nt && t[ti].kind == 2) {
+        star_t = ti++;
+        star_s = si;
+      } else if (star_t >= 0) {
+        ti = star_t + 1;
+        star_s += utf8_len(s, sl, star_s);
+        si = star_s;
+      } else {
+        ok = false;
+        break;
+      }
+    }
+    while (ok && ti < nt && t[ti].kind == 2)
+      ti++;
+    rc = ok && ti == nt;
+  }
+  if (t != stack)
+    free(t);
+  return rc;
 }
 
 /* ----------------------------------------------------------- functions */
@@ -603,15 +807,16 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       ((int64_t *)b.values)[i] = r;
       continue;
     }
-    double sec = (double)(tod % LM_US_PER_MIN) / 1e6;
+    double sec = (double)(tod % LM_US_PER_MIN) / 1e6, dv = 0;
+    bool f64 = e->type.id == LM_TYPE_FLOAT64; /* BIGINT: Flink's hour() */
     if (unit_is(u, "second")) {
-      ((double *)b.values)[i] = sec;
+      dv = sec;
     } else if (unit_is(u, "millisecond")) {
-      ((double *)b.values)[i] = sec * 1000.0;
+      dv = (double)(tod % LM_US_PER_MIN) / 1e3;
     } else if (unit_is(u, "microsecond")) {
-      ((double *)b.values)[i] = (double)(tod % LM_US_PER_MIN);
+      dv = (double)(tod % LM_US_PER_MIN);
     } else if (unit_is(u, "epoch")) {
-      ((double *)b.values)[i] = (double)us / 1e6;
+      dv = (double)us / 1e6;
     } else {
       int64_t v;
       if (unit_is(u, "minute"))
@@ -629,11 +834,28 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       else if (!lm_strcasecmp(u, "dow"))
         v = (dow_mon0 + 1) % 7; /* Sunday = 0 */
       else if (!lm_strcasecmp(u, "isodow"))
-        v = dow_mon0 + 1; /* Monday = 1 .. Sunday = 7 */
-      else                /* doy */
+        v = dow_mon0 + 1;            /* Monday = 1 .. Sunday = 7 */
+      else if (unit_is(u, "decade")) /* PostgreSQL: year / 10, floored */
+        v = lm_floor_div(y, 10);
+      else if (unit_is(u, "century")) /* 1 = 1..100; 0 and BC negative */
+        v = y > 0 ? (y + 99) / 100 : -((99 - (y - 1)) / 100);
+      else if (unit_is(u, "millennium"))
+        v = y > 0 ? (y + 999) / 1000 : -((999 - (y - 1)) / 1000);
+      else if (unit_is(u, "week") || !lm_strcasecmp(u, "isoyear")) {
+        /* ISO 8601: the week of the Thursday of this week */
+        int64_t thu = days - dow_mon0 + 3, ty;
+        unsigned tm, td;
+        lm_civil_from_days(thu, &ty, &tm, &td);
+        v = unit_is(u, "week") ? (thu - lm_days_from_civil(ty, 1, 1)) / 7 + 1
+                               : ty;
+      } else /* doy */
         v = days - lm_days_from_civil(y, 1, 1) + 1;
-      ((int64_t *)b.values)[i] = v;
+      dv = (double)v;
     }
+    if (f64)
+      ((double *)b.values)[i] = dv;
+    else
+      ((int64_t *)b.values)[i] = (int64_t)dv;
   }
   lm_array_release(a);
   return out_finish(&b, out, err);
@@ -711,44 +933,156 @@ static int string_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   return out_finish(&b, out, err);
 }
 
+/* COALESCE as PostgreSQL evaluates it: argument k only on the rows where
+ * the arguments before it were all NULL. */
+static int coalesce_lazy(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                         lm_error *err) {
+  int64_t n = in->num_rows;
+  size_t sz = sizeof(int32_t) * (size_t)(n + 1);
+  int32_t *rem = malloc(sz), *keep = malloc(sz), *branch = malloc(sz),
+          *pos = malloc(sz);
+  lm_array **res = calloc((size_t)e->n_args + 1, sizeof *res);
+  int rc = 0;
+  if (!rem || !keep || !branch || !pos || !res) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  int64_t n_rem = n;
+  for (int64_t i = 0; i < n; i++) {
+    rem[i] = (int32_t)i;
+    branch[i] = -1;
+  }
+  for (int k = 0; k < e->n_args && n_rem > 0; k++) {
+    if ((rc = eval_rows(e->args[k], in, rem, n_rem, &res[k], err)))
+      goto done;
+    int64_t n_keep = 0;
+    for (int64_t j = 0; j < n_rem; j++) {
+      if (res[k]->type.id == LM_TYPE_NULL || isnull(res[k], j)) {
+        keep[n_keep++] = rem[j];
+      } else {
+        branch[rem[j]] = k;
+        pos[rem[j]] = (int32_t)j;
+      }
+    }
+    memcpy(rem, keep, sizeof(int32_t) * (size_t)n_keep);
+    n_rem = n_keep;
+  }
+  lm_builder b;
+  if (lm_builder_init(&b, e->type, n)) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (branch[i] < 0)
+      lm_builder_append_null(&b);
+    else
+      lm_builder_append_from(&b, res[branch[i]], pos[i]);
+  }
+  rc = out_finish(&b, out, err);
+done:
+  free(rem);
+  free(keep);
+  free(branch);
+  free(pos);
+  if (res)
+    for (int k = 0; k < e->n_args; k++)
+      lm_array_release(res[k]);
+  free(res);
+  return rc;
+}
+
+/* One value of a and one of b (same type, both non-NULL) compared as
+ * PostgreSQL orders them (NaN above every number). */
+static int cmp_values(const lm_array *a, int64_t i, const lm_array *b,
+                      int64_t j) {
+  lm_type_id t = a->type.id;
+  if (t == LM_TYPE_FLOAT64 || t == LM_TYPE_FLOAT32) {
+    double x = lm_array_get_f64(a, i), y = lm_array_get_f64(b, j);
+    if (isnan(x) || isnan(y))
+      return isnan(x) && isnan(y) ? 0 : isnan(x) ? 1 : -1;
+    return x < y ? -1 : x > y;
+  }
+  if (t == LM_TYPE_UTF8) {
+    int32_t al, bl;
+    const char *x = lm_array_str(a, i, &al), *y = lm_array_str(b, j, &bl);
+    return cmp_str(x, al, y, bl);
+  }
+  if (t == LM_TYPE_BOOL)
+    return (int)lm_array_bool(a, i) - (int)lm_array_bool(b, j);
+  int64_t x = lm_array_get_i64(a, i), y = lm_array_get_i64(b, j);
+  return x < y ? -1 : x > y;
+}
+
+/* GREATEST / LEAST (NULL arguments ignored; NULL only when all are) and
+ * NULLIF(a, b) (a, or NULL when a = b), all over one common type. */
+static int cond_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                     lm_error *err) {
+  int64_t n = in->num_rows;
+  lm_array **a = NULL;
+  int rc = lm_fargs_eval(e, in, &a, err);
+  if (rc)
+    return rc;
+  lm_builder b;
+  if (lm_builder_init(&b, e->type, n)) {
+    lm_fargs_free(a, e->n_args);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  if (e->type.id == LM_TYPE_NULL) {
+    for (int64_t i = 0; i < n; i++)
+      lm_builder_append_null(&b);
+  } else if (e->fn == LM_FN_NULLIF) {
+    for (int64_t i = 0; i < n; i++) {
+      if (lm_farg_null(a[0], i))
+        lm_builder_append_null(&b);
+      else if (!lm_farg_null(a[1], i) && !cmp_values(a[0], i, a[1], i))
+        lm_builder_append_null(&b);
+      else
+        lm_builder_append_from(&b, a[0], i);
+    }
+  } else {
+    int sign = e->fn == LM_FN_GREATEST ? 1 : -1;
+    for (int64_t i = 0; i < n; i++) {
+      int best = -1;
+      for (int k = 0; k < e->n_args; k++)
+        if (!lm_farg_null(a[k], i) &&
+            (best < 0 || sign * cmp_values(a[k], i, a[best], i) > 0))
+          best = k;
+      if (best < 0)
+        lm_builder_append_null(&b);
+      else
+        lm_builder_append_from(&b, a[best], i);
+    }
+  }
+  lm_fargs_free(a, e->n_args);
+  return out_finish(&b, out, err);
+}
+
 static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                      lm_error *err) {
   int64_t n = in->num_rows;
   lm_array *a = NULL;
   int rc;
-  if (e->fn == LM_FN_COALESCE) {
-    lm_array *args[16];
-    int k = e->n_args > 16 ? 16 : e->n_args;
-    for (int i = 0; i < k; i++) {
-      if ((rc = eval(e->args[i], in, &args[i], err))) {
-        while (i--)
-          lm_array_release(args[i]);
-        return rc;
-      }
-    }
-    lm_builder b;
-    rc = lm_builder_init(&b, e->type, n);
-    for (int64_t r = 0; r < n && !rc; r++) {
-      int i = 0;
-      while (i < k && (args[i]->type.id == LM_TYPE_NULL || isnull(args[i], r)))
-        i++;
-      if (i == k)
-        lm_builder_append_null(&b);
-      else
-        lm_builder_append_from(&b, args[i], r);
-    }
-    for (int i = 0; i < k; i++)
-      lm_array_release(args[i]);
-    return rc ? lm_err(err, LM_ERR_NOMEM, "out of memory")
-              : out_finish(&b, out, err);
-  }
+  if (e->fn == LM_FN_COALESCE)
+    return coalesce_lazy(e, in, out, err);
   if (e->fn == LM_FN_DATE_TRUNC || e->fn == LM_FN_DATE_PART)
     return date_func(e, in, out, err);
   if (e->fn >= LM_FN_TRIM && e->fn <= LM_FN_CONCAT)
     return string_func(e, in, out, err);
   if (e->fn >= LM_FN_DATE_FORMAT && e->fn <= LM_FN_COUNT_CHAR)
     return lm_strfn_eval(e, in, out, err); /* expr_strfn.c */
-  lm_array *a1 = NULL, *a2 = NULL;         /* optional 2nd and 3rd arguments */
+  if (e->fn >= LM_FN_GREATEST && e->fn <= LM_FN_NULLIF)
+    return cond_func(e, in, out, err);
+  if (e->fn >= LM_FN_TRUNC && e->fn <= LM_FN_WIDTH_BUCKET)
+    return lm_mathfn_eval(e, in, out, err);
+  if (e->fn >= LM_FN_OCTET_LENGTH && e->fn <= LM_FN_CHR)
+    return lm_textfn_eval(e, in, out, err);
+  if (e->fn >= LM_FN_REGEX_OP && e->fn <= LM_FN_REGEXP_SUBSTR)
+    return lm_regexfn_eval(e, in, out, err);
+  if (e->fn >= LM_FN_TO_CHAR && e->fn <= LM_FN_AGE)
+    return lm_datefn_eval(e, in, out, err);
+  if (e->fn >= LM_FN_JSON_GET && e->fn <= LM_FN_JSON_GET_TEXT)
+    return lm_jsonfn_eval(e, in, out, err);
+  lm_array *a1 = NULL, *a2 = NULL; /* optional 2nd and 3rd arguments */
   if ((rc = eval(e->args[0], in, &a, err)))
     return rc;
   bool window = e->fn == LM_FN_TUMBLE || e->fn == LM_FN_TUMBLE_END ||
@@ -895,7 +1229,7 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
           v = isfinite(r) ? r : v;
         } else {
           v = e->fn == LM_FN_ABS     ? fabs(v)
-              : e->fn == LM_FN_ROUND ? round(v)
+              : e->fn == LM_FN_ROUND ? (e->negated ? round(v) : nearbyint(v))
               : e->fn == LM_FN_FLOOR ? floor(v)
                                      : ceil(v);
         }
@@ -925,7 +1259,7 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
           if (v == INT64_MIN) {
             lm_builder_free(&b);
             lm_array_release(a);
-            return at_err(err, e, "integer out of range in abs()", NULL);
+            return lm_fn_error(err, e, "22003", "bigint out of range");
           }
           v = v < 0 ? -v : v;
         }
@@ -1179,8 +1513,7 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         if (v == INT64_MIN) {
           lm_builder_free(&b);
           lm_array_release(a);
-          return at_err(err, e, "integer out of range (overflow in negation)",
-                        NULL);
+          return lm_fn_error(err, e, "22003", "bigint out of range");
         }
         ((int64_t *)b.values)[i] = -v;
       }
@@ -1189,6 +1522,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return out_finish(&b, out, err);
   }
   case LM_BX_BINARY: {
+    if (e->op == LM_OP_AND || e->op == LM_OP_OR)
+      return logic_lazy(e, in, out, err);
     lm_array *x, *y;
     if ((rc = eval(e->args[0], in, &x, err)))
       return rc;
@@ -1228,32 +1563,47 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   case LM_BX_FUNC:
     return func_eval(e, in, out, err);
   case LM_BX_LIKE: {
-    lm_array *x, *p;
-    if ((rc = eval(e->args[0], in, &x, err)))
+    lm_array **a = NULL;
+    if ((rc = lm_fargs_eval(e, in, &a, err)))
       return rc;
-    if ((rc = eval(e->args[1], in, &p, err))) {
-      lm_array_release(x);
-      return rc;
-    }
     lm_builder b;
     if (out_fixed(&b, e->type, in->num_rows)) {
-      lm_array_release(x);
-      lm_array_release(p);
+      lm_fargs_free(a, e->n_args);
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
-    for (int64_t i = 0; i < in->num_rows; i++) {
-      if (x->type.id == LM_TYPE_NULL || p->type.id == LM_TYPE_NULL ||
-          isnull(x, i) || isnull(p, i)) {
+    for (int64_t i = 0; i < in->num_rows && !rc; i++) {
+      bool nul = false;
+      for (int k = 0; k < e->n_args; k++)
+        nul |= lm_farg_null(a[k], i);
+      if (nul) {
         out_null(&b, i);
         continue;
       }
-      int32_t sl, pl;
-      const char *s = lm_array_str(x, i, &sl), *pt = lm_array_str(p, i, &pl);
-      if (like_match(s, sl, pt, pl) != e->negated)
+      int32_t sl, pl, el = 1;
+      const char *s = lm_array_str(a[0], i, &sl),
+                 *pt = lm_array_str(a[1], i, &pl);
+      const char *esc = "\\";
+      if (e->n_args > 2) {
+        esc = lm_array_str(a[2], i, &el);
+        if (el > 0 && utf8_len(esc, el, 0) != el) {
+          rc = lm_fn_error(err, e, "22025", "invalid escape string");
+          break;
+        }
+      }
+      int m = like_match(s, sl, pt, pl, esc, el, e->icase);
+      if (m == -1)
+        rc = lm_fn_error(err, e, "22025",
+                         "LIKE pattern must not end with escape character");
+      else if (m == -2)
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      else if ((m == 1) != e->negated)
         lm_bit_set(b.values, i);
     }
-    lm_array_release(x);
-    lm_array_release(p);
+    lm_fargs_free(a, e->n_args);
+    if (rc) {
+      lm_builder_free(&b);
+      return rc;
+    }
     return out_finish(&b, out, err);
   }
   case LM_BX_CASE:
@@ -1265,4 +1615,73 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
 int lm_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
             lm_error *err) {
   return eval(e, in, out, err);
+}
+
+/* ------------------------------------- helpers of the function files */
+
+const char *lm_pg_type_name(lm_type t) {
+  switch (t.id) {
+  case LM_TYPE_NULL:
+    return "unknown";
+  case LM_TYPE_BOOL:
+    return "boolean";
+  case LM_TYPE_INT8:
+  case LM_TYPE_INT16:
+    return "smallint";
+  case LM_TYPE_INT32:
+    return "integer";
+  case LM_TYPE_INT64:
+    return "bigint";
+  case LM_TYPE_FLOAT32:
+    return "real";
+  case LM_TYPE_FLOAT64:
+    return "double precision";
+  case LM_TYPE_UTF8:
+    return "text";
+  case LM_TYPE_TIMESTAMP:
+    return "timestamp without time zone";
+  case LM_TYPE_INTERVAL:
+    return "interval";
+  default:
+    return lm_type_name(t);
+  }
+}
+
+int lm_fargs_eval(const lm_bexpr *e, const lm_batch *in, lm_array ***out,
+                  lm_error *err) {
+  lm_array **a = calloc((size_t)e->n_args + 1, sizeof *a);
+  if (!a)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < e->n_args; i++) {
+    int rc = eval(e->args[i], in, &a[i], err);
+    if (rc) {
+      lm_fargs_free(a, i);
+      return rc;
+    }
+  }
+  *out = a;
+  return 0;
+}
+
+void lm_fargs_free(lm_array **a, int n) {
+  if (!a)
+    return;
+  for (int i = 0; i < n; i++)
+    lm_array_release(a[i]);
+  free(a);
+}
+
+int lm_fn_error(lm_error *err, const lm_bexpr *e, const char *state,
+                const char *fmt, ...) {
+  char msg[700];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (e && e->line)
+    lm_err_at(err, LM_ERR_EXEC, e->line, e->column, "%s", msg);
+  else
+    lm_err(err, LM_ERR_EXEC, "%s", msg);
+  lm_err_state(err, state);
+  return LM_ERR_EXEC;
 }

@@ -7,7 +7,7 @@
  *   split_index(s, delim, index)     0-based token -> VARCHAR
  *   count_char(s, c)                 occurrences of c's first char -> BIGINT
  *
- * NULL rules are Flink's (docs/functions.md): see each function.
+ * NULL rules are Flink's (docs/nexmark.md, "Functions the queries need").
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

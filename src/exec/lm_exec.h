@@ -227,6 +227,11 @@ lm_operator *lm_op_session_window_new(const lm_plan *plan, lm_window_emit mode,
 lm_operator *lm_op_late_filter_new(int time_col, int64_t delay_us,
                                    int64_t skew_us, int64_t lateness_us,
                                    lm_output_cb late);
+/* A source with several partitions moves its watermark by the minimum over
+ * them, not row by row: lm_op_late_filter_follow_rows(op, false) makes a
+ * late filter follow only the watermarks it is sent (its rows no longer
+ * move it). No-op when op is not a late filter. */
+void lm_op_late_filter_follow_rows(lm_operator *op, bool follow);
 /* A source's watermark after event time x (µs): *max_ts is the largest
  * event time seen, *wm = *max_ts - delay_us. With skew_us > 0, a time more
  * than skew_us ahead of *max_ts does not move them by itself: it is kept

@@ -36,4 +36,40 @@ int lm_regex_compile(const char *re, size_t len, struct pcre2_real_code_8 **out,
 /* Frees a pattern from lm_regex_compile; NULL is a no-op. */
 void lm_regex_free(struct pcre2_real_code_8 *code);
 
+/* ------------------------------------------- PostgreSQL scalar functions
+ * Each evaluates e (an LM_BX_FUNC whose fn is in that file's range of
+ * lm_func_id, arguments typed by plan/func_bind.c) over every row of `in`:
+ * *out is a new array of in->num_rows rows (caller releases). Errors:
+ * LM_ERR_NOMEM; LM_ERR_EXEC at e's line:column with PostgreSQL's message
+ * and SQLSTATE (lm_error.sqlstate), e.g. "cannot take logarithm of zero"
+ * (2201E). */
+int lm_mathfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                   lm_error *err); /* expr_mathfn.c: TRUNC .. WIDTH_BUCKET */
+int lm_textfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                   lm_error *err); /* expr_textfn.c: OCTET_LENGTH .. CHR */
+int lm_regexfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                    lm_error *err); /* expr_regexfn.c: REGEX_OP .. SUBSTR */
+int lm_datefn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                   lm_error *err); /* expr_datefn.c: TO_CHAR .. AGE */
+int lm_jsonfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                   lm_error *err); /* expr_jsonfn.c: JSON_GET[_TEXT] */
+
+/* PostgreSQL's name of a SQL type ("bigint", "double precision", "text",
+ * "timestamp without time zone", ...; "unknown" for NULL). Static string. */
+const char *lm_pg_type_name(lm_type t);
+
+/* Evaluates every argument of e over `in` into a new calloc'd array of
+ * e->n_args arrays (*out; free with lm_fargs_free). */
+int lm_fargs_eval(const lm_bexpr *e, const lm_batch *in, lm_array ***out,
+                  lm_error *err);
+void lm_fargs_free(lm_array **a, int n);
+/* Whether argument array a is NULL at row i (a NULL-typed array always). */
+static inline bool lm_farg_null(const lm_array *a, int64_t i) {
+  return a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i);
+}
+/* Sets LM_ERR_EXEC at e's line:column with a printf message and SQLSTATE
+ * `state`; returns LM_ERR_EXEC. */
+int lm_fn_error(lm_error *err, const lm_bexpr *e, const char *state,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #endif

@@ -37,6 +37,7 @@ typedef struct lf_op {
   lm_operator base;
   int col;
   int64_t delay, skew, cand, lateness, max_ts, wm;
+  bool wm_only; /* a partitioned source: only watermarks move wm */
   lm_output_cb late;
 } lf_op;
 
@@ -66,7 +67,8 @@ static int lf_push(lm_operator *op, lm_batch *b, lm_error *err) {
       continue;
     }
     keep[k++] = (int32_t)i;
-    lm_wm_observe(x, o->delay, o->skew, &o->max_ts, &o->cand, &o->wm);
+    if (!o->wm_only)
+      lm_wm_observe(x, o->delay, o->skew, &o->max_ts, &o->cand, &o->wm);
   }
   op->late_dropped += nl;
   if (nl && o->late.batch) {
@@ -99,6 +101,11 @@ static void lf_free(lm_operator *op) {
 
 static const lm_operator_vt lf_vt = {"late_filter", lf_push, lf_watermark,
                                      lf_free};
+
+void lm_op_late_filter_follow_rows(lm_operator *op, bool follow) {
+  if (op && op->vt == &lf_vt)
+    ((lf_op *)op)->wm_only = !follow;
+}
 
 lm_operator *lm_op_late_filter_new(int time_col, int64_t delay_us,
                                    int64_t skew_us, int64_t lateness_us,

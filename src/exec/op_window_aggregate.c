@@ -18,6 +18,13 @@
  *           batch changed (old only if the group existed), like the
  *           non-windowed aggregate's changelog.
  * A row whose windows have all expired (end + L <= watermark) is late.
+ *
+ * Changelog input (plan->changelog_input): each row carries its BIGINT
+ * __weight (column plan->weight_col); pane states are retractable and a
+ * retraction folds out of its pane like an insertion folds in. A
+ * retraction whose windows have all expired is late like any late row. A
+ * group whose live rows in a window drop to 0 has no row in that window
+ * (its old row is retracted, in the modes that emit changes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,6 +369,13 @@ static int pw_push(lm_operator *op, lm_batch *b, lm_error *err) {
   }
   const lm_array *tc = b->columns[p->window_time_col];
   const int64_t *ts = lm_array_i64(tc);
+  const int64_t *wts = p->changelog_input && p->weight_col < b->num_columns
+                           ? lm_array_i64(b->columns[p->weight_col])
+                           : NULL;
+  if (p->changelog_input && !wts) {
+    rc = lm_err(err, LM_ERR_EXEC, "internal error: changelog without __weight");
+    goto done;
+  }
   int64_t m = 0, n_late = 0;
   bool sorted = true;
   for (int64_t i = 0; i < n; i++) {
@@ -403,7 +417,7 @@ static int pw_push(lm_operator *op, lm_batch *b, lm_error *err) {
     pn->n_touched = e - a;
     rc = lm_aggtable_lookup(pn->t, keys, sel + a, e - a, gids + a, err);
     if (!rc)
-      rc = lm_aggtable_check(pn->t, aggs, sel + a, e - a, gids + a, err);
+      rc = lm_aggtable_check_w(pn->t, aggs, wts, sel + a, e - a, gids + a, err);
     a = e;
   }
   if (rc) { /* a failed batch leaves no trace */
@@ -483,7 +497,8 @@ static int pw_push(lm_operator *op, lm_batch *b, lm_error *err) {
       e++;
     pane *pn = &o->panes[lower_pane(o, wr[a].pane)];
     lm_aggtable_set_seq_base(pn->t, seq_base);
-    rc = lm_aggtable_accumulate(pn->t, aggs, sel + a, e - a, gids + a, err);
+    rc = lm_aggtable_accumulate_w(pn->t, aggs, wts, sel + a, e - a, gids + a,
+                                  err);
     lm_aggtable_set_seq_base(pn->t, -1);
     a = e;
   }

@@ -64,14 +64,42 @@ int lm_window_rows(const lm_plan *p, const lm_aggtable *t, const uint32_t *gids,
   *out = NULL;
   if (!gids)
     n = lm_aggtable_groups(t);
+  uint32_t *live = NULL;
+  if (p->changelog_input) {
+    /* over a changelog, a group whose rows were all retracted has no row */
+    live = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+    if (!live)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+      uint32_t g = gids ? gids[i] : (uint32_t)i;
+      if (lm_aggtable_group_rows(t, g) > 0) {
+        if (ws || we) { /* per-row window bounds follow their rows */
+          k = -1;
+          break;
+        }
+        live[k++] = g;
+      }
+    }
+    if (k < 0) {
+      free(live);
+      live = NULL;
+    } else {
+      gids = live;
+      n = k;
+    }
+  }
   lm_batch_builder bb;
-  if (lm_batch_builder_init(&bb, p->agg_schema, n))
+  if (lm_batch_builder_init(&bb, p->agg_schema, n)) {
+    free(live);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
   lm_batch *agg = NULL;
   int rc = lm_aggtable_emit(t, gids, n, &bb, err);
   if (!rc)
     rc = lm_batch_builder_finish(&bb, &agg, err);
   lm_batch_builder_free(&bb);
+  free(live);
   if (rc)
     return rc;
   /* the window columns: ws/we per row */

@@ -106,12 +106,12 @@ bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
       return false;
     break;
   case LM_BX_FUNC:
-    if (a->fn != b->fn)
+    if (a->fn != b->fn || a->negated != b->negated || a->icase != b->icase)
       return false;
     break;
   case LM_BX_IS_NULL:
   case LM_BX_LIKE:
-    if (a->negated != b->negated)
+    if (a->negated != b->negated || a->icase != b->icase)
       return false;
     break;
   case LM_BX_CASE:
@@ -184,7 +184,62 @@ static lm_bexpr *literal(lm_bctx *c, const lm_expr *e) {
   return b;
 }
 
+/* A column over a join's scope: rel.name must name one entry; a bare name
+ * must be unique among the unqualified entries (PostgreSQL's messages). */
+static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
+  const lm_scope *s = c->scope;
+  const lm_scope_col *hit = NULL;
+  if (e->table) {
+    bool rel_seen = false;
+    for (int i = 0; i < s->n; i++) {
+      if (!s->cols[i].rel || lm_strcasecmp(s->cols[i].rel, e->table))
+        continue;
+      rel_seen = true;
+      if (!lm_strcasecmp(s->cols[i].name, e->name)) {
+        hit = &s->cols[i];
+        break;
+      }
+    }
+    if (!rel_seen) {
+      lm_bind_fail(c, e, "missing FROM-clause entry for table \"%s\"", e->table,
+                   NULL);
+      return NULL;
+    }
+    if (!hit) {
+      char q[300];
+      snprintf(q, sizeof q, "%s.%s", e->table, e->name);
+      lm_bind_fail(c, e, "column %s does not exist", q, NULL);
+      return NULL;
+    }
+  } else {
+    for (int i = 0; i < s->n; i++) {
+      const lm_scope_col *x = &s->cols[i];
+      if (x->qualified_only || lm_strcasecmp(x->name, e->name))
+        continue;
+      if (hit) {
+        lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name,
+                     NULL);
+        return NULL;
+      }
+      hit = x;
+    }
+    if (!hit) {
+      lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
+      return NULL;
+    }
+  }
+  if (hit->expr)
+    return hit->expr;
+  lm_type t = c->in->fields[hit->col].type;
+  lm_bexpr *b = lm_bind_node(c, LM_BX_COLUMN, t, e, 0);
+  if (b)
+    b->col = hit->col;
+  return b;
+}
+
 static lm_bexpr *column(lm_bctx *c, const lm_expr *e) {
+  if (c->scope && !c->post && c->in)
+    return scope_column(c, e);
   if (!c->in) {
     lm_bind_fail(c, e, "column '%s' cannot be used here", e->name, NULL);
     return NULL;
@@ -204,6 +259,7 @@ static lm_bexpr *column(lm_bctx *c, const lm_expr *e) {
     else
       lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
                    c->from ? c->from : "input");
+    lm_err_state(c->err, "42703");
     return NULL;
   }
   lm_type t = c->in->fields[i].type;
@@ -292,6 +348,13 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
     b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_UTF8));
     rt = lm_type_make(LM_TYPE_UTF8);
     break;
+  case LM_OP_REGEX:
+  case LM_OP_REGEX_I:
+  case LM_OP_NOT_REGEX:
+  case LM_OP_NOT_REGEX_I:
+  case LM_OP_JSON_GET:
+  case LM_OP_JSON_GET_TEXT:
+    return lm_bind_other_op(c, e, op, a, b); /* func_bind.c */
   case LM_OP_ADD:
   case LM_OP_SUB:
   case LM_OP_MUL:
@@ -340,6 +403,28 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   }
   if (!a || !b)
     return NULL;
+  if (op == LM_OP_AND || op == LM_OP_OR) {
+    /* x AND FALSE is FALSE, x OR TRUE is TRUE, x not evaluated
+     * (PostgreSQL's planner) */
+    bool decide = op == LM_OP_OR;
+    lm_bexpr *lits[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+      if (lits[k]->kind == LM_BX_LITERAL && !lits[k]->lit.is_null &&
+          lits[k]->type.id == LM_TYPE_BOOL && lits[k]->lit.v.b == decide)
+        return lits[k];
+  }
+  if (op != LM_OP_AND && op != LM_OP_OR &&
+      ((a->kind == LM_BX_LITERAL && a->lit.is_null) ||
+       (b->kind == LM_BX_LITERAL && b->lit.is_null))) {
+    /* a strict operator with a NULL literal operand is NULL, the other
+     * side not evaluated (PostgreSQL folds it so when planning) */
+    lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, rt, e, 0);
+    if (z) {
+      z->lit.type = rt;
+      z->lit.is_null = true;
+    }
+    return z;
+  }
   lm_bexpr *r = lm_bind_node(c, LM_BX_BINARY, rt, e, 2);
   if (!r)
     return NULL;
@@ -668,9 +753,18 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     r->args[0] = a;
     return r;
   }
-  case LM_EXPR_BINARY:
-    return lm_bind_binary(c, e, e->op, lm_bind_expr(c, e->args[0]),
-                          lm_bind_expr(c, e->args[1]));
+  case LM_EXPR_BINARY: {
+    lm_bexpr *l = lm_bind_expr(c, e->args[0]);
+    /* FALSE AND x, TRUE OR x: x is not evaluated, not even folded */
+    bool decided = l && l->kind == LM_BX_LITERAL && !l->lit.is_null &&
+                   l->type.id == LM_TYPE_BOOL &&
+                   ((e->op == LM_OP_AND && !l->lit.v.b) ||
+                    (e->op == LM_OP_OR && l->lit.v.b));
+    lm_bind_no_fold(decided); /* func_bind.c */
+    lm_bexpr *r = l ? lm_bind_expr(c, e->args[1]) : NULL;
+    lm_bind_no_fold(-(int)decided);
+    return lm_bind_binary(c, e, e->op, l, r);
+  }
   case LM_EXPR_FUNC:
     if (e->name && lm_bind_is_agg_name(e->name)) {
       if (!c->plan)
@@ -714,6 +808,16 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     lm_bexpr *hi =
         lm_bind_binary(c, e, LM_OP_LE, x2, lm_bind_expr(c, e->args[2]));
     lm_bexpr *r = lm_bind_binary(c, e, LM_OP_AND, lo, hi);
+    if (r && e->symmetric) { /* ... OR x BETWEEN b AND a */
+      lm_bexpr *lo2 =
+          lm_bind_binary(c, e, LM_OP_GE, lm_bind_expr(c, e->args[0]),
+                         lm_bind_expr(c, e->args[2]));
+      lm_bexpr *hi2 =
+          lm_bind_binary(c, e, LM_OP_LE, lm_bind_expr(c, e->args[0]),
+                         lm_bind_expr(c, e->args[1]));
+      r = lm_bind_binary(c, e, LM_OP_OR, r,
+                         lm_bind_binary(c, e, LM_OP_AND, lo2, hi2));
+    }
     if (r && e->negated) {
       lm_bexpr *n = lm_bind_node(c, LM_BX_UNARY, r->type, e, 1);
       if (!n)
@@ -756,14 +860,22 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
                                lm_type_make(LM_TYPE_UTF8));
     lm_bexpr *p = lm_bind_cast(c, lm_bind_expr(c, e->args[1]),
                                lm_type_make(LM_TYPE_UTF8));
+    lm_bexpr *esc = NULL;
+    if (e->n_args > 2 && !(esc = lm_bind_cast(c, lm_bind_expr(c, e->args[2]),
+                                              lm_type_make(LM_TYPE_UTF8))))
+      return NULL;
     if (!a || !p)
       return NULL;
-    lm_bexpr *r = lm_bind_node(c, LM_BX_LIKE, lm_type_make(LM_TYPE_BOOL), e, 2);
+    lm_bexpr *r =
+        lm_bind_node(c, LM_BX_LIKE, lm_type_make(LM_TYPE_BOOL), e, esc ? 3 : 2);
     if (!r)
       return NULL;
     r->negated = e->negated;
+    r->icase = e->icase;
     r->args[0] = a;
     r->args[1] = p;
+    if (esc)
+      r->args[2] = esc;
     return r;
   }
   case LM_EXPR_CASE: {
@@ -778,29 +890,48 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     if (!r)
       return NULL;
     r->has_else = e->has_else;
+    int case_decided = 0; /* no_fold levels taken after a constant TRUE */
     lm_type t = lm_type_make(LM_TYPE_NULL);
+    bool cond_ok = true;
     for (int k = 0; k < n_pairs; k++) {
       const lm_expr *w = e->args[i + 2 * k], *th = e->args[i + 2 * k + 1];
       lm_bexpr *cond =
           operand ? lm_bind_binary(c, w, LM_OP_EQ, lm_bind_expr(c, operand),
                                    lm_bind_expr(c, w))
                   : lm_bind_expr(c, w);
-      if (!cond)
-        return NULL;
+      if (!cond) {
+        cond_ok = false;
+        break;
+      }
       if (cond->type.id != LM_TYPE_BOOL && !is_null(cond->type)) {
         lm_bind_fail(c, w, "CASE WHEN condition must be BOOLEAN", NULL, NULL);
-        return NULL;
+        cond_ok = false;
+        break;
       }
       r->args[2 * k] = lm_bind_cast(c, cond, lm_type_make(LM_TYPE_BOOL));
+      /* PostgreSQL does not simplify a branch behind a constant FALSE /
+       * NULL condition, nor anything after a constant TRUE one */
+      bool lit = cond->kind == LM_BX_LITERAL;
+      bool is_true = lit && !cond->lit.is_null &&
+                     cond->type.id == LM_TYPE_BOOL && cond->lit.v.b;
+      lm_bind_no_fold(lit && !is_true);
       r->args[2 * k + 1] = lm_bind_expr(c, th);
-      if (!r->args[2 * k + 1])
-        return NULL;
+      lm_bind_no_fold(-(int)(lit && !is_true));
+      if (is_true) {
+        lm_bind_no_fold(1);
+        case_decided++;
+      }
+      if (!r->args[2 * k + 1]) {
+        cond_ok = false;
+        break;
+      }
     }
-    if (e->has_else) {
-      r->args[n - 1] = lm_bind_expr(c, e->args[e->n_args - 1]);
-      if (!r->args[n - 1])
-        return NULL;
-    }
+    bool ok = n_pairs == 0 || cond_ok;
+    if (ok && e->has_else)
+      ok = (r->args[n - 1] = lm_bind_expr(c, e->args[e->n_args - 1])) != NULL;
+    lm_bind_no_fold(-case_decided);
+    if (!ok)
+      return NULL;
     for (int k = 0; k < n; k++) {
       if (k < n_pairs * 2 && k % 2 == 0)
         continue;
@@ -826,6 +957,37 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
         return NULL;
     }
     r->type = t;
+    /* PostgreSQL's planner drops the WHEN arms with a constant FALSE /
+     * NULL condition, and a constant TRUE one becomes the ELSE */
+    int w = 0;
+    bool has_else = r->has_else;
+    lm_bexpr *els = has_else ? r->args[n - 1] : NULL;
+    for (int k = 0; k < n_pairs; k++) {
+      lm_bexpr *cond = r->args[2 * k];
+      if (cond->kind == LM_BX_LITERAL) {
+        if (cond->lit.is_null || !cond->lit.v.b)
+          continue;
+        els = r->args[2 * k + 1];
+        has_else = true;
+        break;
+      }
+      r->args[w++] = cond;
+      r->args[w++] = r->args[2 * k + 1];
+    }
+    if (w == 0) { /* no arm left: the ELSE, or NULL */
+      if (els)
+        return els;
+      lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, t, e, 0);
+      if (z) {
+        z->lit.type = t;
+        z->lit.is_null = true;
+      }
+      return z;
+    }
+    if (has_else)
+      r->args[w++] = els;
+    r->has_else = has_else;
+    r->n_args = w;
     return r;
   }
   }
@@ -840,6 +1002,8 @@ lm_bexpr *lm_bind_expr(lm_bctx *c, const lm_expr *e) {
     return NULL;
   }
   lm_bexpr *r = bind_inner(c, e);
+  if (r)
+    r = lm_bind_fold(c, r); /* func_bind.c */
   c->depth--;
   return r;
 }
@@ -849,7 +1013,7 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
   lm_error local;
   if (!err)
     err = &local;
-  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false};
+  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, NULL};
   lm_err_clear(err);
   *out = lm_bind_expr(&c, e);
   return *out ? 0 : (err && err->code ? err->code : LM_ERR_BIND);
@@ -990,12 +1154,33 @@ static int plan_window(lm_plan *p, const lm_select *sel, lm_error *err) {
 
 int lm_plan_select(const lm_select *sel, lm_schema *input,
                    const char *from_name, lm_plan **out, lm_error *err) {
+  return lm_plan_select_scope(sel, input, from_name, NULL, out, err);
+}
+
+/* The entries SELECT * (table NULL) or table.* expands to, in order: their
+ * count, and with `out` their indexes into scope->cols. */
+static int star_entries(const lm_scope *s, const char *table, int *out) {
+  int n = 0;
+  for (int i = 0; i < s->n; i++) {
+    const lm_scope_col *x = &s->cols[i];
+    if (table ? !(x->rel && !lm_strcasecmp(x->rel, table)) : !x->star)
+      continue;
+    if (out)
+      out[n] = i;
+    n++;
+  }
+  return n;
+}
+
+int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
+                         const char *from_name, const lm_scope *scope,
+                         lm_plan **out, lm_error *err) {
   lm_error local;
   if (!err)
     err = &local;
   *out = NULL;
   lm_err_clear(err);
-  if (sel->from_subquery) /* Top-N over a ROW_NUMBER subquery: topn_bind.c */
+  if (sel->from_subquery && !scope) /* Top-N over ROW_NUMBER: topn_bind.c */
     return lm_plan_topn(sel, input, from_name, out, err);
   int orc = lm_plan_check_no_over(sel, err);
   if (orc)
@@ -1015,7 +1200,7 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
   p->distinct = sel->distinct;
   p->emit = sel->emit;
   const char *from = sel->from_alias ? sel->from_alias : from_name;
-  lm_bctx c = {&p->arena, input, from, NULL, false, err, 0, false};
+  lm_bctx c = {&p->arena, input, from, NULL, false, err, 0, false, scope};
   int rc = LM_ERR_BIND;
 
   if (sel->where) {
@@ -1043,8 +1228,22 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
 
   /* Expand the select list (SELECT *). */
   int n_items = 0;
-  for (int i = 0; i < sel->n_items; i++)
-    n_items += sel->items[i].expr->kind == LM_EXPR_STAR ? input->n_fields : 1;
+  for (int i = 0; i < sel->n_items; i++) {
+    const lm_expr *e = sel->items[i].expr;
+    if (e->kind != LM_EXPR_STAR) {
+      n_items++;
+    } else if (!scope) {
+      n_items += input->n_fields;
+    } else {
+      int k = star_entries(scope, e->table, NULL);
+      if (k == 0 && e->table) {
+        lm_err_at(err, LM_ERR_BIND, e->line, e->column,
+                  "missing FROM-clause entry for table \"%s\"", e->table);
+        goto fail;
+      }
+      n_items += k;
+    }
+  }
   int n_extra = sel->n_order_by; /* hidden sort columns, at most */
   p->out = lm_arena_alloc(&p->arena,
                           sizeof(lm_bexpr *) * (size_t)(n_items + n_extra + 1));
@@ -1113,6 +1312,27 @@ int lm_plan_select(const lm_select *sel, lm_schema *input,
   } else {
     for (int i = 0, o = 0; i < sel->n_items; i++) {
       const lm_expr *e = sel->items[i].expr;
+      if (e->kind == LM_EXPR_STAR && scope) {
+        int *idx =
+            lm_arena_alloc(&p->arena, sizeof(int) * (size_t)(scope->n + 1));
+        if (!idx) {
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+          goto fail;
+        }
+        int k = star_entries(scope, e->table, idx);
+        for (int j = 0; j < k; j++) {
+          const lm_scope_col *x = &scope->cols[idx[j]];
+          lm_bexpr *b = x->expr;
+          if (!b && (b = lm_bind_node(&c, LM_BX_COLUMN,
+                                      input->fields[x->col].type, e, 0)))
+            b->col = x->col;
+          if (!b)
+            goto fail;
+          p->out[o] = b;
+          names[o++] = x->name;
+        }
+        continue;
+      }
       if (e->kind == LM_EXPR_STAR) {
         for (int f = 0; f < input->n_fields; f++) {
           lm_bexpr *b =
@@ -1234,6 +1454,7 @@ void lm_plan_free(lm_plan *p) {
   if (!p)
     return;
   lm_plan_free(p->topn);
+  lm_plan_free_join(p);
   lm_schema_release(p->input_schema);
   lm_schema_release(p->agg_schema);
   lm_schema_release(p->out_schema);

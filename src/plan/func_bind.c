@@ -62,6 +62,415 @@ static bool window_func(const char *n, lm_func_id *fn, int *min_args,
   return false;
 }
 
+/* ------------------------------------------- PostgreSQL function table */
+
+/* Argument and result codes: T text (anything is cast to VARCHAR), I
+ * integer (BIGINT), F number (DOUBLE), N number keeping BIGINT or DOUBLE
+ * (the result follows the first N argument), S TIMESTAMP, A any scalar
+ * (cast to text), B BOOLEAN (result only), V INTERVAL (result only). The
+ * last argument code repeats for variadic functions. */
+typedef struct pg_sig {
+  const char *name;
+  lm_func_id fn;
+  int lo, hi;
+  const char *args;
+  char ret;
+} pg_sig;
+
+static const pg_sig pg_funcs[] = {
+    {"trunc", LM_FN_TRUNC, 1, 1, "F", 'F'},
+    {"trunc", LM_FN_TRUNC, 2, 2, "NI", 'N'},
+    {"sqrt", LM_FN_SQRT, 1, 1, "F", 'F'},
+    {"cbrt", LM_FN_CBRT, 1, 1, "F", 'F'},
+    {"ln", LM_FN_LN, 1, 1, "F", 'F'},
+    {"log10", LM_FN_LOG10, 1, 1, "F", 'F'},
+    {"log", LM_FN_LOG10, 1, 1, "F", 'F'},
+    {"log", LM_FN_LOG, 2, 2, "FF", 'F'},
+    {"exp", LM_FN_EXP, 1, 1, "F", 'F'},
+    {"power", LM_FN_POWER, 2, 2, "FF", 'F'},
+    {"pow", LM_FN_POWER, 2, 2, "FF", 'F'},
+    {"sign", LM_FN_SIGN, 1, 1, "F", 'F'},
+    {"pi", LM_FN_PI, 0, 0, "", 'F'},
+    {"degrees", LM_FN_DEGREES, 1, 1, "F", 'F'},
+    {"radians", LM_FN_RADIANS, 1, 1, "F", 'F'},
+    {"random", LM_FN_RANDOM, 0, 0, "", 'F'},
+    {"setseed", LM_FN_SETSEED, 1, 1, "F", 'T'},
+    {"width_bucket", LM_FN_WIDTH_BUCKET, 4, 4, "FFFI", 'I'},
+    {"octet_length", LM_FN_OCTET_LENGTH, 1, 1, "T", 'I'},
+    {"char_length", LM_FN_LENGTH, 1, 1, "T", 'I'},
+    {"character_length", LM_FN_LENGTH, 1, 1, "T", 'I'},
+    {"strpos", LM_FN_STRPOS, 2, 2, "TT", 'I'},
+    {"btrim", LM_FN_TRIM, 1, 1, "T", 'T'},
+    {"trim", LM_FN_TRIM, 1, 1, "T", 'T'},
+    {"ltrim", LM_FN_LTRIM, 1, 1, "T", 'T'},
+    {"rtrim", LM_FN_RTRIM, 1, 1, "T", 'T'},
+    {"btrim", LM_FN_BTRIM_CHARS, 2, 2, "TT", 'T'},
+    {"trim", LM_FN_BTRIM_CHARS, 2, 2, "TT", 'T'},
+    {"ltrim", LM_FN_LTRIM_CHARS, 2, 2, "TT", 'T'},
+    {"rtrim", LM_FN_RTRIM_CHARS, 2, 2, "TT", 'T'},
+    {"split_part", LM_FN_SPLIT_PART, 3, 3, "TTI", 'T'},
+    {"concat_ws", LM_FN_CONCAT_WS, 2, 100, "TA", 'T'},
+    {"left", LM_FN_LEFT, 2, 2, "TI", 'T'},
+    {"right", LM_FN_RIGHT, 2, 2, "TI", 'T'},
+    {"lpad", LM_FN_LPAD, 2, 3, "TIT", 'T'},
+    {"rpad", LM_FN_RPAD, 2, 3, "TIT", 'T'},
+    {"repeat", LM_FN_REPEAT, 2, 2, "TI", 'T'},
+    {"reverse", LM_FN_REVERSE, 1, 1, "T", 'T'},
+    {"starts_with", LM_FN_STARTS_WITH, 2, 2, "TT", 'B'},
+    {"md5", LM_FN_MD5, 1, 1, "T", 'T'},
+    {"initcap", LM_FN_INITCAP, 1, 1, "T", 'T'},
+    {"ascii", LM_FN_ASCII, 1, 1, "T", 'I'},
+    {"chr", LM_FN_CHR, 1, 1, "I", 'T'},
+    {"regexp_replace", LM_FN_REGEXP_REPLACE, 3, 4, "TTTT", 'T'},
+    {"regexp_match", LM_FN_REGEXP_MATCH, 2, 3, "TTT", 'T'},
+    {"regexp_substr", LM_FN_REGEXP_SUBSTR, 2, 2, "TT", 'T'},
+    {"regexp_like", LM_FN_REGEX_OP, 2, 3, "TTT", 'B'},
+    {"to_char", LM_FN_TO_CHAR, 2, 2, "ST", 'T'},
+    {"to_timestamp", LM_FN_TO_TIMESTAMP, 1, 1, "F", 'S'},
+    {"to_timestamp", LM_FN_TO_TIMESTAMP, 2, 2, "TT", 'S'},
+    {"make_timestamp", LM_FN_MAKE_TIMESTAMP, 6, 6, "IIIIIF", 'S'},
+    {"age", LM_FN_AGE, 2, 2, "SS", 'V'},
+    {"json_extract_path_text", LM_FN_JSON_GET_TEXT, 1, 100, "TT", 'T'},
+    {"json_extract_path", LM_FN_JSON_GET, 1, 100, "TT", 'T'},
+    {"jsonb_extract_path_text", LM_FN_JSON_GET_TEXT, 1, 100, "TT", 'T'},
+    {"jsonb_extract_path", LM_FN_JSON_GET, 1, 100, "TT", 'T'},
+    {"jsonb_get", LM_FN_JSON_GET, 2, 2, "TA", 'T'},
+    {"jsonb_get_text", LM_FN_JSON_GET_TEXT, 2, 2, "TA", 'T'},
+    {"jsonb_get_path", LM_FN_JSON_GET, 1, 100, "TT", 'T'},
+    {"jsonb_get_path_text", LM_FN_JSON_GET_TEXT, 1, 100, "TT", 'T'},
+};
+
+/* Whether a DOUBLE expression is, in PostgreSQL, of type numeric: built
+ * only from literals and integers (a decimal literal is numeric there). */
+static bool numeric_origin(const lm_bexpr *x) {
+  if (!is_float(x->type))
+    return true;
+  switch (x->kind) {
+  case LM_BX_LITERAL:
+    return true;
+  case LM_BX_CAST:
+  case LM_BX_UNARY:
+  case LM_BX_BINARY:
+    for (int i = 0; i < x->n_args; i++)
+      if (!numeric_origin(x->args[i]))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* PostgreSQL's name of a type, for "function f(integer) does not exist". */
+static const char *pg_name(lm_type t) {
+  return lm_pg_type_name(t);
+}
+
+static int undefined_function(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
+  char sig[400];
+  size_t k = 0;
+  for (int i = 0; i < e->n_args && k < sizeof sig - 40; i++)
+    k += (size_t)snprintf(sig + k, sizeof sig - k, "%s%s", i ? ", " : "",
+                          args[i] ? pg_name(args[i]->type) : "?");
+  sig[k] = '\0';
+  char what[600];
+  snprintf(what, sizeof what, "%s(%s)", e->name, sig);
+  int rc = lm_bind_fail(c, e, "function %s does not exist", what, NULL);
+  lm_err_state(c->err, "42883");
+  return rc;
+}
+
+static bool arg_fits(char code, lm_type t) {
+  switch (code) {
+  case 'I':
+    return is_int(t) || is_null(t);
+  case 'F':
+  case 'N':
+    return is_num(t) || is_null(t);
+  case 'S':
+    return t.id == LM_TYPE_TIMESTAMP || t.id == LM_TYPE_UTF8 || is_null(t);
+  default: /* T, A */
+    return true;
+  }
+}
+
+static lm_type code_type(char code, lm_type n_type) {
+  switch (code) {
+  case 'I':
+    return lm_type_make(LM_TYPE_INT64);
+  case 'F':
+    return lm_type_make(LM_TYPE_FLOAT64);
+  case 'N':
+    return n_type;
+  case 'S':
+    return lm_type_make(LM_TYPE_TIMESTAMP);
+  case 'B':
+    return lm_type_make(LM_TYPE_BOOL);
+  case 'V':
+    return lm_type_make(LM_TYPE_INTERVAL);
+  default:
+    return lm_type_make(LM_TYPE_UTF8);
+  }
+}
+
+/* The common type of args[0..n) as PostgreSQL resolves GREATEST, LEAST,
+ * NULLIF, COALESCE and CASE branches: BIGINT for integers, DOUBLE when a
+ * float is present; NULLs take the others' type; a string literal takes
+ * the others' type. NULL type + err set when they cannot be matched. */
+static bool common_type(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int n,
+                        lm_type *out) {
+  lm_type t = lm_type_make(LM_TYPE_NULL);
+  for (int i = 0; i < n; i++) {
+    lm_type a = args[i]->type;
+    if (is_null(a))
+      continue;
+    if (a.id == LM_TYPE_UTF8 && args[i]->kind == LM_BX_LITERAL)
+      continue; /* unknown-typed literal: resolved below */
+    if (is_null(t))
+      t = a;
+    else if (is_num(t) && is_num(a))
+      t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
+                                                  : LM_TYPE_INT64);
+    else if (!lm_type_eq(t, a)) {
+      char what[200];
+      snprintf(what, sizeof what, "%s types %s and %s", e->name, pg_name(t),
+               pg_name(a));
+      lm_bind_fail(c, e->args[i], "%s cannot be matched", what, NULL);
+      lm_err_state(c->err, "42804");
+      return false;
+    }
+  }
+  if (is_null(t))
+    for (int i = 0; i < n && is_null(t); i++)
+      if (!is_null(args[i]->type))
+        t = args[i]->type;
+  if (is_int(t))
+    t = lm_type_make(LM_TYPE_INT64);
+  if (t.id == LM_TYPE_FLOAT32)
+    t = lm_type_make(LM_TYPE_FLOAT64);
+  *out = t;
+  return true;
+}
+
+/* Binds the functions of pg_funcs and GREATEST / LEAST / NULLIF. Returns
+ * false when `e` names none of them (nothing done); true otherwise, with
+ * *out the complete node (arguments cast and filled in; possibly a folded
+ * literal) or NULL with the error set. */
+static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                    lm_bexpr **out) {
+  const char *n = e->name;
+  *out = NULL;
+  if (!strcmp(n, "greatest") || !strcmp(n, "least") || !strcmp(n, "nullif")) {
+    bool nullif = n[0] == 'n';
+    if ((nullif && e->n_args != 2) || e->n_args < 1) {
+      undefined_function(c, e, args);
+      return true;
+    }
+    lm_type t;
+    if (!common_type(c, e, args, e->n_args, &t))
+      return true;
+    for (int i = 0; i < e->n_args; i++)
+      if (!(args[i] = lm_bind_cast(c, args[i], t)))
+        return true;
+    /* NULLIF with a NULL constant argument is its first argument, the
+     * other not evaluated (PostgreSQL's planner) */
+    if (nullif && ((args[0]->kind == LM_BX_LITERAL && args[0]->lit.is_null) ||
+                   (args[1]->kind == LM_BX_LITERAL && args[1]->lit.is_null))) {
+      *out = args[0];
+      return true;
+    }
+    lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, t, e, e->n_args);
+    if (r) {
+      r->fn = nullif        ? LM_FN_NULLIF
+              : n[0] == 'g' ? LM_FN_GREATEST
+                            : LM_FN_LEAST;
+      for (int i = 0; i < e->n_args; i++)
+        r->args[i] = args[i];
+    }
+    *out = r;
+    return true;
+  }
+  bool named = false;
+  for (size_t k = 0; k < sizeof pg_funcs / sizeof pg_funcs[0]; k++) {
+    const pg_sig *s = &pg_funcs[k];
+    if (strcmp(n, s->name))
+      continue;
+    named = true;
+    if (e->n_args < s->lo || e->n_args > s->hi)
+      continue;
+    size_t na = strlen(s->args);
+    bool ok = true;
+    lm_type nt = lm_type_make(LM_TYPE_NULL);
+    for (int i = 0; i < e->n_args && ok; i++) {
+      char code = s->args[(size_t)i < na ? (size_t)i : na - 1];
+      ok = arg_fits(code, args[i]->type);
+      if (code == 'N' && is_null(nt))
+        nt = lm_type_make(is_int(args[i]->type) ? LM_TYPE_INT64
+                                                : LM_TYPE_FLOAT64);
+    }
+    if (!ok)
+      continue;
+    if (is_null(nt))
+      nt = lm_type_make(LM_TYPE_FLOAT64);
+    for (int i = 0; i < e->n_args; i++) {
+      char code = s->args[(size_t)i < na ? (size_t)i : na - 1];
+      if (!(args[i] = lm_bind_cast(c, args[i], code_type(code, nt))))
+        return true;
+    }
+    lm_bexpr *r =
+        lm_bind_node(c, LM_BX_FUNC, code_type(s->ret, nt), e, e->n_args);
+    if (!r)
+      return true;
+    r->fn = s->fn;
+    for (int i = 0; i < e->n_args; i++)
+      r->args[i] = args[i];
+    /* literal regular expressions and flags are checked now */
+    if ((s->fn >= LM_FN_REGEX_OP && s->fn <= LM_FN_REGEXP_SUBSTR) &&
+        args[1]->kind == LM_BX_LITERAL && !args[1]->lit.is_null) {
+      char msg[400];
+      struct pcre2_real_code_8 *code = NULL;
+      if (lm_regex_compile(args[1]->lit.v.s.p, (size_t)args[1]->lit.v.s.len,
+                           &code, msg, sizeof msg)) {
+        lm_bind_fail(c, e->args[1], "%s", msg, NULL);
+        lm_err_state(c->err, "2201B");
+        return true;
+      }
+      lm_regex_free(code);
+    }
+    /* strict functions of a NULL literal are NULL without evaluating the
+     * other arguments (PostgreSQL folds them so when planning) */
+    for (int i = 0; i < e->n_args && s->fn != LM_FN_CONCAT_WS; i++)
+      if (args[i]->kind == LM_BX_LITERAL && args[i]->lit.is_null) {
+        lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, r->type, e, 0);
+        if (z) {
+          z->lit.type = r->type;
+          z->lit.is_null = true;
+        }
+        *out = z;
+        return true;
+      }
+    *out = r;
+    return true;
+  }
+  if (!named)
+    return false;
+  undefined_function(c, e, args);
+  return true;
+}
+
+/* Whether x is a constant PostgreSQL would fold when planning: literals
+ * under immutable operators and functions (not random(), setseed() or the
+ * window functions). */
+static bool is_const(const lm_bexpr *x) {
+  switch (x->kind) {
+  case LM_BX_LITERAL:
+    return true;
+  case LM_BX_COLUMN:
+    return false;
+  case LM_BX_FUNC:
+    if (x->fn == LM_FN_RANDOM || x->fn == LM_FN_SETSEED ||
+        x->fn == LM_FN_TUMBLE || x->fn == LM_FN_TUMBLE_END ||
+        (x->fn >= LM_FN_HOP && x->fn <= LM_FN_SESSION_END))
+      return false;
+    break;
+  default:
+    break;
+  }
+  for (int i = 0; i < x->n_args; i++)
+    if (x->args[i] && !is_const(x->args[i]))
+      return false;
+  return true;
+}
+
+static _Thread_local int no_fold;
+
+void lm_bind_no_fold(int delta) {
+  no_fold += delta;
+}
+
+lm_bexpr *lm_bind_fold(lm_bctx *c, lm_bexpr *x) {
+  if (!x || x->kind == LM_BX_LITERAL || !is_const(x))
+    return x;
+  /* CAST('text' AS t) is read when parsing in PostgreSQL, wherever it is */
+  bool text_cast = x->kind == LM_BX_CAST && x->args[0]->kind == LM_BX_LITERAL &&
+                   x->args[0]->type.id == LM_TYPE_UTF8;
+  if (no_fold > 0 && !text_cast)
+    return x;
+  lm_type_id t = x->type.id;
+  if (t != LM_TYPE_BOOL && t != LM_TYPE_INT64 && t != LM_TYPE_FLOAT64 &&
+      t != LM_TYPE_UTF8 && t != LM_TYPE_TIMESTAMP && t != LM_TYPE_INTERVAL)
+    return x;
+  lm_schema *s = lm_schema_new(0);
+  lm_batch *b = s ? lm_batch_new(s, 1, NULL) : NULL;
+  if (!b) {
+    lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  lm_array *r = NULL;
+  int rc = lm_eval(x, b, &r, c->err);
+  lm_batch_release(b);
+  if (rc)
+    return NULL; /* PostgreSQL raises it when planning, too */
+  lm_value v;
+  lm_array_get_value(r, 0, &v);
+  lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, x->type, NULL, 0);
+  if (z) {
+    z->line = x->line;
+    z->column = x->column;
+    z->lit = v;
+    z->lit.type = x->type;
+    if (!v.is_null && t == LM_TYPE_UTF8) {
+      z->lit.v.s.p = lm_arena_strndup(c->arena, v.v.s.p, (size_t)v.v.s.len);
+      if (!z->lit.v.s.p) {
+        lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+        z = NULL;
+      }
+    }
+  }
+  lm_array_release(r);
+  return z;
+}
+
+lm_bexpr *lm_bind_other_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
+                           lm_bexpr *b) {
+  if (!a || !b)
+    return NULL;
+  bool json = op == LM_OP_JSON_GET || op == LM_OP_JSON_GET_TEXT;
+  if (!json && !arg_fits('T', b->type))
+    return NULL;
+  a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_UTF8));
+  if (!json || !is_int(b->type))
+    b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_UTF8));
+  else
+    b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_INT64));
+  if (!a || !b)
+    return NULL;
+  lm_bexpr *r = lm_bind_node(
+      c, LM_BX_FUNC, lm_type_make(json ? LM_TYPE_UTF8 : LM_TYPE_BOOL), e, 2);
+  if (!r)
+    return NULL;
+  r->fn = op == LM_OP_JSON_GET        ? LM_FN_JSON_GET
+          : op == LM_OP_JSON_GET_TEXT ? LM_FN_JSON_GET_TEXT
+                                      : LM_FN_REGEX_OP;
+  r->icase = op == LM_OP_REGEX_I || op == LM_OP_NOT_REGEX_I;
+  /* for -> / ->>, negated marks the operator form, where a text key names
+   * only object members (the path functions also index arrays with it) */
+  r->negated = op == LM_OP_NOT_REGEX || op == LM_OP_NOT_REGEX_I || json;
+  r->args[0] = a;
+  r->args[1] = b;
+  if (!json && b->kind == LM_BX_LITERAL && !b->lit.is_null) {
+    char msg[400];
+    struct pcre2_real_code_8 *code = NULL;
+    if (lm_regex_compile(b->lit.v.s.p, (size_t)b->lit.v.s.len, &code, msg,
+                         sizeof msg)) {
+      lm_bind_fail(c, e, "%s", msg, NULL);
+      lm_err_state(c->err, "2201B");
+      return NULL;
+    }
+    lm_regex_free(code);
+  }
+  return r;
+}
+
 lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   const char *n = e->name;
   lm_bexpr *args[8] = {0};
@@ -69,15 +478,21 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     lm_bind_fail(c, e, "too many arguments to %s()", n, NULL);
     return NULL;
   }
+  bool coalesce = !strcmp(n, "coalesce"), decided = false;
   for (int i = 0; i < e->n_args; i++) {
     if (e->args[i]->kind == LM_EXPR_STAR) {
       lm_bind_fail(c, e->args[i], "'*' is only allowed in COUNT(*)", NULL,
                    NULL);
       return NULL;
     }
+    lm_bind_no_fold(decided);
     args[i] = lm_bind_expr(c, e->args[i]);
+    lm_bind_no_fold(-(int)decided);
     if (!args[i])
       return NULL;
+    /* after a non-NULL constant, COALESCE's arguments are not evaluated */
+    decided |=
+        coalesce && args[i]->kind == LM_BX_LITERAL && !args[i]->lit.is_null;
   }
   lm_bexpr *r = NULL;
   lm_func_id wfn;
@@ -130,6 +545,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     if (!r)
       return NULL;
     r->fn = wfn;
+  } else if (pg_bind(c, e, args, &r)) {
+    return r; /* complete (arguments filled), or NULL with err set */
   } else if (!strcmp(n, "abs") || !strcmp(n, "round") || !strcmp(n, "floor") ||
              !strcmp(n, "ceil") || !strcmp(n, "ceiling")) {
     bool two = e->n_args == 2 && !strcmp(n, "round");
@@ -143,14 +560,20 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                    n, NULL);
       return NULL;
     }
-    lm_type t =
-        lm_type_make(is_float(args[0]->type) ? LM_TYPE_FLOAT64 : LM_TYPE_INT64);
+    /* PostgreSQL: abs keeps the integer type; round / floor / ceil of an
+     * integer go through float8 (round(x, n) through numeric: BIGINT) */
+    bool f64 = is_float(args[0]->type) || (!two && strcmp(n, "abs"));
+    lm_type t = lm_type_make(f64 ? LM_TYPE_FLOAT64 : LM_TYPE_INT64);
     args[0] = lm_bind_cast(c, args[0], t);
     if (two)
       args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_INT64));
     r = lm_bind_node(c, LM_BX_FUNC, t, e, e->n_args);
     if (!r)
       return NULL;
+    /* PostgreSQL rounds float8 half to even (rint) but numeric half away
+     * from zero; decimal literals are numeric there (DOUBLE here), so an
+     * argument made only of literals and integers rounds half away. */
+    r->negated = numeric_origin(args[0]);
     r->fn = !strcmp(n, "abs")     ? LM_FN_ABS
             : !strcmp(n, "round") ? LM_FN_ROUND
             : !strcmp(n, "floor") ? LM_FN_FLOOR
@@ -191,7 +614,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     static const char *const part_units[] = {
         "microsecond", "millisecond", "second",  "minute", "hour",
         "day",         "month",       "quarter", "year",   "dow",
-        "isodow",      "doy",         "epoch",   NULL};
+        "isodow",      "doy",         "epoch",   "decade", "century",
+        "millennium",  "week",        "isoyear", NULL};
     const char *const *units = trunc ? trunc_units : part_units;
     bool ok = false, dbl = false;
     for (int i = 0; units[i] && !ok; i++) {
@@ -209,9 +633,9 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       return NULL;
     }
     args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_TIMESTAMP));
-    lm_type t = lm_type_make(trunc ? LM_TYPE_TIMESTAMP
-                             : dbl ? LM_TYPE_FLOAT64
-                                   : LM_TYPE_INT64);
+    /* PostgreSQL: date_part is double precision, EXTRACT numeric */
+    (void)dbl;
+    lm_type t = lm_type_make(trunc ? LM_TYPE_TIMESTAMP : LM_TYPE_FLOAT64);
     r = lm_bind_node(c, LM_BX_FUNC, t, e, 2);
     if (!r)
       return NULL;
@@ -384,7 +808,7 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     lm_bind_fail(c, e, "aggregate function %s() is not allowed here", n, NULL);
     return NULL;
   } else {
-    lm_bind_fail(c, e, "function %s() does not exist", n, NULL);
+    undefined_function(c, e, args);
     return NULL;
   }
   for (int i = 0; i < r->n_args; i++) {
@@ -392,5 +816,23 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       return NULL;
     r->args[i] = args[i];
   }
+  /* the strict PostgreSQL built-ins of a NULL literal are NULL, the other
+   * arguments not evaluated (PostgreSQL folds them so when planning) */
+  bool strict =
+      r->kind == LM_BX_FUNC &&
+      (r->fn == LM_FN_ABS || r->fn == LM_FN_ROUND || r->fn == LM_FN_FLOOR ||
+       r->fn == LM_FN_CEIL || r->fn == LM_FN_LOWER || r->fn == LM_FN_UPPER ||
+       r->fn == LM_FN_LENGTH || r->fn == LM_FN_SUBSTR ||
+       r->fn == LM_FN_DATE_TRUNC || r->fn == LM_FN_DATE_PART ||
+       (r->fn >= LM_FN_TRIM && r->fn <= LM_FN_REPLACE));
+  for (int i = 0; strict && i < r->n_args; i++)
+    if (r->args[i]->kind == LM_BX_LITERAL && r->args[i]->lit.is_null) {
+      lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, r->type, e, 0);
+      if (z) {
+        z->lit.type = r->type;
+        z->lit.is_null = true;
+      }
+      return z;
+    }
   return r;
 }

@@ -24,7 +24,7 @@ typedef enum lm_bexpr_kind {
   LM_BX_IS_NULL, /* args[0] IS [NOT] NULL */
   LM_BX_CASE,    /* args: [when, then]* [else] (has_else) */
   LM_BX_FUNC,    /* fn(args) */
-  LM_BX_LIKE,    /* args[0] [NOT] LIKE args[1] */
+  LM_BX_LIKE,    /* args[0] [NOT] LIKE|ILIKE args[1] [ESCAPE args[2]] */
 } lm_bexpr_kind;
 
 typedef enum lm_func_id {
@@ -59,6 +59,60 @@ typedef enum lm_func_id {
   LM_FN_REGEXP_EXTRACT, /* (s, regex[, group]) -> VARCHAR; PCRE2 */
   LM_FN_SPLIT_INDEX,    /* (s, delim, index) -> VARCHAR; 0-based token */
   LM_FN_COUNT_CHAR,     /* (s, c) -> BIGINT: occurrences of c's 1st char */
+  /* PostgreSQL functions (docs/functions.md). Each range below is one
+   * evaluator file; keep the ranges contiguous. */
+  LM_FN_GREATEST, /* (a, ...) -> common type; NULLs ignored (expr_eval.c) */
+  LM_FN_LEAST,
+  LM_FN_NULLIF, /* (a, b) -> a, NULL when a = b */
+  /* math (expr_mathfn.c): DOUBLE unless noted */
+  LM_FN_TRUNC,   /* (x[, n]) BIGINT for BIGINT x */
+  LM_FN_SQRT,    /* (x) */
+  LM_FN_CBRT,    /* (x) */
+  LM_FN_LN,      /* (x) */
+  LM_FN_LOG10,   /* (x) = log(x) */
+  LM_FN_LOG,     /* (b, x): logarithm of x to base b */
+  LM_FN_EXP,     /* (x) */
+  LM_FN_POWER,   /* (x, y) */
+  LM_FN_SIGN,    /* (x) -1, 0, 1 */
+  LM_FN_PI,      /* () */
+  LM_FN_DEGREES, /* (x) */
+  LM_FN_RADIANS, /* (x) */
+  LM_FN_RANDOM,  /* () in [0, 1); SET seed / setseed() make it repeatable */
+  LM_FN_SETSEED, /* (x in [-1, 1]) -> VARCHAR '' (PostgreSQL: void) */
+  LM_FN_WIDTH_BUCKET, /* (x, lo, hi, n) -> BIGINT */
+  /* text (expr_textfn.c); positions and lengths in characters */
+  LM_FN_OCTET_LENGTH, /* (s) -> BIGINT bytes */
+  LM_FN_STRPOS,       /* (s, sub) -> BIGINT, 0 = absent */
+  LM_FN_BTRIM_CHARS,  /* (s, chars) */
+  LM_FN_LTRIM_CHARS,
+  LM_FN_RTRIM_CHARS,
+  LM_FN_SPLIT_PART, /* (s, delim, n): n < 0 counts from the end */
+  LM_FN_CONCAT_WS,  /* (sep, a, ...): NULL arguments skipped */
+  LM_FN_LEFT,       /* (s, n): n < 0 = all but the last -n */
+  LM_FN_RIGHT,      /* (s, n): n < 0 = all but the first -n */
+  LM_FN_LPAD,       /* (s, n[, fill]) */
+  LM_FN_RPAD,
+  LM_FN_REPEAT,      /* (s, n) */
+  LM_FN_REVERSE,     /* (s) */
+  LM_FN_STARTS_WITH, /* (s, prefix) -> BOOLEAN */
+  LM_FN_MD5,         /* (s) -> 32 hex digits */
+  LM_FN_INITCAP,     /* (s) */
+  LM_FN_ASCII,       /* (s) -> BIGINT code point of the first character */
+  LM_FN_CHR,         /* (n) -> the character with code point n */
+  /* regular expressions (expr_regexfn.c, PCRE2) */
+  LM_FN_REGEX_OP,       /* s ~ re (icase: ~*, negated: !~ / !~*) -> BOOLEAN */
+  LM_FN_REGEXP_REPLACE, /* (s, re, repl[, flags]) */
+  LM_FN_REGEXP_MATCH,   /* (s, re[, flags]) -> VARCHAR: see docs */
+  LM_FN_REGEXP_SUBSTR,  /* (s, re) -> VARCHAR: the first match */
+  /* date and time (expr_datefn.c); times in µs since the epoch, UTC */
+  LM_FN_TO_CHAR,        /* (ts, fmt) -> VARCHAR */
+  LM_FN_TO_TIMESTAMP,   /* (seconds DOUBLE) or (text, fmt) -> TIMESTAMP */
+  LM_FN_MAKE_TIMESTAMP, /* (y, mo, d, h, mi, sec DOUBLE) -> TIMESTAMP */
+  LM_FN_AGE,            /* (ts, ts) -> INTERVAL */
+  /* JSON over text (expr_jsonfn.c) */
+  LM_FN_JSON_GET,      /* (json, key or index...) -> VARCHAR json; negated:
+                          the -> / ->> operator (text keys: objects only) */
+  LM_FN_JSON_GET_TEXT, /* (json, key or index...) -> VARCHAR text */
 } lm_func_id;
 
 typedef struct lm_bexpr lm_bexpr;
@@ -72,6 +126,7 @@ struct lm_bexpr {
   lm_func_id fn; /* FUNC */
   bool negated;  /* IS NOT NULL, NOT LIKE */
   bool has_else; /* CASE */
+  bool icase;    /* ILIKE, ~* and !~* */
   lm_bexpr **args;
   int n_args;
 };
@@ -123,6 +178,91 @@ typedef struct lm_sort_key {
   bool desc;
   bool nulls_first;
 } lm_sort_key;
+
+/* --------------------------------------------------------------- joins */
+
+/* Join kinds and algorithms of a planned join: the same values, in the
+ * same order, as exec/lm_join.h's lm_join_type / lm_join_algo /
+ * lm_asof_dir (the engine maps them one to one). */
+typedef enum lm_pjoin_type {
+  LM_PJOIN_INNER,
+  LM_PJOIN_LEFT,
+  LM_PJOIN_RIGHT,
+  LM_PJOIN_FULL,
+  LM_PJOIN_SEMI,
+  LM_PJOIN_ANTI,
+} lm_pjoin_type;
+
+typedef enum lm_pjoin_algo {
+  LM_PJOIN_UPDATING,
+  LM_PJOIN_INTERVAL,
+  LM_PJOIN_LOOKUP,
+  LM_PJOIN_TEMPORAL,
+  LM_PJOIN_ASOF,
+} lm_pjoin_algo;
+
+/* What the caller knows of one relation named in FROM (a source, stream,
+ * view or table). */
+typedef struct lm_rel_info {
+  lm_schema *schema; /* its columns, without __weight (borrowed) */
+  bool changelog;    /* its batches carry a trailing __weight */
+  int time_col;      /* event-time column with a watermark; -1 = none */
+  bool is_table;     /* a TABLE (lookup join target) */
+} lm_rel_info;
+
+/* Resolves a relation name (at line:col) to its description; returns 0 or
+ * an error code with err set (e.g. LM_ERR_NOTFOUND "no source ..."). */
+typedef int (*lm_rel_resolver)(void *ctx, const char *name, int line, int col,
+                               lm_rel_info *out, lm_error *err);
+
+/* One input of a join plan, in FROM order: a named object or a subquery. */
+typedef struct lm_join_input {
+  const char *name;    /* the object's name (TABLE) or NULL (subquery) */
+  const char *qual;    /* the name qualifying its columns (alias or name) */
+  int line, column;    /* of the relation in FROM */
+  lm_rel_info info;    /* of the object, or of the subquery's output */
+  struct lm_plan *sub; /* SUBQUERY: its plan over its own FROM (owned) */
+  const lm_select *subquery; /* SUBQUERY: the parsed subquery (borrowed) */
+} lm_join_input;
+
+/* One binary join of a left-deep chain: side 0 is the previous step's
+ * output (or input 0), side 1 is input step+1 (swapped for RIGHT SEMI /
+ * RIGHT ANTI: side 0 is then that input and side 1 the chain). */
+typedef struct lm_join_step {
+  lm_pjoin_type type;
+  lm_pjoin_algo algo;
+  int line, column; /* the JOIN keyword */
+  /* side s's batches are first projected by proj[s] (n_proj[s]
+   * expressions over the side's schema, giving proj_schema[s]: its columns
+   * then computed key columns) when n_proj[s] > 0; the weight follows */
+  lm_bexpr **proj[2];
+  int n_proj[2];
+  int proj_base[2]; /* columns of side s before the projection */
+  bool swapped;     /* RIGHT SEMI / RIGHT ANTI: side 0 is the new input */
+  lm_schema *side_schema[2]; /* schema entering the join (owned) */
+  bool side_changelog[2];
+  int n_keys;
+  int *keys[2];         /* key column indexes into side_schema[s] */
+  int time_col[2];      /* into side_schema[s]; -1 = none */
+  lm_bexpr *residual;   /* over [side 0 cols..., side 1 cols...]; NULL */
+  int64_t lo_us, hi_us; /* INTERVAL: right.time - left.time bounds */
+  bool lo_strict, hi_strict;
+  int asof_dir; /* ASOF: 0 backward, 1 forward, 2 nearest */
+  bool asof_strict;
+  int64_t asof_tolerance_us; /* < 0 = none */
+  int64_t ttl_us;            /* UPDATING: 'state.ttl' (µs, 0 = none) */
+  lm_schema *out_schema;     /* without __weight (owned) */
+  bool out_changelog;
+  int out_time_col; /* event-time column of the output; -1 = none */
+  bool unbounded;   /* UPDATING of append-only inputs without TTL */
+} lm_join_step;
+
+typedef struct lm_join_plan {
+  int n_inputs;
+  lm_join_input *inputs;
+  int n_steps; /* n_inputs - 1 (0: one subquery feeding the query) */
+  lm_join_step *steps;
+} lm_join_plan;
 
 typedef struct lm_plan {
   lm_arena arena;
@@ -197,6 +337,15 @@ typedef struct lm_plan {
   int topn_rn_col;        /* = topn->out_schema->n_fields */
   bool topn_rank_visible; /* the outer SELECT reads rn: rank changes of the
                              rows are emitted, not only membership */
+
+  /* A SELECT over joins (or over a subquery that is not Top-N): join
+   * (owned, in this plan's arena) describes the inputs and the join steps;
+   * input_schema is the last step's out_schema (or the subquery's output)
+   * and everything above is bound over it. NULL otherwise. */
+  lm_join_plan *join;
+  lm_arena *join_arena; /* owns *join (malloc'd) */
+  int join_time_col;    /* event-time column of input_schema; -1 = none */
+  bool join_changelog;  /* input batches carry __weight */
 } lm_plan;
 
 /* Binds `sel` against `input` (the FROM object's schema). On success *out
@@ -214,6 +363,32 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
                    lm_bexpr **out, lm_error *err);
 
 void lm_plan_free(lm_plan *p);
+
+/* Binds a SELECT whose FROM is a join tree or a subquery that is not a
+ * Top-N (sel->from_clause: docs/joins.md) into a plan with plan->join set.
+ * Every named relation is described by `resolve`. Equalities between an
+ * expression of one side and one of the other become keys (computed in a
+ * projection before the join when not plain columns, cast to one type);
+ * bounds between the two sides' event-time columns become the interval;
+ * the rest is the residual. `batch` plans an ad-hoc query over stored
+ * rows: every input is taken as append-only rows and joins that are not
+ * ASOF are planned as LM_PJOIN_UPDATING with the whole ON as predicate.
+ * `ttl_us` is the 'state.ttl' option (0 = none). Errors: LM_ERR_BIND at
+ * the offending line:column (ambiguous or unknown names, a join kind an
+ * algorithm cannot do, e.g. "FULL is not supported by an ASOF join"),
+ * the resolver's errors, LM_ERR_NOMEM. */
+int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
+                        void *ctx, bool batch, int64_t ttl_us, lm_plan **out,
+                        lm_error *err);
+
+/* The event-time column of a plan's output, given its input's (-1 =
+ * none): a projected copy of the input's time column, or the window start
+ * of an append-only windowed aggregate; -1 when out_changelog. */
+int lm_plan_out_time_col(const lm_plan *p, int in_time_col, bool out_changelog);
+
+/* Whether sel must be planned by lm_plan_join_select: its FROM is a join,
+ * or a subquery that is not a ROW_NUMBER Top-N. */
+bool lm_select_needs_join_plan(const lm_select *sel);
 
 /* Binds a SELECT whose FROM is a subquery (sel->from_subquery != NULL;
  * `input` and `from_name` are the subquery's FROM object) as a Top-N plan

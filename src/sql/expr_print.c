@@ -40,6 +40,12 @@ static int op_prec(lm_op op) {
   case LM_OP_GE:
     return P_CMP;
   case LM_OP_CONCAT:
+  case LM_OP_REGEX:
+  case LM_OP_REGEX_I:
+  case LM_OP_NOT_REGEX:
+  case LM_OP_NOT_REGEX_I:
+  case LM_OP_JSON_GET:
+  case LM_OP_JSON_GET_TEXT:
     return P_CONCAT;
   case LM_OP_ADD:
   case LM_OP_SUB:
@@ -89,6 +95,18 @@ static const char *op_text(lm_op op) {
     return "-";
   case LM_OP_CONCAT:
     return "||";
+  case LM_OP_REGEX:
+    return "~";
+  case LM_OP_REGEX_I:
+    return "~*";
+  case LM_OP_NOT_REGEX:
+    return "!~";
+  case LM_OP_NOT_REGEX_I:
+    return "!~*";
+  case LM_OP_JSON_GET:
+    return "->";
+  case LM_OP_JSON_GET_TEXT:
+    return "->>";
   default:
     return "?";
   }
@@ -288,6 +306,8 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
     rc = print_sub(e->args[0], P_CMP, out, depth);
     if (!rc)
       rc = lm_buf_puts(out, e->negated ? " NOT BETWEEN " : " BETWEEN ");
+    if (!rc && e->symmetric)
+      rc = lm_buf_puts(out, "SYMMETRIC ");
     if (!rc)
       rc = print_sub(e->args[1], P_CONCAT, out, depth);
     if (!rc)
@@ -311,9 +331,15 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
       return lm_buf_puts(out, "?");
     rc = print_sub(e->args[0], P_CMP, out, depth);
     if (!rc)
-      rc = lm_buf_puts(out, e->negated ? " NOT LIKE " : " LIKE ");
+      rc = lm_buf_puts(out, e->icase ? (e->negated ? " NOT ILIKE " : " ILIKE ")
+                                     : (e->negated ? " NOT LIKE " : " LIKE "));
     if (!rc)
       rc = print_sub(e->args[1], P_CONCAT, out, depth);
+    if (!rc && e->n_args > 2) {
+      rc = lm_buf_puts(out, " ESCAPE ");
+      if (!rc)
+        rc = print_sub(e->args[2], P_CONCAT, out, depth);
+    }
     return rc;
   case LM_EXPR_CASE: {
     int i = 0;

@@ -275,6 +275,21 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
     break;
   case '-':
     k = LM_TK_MINUS;
+    if (c1 == '>') { /* -> and ->> (JSON) */
+      k = LM_TK_JSON_ARROW;
+      n = 2;
+      if (peekc(lx, 2) == '>') {
+        k = LM_TK_JSON_ARROW2;
+        n = 3;
+      }
+    }
+    break;
+  case '~':
+    k = LM_TK_TILDE;
+    if (c1 == '*') {
+      k = LM_TK_TILDE_STAR;
+      n = 2;
+    }
     break;
   case '/':
     k = LM_TK_SLASH;
@@ -312,6 +327,15 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
     }
     break;
   case '!':
+    if (c1 == '~') { /* !~ and !~* */
+      k = LM_TK_NTILDE;
+      n = 2;
+      if (peekc(lx, 2) == '*') {
+        k = LM_TK_NTILDE_STAR;
+        n = 3;
+      }
+      break;
+    }
     if (c1 != '=')
       goto bad;
     k = LM_TK_NE;

@@ -12,31 +12,43 @@
  *   CREATE SOURCE [IF NOT EXISTS] name ( coldef, ... [, WATERMARK FOR col
  *       [AS expr]] ) [FROM FILES|GENERATOR|ident ( 'k' = 'v', ... )]
  *       [FORMAT CSV|JSON|ident]
- *   CREATE STREAM [IF NOT EXISTS] name AS select [EMIT ...]
- *   CREATE MATERIALIZED VIEW [IF NOT EXISTS] name AS select [EMIT ...]
+ *   CREATE STREAM [IF NOT EXISTS] name [WITH (opts)] AS select [EMIT ...]
+ *   CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [WITH (opts)] AS select
+ *       [EMIT ...]   (opts: 'state.ttl' = 'interval', for joins)
  *   CREATE SINK [IF NOT EXISTS] name FROM name [INTO FILES|ident (opts)]
  *       [FORMAT JSON|CSV|ident]
- *   INSERT INTO name [(col, ...)] VALUES (expr, ...), ...
- *   DROP SOURCE|STREAM|MATERIALIZED VIEW|SINK [IF EXISTS] name
+ *   CREATE TABLE [IF NOT EXISTS] name ( col type [NOT NULL] [PRIMARY KEY],
+ *       ... [, PRIMARY KEY (col, ...)] ) [FROM FILES (opts)] [FORMAT ...]
+ *   INSERT INTO name [(col, ...)] VALUES (expr, ...), ... | select
+ *   DELETE FROM name [WHERE expr]
+ *   UPDATE name SET col = expr, ... [WHERE expr]
+ *   DROP SOURCE|STREAM|MATERIALIZED VIEW|SINK|TABLE [IF EXISTS] name
  *       [CASCADE | RESTRICT]
- *   SHOW SOURCES|STREAMS|MATERIALIZED VIEWS|SINKS
+ *   SHOW SOURCES|STREAMS|MATERIALIZED VIEWS|SINKS|TABLES
  *   DESCRIBE|DESC name
- *   select: SELECT [DISTINCT] item, ... FROM name|(select) [[AS] alias]
- *       [WHERE expr]
+ *   select: SELECT [DISTINCT] item, ... FROM from [WHERE expr]
  *       [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr [ASC|DESC]
  *       [NULLS FIRST|LAST], ...] [LIMIT n] [OFFSET n]
+ *   from: rel { join rel [FOR SYSTEM_TIME AS OF expr [AS alias]]
+ *       [MATCH_CONDITION(expr)] [ON expr | USING (col, ...)] }
+ *   rel: name [[AS] alias] | (select) [[AS] alias]
+ *   join: [INNER] JOIN | LEFT|RIGHT|FULL [OUTER] JOIN | CROSS JOIN | ',' |
+ *       LEFT|RIGHT SEMI|ANTI JOIN | [LEFT] ASOF JOIN
  *   EMIT ON WINDOW CLOSE | EMIT CHANGES | EMIT ON UPDATE | EMIT FINAL |
  *       EMIT PERIODICALLY INTERVAL 'n' UNIT | EMIT AFTER WATERMARK
  *       [ALLOW LATENESS INTERVAL 'n' UNIT] [LATE DATA TO name]
  *   expr: OR / AND / NOT / comparison (= <> != < <= > >=, IS [NOT] NULL,
- *       [NOT] BETWEEN a AND b, [NOT] IN (list), [NOT] LIKE) / + - / * / % /
- *       unary - / || / primary
+ *       [NOT] BETWEEN [SYMMETRIC] a AND b, [NOT] IN (list),
+ *       [NOT] LIKE|ILIKE p [ESCAPE e]) / || ~ ~* !~ !~* -> ->> (one level,
+ *       PostgreSQL's "other operators") / + - / * / % / unary - / primary
  *   primary: literal | column | table.column | func(args) | COUNT(*) |
  *       agg(DISTINCT x) | agg(...) FILTER (WHERE expr) |
  *       func(...) OVER ([PARTITION BY expr, ...] [ORDER BY expr [ASC|DESC]
  *       [NULLS FIRST|LAST], ...]) |
  *       CAST(expr AS type) | expr::type |
  *       CASE [x] WHEN .. THEN .. [ELSE ..] END | (expr) |
+ *       substring(s FROM a [FOR n]) | position(a IN s) |
+ *       trim([BOTH|LEADING|TRAILING] [chars] FROM s) |
  *       TIMESTAMP 'text' | INTERVAL 'n' UNIT | INTERVAL 'n unit' |
  *       TRUE | FALSE | NULL
  */
@@ -81,6 +93,12 @@ typedef enum lm_op {
   LM_OP_NOT, /* unary */
   LM_OP_NEG, /* unary minus */
   LM_OP_CONCAT,
+  LM_OP_REGEX,         /* ~ */
+  LM_OP_REGEX_I,       /* ~* */
+  LM_OP_NOT_REGEX,     /* !~ */
+  LM_OP_NOT_REGEX_I,   /* !~* */
+  LM_OP_JSON_GET,      /* -> */
+  LM_OP_JSON_GET_TEXT, /* ->> */
 } lm_op;
 
 typedef enum lm_lit_kind {
@@ -116,6 +134,8 @@ struct lm_expr {
   bool negated;     /* IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE */
   bool has_operand; /* CASE x WHEN ... */
   bool has_else;
+  bool icase;        /* ILIKE (LIKE: args[2], when present, is ESCAPE) */
+  bool symmetric;    /* BETWEEN SYMMETRIC */
   lm_type cast_type; /* CAST target */
   /* FUNC followed by OVER (PARTITION BY ... ORDER BY ...): a window function
    * call such as ROW_NUMBER() OVER (...). over is false for plain calls;
@@ -151,6 +171,48 @@ typedef enum lm_emit_kind {
   LM_EMIT_AFTER_WATERMARK,
 } lm_emit_kind;
 
+/* FROM clause trees (docs/joins.md). A FROM is one relation or a
+ * left-deep chain of joins: each JOIN node's left is the chain so far and
+ * its right a TABLE or SUBQUERY. */
+typedef enum lm_from_kind {
+  LM_FROM_TABLE,    /* name [[AS] alias] */
+  LM_FROM_SUBQUERY, /* (SELECT ...) [[AS] alias] */
+  LM_FROM_JOIN,     /* left <join> right [ON cond | USING (cols)] */
+} lm_from_kind;
+
+typedef enum lm_sql_join {
+  LM_SQL_JOIN_INNER, /* [INNER] JOIN */
+  LM_SQL_JOIN_LEFT,  /* LEFT [OUTER] JOIN */
+  LM_SQL_JOIN_RIGHT, /* RIGHT [OUTER] JOIN */
+  LM_SQL_JOIN_FULL,  /* FULL [OUTER] JOIN */
+  LM_SQL_JOIN_CROSS, /* CROSS JOIN (no ON / USING) */
+  LM_SQL_JOIN_LEFT_SEMI,
+  LM_SQL_JOIN_LEFT_ANTI,
+  LM_SQL_JOIN_RIGHT_SEMI,
+  LM_SQL_JOIN_RIGHT_ANTI,
+} lm_sql_join;
+
+typedef struct lm_from lm_from;
+struct lm_from {
+  lm_from_kind kind;
+  int line, column;  /* first token of the relation / the JOIN keyword */
+  const char *name;  /* TABLE: the object's name */
+  const char *alias; /* TABLE, SUBQUERY: NULL when absent */
+  struct lm_select *subquery; /* SUBQUERY */
+  /* JOIN */
+  lm_from *left, *right;
+  lm_sql_join join;
+  bool asof;               /* [LEFT] ASOF JOIN */
+  lm_expr *on;             /* ON cond; NULL = none */
+  const char **using_cols; /* USING (c, ...); NULL = none */
+  int n_using;
+  /* JOIN r FOR SYSTEM_TIME AS OF expr (a temporal join); NULL = none */
+  lm_expr *system_time;
+  /* ASOF JOIN r MATCH_CONDITION(expr); NULL = none (the condition is then
+   * part of ON, the older form). NEAREST(a, b) is a FUNC named nearest. */
+  lm_expr *match;
+};
+
 typedef struct lm_select {
   int line, column;
   bool distinct;
@@ -163,6 +225,10 @@ typedef struct lm_select {
   struct lm_select *from_subquery;
   const char *from_alias;
   int from_line, from_column;
+  /* The whole FROM clause (NULL = no FROM). For one table or one
+   * subquery the fields above describe it as well; for a join (kind
+   * LM_FROM_JOIN) from and from_subquery are NULL. */
+  lm_from *from_clause;
   lm_expr *where;
   lm_expr **group_by;
   int n_group_by;
@@ -192,6 +258,7 @@ typedef struct lm_column_def {
   const char *name;
   lm_type type;
   bool not_null;
+  bool primary_key; /* CREATE TABLE: `col type PRIMARY KEY` */
   int line, column;
 } lm_column_def;
 
@@ -205,6 +272,9 @@ typedef enum lm_stmt_kind {
   LM_STMT_SHOW,
   LM_STMT_DESCRIBE,
   LM_STMT_SELECT,
+  LM_STMT_CREATE_TABLE, /* name, columns, primary_key, connector/format */
+  LM_STMT_DELETE,       /* DELETE FROM name [WHERE where] */
+  LM_STMT_UPDATE,       /* UPDATE name SET set_columns = set_exprs [WHERE] */
 } lm_stmt_kind;
 
 /* Object kinds for DROP and SHOW. */
@@ -213,6 +283,7 @@ typedef enum lm_object_kind {
   LM_OBJ_STREAM,
   LM_OBJ_MVIEW,
   LM_OBJ_SINK,
+  LM_OBJ_TABLE,
 } lm_object_kind;
 
 typedef struct lm_stmt {
@@ -249,6 +320,20 @@ typedef struct lm_stmt {
   lm_expr ***rows; /* rows[i][j] */
   int n_rows;
   int n_values; /* values per row (all rows equal; checked by the parser) */
+  /* INSERT INTO name [(cols)] SELECT ...: `select` is set, rows NULL */
+
+  /* CREATE TABLE: PRIMARY KEY columns (names as written, in key order; from
+   * `col type PRIMARY KEY` or a table constraint `PRIMARY KEY (a, b)`) */
+  const char **primary_key;
+  int n_primary_key;
+  int pk_line, pk_column;
+
+  /* DELETE / UPDATE: WHERE (NULL = every row); UPDATE's SET col = expr */
+  lm_expr *where;
+  const char **set_columns;
+  lm_expr **set_exprs;
+  int *set_lines, *set_cols; /* position of each SET column name */
+  int n_set;
 } lm_stmt;
 
 typedef struct lm_sql_script {

@@ -756,6 +756,121 @@ static lm_expr *parse_case(parser *p) {
   return e;
 }
 
+static lm_expr *parse_concat(parser *p);
+
+/* A FUNC node `name` at t with the n arguments in a. */
+static lm_expr *special_func(parser *p, const lm_token *t, const char *name,
+                             lm_expr **a, int n) {
+  lm_expr *e = new_expr(p, LM_EXPR_FUNC, t->line, t->column);
+  if (!e || !(e->args = new_args(p, n)))
+    return NULL;
+  e->name = name;
+  memcpy(e->args, a, sizeof *a * (size_t)n);
+  e->n_args = n;
+  return e;
+}
+
+/* SQL-standard call syntax (current token: the name, next '('):
+ *   substring(s FROM a [FOR b]) | substring(s FOR b) -> substring(s, a[, b])
+ *   position(a IN b)                                -> strpos(b, a)
+ *   trim([BOTH|LEADING|TRAILING] [chars] FROM s)    -> btrim/ltrim/rtrim(s
+ *   [, chars])
+ * *handled is false (and nothing consumed) when the call has the ordinary
+ * form name(a, b, ...). */
+static lm_expr *parse_special_call(parser *p, const lm_token *t,
+                                   bool *handled) {
+  *handled = false;
+  bool sub = lm_token_is_kw(t, "SUBSTRING");
+  bool pos = lm_token_is_kw(t, "POSITION");
+  bool trim = lm_token_is_kw(t, "TRIM");
+  if (!sub && !pos && !trim)
+    return NULL;
+  size_t save = p->pos;
+  next(p); /* name */
+  next(p); /* ( */
+  lm_expr *a[3] = {NULL, NULL, NULL};
+  if (trim) {
+    const char *fn = "btrim";
+    bool kw = true;
+    if (accept_kw(p, "LEADING"))
+      fn = "ltrim";
+    else if (accept_kw(p, "TRAILING"))
+      fn = "rtrim";
+    else if (!accept_kw(p, "BOTH"))
+      kw = false;
+    *handled = true;
+    lm_expr *chars = NULL;
+    if (!is_kw(p, "FROM") && !(chars = parse_expr(p)))
+      return NULL;
+    if (accept_kw(p, "FROM")) {
+      if (!(a[0] = parse_expr(p)))
+        return NULL;
+      a[1] = chars;
+    } else if (!kw && is_kind(p, LM_TK_COMMA)) {
+      p->pos = save; /* trim(s, chars): the ordinary form */
+      *handled = false;
+      return NULL;
+    } else {
+      if (!chars) {
+        fail_expected(p, "FROM", NULL);
+        return NULL;
+      }
+      a[0] = chars;
+    }
+    if (expect(p, LM_TK_RPAREN, "')'"))
+      return NULL;
+    return special_func(p, t, fn, a, a[1] ? 2 : 1);
+  }
+  if (pos) {
+    lm_expr *x = parse_concat(p);
+    if (!x)
+      return NULL;
+    if (!is_kw(p, "IN")) {
+      p->pos = save;
+      return NULL;
+    }
+    *handled = true;
+    next(p);
+    if (!(a[0] = parse_concat(p)) || expect(p, LM_TK_RPAREN, "')'"))
+      return NULL;
+    a[1] = x;
+    return special_func(p, t, "strpos", a, 2);
+  }
+  lm_expr *s = parse_expr(p);
+  if (!s)
+    return NULL;
+  if (!is_kw(p, "FROM") && !is_kw(p, "FOR")) {
+    p->pos = save;
+    return NULL;
+  }
+  *handled = true;
+  a[0] = s;
+  int n = 1;
+  if (accept_kw(p, "FROM")) {
+    if (!(a[1] = parse_expr(p)))
+      return NULL;
+    n = 2;
+  }
+  if (accept_kw(p, "FOR")) {
+    lm_expr *cnt = parse_expr(p);
+    if (!cnt)
+      return NULL;
+    if (n == 1) { /* substring(s FOR n) = substring(s, 1, n) */
+      lm_expr *one = new_expr(p, LM_EXPR_LITERAL, cnt->line, cnt->column);
+      if (!one)
+        return NULL;
+      one->lit = LM_LIT_INT;
+      one->ival = 1;
+      a[1] = one;
+    }
+    a[2] = cnt;
+    n = 3;
+  }
+  if (expect(p, LM_TK_RPAREN, "')'"))
+    return NULL;
+  return special_func(p, t, "substring", a, n);
+}
+
 static lm_expr *parse_primary(parser *p) {
   const lm_token *t = cur(p);
   switch (t->kind) {
@@ -869,6 +984,14 @@ static lm_expr *parse_primary(parser *p) {
       e->n_args = 2;
       return e;
     }
+    if (t1->kind == LM_TK_LPAREN) {
+      bool handled;
+      lm_expr *sp = parse_special_call(p, t, &handled);
+      if (handled || sp)
+        return sp;
+      if (p->err.code)
+        return NULL;
+    }
     /* LEFT(...) and RIGHT(...) are functions despite being reserved. */
     bool callable = t1->kind == LM_TK_LPAREN &&
                     (lm_token_is_kw(t, "LEFT") || lm_token_is_kw(t, "RIGHT"));
@@ -975,8 +1098,26 @@ static lm_op add_op(lm_token_kind k) {
     return LM_OP_NONE;
   }
 }
+/* PostgreSQL's "any other operator" level: || ~ ~* !~ !~* -> ->> */
 static lm_op concat_op(lm_token_kind k) {
-  return k == LM_TK_CONCAT ? LM_OP_CONCAT : LM_OP_NONE;
+  switch (k) {
+  case LM_TK_CONCAT:
+    return LM_OP_CONCAT;
+  case LM_TK_TILDE:
+    return LM_OP_REGEX;
+  case LM_TK_TILDE_STAR:
+    return LM_OP_REGEX_I;
+  case LM_TK_NTILDE:
+    return LM_OP_NOT_REGEX;
+  case LM_TK_NTILDE_STAR:
+    return LM_OP_NOT_REGEX_I;
+  case LM_TK_JSON_ARROW:
+    return LM_OP_JSON_GET;
+  case LM_TK_JSON_ARROW2:
+    return LM_OP_JSON_GET_TEXT;
+  default:
+    return LM_OP_NONE;
+  }
 }
 static lm_op cmp_op(lm_token_kind k) {
   switch (k) {
@@ -1077,7 +1218,7 @@ static lm_expr *parse_cmp(parser *p) {
     if (lm_token_is_kw(t, "NOT")) {
       const lm_token *t1 = peek(p, 1);
       if (!lm_token_is_kw(t1, "BETWEEN") && !lm_token_is_kw(t1, "IN") &&
-          !lm_token_is_kw(t1, "LIKE"))
+          !lm_token_is_kw(t1, "LIKE") && !lm_token_is_kw(t1, "ILIKE"))
         break;
       negated = true;
       k = t1;
@@ -1087,7 +1228,7 @@ static lm_expr *parse_cmp(parser *p) {
       kind = LM_EXPR_BETWEEN;
     else if (lm_token_is_kw(k, "IN"))
       kind = LM_EXPR_IN;
-    else if (lm_token_is_kw(k, "LIKE"))
+    else if (lm_token_is_kw(k, "LIKE") || lm_token_is_kw(k, "ILIKE"))
       kind = LM_EXPR_LIKE;
     else
       break;
@@ -1104,7 +1245,12 @@ static lm_expr *parse_cmp(parser *p) {
       break;
     }
     e->negated = negated;
+    e->icase = lm_token_is_kw(k, "ILIKE");
     if (kind == LM_EXPR_BETWEEN) {
+      if (accept_kw(p, "SYMMETRIC"))
+        e->symmetric = true;
+      else
+        accept_kw(p, "ASYMMETRIC");
       lm_expr *lo = parse_concat(p);
       if (!lo || expect_kw(p, "AND")) {
         l = NULL;
@@ -1121,13 +1267,17 @@ static lm_expr *parse_cmp(parser *p) {
       e->n_args = 3;
     } else if (kind == LM_EXPR_LIKE) {
       lm_expr *pat = parse_concat(p);
-      if (!pat || !(e->args = new_args(p, 2))) {
+      lm_expr *esc = NULL;
+      if (pat && accept_kw(p, "ESCAPE") && !(esc = parse_concat(p)))
+        pat = NULL;
+      if (!pat || !(e->args = new_args(p, 3))) {
         l = NULL;
         break;
       }
       e->args[0] = l;
       e->args[1] = pat;
-      e->n_args = 2;
+      e->args[2] = esc;
+      e->n_args = esc ? 3 : 2;
     } else {
       lm_expr **list;
       int n;
@@ -1325,6 +1475,226 @@ static int parse_emit(parser *p, lm_select *s) {
   return 0;
 }
 
+/* ------------------------------------------------------------ FROM */
+
+static lm_select *parse_select(parser *p);
+
+/* Words that start or continue a join after a relation (so a bare word
+ * before them can be an implicit alias). */
+static bool join_word(const lm_token *t) {
+  static const char *const w[] = {
+      "JOIN", "INNER", "LEFT", "RIGHT",           "FULL", "CROSS", "ASOF",
+      "ON",   "USING", "FOR",  "MATCH_CONDITION", "SEMI", "ANTI",  NULL};
+  for (size_t i = 0; w[i]; i++)
+    if (lm_token_is_kw(t, w[i]))
+      return true;
+  return false;
+}
+
+/* [AS] alias after a relation in FROM, or NULL (check p->rc). */
+static const char *parse_rel_alias(parser *p) {
+  if (is_kw(p, "AS"))
+    return parse_alias(p);
+  const lm_token *t = cur(p);
+  if (is_name_token(t) && !join_word(t) &&
+      (ends_item(peek(p, 1)) || join_word(peek(p, 1)))) {
+    next(p);
+    return t->text;
+  }
+  return NULL;
+}
+
+static lm_from *new_from(parser *p, lm_from_kind kind, const lm_token *t) {
+  lm_from *f = lm_arena_alloc(p->arena, sizeof *f);
+  if (!f) {
+    oom(p);
+    return NULL;
+  }
+  f->kind = kind;
+  f->line = t->line;
+  f->column = t->column;
+  return f;
+}
+
+/* One relation: name [[AS] alias] or (SELECT ...) [[AS] alias]. */
+static lm_from *parse_from_rel(parser *p) {
+  const lm_token *t = cur(p);
+  lm_from *f;
+  if (t->kind == LM_TK_LPAREN) {
+    if (!lm_token_is_kw(peek(p, 1), "SELECT")) {
+      fail_at(p, t, "expected SELECT after '(' in FROM");
+      return NULL;
+    }
+    if (deeper(p, t))
+      return NULL;
+    int saved = p->depth;
+    next(p); /* ( */
+    p->subquery++;
+    lm_select *in = parse_select(p);
+    p->subquery--;
+    p->depth = saved - 1;
+    if (!in || expect(p, LM_TK_RPAREN, "')' after the subquery"))
+      return NULL;
+    if (!in->from_clause) {
+      fail_at(p, t, "a subquery in FROM needs a FROM of its own");
+      return NULL;
+    }
+    if (!(f = new_from(p, LM_FROM_SUBQUERY, t)))
+      return NULL;
+    f->subquery = in;
+  } else {
+    if (!(f = new_from(p, LM_FROM_TABLE, t)))
+      return NULL;
+    if (!(f->name = parse_name(p, "a source, stream, view or table name", NULL,
+                               NULL)))
+      return NULL;
+  }
+  f->alias = parse_rel_alias(p);
+  if (p->rc)
+    return NULL;
+  return f;
+}
+
+/* The join keywords at the current token: fills *j / *asof and returns
+ * true (tokens consumed up to and including JOIN), or false when the
+ * current token does not start a join. */
+static bool parse_join_kw(parser *p, lm_sql_join *j, bool *asof, int *rc) {
+  *asof = false;
+  *rc = 0;
+  if (accept(p, LM_TK_COMMA)) {
+    *j = LM_SQL_JOIN_CROSS;
+    return true;
+  }
+  if (accept_kw(p, "JOIN")) {
+    *j = LM_SQL_JOIN_INNER;
+    return true;
+  }
+  bool left = is_kw(p, "LEFT"), right = is_kw(p, "RIGHT");
+  if (is_kw(p, "INNER"))
+    *j = LM_SQL_JOIN_INNER;
+  else if (is_kw(p, "CROSS"))
+    *j = LM_SQL_JOIN_CROSS;
+  else if (is_kw(p, "FULL"))
+    *j = LM_SQL_JOIN_FULL;
+  else if (left)
+    *j = LM_SQL_JOIN_LEFT;
+  else if (right)
+    *j = LM_SQL_JOIN_RIGHT;
+  else if (is_kw(p, "ASOF") && lm_token_is_kw(peek(p, 1), "JOIN"))
+    *j = LM_SQL_JOIN_INNER;
+  else
+    return false;
+  bool asof_first = is_kw(p, "ASOF");
+  next(p);
+  if (asof_first) {
+    *asof = true;
+  } else if (left || right) {
+    if (accept_kw(p, "SEMI"))
+      *j = left ? LM_SQL_JOIN_LEFT_SEMI : LM_SQL_JOIN_RIGHT_SEMI;
+    else if (accept_kw(p, "ANTI"))
+      *j = left ? LM_SQL_JOIN_LEFT_ANTI : LM_SQL_JOIN_RIGHT_ANTI;
+    else if (left && accept_kw(p, "ASOF"))
+      *asof = true;
+    else
+      accept_kw(p, "OUTER");
+  } else if (*j == LM_SQL_JOIN_FULL) {
+    accept_kw(p, "OUTER");
+  }
+  if (!is_kw(p, "JOIN")) {
+    static const char *const c[] = {"JOIN", "OUTER", NULL};
+    *rc = fail_expected(p, "JOIN", c);
+    return true;
+  }
+  next(p);
+  return true;
+}
+
+/* FROM rel { join rel [FOR SYSTEM_TIME AS OF e] [MATCH_CONDITION(e)]
+ * [ON e | USING (c, ...)] }: a left-deep tree. */
+static lm_from *parse_from(parser *p) {
+  lm_from *l = parse_from_rel(p);
+  if (!l)
+    return NULL;
+  for (;;) {
+    const lm_token *kw = cur(p);
+    lm_sql_join jt;
+    bool asof;
+    int jrc;
+    if (!parse_join_kw(p, &jt, &asof, &jrc))
+      break;
+    if (jrc)
+      return NULL;
+    lm_from *j = new_from(p, LM_FROM_JOIN, kw);
+    if (!j)
+      return NULL;
+    j->join = jt;
+    j->asof = asof;
+    j->left = l;
+    if (!(j->right = parse_from_rel(p)))
+      return NULL;
+    if (is_kw(p, "FOR")) { /* FOR SYSTEM_TIME AS OF expr [[AS] alias] */
+      next(p);
+      if (expect_kw(p, "SYSTEM_TIME") || expect_kw(p, "AS") ||
+          expect_kw(p, "OF"))
+        return NULL;
+      if (!(j->system_time = parse_add(p)))
+        return NULL;
+      if (is_kw(p, "AS") || (is_name_token(cur(p)) && !join_word(cur(p)))) {
+        const char *a = parse_rel_alias(p);
+        if (p->rc)
+          return NULL;
+        if (a)
+          j->right->alias = a;
+      }
+    }
+    if (is_kw(p, "MATCH_CONDITION")) {
+      if (!asof) {
+        fail_at(p, cur(p), "MATCH_CONDITION belongs to an ASOF JOIN");
+        return NULL;
+      }
+      next(p);
+      if (expect(p, LM_TK_LPAREN, "'(' after MATCH_CONDITION") ||
+          !(j->match = parse_expr(p)) ||
+          expect(p, LM_TK_RPAREN, "')' after the match condition"))
+        return NULL;
+    }
+    if (accept_kw(p, "ON")) {
+      if (jt == LM_SQL_JOIN_CROSS) {
+        fail_at(p, kw, "a CROSS JOIN takes no ON condition");
+        return NULL;
+      }
+      if (!(j->on = parse_expr(p)))
+        return NULL;
+    } else if (is_kw(p, "USING")) {
+      if (jt == LM_SQL_JOIN_CROSS) {
+        fail_at(p, kw, "a CROSS JOIN takes no USING clause");
+        return NULL;
+      }
+      next(p);
+      if (expect(p, LM_TK_LPAREN, "'(' after USING"))
+        return NULL;
+      int cap = 0;
+      do {
+        const char *c = parse_name(p, "a column name", NULL, NULL);
+        if (!c)
+          return NULL;
+        if (!(j->using_cols = vec_grow(p, j->using_cols, j->n_using, &cap,
+                                       sizeof *j->using_cols)))
+          return NULL;
+        j->using_cols[j->n_using++] = c;
+      } while (accept(p, LM_TK_COMMA));
+      if (expect(p, LM_TK_RPAREN, "')' after the USING columns"))
+        return NULL;
+    } else if (jt != LM_SQL_JOIN_CROSS && !(asof && j->match)) {
+      static const char *const c[] = {"ON", "USING", NULL};
+      fail_expected(p, "ON or USING after the joined relation", c);
+      return NULL;
+    }
+    l = j;
+  }
+  return l;
+}
+
 /* SELECT ...; current token is SELECT. */
 static lm_select *parse_select(parser *p) {
   const lm_token *kw = cur(p);
@@ -1365,36 +1735,24 @@ static lm_select *parse_select(parser *p) {
   }
 
   if (accept_kw(p, "FROM")) {
-    const lm_token *t = cur(p);
-    if (t->kind == LM_TK_LPAREN) {
-      /* FROM (SELECT ...) [AS] alias: one level (docs/changelog.md) */
-      if (p->subquery || !lm_token_is_kw(peek(p, 1), "SELECT")) {
-        fail_at(p, t,
-                p->subquery ? "nested subqueries in FROM are not supported"
-                            : "expected SELECT after '(' in FROM");
-        return NULL;
-      }
-      next(p); /* ( */
-      p->subquery++;
-      lm_select *in = parse_select(p);
-      p->subquery--;
-      if (!in || expect(p, LM_TK_RPAREN, "')' after the subquery"))
-        return NULL;
-      if (!in->from) {
-        fail_at(p, t, "a subquery in FROM needs a FROM of its own");
-        return NULL;
-      }
-      s->from_subquery = in;
-      s->from = in->from;
-      s->from_line = in->from_line;
-      s->from_column = in->from_column;
-    } else if (!(s->from = parse_name(p, "a source, stream or view name",
-                                      &s->from_line, &s->from_column))) {
+    if (!(s->from_clause = parse_from(p)))
       return NULL;
+    lm_from *f = s->from_clause;
+    if (f->kind == LM_FROM_TABLE) {
+      s->from = f->name;
+      s->from_line = f->line;
+      s->from_column = f->column;
+      s->from_alias = f->alias;
+    } else if (f->kind == LM_FROM_SUBQUERY) {
+      s->from_subquery = f->subquery;
+      s->from = f->subquery->from;
+      s->from_line = f->subquery->from_line;
+      s->from_column = f->subquery->from_column;
+      s->from_alias = f->alias;
+    } else {
+      s->from_line = f->line;
+      s->from_column = f->column;
     }
-    s->from_alias = parse_alias(p);
-    if (p->rc)
-      return NULL;
   } else if (!ends_item(cur(p))) {
     fail_expected(p, "FROM", select_clause_kws);
     return NULL;
@@ -1515,13 +1873,6 @@ static lm_select *parse_select(parser *p) {
       strcat(what, ", ");
     }
     strcat(what, "';' or end of input");
-    static const char *const joins[] = {"JOIN", "INNER", "LEFT", "RIGHT",
-                                        "FULL", "CROSS", "ASOF", NULL};
-    for (size_t i = 0; s->from && joins[i]; i++)
-      if (lm_token_is_kw(t, joins[i])) {
-        fail_at(p, t, "joins are not supported yet");
-        return NULL;
-      }
     fail_expected(p, what, select_tail_kws);
     return NULL;
   }
@@ -1661,7 +2012,33 @@ static int parse_columns(parser *p, lm_stmt *s) {
   int cap = 0;
   for (;;) {
     const lm_token *t = cur(p);
-    if (lm_token_is_kw(t, "WATERMARK") && lm_token_is_kw(peek(p, 1), "FOR")) {
+    if (lm_token_is_kw(t, "PRIMARY") && lm_token_is_kw(peek(p, 1), "KEY") &&
+        peek(p, 2)->kind == LM_TK_LPAREN) {
+      /* table constraint PRIMARY KEY (a, b) */
+      if (s->n_primary_key)
+        return fail_at(p, t, "multiple primary keys are not allowed");
+      s->pk_line = t->line;
+      s->pk_column = t->column;
+      next(p);
+      next(p);
+      next(p);
+      int pcap = 0;
+      for (;;) {
+        const char *k = parse_name(p, "a key column name", NULL, NULL);
+        if (!k)
+          return p->rc;
+        if (!(s->primary_key = vec_grow(p, s->primary_key, s->n_primary_key,
+                                        &pcap, sizeof *s->primary_key)))
+          return p->rc;
+        s->primary_key[s->n_primary_key++] = k;
+        if (accept(p, LM_TK_COMMA))
+          continue;
+        if (accept(p, LM_TK_RPAREN))
+          break;
+        return fail_expected(p, "',' or ')'", NULL);
+      }
+    } else if (lm_token_is_kw(t, "WATERMARK") &&
+               lm_token_is_kw(peek(p, 1), "FOR")) {
       if (s->watermark_column)
         return fail_at(p, t, "only one WATERMARK per source");
       next(p);
@@ -1696,6 +2073,21 @@ static int parse_columns(parser *p, lm_stmt *s) {
           c.not_null = true;
         } else if (accept_kw(p, "NULL")) {
           c.not_null = false;
+        } else if (is_kw(p, "PRIMARY")) {
+          const lm_token *pk = cur(p);
+          next(p);
+          if (expect_kw(p, "KEY"))
+            return p->rc;
+          if (s->n_primary_key)
+            return fail_at(p, pk, "multiple primary keys are not allowed");
+          c.primary_key = c.not_null = true;
+          s->pk_line = pk->line;
+          s->pk_column = pk->column;
+          if (!(s->primary_key =
+                    lm_arena_alloc(p->arena, sizeof *s->primary_key)))
+            return oom(p);
+          s->primary_key[0] = c.name;
+          s->n_primary_key = 1;
         } else {
           break;
         }
@@ -1708,7 +2100,7 @@ static int parse_columns(parser *p, lm_stmt *s) {
       continue;
     if (accept(p, LM_TK_RPAREN))
       break;
-    static const char *const c[] = {"NOT", "NULL", NULL};
+    static const char *const c[] = {"NOT", "NULL", "PRIMARY", NULL};
     return fail_expected(p, "',' or ')'", c);
   }
   return 0;
@@ -1746,6 +2138,9 @@ static int parse_create_query(parser *p, lm_stmt *s) {
   const char *what =
       s->kind == LM_STMT_CREATE_STREAM ? "a stream name" : "a view name";
   if (!(s->name = parse_name(p, what, NULL, NULL)))
+    return p->rc;
+  /* WITH ('state.ttl' = '1 hour', ...): query options (docs/joins.md) */
+  if (accept_kw(p, "WITH") && parse_options(p, s))
     return p->rc;
   if (expect_kw(p, "AS"))
     return p->rc;
@@ -1806,9 +2201,13 @@ static int parse_insert(parser *p, lm_stmt *s) {
       return fail_expected(p, "',' or ')'", NULL);
     }
   }
+  if (is_kw(p, "SELECT")) {
+    s->select = parse_select(p);
+    return s->select ? 0 : p->rc;
+  }
   if (!is_kw(p, "VALUES")) {
-    static const char *const c[] = {"VALUES", NULL};
-    return fail_expected(p, "VALUES", c);
+    static const char *const c[] = {"VALUES", "SELECT", NULL};
+    return fail_expected(p, "VALUES or SELECT", c);
   }
   next(p);
   int cap = 0;
@@ -1832,8 +2231,12 @@ static int parse_insert(parser *p, lm_stmt *s) {
   return 0;
 }
 
-/* SOURCE[S] | STREAM[S] | MATERIALIZED VIEW[S] | SINK[S] */
+/* SOURCE[S] | STREAM[S] | MATERIALIZED VIEW[S] | SINK[S] | TABLE[S] */
 static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
+  if (accept_kw(p, plural ? "TABLES" : "TABLE")) {
+    *out = LM_OBJ_TABLE;
+    return 0;
+  }
   static const char *const sing[] = {"SOURCE", "STREAM", "MATERIALIZED", "SINK",
                                      NULL};
   static const char *const plur[] = {"SOURCES", "STREAMS", "MATERIALIZED",
@@ -1851,25 +2254,79 @@ static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
     *out = LM_OBJ_SINK;
   } else {
     return fail_expected(p,
-                         plural ? "SOURCES, STREAMS, MATERIALIZED VIEWS or "
-                                  "SINKS"
-                                : "SOURCE, STREAM, MATERIALIZED VIEW or SINK",
+                         plural ? "SOURCES, STREAMS, MATERIALIZED VIEWS, "
+                                  "SINKS or TABLES"
+                                : "SOURCE, STREAM, MATERIALIZED VIEW, SINK "
+                                  "or TABLE",
                          kws);
   }
   return 0;
 }
 
-static const char *const stmt_kws[] = {"CREATE",   "INSERT", "DROP", "SHOW",
-                                       "DESCRIBE", "SELECT", NULL};
+static const char *const stmt_kws[] = {"CREATE", "INSERT",   "DROP",
+                                       "SHOW",   "DESCRIBE", "SELECT",
+                                       "DELETE", "UPDATE",   NULL};
+
+/* DELETE FROM name [WHERE expr] (DELETE consumed) */
+static int parse_delete(parser *p, lm_stmt *s) {
+  if (expect_kw(p, "FROM"))
+    return p->rc;
+  if (!(s->name = parse_name(p, "a table name", NULL, NULL)))
+    return p->rc;
+  if (accept_kw(p, "WHERE") && !(s->where = parse_expr(p)))
+    return p->rc;
+  return 0;
+}
+
+/* UPDATE name SET col = expr, ... [WHERE expr] (UPDATE consumed) */
+static int parse_update(parser *p, lm_stmt *s) {
+  if (!(s->name = parse_name(p, "a table name", NULL, NULL)))
+    return p->rc;
+  if (expect_kw(p, "SET"))
+    return p->rc;
+  int cap = 0, cap2 = 0, cap3 = 0, cap4 = 0;
+  do {
+    int line = 0, col = 0;
+    const char *c = parse_name(p, "a column name", &line, &col);
+    if (!c)
+      return p->rc;
+    if (expect(p, LM_TK_EQ, "'='"))
+      return p->rc;
+    lm_expr *e = parse_expr(p);
+    if (!e)
+      return p->rc;
+    if (!(s->set_columns = vec_grow(p, s->set_columns, s->n_set, &cap,
+                                    sizeof *s->set_columns)) ||
+        !(s->set_exprs = vec_grow(p, s->set_exprs, s->n_set, &cap2,
+                                  sizeof *s->set_exprs)) ||
+        !(s->set_lines = vec_grow(p, s->set_lines, s->n_set, &cap3,
+                                  sizeof *s->set_lines)) ||
+        !(s->set_cols =
+              vec_grow(p, s->set_cols, s->n_set, &cap4, sizeof *s->set_cols)))
+      return p->rc;
+    s->set_columns[s->n_set] = c;
+    s->set_exprs[s->n_set] = e;
+    s->set_lines[s->n_set] = line;
+    s->set_cols[s->n_set++] = col;
+  } while (accept(p, LM_TK_COMMA));
+  if (accept_kw(p, "WHERE") && !(s->where = parse_expr(p)))
+    return p->rc;
+  return 0;
+}
 
 static lm_stmt *parse_statement(parser *p) {
   const lm_token *t = cur(p);
   lm_stmt *s = NULL;
   if (lm_token_is_kw(t, "CREATE")) {
     next(p);
-    static const char *const c[] = {"SOURCE", "STREAM", "MATERIALIZED", "SINK",
-                                    NULL};
-    if (is_kw(p, "SOURCE")) {
+    static const char *const c[] = {"SOURCE", "STREAM", "MATERIALIZED",
+                                    "SINK",   "TABLE",  NULL};
+    if (is_kw(p, "TABLE")) {
+      next(p);
+      if (!(s = new_stmt(p, LM_STMT_CREATE_TABLE, t)) ||
+          parse_create_source(p, s))
+        return NULL;
+    } else if (is_kw(p, "SOURCE")) {
       next(p);
       if (!(s = new_stmt(p, LM_STMT_CREATE_SOURCE, t)) ||
           parse_create_source(p, s))
@@ -1891,9 +2348,17 @@ static lm_stmt *parse_statement(parser *p) {
       if (!(s = new_stmt(p, LM_STMT_CREATE_SINK, t)) || parse_create_sink(p, s))
         return NULL;
     } else {
-      fail_expected(p, "SOURCE, STREAM, MATERIALIZED VIEW or SINK", c);
+      fail_expected(p, "SOURCE, STREAM, MATERIALIZED VIEW, SINK or TABLE", c);
       return NULL;
     }
+  } else if (lm_token_is_kw(t, "DELETE")) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_DELETE, t)) || parse_delete(p, s))
+      return NULL;
+  } else if (lm_token_is_kw(t, "UPDATE")) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_UPDATE, t)) || parse_update(p, s))
+      return NULL;
   } else if (lm_token_is_kw(t, "INSERT")) {
     next(p);
     if (!(s = new_stmt(p, LM_STMT_INSERT, t)) || parse_insert(p, s))
@@ -1932,7 +2397,8 @@ static lm_stmt *parse_statement(parser *p) {
       return NULL;
   } else {
     fail_expected(p,
-                  "a statement (CREATE, INSERT, DROP, SHOW, DESCRIBE, SELECT)",
+                  "a statement (CREATE, INSERT, DELETE, UPDATE, DROP, SHOW, "
+                  "DESCRIBE, SELECT)",
                   stmt_kws);
     return NULL;
   }
@@ -1941,7 +2407,8 @@ static lm_stmt *parse_statement(parser *p) {
   const lm_token *e = cur(p);
   if (e->kind != LM_TK_SEMI && e->kind != LM_TK_EOF) {
     switch (s->kind) {
-    case LM_STMT_CREATE_SOURCE: {
+    case LM_STMT_CREATE_SOURCE:
+    case LM_STMT_CREATE_TABLE: {
       static const char *const c[] = {"FROM", "FORMAT", NULL};
       fail_expected(p, "FROM, FORMAT, ';' or end of input", c);
       break;

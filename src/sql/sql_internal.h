@@ -30,15 +30,21 @@ typedef enum lm_token_kind {
   LM_TK_MINUS,
   LM_TK_SLASH,
   LM_TK_PERCENT,
-  LM_TK_EQ,     /* = or == */
-  LM_TK_NE,     /* <> or != */
-  LM_TK_LT,     /* < */
-  LM_TK_LE,     /* <= */
-  LM_TK_GT,     /* > */
-  LM_TK_GE,     /* >= */
-  LM_TK_CONCAT, /* || */
-  LM_TK_COLON2, /* :: */
-  LM_TK_ARROW,  /* => (named arguments; not used by the grammar yet) */
+  LM_TK_EQ,          /* = or == */
+  LM_TK_NE,          /* <> or != */
+  LM_TK_LT,          /* < */
+  LM_TK_LE,          /* <= */
+  LM_TK_GT,          /* > */
+  LM_TK_GE,          /* >= */
+  LM_TK_CONCAT,      /* || */
+  LM_TK_COLON2,      /* :: */
+  LM_TK_ARROW,       /* => (named arguments; not used by the grammar yet) */
+  LM_TK_TILDE,       /* ~ (regular expression match) */
+  LM_TK_TILDE_STAR,  /* ~* */
+  LM_TK_NTILDE,      /* !~ */
+  LM_TK_NTILDE_STAR, /* !~* */
+  LM_TK_JSON_ARROW,  /* -> */
+  LM_TK_JSON_ARROW2, /* ->> */
 } lm_token_kind;
 
 typedef struct lm_token {

@@ -102,7 +102,9 @@ expect sql_insert_arity 1 arity.sql "arity.sql:2:1:" "INSERT has 4 values per ro
 
 # "INSERT INTO t VALUES ('a', " is 27 characters
 printf "CREATE SOURCE t (k VARCHAR, v BIGINT);\nINSERT INTO t VALUES ('a', 99999999999999999999999);\n" >hugeint.sql
-expect sql_huge_integer 1 hugeint.sql "hugeint.sql:2:28:" "out of range for BIGINT"
+# PostgreSQL 15 says the same: INSERT ... VALUES ('a', 99999999999999999999999)
+# into a bigint column is "bigint out of range"
+expect sql_huge_integer 1 hugeint.sql "hugeint.sql:2:28:" "bigint out of range"
 
 python3 -c "open('paren.sql','w').write('SELECT ' + '('*(1<<20))"
 expect sql_1mb_parens 1 paren.sql "paren.sql:1:" "nested too deeply"

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/lm_base.h"
 #include "columnar/lm_columnar.h"
@@ -377,7 +378,145 @@ static void test_merge(bool retract) {
   lm_aggtable_free(dst);
 }
 
+/* SUM of BIGINT over a changelog: the state is 128-bit, so a batch whose
+ * running sum leaves BIGINT but whose per-group result fits is accepted
+ * (+MAX, +1, -MAX -> 1), and only a result that does not fit is an error,
+ * refused before the state changes. Merged partial states (panes) add in
+ * 128 bits too. */
+static void sum_rows(lm_aggtable *t, const int64_t *x, const int64_t *w, int n,
+                     int *rc_check, lm_error *err) {
+  lm_builder bg, bx, bw;
+  lm_builder_init(&bg, lm_type_make(LM_TYPE_INT64), n);
+  lm_builder_init(&bx, lm_type_make(LM_TYPE_INT64), n);
+  lm_builder_init(&bw, lm_type_make(LM_TYPE_INT64), n);
+  for (int i = 0; i < n; i++) {
+    lm_builder_append_int(&bg, 7);
+    lm_builder_append_int(&bx, x[i]);
+    lm_builder_append_int(&bw, w[i]);
+  }
+  lm_array *g = NULL, *xa = NULL, *wa = NULL;
+  lm_builder_finish(&bg, &g);
+  lm_builder_finish(&bx, &xa);
+  lm_builder_finish(&bw, &wa);
+  lm_builder_free(&bg);
+  lm_builder_free(&bx);
+  lm_builder_free(&bw);
+  uint32_t gids[16];
+  lm_array *in[1] = {xa};
+  CHECK_EQ_I64(lm_aggtable_lookup(t, &g, NULL, n, gids, err), 0);
+  *rc_check = lm_aggtable_check_w(t, in, lm_array_i64(wa), NULL, n, gids, err);
+  if (!*rc_check)
+    CHECK_EQ_I64(
+        lm_aggtable_accumulate_w(t, in, lm_array_i64(wa), NULL, n, gids, err),
+        0);
+  lm_array_release(g);
+  lm_array_release(xa);
+  lm_array_release(wa);
+}
+
+static int64_t sum_result(lm_aggtable *t, bool *is_null, int *rc) {
+  lm_schema *s = lm_schema_new(2);
+  lm_schema_set_field(s, 0, "g", lm_type_make(LM_TYPE_INT64), true);
+  lm_schema_set_field(s, 1, "s", lm_type_make(LM_TYPE_INT64), true);
+  lm_batch_builder bb;
+  lm_batch *b = NULL;
+  lm_error err = {0};
+  lm_batch_builder_init(&bb, s, 1);
+  *rc = lm_aggtable_emit(t, NULL, 0, &bb, &err);
+  int64_t v = 0;
+  if (!*rc && !lm_batch_builder_finish(&bb, &b, &err) && b->num_rows == 1) {
+    *is_null = lm_array_is_null(b->columns[1], 0);
+    v = *is_null ? 0 : lm_array_get_i64(b->columns[1], 0);
+  }
+  lm_batch_release(b);
+  lm_batch_builder_free(&bb);
+  lm_schema_release(s);
+  return v;
+}
+
+static void test_sum_wide(void) {
+  lm_agg_spec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.kind = LM_AGG_SUM;
+  sp.in_type = sp.out_type = lm_type_make(LM_TYPE_INT64);
+  lm_type kt = lm_type_make(LM_TYPE_INT64);
+  lm_aggtable *t = lm_aggtable_new(1, &kt, 1, &sp);
+  lm_error err = {0};
+  CHECK_EQ_I64(lm_aggtable_set_retractable(t, &err), 0);
+  int rc = 0, erc = 0;
+  bool nul = false;
+  /* one batch: +MAX, +1, -MAX (a retraction of the MAX row) -> 1 */
+  int64_t x1[] = {INT64_MAX, 1, INT64_MAX}, w1[] = {1, 1, -1};
+  sum_rows(t, x1, w1, 3, &rc, &err);
+  CHECK_EQ_I64(rc, 0);
+  CHECK_EQ_I64(sum_result(t, &nul, &erc), 1);
+  CHECK(!nul && erc == 0);
+  /* +MAX alone now gives MAX + 1: refused, nothing changes */
+  int64_t x2[] = {INT64_MAX}, w2[] = {1};
+  lm_err_clear(&err);
+  sum_rows(t, x2, w2, 1, &rc, &err);
+  CHECK_EQ_I64(rc, LM_ERR_EXEC);
+  CHECK(strstr(err.msg, "overflow in SUM") != NULL);
+  CHECK_EQ_I64(sum_result(t, &nul, &erc), 1);
+  /* +MIN, then the value 1 retracted, then MIN retracted: one batch whose
+   * running sum is 1 + MIN (fits) ... then 0 live rows: NULL, as SQL */
+  int64_t x3[] = {INT64_MIN, 1, INT64_MIN}, w3[] = {1, -1, -1};
+  lm_err_clear(&err);
+  sum_rows(t, x3, w3, 3, &rc, &err);
+  CHECK_EQ_I64(rc, 0);
+  CHECK_EQ_I64(lm_aggtable_group_rows(t, 0), 0);
+  sum_result(t, &nul, &erc);
+  CHECK(nul && erc == 0);
+  /* the running sum may go below MIN inside a batch: -1 - 1 ... */
+  int64_t x4[] = {-1, INT64_MIN, -1}, w4[] = {1, 1, -1};
+  sum_rows(t, x4, w4, 3, &rc, &err);
+  CHECK_EQ_I64(rc, 0);
+  CHECK_EQ_I64(sum_result(t, &nul, &erc), INT64_MIN);
+  CHECK(!nul && erc == 0);
+
+  /* merges (HOP panes): two states of MAX and MIN - the sum fits */
+  lm_aggtable *a = lm_aggtable_new(1, &kt, 1, &sp);
+  lm_aggtable *b = lm_aggtable_new(1, &kt, 1, &sp);
+  lm_aggtable *m = lm_aggtable_new(1, &kt, 1, &sp);
+  CHECK_EQ_I64(lm_aggtable_set_retractable(a, &err), 0);
+  CHECK_EQ_I64(lm_aggtable_set_retractable(b, &err), 0);
+  CHECK_EQ_I64(lm_aggtable_set_retractable(m, &err), 0);
+  int64_t xa[] = {INT64_MAX, 5}, wa[] = {1, 1};
+  int64_t xb[] = {INT64_MIN, 5}, wb[] = {1, -1};
+  sum_rows(a, xa, wa, 2, &rc, &err); /* MAX + 5: does not fit alone */
+  CHECK_EQ_I64(rc, LM_ERR_EXEC);
+  int64_t xa2[] = {INT64_MAX}, wa2[] = {1};
+  sum_rows(a, xa2, wa2, 1, &rc, &err);
+  CHECK_EQ_I64(rc, 0);
+  int64_t xa3[] = {5}, wa3[] = {1};
+  sum_rows(b, xa3, wa3, 1, &rc, &err);
+  CHECK_EQ_I64(rc, 0);
+  sum_rows(b, xb, wb, 2, &rc, &err); /* 5 + MIN - 5 = MIN */
+  CHECK_EQ_I64(rc, 0);
+  int64_t ids[1];
+  uint32_t dg = 0, sg = 0;
+  CHECK_EQ_I64(lm_aggtable_intern(m, a, NULL, 1, true, ids, &err), 0);
+  CHECK_EQ_I64(lm_aggtable_merge_groups(m, &dg, a, &sg, 1, &err), 0);
+  CHECK_EQ_I64(lm_aggtable_merge_groups(m, &dg, b, &sg, 1, &err), 0);
+  CHECK_EQ_I64(sum_result(m, &nul, &erc), -1); /* MAX + MIN */
+  CHECK(erc == 0);
+  /* a merged result outside BIGINT is an error at emit, not a wrap */
+  lm_aggtable *m2 = lm_aggtable_new(1, &kt, 1, &sp);
+  CHECK_EQ_I64(lm_aggtable_set_retractable(m2, &err), 0);
+  CHECK_EQ_I64(lm_aggtable_intern(m2, a, NULL, 1, true, ids, &err), 0);
+  CHECK_EQ_I64(lm_aggtable_merge_groups(m2, &dg, a, &sg, 1, &err), 0);
+  CHECK_EQ_I64(lm_aggtable_merge_groups(m2, &dg, a, &sg, 1, &err), 0);
+  sum_result(m2, &nul, &erc);
+  CHECK_EQ_I64(erc, LM_ERR_EXEC);
+  lm_aggtable_free(a);
+  lm_aggtable_free(b);
+  lm_aggtable_free(m);
+  lm_aggtable_free(m2);
+  lm_aggtable_free(t);
+}
+
 int main(void) {
+  test_sum_wide();
   test_vtree();
   test_random_retractions();
   for (int i = 0; i < 20; i++) {

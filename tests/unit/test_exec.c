@@ -345,8 +345,9 @@ static void test_eval_casts(void) {
       "true");
   CHECK_EQ_STR(ev("ts < '2024-01-02T03:04:05Z'", ts1), "true");
   const char *m = ev("CAST(s AS BIGINT)", ts1);
-  CHECK(strncmp(m, "ERR 6: 1:8: cannot cast '2024-01-02 03:04:05' to", 48) ==
-        0);
+  /* PostgreSQL 15's message (psql: SELECT '2024-01-02 03:04:05'::bigint) */
+  CHECK_EQ_STR(m, "ERR 6: 1:8: invalid input syntax for type bigint: "
+                  "\"2024-01-02 03:04:05\"");
   lm_batch_release(ts1);
   /* the NULL row casts to NULL */
   lm_batch *nul = lm_batch_slice(b, 4, 1);
@@ -354,16 +355,16 @@ static void test_eval_casts(void) {
   CHECK_EQ_STR(ev("CAST(s AS TIMESTAMP)", nul), "NULL");
   CHECK_EQ_STR(ev("CAST(s AS DOUBLE)", nul), "NULL");
   lm_batch_release(nul);
-  /* errors name the value (the header documents "cannot cast 'abc' to
-   * BIGINT"; the implementation says "to integer": only the common prefix
-   * is checked here) */
+  /* errors name the value, in PostgreSQL 15's words (psql: SELECT
+   * 'abc'::bigint, 'abc'::float8, 'abc'::timestamp) */
   lm_batch *bad = lm_batch_slice(b, 3, 1);
   m = ev("CAST(s AS BIGINT)", bad);
-  CHECK(strncmp(m, "ERR 6: 1:8: cannot cast 'abc' to ", 33) == 0);
-  CHECK_EQ_STR(ev("CAST(s AS DOUBLE)", bad),
-               "ERR 6: 1:8: cannot cast 'abc' to DOUBLE");
+  CHECK_EQ_STR(m, "ERR 6: 1:8: invalid input syntax for type bigint: \"abc\"");
+  CHECK_EQ_STR(
+      ev("CAST(s AS DOUBLE)", bad),
+      "ERR 6: 1:8: invalid input syntax for type double precision: \"abc\"");
   CHECK_EQ_STR(ev("CAST(s AS TIMESTAMP)", bad),
-               "ERR 6: 1:8: cannot cast 'abc' to TIMESTAMP");
+               "ERR 6: 1:8: invalid input syntax for type timestamp: \"abc\"");
   lm_batch_release(bad);
   /* a string of only spaces is not a number (PostgreSQL: invalid input
    * syntax) */
@@ -372,9 +373,10 @@ static void test_eval_casts(void) {
   /* regression: CAST of a string of spaces once gave 0 (nothing parsed
    * went unnoticed); PostgreSQL rejects it. */
   m = ev("CAST(s AS BIGINT)", sp);
-  CHECK(strncmp(m, "ERR 6: 1:8: cannot cast '   ' to ", 33) == 0);
+  CHECK_EQ_STR(m, "ERR 6: 1:8: invalid input syntax for type bigint: \"   \"");
   m = ev("CAST(s AS DOUBLE)", sp);
-  CHECK_EQ_STR(m, "ERR 6: 1:8: cannot cast '   ' to DOUBLE");
+  CHECK_EQ_STR(
+      m, "ERR 6: 1:8: invalid input syntax for type double precision: \"   \"");
   lm_batch_release(sp);
   /* out of range */
   lm_batch *big =
@@ -385,8 +387,10 @@ static void test_eval_casts(void) {
   lm_batch_release(big);
   lm_batch *i32 = batch_t(I64(1), I64(1), F64(NULL, 0), STR("3000000000"),
                           arr_bool("T"), arr_bool("T"), TS(0), F64(NULL, 0));
+  /* psql: SELECT '3000000000'::int */
   CHECK_EQ_STR(ev("CAST(s AS INT)", i32),
-               "ERR 6: 1:8: value out of range for INTEGER");
+               "ERR 6: 1:8: value \"3000000000\" is out of range for type "
+               "integer");
   CHECK_EQ_STR(ev("CAST(s AS BIGINT)", i32), "3000000000");
   lm_batch_release(i32);
   /* DOUBLE -> BIGINT rounds (half to even, as PostgreSQL's rint) */
@@ -394,8 +398,9 @@ static void test_eval_casts(void) {
   CHECK_EQ_STR(ev("CAST(x AS BIGINT)", d4), "2,4,-2");
   lm_batch_release(d4);
   lm_batch *huge = lm_batch_slice(b, 3, 1);
+  /* psql: SELECT 1e30::float8::bigint */
   CHECK_EQ_STR(ev("CAST(x AS BIGINT)", huge),
-               "ERR 6: 1:8: value out of range for BIGINT");
+               "ERR 6: 1:8: bigint out of range");
   lm_batch_release(huge);
   lm_batch_release(b);
 }

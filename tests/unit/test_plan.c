@@ -231,7 +231,7 @@ static void test_bind_errors(void) {
                  "1:8: column 'nosuch' does not exist in 'input'");
   CHECK_BIND_ERR("b + nosuch", 12,
                  "1:12: column 'nosuch' does not exist in 'input'");
-  CHECK_BIND_ERR("frob(b)", 8, "1:8: function frob() does not exist");
+  CHECK_BIND_ERR("frob(b)", 8, "1:8: function frob(bigint) does not exist");
   CHECK_BIND_ERR("sum(b)", 8,
                  "1:8: aggregate function sum() is not allowed here");
   CHECK_BIND_ERR("tumble(b, INTERVAL '1' HOUR)", 15,

@@ -792,8 +792,9 @@ static void test_types(void) {
 
 static void test_errors(void) {
   expect_error("SELEC * FROM t",
-               "1:1: expected a statement (CREATE, INSERT, DROP, SHOW, "
-               "DESCRIBE, SELECT), found 'SELEC' (did you mean SELECT?)");
+               "1:1: expected a statement (CREATE, INSERT, DELETE, UPDATE, "
+               "DROP, SHOW, DESCRIBE, SELECT), found 'SELEC' (did you mean "
+               "SELECT?)");
   expect_error("CREATE STREAM s AS SELECT a FORM t",
                "1:29: expected FROM, found 'FORM' (did you mean FROM?)");
   expect_error("CREATE STREAM s AS\n  SELECT a\n  FROM t\n  WHER a > 1",
@@ -830,12 +831,20 @@ static void test_errors(void) {
   expect_error("CREATE SOURCE s (a INT) FORM FILES ('path' = 'x')",
                "1:25: expected FROM, FORMAT, ';' or end of input, found "
                "'FORM' (did you mean FROM?)");
-  expect_error("CREATE TABLE t (a INT)",
-               "1:8: expected SOURCE, STREAM, MATERIALIZED VIEW or SINK, "
-               "found 'TABLE'");
+  expect_error("CREATE INDEX t (a INT)",
+               "1:8: expected SOURCE, STREAM, MATERIALIZED VIEW, SINK or "
+               "TABLE, found 'INDEX'");
+  expect_error("CREATE TABLE t (a INT PRIMARY KEY, PRIMARY KEY (a))",
+               "1:36: multiple primary keys are not allowed");
+  expect_error("CREATE TABLE t (a INT PRIMARY)",
+               "1:30: expected KEY, found ')'");
+  expect_error("UPDATE t SET a 1", "1:16: expected '=', found '1'");
+  expect_error("DELETE t", "1:8: expected FROM, found 't'");
+  expect_error("INSERT INTO t DEFAULT VALUES",
+               "1:15: expected VALUES or SELECT, found 'DEFAULT'");
   expect_error("CREATE STREM s AS SELECT 1",
-               "1:8: expected SOURCE, STREAM, MATERIALIZED VIEW or SINK, "
-               "found 'STREM' (did you mean STREAM?)");
+               "1:8: expected SOURCE, STREAM, MATERIALIZED VIEW, SINK or "
+               "TABLE, found 'STREM' (did you mean STREAM?)");
   expect_error("CREATE STREAM s SELECT a FROM t",
                "1:17: expected AS, found 'SELECT'");
   expect_error("INSERT INTO t VALUES (1, 2), (3)",
@@ -865,8 +874,8 @@ static void test_errors(void) {
                "1:23: LIMIT value out of range");
   expect_error("SELECT CASE WHEN a THEN 1",
                "1:26: expected WHEN, ELSE or END, found end of input");
-  expect_error("SELECT a FROM select", "1:15: expected a source, stream or "
-                                       "view name, found 'select'");
+  expect_error("SELECT a FROM select", "1:15: expected a source, stream, "
+                                       "view or table name, found 'select'");
   expect_error("SELECT \"\" FROM t", "1:8: zero-length quoted identifier");
   expect_error("SELECT sum(x) FILTER (x > 1) FROM t",
                "1:23: expected WHERE, found 'x'");
@@ -882,8 +891,18 @@ static void test_errors(void) {
   }
   expect_error("SELECT * FROM (SELECT 1)",
                "1:15: a subquery in FROM needs a FROM of its own");
-  expect_error("SELECT * FROM (SELECT a FROM (SELECT a FROM t) u) v",
-               "1:30: nested subqueries in FROM are not supported");
+  {
+    /* subqueries nest to any depth (docs/joins.md) */
+    lm_sql_script *k = parse_ok_at(
+        "SELECT * FROM (SELECT a FROM (SELECT a FROM t) u) v", __LINE__);
+    const lm_select *q = k ? k->stmts[0]->select : NULL;
+    CHECK(q && q->from_clause && q->from_clause->kind == LM_FROM_SUBQUERY &&
+          !strcmp(q->from_clause->alias, "v") &&
+          q->from_subquery->from_clause->kind == LM_FROM_SUBQUERY &&
+          !strcmp(q->from_subquery->from_clause->alias, "u") &&
+          !strcmp(q->from_subquery->from_subquery->from, "t"));
+    lm_sql_script_free(k);
+  }
   expect_error("SELECT * FROM (VALUES (1))",
                "1:15: expected SELECT after '(' in FROM");
   expect_error("SELECT * FROM (SELECT a FROM t WHERE a > 1",
@@ -921,14 +940,65 @@ static void test_errors(void) {
   expect_error("SELECT a FROM t ORDER BY a DESCC",
                "1:28: expected LIMIT, OFFSET, EMIT, ';' or end of input, "
                "found 'DESCC' (did you mean DESC?)");
-  expect_error("SELECT a FROM t JOIN u ON t.a = u.a",
-               "1:17: joins are not supported yet");
-  expect_error("SHOW TABLES", "1:6: expected SOURCES, STREAMS, MATERIALIZED "
-                              "VIEWS or SINKS, found 'TABLES'");
+  {
+    /* joins: a left-deep tree (docs/joins.md) */
+    lm_sql_script *k = parse_ok_at(
+        "SELECT * FROM t AS x JOIN u y ON x.a = y.a LEFT OUTER JOIN v "
+        "USING (a, b) LEFT SEMI JOIN w ON true CROSS JOIN z, zz",
+        __LINE__);
+    const lm_select *q = k ? k->stmts[0]->select : NULL;
+    const lm_from *f = q ? q->from_clause : NULL;
+    CHECK(q && !q->from && f && f->kind == LM_FROM_JOIN &&
+          f->join == LM_SQL_JOIN_CROSS && !strcmp(f->right->name, "zz"));
+    f = f ? f->left : NULL; /* CROSS JOIN z */
+    CHECK(f && f->join == LM_SQL_JOIN_CROSS && !f->on);
+    f = f ? f->left : NULL;
+    CHECK(f && f->join == LM_SQL_JOIN_LEFT_SEMI && f->on);
+    f = f ? f->left : NULL;
+    CHECK(f && f->join == LM_SQL_JOIN_LEFT && f->n_using == 2 &&
+          !strcmp(f->using_cols[1], "b") && !f->on);
+    f = f ? f->left : NULL;
+    CHECK(f && f->join == LM_SQL_JOIN_INNER && f->line == 1 &&
+          f->column == 22 && f->on && !strcmp(f->right->alias, "y") &&
+          f->left->kind == LM_FROM_TABLE && !strcmp(f->left->alias, "x"));
+    lm_sql_script_free(k);
+    k = parse_ok_at("SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts AS rr "
+                    "ON o.c = rr.c RIGHT ANTI JOIN q ON true",
+                    __LINE__);
+    f = k ? k->stmts[0]->select->from_clause : NULL;
+    CHECK(f && f->join == LM_SQL_JOIN_RIGHT_ANTI && f->left->system_time &&
+          !strcmp(f->left->right->alias, "rr") &&
+          f->left->system_time->kind == LM_EXPR_COLUMN);
+    lm_sql_script_free(k);
+    k = parse_ok_at("SELECT * FROM t LEFT ASOF JOIN q MATCH_CONDITION("
+                    "NEAREST(t.ts, q.ts)) ON t.s = q.s ASOF JOIN p "
+                    "MATCH_CONDITION(t.ts >= p.ts)",
+                    __LINE__);
+    f = k ? k->stmts[0]->select->from_clause : NULL;
+    CHECK(f && f->asof && f->join == LM_SQL_JOIN_INNER && f->match && !f->on &&
+          f->left->asof && f->left->join == LM_SQL_JOIN_LEFT &&
+          f->left->match->kind == LM_EXPR_FUNC && f->left->on);
+    lm_sql_script_free(k);
+  }
+  expect_error("SELECT a FROM t JOIN u WHERE a = 1",
+               "1:24: expected ON or USING after the joined relation, found "
+               "'WHERE'");
+  expect_error("SELECT a FROM t LEFT SEMI u ON true",
+               "1:27: expected JOIN, found 'u'");
+  expect_error("SELECT a FROM t CROSS JOIN u ON true",
+               "1:17: a CROSS JOIN takes no ON condition");
+  expect_error("SELECT a FROM t JOIN u MATCH_CONDITION(a) ON true",
+               "1:24: MATCH_CONDITION belongs to an ASOF JOIN");
+  expect_error("SELECT a FROM t JOIN u USING ()",
+               "1:31: expected a column name, found ')'");
+  expect_error("SHOW INDEXES", "1:6: expected SOURCES, STREAMS, "
+                               "MATERIALIZED VIEWS, SINKS or TABLES, found "
+                               "'INDEXES'");
   /* a lexer error after a good statement is reported at its position only
    * when reached; an earlier syntax error wins */
   expect_error("SELECT a FROM; SELECT 'x",
-               "1:14: expected a source, stream or view name, found ';'");
+               "1:14: expected a source, stream, view or table name, found "
+               "';'");
   const char nul[] = "SELECT a\0 FROM t";
   /* the text is checked before lexing: a NUL or invalid UTF-8 anywhere is
    * reported at its own position */

@@ -1,0 +1,643 @@
+/* Tables: current rows, primary-key index and changelogs of their changes
+ * (see engine.h, "tables", and docs/tables.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/engine.h"
+
+struct lm_table {
+  lm_schema *schema;  /* table columns, no __weight */
+  lm_schema *wschema; /* schema + __weight */
+  int n_pk;
+  int *pk;
+  lm_type *pk_types;
+  lm_aggtable *index; /* key -> gid (no aggregates); NULL without a key */
+  int64_t *slot_of;   /* gid -> live row id, -1 = none */
+  uint32_t *stamp;    /* gid -> statement epoch (duplicate detection) */
+  int64_t cap_gid;
+  uint32_t epoch;
+  /* row versions: segments in id order; row id = position in their
+   * concatenation */
+  lm_batch **segs;
+  int64_t *seg_start; /* first row id of each segment */
+  int n_segs, cap_segs;
+  uint8_t *live;  /* per row id */
+  uint32_t *gid;  /* per row id (keyed tables) */
+  int64_t n_rows; /* row ids in use */
+  int64_t cap_rows;
+  int64_t n_live;
+  lm_batch *all; /* concatenation of segs, built on demand; NULL = stale */
+};
+
+static int nomem(lm_error *err) {
+  return lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
+lm_table *lm_table_new(lm_schema *schema, const int *pk, int n_pk) {
+  lm_table *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  t->schema = lm_schema_retain(schema);
+  t->wschema = lm_schema_new(schema->n_fields + 1);
+  if (!t->wschema)
+    goto fail;
+  for (int i = 0; i < schema->n_fields; i++)
+    lm_schema_set_field(t->wschema, i, schema->fields[i].name,
+                        schema->fields[i].type, schema->fields[i].nullable);
+  lm_schema_set_field(t->wschema, schema->n_fields, "__weight",
+                      lm_type_make(LM_TYPE_INT64), false);
+  t->n_pk = n_pk;
+  if (n_pk > 0) {
+    t->pk = malloc(sizeof(int) * (size_t)n_pk);
+    t->pk_types = malloc(sizeof(lm_type) * (size_t)n_pk);
+    if (!t->pk || !t->pk_types)
+      goto fail;
+    for (int i = 0; i < n_pk; i++) {
+      t->pk[i] = pk[i];
+      t->pk_types[i] = schema->fields[pk[i]].type;
+    }
+    if (!(t->index = lm_aggtable_new(n_pk, t->pk_types, 0, NULL)))
+      goto fail;
+  }
+  return t;
+fail:
+  lm_table_free(t);
+  return NULL;
+}
+
+void lm_table_free(lm_table *t) {
+  if (!t)
+    return;
+  for (int i = 0; i < t->n_segs; i++)
+    lm_batch_release(t->segs[i]);
+  lm_batch_release(t->all);
+  free(t->segs);
+  free(t->seg_start);
+  free(t->live);
+  free(t->gid);
+  free(t->slot_of);
+  free(t->stamp);
+  if (t->index)
+    lm_aggtable_free(t->index);
+  free(t->pk);
+  free(t->pk_types);
+  lm_schema_release(t->schema);
+  lm_schema_release(t->wschema);
+  free(t);
+}
+
+int64_t lm_table_rows(const lm_table *t) {
+  return t ? t->n_live : 0;
+}
+
+/* Makes room for gids [0, lm_aggtable_groups(index)). */
+static int grow_gids(lm_table *t) {
+  int64_t need = lm_aggtable_groups(t->index);
+  if (need <= t->cap_gid)
+    return 0;
+  int64_t c = t->cap_gid ? t->cap_gid : 64;
+  while (c < need)
+    c *= 2;
+  int64_t *s = realloc(t->slot_of, sizeof(int64_t) * (size_t)c);
+  if (!s)
+    return -1;
+  t->slot_of = s;
+  uint32_t *st = realloc(t->stamp, sizeof(uint32_t) * (size_t)c);
+  if (!st)
+    return -1;
+  t->stamp = st;
+  for (int64_t i = t->cap_gid; i < c; i++) {
+    t->slot_of[i] = -1;
+    t->stamp[i] = 0;
+  }
+  t->cap_gid = c;
+  return 0;
+}
+
+static int grow_rows(lm_table *t, int64_t extra) {
+  int64_t need = t->n_rows + extra;
+  if (need > INT32_MAX)
+    return -1;
+  if (need <= t->cap_rows)
+    return 0;
+  int64_t c = t->cap_rows ? t->cap_rows : 256;
+  while (c < need)
+    c *= 2;
+  uint8_t *l = realloc(t->live, (size_t)c);
+  if (!l)
+    return -1;
+  t->live = l;
+  uint32_t *g = realloc(t->gid, sizeof(uint32_t) * (size_t)c);
+  if (!g)
+    return -1;
+  t->gid = g;
+  t->cap_rows = c;
+  return 0;
+}
+
+/* Appends segment b (retained) as row ids [n_rows, n_rows + rows), live,
+ * with gids g (NULL for a table without key). */
+static int append_seg(lm_table *t, lm_batch *b, const uint32_t *g) {
+  if (b->num_rows == 0)
+    return 0;
+  if (grow_rows(t, b->num_rows))
+    return -1;
+  if (t->n_segs == t->cap_segs) {
+    int c = t->cap_segs ? t->cap_segs * 2 : 8;
+    lm_batch **s = realloc(t->segs, sizeof *s * (size_t)c);
+    if (!s)
+      return -1;
+    t->segs = s;
+    int64_t *st = realloc(t->seg_start, sizeof *st * (size_t)c);
+    if (!st)
+      return -1;
+    t->seg_start = st;
+    t->cap_segs = c;
+  }
+  t->seg_start[t->n_segs] = t->n_rows;
+  t->segs[t->n_segs++] = lm_batch_retain(b);
+  for (int64_t i = 0; i < b->num_rows; i++) {
+    int64_t id = t->n_rows + i;
+    t->live[id] = 1;
+    t->gid[id] = g ? g[i] : 0;
+    if (g)
+      t->slot_of[g[i]] = id;
+  }
+  t->n_rows += b->num_rows;
+  t->n_live += b->num_rows;
+  lm_batch_release(t->all);
+  t->all = NULL;
+  return 0;
+}
+
+/* Every row version as one batch (cached until the next append). */
+static int all_rows(lm_table *t, lm_error *err) {
+  if (t->all)
+    return 0;
+  if (t->n_segs == 1) {
+    t->all = lm_batch_retain(t->segs[0]);
+    return 0;
+  }
+  int rc = lm_batch_concat(t->schema, t->segs, t->n_segs, &t->all, err);
+  if (rc)
+    return rc;
+  /* keep one segment: later concatenations start from it */
+  for (int i = 0; i < t->n_segs; i++)
+    lm_batch_release(t->segs[i]);
+  t->segs[0] = lm_batch_retain(t->all);
+  t->seg_start[0] = 0;
+  t->n_segs = 1;
+  return 0;
+}
+
+/* The segment holding row id `id` (0 <= id < n_rows). */
+static int seg_of(const lm_table *t, int64_t id) {
+  int lo = 0, hi = t->n_segs - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (t->seg_start[mid] <= id)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Gathers few rows from many segments, row by row (no concatenation of
+ * the segments). */
+static int gather_rows(const lm_table *t, const int64_t *row_ids, int64_t n,
+                       lm_batch **out, lm_error *err) {
+  lm_batch_builder bb;
+  if (lm_batch_builder_init(&bb, t->schema, n))
+    return nomem(err);
+  int nc = t->schema->n_fields;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t id = row_ids[i];
+    if (id < 0 || id >= t->n_rows) {
+      for (int c = 0; c < nc; c++)
+        lm_builder_append_null(&bb.cols[c]);
+      continue;
+    }
+    int sg = seg_of(t, id);
+    const lm_batch *b = t->segs[sg];
+    int64_t r = id - t->seg_start[sg];
+    for (int c = 0; c < nc; c++)
+      lm_builder_append_from(&bb.cols[c], b->columns[c], r);
+  }
+  int rc = lm_batch_builder_finish(&bb, out, err);
+  lm_batch_builder_free(&bb);
+  return rc;
+}
+
+int lm_table_gather(const lm_table *ct, const int64_t *row_ids, int64_t n,
+                    lm_batch **out, lm_error *err) {
+  lm_table *t = (lm_table *)ct; /* the cache of all rows may be rebuilt */
+  *out = NULL;
+  if (n > INT32_MAX)
+    return lm_err(err, LM_ERR_LIMIT, "too many rows to gather");
+  /* few rows from many segments: row by row; otherwise one take over the
+   * concatenated segments (built once, then cached until the next change) */
+  if (!t->all && t->n_segs > 1 && n < t->n_rows / 16)
+    return gather_rows(t, row_ids, n, out, err);
+  int rc = t->n_rows ? all_rows(t, err) : 0;
+  if (rc)
+    return rc;
+  int nc = t->schema->n_fields;
+  lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+  int32_t *idx = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  if (!cols || !idx) {
+    free(cols);
+    free(idx);
+    return nomem(err);
+  }
+  for (int64_t i = 0; i < n; i++)
+    idx[i] =
+        row_ids[i] >= 0 && row_ids[i] < t->n_rows ? (int32_t)row_ids[i] : -1;
+  for (int c = 0; c < nc && !rc; c++) {
+    cols[c] = t->all ? lm_array_take_nullable(t->all->columns[c], idx, n)
+                     : lm_array_new_null(t->schema->fields[c].type, n);
+    if (!cols[c])
+      rc = nomem(err);
+  }
+  free(idx);
+  if (!rc && !(*out = lm_batch_new(lm_schema_retain(t->schema), n, cols)))
+    rc = nomem(err);
+  if (rc && !*out)
+    for (int c = 0; c < nc; c++)
+      lm_array_release(cols[c]);
+  free(cols);
+  return rc;
+}
+
+int lm_table_snapshot(const lm_table *ct, lm_batch **out, lm_error *err) {
+  lm_table *t = (lm_table *)ct; /* the cache of all rows may be rebuilt */
+  if (t->n_live == t->n_rows && t->n_rows > 0) {
+    /* no dead version: the rows as they are stored, without a copy */
+    int rc = all_rows(t, err);
+    if (!rc)
+      *out = lm_batch_retain(t->all);
+    return rc;
+  }
+  int64_t *ids = malloc(sizeof(int64_t) * (size_t)(t->n_live + 1));
+  if (!ids)
+    return nomem(err);
+  int64_t k = 0;
+  for (int64_t i = 0; i < t->n_rows; i++)
+    if (t->live[i])
+      ids[k++] = i;
+  int rc = lm_table_gather(t, ids, k, out, err);
+  free(ids);
+  return rc;
+}
+
+/* Removes dead row versions once they outnumber the live ones (keeps
+ * memory proportional to the live rows). Renumbers row ids. */
+static int compact(lm_table *t, lm_error *err) {
+  int64_t dead = t->n_rows - t->n_live;
+  if (dead < 4096 || dead < t->n_live)
+    return 0;
+  lm_batch *cur = NULL;
+  int rc = lm_table_snapshot(t, &cur, err);
+  if (rc)
+    return rc;
+  uint32_t *g = NULL;
+  if (t->n_pk) {
+    g = malloc(sizeof(uint32_t) * (size_t)(t->n_live + 1));
+    if (!g) {
+      lm_batch_release(cur);
+      return nomem(err);
+    }
+    int64_t k = 0;
+    for (int64_t i = 0; i < t->n_rows; i++)
+      if (t->live[i])
+        g[k++] = t->gid[i];
+  }
+  for (int i = 0; i < t->n_segs; i++)
+    lm_batch_release(t->segs[i]);
+  t->n_segs = 0;
+  lm_batch_release(t->all);
+  t->all = NULL;
+  t->n_rows = t->n_live = 0;
+  rc = append_seg(t, cur, g) ? nomem(err) : 0;
+  lm_batch_release(cur);
+  free(g);
+  return rc;
+}
+
+/* A batch of `wschema`: rows of b with __weight w. */
+static lm_batch *weighted(const lm_table *t, lm_batch *b, int64_t w) {
+  int nc = t->schema->n_fields;
+  lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+  lm_builder wb;
+  if (!cols || lm_builder_init(&wb, lm_type_make(LM_TYPE_INT64), b->num_rows)) {
+    free(cols);
+    return NULL;
+  }
+  for (int64_t r = 0; r < b->num_rows; r++)
+    lm_builder_append_i64_fast(&wb, w);
+  int rc = lm_builder_finish(&wb, &cols[nc]);
+  lm_builder_free(&wb);
+  if (rc) {
+    free(cols);
+    return NULL;
+  }
+  for (int c = 0; c < nc; c++)
+    cols[c] = lm_array_retain(b->columns[c]);
+  lm_batch *o = lm_batch_new(lm_schema_retain(t->wschema), b->num_rows, cols);
+  free(cols);
+  return o;
+}
+
+/* The changelog: old rows (ids) with -1, then `added` with +1. */
+static int make_change(lm_table *t, const int64_t *old_ids, int64_t n_old,
+                       lm_batch *added, lm_batch **change, lm_error *err) {
+  *change = NULL;
+  lm_batch *parts[2] = {NULL, NULL};
+  int np = 0, rc = 0;
+  if (n_old) {
+    lm_batch *old = NULL;
+    if ((rc = lm_table_gather(t, old_ids, n_old, &old, err)))
+      return rc;
+    parts[np] = weighted(t, old, -1);
+    lm_batch_release(old);
+    if (!parts[np++])
+      rc = nomem(err);
+  }
+  if (!rc && added && added->num_rows) {
+    if (!(parts[np++] = weighted(t, added, 1)))
+      rc = nomem(err);
+  }
+  if (!rc && np == 1)
+    *change = lm_batch_retain(parts[0]);
+  else if (!rc && np == 2)
+    rc = lm_batch_concat(t->wschema, parts, 2, change, err);
+  for (int i = 0; i < np; i++)
+    lm_batch_release(parts[i]);
+  return rc;
+}
+
+/* PostgreSQL's 23502 message for a NULL in NOT NULL column c of b. */
+static int check_not_null(const lm_table *t, const char *name, lm_batch *b,
+                          lm_error *err) {
+  for (int c = 0; c < t->schema->n_fields; c++) {
+    bool key = false;
+    for (int k = 0; k < t->n_pk; k++)
+      key |= t->pk[k] == c;
+    if ((t->schema->fields[c].nullable && !key) || !b->columns[c]->null_count)
+      continue;
+    lm_err(err, LM_ERR_EXEC,
+           "null value in column \"%s\" of relation \"%s\" violates "
+           "not-null constraint",
+           t->schema->fields[c].name, name);
+    return lm_err_state(err, "23502");
+  }
+  return 0;
+}
+
+int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
+                    lm_batch **change, lm_error *err) {
+  *change = NULL;
+  int64_t n = b->num_rows;
+  if (n == 0)
+    return 0;
+  int rc = check_not_null(t, name, b, err);
+  if (rc)
+    return rc;
+  if (!t->n_pk) {
+    if (grow_rows(t, n) || append_seg(t, b, NULL))
+      return nomem(err);
+    return make_change(t, NULL, 0, b, change, err);
+  }
+  if (grow_rows(t, n))
+    return nomem(err);
+  lm_array *keys[64];
+  for (int k = 0; k < t->n_pk && k < 64; k++)
+    keys[k] = b->columns[t->pk[k]];
+  uint32_t *g = malloc(sizeof(uint32_t) * (size_t)n);
+  int32_t *win = malloc(sizeof(int32_t) * (size_t)n);
+  uint32_t *wg = malloc(sizeof(uint32_t) * (size_t)n);
+  int64_t *old = malloc(sizeof(int64_t) * (size_t)n);
+  int64_t g0 = lm_aggtable_groups(t->index);
+  if (!g || !win || !wg || !old)
+    rc = nomem(err);
+  if (!rc)
+    rc = lm_aggtable_lookup(t->index, keys, NULL, n, g, err);
+  if (!rc && grow_gids(t)) {
+    lm_aggtable_truncate(t->index, g0);
+    rc = nomem(err);
+  }
+  lm_batch *added = NULL;
+  int64_t nw = 0, n_old = 0;
+  if (!rc) {
+    /* the last row of each key wins (a sequence of upserts) */
+    if (++t->epoch == 0)
+      memset(t->stamp, 0, sizeof(uint32_t) * (size_t)t->cap_gid), t->epoch = 1;
+    for (int64_t r = n - 1; r >= 0; r--)
+      if (t->stamp[g[r]] != t->epoch) {
+        t->stamp[g[r]] = t->epoch;
+        win[nw++] = (int32_t)r;
+      }
+    /* back to input order */
+    for (int64_t i = 0; i < nw / 2; i++) {
+      int32_t x = win[i];
+      win[i] = win[nw - 1 - i];
+      win[nw - 1 - i] = x;
+    }
+    for (int64_t i = 0; i < nw; i++) {
+      wg[i] = g[win[i]];
+      if (t->slot_of[wg[i]] >= 0)
+        old[n_old++] = t->slot_of[wg[i]];
+    }
+    added = nw == n ? lm_batch_retain(b) : lm_batch_take(b, win, nw);
+    if (!added)
+      rc = nomem(err);
+  }
+  /* the changelog first (it reads the old rows), then the state */
+  if (!rc)
+    rc = make_change(t, old, n_old, added, change, err);
+  if (!rc) {
+    for (int64_t i = 0; i < n_old; i++)
+      t->live[old[i]] = 0;
+    t->n_live -= n_old;
+    if (append_seg(t, added, wg)) { /* cannot fail: rows grown above */
+      rc = nomem(err);
+    }
+  }
+  if (!rc)
+    rc = compact(t, err);
+  if (rc && lm_aggtable_groups(t->index) > g0 && !*change)
+    lm_aggtable_truncate(t->index, g0);
+  lm_batch_release(added);
+  free(g);
+  free(win);
+  free(wg);
+  free(old);
+  return rc;
+}
+
+/* Live row ids where pred is true (NULL pred = every live row). */
+static int matching(lm_table *t, const lm_bexpr *pred, int64_t **ids,
+                    int64_t *n, lm_error *err) {
+  *ids = malloc(sizeof(int64_t) * (size_t)(t->n_live + 1));
+  *n = 0;
+  if (!*ids)
+    return nomem(err);
+  int rc = 0;
+  int64_t base = 0;
+  for (int s = 0; s < t->n_segs && !rc; s++) {
+    lm_batch *seg = t->segs[s];
+    lm_array *p = NULL;
+    if (pred && (rc = lm_eval(pred, seg, &p, err)))
+      break;
+    for (int64_t r = 0; r < seg->num_rows; r++)
+      if (t->live[base + r] &&
+          (!p || (p->type.id == LM_TYPE_BOOL && !lm_array_is_null(p, r) &&
+                  lm_array_bool(p, r))))
+        (*ids)[(*n)++] = base + r;
+    lm_array_release(p);
+    base += seg->num_rows;
+  }
+  if (rc) {
+    free(*ids);
+    *ids = NULL;
+  }
+  return rc;
+}
+
+int lm_table_delete(lm_table *t, const lm_bexpr *pred, lm_batch **change,
+                    int64_t *deleted, lm_error *err) {
+  *change = NULL;
+  *deleted = 0;
+  int64_t *ids = NULL, n = 0;
+  int rc = matching(t, pred, &ids, &n, err);
+  if (!rc && n)
+    rc = make_change(t, ids, n, NULL, change, err);
+  if (!rc) {
+    for (int64_t i = 0; i < n; i++) {
+      t->live[ids[i]] = 0;
+      if (t->n_pk && t->slot_of[t->gid[ids[i]]] == ids[i])
+        t->slot_of[t->gid[ids[i]]] = -1;
+    }
+    t->n_live -= n;
+    *deleted = n;
+    rc = compact(t, err);
+  }
+  free(ids);
+  return rc;
+}
+
+int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
+                    lm_bexpr *const *exprs, lm_batch **change, int64_t *updated,
+                    lm_error *err) {
+  *change = NULL;
+  *updated = 0;
+  int64_t *ids = NULL, n = 0;
+  int rc = matching(t, pred, &ids, &n, err);
+  if (rc || n == 0) {
+    free(ids);
+    return rc;
+  }
+  lm_batch *old = NULL, *nb = NULL;
+  uint32_t *g = NULL;
+  int64_t g0 = t->index ? lm_aggtable_groups(t->index) : 0;
+  bool looked_up = false;
+  rc = lm_table_gather(t, ids, n, &old, err);
+  if (!rc)
+    rc = lm_project(exprs, t->schema->n_fields, t->schema, old, &nb, err);
+  if (!rc)
+    rc = check_not_null(t, name, nb, err);
+  if (!rc && grow_rows(t, n))
+    rc = nomem(err);
+  if (!rc && t->n_pk) {
+    /* the new keys must be unique among themselves and the rows kept */
+    lm_array *keys[64];
+    for (int k = 0; k < t->n_pk && k < 64; k++)
+      keys[k] = nb->columns[t->pk[k]];
+    if (!(g = malloc(sizeof(uint32_t) * (size_t)n)))
+      rc = nomem(err);
+    if (!rc && !(rc = lm_aggtable_lookup(t->index, keys, NULL, n, g, err)))
+      looked_up = true;
+    if (!rc && grow_gids(t))
+      rc = nomem(err);
+    if (!rc) {
+      for (int64_t i = 0; i < n; i++)
+        t->live[ids[i]] = 0; /* tentatively */
+      if (++t->epoch == 0)
+        memset(t->stamp, 0, sizeof(uint32_t) * (size_t)t->cap_gid),
+            t->epoch = 1;
+      for (int64_t i = 0; i < n && !rc; i++) {
+        int64_t s = t->slot_of[g[i]];
+        if (t->stamp[g[i]] == t->epoch || (s >= 0 && t->live[s])) {
+          lm_err(err, LM_ERR_EXEC,
+                 "duplicate key value violates unique constraint "
+                 "\"%s_pkey\"",
+                 name);
+          rc = lm_err_state(err, "23505");
+        }
+        t->stamp[g[i]] = t->epoch;
+      }
+      for (int64_t i = 0; i < n; i++)
+        t->live[ids[i]] = 1;
+    }
+  }
+  if (!rc)
+    rc = make_change(t, ids, n, nb, change, err);
+  if (!rc) {
+    for (int64_t i = 0; i < n; i++) {
+      t->live[ids[i]] = 0;
+      if (t->n_pk && t->slot_of[t->gid[ids[i]]] == ids[i])
+        t->slot_of[t->gid[ids[i]]] = -1;
+    }
+    t->n_live -= n;
+    if (append_seg(t, nb, g))
+      rc = nomem(err);
+    else
+      *updated = n;
+  }
+  if (rc && looked_up && !*change)
+    lm_aggtable_truncate(t->index, g0);
+  if (!rc)
+    rc = compact(t, err);
+  lm_batch_release(old);
+  lm_batch_release(nb);
+  free(g);
+  free(ids);
+  return rc;
+}
+
+int lm_table_lookup(const lm_table *t, lm_array *const *keys, int64_t n,
+                    int64_t *row_ids, lm_error *err) {
+  if (!t->n_pk)
+    return lm_err(err, LM_ERR_BIND, "the table has no primary key");
+  for (int64_t i = 0; i < n; i++)
+    row_ids[i] = -1;
+  if (n == 0 || t->n_live == 0)
+    return 0;
+  /* probe keys interned in a scratch table, then found (not created) in
+   * the index */
+  lm_aggtable *probe = lm_aggtable_new(t->n_pk, t->pk_types, 0, NULL);
+  uint32_t *pg = malloc(sizeof(uint32_t) * (size_t)n);
+  int64_t *dg = NULL;
+  int rc = probe && pg ? 0 : nomem(err);
+  if (!rc)
+    rc = lm_aggtable_lookup(probe, keys, NULL, n, pg, err);
+  int64_t np = rc ? 0 : lm_aggtable_groups(probe);
+  if (!rc && !(dg = malloc(sizeof(int64_t) * (size_t)(np + 1))))
+    rc = nomem(err);
+  if (!rc)
+    rc = lm_aggtable_intern(t->index, probe, NULL, np, false, dg, err);
+  for (int64_t i = 0; !rc && i < n; i++) {
+    bool null_key = false;
+    for (int k = 0; k < t->n_pk; k++)
+      null_key |= lm_array_is_null(keys[k], i);
+    int64_t d = dg[pg[i]];
+    if (!null_key && d >= 0 && d < t->cap_gid)
+      row_ids[i] = t->slot_of[d];
+  }
+  if (probe)
+    lm_aggtable_free(probe);
+  free(pg);
+  free(dg);
+  return rc;
+}

@@ -1,0 +1,288 @@
+/*
+ * PostgreSQL regular expression functions over PCRE2, a batch at a time
+ * (bound in plan/func_bind.c):
+ *
+ *   s ~ re, s ~* re, s !~ re, s !~* re, regexp_like(s, re [, flags])
+ *   regexp_replace(s, re, repl [, flags])  first match, or every one with g
+ *   regexp_match(s, re [, flags])          text[] as its text form (below)
+ *   regexp_substr(s, re)                   the first match, NULL if none
+ *
+ * PostgreSQL's ARE syntax is close to PCRE's for the common subset; to
+ * match its defaults the patterns are compiled with DOTALL ('.' matches a
+ * newline) and DOLLAR_ENDONLY. Flags: i (case-insensitive), c
+ * (case-sensitive), g (regexp_replace only); anything else is PostgreSQL's
+ * "invalid regular expression option". regexp_match returns PostgreSQL's
+ * text[] in its text form ('{a,NULL,"b c"}'), since Laminar has no arrays:
+ * `regexp_match(s, re)::text` in PostgreSQL gives the same string.
+ * In the replacement, \1..\9 are groups, \& the whole match, \\ a
+ * backslash. Patterns compile once per batch while they repeat.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/lm_exec.h"
+#include "exec/lm_strfn.h"
+
+typedef struct rx {
+  pcre2_code *code;
+  pcre2_match_data *md;
+  char *pat; /* the pattern `code` was compiled from (malloc'd) */
+  int32_t len;
+  uint32_t opts;
+  uint32_t ngroups;
+} rx;
+
+static void rx_free(rx *r) {
+  pcre2_match_data_free(r->md);
+  pcre2_code_free(r->code);
+  free(r->pat);
+  memset(r, 0, sizeof *r);
+}
+
+/* Compiles pat (pl bytes) with options unless r already holds it. */
+static int rx_get(rx *r, const lm_bexpr *e, const char *pat, int32_t pl,
+                  uint32_t opts, lm_error *err) {
+  if (r->code && r->len == pl && r->opts == opts &&
+      !memcmp(r->pat, pat, (size_t)pl))
+    return 0;
+  rx_free(r);
+  int ec;
+  PCRE2_SIZE off;
+  r->code = pcre2_compile((PCRE2_SPTR)pat, (size_t)pl,
+                          PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOTALL |
+                              PCRE2_DOLLAR_ENDONLY | opts,
+                          &ec, &off, NULL);
+  if (!r->code) {
+    PCRE2_UCHAR buf[256];
+    pcre2_get_error_message(ec, buf, sizeof buf);
+    return lm_fn_error(err, e, "2201B",
+                       "invalid regular expression: %s (at offset %zu)",
+                       (const char *)buf, (size_t)off);
+  }
+  (void)pcre2_jit_compile(r->code, PCRE2_JIT_COMPLETE);
+  r->md = pcre2_match_data_create_from_pattern(r->code, NULL);
+  r->pat = malloc((size_t)pl + 1);
+  if (!r->md || !r->pat) {
+    rx_free(r);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  memcpy(r->pat, pat, (size_t)pl);
+  r->len = pl;
+  r->opts = opts;
+  pcre2_pattern_info(r->code, PCRE2_INFO_CAPTURECOUNT, &r->ngroups);
+  return 0;
+}
+
+/* Parses PostgreSQL regex flags; *global for 'g' (allowed only when
+ * `allow_g`). */
+static int parse_flags(const lm_bexpr *e, const char *f, int32_t fl,
+                       bool allow_g, uint32_t *opts, bool *global,
+                       lm_error *err) {
+  for (int32_t k = 0; k < fl; k++) {
+    char c = f[k];
+    if (c == 'i')
+      *opts |= PCRE2_CASELESS;
+    else if (c == 'c')
+      *opts &= ~(uint32_t)PCRE2_CASELESS;
+    else if (c == 'g' && allow_g)
+      *global = true;
+    else if (c == 'g')
+      return lm_fn_error(
+          err, e, "22023", "%s() does not support the \"global\" option",
+          e->fn == LM_FN_REGEXP_MATCH ? "regexp_match" : "regexp_like");
+    else
+      return lm_fn_error(err, e, "22023",
+                         "invalid regular expression option: \"%.*s\"",
+                         c & 0x80 ? 1 : 1, f + k);
+  }
+  return 0;
+}
+
+/* Runs a match at byte offset `start`; returns >0 on a match, 0 for none,
+ * <0 for a PCRE2 error (reported in err). */
+static int rx_match(rx *r, const lm_bexpr *e, const char *s, int32_t sl,
+                    int32_t start, uint32_t mopts, lm_error *err) {
+  int m = pcre2_match(r->code, (PCRE2_SPTR)s, (size_t)sl, (size_t)start, mopts,
+                      r->md, NULL);
+  if (m == PCRE2_ERROR_NOMATCH)
+    return 0;
+  if (m < 0) {
+    PCRE2_UCHAR buf[256];
+    pcre2_get_error_message(m, buf, sizeof buf);
+    lm_fn_error(err, e, "2201B", "regular expression failed: %s",
+                (const char *)buf);
+    return -1;
+  }
+  return 1;
+}
+
+/* PostgreSQL's text[] element quoting: quoted when empty, "NULL" (any
+ * case), or holding a space, quote, backslash, comma or brace. */
+static void put_array_elem(lm_buf *o, const char *v, size_t n) {
+  bool q = n == 0 || (n == 4 && !strncasecmp(v, "null", 4));
+  for (size_t k = 0; k < n && !q; k++)
+    q = strchr(" \t\n\r\v\f\"\\,{}", v[k]) != NULL;
+  if (!q) {
+    lm_buf_append(o, v, n);
+    return;
+  }
+  lm_buf_putc(o, '"');
+  for (size_t k = 0; k < n; k++) {
+    if (v[k] == '"' || v[k] == '\\')
+      lm_buf_putc(o, '\\');
+    lm_buf_putc(o, v[k]);
+  }
+  lm_buf_putc(o, '"');
+}
+
+/* Appends the replacement for the current match (ovector ov). */
+static void put_replacement(lm_buf *o, const char *s, const PCRE2_SIZE *ov,
+                            uint32_t ngroups, const char *rep, int32_t rl) {
+  for (int32_t k = 0; k < rl; k++) {
+    if (rep[k] != '\\' || k + 1 >= rl) {
+      lm_buf_putc(o, rep[k]);
+      continue;
+    }
+    char c = rep[++k];
+    if (c >= '1' && c <= '9') {
+      uint32_t g = (uint32_t)(c - '0');
+      if (g <= ngroups && ov[2 * g] != PCRE2_UNSET)
+        lm_buf_append(o, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+    } else if (c == '&') {
+      lm_buf_append(o, s + ov[0], ov[1] - ov[0]);
+    } else if (c == '\\') {
+      lm_buf_putc(o, '\\');
+    } else {
+      lm_buf_putc(o, '\\');
+      lm_buf_putc(o, c);
+    }
+  }
+}
+
+int lm_regexfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                    lm_error *err) {
+  int64_t n = in->num_rows;
+  lm_array **a = NULL;
+  int rc = lm_fargs_eval(e, in, &a, err);
+  if (rc)
+    return rc;
+  lm_builder b;
+  if (lm_builder_init(&b, e->type, n)) {
+    lm_fargs_free(a, e->n_args);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  rx r;
+  memset(&r, 0, sizeof r);
+  lm_buf o;
+  lm_buf_init(&o);
+  int flags_arg = e->fn == LM_FN_REGEXP_REPLACE ? 3 : 2;
+  for (int64_t i = 0; i < n && !rc; i++) {
+    bool nul = false;
+    for (int k = 0; k < e->n_args; k++)
+      nul |= lm_farg_null(a[k], i);
+    if (nul) {
+      lm_builder_append_null(&b);
+      continue;
+    }
+    int32_t sl, pl;
+    const char *s = lm_array_str(a[0], i, &sl);
+    const char *pat = lm_array_str(a[1], i, &pl);
+    uint32_t opts = e->icase ? PCRE2_CASELESS : 0;
+    bool global = false;
+    if (e->n_args > flags_arg) {
+      int32_t fl;
+      const char *f = lm_array_str(a[flags_arg], i, &fl);
+      if ((rc = parse_flags(e, f, fl, e->fn == LM_FN_REGEXP_REPLACE, &opts,
+                            &global, err)))
+        break;
+    }
+    if ((rc = rx_get(&r, e, pat, pl, opts, err)))
+      break;
+    int m = rx_match(&r, e, s, sl, 0, 0, err);
+    if (m < 0) {
+      rc = LM_ERR_EXEC;
+      break;
+    }
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r.md);
+    switch (e->fn) {
+    case LM_FN_REGEX_OP:
+      lm_builder_append_bool(&b, (m > 0) != e->negated);
+      break;
+    case LM_FN_REGEXP_SUBSTR:
+      if (m)
+        lm_builder_append_str(&b, s + ov[0], (int32_t)(ov[1] - ov[0]));
+      else
+        lm_builder_append_null(&b);
+      break;
+    case LM_FN_REGEXP_MATCH:
+      if (!m) {
+        lm_builder_append_null(&b);
+        break;
+      }
+      lm_buf_reset(&o);
+      lm_buf_putc(&o, '{');
+      if (r.ngroups == 0)
+        put_array_elem(&o, s + ov[0], ov[1] - ov[0]);
+      for (uint32_t g = 1; g <= r.ngroups; g++) {
+        if (g > 1)
+          lm_buf_putc(&o, ',');
+        if (ov[2 * g] == PCRE2_UNSET)
+          lm_buf_append(&o, "NULL", 4);
+        else
+          put_array_elem(&o, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+      }
+      lm_buf_putc(&o, '}');
+      lm_builder_append_str(&b, o.data, (int32_t)o.len);
+      break;
+    default: { /* regexp_replace */
+      int32_t rl;
+      const char *rep = lm_array_str(a[2], i, &rl);
+      lm_buf_reset(&o);
+      int32_t done = 0; /* bytes of s copied */
+      while (m > 0) {
+        lm_buf_append(&o, s + done, ov[0] - (size_t)done);
+        put_replacement(&o, s, ov, r.ngroups, rep, rl);
+        done = (int32_t)ov[1];
+        if (!global)
+          break;
+        int32_t next = (int32_t)ov[1];
+        if (ov[1] == ov[0]) { /* empty match: copy one character on */
+          if (next >= sl)
+            break;
+          int32_t c = next + 1;
+          while (c < sl && ((unsigned char)s[c] & 0xC0) == 0x80)
+            c++;
+          lm_buf_append(&o, s + next, (size_t)(c - next));
+          done = c;
+          next = c;
+        }
+        m = rx_match(&r, e, s, sl, next, 0, err);
+        if (m < 0)
+          rc = LM_ERR_EXEC;
+      }
+      if (rc)
+        break;
+      lm_buf_append(&o, s + done, (size_t)(sl - done));
+      if (o.len > INT32_MAX) {
+        rc = lm_fn_error(err, e, "54000", "string result too long");
+        break;
+      }
+      lm_builder_append_str(&b, o.data ? o.data : "", (int32_t)o.len);
+    }
+    }
+  }
+  rx_free(&r);
+  lm_buf_free(&o);
+  lm_fargs_free(a, e->n_args);
+  if (!rc && b.oom)
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (rc) {
+    lm_builder_free(&b);
+    return rc;
+  }
+  rc = lm_builder_finish(&b, out);
+  lm_builder_free(&b);
+  return rc ? lm_err(err, LM_ERR_NOMEM, "out of memory") : 0;
+}
