@@ -41,9 +41,13 @@ typedef enum lm_join_algo {
    * exclusive when lo_strict / hi_strict). State is evicted by the other
    * side's watermark; an outer row is NULL-padded exactly once, when it can
    * no longer match, and never when it matched. Rows older than their own
-   * side's watermark are late: dropped and counted in late_dropped. The
-   * output is append-only. Window joins (a.window_start = b.window_start)
-   * are interval joins with lo = hi = 0. */
+   * side's watermark are late: dropped and counted in late_dropped. A row
+   * whose key or time is NULL matches nothing (as in PostgreSQL, where the
+   * bound compares with NULL): it is not late and never stored; on an
+   * outer-preserved side (left of LEFT/FULL/ANTI, right of RIGHT/FULL) it
+   * is NULL-padded at once (ANTI: emitted as is), otherwise ignored and
+   * not counted in late_dropped. The output is append-only. Window joins
+   * (a.window_start = b.window_start) are interval joins with lo = hi = 0. */
   LM_JOIN_INTERVAL,
   /* Lookup join: the left (probe) side is a stream; the right side is a
    * table's changelog that only updates the lookup state. Each left row
@@ -118,7 +122,8 @@ typedef struct lm_join_spec {
  *  - Key types: integer-like, floating (-0 = 0, NaN = NaN), BOOLEAN,
  *    VARCHAR/BINARY; LM_ERR_BIND for others. Any column type can be
  *    carried (nested types cost one small array per stored row).
- *  - INTERVAL, ASOF, TEMPORAL: rows with a NULL time are late; inputs must
+ *  - ASOF, TEMPORAL: rows with a NULL time are late (INTERVAL: see
+ *    above, they are not); INTERVAL, ASOF, TEMPORAL: inputs must
  *    be append-only (a __weight other than 1 is LM_ERR_EXEC), except the
  *    right input of ASOF (retractions remove a held row) and TEMPORAL
  *    (versions). ASOF/TEMPORAL decide a left row when the right watermark

@@ -15,9 +15,11 @@
  * that never matched are NULL-padded then (LEFT/FULL/ANTI for left rows,
  * RIGHT/FULL for right rows), before the output watermark moves past them.
  * SEMI emits a left row at its first match. Rows older than their own
- * side's watermark, or with a NULL time, are late (late_dropped). Rows
- * with a NULL key never match: outer ones are padded at once. Bounds and
- * times are compared in 128-bit arithmetic, so no extreme overflows.
+ * side's watermark are late (late_dropped). Rows with a NULL key or a
+ * NULL time never match (the bound compares with NULL, as in
+ * PostgreSQL): never stored nor counted late; outer ones (ANTI: the row
+ * as is) are padded at once. Bounds and times are compared in 128-bit
+ * arithmetic, so no extreme overflows.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -203,7 +205,7 @@ static int settle_row(jint *u, int s, const lm_batch *b, int64_t r, int64_t t,
   lm_join_type ty = j->spec.type;
   const int *const *keys = (const int *const *)j->keys;
   int rc = 0;
-  if (j->nul[r] == 1) { /* NULL key: never matches, never stored */
+  if (j->nul[r] == 1) { /* NULL key or time: never matches, never stored */
     if (pads(j, s))
       rc = s == 0 ? jo_add(j, (uint32_t)r, JNONE, 1, err)
                   : jo_add(j, JNONE, (uint32_t)r, 1, err);
@@ -278,7 +280,14 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
   /* phase 1: probe (and, without a residual, settle at once) */
   for (int64_t r = 0; r < n; r++) {
     j->ent[r] = JNONE;
-    if (lm_array_is_null(ta, r) || tv[r] < j->wm[s]) {
+    if (lm_array_is_null(ta, r)) {
+      /* a NULL time never satisfies the bound (as in PostgreSQL): like
+       * a NULL key, the row is padded at once when outer, else ignored;
+       * it is not late */
+      j->nul[r] = 1;
+      continue;
+    }
+    if (tv[r] < j->wm[s]) {
       j->op.late_dropped++;
       j->nul[r] = 2; /* skip */
       continue;
@@ -335,9 +344,8 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
       return rc;
   }
   if (!resid) {
-    for (int64_t r = 0; r < n; r++) /* NULL keys: never match */
-      if (j->nul[r] == 1 &&
-          (rc = settle_row(u, s, b, r, tv[r], false, JNONE, err)))
+    for (int64_t r = 0; r < n; r++) /* NULL keys/times: never match */
+      if (j->nul[r] == 1 && (rc = settle_row(u, s, b, r, 0, false, JNONE, err)))
         return rc;
     return 0;
   }
@@ -364,7 +372,8 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
         return rc;
       set_matched(ost, y);
     }
-    if ((rc = settle_row(u, s, b, r, tv[r], matched, j->ent[r], err)))
+    int64_t t = j->nul[r] ? 0 : tv[r]; /* unused for NULL keys/times */
+    if ((rc = settle_row(u, s, b, r, t, matched, j->ent[r], err)))
       return rc;
   }
   return 0;

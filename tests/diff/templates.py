@@ -85,10 +85,10 @@ FEATURES = {
     "join_updating": True,
     # interval joins of s with itself (INNER, LEFT SEMI every step)
     "join_interval": True,
-    # ... and LEFT interval joins, compared after `end`: fails (2026-11-30),
-    # a left row with a NULL event time is dropped as late instead of being
-    # NULL-padded as PostgreSQL's LEFT JOIN does (README "Failures found")
-    "join_interval_left": False,
+    # ... and LEFT interval joins, compared after `end` (was a bug: a left
+    # row with a NULL event time was dropped as late instead of being
+    # NULL-padded as PostgreSQL's LEFT JOIN does; README "Failures found")
+    "join_interval_left": True,
 }
 
 

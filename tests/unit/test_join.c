@@ -22,9 +22,10 @@
 #include "lm_test.h"
 
 typedef struct trow {
-  int64_t k, ts, v;
+  int64_t k, ts, v; /* ts == TS_NULL: a NULL time */
   bool knull;
 } trow;
+#define TS_NULL INT64_MIN
 
 /* ------------------------------------------------------------ multiset */
 
@@ -169,7 +170,10 @@ static lm_batch *mk_batch(lm_schema *s, const trow *rows, const int64_t *w,
       lm_builder_append_null(&bb.cols[0]);
     else
       lm_builder_append_int(&bb.cols[0], rows[i].k);
-    lm_builder_append_int(&bb.cols[1], rows[i].ts);
+    if (rows[i].ts == TS_NULL)
+      lm_builder_append_null(&bb.cols[1]);
+    else
+      lm_builder_append_int(&bb.cols[1], rows[i].ts);
     lm_builder_append_int(&bb.cols[2], rows[i].v);
     if (w)
       lm_builder_append_int(&bb.cols[3], w[i]);
@@ -279,27 +283,28 @@ static int h_wm(harness *h, int side, int64_t wm, lm_error *err) {
 
 /* --------------------------------------------------------- brute force */
 
+static void side_text(char *buf, size_t cap, const trow *x) {
+  char k[32], t[32];
+  if (!x) {
+    snprintf(buf, cap, "N|N|N");
+    return;
+  }
+  x->knull ? snprintf(k, sizeof k, "N")
+           : snprintf(k, sizeof k, "%lld", (long long)x->k);
+  x->ts == TS_NULL ? snprintf(t, sizeof t, "N")
+                   : snprintf(t, sizeof t, "%lld", (long long)x->ts);
+  snprintf(buf, cap, "%s|%s|%lld", k, t, (long long)x->v);
+}
+
 static void row_text(char *buf, size_t cap, const trow *l, const trow *r,
                      bool left_only) {
   char a[128], b[128];
-  if (l)
-    l->knull ? snprintf(a, sizeof a, "N|%lld|%lld", (long long)l->ts,
-                        (long long)l->v)
-             : snprintf(a, sizeof a, "%lld|%lld|%lld", (long long)l->k,
-                        (long long)l->ts, (long long)l->v);
-  else
-    snprintf(a, sizeof a, "N|N|N");
+  side_text(a, sizeof a, l);
   if (left_only) {
     snprintf(buf, cap, "%s", a);
     return;
   }
-  if (r)
-    r->knull ? snprintf(b, sizeof b, "N|%lld|%lld", (long long)r->ts,
-                        (long long)r->v)
-             : snprintf(b, sizeof b, "%lld|%lld|%lld", (long long)r->k,
-                        (long long)r->ts, (long long)r->v);
-  else
-    snprintf(b, sizeof b, "N|N|N");
+  side_text(b, sizeof b, r);
   snprintf(buf, cap, "%s|%s", a, b);
 }
 
@@ -317,6 +322,9 @@ static bool bmatch(const bspec *bs, const trow *l, const trow *r) {
   if (bs->resid && !(l->v < r->v))
     return false;
   if (bs->interval) {
+    /* as in PostgreSQL: a bound comparing with a NULL time is not TRUE */
+    if (l->ts == TS_NULL || r->ts == TS_NULL)
+      return false;
     __int128 d = (__int128)r->ts - l->ts;
     if (bs->lo_strict ? d <= bs->lo : d < bs->lo)
       return false;
@@ -517,9 +525,11 @@ static void random_interval(uint64_t seed, lm_join_type t, bool resid,
       x.knull = lm_test_rand(&rs) % 10 == 0;
       x.k = (int64_t)(lm_test_rand(&rs) % 3);
       x.ts = clock[side] - (int64_t)(lm_test_rand(&rs) % 5); /* disorder */
+      if (lm_test_rand(&rs) % 10 == 0)
+        x.ts = TS_NULL; /* never matches, never late */
       x.v = (int64_t)(lm_test_rand(&rs) % 4);
       b[i] = x;
-      if (x.ts < wm[side]) {
+      if (x.ts != TS_NULL && x.ts < wm[side]) {
         late++;
         continue;
       }
@@ -675,6 +685,67 @@ static void interval_edges(void) {
   CHECK_EQ_I64(h.c.rows, 2);
   CHECK_EQ_I64(lm_join_state_rows(h.j), 0);
   h_free(&h);
+}
+
+/* NULL times and keys in an interval join (PostgreSQL: the bound compares
+ * with NULL, so the row matches nothing): on an outer-preserved side the
+ * row is NULL-padded at once (ANTI: emitted as is), before any watermark;
+ * otherwise ignored. Never stored, never counted late; the other rows
+ * still join. With and without a residual. */
+static void interval_null_time(void) {
+  lm_error err;
+  memset(&err, 0, sizeof err);
+  for (int t = LM_JOIN_INNER; t <= LM_JOIN_ANTI; t++)
+    for (int resid = 0; resid < 2; resid++) {
+      harness h;
+      h_init(&h, LM_JOIN_INTERVAL, (lm_join_type)t, false, false, &err);
+      h.spec.lo_us = -10;
+      h.spec.hi_us = 10;
+      if (resid)
+        h.spec.residual = residual_lt();
+      CHECK(h_open(&h, &err) == 0);
+      h_wm(&h, 0, 100, &err);
+      h_wm(&h, 1, 100, &err);
+      /* left: NULL time, NULL key, a normal row (matched on the right) */
+      trow l[3] = {
+          {1, TS_NULL, 0, false}, {1, 105, 0, true}, {1, 105, 0, false}};
+      trow r[3] = {
+          {1, TS_NULL, 5, false}, {1, 106, 5, true}, {1, 106, 5, false}};
+      CHECK_EQ_I64(h_push(&h, 0, l, NULL, 3, &err), 0);
+      bool lpad = t == LM_JOIN_LEFT || t == LM_JOIN_FULL || t == LM_JOIN_ANTI;
+      bool rpad = t == LM_JOIN_RIGHT || t == LM_JOIN_FULL;
+      bool lonly = t == LM_JOIN_SEMI || t == LM_JOIN_ANTI;
+      const char *lt = lonly ? "1|N|0" : "1|N|0|N|N|N";
+      const char *lk = lonly ? "N|105|0" : "N|105|0|N|N|N";
+      /* padded at once: no watermark moved */
+      CHECK_EQ_I64(h.c.rows, lpad ? 2 : 0);
+      CHECK_EQ_I64(ms_get(&h.c.got, lt), lpad ? 1 : 0);
+      CHECK_EQ_I64(ms_get(&h.c.got, lk), lpad ? 1 : 0);
+      CHECK_EQ_I64(lm_join_state_rows(h.j), 1); /* the normal row only */
+      int64_t before = h.c.rows;
+      CHECK_EQ_I64(h_push(&h, 1, r, NULL, 3, &err), 0);
+      int64_t pairs = t == LM_JOIN_ANTI ? 0 : 1; /* 1|105 with 1|106 */
+      CHECK_EQ_I64(h.c.rows - before, pairs + (rpad ? 2 : 0));
+      CHECK_EQ_I64(ms_get(&h.c.got, "N|N|N|1|N|5"), rpad ? 1 : 0);
+      CHECK_EQ_I64(ms_get(&h.c.got, "N|N|N|N|106|5"), rpad ? 1 : 0);
+      if (!lonly)
+        CHECK_EQ_I64(ms_get(&h.c.got, "1|105|0|1|106|5"), 1);
+      CHECK_EQ_I64(h.j->late_dropped, 0);
+      /* a late row still is late */
+      trow late = {1, 99, 0, false};
+      CHECK_EQ_I64(h_push(&h, 0, &late, NULL, 1, &err), 0);
+      CHECK_EQ_I64(h.j->late_dropped, 1);
+      h_wm(&h, 0, INT64_MAX, &err);
+      h_wm(&h, 1, INT64_MAX, &err);
+      /* nothing more: each NULL row once, the matched rows never padded
+       * (SEMI: the matched left row; ANTI: nothing for it) */
+      CHECK_EQ_I64(h.c.rows, (lpad ? 2 : 0) + (rpad ? 2 : 0) + pairs);
+      if (lonly)
+        CHECK_EQ_I64(ms_get(&h.c.got, "1|105|0"), t == LM_JOIN_SEMI ? 1 : 0);
+      CHECK_EQ_I64(lm_join_state_rows(h.j), 0);
+      CHECK_EQ_I64(h.c.late_out, 0);
+      h_free(&h);
+    }
 }
 
 /* Updating join, hand-checked: a key that changes under a LEFT join, a key
@@ -1098,6 +1169,7 @@ int main(int argc, char **argv) {
   varchar_keys();
   scenario19();
   interval_edges();
+  interval_null_time();
   for (int t = LM_JOIN_INNER; t <= LM_JOIN_ANTI; t++)
     for (int resid = 0; resid < 2; resid++)
       for (int s = 1; s <= seeds; s++)
