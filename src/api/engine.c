@@ -244,39 +244,14 @@ typedef struct wm_track {
  * operators drop them). */
 static int track_batch(wm_track *t, lm_batch *b, bool keep_late, lm_batch **out,
                        lm_error *err) {
-  int64_t n = b->num_rows;
   *out = NULL;
   if (t->col < 0) {
     *out = lm_batch_retain(b);
     return 0;
   }
-  const lm_array *ts = b->columns[t->col];
-  const int64_t *v = lm_array_i64(ts);
-  int32_t *keep = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  if (!keep)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  int64_t k = 0;
-  for (int64_t i = 0; i < n; i++) {
-    if (lm_array_is_null(ts, i)) {
-      keep[k++] = (int32_t)i;
-      continue;
-    }
-    int64_t x = v[i];
-    if (t->wm != INT64_MIN && x < t->wm) {
-      t->late++;
-      if (!keep_late)
-        continue;
-    }
-    keep[k++] = (int32_t)i;
-    lm_wm_observe(x, t->delay, t->skew, &t->max_ts, &t->cand, &t->wm);
-  }
-  int rc = 0;
-  if (k == n)
-    *out = lm_batch_retain(b);
-  else if (k > 0 && !(*out = lm_batch_take(b, keep, k)))
-    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-  free(keep);
-  return rc;
+  /* late against the watermark as it advances row by row */
+  return lm_wm_filter(b, t->col, &t->wm, t->delay, t->skew, &t->max_ts,
+                      &t->cand, &t->wm, keep_late, &t->late, out, err);
 }
 
 int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
@@ -1852,41 +1827,29 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
       }
       map[c] = j;
     }
-    if (st->select) {
-      lm_batch *b = NULL;
-      int rc = insert_select(db, st, n, s, map, &b, err);
-      if (!rc)
-        rc =
-            table ? table_insert(db, n, b, err) : lm_engine_push(db, n, b, err);
-      if (!rc && !table)
-        db->changes = b->num_rows;
-      lm_batch_release(b);
-      return rc;
-    }
-    if (n_vals != st->n_insert_columns)
+    if (!st->select && n_vals != st->n_insert_columns)
       return pos_err(err, LM_ERR_BIND, st->line, st->column,
                      "INSERT has a different number of values than columns");
   } else {
     for (int c = 0; c < nc; c++)
       map[c] = c;
-    if (st->select) {
-      lm_batch *b = NULL;
-      int rc = insert_select(db, st, n, s, map, &b, err);
-      if (!rc)
-        rc =
-            table ? table_insert(db, n, b, err) : lm_engine_push(db, n, b, err);
-      if (!rc && !table)
-        db->changes = b->num_rows;
-      lm_batch_release(b);
-      return rc;
-    }
-    if (n_vals != nc) {
+    if (!st->select && n_vals != nc) {
       snprintf(m, sizeof m,
                "INSERT has %d values per row but '%s' has %d "
                "columns",
                n_vals, n->name, nc);
       return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
     }
+  }
+  if (st->select) {
+    lm_batch *b = NULL;
+    int rc = insert_select(db, st, n, s, map, &b, err);
+    if (!rc)
+      rc = table ? table_insert(db, n, b, err) : lm_engine_push(db, n, b, err);
+    if (!rc && !table)
+      db->changes = b->num_rows;
+    lm_batch_release(b);
+    return rc;
   }
   lm_batch_builder bb;
   if (lm_batch_builder_init(&bb, s, st->n_rows))

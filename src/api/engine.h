@@ -230,6 +230,15 @@ int lm_parts_seed(lm_parts *p, int64_t max_ts, int64_t cand, int64_t wm,
 int lm_parts_push(lm_parts *p, int part, int n_known, int col, int64_t delay,
                   int64_t skew, int64_t src_wm, int64_t now_us, bool keep_late,
                   lm_batch *b, lm_batch **out, int64_t *late, lm_error *err);
+/* The late-row filter of lm_parts_push and lm_engine_push: keeps the rows
+ * of b whose event time (column col) is NULL or not below *late_wm as it
+ * stands when the row is read (late_wm may be wm itself, which advances
+ * row by row), or every row when keep_late; counts the late ones in *late;
+ * feeds each kept row's time to lm_wm_observe(delay, skew, max_ts, cand,
+ * wm). *out is a new reference or NULL when every row was dropped. */
+int lm_wm_filter(lm_batch *b, int col, const int64_t *late_wm, int64_t delay,
+                 int64_t skew, int64_t *max_ts, int64_t *cand, int64_t *wm,
+                 bool keep_late, int64_t *late, lm_batch **out, lm_error *err);
 int64_t lm_parts_watermark(lm_parts *p, lm_source_reader *r, int64_t now_us,
                            int64_t idle_us);
 int64_t lm_parts_max_ts(const lm_parts *p);

@@ -44,6 +44,16 @@ int lm_parts_push(lm_parts *p, int part, int n_known, int col, int64_t delay,
     *out = lm_batch_retain(b);
     return 0;
   }
+  /* late against the source's watermark (the minimum), as it stood when
+   * the batch arrived */
+  return lm_wm_filter(b, col, &src_wm, delay, skew, &p->max_ts[part],
+                      &p->cand[part], &p->wm[part], keep_late, late, out, err);
+}
+
+int lm_wm_filter(lm_batch *b, int col, const int64_t *late_wm, int64_t delay,
+                 int64_t skew, int64_t *max_ts, int64_t *cand, int64_t *wm,
+                 bool keep_late, int64_t *late, lm_batch **out, lm_error *err) {
+  *out = NULL;
   int64_t n = b->num_rows;
   const lm_array *ts = b->columns[col];
   const int64_t *v = lm_array_i64(ts);
@@ -56,16 +66,13 @@ int lm_parts_push(lm_parts *p, int part, int n_known, int col, int64_t delay,
       keep[k++] = (int32_t)i;
       continue;
     }
-    /* late against the source's watermark (the minimum), as it stood
-     * when the batch arrived */
-    if (src_wm != INT64_MIN && v[i] < src_wm) {
+    if (*late_wm != INT64_MIN && v[i] < *late_wm) {
       (*late)++;
       if (!keep_late)
         continue;
     }
     keep[k++] = (int32_t)i;
-    lm_wm_observe(v[i], delay, skew, &p->max_ts[part], &p->cand[part],
-                  &p->wm[part]);
+    lm_wm_observe(v[i], delay, skew, max_ts, cand, wm);
   }
   int rc = 0;
   if (k == n)

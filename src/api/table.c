@@ -505,6 +505,16 @@ static int matching(lm_table *t, const lm_bexpr *pred, int64_t **ids,
   return rc;
 }
 
+/* Marks rows ids[0..n) dead (and their keys free). */
+static void retire(lm_table *t, const int64_t *ids, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    t->live[ids[i]] = 0;
+    if (t->n_pk && t->slot_of[t->gid[ids[i]]] == ids[i])
+      t->slot_of[t->gid[ids[i]]] = -1;
+  }
+  t->n_live -= n;
+}
+
 int lm_table_delete(lm_table *t, const lm_bexpr *pred, lm_batch **change,
                     int64_t *deleted, lm_error *err) {
   *change = NULL;
@@ -514,12 +524,7 @@ int lm_table_delete(lm_table *t, const lm_bexpr *pred, lm_batch **change,
   if (!rc && n)
     rc = make_change(t, ids, n, NULL, change, err);
   if (!rc) {
-    for (int64_t i = 0; i < n; i++) {
-      t->live[ids[i]] = 0;
-      if (t->n_pk && t->slot_of[t->gid[ids[i]]] == ids[i])
-        t->slot_of[t->gid[ids[i]]] = -1;
-    }
-    t->n_live -= n;
+    retire(t, ids, n);
     *deleted = n;
     rc = compact(t, err);
   }
@@ -584,12 +589,7 @@ int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
   if (!rc)
     rc = make_change(t, ids, n, nb, change, err);
   if (!rc) {
-    for (int64_t i = 0; i < n; i++) {
-      t->live[ids[i]] = 0;
-      if (t->n_pk && t->slot_of[t->gid[ids[i]]] == ids[i])
-        t->slot_of[t->gid[ids[i]]] = -1;
-    }
-    t->n_live -= n;
+    retire(t, ids, n);
     if (append_seg(t, nb, g))
       rc = nomem(err);
     else

@@ -1019,14 +1019,10 @@ static int cond_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                      lm_error *err) {
   int64_t n = in->num_rows;
   lm_array **a = NULL;
-  int rc = lm_fargs_eval(e, in, &a, err);
+  lm_builder b;
+  int rc = lm_fn_begin(e, in, &a, &b, err);
   if (rc)
     return rc;
-  lm_builder b;
-  if (lm_builder_init(&b, e->type, n)) {
-    lm_fargs_free(a, e->n_args);
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  }
   if (e->type.id == LM_TYPE_NULL) {
     for (int64_t i = 0; i < n; i++)
       lm_builder_append_null(&b);
@@ -1053,8 +1049,7 @@ static int cond_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         lm_builder_append_from(&b, a[best], i);
     }
   }
-  lm_fargs_free(a, e->n_args);
-  return out_finish(&b, out, err);
+  return lm_fn_end(e, a, &b, rc, out, err);
 }
 
 static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
@@ -1661,6 +1656,28 @@ int lm_fargs_eval(const lm_bexpr *e, const lm_batch *in, lm_array ***out,
   }
   *out = a;
   return 0;
+}
+
+int lm_fn_begin(const lm_bexpr *e, const lm_batch *in, lm_array ***args,
+                lm_builder *b, lm_error *err) {
+  int rc = lm_fargs_eval(e, in, args, err);
+  if (rc)
+    return rc;
+  if (lm_builder_init(b, e->type, in->num_rows)) {
+    lm_fargs_free(*args, e->n_args);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  return 0;
+}
+
+int lm_fn_end(const lm_bexpr *e, lm_array **args, lm_builder *b, int rc,
+              lm_array **out, lm_error *err) {
+  lm_fargs_free(args, e->n_args);
+  if (rc) {
+    lm_builder_free(b);
+    return rc;
+  }
+  return out_finish(b, out, err);
 }
 
 void lm_fargs_free(lm_array **a, int n) {

@@ -256,23 +256,16 @@ int lm_jsonfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                    lm_error *err) {
   int64_t n = in->num_rows;
   lm_array **a = NULL;
-  int rc = lm_fargs_eval(e, in, &a, err);
+  lm_builder b;
+  int rc = lm_fn_begin(e, in, &a, &b, err);
   if (rc)
     return rc;
-  lm_builder b;
-  if (lm_builder_init(&b, e->type, n)) {
-    lm_fargs_free(a, e->n_args);
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  }
   lm_buf o, tmp;
   lm_buf_init(&o);
   lm_buf_init(&tmp);
   bool text = e->fn == LM_FN_JSON_GET_TEXT;
   for (int64_t i = 0; i < n && !rc; i++) {
-    bool nul = false;
-    for (int k = 0; k < e->n_args; k++)
-      nul |= lm_farg_null(a[k], i);
-    if (nul) {
+    if (lm_fargs_null(a, e->n_args, i)) {
       lm_builder_append_null(&b);
       continue;
     }
@@ -321,14 +314,5 @@ int lm_jsonfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   }
   lm_buf_free(&o);
   lm_buf_free(&tmp);
-  lm_fargs_free(a, e->n_args);
-  if (!rc && b.oom)
-    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-  if (rc) {
-    lm_builder_free(&b);
-    return rc;
-  }
-  rc = lm_builder_finish(&b, out);
-  lm_builder_free(&b);
-  return rc ? lm_err(err, LM_ERR_NOMEM, "out of memory") : 0;
+  return lm_fn_end(e, a, &b, rc, out, err);
 }

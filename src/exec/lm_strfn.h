@@ -67,6 +67,22 @@ void lm_fargs_free(lm_array **a, int n);
 static inline bool lm_farg_null(const lm_array *a, int64_t i) {
   return a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i);
 }
+/* Whether any of a[0..k) is NULL at row i (lm_farg_null). */
+static inline bool lm_fargs_null(lm_array *const *a, int k, int64_t i) {
+  bool nul = false;
+  for (int j = 0; j < k; j++)
+    nul |= lm_farg_null(a[j], i);
+  return nul;
+}
+/* The frame of a function evaluator: lm_fn_begin evaluates e's arguments
+ * into *args (lm_fargs_eval) and inits *b (e->type, in->num_rows rows); on
+ * error nothing is left to free. lm_fn_end releases args and, when rc is 0,
+ * finishes b into *out (LM_ERR_NOMEM if b ran out of memory), else frees b
+ * and returns rc. */
+int lm_fn_begin(const lm_bexpr *e, const lm_batch *in, lm_array ***args,
+                lm_builder *b, lm_error *err);
+int lm_fn_end(const lm_bexpr *e, lm_array **args, lm_builder *b, int rc,
+              lm_array **out, lm_error *err);
 /* Sets LM_ERR_EXEC at e's line:column with a printf message and SQLSTATE
  * `state`; returns LM_ERR_EXEC. */
 int lm_fn_error(lm_error *err, const lm_bexpr *e, const char *state,

@@ -251,6 +251,23 @@ static bool common_type(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int n,
   return true;
 }
 
+/* Whether one of args[0..n) is a NULL literal, which makes the strict
+ * function r NULL: *z is then a NULL literal of r's type at e (NULL when
+ * out of memory). */
+static bool null_folds(lm_bctx *c, const lm_expr *e, const lm_bexpr *r,
+                       lm_bexpr *const *args, int n, lm_bexpr **z) {
+  for (int i = 0; i < n; i++)
+    if (args[i]->kind == LM_BX_LITERAL && args[i]->lit.is_null) {
+      *z = lm_bind_node(c, LM_BX_LITERAL, r->type, e, 0);
+      if (*z) {
+        (*z)->lit.type = r->type;
+        (*z)->lit.is_null = true;
+      }
+      return true;
+    }
+  return false;
+}
+
 /* Binds the functions of pg_funcs and GREATEST / LEAST / NULLIF. Returns
  * false when `e` names none of them (nothing done); true otherwise, with
  * *out the complete node (arguments cast and filled in; possibly a folded
@@ -338,17 +355,8 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     }
     /* strict functions of a NULL literal are NULL without evaluating the
      * other arguments (PostgreSQL folds them so when planning) */
-    for (int i = 0; i < e->n_args && s->fn != LM_FN_CONCAT_WS; i++)
-      if (args[i]->kind == LM_BX_LITERAL && args[i]->lit.is_null) {
-        lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, r->type, e, 0);
-        if (z) {
-          z->lit.type = r->type;
-          z->lit.is_null = true;
-        }
-        *out = z;
-        return true;
-      }
-    *out = r;
+    if (s->fn == LM_FN_CONCAT_WS || !null_folds(c, e, r, args, e->n_args, out))
+      *out = r;
     return true;
   }
   if (!named)
@@ -825,14 +833,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
        r->fn == LM_FN_LENGTH || r->fn == LM_FN_SUBSTR ||
        r->fn == LM_FN_DATE_TRUNC || r->fn == LM_FN_DATE_PART ||
        (r->fn >= LM_FN_TRIM && r->fn <= LM_FN_REPLACE));
-  for (int i = 0; strict && i < r->n_args; i++)
-    if (r->args[i]->kind == LM_BX_LITERAL && r->args[i]->lit.is_null) {
-      lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, r->type, e, 0);
-      if (z) {
-        z->lit.type = r->type;
-        z->lit.is_null = true;
-      }
-      return z;
-    }
+  lm_bexpr *z = NULL;
+  if (strict && null_folds(c, e, r, r->args, r->n_args, &z))
+    return z;
   return r;
 }

@@ -16,41 +16,22 @@ fi
 lm=$(realpath "$1")
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
-if [ ! -x "$PGBIN/postgres" ] || [ ! -x "$PGBIN/psql" ]; then
-  echo "diff_expr: SKIP: PostgreSQL 15 is not installed ($PGBIN)"
-  exit 77
-fi
+. "$here/../lib/pg.sh"
+pg_require diff_expr
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-tmp=$(mktemp -d /tmp/laminar-diffexpr-pg.XXXXXX)
-chmod 755 "$tmp"
-as_pg=()
-if [ "$(id -u)" -eq 0 ]; then
-  chown postgres: "$tmp"
-  as_pg=(runuser -u postgres --)
-fi
+pg_tmpdir laminar-diffexpr-pg
+tmp=$pg_dir
 pypid=
 cleanup() {
   if [ -n "$pypid" ] && kill -0 "$pypid" 2>/dev/null; then
     kill -TERM "$pypid" 2>/dev/null
   fi
-  if [ -f "$tmp/data/postmaster.pid" ]; then
-    "${as_pg[@]}" "$PGBIN/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1
-  fi
-  rm -rf "$tmp"
+  pg_stop
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-if ! "${as_pg[@]}" "$PGBIN/initdb" -D "$tmp/data" -U postgres -A trust --no-locale -E UTF8 \
-     --no-sync >"$tmp/initdb.log" 2>&1; then
-  echo "diff_expr: initdb failed:"; cat "$tmp/initdb.log"; exit 1
-fi
-if ! "${as_pg[@]}" "$PGBIN/pg_ctl" -D "$tmp/data" -w -t 60 -l "$tmp/pg.log" \
-     -o "-c listen_addresses='' -k $tmp -p 5432 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-     start >/dev/null 2>&1; then
-  echo "diff_expr: PostgreSQL did not start:"; cat "$tmp/pg.log"; exit 1
-fi
+pg_start diff_expr
 args=()
 [ -n "${LM_DIFF_EXPR_SEEDS:-}" ] && args+=(--seeds "$LM_DIFF_EXPR_SEEDS")
 "$PY" "$here/gen.py" --laminardb "$lm" --pg-host "$tmp" --pg-port 5432 \
