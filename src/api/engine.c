@@ -1034,6 +1034,43 @@ static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
   return 0;
 }
 
+/* A new stream or view node `kind` named by st, with its query over `plan`
+ * (taken over: freed with the node, or here on failure). The node emits
+ * plan->out_schema (+ __weight when `changelog`); in_time_col is the input
+ * column carrying event time (-1 = none), mapped through the plan to the
+ * node's time column. The caller sets q->input and builds the pipeline.
+ * LM_ERR_NOMEM (err set). */
+static int new_query_node(laminar_db *db, const lm_stmt *st, lm_node_kind kind,
+                          lm_plan *plan, bool changelog, int in_time_col,
+                          lm_node **out_n, lm_query **out_q, lm_error *err) {
+  lm_node *n = calloc(1, sizeof *n);
+  lm_query *q = calloc(1, sizeof *q);
+  if (!n || !q) {
+    free(n);
+    free(q);
+    lm_plan_free(plan);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  n->kind = kind;
+  n->name = lm_strdup(st->name);
+  n->sql = lm_strdup(st->text ? st->text : "");
+  n->wm = INT64_MIN;
+  n->wm_col = -1;
+  n->changelog = changelog;
+  n->time_col1 = 1 + lm_plan_out_time_col(plan, in_time_col, changelog);
+  n->table_schema = lm_schema_retain(plan->out_schema);
+  n->schema = changelog ? with_weight(plan->out_schema)
+                        : lm_schema_retain(plan->out_schema);
+  q->db = db;
+  q->output = n;
+  q->plan = plan;
+  q->lateness = plan->allowed_lateness_us;
+  n->query = q;
+  *out_n = n;
+  *out_q = q;
+  return 0;
+}
+
 static int create_join_query(laminar_db *db, const lm_stmt *st,
                              lm_node_kind kind, lm_error *err) {
   const lm_select *sel = st->select;
@@ -1102,31 +1139,14 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
       (plan->has_agg &&
        (!windowed || lm_window_changelog(plan, lm_plan_window_emit(plan)))) ||
       plan->changelog_input;
-  lm_node *n = calloc(1, sizeof *n);
-  lm_query *q = calloc(1, sizeof *q);
-  if (!n || !q) {
-    free(n);
-    free(q);
+  lm_node *n = NULL;
+  lm_query *q = NULL;
+  if (new_query_node(db, st, kind, plan, changelog, plan->join_time_col, &n, &q,
+                     err)) {
     free(jc.nodes);
-    lm_plan_free(plan);
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    return LM_ERR_NOMEM;
   }
-  n->kind = kind;
-  n->name = lm_strdup(st->name);
-  n->sql = lm_strdup(st->text ? st->text : "");
-  n->wm = INT64_MIN;
-  n->wm_col = -1;
-  n->changelog = changelog;
-  n->time_col1 = 1 + lm_plan_out_time_col(plan, plan->join_time_col, changelog);
-  n->table_schema = lm_schema_retain(plan->out_schema);
-  n->schema = changelog ? with_weight(plan->out_schema)
-                        : lm_schema_retain(plan->out_schema);
-  q->db = db;
   q->input = jc.nodes[0];
-  q->output = n;
-  q->plan = plan;
-  q->lateness = plan->allowed_lateness_us;
-  n->query = q;
   lm_output_cb cb = {out_batch, out_wm, q};
   lm_output_cb late = {late_batch, NULL, q};
   lm_operator *main = NULL;
@@ -1284,34 +1304,15 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
       (plan->has_agg &&
        (!windowed || lm_window_changelog(plan, lm_plan_window_emit(plan)))) ||
       plan->changelog_input || plan->topn; /* Top-N retracts what falls out */
-  lm_node *n = calloc(1, sizeof *n);
-  lm_query *q = calloc(1, sizeof *q);
-  if (!n || !q) {
-    free(n);
-    free(q);
-    lm_plan_free(plan);
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  }
-  n->kind = kind;
-  n->name = lm_strdup(st->name);
-  n->sql = lm_strdup(st->text ? st->text : "");
-  n->wm = INT64_MIN;
-  n->wm_col = -1;
-  n->changelog = changelog;
-  n->time_col1 =
-      1 + lm_plan_out_time_col(
-              plan, in->kind == LM_NODE_SOURCE ? in->wm_col : in->time_col1 - 1,
-              changelog);
-  n->table_schema = lm_schema_retain(plan->out_schema);
-  n->schema = changelog ? with_weight(plan->out_schema)
-                        : lm_schema_retain(plan->out_schema);
-  q->db = db;
+  lm_node *n = NULL;
+  lm_query *q = NULL;
+  if (new_query_node(db, st, kind, plan, changelog,
+                     in->kind == LM_NODE_SOURCE ? in->wm_col
+                                                : in->time_col1 - 1,
+                     &n, &q, err))
+    return LM_ERR_NOMEM;
   q->input = in;
-  q->output = n;
-  q->plan = plan;
-  q->lateness = plan->allowed_lateness_us;
   q->late_to = late_to;
-  n->query = q;
   lm_output_cb cb = {out_batch, out_wm, q};
   lm_output_cb late = {late_batch, NULL, q};
   if (!n->schema ||

@@ -39,10 +39,7 @@ typedef struct jint {
   jbase b;
   jheap hp[2];
   int tc[2];
-  /* candidates (with a residual) */
-  uint32_t *cl, *cr, *crow;
-  uint8_t *pass;
-  int64_t ccap;
+  jcand cand;           /* candidates (with a residual) */
   int64_t dead[2];      /* evicted rows not freed yet (heap sides) */
   bool heap[2];         /* side s keeps an eviction heap (outer side) */
   int64_t swept[2];     /* live rows after the last sweep */
@@ -130,30 +127,6 @@ static inline bool expired(const jbase *j, int s, int64_t t) {
   /* future left rows have time >= wl; need lt <= rt - lo */
   __int128 lim = (__int128)t - sp->lo_us;
   return sp->lo_strict ? wo >= lim : wo > lim;
-}
-
-static int grow_cand(jint *u, int64_t n, lm_error *err) {
-  if (n <= u->ccap)
-    return 0;
-  int64_t nc = u->ccap ? u->ccap : 1024;
-  while (nc < n)
-    nc *= 2;
-  uint32_t *a = realloc(u->cl, (size_t)nc * 4);
-  if (a)
-    u->cl = a;
-  uint32_t *b = realloc(u->cr, (size_t)nc * 4);
-  if (b)
-    u->cr = b;
-  uint32_t *c = realloc(u->crow, (size_t)nc * 4);
-  if (c)
-    u->crow = c;
-  uint8_t *d = realloc(u->pass, (size_t)nc);
-  if (d)
-    u->pass = d;
-  if (!a || !b || !c || !d)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
-  u->ccap = nc;
-  return 0;
 }
 
 /* Appends slot i (time t) to side s's chain of entry e. Chains are in
@@ -321,11 +294,12 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
           continue;
         }
         if (resid) {
-          if (nc == u->ccap && (rc = grow_cand(u, nc + 1, err)))
+          if (nc == u->cand.cap &&
+              (rc = jcand_grow(&u->cand, nc + 1, true, err)))
             return rc;
-          u->cl[nc] = s == 0 ? (uint32_t)r : y;
-          u->cr[nc] = s == 0 ? y : (uint32_t)r;
-          u->crow[nc] = (uint32_t)r;
+          u->cand.cl[nc] = s == 0 ? (uint32_t)r : y;
+          u->cand.cr[nc] = s == 0 ? y : (uint32_t)r;
+          u->cand.crow[nc] = (uint32_t)r;
           nc++;
           continue;
         }
@@ -350,22 +324,23 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
     return 0;
   }
   /* phase 2: the residual over the candidates; phase 3: settle in order */
-  if (nc && (rc = grow_cand(u, nc, err)))
+  if (nc && (rc = jcand_grow(&u->cand, nc, true, err)))
     return rc;
-  if ((rc = jb_residual(j, lb, rb, u->cl, u->cr, nc, u->pass, err)))
+  if ((rc = jb_residual(j, lb, rb, u->cand.cl, u->cand.cr, nc, u->cand.pass,
+                        err)))
     return rc;
   int64_t c = 0;
   for (int64_t r = 0; r < n; r++) {
     if (j->nul[r] == 2)
       continue;
     bool matched = false;
-    for (; c < nc && u->crow[c] == (uint32_t)r; c++) {
-      if (!u->pass[c])
+    for (; c < nc && u->cand.crow[c] == (uint32_t)r; c++) {
+      if (!u->cand.pass[c])
         continue;
-      uint32_t y = s == 0 ? u->cr[c] : u->cl[c];
+      uint32_t y = s == 0 ? u->cand.cr[c] : u->cand.cl[c];
       matched = true;
       if (pairs)
-        rc = jo_add(j, u->cl[c], u->cr[c], 1, err);
+        rc = jo_add(j, u->cand.cl[c], u->cand.cr[c], 1, err);
       else if (s == 1 && ty == LM_JOIN_SEMI && !is_matched(ost, y))
         rc = jo_add(j, y, JNONE, 1, err);
       if (rc)
@@ -473,10 +448,7 @@ static void int_free(jbase *j) {
     free(u->hp[s].t);
     free(u->hp[s].s);
   }
-  free(u->cl);
-  free(u->cr);
-  free(u->crow);
-  free(u->pass);
+  jcand_free(&u->cand);
 }
 
 /* Live rows: on a side without a heap, expired rows still held (freed

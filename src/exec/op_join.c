@@ -1284,3 +1284,35 @@ int64_t lm_join_state_bytes(const lm_operator *join) {
     b += j->ops->extra_bytes(j);
   return b;
 }
+
+int jcand_grow(jcand *c, int64_t n, bool with_row, lm_error *err) {
+  if (n <= c->cap)
+    return 0;
+  int64_t nc = c->cap ? c->cap : 1024;
+  while (nc < n)
+    nc *= 2;
+  uint32_t *a = realloc(c->cl, (size_t)nc * 4);
+  if (a)
+    c->cl = a;
+  uint32_t *b = realloc(c->cr, (size_t)nc * 4);
+  if (b)
+    c->cr = b;
+  uint32_t *r = with_row ? realloc(c->crow, (size_t)nc * 4) : c->crow;
+  if (r)
+    c->crow = r;
+  uint8_t *d = realloc(c->pass, (size_t)nc);
+  if (d)
+    c->pass = d;
+  if (!a || !b || (with_row && !r) || !d)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
+  c->cap = nc;
+  return 0;
+}
+
+void jcand_free(jcand *c) {
+  free(c->cl);
+  free(c->cr);
+  free(c->crow);
+  free(c->pass);
+  memset(c, 0, sizeof *c);
+}

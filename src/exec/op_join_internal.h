@@ -211,6 +211,18 @@ static inline int64_t jsat_sub(int64_t a, int64_t b) {
   return r;
 }
 
+/* Candidate pairs of one probe: cl[i] / cr[i] the left / right row (a
+ * source index as jo_sources), crow[i] an operator-defined row id (only
+ * with `with_row`), pass[i] the residual's verdict. Capacity in pairs. */
+typedef struct jcand {
+  uint32_t *cl, *cr, *crow;
+  uint8_t *pass;
+  int64_t cap;
+} jcand;
+/* Grows c to hold at least n pairs (doubling from 1024). LM_ERR_NOMEM. */
+int jcand_grow(jcand *c, int64_t n, bool with_row, lm_error *err);
+void jcand_free(jcand *c);
+
 lm_operator *lm_join_updating_new(const lm_join_spec *spec, lm_error *err);
 lm_operator *lm_join_interval_new(const lm_join_spec *spec, lm_error *err);
 lm_operator *lm_join_lookup_new(const lm_join_spec *spec, lm_error *err);

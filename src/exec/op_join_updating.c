@@ -42,10 +42,7 @@ typedef struct jupd {
   bool lookup;       /* LM_JOIN_LOOKUP: left rows are not kept */
   uint32_t nhead[2]; /* rows with a NULL key */
   int64_t now, last_sweep;
-  /* candidates of a chunk */
-  int64_t ccap;
-  uint32_t *cl, *cr; /* left / right source index */
-  uint8_t *pass;
+  jcand cand;      /* candidates of a chunk (no crow) */
   int64_t *cstart; /* per row of the chunk: first candidate */
   int64_t rcap;
 } jupd;
@@ -67,27 +64,6 @@ static bool pads(const jbase *j, int s) {
 }
 static bool emits_pairs(const jbase *j) {
   return j->spec.type != LM_JOIN_SEMI && j->spec.type != LM_JOIN_ANTI;
-}
-
-static int grow_cand(jupd *u, int64_t n, lm_error *err) {
-  if (n <= u->ccap)
-    return 0;
-  int64_t nc = u->ccap ? u->ccap : 1024;
-  while (nc < n)
-    nc *= 2;
-  uint32_t *a = realloc(u->cl, (size_t)nc * 4);
-  if (a)
-    u->cl = a;
-  uint32_t *b = realloc(u->cr, (size_t)nc * 4);
-  if (b)
-    u->cr = b;
-  uint8_t *c = realloc(u->pass, (size_t)nc);
-  if (c)
-    u->pass = c;
-  if (!a || !b || !c)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
-  u->ccap = nc;
-  return 0;
 }
 
 static int mul_w(int64_t a, int64_t b, int64_t *out, lm_error *err) {
@@ -222,18 +198,20 @@ static int upd_push(jbase *j, int s, lm_batch *b, lm_error *err) {
         continue;
       for (uint32_t i = j->kt.ents[e].head[o]; i != JNONE;
            i = js_next(ost, i)) {
-        if (nc == u->ccap && (rc = grow_cand(u, nc + 1, err)))
+        if (nc == u->cand.cap &&
+            (rc = jcand_grow(&u->cand, nc + 1, false, err)))
           return rc;
-        u->cl[nc] = s == 0 ? (uint32_t)end : i;
-        u->cr[nc] = s == 0 ? i : (uint32_t)end;
+        u->cand.cl[nc] = s == 0 ? (uint32_t)end : i;
+        u->cand.cr[nc] = s == 0 ? i : (uint32_t)end;
         nc++;
       }
     }
     u->cstart[end - start] = nc;
     /* phase 2: the residual over every candidate */
-    if (nc && (rc = grow_cand(u, nc, err)))
+    if (nc && (rc = jcand_grow(&u->cand, nc, false, err)))
       return rc;
-    if ((rc = jb_residual(j, lb, rb, u->cl, u->cr, nc, u->pass, err)))
+    if ((rc = jb_residual(j, lb, rb, u->cand.cl, u->cand.cr, nc, u->cand.pass,
+                          err)))
       return rc;
     /* phase 3: apply the rows in order */
     for (int64_t r = start; r < end; r++) {
@@ -241,7 +219,7 @@ static int upd_push(jbase *j, int s, lm_batch *b, lm_error *err) {
       if (w == 0)
         continue;
       int64_t c0 = u->cstart[r - start], c1 = u->cstart[r - start + 1];
-      uint32_t *oix = s == 0 ? u->cr : u->cl;
+      uint32_t *oix = s == 0 ? u->cand.cr : u->cand.cl;
       /* own state first (a refused retraction changes nothing) */
       uint32_t e = JNONE;
       if (!j->nul[r]) {
@@ -255,7 +233,7 @@ static int upd_push(jbase *j, int s, lm_batch *b, lm_error *err) {
       }
       int64_t m = 0;
       for (int64_t c = c0; c < c1; c++)
-        if (u->pass[c] &&
+        if (u->cand.pass[c] &&
             __builtin_add_overflow(m, hget(ost, oix[c], H_MULT), &m))
           return lm_err(err, LM_ERR_EXEC,
                         "integer out of range: join match count overflow");
@@ -307,7 +285,7 @@ static int upd_push(jbase *j, int s, lm_batch *b, lm_error *err) {
       }
       /* pairs and the other side's padding flips */
       for (int64_t c = c0; c < c1; c++) {
-        if (!u->pass[c])
+        if (!u->cand.pass[c])
           continue;
         uint32_t y = oix[c];
         int64_t my = hget(ost, y, H_MULT), pw;
@@ -395,14 +373,12 @@ static int upd_tick(jbase *j, int64_t now, lm_error *err) {
 
 static int64_t upd_extra(const jbase *j) {
   const jupd *u = (const jupd *)j;
-  return u->ccap * 9 + u->rcap * 8;
+  return u->cand.cap * 9 + u->rcap * 8;
 }
 
 static void upd_free(jbase *j) {
   jupd *u = (jupd *)j;
-  free(u->cl);
-  free(u->cr);
-  free(u->pass);
+  jcand_free(&u->cand);
   free(u->cstart);
 }
 
