@@ -328,7 +328,7 @@ static int end_source(laminar_db *db, lm_node *src, lm_error *err) {
 
 /* ---------------------------------------------------------- connectors */
 
-static int open_reader(lm_node *s, lm_source_reader **out, lm_error *err) {
+int lm_engine_open_reader(lm_node *s, lm_source_reader **out, lm_error *err) {
   if (!lm_strcasecmp(s->connector, "FILES"))
     return lm_files_reader_new(s->schema, s->opts, s->n_opts, s->format, out,
                                err);
@@ -369,7 +369,7 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
       if (s->kind != LM_NODE_SOURCE || !s->connector || s->ended)
         continue;
       if (!s->started) {
-        int rc = open_reader(s, &s->reader, err);
+        int rc = lm_engine_open_reader(s, &s->reader, err);
         if (rc) {
           context(err, "source", s->name);
           return rc;
@@ -552,7 +552,7 @@ static void node_free(lm_node *n) {
   free(n);
 }
 
-static lm_schema *with_weight(lm_schema *s) {
+lm_schema *lm_engine_with_weight(lm_schema *s) {
   lm_schema *w = lm_schema_new(s->n_fields + 1);
   if (!w)
     return NULL;
@@ -564,8 +564,8 @@ static lm_schema *with_weight(lm_schema *s) {
   return w;
 }
 
-static int pos_err(lm_error *err, int code, int line, int col,
-                   const char *msg) {
+int lm_engine_pos_err(lm_error *err, int code, int line, int col,
+                      const char *msg) {
   if (line)
     return lm_err_at(err, code, line, col, "%s", msg);
   return lm_err(err, code, "%s", msg);
@@ -580,17 +580,17 @@ static int name_taken(laminar_db *db, const lm_stmt *st, lm_error *err) {
     return -1;
   char m[300];
   snprintf(m, sizeof m, "'%s' already exists", st->name);
-  return pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
+  return lm_engine_pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
 }
 
 /* The FROM object of a query or sink, or NULL with err set. */
-static lm_node *find_input(laminar_db *db, const char *name, int line,
-                           int column, lm_error *err) {
+lm_node *lm_engine_find_input(laminar_db *db, const char *name, int line,
+                              int column, lm_error *err) {
   lm_node *n = lm_engine_find(db, name);
   if (!n) {
     char m[300];
     snprintf(m, sizeof m, "no source, stream or view named '%s'", name);
-    pos_err(err, LM_ERR_NOTFOUND, line, column, m);
+    lm_engine_pos_err(err, LM_ERR_NOTFOUND, line, column, m);
   }
   return n;
 }
@@ -601,7 +601,7 @@ static lm_node *find_input(laminar_db *db, const char *name, int line,
 static int replay_into(lm_node *src, lm_query *q, lm_operator *head,
                        lm_error *err) {
   lm_source_reader *r = NULL;
-  int rc = open_reader(src, &r, err);
+  int rc = lm_engine_open_reader(src, &r, err);
   if (rc)
     return rc;
   wm_track t = {src->wm_col, src->wm_delay, INT64_MIN, INT64_MIN,
@@ -719,7 +719,8 @@ static int plan_changelog_input(lm_plan *plan, const lm_node *in,
              "session); use TUMBLE, HOP or CUMULATE, or window its "
              "append-only input",
              in->name, in->kind == LM_NODE_SOURCE ? "source" : "result");
-    return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
+    return lm_engine_pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
+                             m);
   }
   for (int a = 0; a < plan->n_aggs; a++)
     if (plan->aggs[a].kind == LM_AGG_APPROX_DISTINCT) {
@@ -727,7 +728,8 @@ static int plan_changelog_input(lm_plan *plan, const lm_node *in,
                "APPROX_COUNT_DISTINCT cannot consume retractions, and '%s' "
                "is an updating (changelog) input; use COUNT(DISTINCT ...)",
                in->name);
-      return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
+      return lm_engine_pos_err(err, LM_ERR_BIND, sel->from_line,
+                               sel->from_column, m);
     }
   return 0;
 }
@@ -742,16 +744,11 @@ _Static_assert((int)LM_PJOIN_INNER == (int)LM_JOIN_INNER &&
 
 /* The relations a join plan names, in the order the binder resolved them
  * (FROM order; a subquery's own FROM in its place). */
-typedef struct join_ctx {
-  laminar_db *db;
-  lm_node **nodes;
-  int n, cap;
-} join_ctx;
 
-static int join_resolve(void *ctx, const char *name, int line, int col,
-                        lm_rel_info *out, lm_error *err) {
-  join_ctx *c = ctx;
-  lm_node *n = find_input(c->db, name, line, col, err);
+int lm_engine_join_resolve(void *ctx, const char *name, int line, int col,
+                           lm_rel_info *out, lm_error *err) {
+  lm_join_ctx *c = ctx;
+  lm_node *n = lm_engine_find_input(c->db, name, line, col, err);
   if (!n)
     return err->code;
   if (grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof *c->nodes))
@@ -766,7 +763,7 @@ static int join_resolve(void *ctx, const char *name, int line, int col,
 
 /* Points an operator's error (no position of its own) at the JOIN
  * keyword of step js: "line:col: message". */
-static void join_err_at(lm_error *err, const lm_join_step *js) {
+void lm_engine_join_err_at(lm_error *err, const lm_join_step *js) {
   if (!err || err->line)
     return;
   lm_err_prefix(err, "%d:%d", js->line, js->column);
@@ -776,8 +773,8 @@ static void join_err_at(lm_error *err, const lm_join_step *js) {
 
 /* The exec spec of a planned join step; `out_schema` includes __weight
  * when the step's output is a changelog. */
-static void join_spec(const lm_join_step *st, lm_schema *out_schema,
-                      lm_join_spec *sp) {
+void lm_engine_join_spec(const lm_join_step *st, lm_schema *out_schema,
+                         lm_join_spec *sp) {
   memset(sp, 0, sizeof *sp);
   sp->type = (lm_join_type)st->type;
   sp->algo = (lm_join_algo)st->algo;
@@ -841,7 +838,7 @@ static lm_operator *side_chain(lm_query *q, const lm_join_step *st, int side,
     return out;
   lm_operator *pj = NULL;
   if (st->side_changelog[side]) {
-    lm_schema *ws = with_weight(st->side_schema[side]);
+    lm_schema *ws = lm_engine_with_weight(st->side_schema[side]);
     if (own_schema(q, ws, err)) {
       out->vt->free(out);
       return NULL;
@@ -894,8 +891,8 @@ static int join_ttl(const lm_stmt *st, int64_t *ttl, lm_error *err) {
   for (int i = 0; i < st->n_options; i++) {
     const lm_option *o = &st->options[i];
     if (lm_strcasecmp(o->key, "state.ttl"))
-      return pos_err(err, LM_ERR_BIND, o->line, o->column,
-                     "unknown query option (known: 'state.ttl')");
+      return lm_engine_pos_err(err, LM_ERR_BIND, o->line, o->column,
+                               "unknown query option (known: 'state.ttl')");
     lm_sql_script *sc = NULL;
     char buf[300];
     snprintf(buf, sizeof buf, "SELECT INTERVAL '%s'", o->value);
@@ -904,9 +901,10 @@ static int join_ttl(const lm_stmt *st, int64_t *ttl, lm_error *err) {
         sc->stmts[0]->select->items[0].expr->kind != LM_EXPR_LITERAL ||
         sc->stmts[0]->select->items[0].expr->ival <= 0) {
       lm_sql_script_free(sc);
-      return pos_err(err, LM_ERR_BIND, o->line, o->column,
-                     "'state.ttl' must be a positive interval such as '1 "
-                     "hour' or '30 seconds'");
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, o->line, o->column,
+          "'state.ttl' must be a positive interval such as '1 "
+          "hour' or '30 seconds'");
     }
     *ttl = sc->stmts[0]->select->items[0].expr->ival;
     lm_sql_script_free(sc);
@@ -935,16 +933,16 @@ static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
   /* the join operators; an unsupported algorithm fails here, cleanly */
   for (int s = 0; s < jp->n_steps; s++) {
     const lm_join_step *js = &jp->steps[s];
-    lm_schema *os = js->out_changelog ? with_weight(js->out_schema)
+    lm_schema *os = js->out_changelog ? lm_engine_with_weight(js->out_schema)
                                       : lm_schema_retain(js->out_schema);
     lm_operator *j = NULL;
     if (!(rc = own_schema(q, os, err))) {
       lm_join_spec sp;
-      join_spec(js, os, &sp);
+      lm_engine_join_spec(js, os, &sp);
       if (!(j = lm_op_join_new(&sp, err))) {
         rc = err && err->code ? err->code : LM_ERR_NOMEM;
         if (err && err->code && !err->line)
-          join_err_at(err, js);
+          lm_engine_join_err_at(err, js);
       }
     }
     if (rc) {
@@ -987,7 +985,7 @@ static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
       return err->code ? err->code : LM_ERR_NOMEM;
     if (ji->sub) {
       lm_schema *ss = ji->info.changelog
-                          ? with_weight(ji->sub->out_schema)
+                          ? lm_engine_with_weight(ji->sub->out_schema)
                           : lm_schema_retain(ji->sub->out_schema);
       lm_operator *agg = NULL, *sh = NULL;
       if (!(rc = own_schema(q, ss, err)))
@@ -1059,7 +1057,7 @@ static int new_query_node(laminar_db *db, const lm_stmt *st, lm_node_kind kind,
   n->changelog = changelog;
   n->time_col1 = 1 + lm_plan_out_time_col(plan, in_time_col, changelog);
   n->table_schema = lm_schema_retain(plan->out_schema);
-  n->schema = changelog ? with_weight(plan->out_schema)
+  n->schema = changelog ? lm_engine_with_weight(plan->out_schema)
                         : lm_schema_retain(plan->out_schema);
   q->db = db;
   q->output = n;
@@ -1078,23 +1076,26 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
   if (taken)
     return taken < 0 ? 0 : taken;
   if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
-    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                   "ORDER BY, LIMIT and OFFSET are not supported in a "
-                   "continuous query (use them in a SELECT over a view)");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->line, sel->column,
+        "ORDER BY, LIMIT and OFFSET are not supported in a "
+        "continuous query (use them in a SELECT over a view)");
   if (sel->distinct)
-    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                   "SELECT DISTINCT is not supported in a continuous query "
-                   "yet (use GROUP BY)");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->line, sel->column,
+        "SELECT DISTINCT is not supported in a continuous query "
+        "yet (use GROUP BY)");
   if (sel->late_data_to)
-    return pos_err(err, LM_ERR_BIND, sel->late_line, sel->late_column,
-                   "LATE DATA TO is not supported over a join yet");
+    return lm_engine_pos_err(err, LM_ERR_BIND, sel->late_line, sel->late_column,
+                             "LATE DATA TO is not supported over a join yet");
   int64_t ttl = 0;
   int rc = join_ttl(st, &ttl, err);
   if (rc)
     return rc;
-  join_ctx jc = {db, NULL, 0, 0};
+  lm_join_ctx jc = {db, NULL, 0, 0};
   lm_plan *plan = NULL;
-  rc = lm_plan_join_select(sel, join_resolve, &jc, false, ttl, &plan, err);
+  rc = lm_plan_join_select(sel, lm_engine_join_resolve, &jc, false, ttl, &plan,
+                           err);
   if (rc) {
     free(jc.nodes);
     return rc;
@@ -1133,7 +1134,7 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
   if (bad) {
     free(jc.nodes);
     lm_plan_free(plan);
-    return pos_err(err, LM_ERR_BIND, bl, bc, bad);
+    return lm_engine_pos_err(err, LM_ERR_BIND, bl, bc, bad);
   }
   bool changelog =
       (plan->has_agg &&
@@ -1206,32 +1207,37 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   if (lm_select_needs_join_plan(sel))
     return create_join_query(db, st, kind, err);
   if (st->n_options)
-    return pos_err(err, LM_ERR_BIND, st->options[0].line, st->options[0].column,
-                   "WITH options of a query ('state.ttl') apply to joins "
-                   "only");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, st->options[0].line, st->options[0].column,
+        "WITH options of a query ('state.ttl') apply to joins "
+        "only");
   if (!sel->from && sel->from_clause)
-    return pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
-                   "a ROW_NUMBER (Top-N) subquery whose FROM is a join is "
-                   "not supported yet: make the join a view and rank over "
-                   "it");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->from_line, sel->from_column,
+        "a ROW_NUMBER (Top-N) subquery whose FROM is a join is "
+        "not supported yet: make the join a view and rank over "
+        "it");
   if (!sel->from)
-    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                   "a continuous query needs FROM <source, stream or view>");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->line, sel->column,
+        "a continuous query needs FROM <source, stream or view>");
   int taken = name_taken(db, st, err);
   if (taken)
     return taken < 0 ? 0 : taken;
-  lm_node *in =
-      find_input(db, sel->from, sel->from_line, sel->from_column, err);
+  lm_node *in = lm_engine_find_input(db, sel->from, sel->from_line,
+                                     sel->from_column, err);
   if (!in)
     return err->code;
   if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
-    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                   "ORDER BY, LIMIT and OFFSET are not supported in a "
-                   "continuous query (use them in a SELECT over a view)");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->line, sel->column,
+        "ORDER BY, LIMIT and OFFSET are not supported in a "
+        "continuous query (use them in a SELECT over a view)");
   if (sel->distinct)
-    return pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                   "SELECT DISTINCT is not supported in a continuous query "
-                   "yet (use GROUP BY)");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->line, sel->column,
+        "SELECT DISTINCT is not supported in a continuous query "
+        "yet (use GROUP BY)");
   lm_plan *plan = NULL;
   int rc = lm_plan_select(sel, in->table_schema, in->name, &plan, err);
   if (rc)
@@ -1260,7 +1266,7 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
     bad = "LATE DATA TO needs a windowed query or a source with a WATERMARK";
   if (bad) {
     lm_plan_free(plan);
-    return pos_err(err, LM_ERR_BIND, sel->line, sel->column, bad);
+    return lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column, bad);
   }
   /* LATE DATA TO name: a stream of the input's rows, created here */
   lm_node *late_to = NULL;
@@ -1269,9 +1275,10 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
     if (late_to && (!late_to->late_target ||
                     !same_columns(late_to->schema, in->table_schema))) {
       lm_plan_free(plan);
-      return pos_err(err, LM_ERR_BIND, sel->late_line, sel->late_column,
-                     "LATE DATA TO names an existing object that is not a "
-                     "late-row stream of the same columns");
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, sel->late_line, sel->late_column,
+          "LATE DATA TO names an existing object that is not a "
+          "late-row stream of the same columns");
     }
     if (!late_to) {
       late_to = calloc(1, sizeof *late_to);
@@ -1385,16 +1392,17 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   bool gen = st->connector && !lm_strcasecmp(st->connector, "GENERATOR");
   bool nex = st->connector && !lm_strcasecmp(st->connector, "NEXMARK");
   if (st->connector && !gen && !nex && lm_strcasecmp(st->connector, "FILES"))
-    return pos_err(err, LM_ERR_BIND, st->line, st->column,
-                   "unsupported connector (FILES, GENERATOR and NEXMARK are "
-                   "available)");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, st->line, st->column,
+        "unsupported connector (FILES, GENERATOR and NEXMARK are "
+        "available)");
   lm_schema *s;
   if (gen) {
     s = lm_generator_schema();
   } else {
     if (st->n_columns == 0 && !nex)
-      return pos_err(err, LM_ERR_BIND, st->line, st->column,
-                     "a source needs a column list");
+      return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column,
+                               "a source needs a column list");
     s = lm_schema_new(st->n_columns);
     for (int i = 0; s && i < st->n_columns; i++) {
       for (int j = 0; j < i; j++)
@@ -1403,8 +1411,8 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
           char m[300];
           snprintf(m, sizeof m, "column '%s' is declared twice",
                    st->columns[i].name);
-          return pos_err(err, LM_ERR_BIND, st->columns[i].line,
-                         st->columns[i].column, m);
+          return lm_engine_pos_err(err, LM_ERR_BIND, st->columns[i].line,
+                                   st->columns[i].column, m);
         }
       lm_schema_set_field(s, i, st->columns[i].name, st->columns[i].type,
                           !st->columns[i].not_null);
@@ -1429,13 +1437,13 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
       snprintf(m, sizeof m, "WATERMARK column '%s' is not a column of '%s'",
                st->watermark_column, st->name);
       lm_schema_release(s);
-      return pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
+      return lm_engine_pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
     }
     if (s->fields[wm_col].type.id != LM_TYPE_TIMESTAMP) {
       snprintf(m, sizeof m, "WATERMARK column '%s' must be TIMESTAMP, not %s",
                st->watermark_column, lm_type_name(s->fields[wm_col].type));
       lm_schema_release(s);
-      return pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
+      return lm_engine_pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
     }
     const lm_expr *e = st->watermark_expr;
     if (e) {
@@ -1454,9 +1462,10 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
       }
       if (!ok) {
         lm_schema_release(s);
-        return pos_err(err, LM_ERR_BIND, e->line, e->column,
-                       "WATERMARK expression must be <column> - INTERVAL "
-                       "'<n>' <unit>");
+        return lm_engine_pos_err(
+            err, LM_ERR_BIND, e->line, e->column,
+            "WATERMARK expression must be <column> - INTERVAL "
+            "'<n>' <unit>");
       }
     }
   }
@@ -1475,9 +1484,10 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
      * in a last BIGINT column __weight */
     if (wcol != s->n_fields - 1 || s->fields[wcol].type.id != LM_TYPE_INT64) {
       node_free(n);
-      return pos_err(err, LM_ERR_BIND, st->line, st->column,
-                     "__weight must be the last column, BIGINT (it makes "
-                     "the source a changelog: +1 inserts, -1 retracts)");
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, st->line, st->column,
+          "__weight must be the last column, BIGINT (it makes "
+          "the source a changelog: +1 inserts, -1 retracts)");
     }
     s->fields[wcol].nullable = false;
     n->changelog = true;
@@ -1509,8 +1519,8 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
       snprintf(m, sizeof m, "'%s' must be a positive number of milliseconds",
                k);
       node_free(n); /* owns s */
-      return pos_err(err, LM_ERR_BIND, st->options[i].line,
-                     st->options[i].column, m);
+      return lm_engine_pos_err(err, LM_ERR_BIND, st->options[i].line,
+                               st->options[i].column, m);
     }
     if (skew)
       n->wm_skew = (int64_t)ms * 1000;
@@ -1534,7 +1544,7 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   /* Check connector options now, so a bad path fails at CREATE time. */
   if (n->connector) {
     lm_source_reader *r = NULL;
-    int rc = open_reader(n, &r, err);
+    int rc = lm_engine_open_reader(n, &r, err);
     if (rc) {
       if (err && err->line == 0 && st->line) {
         lm_err_prefix(err, "%d:%d: source %s", st->line, st->column, st->name);
@@ -1554,7 +1564,8 @@ static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
   int taken = name_taken(db, st, err);
   if (taken)
     return taken < 0 ? 0 : taken;
-  lm_node *from = find_input(db, st->sink_from, st->line, st->column, err);
+  lm_node *from =
+      lm_engine_find_input(db, st->sink_from, st->line, st->column, err);
   if (!from)
     return err->code;
   lm_sink *s = calloc(1, sizeof *s);
@@ -1572,8 +1583,9 @@ static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
       free(s->connector);
       free(s->format);
       free(s);
-      return pos_err(err, LM_ERR_BIND, st->line, st->column,
-                     "unsupported sink connector (FILES is available)");
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, st->line, st->column,
+          "unsupported sink connector (FILES is available)");
     }
     lm_kv kv[32];
     int n = st->n_options > 32 ? 32 : st->n_options;
@@ -1645,14 +1657,14 @@ static int drop_node(laminar_db *db, lm_node *n, bool cascade, int depth,
     snprintf(m, sizeof m,
              "cannot drop %s '%s': '%s' depends on it (use DROP ... CASCADE)",
              kind_name(n->kind), n->name, dep);
-    return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+    return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
   }
   if (!cascade && (ls = late_sender(db, n))) {
     snprintf(m, sizeof m,
              "cannot drop stream '%s': '%s' sends its late rows there (use "
              "DROP ... CASCADE)",
              n->name, ls->output->name);
-    return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+    return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
   }
   int rc;
   while (n->n_queries)
@@ -1685,7 +1697,7 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
       if (st->if_exists)
         return 0;
       snprintf(m, sizeof m, "no sink named '%s'", st->name);
-      return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+      return lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
     }
     return drop_sink(db, s, err);
   }
@@ -1706,7 +1718,7 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
                                            : "MATERIALIZED VIEW");
     else
       snprintf(m, sizeof m, "no %s named '%s'", kind_name(want), st->name);
-    return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+    return lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
   return drop_node(db, n, st->cascade, 0, st, err);
 }
@@ -1726,9 +1738,6 @@ static int table_insert(laminar_db *db, lm_node *n, lm_batch *b,
   return rc;
 }
 
-static int adhoc_select(laminar_db *db, const lm_select *sel,
-                        laminar_result **res, lm_error *err);
-
 /* INSERT INTO n [(cols)] SELECT ...: the query's rows, each column cast to
  * its target column's type, missing columns NULL. */
 static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
@@ -1736,7 +1745,7 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
                          lm_error *err) {
   char m[400];
   laminar_result *r = NULL;
-  int rc = adhoc_select(db, st->select, &r, err);
+  int rc = lm_engine_select(db, st->select, &r, err);
   if (rc)
     return rc;
   int nv = r->schema->n_fields;
@@ -1745,7 +1754,8 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
     snprintf(m, sizeof m,
              "INSERT has %d target columns but the SELECT gives %d", want, nv);
     laminar_result_free(r);
-    return pos_err(err, LM_ERR_BIND, st->select->line, st->select->column, m);
+    return lm_engine_pos_err(err, LM_ERR_BIND, st->select->line,
+                             st->select->column, m);
   }
   lm_batch *in = NULL;
   rc = lm_batch_concat(r->schema, r->batches, r->n_batches, &in, err);
@@ -1789,7 +1799,7 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
       else
         snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
                  s->fields[c].name);
-      rc = pos_err(err, LM_ERR_EXEC, st->line, st->column, m);
+      rc = lm_engine_pos_err(err, LM_ERR_EXEC, st->line, st->column, m);
     }
   int64_t rows = in->num_rows;
   lm_batch_release(in);
@@ -1807,7 +1817,7 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   char m[400];
   if (!n || (n->kind != LM_NODE_SOURCE && n->kind != LM_NODE_TABLE)) {
     snprintf(m, sizeof m, "no source or table named '%s'", st->name);
-    return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+    return lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
   bool table = n->kind == LM_NODE_TABLE;
   lm_schema *s = table ? n->table_schema : n->schema;
@@ -1824,13 +1834,14 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
       if (c < 0) {
         snprintf(m, sizeof m, "column '%s' does not exist in '%s'",
                  st->insert_columns[j], n->name);
-        return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+        return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
       }
       map[c] = j;
     }
     if (!st->select && n_vals != st->n_insert_columns)
-      return pos_err(err, LM_ERR_BIND, st->line, st->column,
-                     "INSERT has a different number of values than columns");
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, st->line, st->column,
+          "INSERT has a different number of values than columns");
   } else {
     for (int c = 0; c < nc; c++)
       map[c] = c;
@@ -1839,7 +1850,7 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
                "INSERT has %d values per row but '%s' has %d "
                "columns",
                n_vals, n->name, nc);
-      return pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+      return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
     }
   }
   if (st->select) {
@@ -1872,7 +1883,7 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
           else
             snprintf(m, sizeof m, "column '%s' is NOT NULL and has no value",
                      s->fields[c].name);
-          rc = pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+          rc = lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
           break;
         }
         lm_builder_append_null(&bb.cols[c]);
@@ -1912,7 +1923,7 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
           else
             snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
                      s->fields[c].name);
-          rc = pos_err(err, LM_ERR_BIND, e->line, e->column, m);
+          rc = lm_engine_pos_err(err, LM_ERR_BIND, e->line, e->column, m);
           break;
         }
         lm_builder_append_null(&bb.cols[c]);
@@ -1952,8 +1963,8 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
                st->kind == LM_STMT_DELETE ? "deleted from" : "updated");
     else
       snprintf(m, sizeof m, "no table named '%s'", st->name);
-    return pos_err(err, n ? LM_ERR_BIND : LM_ERR_NOTFOUND, st->line, st->column,
-                   m);
+    return lm_engine_pos_err(err, n ? LM_ERR_BIND : LM_ERR_NOTFOUND, st->line,
+                             st->column, m);
   }
   lm_schema *s = n->table_schema;
   int nc = s->n_fields;
@@ -2048,15 +2059,17 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
   if (taken)
     return taken < 0 ? 0 : taken;
   if (st->n_columns == 0)
-    return pos_err(err, LM_ERR_BIND, st->line, st->column,
-                   "a table needs a column list");
+    return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column,
+                             "a table needs a column list");
   if (st->watermark_column)
-    return pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column,
-                   "a table has no WATERMARK (declare a SOURCE for an "
-                   "event-time stream)");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, st->wm_line, st->wm_column,
+        "a table has no WATERMARK (declare a SOURCE for an "
+        "event-time stream)");
   if (st->connector && lm_strcasecmp(st->connector, "FILES"))
-    return pos_err(err, LM_ERR_BIND, st->line, st->column,
-                   "a table can be filled FROM FILES only (or by INSERT)");
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, st->line, st->column,
+        "a table can be filled FROM FILES only (or by INSERT)");
   lm_schema *s = lm_schema_new(st->n_columns);
   if (!s)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -2066,12 +2079,13 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
       if (!lm_strcasecmp(c->name, st->columns[j].name)) {
         lm_schema_release(s);
         snprintf(m, sizeof m, "column '%s' is declared twice", c->name);
-        return pos_err(err, LM_ERR_BIND, c->line, c->column, m);
+        return lm_engine_pos_err(err, LM_ERR_BIND, c->line, c->column, m);
       }
     if (!lm_strcasecmp(c->name, "__weight")) {
       lm_schema_release(s);
-      return pos_err(err, LM_ERR_BIND, c->line, c->column,
-                     "__weight is reserved: a table's changes carry it");
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, c->line, c->column,
+          "__weight is reserved: a table's changes carry it");
     }
     lm_schema_set_field(s, i, c->name, c->type, !c->not_null);
   }
@@ -2079,8 +2093,8 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
   int n_pk = st->n_primary_key;
   if (n_pk > 64) {
     lm_schema_release(s);
-    return pos_err(err, LM_ERR_LIMIT, st->pk_line, st->pk_column,
-                   "a primary key has at most 64 columns");
+    return lm_engine_pos_err(err, LM_ERR_LIMIT, st->pk_line, st->pk_column,
+                             "a primary key has at most 64 columns");
   }
   for (int k = 0; k < n_pk; k++) {
     pk[k] = lm_schema_find(s, st->primary_key[k]);
@@ -2088,14 +2102,15 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
       snprintf(m, sizeof m, "column \"%s\" named in key does not exist",
                st->primary_key[k]);
       lm_schema_release(s);
-      return pos_err(err, LM_ERR_BIND, st->pk_line, st->pk_column, m);
+      return lm_engine_pos_err(err, LM_ERR_BIND, st->pk_line, st->pk_column, m);
     }
     for (int j = 0; j < k; j++)
       if (pk[j] == pk[k]) {
         snprintf(m, sizeof m, "column \"%s\" appears twice in primary key",
                  st->primary_key[k]);
         lm_schema_release(s);
-        return pos_err(err, LM_ERR_BIND, st->pk_line, st->pk_column, m);
+        return lm_engine_pos_err(err, LM_ERR_BIND, st->pk_line, st->pk_column,
+                                 m);
       }
     s->fields[pk[k]].nullable = false; /* as PostgreSQL: key columns NOT NULL */
   }
@@ -2108,7 +2123,7 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
   n->name = lm_strdup(st->name);
   n->sql = lm_strdup(st->text ? st->text : "");
   n->table_schema = s;
-  n->schema = with_weight(s);
+  n->schema = lm_engine_with_weight(s);
   n->changelog = true;
   n->wm = INT64_MIN;
   n->max_ts = INT64_MIN;
@@ -2166,387 +2181,6 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
   }
   APPEND(db->nodes, db->n_nodes, n);
   return 0;
-}
-
-/* -------------------------------------------------------------- SELECT */
-
-static int collect(void *ctx, lm_batch *b, lm_error *err) {
-  laminar_result *r = ctx; /* used as a plain batch list here */
-  void *n =
-      realloc(r->batches, sizeof(lm_batch *) * (size_t)(r->n_batches + 1));
-  if (!n)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  r->batches = n;
-  r->batches[r->n_batches++] = lm_batch_retain(b);
-  return 0;
-}
-
-/* Reads a replayable source from the beginning (ad-hoc SELECT over a
- * bounded file or generator source). */
-static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
-  if (!s->connector)
-    return lm_err(err, LM_ERR_BIND,
-                  "source '%s' has no stored rows: query a materialized view "
-                  "over it, or subscribe to a stream",
-                  s->name);
-  lm_source_reader *r = NULL;
-  int rc = open_reader(s, &r, err);
-  if (rc)
-    return rc;
-  if (r->unbounded) {
-    r->free(r);
-    return lm_err(err, LM_ERR_BIND,
-                  "source '%s' is unbounded: query a materialized view over "
-                  "it instead",
-                  s->name);
-  }
-  for (;;) {
-    lm_batch *b = NULL;
-    bool eof = false;
-    if ((rc = r->poll(r, &b, &eof, err)))
-      break;
-    if (b) {
-      rc = collect(into, b, err);
-      lm_batch_release(b);
-      if (rc)
-        break;
-      continue;
-    }
-    if (eof)
-      break;
-  }
-  r->free(r);
-  return rc;
-}
-
-/* The rows of one ad-hoc join input: SELECT * FROM name, or the
- * subquery, as one batch (*out, a new reference). */
-static int adhoc_input_rows(laminar_db *db, const lm_join_input *ji,
-                            lm_batch **out, lm_error *err) {
-  laminar_result *r = NULL;
-  int rc;
-  if (ji->subquery) {
-    rc = adhoc_select(db, ji->subquery, &r, err);
-  } else {
-    lm_expr star;
-    memset(&star, 0, sizeof star);
-    star.kind = LM_EXPR_STAR;
-    star.line = ji->line;
-    star.column = ji->column;
-    lm_select_item it = {&star, NULL};
-    lm_select ss;
-    memset(&ss, 0, sizeof ss);
-    ss.line = ji->line;
-    ss.column = ji->column;
-    ss.items = &it;
-    ss.n_items = 1;
-    ss.from = ji->name;
-    ss.from_line = ji->line;
-    ss.from_column = ji->column;
-    ss.limit = -1;
-    rc = adhoc_select(db, &ss, &r, err);
-  }
-  if (!rc)
-    rc = lm_batch_concat(r->schema, r->batches, r->n_batches, out, err);
-  laminar_result_free(r);
-  return rc;
-}
-
-/* A side's rows through the step's key projection (a new reference). */
-static int adhoc_side(const lm_join_step *js, int side, lm_batch *b,
-                      lm_batch **out, lm_error *err) {
-  if (!js->n_proj[side]) {
-    *out = lm_batch_retain(b);
-    return 0;
-  }
-  return lm_project(js->proj[side], js->n_proj[side], js->side_schema[side], b,
-                    out, err);
-}
-
-/* Ad-hoc SELECT over joins: the FROM clause's joined rows (every input
- * taken as its current rows; outer joins' retractions netted) into *input
- * as one batch, and the plan over them into *plan. */
-static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
-                           laminar_result *input, lm_error *err) {
-  join_ctx jc = {db, NULL, 0, 0};
-  int rc = lm_plan_join_select(sel, join_resolve, &jc, true, 0, plan, err);
-  free(jc.nodes);
-  if (rc)
-    return rc;
-  const lm_join_plan *jp = (*plan)->join;
-  lm_batch *chain = NULL;
-  rc = adhoc_input_rows(db, &jp->inputs[0], &chain, err);
-  for (int s = 0; !rc && s < jp->n_steps; s++) {
-    const lm_join_step *js = &jp->steps[s];
-    lm_batch *right = NULL, *sides[2] = {NULL, NULL};
-    rc = adhoc_input_rows(db, &jp->inputs[s + 1], &right, err);
-    int lside = js->swapped ? 1 : 0;
-    if (!rc)
-      rc = adhoc_side(js, lside, chain, &sides[lside], err);
-    if (!rc)
-      rc = adhoc_side(js, 1 - lside, right, &sides[1 - lside], err);
-    lm_batch_release(right);
-    lm_schema *os = js->out_changelog ? with_weight(js->out_schema)
-                                      : lm_schema_retain(js->out_schema);
-    laminar_result got = {0};
-    lm_operator *j = NULL;
-    if (!rc && !os)
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    if (!rc) {
-      lm_join_spec sp;
-      join_spec(js, os, &sp);
-      if (!(j = lm_op_join_new(&sp, err))) {
-        rc = err->code ? err->code : LM_ERR_NOMEM;
-        if (err->code && !err->line)
-          join_err_at(err, js);
-      }
-    }
-    if (!rc) {
-      lm_output_cb cb = {collect, NULL, &got};
-      if (!(j->next = lm_op_output_new(cb)))
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    }
-    for (int k = 0; k < 2 && !rc; k++) {
-      lm_output_cb sc = lm_join_side(j, k);
-      rc = sc.batch(sc.ctx, sides[k], err);
-    }
-    for (int k = 0; k < 2 && !rc; k++) {
-      lm_output_cb sc = lm_join_side(j, k);
-      rc = sc.watermark(sc.ctx, INT64_MAX, err);
-    }
-    lm_pipeline_free(j);
-    lm_batch_release(sides[0]);
-    lm_batch_release(sides[1]);
-    lm_batch_release(chain);
-    chain = NULL;
-    if (!rc && js->out_changelog)
-      rc = lm_changelog_consolidate(os, got.batches, got.n_batches, false,
-                                    js->out_schema, &chain, err);
-    else if (!rc)
-      rc = lm_batch_concat(os, got.batches, got.n_batches, &chain, err);
-    for (int i = 0; i < got.n_batches; i++)
-      lm_batch_release(got.batches[i]);
-    free(got.batches);
-    lm_schema_release(os);
-  }
-  if (!rc)
-    rc = collect(input, chain, err);
-  lm_batch_release(chain);
-  return rc;
-}
-
-static int adhoc_select(laminar_db *db, const lm_select *sel,
-                        laminar_result **res, lm_error *err) {
-  char m[400];
-  lm_node *in = NULL;
-  lm_plan *jplan = NULL; /* FROM with joins: planned with its rows */
-  bool joined = lm_select_needs_join_plan(sel);
-  if (!joined && sel->from &&
-      !(in = find_input(db, sel->from, sel->from_line, sel->from_column, err)))
-    return err->code;
-  laminar_result input = {0};
-  int rc = 0;
-  lm_schema *in_schema =
-      in ? lm_schema_retain(in->table_schema) : lm_schema_new(0);
-  if (!in_schema)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  if (joined) {
-    rc = adhoc_join_rows(db, sel, &jplan, &input, err);
-  } else if (!in) {
-    /* SELECT without FROM: one row with no columns */
-    lm_batch *one = lm_batch_new(lm_schema_retain(in_schema), 1, NULL);
-    rc = one ? collect(&input, one, err)
-             : lm_err(err, LM_ERR_NOMEM, "out of memory");
-    lm_batch_release(one);
-  } else if (in->kind == LM_NODE_MVIEW) {
-    if (in->query && in->query->agg_op) {
-      lm_batch *snap = NULL;
-      rc = lm_op_aggregate_snapshot(in->query->agg_op, &snap, err);
-      if (!rc) {
-        rc = collect(&input, snap, err);
-        lm_batch_release(snap);
-      }
-    } else if (in->changelog) {
-      /* a windowed updating view: apply the changelog */
-      lm_batch *cur = NULL;
-      rc = lm_changelog_consolidate(in->schema, in->store, in->n_store, false,
-                                    in->table_schema, &cur, err);
-      if (!rc)
-        rc = collect(&input, cur, err);
-      lm_batch_release(cur);
-    } else {
-      for (int i = 0; i < in->n_store && !rc; i++)
-        rc = collect(&input, in->store[i], err);
-    }
-  } else if (in->kind == LM_NODE_TABLE) {
-    lm_batch *cur = NULL;
-    rc = lm_table_snapshot(in->table, &cur, err);
-    if (!rc)
-      rc = collect(&input, cur, err);
-    lm_batch_release(cur);
-  } else if (in->kind == LM_NODE_SOURCE) {
-    rc = replay_source(in, &input, err);
-    if (!rc && in->changelog) { /* a changelog source: its net rows */
-      lm_batch *cur = NULL;
-      rc = lm_changelog_consolidate(in->schema, input.batches, input.n_batches,
-                                    false, in->table_schema, &cur, err);
-      for (int i = 0; i < input.n_batches; i++)
-        lm_batch_release(input.batches[i]);
-      input.n_batches = 0;
-      if (!rc)
-        rc = collect(&input, cur, err);
-      lm_batch_release(cur);
-    }
-  } else {
-    snprintf(m, sizeof m,
-             "'%s' is a stream: its rows are not stored; create a "
-             "MATERIALIZED VIEW over it (or subscribe through the C API)",
-             in->name);
-    rc = pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
-  }
-  lm_plan *plan = jplan;
-  if (!rc && !plan)
-    rc = lm_plan_select(sel, in_schema, in ? in->name : NULL, &plan, err);
-  lm_schema_release(in_schema);
-  if (!rc && sel->emit != LM_EMIT_DEFAULT)
-    rc = pos_err(err, LM_ERR_BIND, sel->line, sel->column,
-                 "EMIT is only allowed in CREATE STREAM / MATERIALIZED VIEW");
-  laminar_result out = {0};
-  lm_operator *ops[5] = {0}, *agg = NULL;
-  lm_schema *topn_ws = NULL; /* Top-N: its changelog, netted below */
-  int n_ops = 0;
-  if (!rc) {
-    if (plan->where)
-      ops[n_ops++] = lm_op_filter_new(plan->where);
-    lm_output_cb no_late = {NULL, NULL, NULL};
-    if (plan->topn) {
-      if (plan->topn->where)
-        ops[n_ops++] = lm_op_filter_new(plan->topn->where);
-      ops[n_ops++] = lm_op_topn_new(plan);
-      topn_ws = with_weight(plan->out_schema);
-      ops[n_ops++] = topn_ws ? lm_op_project_weighted_new(
-                                   plan->out, plan->out_schema->n_fields,
-                                   topn_ws, plan->topn_rn_col + 1)
-                             : NULL;
-    } else if (plan->has_agg && plan->window_kind == LM_WIN_SESSION)
-      ops[n_ops++] =
-          lm_op_session_window_new(plan, LM_WEMIT_CLOSE, NULL, no_late);
-    else if (plan->has_agg && plan->window_kind != LM_WIN_NONE)
-      ops[n_ops++] =
-          lm_op_window_aggregate_new(plan, LM_WEMIT_CLOSE, NULL, no_late);
-    else if (plan->has_agg)
-      ops[n_ops++] = agg = lm_op_aggregate_new(plan, NULL, false);
-    else
-      ops[n_ops++] = lm_op_project_new(plan->out, plan->out_schema->n_fields,
-                                       plan->out_schema);
-    lm_output_cb cb = {collect, NULL, &out};
-    ops[n_ops++] = lm_op_output_new(cb);
-    for (int i = 0; i < n_ops; i++)
-      if (!ops[i])
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    for (int i = 0; !rc && i + 1 < n_ops; i++)
-      ops[i]->next = ops[i + 1];
-  }
-  for (int i = 0; !rc && i < input.n_batches; i++)
-    rc = ops[0]->vt->push(ops[0], input.batches[i], err);
-  if (!rc && plan->has_agg && plan->window_kind != LM_WIN_NONE)
-    rc = ops[0]->vt->watermark(ops[0], INT64_MAX, err); /* every window */
-  if (!rc && agg) {
-    lm_batch *snap = NULL;
-    rc = lm_op_aggregate_snapshot(agg, &snap, err);
-    if (!rc) {
-      rc = collect(&out, snap, err);
-      lm_batch_release(snap);
-    }
-  }
-  for (int i = 0; i < input.n_batches; i++)
-    lm_batch_release(input.batches[i]);
-  free(input.batches);
-  for (int i = 0; i < n_ops; i++)
-    if (ops[i])
-      ops[i]->vt->free(ops[i]);
-  lm_batch *all = NULL;
-  if (!rc && topn_ws)
-    rc = lm_changelog_consolidate(topn_ws, out.batches, out.n_batches, false,
-                                  plan->out_schema, &all, err);
-  else if (!rc)
-    rc = lm_batch_concat(plan->out_schema, out.batches, out.n_batches, &all,
-                         err);
-  lm_schema_release(topn_ws);
-  for (int i = 0; i < out.n_batches; i++)
-    lm_batch_release(out.batches[i]);
-  free(out.batches);
-  if (!rc && plan->distinct) {
-    /* DISTINCT: group by every visible column, first occurrence order */
-    int nv = plan->n_out;
-    lm_type types[256];
-    if (nv > 256)
-      nv = 256;
-    for (int c = 0; c < nv; c++)
-      types[c] = all->columns[c]->type;
-    lm_aggtable *t = lm_aggtable_new(nv, types, 0, NULL);
-    uint32_t *g = malloc(sizeof(uint32_t) * (size_t)(all->num_rows + 1));
-    int32_t *firsts = malloc(sizeof(int32_t) * (size_t)(all->num_rows + 1));
-    if (!t || !g || !firsts)
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    else
-      rc = lm_aggtable_lookup(t, all->columns, NULL, all->num_rows, g, err);
-    if (!rc) {
-      int64_t k = 0, seen = 0;
-      for (int64_t i = 0; i < all->num_rows; i++)
-        if (g[i] == seen) {
-          firsts[k++] = (int32_t)i;
-          seen++;
-        }
-      lm_batch *d = lm_batch_take(all, firsts, k);
-      lm_batch_release(all);
-      all = d;
-      if (!all)
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    }
-    lm_aggtable_free(t);
-    free(g);
-    free(firsts);
-  }
-  lm_batch *sorted = NULL;
-  if (!rc)
-    rc = lm_batch_sort(all, plan->sort, plan->n_sort, plan->offset, plan->limit,
-                       &sorted, err);
-  lm_batch_release(all);
-  if (!rc) {
-    /* drop hidden sort columns */
-    int nv = plan->n_out;
-    lm_schema *vs = lm_schema_new(nv);
-    lm_array **cols = calloc((size_t)nv + 1, sizeof *cols);
-    if (!vs || !cols) {
-      lm_schema_release(vs);
-      free(cols);
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    } else {
-      for (int c = 0; c < nv; c++) {
-        const lm_field *f = &plan->out_schema->fields[c];
-        lm_schema_set_field(vs, c, f->name, f->type, f->nullable);
-        cols[c] = lm_array_retain(sorted->columns[c]);
-      }
-      lm_batch *vb = lm_batch_new(lm_schema_retain(vs), sorted->num_rows, cols);
-      free(cols);
-      lm_batch **arr = malloc(sizeof *arr);
-      if (!vb || !arr) {
-        lm_batch_release(vb);
-        free(arr);
-        lm_schema_release(vs);
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      } else {
-        arr[0] = vb;
-        *res = lm_result_new(vs, arr, 1);
-        if (!*res)
-          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      }
-    }
-  }
-  lm_batch_release(sorted);
-  lm_plan_free(plan);
-  return rc;
 }
 
 /* ---------------------------------------------------------- SHOW, DESC */
@@ -2617,7 +2251,7 @@ static int describe(laminar_db *db, const lm_stmt *st, laminar_result **res,
     char m[300];
     snprintf(m, sizeof m, "no source, stream, view or sink named '%s'",
              st->name);
-    return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+    return lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
   const char *names[3] = {"column_name", "data_type", "nullable"};
   int rows = s->n_fields > 1024 ? 1024 : s->n_fields;
@@ -2668,7 +2302,7 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
   case LM_STMT_SELECT:
     if ((rc = lm_engine_drain(db, err)))
       return rc;
-    return adhoc_select(db, st->select, res, err);
+    return lm_engine_select(db, st->select, res, err);
   }
   return lm_err(err, LM_ERR_GENERIC, "unknown statement");
 }

@@ -207,6 +207,45 @@ void lm_engine_free(laminar_db *db);
  * every query (EMIT PERIODICALLY). */
 int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err);
 
+/* ------------------------------ shared by engine.c and select.c
+ *
+ * lm_engine_select: runs an ad-hoc SELECT (api/select.c) over the current
+ * rows of views, tables and bounded sources; *res gets one batch (caller
+ * frees with laminar_result_free). Errors: LM_ERR_NOTFOUND / LM_ERR_BIND
+ * with the SQL line:column, LM_ERR_NOMEM, and any evaluation error.
+ * lm_engine_find_input: the node named `name`, or NULL with
+ * LM_ERR_NOTFOUND at line:column in *err. lm_engine_open_reader: a new
+ * reader of connector source s (caller frees it). lm_engine_with_weight:
+ * a new schema, s plus a non-null INT64 "__weight" (NULL on no memory).
+ * lm_engine_pos_err: sets *err (at line:col when line > 0), returns code.
+ * lm_engine_join_resolve: the lm_plan_join_select resolver; ctx is an
+ * lm_join_ctx whose nodes[] collects the inputs in the binder's order
+ * (caller frees nodes). lm_engine_join_spec: the exec spec of a planned
+ * step (out_schema includes __weight when the step emits a changelog).
+ * lm_engine_join_err_at: prefixes an operator error with the JOIN's
+ * line:column. */
+typedef struct lm_join_ctx {
+  laminar_db *db;
+  lm_node **nodes;
+  int n, cap;
+} lm_join_ctx;
+typedef struct lm_join_step lm_join_step;
+typedef struct lm_join_spec lm_join_spec;
+typedef struct lm_rel_info lm_rel_info;
+int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
+                     lm_error *err);
+lm_node *lm_engine_find_input(laminar_db *db, const char *name, int line,
+                              int column, lm_error *err);
+int lm_engine_open_reader(lm_node *s, lm_source_reader **out, lm_error *err);
+lm_schema *lm_engine_with_weight(lm_schema *s);
+int lm_engine_pos_err(lm_error *err, int code, int line, int col,
+                      const char *msg);
+int lm_engine_join_resolve(void *ctx, const char *name, int line, int col,
+                           lm_rel_info *out, lm_error *err);
+void lm_engine_join_spec(const lm_join_step *st, lm_schema *out_schema,
+                         lm_join_spec *sp);
+void lm_engine_join_err_at(lm_error *err, const lm_join_step *js);
+
 /* ------------------------------------ partitions (api/source_parts.c)
  *
  * lm_parts_push: drops the late rows of batch b, which came from partition

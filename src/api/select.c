@@ -1,0 +1,396 @@
+/*
+ * Ad-hoc SELECT (DESIGN.md, "Ad-hoc queries"): a query over the current
+ * rows of views, tables and bounded sources, run once to completion
+ * through the same operators as continuous queries.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/engine.h"
+#include "exec/lm_join.h"
+
+/* -------------------------------------------------------------- SELECT */
+
+static int collect(void *ctx, lm_batch *b, lm_error *err) {
+  laminar_result *r = ctx; /* used as a plain batch list here */
+  void *n =
+      realloc(r->batches, sizeof(lm_batch *) * (size_t)(r->n_batches + 1));
+  if (!n)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  r->batches = n;
+  r->batches[r->n_batches++] = lm_batch_retain(b);
+  return 0;
+}
+
+/* Reads a replayable source from the beginning (ad-hoc SELECT over a
+ * bounded file or generator source). */
+static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
+  if (!s->connector)
+    return lm_err(err, LM_ERR_BIND,
+                  "source '%s' has no stored rows: query a materialized view "
+                  "over it, or subscribe to a stream",
+                  s->name);
+  lm_source_reader *r = NULL;
+  int rc = lm_engine_open_reader(s, &r, err);
+  if (rc)
+    return rc;
+  if (r->unbounded) {
+    r->free(r);
+    return lm_err(err, LM_ERR_BIND,
+                  "source '%s' is unbounded: query a materialized view over "
+                  "it instead",
+                  s->name);
+  }
+  for (;;) {
+    lm_batch *b = NULL;
+    bool eof = false;
+    if ((rc = r->poll(r, &b, &eof, err)))
+      break;
+    if (b) {
+      rc = collect(into, b, err);
+      lm_batch_release(b);
+      if (rc)
+        break;
+      continue;
+    }
+    if (eof)
+      break;
+  }
+  r->free(r);
+  return rc;
+}
+
+/* The rows of one ad-hoc join input: SELECT * FROM name, or the
+ * subquery, as one batch (*out, a new reference). */
+static int adhoc_input_rows(laminar_db *db, const lm_join_input *ji,
+                            lm_batch **out, lm_error *err) {
+  laminar_result *r = NULL;
+  int rc;
+  if (ji->subquery) {
+    rc = lm_engine_select(db, ji->subquery, &r, err);
+  } else {
+    lm_expr star;
+    memset(&star, 0, sizeof star);
+    star.kind = LM_EXPR_STAR;
+    star.line = ji->line;
+    star.column = ji->column;
+    lm_select_item it = {&star, NULL};
+    lm_select ss;
+    memset(&ss, 0, sizeof ss);
+    ss.line = ji->line;
+    ss.column = ji->column;
+    ss.items = &it;
+    ss.n_items = 1;
+    ss.from = ji->name;
+    ss.from_line = ji->line;
+    ss.from_column = ji->column;
+    ss.limit = -1;
+    rc = lm_engine_select(db, &ss, &r, err);
+  }
+  if (!rc)
+    rc = lm_batch_concat(r->schema, r->batches, r->n_batches, out, err);
+  laminar_result_free(r);
+  return rc;
+}
+
+/* A side's rows through the step's key projection (a new reference). */
+static int adhoc_side(const lm_join_step *js, int side, lm_batch *b,
+                      lm_batch **out, lm_error *err) {
+  if (!js->n_proj[side]) {
+    *out = lm_batch_retain(b);
+    return 0;
+  }
+  return lm_project(js->proj[side], js->n_proj[side], js->side_schema[side], b,
+                    out, err);
+}
+
+/* Ad-hoc SELECT over joins: the FROM clause's joined rows (every input
+ * taken as its current rows; outer joins' retractions netted) into *input
+ * as one batch, and the plan over them into *plan. */
+static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
+                           laminar_result *input, lm_error *err) {
+  lm_join_ctx jc = {db, NULL, 0, 0};
+  int rc =
+      lm_plan_join_select(sel, lm_engine_join_resolve, &jc, true, 0, plan, err);
+  free(jc.nodes);
+  if (rc)
+    return rc;
+  const lm_join_plan *jp = (*plan)->join;
+  lm_batch *chain = NULL;
+  rc = adhoc_input_rows(db, &jp->inputs[0], &chain, err);
+  for (int s = 0; !rc && s < jp->n_steps; s++) {
+    const lm_join_step *js = &jp->steps[s];
+    lm_batch *right = NULL, *sides[2] = {NULL, NULL};
+    rc = adhoc_input_rows(db, &jp->inputs[s + 1], &right, err);
+    int lside = js->swapped ? 1 : 0;
+    if (!rc)
+      rc = adhoc_side(js, lside, chain, &sides[lside], err);
+    if (!rc)
+      rc = adhoc_side(js, 1 - lside, right, &sides[1 - lside], err);
+    lm_batch_release(right);
+    lm_schema *os = js->out_changelog ? lm_engine_with_weight(js->out_schema)
+                                      : lm_schema_retain(js->out_schema);
+    laminar_result got = {0};
+    lm_operator *j = NULL;
+    if (!rc && !os)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    if (!rc) {
+      lm_join_spec sp;
+      lm_engine_join_spec(js, os, &sp);
+      if (!(j = lm_op_join_new(&sp, err))) {
+        rc = err->code ? err->code : LM_ERR_NOMEM;
+        if (err->code && !err->line)
+          lm_engine_join_err_at(err, js);
+      }
+    }
+    if (!rc) {
+      lm_output_cb cb = {collect, NULL, &got};
+      if (!(j->next = lm_op_output_new(cb)))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 0; k < 2 && !rc; k++) {
+      lm_output_cb sc = lm_join_side(j, k);
+      rc = sc.batch(sc.ctx, sides[k], err);
+    }
+    for (int k = 0; k < 2 && !rc; k++) {
+      lm_output_cb sc = lm_join_side(j, k);
+      rc = sc.watermark(sc.ctx, INT64_MAX, err);
+    }
+    lm_pipeline_free(j);
+    lm_batch_release(sides[0]);
+    lm_batch_release(sides[1]);
+    lm_batch_release(chain);
+    chain = NULL;
+    if (!rc && js->out_changelog)
+      rc = lm_changelog_consolidate(os, got.batches, got.n_batches, false,
+                                    js->out_schema, &chain, err);
+    else if (!rc)
+      rc = lm_batch_concat(os, got.batches, got.n_batches, &chain, err);
+    for (int i = 0; i < got.n_batches; i++)
+      lm_batch_release(got.batches[i]);
+    free(got.batches);
+    lm_schema_release(os);
+  }
+  if (!rc)
+    rc = collect(input, chain, err);
+  lm_batch_release(chain);
+  return rc;
+}
+
+int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
+                     lm_error *err) {
+  char m[400];
+  lm_node *in = NULL;
+  lm_plan *jplan = NULL; /* FROM with joins: planned with its rows */
+  bool joined = lm_select_needs_join_plan(sel);
+  if (!joined && sel->from &&
+      !(in = lm_engine_find_input(db, sel->from, sel->from_line,
+                                  sel->from_column, err)))
+    return err->code;
+  laminar_result input = {0};
+  int rc = 0;
+  lm_schema *in_schema =
+      in ? lm_schema_retain(in->table_schema) : lm_schema_new(0);
+  if (!in_schema)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (joined) {
+    rc = adhoc_join_rows(db, sel, &jplan, &input, err);
+  } else if (!in) {
+    /* SELECT without FROM: one row with no columns */
+    lm_batch *one = lm_batch_new(lm_schema_retain(in_schema), 1, NULL);
+    rc = one ? collect(&input, one, err)
+             : lm_err(err, LM_ERR_NOMEM, "out of memory");
+    lm_batch_release(one);
+  } else if (in->kind == LM_NODE_MVIEW) {
+    if (in->query && in->query->agg_op) {
+      lm_batch *snap = NULL;
+      rc = lm_op_aggregate_snapshot(in->query->agg_op, &snap, err);
+      if (!rc) {
+        rc = collect(&input, snap, err);
+        lm_batch_release(snap);
+      }
+    } else if (in->changelog) {
+      /* a windowed updating view: apply the changelog */
+      lm_batch *cur = NULL;
+      rc = lm_changelog_consolidate(in->schema, in->store, in->n_store, false,
+                                    in->table_schema, &cur, err);
+      if (!rc)
+        rc = collect(&input, cur, err);
+      lm_batch_release(cur);
+    } else {
+      for (int i = 0; i < in->n_store && !rc; i++)
+        rc = collect(&input, in->store[i], err);
+    }
+  } else if (in->kind == LM_NODE_TABLE) {
+    lm_batch *cur = NULL;
+    rc = lm_table_snapshot(in->table, &cur, err);
+    if (!rc)
+      rc = collect(&input, cur, err);
+    lm_batch_release(cur);
+  } else if (in->kind == LM_NODE_SOURCE) {
+    rc = replay_source(in, &input, err);
+    if (!rc && in->changelog) { /* a changelog source: its net rows */
+      lm_batch *cur = NULL;
+      rc = lm_changelog_consolidate(in->schema, input.batches, input.n_batches,
+                                    false, in->table_schema, &cur, err);
+      for (int i = 0; i < input.n_batches; i++)
+        lm_batch_release(input.batches[i]);
+      input.n_batches = 0;
+      if (!rc)
+        rc = collect(&input, cur, err);
+      lm_batch_release(cur);
+    }
+  } else {
+    snprintf(m, sizeof m,
+             "'%s' is a stream: its rows are not stored; create a "
+             "MATERIALIZED VIEW over it (or subscribe through the C API)",
+             in->name);
+    rc = lm_engine_pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
+                           m);
+  }
+  lm_plan *plan = jplan;
+  if (!rc && !plan)
+    rc = lm_plan_select(sel, in_schema, in ? in->name : NULL, &plan, err);
+  lm_schema_release(in_schema);
+  if (!rc && sel->emit != LM_EMIT_DEFAULT)
+    rc = lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->line, sel->column,
+        "EMIT is only allowed in CREATE STREAM / MATERIALIZED VIEW");
+  laminar_result out = {0};
+  lm_operator *ops[5] = {0}, *agg = NULL;
+  lm_schema *topn_ws = NULL; /* Top-N: its changelog, netted below */
+  int n_ops = 0;
+  if (!rc) {
+    if (plan->where)
+      ops[n_ops++] = lm_op_filter_new(plan->where);
+    lm_output_cb no_late = {NULL, NULL, NULL};
+    if (plan->topn) {
+      if (plan->topn->where)
+        ops[n_ops++] = lm_op_filter_new(plan->topn->where);
+      ops[n_ops++] = lm_op_topn_new(plan);
+      topn_ws = lm_engine_with_weight(plan->out_schema);
+      ops[n_ops++] = topn_ws ? lm_op_project_weighted_new(
+                                   plan->out, plan->out_schema->n_fields,
+                                   topn_ws, plan->topn_rn_col + 1)
+                             : NULL;
+    } else if (plan->has_agg && plan->window_kind == LM_WIN_SESSION)
+      ops[n_ops++] =
+          lm_op_session_window_new(plan, LM_WEMIT_CLOSE, NULL, no_late);
+    else if (plan->has_agg && plan->window_kind != LM_WIN_NONE)
+      ops[n_ops++] =
+          lm_op_window_aggregate_new(plan, LM_WEMIT_CLOSE, NULL, no_late);
+    else if (plan->has_agg)
+      ops[n_ops++] = agg = lm_op_aggregate_new(plan, NULL, false);
+    else
+      ops[n_ops++] = lm_op_project_new(plan->out, plan->out_schema->n_fields,
+                                       plan->out_schema);
+    lm_output_cb cb = {collect, NULL, &out};
+    ops[n_ops++] = lm_op_output_new(cb);
+    for (int i = 0; i < n_ops; i++)
+      if (!ops[i])
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (int i = 0; !rc && i + 1 < n_ops; i++)
+      ops[i]->next = ops[i + 1];
+  }
+  for (int i = 0; !rc && i < input.n_batches; i++)
+    rc = ops[0]->vt->push(ops[0], input.batches[i], err);
+  if (!rc && plan->has_agg && plan->window_kind != LM_WIN_NONE)
+    rc = ops[0]->vt->watermark(ops[0], INT64_MAX, err); /* every window */
+  if (!rc && agg) {
+    lm_batch *snap = NULL;
+    rc = lm_op_aggregate_snapshot(agg, &snap, err);
+    if (!rc) {
+      rc = collect(&out, snap, err);
+      lm_batch_release(snap);
+    }
+  }
+  for (int i = 0; i < input.n_batches; i++)
+    lm_batch_release(input.batches[i]);
+  free(input.batches);
+  for (int i = 0; i < n_ops; i++)
+    if (ops[i])
+      ops[i]->vt->free(ops[i]);
+  lm_batch *all = NULL;
+  if (!rc && topn_ws)
+    rc = lm_changelog_consolidate(topn_ws, out.batches, out.n_batches, false,
+                                  plan->out_schema, &all, err);
+  else if (!rc)
+    rc = lm_batch_concat(plan->out_schema, out.batches, out.n_batches, &all,
+                         err);
+  lm_schema_release(topn_ws);
+  for (int i = 0; i < out.n_batches; i++)
+    lm_batch_release(out.batches[i]);
+  free(out.batches);
+  if (!rc && plan->distinct) {
+    /* DISTINCT: group by every visible column, first occurrence order */
+    int nv = plan->n_out;
+    lm_type types[256];
+    if (nv > 256)
+      nv = 256;
+    for (int c = 0; c < nv; c++)
+      types[c] = all->columns[c]->type;
+    lm_aggtable *t = lm_aggtable_new(nv, types, 0, NULL);
+    uint32_t *g = malloc(sizeof(uint32_t) * (size_t)(all->num_rows + 1));
+    int32_t *firsts = malloc(sizeof(int32_t) * (size_t)(all->num_rows + 1));
+    if (!t || !g || !firsts)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    else
+      rc = lm_aggtable_lookup(t, all->columns, NULL, all->num_rows, g, err);
+    if (!rc) {
+      int64_t k = 0, seen = 0;
+      for (int64_t i = 0; i < all->num_rows; i++)
+        if (g[i] == seen) {
+          firsts[k++] = (int32_t)i;
+          seen++;
+        }
+      lm_batch *d = lm_batch_take(all, firsts, k);
+      lm_batch_release(all);
+      all = d;
+      if (!all)
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    lm_aggtable_free(t);
+    free(g);
+    free(firsts);
+  }
+  lm_batch *sorted = NULL;
+  if (!rc)
+    rc = lm_batch_sort(all, plan->sort, plan->n_sort, plan->offset, plan->limit,
+                       &sorted, err);
+  lm_batch_release(all);
+  if (!rc) {
+    /* drop hidden sort columns */
+    int nv = plan->n_out;
+    lm_schema *vs = lm_schema_new(nv);
+    lm_array **cols = calloc((size_t)nv + 1, sizeof *cols);
+    if (!vs || !cols) {
+      lm_schema_release(vs);
+      free(cols);
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    } else {
+      for (int c = 0; c < nv; c++) {
+        const lm_field *f = &plan->out_schema->fields[c];
+        lm_schema_set_field(vs, c, f->name, f->type, f->nullable);
+        cols[c] = lm_array_retain(sorted->columns[c]);
+      }
+      lm_batch *vb = lm_batch_new(lm_schema_retain(vs), sorted->num_rows, cols);
+      free(cols);
+      lm_batch **arr = malloc(sizeof *arr);
+      if (!vb || !arr) {
+        lm_batch_release(vb);
+        free(arr);
+        lm_schema_release(vs);
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      } else {
+        arr[0] = vb;
+        *res = lm_result_new(vs, arr, 1);
+        if (!*res)
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      }
+    }
+  }
+  lm_batch_release(sorted);
+  lm_plan_free(plan);
+  return rc;
+}
