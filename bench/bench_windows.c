@@ -26,9 +26,13 @@
  * batch. Both sides' totals (rows emitted, SUM(COUNT), SUM(SUM)) are printed
  * and COUNT/SUM totals checked equal.
  *
- * Usage: bench_windows [events=8000000] [repetitions=3] [-s] [-b] [q=NAME]
- *        [k=KEYS]
+ * Usage: bench_windows [events=8000000] [repetitions=3] [-s] [-b] [-c]
+ *        [q=NAME] [k=KEYS]
  *   -s  VARCHAR keys only; -b BIGINT keys only (default: both);
+ *   -c  the source is a changelog (a trailing __weight BIGINT, every row
+ *       +1; the column is appended to each batch inside the timed run):
+ *       the windows' retractable states (for session: the changelog
+ *       session operator, op_session_changelog.c);
  *   q=tumble|hop|session  that query only; k=1000|1000000  that key count.
  * Prints a markdown table (best repetition) and a `result` line per case.
  * Not a test: timings vary.
@@ -345,16 +349,19 @@ static void reference(const dataset *d, int q, totals *tot) {
 
 /* --------------------------------------------------------------- the engine */
 
+static bool g_changelog; /* -c */
+
 static int engine(const dataset *d, int q, totals *tot) {
   memset(tot, 0, sizeof *tot);
   char sql[2048];
   snprintf(sql, sizeof sql,
            "CREATE SOURCE ev (k %s NOT NULL, v BIGINT NOT NULL,"
-           " ts TIMESTAMP NOT NULL,"
+           " ts TIMESTAMP NOT NULL,%s"
            " WATERMARK FOR ts AS ts - INTERVAL '100' MILLISECOND);"
            "CREATE STREAM out AS SELECT k, %s AS w, COUNT(*) AS c,"
            " SUM(v) AS s FROM ev GROUP BY k, %s EMIT ON WINDOW CLOSE;",
-           d->str ? "VARCHAR" : "BIGINT", QWIN[q], QWIN[q]);
+           d->str ? "VARCHAR" : "BIGINT",
+           g_changelog ? " __weight BIGINT NOT NULL," : "", QWIN[q], QWIN[q]);
   laminar_db *db;
   laminar_error lerr;
   laminar_subscription *sub;
@@ -368,8 +375,28 @@ static int engine(const dataset *d, int q, totals *tot) {
   lm_err_clear(&err);
   int ci = -1, si = -1;
   for (int b = 0; b <= d->nb; b++) {
-    if (b < d->nb ? lm_engine_push(db, src, d->batches[b], &err)
-                  : laminar_end_source(db, "ev", (laminar_error *)&err)) {
+    lm_batch *in = b < d->nb ? d->batches[b] : NULL, *wb = NULL;
+    if (in && g_changelog) { /* + __weight = 1 */
+      int nc = in->num_columns;
+      lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+      lm_builder wbld;
+      if (!cols ||
+          lm_builder_init(&wbld, lm_type_make(LM_TYPE_INT64), in->num_rows))
+        return 1;
+      for (int64_t r = 0; r < in->num_rows; r++)
+        lm_builder_append_int(&wbld, 1);
+      lm_builder_finish(&wbld, &cols[nc]);
+      lm_builder_free(&wbld);
+      for (int c = 0; c < nc; c++)
+        cols[c] = lm_array_retain(in->columns[c]);
+      wb = lm_batch_new(lm_schema_retain(src->schema), in->num_rows, cols);
+      free(cols);
+      in = wb;
+    }
+    int prc = in ? lm_engine_push(db, src, in, &err)
+                 : laminar_end_source(db, "ev", (laminar_error *)&err);
+    lm_batch_release(wb);
+    if (prc) {
       fprintf(stderr, "%s\n", err.msg);
       return 1;
     }
@@ -413,6 +440,8 @@ int main(int argc, char **argv) {
       do_int = false, do_str = true;
     else if (!strcmp(argv[i], "-b"))
       do_str = false, do_int = true;
+    else if (!strcmp(argv[i], "-c"))
+      g_changelog = true;
     else if (pos++ == 0)
       n = atoll(argv[i]);
     else

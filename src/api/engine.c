@@ -14,6 +14,9 @@ static const char *kind_name(lm_node_kind k) {
 }
 
 lm_node *lm_engine_find(laminar_db *db, const char *name) {
+  for (int i = db->n_temps - 1; i >= 0; i--) /* WITH queries (setop.c) */
+    if (!lm_strcasecmp(db->temps[i]->name, name))
+      return db->temps[i];
   for (int i = 0; i < db->n_nodes; i++)
     if (!lm_strcasecmp(db->nodes[i]->name, name))
       return db->nodes[i];
@@ -128,8 +131,7 @@ static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
   for (int i = 0; i < n->n_queries; i++) {
     lm_query *q = n->queries[i];
     lm_operator *h = query_head(n, i);
-    h->rows_in += b->num_rows;
-    if ((rc = h->vt->push(h, b, err))) {
+    if ((rc = lm_operator_push(h, b, err))) {
       if (q->output)
         context(err, kind_name(q->output->kind), q->output->name);
       return rc;
@@ -146,7 +148,7 @@ int lm_engine_watermark(laminar_db *db, lm_node *n, int64_t wm, lm_error *err) {
   for (int i = 0; i < n->n_queries; i++) {
     lm_query *q = n->queries[i];
     lm_operator *h = query_head(n, i);
-    int rc = h->vt->watermark(h, wm, err);
+    int rc = lm_operator_watermark(h, wm, err);
     if (rc) {
       if (q->output)
         context(err, kind_name(q->output->kind), q->output->name);
@@ -179,6 +181,50 @@ static bool same_columns(const lm_schema *a, const lm_schema *b) {
 static int late_batch(void *ctx, lm_batch *b, lm_error *err) {
   lm_query *q = ctx;
   return q->late_to ? node_emit(q->db, q->late_to, b, err) : 0;
+}
+
+/* The late rows of one input of an interval join (ctx: its lm_join_late):
+ * padded with NULL columns of the other input to the late stream's
+ * schema. */
+static int join_late_batch(void *ctx, lm_batch *b, lm_error *err) {
+  const struct lm_join_late *jl = ctx;
+  lm_query *q = jl->q;
+  if (!q->late_to || !b->num_rows)
+    return 0;
+  const lm_schema *ls = q->late_to->table_schema;
+  int n0 = q->ins[0].node->table_schema->n_fields;
+  int off = jl->input ? n0 : 0;
+  int nb = q->ins[jl->input].node->table_schema->n_fields;
+  lm_array **cols = calloc((size_t)ls->n_fields + 1, sizeof *cols);
+  int rc = cols ? 0 : LM_ERR_NOMEM;
+  for (int c = 0; c < ls->n_fields && !rc; c++) {
+    if (c >= off && c < off + nb && c - off < b->num_columns) {
+      cols[c] = lm_array_retain(b->columns[c - off]);
+      continue;
+    }
+    lm_builder nb_;
+    if (lm_builder_init(&nb_, ls->fields[c].type, b->num_rows)) {
+      rc = LM_ERR_NOMEM;
+      break;
+    }
+    for (int64_t r = 0; r < b->num_rows; r++)
+      lm_builder_append_null(&nb_);
+    if (lm_builder_finish(&nb_, &cols[c]))
+      rc = LM_ERR_NOMEM;
+    lm_builder_free(&nb_);
+  }
+  lm_batch *out = NULL;
+  if (!rc)
+    out = lm_batch_new(lm_schema_retain((lm_schema *)ls), b->num_rows, cols);
+  else if (cols)
+    for (int c = 0; c < ls->n_fields; c++)
+      lm_array_release(cols[c]);
+  free(cols);
+  if (!out)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  rc = node_emit(q->db, q->late_to, out, err);
+  lm_batch_release(out);
+  return rc;
 }
 
 int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err) {
@@ -631,19 +677,18 @@ static int replay_into(lm_node *src, lm_query *q, lm_operator *head,
     }
     lm_batch_release(b);
     if (!rc && f) {
-      head->rows_in += f->num_rows;
-      rc = head->vt->push(head, f, err);
+      rc = lm_operator_push(head, f, err);
     }
     lm_batch_release(f);
     if (!rc && t.wm != INT64_MIN)
-      rc = head->vt->watermark(head, t.wm, err);
+      rc = lm_operator_watermark(head, t.wm, err);
     if (rc)
       break;
   }
   r->free(r);
   lm_parts_free(&parts);
   if (!rc)
-    rc = head->vt->watermark(head, INT64_MAX, err);
+    rc = lm_operator_watermark(head, INT64_MAX, err);
   if (rc)
     context(err, kind_name(q->output->kind), q->output->name);
   return rc;
@@ -694,8 +739,7 @@ static int seed_from_state(lm_node *in, lm_operator *head, lm_error *err) {
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   free(cols);
-  head->rows_in += rows;
-  rc = head->vt->push(head, b, err);
+  rc = lm_operator_push(head, b, err);
   lm_batch_release(b);
   return rc;
 }
@@ -710,18 +754,8 @@ static int plan_changelog_input(lm_plan *plan, const lm_node *in,
   plan->changelog_input = true;
   plan->weight_col = in->table_schema->n_fields;
   /* TUMBLE/HOP/CUMULATE take retractions (pane states are retractable);
-   * a retraction can split a SESSION, which the session operator does not
-   * do yet */
-  if (plan->has_agg && plan->window_kind == LM_WIN_SESSION) {
-    snprintf(m, sizeof m,
-             "'%s' is an updating (changelog) %s: SESSION windows over a "
-             "changelog are not supported yet (a retraction can split a "
-             "session); use TUMBLE, HOP or CUMULATE, or window its "
-             "append-only input",
-             in->name, in->kind == LM_NODE_SOURCE ? "source" : "result");
-    return lm_engine_pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
-                             m);
-  }
+   * SESSION recomputes a key's sessions from its live times
+   * (op_session_changelog.c), so a retraction can split one */
   for (int a = 0; a < plan->n_aggs; a++)
     if (plan->aggs[a].kind == LM_AGG_APPROX_DISTINCT) {
       snprintf(m, sizeof m,
@@ -784,6 +818,7 @@ void lm_engine_join_spec(const lm_join_step *st, lm_schema *out_schema,
     sp->side[s].n_keys = st->n_keys;
     sp->side[s].keys = st->keys[s];
     sp->side[s].time_col = st->time_col[s];
+    sp->side[s].pruned = st->pruned[s];
   }
   sp->residual = st->residual;
   sp->lo_us = st->lo_us;
@@ -1009,8 +1044,14 @@ static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
     }
     lm_node *in = nodes[(*ni)++];
     if (in->kind == LM_NODE_SOURCE && in->wm_col >= 0) {
-      lm_operator *lf = lm_op_late_filter_new(in->wm_col, in->wm_delay,
-                                              in->wm_skew, 0, no_late);
+      /* LATE DATA TO (an interval join of two sources): its late rows */
+      lm_output_cb lcb = no_late;
+      if (q->late_to && plan == q->plan && i < 2) {
+        q->join_late[i] = (struct lm_join_late){q, i};
+        lcb = (lm_output_cb){join_late_batch, NULL, &q->join_late[i]};
+      }
+      lm_operator *lf =
+          lm_op_late_filter_new(in->wm_col, in->wm_delay, in->wm_skew, 0, lcb);
       if (!lf) {
         lm_pipeline_free(head);
         return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1038,6 +1079,25 @@ static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
  * column carrying event time (-1 = none), mapped through the plan to the
  * node's time column. The caller sets q->input and builds the pipeline.
  * LM_ERR_NOMEM (err set). */
+/* A stream or view cannot have two columns of one name (PostgreSQL's
+ * CREATE VIEW: `column "x" specified more than once`), e.g. SELECT * over
+ * a join of two relations with an `id`: LM_ERR_BIND at the SELECT. */
+static int unique_columns(const lm_plan *plan, const lm_select *sel,
+                          lm_error *err) {
+  const lm_schema *s = plan->out_schema;
+  for (int i = 0; i < s->n_fields; i++)
+    for (int j = 0; j < i; j++)
+      if (!lm_strcasecmp(s->fields[i].name, s->fields[j].name)) {
+        char m[300];
+        snprintf(m, sizeof m,
+                 "column \"%.100s\" specified more than once (name the "
+                 "columns of a join with AS, or list them instead of *)",
+                 s->fields[i].name);
+        return lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column, m);
+      }
+  return 0;
+}
+
 static int new_query_node(laminar_db *db, const lm_stmt *st, lm_node_kind kind,
                           lm_plan *plan, bool changelog, int in_time_col,
                           lm_node **out_n, lm_query **out_q, lm_error *err) {
@@ -1069,6 +1129,72 @@ static int new_query_node(laminar_db *db, const lm_stmt *st, lm_node_kind kind,
   return 0;
 }
 
+/* LATE DATA TO name over a join: accepted for an interval join of two
+ * sources with a WATERMARK (the join's own inputs, no subquery); the late
+ * rows of either go to the stream `name` of columns [input 0's...,
+ * input 1's...] (a name of input 1 already used by input 0 is qualified
+ * as qual_name), created here unless it exists with those columns. */
+static int join_late_stream(laminar_db *db, const lm_select *sel,
+                            const lm_plan *plan, lm_node *const *nodes,
+                            int n_nodes, lm_node **out, lm_error *err) {
+  const lm_join_plan *jp = plan->join;
+  *out = NULL;
+  if (!jp || jp->n_steps != 1 || jp->steps[0].algo != LM_PJOIN_INTERVAL ||
+      n_nodes != 2 || jp->inputs[0].sub || jp->inputs[1].sub ||
+      nodes[0]->kind != LM_NODE_SOURCE || nodes[1]->kind != LM_NODE_SOURCE ||
+      nodes[0]->wm_col < 0 || nodes[1]->wm_col < 0)
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->late_line, sel->late_column,
+        "LATE DATA TO over a join needs an interval join (a time bound in "
+        "ON) of two sources with a WATERMARK");
+  const lm_schema *a = nodes[0]->table_schema, *b = nodes[1]->table_schema;
+  lm_schema *ls = lm_schema_new(a->n_fields + b->n_fields);
+  if (!ls)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int c = 0; c < a->n_fields; c++)
+    lm_schema_set_field(ls, c, a->fields[c].name, a->fields[c].type, true);
+  for (int c = 0; c < b->n_fields; c++) {
+    char nm[300];
+    bool clash = lm_schema_find(a, b->fields[c].name) >= 0;
+    snprintf(nm, sizeof nm, "%s%s%s", clash ? jp->inputs[1].qual : "",
+             clash ? "_" : "", b->fields[c].name);
+    lm_schema_set_field(ls, a->n_fields + c, nm, b->fields[c].type, true);
+  }
+  lm_node *lt = lm_engine_find(db, sel->late_data_to);
+  if (lt) {
+    bool ok = lt->late_target && same_columns(lt->schema, ls);
+    lm_schema_release(ls);
+    if (!ok)
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, sel->late_line, sel->late_column,
+          "LATE DATA TO names an existing object that is not a "
+          "late-row stream of the same columns");
+    *out = lt;
+    return 0;
+  }
+  lt = calloc(1, sizeof *lt);
+  void *nn =
+      lt ? realloc(db->nodes, sizeof(*db->nodes) * (size_t)(db->n_nodes + 1))
+         : NULL;
+  if (!nn) {
+    free(lt);
+    lm_schema_release(ls);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  db->nodes = nn;
+  lt->kind = LM_NODE_STREAM;
+  lt->name = lm_strdup(sel->late_data_to);
+  lt->sql = lm_strdup("");
+  lt->wm = INT64_MIN;
+  lt->wm_col = -1;
+  lt->late_target = true;
+  lt->schema = lm_schema_retain(ls);
+  lt->table_schema = ls;
+  db->nodes[db->n_nodes++] = lt;
+  *out = lt;
+  return 0;
+}
+
 static int create_join_query(laminar_db *db, const lm_stmt *st,
                              lm_node_kind kind, lm_error *err) {
   const lm_select *sel = st->select;
@@ -1085,9 +1211,6 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
         err, LM_ERR_BIND, sel->line, sel->column,
         "SELECT DISTINCT is not supported in a continuous query "
         "yet (use GROUP BY)");
-  if (sel->late_data_to)
-    return lm_engine_pos_err(err, LM_ERR_BIND, sel->late_line, sel->late_column,
-                             "LATE DATA TO is not supported over a join yet");
   int64_t ttl = 0;
   int rc = join_ttl(st, &ttl, err);
   if (rc)
@@ -1136,10 +1259,17 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
     lm_plan_free(plan);
     return lm_engine_pos_err(err, LM_ERR_BIND, bl, bc, bad);
   }
+  if ((rc = unique_columns(plan, sel, err))) {
+    free(jc.nodes);
+    lm_plan_free(plan);
+    return rc;
+  }
+  /* an aggregate decides (a windowed one over a changelog emitting final
+   * rows is append-only); otherwise the input does */
   bool changelog =
-      (plan->has_agg &&
-       (!windowed || lm_window_changelog(plan, lm_plan_window_emit(plan)))) ||
-      plan->changelog_input;
+      plan->has_agg
+          ? !windowed || lm_window_changelog(plan, lm_plan_window_emit(plan))
+          : plan->changelog_input || plan->topn; /* Top-N retracts */
   lm_node *n = NULL;
   lm_query *q = NULL;
   if (new_query_node(db, st, kind, plan, changelog, plan->join_time_col, &n, &q,
@@ -1148,6 +1278,12 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
     return LM_ERR_NOMEM;
   }
   q->input = jc.nodes[0];
+  if (sel->late_data_to && (rc = join_late_stream(db, sel, plan, jc.nodes, jc.n,
+                                                  &q->late_to, err))) {
+    free(jc.nodes);
+    node_free(n);
+    return rc;
+  }
   lm_output_cb cb = {out_batch, out_wm, q};
   lm_output_cb late = {late_batch, NULL, q};
   lm_operator *main = NULL;
@@ -1182,8 +1318,10 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
   APPEND(db->nodes, db->n_nodes, n);
   unbounded_notices(db, st, plan);
   /* each input's rows so far: a bounded source is read again, an updating
-   * input's current rows seed the join, and its watermark applies */
-  for (int i = 0; i < q->n_ins; i++) {
+   * input's current rows seed the join, and its watermark applies. Last
+   * input first: a lookup join's table (a right input, state only) holds
+   * its rows before the left rows that meet it arrive */
+  for (int i = q->n_ins - 1; i >= 0; i--) {
     lm_node *in = q->ins[i].node;
     lm_operator *h = q->ins[i].head;
     if (in->kind == LM_NODE_SOURCE && in->connector && in->started &&
@@ -1195,7 +1333,7 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
       context(err, kind_name(n->kind), n->name);
       return rc;
     }
-    if (in->wm != INT64_MIN && (rc = h->vt->watermark(h, in->wm, err)))
+    if (in->wm != INT64_MIN && (rc = lm_operator_watermark(h, in->wm, err)))
       return rc;
   }
   return 0;
@@ -1204,6 +1342,11 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
 static int create_query_node(laminar_db *db, const lm_stmt *st,
                              lm_node_kind kind, lm_error *err) {
   const lm_select *sel = st->select;
+  if (sel->n_ctes) /* WITH: inlined as subqueries (setop.c) */
+    return lm_setop_create_with(db, st, err);
+  int crc = lm_setop_check_continuous(sel, err); /* setop.c */
+  if (crc)
+    return crc;
   if (lm_select_needs_join_plan(sel))
     return create_join_query(db, st, kind, err);
   if (st->n_options)
@@ -1238,8 +1381,30 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
         err, LM_ERR_BIND, sel->line, sel->column,
         "SELECT DISTINCT is not supported in a continuous query "
         "yet (use GROUP BY)");
+  /* window functions (OVER): an OVER operator ahead of the plan, which
+   * then reads its columns (select_over.c) */
+  lm_operator *over = NULL;
+  lm_schema *over_schema = NULL;
+  lm_select *over_sel = NULL;
+  if (lm_select_has_over(sel) && !sel->from_subquery) {
+    if (in->changelog || sel->emit || sel->late_data_to ||
+        sel->allowed_lateness_us)
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, sel->line, sel->column,
+          "a window function (OVER) over a stream needs an append-only "
+          "input and no EMIT, ALLOW LATENESS or LATE DATA TO");
+    int orc = lm_over_stream_plan(sel, in->table_schema, &over_sel,
+                                  &over_schema, &over, err);
+    if (orc)
+      return orc;
+  }
   lm_plan *plan = NULL;
-  int rc = lm_plan_select(sel, in->table_schema, in->name, &plan, err);
+  int rc = lm_plan_select(over ? over_sel : sel,
+                          over ? over_schema : in->table_schema, in->name,
+                          &plan, err);
+  lm_schema_release(over_schema);
+  if (rc && over)
+    over->vt->free(over);
   if (rc)
     return rc;
   if (in->changelog && (rc = plan_changelog_input(plan, in, sel, err))) {
@@ -1308,9 +1473,9 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   /* an updating result: an aggregate that updates its rows, or anything
    * (filters, projections) over an updating input */
   bool changelog =
-      (plan->has_agg &&
-       (!windowed || lm_window_changelog(plan, lm_plan_window_emit(plan)))) ||
-      plan->changelog_input || plan->topn; /* Top-N retracts what falls out */
+      plan->has_agg
+          ? !windowed || lm_window_changelog(plan, lm_plan_window_emit(plan))
+          : plan->changelog_input || plan->topn; /* Top-N retracts */
   lm_node *n = NULL;
   lm_query *q = NULL;
   if (new_query_node(db, st, kind, plan, changelog,
@@ -1325,8 +1490,14 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   if (!n->schema ||
       !(q->head = lm_pipeline_build_ex(plan, n->schema, changelog, cb, late,
                                        &q->agg_op, err))) {
+    if (over)
+      over->vt->free(over);
     node_free(n);
     return err && err->code ? err->code : LM_ERR_NOMEM;
+  }
+  if (over) { /* the OVER operator feeds the plan's pipeline */
+    over->next = q->head;
+    q->head = over;
   }
   if (in->kind == LM_NODE_SOURCE && in->wm_col >= 0) {
     /* per-query late rows (ALLOW LATENESS, LATE DATA TO) */
@@ -1357,7 +1528,7 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   }
   /* the input's watermark so far applies to the new query */
   if (in->wm != INT64_MIN) {
-    rc = q->head->vt->watermark(q->head, in->wm, err);
+    rc = lm_operator_watermark(q->head, in->wm, err);
     if (rc)
       return rc;
   }
@@ -1972,6 +2143,8 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
   lm_arena_init(&arena, 4096);
   lm_bexpr *pred = NULL;
   int rc = 0;
+  /* subqueries in WHERE / SET are planned and run within (select_subq.c) */
+  lm_subq_env *subq = lm_engine_subq_enter(db);
   if (st->where && !(rc = lm_bind_scalar(st->where, s, &arena, &pred, err)) &&
       pred->type.id != LM_TYPE_BOOL && pred->type.id != LM_TYPE_NULL)
     rc = lm_err_at(err, LM_ERR_BIND, st->where->line, st->where->column,
@@ -2037,6 +2210,7 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
              ? lm_table_delete(n->table, pred, &change, &count, err)
              : lm_table_update(n->table, n->name, pred, exprs, &change, &count,
                                err);
+  lm_engine_subq_leave(subq);
   if (rc && err && err->line == 0 && st->line) {
     lm_err_prefix(err, "%d:%d", st->line, st->column);
     err->line = st->line;
@@ -2299,6 +2473,8 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
     return show(db, st, res, err);
   case LM_STMT_DESCRIBE:
     return describe(db, st, res, err);
+  case LM_STMT_EXPLAIN:
+    return lm_explain(db, st, res, err);
   case LM_STMT_SELECT:
     if ((rc = lm_engine_drain(db, err)))
       return rc;

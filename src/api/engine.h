@@ -82,6 +82,13 @@ struct lm_query {
   int n_joins;
   lm_schema **owned_schemas;
   int n_owned_schemas;
+  /* LATE DATA TO over an interval join: the late rows of input i (0, 1)
+   * reach late_to padded to [input 0's columns..., input 1's columns...]
+   * (the other input's columns NULL) */
+  struct lm_join_late {
+    lm_query *q;
+    int input;
+  } join_late[2];
 };
 
 typedef struct lm_qinput {
@@ -173,6 +180,11 @@ struct laminar_db {
   int64_t now_us;
   /* rows affected by the last INSERT, UPDATE or DELETE (laminar_changes) */
   int64_t changes;
+  /* temporary relations of the running ad-hoc SELECT (api/setop.c: WITH
+   * queries and derived tables), found by lm_engine_find before the
+   * catalog, the latest first; empty between statements */
+  lm_node **temps;
+  int n_temps;
 };
 
 struct laminar_result {
@@ -234,6 +246,57 @@ typedef struct lm_join_spec lm_join_spec;
 typedef struct lm_rel_info lm_rel_info;
 int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
                      lm_error *err);
+/* Subquery expressions (select_subq.c): lm_engine_subq_enter makes the
+ * binder able to plan subqueries (expression subqueries of the SELECT
+ * planned until the matching leave) and owns the subplans it creates;
+ * lm_engine_subq_leave frees them and restores the previous state. enter
+ * returns NULL on OOM (subqueries are then refused); leave(NULL) is a
+ * no-op. Calls nest (lm_engine_select brackets every statement). */
+typedef struct lm_subq_env lm_subq_env;
+lm_subq_env *lm_engine_subq_enter(laminar_db *db);
+void lm_engine_subq_leave(lm_subq_env *env);
+/* lm_engine_select_rows: runs sel (its FROM ignored) over `rows` (one
+ * borrowed batch; `name`, when not NULL, qualifies its columns as name.col)
+ * into *res, as lm_engine_select. lm_engine_select_over (select_over.c):
+ * an ad-hoc SELECT with window functions (OVER); lm_select_has_over tells
+ * whether sel has any in its items, ORDER BY or FROM subquery. Errors as
+ * lm_engine_select. */
+int lm_engine_select_rows(const lm_select *sel, lm_batch *rows,
+                          const char *name, laminar_result **res,
+                          lm_error *err);
+int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
+                           laminar_result **res, lm_error *err);
+int lm_engine_select_over(laminar_db *db, const lm_select *sel,
+                          laminar_result **res, lm_error *err);
+bool lm_select_has_over(const lm_select *sel);
+/* lm_over_stream_plan: a continuous query with window functions (OVER
+ * aggregates over an append-only stream, exec/op_over.c). When sel has
+ * none, returns 0 with *op NULL. Otherwise *op is a new OVER operator over
+ * `in` rows (it applies sel's WHERE), *ext its output schema (in's columns
+ * then __w0, __w1, ...; a new reference) and *outer sel rewritten over
+ * *ext (window calls replaced by __wK; no WHERE), which lives as long as
+ * *op. Errors: LM_ERR_BIND at the call's line:column for what the stream
+ * operator does not support, LM_ERR_NOMEM. */
+int lm_over_stream_plan(const lm_select *sel, lm_schema *in, lm_select **outer,
+                        lm_schema **ext, lm_operator **op, lm_error *err);
+/* api/setop.c. lm_setop_applies: whether sel needs lm_setop_select (a set
+ * operation, VALUES, WITH, or a derived table / column aliases in FROM).
+ * lm_setop_select: runs such an ad-hoc query into *res (one batch; caller
+ * frees), materializing each WITH query once and each derived table as a
+ * temporary relation for the statement; errors as lm_engine_select, with
+ * PostgreSQL's SQLSTATE (42804 "UNION types integer and text cannot be
+ * matched", 42601 column count, 42P10 ORDER BY position, 0A000 WITH
+ * RECURSIVE). lm_setop_check_continuous: LM_ERR_BIND at line:column when a
+ * continuous query uses what only ad-hoc queries support (set operations,
+ * VALUES, WITH, column aliases in FROM), else 0. */
+bool lm_setop_applies(const lm_select *sel);
+int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
+                    lm_error *err);
+int lm_setop_check_continuous(const lm_select *sel, lm_error *err);
+/* lm_setop_create_with: runs CREATE STREAM / MATERIALIZED VIEW st whose
+ * query starts with WITH (non-recursive) as if each WITH query were
+ * written as a subquery where FROM names it; errors as lm_engine_exec. */
+int lm_setop_create_with(laminar_db *db, const lm_stmt *st, lm_error *err);
 lm_node *lm_engine_find_input(laminar_db *db, const char *name, int line,
                               int column, lm_error *err);
 int lm_engine_open_reader(lm_node *s, lm_source_reader **out, lm_error *err);
@@ -245,6 +308,25 @@ int lm_engine_join_resolve(void *ctx, const char *name, int line, int col,
 void lm_engine_join_spec(const lm_join_step *st, lm_schema *out_schema,
                          lm_join_spec *sp);
 void lm_engine_join_err_at(lm_error *err, const lm_join_step *js);
+
+/* ---------------------------------------------- EXPLAIN (api/explain.c)
+ *
+ * lm_explain: runs an LM_STMT_EXPLAIN statement (docs/explain.md); *res
+ * gets one VARCHAR column "QUERY PLAN", one row per line. Errors:
+ * LM_ERR_NOTFOUND (EXPLAIN name of no stream or view), LM_ERR_BIND (an
+ * explained statement of another kind, ANALYZE of a CREATE), and the
+ * explained statement's own errors (planning; for ANALYZE, running it);
+ * LM_ERR_NOMEM.
+ * lm_analyze_note_ops / lm_analyze_note_join: called by the ad-hoc
+ * SELECT (api/select.c) before it frees its operators; while an EXPLAIN
+ * ANALYZE of SELECT sel runs (in this thread), they copy the counters of
+ * ops[0..n) (its pipeline, output last) or of join step `step`'s operator;
+ * otherwise (another or a nested SELECT) they do nothing. */
+int lm_explain(laminar_db *db, const lm_stmt *st, laminar_result **res,
+               lm_error *err);
+void lm_analyze_note_ops(const lm_select *sel, lm_operator *const *ops, int n);
+void lm_analyze_note_join(const lm_select *sel, int step,
+                          const lm_operator *join);
 
 /* ------------------------------------ partitions (api/source_parts.c)
  *

@@ -157,6 +157,8 @@ static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
       lm_output_cb sc = lm_join_side(j, k);
       rc = sc.watermark(sc.ctx, INT64_MAX, err);
     }
+    if (j)
+      lm_analyze_note_join(sel, s, j);
     lm_pipeline_free(j);
     lm_batch_release(sides[0]);
     lm_batch_release(sides[1]);
@@ -178,8 +180,28 @@ static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
   return rc;
 }
 
+static int select_run(const lm_select *sel, lm_schema *in_schema,
+                      const char *in_name, lm_plan *jplan,
+                      laminar_result *input, int rc, laminar_result **res,
+                      lm_error *err);
+
 int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
                      lm_error *err) {
+  /* subquery expressions are planned and run within (select_subq.c) */
+  lm_subq_env *env = lm_engine_subq_enter(db);
+  int rc;
+  if (lm_setop_applies(sel)) /* UNION, WITH, VALUES, derived tables */
+    rc = lm_setop_select(db, sel, res, err);
+  else if (lm_select_has_over(sel)) /* window functions: select_over.c */
+    rc = lm_engine_select_over(db, sel, res, err);
+  else
+    rc = lm_engine_select_plain(db, sel, res, err);
+  lm_engine_subq_leave(env);
+  return rc;
+}
+
+int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
+                           laminar_result **res, lm_error *err) {
   char m[400];
   lm_node *in = NULL;
   lm_plan *jplan = NULL; /* FROM with joins: planned with its rows */
@@ -249,9 +271,83 @@ int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     rc = lm_engine_pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
                            m);
   }
+  return select_run(sel, in_schema, in ? in->name : NULL, jplan, &input, rc,
+                    res, err);
+}
+
+int lm_engine_select_rows(const lm_select *sel, lm_batch *rows,
+                          const char *name, laminar_result **res,
+                          lm_error *err) {
+  laminar_result input = {0};
+  int rc = collect(&input, rows, err);
+  return select_run(sel, lm_schema_retain(rows->schema), name, NULL, &input, rc,
+                    res, err);
+}
+
+/* Marks in used[] (n columns) the input columns x reads. */
+static void mark_used(const lm_bexpr *x, bool *used, int n) {
+  if (!x)
+    return;
+  if (x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n)
+    used[x->col] = true;
+  for (int i = 0; i < x->n_args; i++)
+    mark_used(x->args[i], used, n);
+  if (x->kind == LM_BX_SUBQUERY) /* the outer values a subquery reads */
+    for (int i = 0; i < x->sub->n_params; i++)
+      mark_used(x->sub->param_exprs[i], used, n);
+}
+
+/* A filtered aggregate without windows reads only the columns of its WHERE,
+ * GROUP BY keys and aggregate arguments: b with every other column replaced
+ * by a NULL-typed placeholder of b's length (a new reference), so the filter
+ * does not copy them (bench/flights_adhoc: strings nobody reads). NULL when
+ * the plan does not qualify or every column is read; the caller then
+ * pushes b itself. */
+static lm_batch *slim_input(const lm_plan *p, lm_batch *b) {
+  int n = b->num_columns;
+  if (!p->has_agg || p->window_kind != LM_WIN_NONE || p->topn || !p->where ||
+      p->changelog_input || n > 256)
+    return NULL;
+  bool used[257] = {false};
+  mark_used(p->where, used, n);
+  for (int k = 0; k < p->n_keys; k++)
+    mark_used(p->keys[k], used, n);
+  for (int a = 0; a < p->n_aggs; a++)
+    mark_used(p->aggs[a].arg, used, n);
+  int unused = 0;
+  for (int c = 0; c < n; c++)
+    unused += !used[c] && b->columns[c]->type.id != LM_TYPE_NULL;
+  if (!unused)
+    return NULL;
+  lm_array **cols = calloc((size_t)n + 1, sizeof *cols);
+  if (!cols)
+    return NULL;
+  for (int c = 0; c < n; c++) {
+    cols[c] = used[c]
+                  ? lm_array_retain(b->columns[c])
+                  : lm_array_new_null(lm_type_make(LM_TYPE_NULL), b->num_rows);
+    if (!cols[c]) {
+      while (c--)
+        lm_array_release(cols[c]);
+      free(cols);
+      return NULL;
+    }
+  }
+  lm_batch *r = lm_batch_new(lm_schema_retain(b->schema), b->num_rows, cols);
+  free(cols);
+  return r;
+}
+
+/* The plan of sel over its input rows (input: borrowed batch list, its
+ * batches released here; in_schema: a reference, released here), run to
+ * *res. rc: an error already met (then only cleans up). */
+static int select_run(const lm_select *sel, lm_schema *in_schema,
+                      const char *in_name, lm_plan *jplan,
+                      laminar_result *input, int rc, laminar_result **res,
+                      lm_error *err) {
   lm_plan *plan = jplan;
   if (!rc && !plan)
-    rc = lm_plan_select(sel, in_schema, in ? in->name : NULL, &plan, err);
+    rc = lm_plan_select(sel, in_schema, in_name, &plan, err);
   lm_schema_release(in_schema);
   if (!rc && sel->emit != LM_EMIT_DEFAULT)
     rc = lm_engine_pos_err(
@@ -293,10 +389,13 @@ int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     for (int i = 0; !rc && i + 1 < n_ops; i++)
       ops[i]->next = ops[i + 1];
   }
-  for (int i = 0; !rc && i < input.n_batches; i++)
-    rc = ops[0]->vt->push(ops[0], input.batches[i], err);
+  for (int i = 0; !rc && i < input->n_batches; i++) {
+    lm_batch *slim = slim_input(plan, input->batches[i]);
+    rc = lm_operator_push(ops[0], slim ? slim : input->batches[i], err);
+    lm_batch_release(slim);
+  }
   if (!rc && plan->has_agg && plan->window_kind != LM_WIN_NONE)
-    rc = ops[0]->vt->watermark(ops[0], INT64_MAX, err); /* every window */
+    rc = lm_operator_watermark(ops[0], INT64_MAX, err); /* every window */
   if (!rc && agg) {
     lm_batch *snap = NULL;
     rc = lm_op_aggregate_snapshot(agg, &snap, err);
@@ -305,9 +404,10 @@ int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
       lm_batch_release(snap);
     }
   }
-  for (int i = 0; i < input.n_batches; i++)
-    lm_batch_release(input.batches[i]);
-  free(input.batches);
+  for (int i = 0; i < input->n_batches; i++)
+    lm_batch_release(input->batches[i]);
+  free(input->batches);
+  lm_analyze_note_ops(sel, ops, n_ops);
   for (int i = 0; i < n_ops; i++)
     if (ops[i])
       ops[i]->vt->free(ops[i]);

@@ -1,5 +1,6 @@
 /* Conforming Arrow data to declared SQL column types (see lm_conform.h). */
 #include "columnar/lm_conform.h"
+#include "columnar/lm_decimal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,13 @@ bool lm_conform_possible(lm_type from, lm_type to) {
     return from.id == LM_TYPE_DURATION;
   case LM_TYPE_UTF8:
     return is_arrow_only(from.id);
+  case LM_TYPE_DECIMAL128: /* SQL NUMERIC(p,s): rescaled, checked */
+    return from.id == LM_TYPE_DECIMAL128 || is_sql_int(from.id);
+  case LM_TYPE_TIME64: /* SQL TIME: µs */
+    return from.id == LM_TYPE_TIME32 || from.id == LM_TYPE_TIME64;
+  case LM_TYPE_BINARY: /* SQL BYTEA */
+    return from.id == LM_TYPE_LARGE_BINARY ||
+           from.id == LM_TYPE_FIXED_SIZE_BINARY;
   default:
     return false;
   }
@@ -139,6 +147,31 @@ static int conv_row(const lm_array *a, int64_t i, lm_type to, lm_builder *b,
         v = lm_floor_div(v, fu / du);
     }
     lm_builder_append_int(b, v);
+    return 0;
+  }
+  if (to.id == LM_TYPE_DECIMAL128) {
+    lm_i128 v = ft.id == LM_TYPE_DECIMAL128 ? lm_dec_get(a, i)
+                                            : (lm_i128)lm_array_get_i64(a, i);
+    int fs = ft.id == LM_TYPE_DECIMAL128 ? ft.scale : 0;
+    if (lm_dec_rescale(v, fs, to.scale, &v) || !lm_dec_fits(v, to.precision))
+      return lm_err(err, LM_ERR_EXEC,
+                    "%s: numeric field overflow for DECIMAL(%d, %d)", ctx,
+                    to.precision, to.scale);
+    lm_dec_append(b, v);
+    return 0;
+  }
+  if (to.id == LM_TYPE_TIME64) { /* TIME32 s/ms, TIME64 ns -> µs */
+    int64_t v = lm_array_get_i64(a, i), fu = per_sec[ft.unit & 3];
+    v = fu <= 1000000 ? v * (1000000 / fu) : lm_floor_div(v, fu / 1000000);
+    lm_builder_append_int(b, v);
+    return 0;
+  }
+  if (to.id == LM_TYPE_BINARY) {
+    int64_t len;
+    const uint8_t *p = lm_array_bytes(a, i, &len);
+    if (len > INT32_MAX || b->data_len > INT32_MAX - len)
+      return lm_err(err, LM_ERR_LIMIT, "%s: binary data beyond 2 GiB", ctx);
+    lm_builder_append_str(b, (const char *)p, (int32_t)len);
     return 0;
   }
   if (to.id == LM_TYPE_INTERVAL) { /* from DURATION(unit) to µs */

@@ -371,9 +371,11 @@ static int rehash(lm_aggtable *t) {
  * value (8 bytes for integer-like and floating, 1 for BOOLEAN, a 4-byte
  * length plus the bytes for VARCHAR). Returns -1 on OOM. */
 static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
-  size_t need = (size_t)t->n_keys * 9;
+  size_t need = (size_t)t->n_keys * 17; /* DECIMAL128: 16 bytes */
   for (int k = 0; k < t->n_keys; k++)
-    if (keys[k]->type.id == LM_TYPE_UTF8 && !lm_array_is_null(keys[k], r)) {
+    if ((keys[k]->type.id == LM_TYPE_UTF8 ||
+         keys[k]->type.id == LM_TYPE_BINARY) &&
+        !lm_array_is_null(keys[k], r)) {
       int32_t len;
       lm_array_str(keys[k], r, &len);
       need += (size_t)len + 4;
@@ -391,7 +393,12 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
     }
     *p++ = 1;
     switch (a->type.id) {
-    case LM_TYPE_UTF8: {
+    case LM_TYPE_DECIMAL128: /* the 16 value bytes (one scale per key) */
+      memcpy(p, a->values->data + (size_t)(a->offset + r) * 16, 16);
+      p += 16;
+      break;
+    case LM_TYPE_UTF8:
+    case LM_TYPE_BINARY: {
       int32_t len;
       const char *s = lm_array_str(a, r, &len);
       memcpy(p, &len, 4);
@@ -500,6 +507,22 @@ static int64_t find_or_add_key(lm_aggtable *t, const char *kp, size_t kl,
   if ((uint64_t)t->n_groups * 2 > t->n_slots && rehash(t))
     return -1;
   return g;
+}
+
+int64_t lm_aggtable_key_bytes(const lm_aggtable *t) {
+  return (int64_t)t->keys.len;
+}
+
+int lm_aggtable_reserve(lm_aggtable *t, int64_t groups, int64_t key_bytes) {
+  while (t->cap < groups)
+    if (grow_groups(t))
+      return LM_ERR_NOMEM;
+  while ((uint64_t)groups * 2 > t->n_slots)
+    if (rehash(t))
+      return LM_ERR_NOMEM;
+  if (key_bytes > 0 && lm_buf_reserve(&t->keys, (size_t)key_bytes))
+    return LM_ERR_NOMEM;
+  return 0;
 }
 
 static int64_t find_or_add(lm_aggtable *t) {
@@ -1116,6 +1139,110 @@ static int distinct_add(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
   return 0;
 }
 
+/* A DISTINCT value's hash and equality as the tree orders it (-0 = 0,
+ * NaN = NaN). */
+static uint64_t dval_hash(uint32_t g, const lm_vval *v, lm_vt_kind k) {
+  uint64_t h;
+  if (k == LM_VT_STR)
+    h = lm_hash_bytes(v->s, (size_t)v->len, 0);
+  else if (k == LM_VT_F64) {
+    double f = v->f == 0 ? 0.0 : v->f;
+    uint64_t bits = 0;
+    if (isnan(f))
+      bits = 0x7ff8000000000000ULL;
+    else
+      memcpy(&bits, &f, sizeof bits);
+    h = lm_hash_u64(bits);
+  } else
+    h = lm_hash_u64((uint64_t)v->i);
+  return lm_hash_combine(h, g);
+}
+
+static bool dval_eq(const lm_vval *x, const lm_vval *y, lm_vt_kind k) {
+  if (k == LM_VT_STR)
+    return x->len == y->len && !memcmp(x->s, y->s, (size_t)x->len);
+  if (k == LM_VT_F64)
+    return x->f == y->f || (isnan(x->f) && isnan(y->f));
+  return x->i == y->i;
+}
+
+/* Append-only DISTINCT (no weights, no retractions): the positions j of the
+ * batch's first row of each (group, value) pair, in order, into *out
+ * (malloc'd, *n_out of them); later rows of a pair change nothing, as no
+ * reference counts are needed without retractions, so only these reach
+ * the tree (one tree insertion per pair instead of per row). A growing
+ * open-addressing set of positions. Returns false on OOM (nothing out). */
+static bool distinct_firsts(const lm_array *x, lm_vt_kind k, const int32_t *sel,
+                            int64_t n, const uint32_t *gids, int32_t **out,
+                            int64_t *n_out) {
+  int64_t cap = 1024, used = 0, nf = 0;
+  int32_t *slot = malloc(sizeof(int32_t) * (size_t)cap);
+  uint64_t *hs = malloc(sizeof(uint64_t) * (size_t)cap);
+  int32_t *f = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  if (!slot || !hs || !f)
+    goto oom;
+  memset(slot, 0xff, sizeof(int32_t) * (size_t)cap);
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    if (isnull(x, r))
+      continue;
+    lm_vval v = get_val(x, r, k);
+    uint64_t h = dval_hash(gids[j], &v, k);
+    int64_t i = (int64_t)(h & (uint64_t)(cap - 1));
+    bool dup = false;
+    for (; slot[i] >= 0; i = (i + 1) & (cap - 1)) {
+      int32_t o = slot[i];
+      if (hs[i] != h || gids[o] != gids[j])
+        continue;
+      lm_vval w = get_val(x, sel ? sel[o] : o, k);
+      if (dval_eq(&v, &w, k)) {
+        dup = true;
+        break;
+      }
+    }
+    if (dup)
+      continue;
+    slot[i] = (int32_t)j;
+    hs[i] = h;
+    f[nf++] = (int32_t)j;
+    if (++used * 2 > cap) { /* grow: reinsert by the stored hashes */
+      int64_t nc = cap * 2;
+      int32_t *ns = malloc(sizeof(int32_t) * (size_t)nc);
+      uint64_t *nh = malloc(sizeof(uint64_t) * (size_t)nc);
+      if (!ns || !nh) {
+        free(ns);
+        free(nh);
+        goto oom;
+      }
+      memset(ns, 0xff, sizeof(int32_t) * (size_t)nc);
+      for (int64_t q = 0; q < cap; q++) {
+        if (slot[q] < 0)
+          continue;
+        int64_t p = (int64_t)(hs[q] & (uint64_t)(nc - 1));
+        while (ns[p] >= 0)
+          p = (p + 1) & (nc - 1);
+        ns[p] = slot[q];
+        nh[p] = hs[q];
+      }
+      free(slot);
+      free(hs);
+      slot = ns;
+      hs = nh;
+      cap = nc;
+    }
+  }
+  free(slot);
+  free(hs);
+  *out = f;
+  *n_out = nf;
+  return true;
+oom:
+  free(slot);
+  free(hs);
+  free(f);
+  return false;
+}
+
 static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
                                const int32_t *sel, int64_t n,
                                const uint32_t *gids, const int64_t *wj,
@@ -1123,6 +1250,19 @@ static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
   if (!x || x->type.id == LM_TYPE_NULL)
     return 0;
   lm_vt_kind k = vt_kind(t->aggs[a].in_type);
+  int32_t *firsts = NULL;
+  int64_t nf = 0;
+  if (!wj && !t->retract && n >= 64 && n < INT32_MAX &&
+      distinct_firsts(x, k, sel, n, gids, &firsts, &nf)) {
+    int rc = 0;
+    for (int64_t q = 0; q < nf && !rc; q++) {
+      int64_t j = firsts[q], r = sel ? sel[j] : j;
+      lm_vval v = get_val(x, r, k);
+      rc = distinct_add(t, a, gids[j], &v, 1, err);
+    }
+    free(firsts);
+    return rc;
+  }
   for (int64_t j = 0; j < n; j++) {
     int64_t r = sel ? sel[j] : j;
     if (isnull(x, r))
@@ -1176,7 +1316,17 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p) {
     return p;
   }
   switch (t.id) {
-  case LM_TYPE_UTF8: {
+  case LM_TYPE_DECIMAL128: {
+    lm_value v;
+    memset(&v, 0, sizeof v);
+    v.type = t;
+    memcpy(&v.v.d128.lo, p, 8);
+    memcpy(&v.v.d128.hi, p + 8, 8);
+    lm_builder_append_value(b, &v);
+    return p + 16;
+  }
+  case LM_TYPE_UTF8:
+  case LM_TYPE_BINARY: {
     int32_t len;
     memcpy(&len, p, 4);
     lm_builder_append_str(b, p + 4, len);

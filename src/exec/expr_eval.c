@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "columnar/lm_temporal.h"
+#include "exec/expr_types.h"
 #include "exec/lm_exec.h"
 #include "exec/lm_strfn.h"
 
@@ -157,6 +158,8 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     *out = lm_array_new_null(to, n);
     return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
+  if (lm_types_cast_handles(a->type, to)) /* expr_types.c */
+    return lm_types_cast(e, a, to, out, err);
   lm_builder b;
   if (lm_builder_init(&b, to, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -480,6 +483,60 @@ static bool cmp_result(lm_op op, int c) {
   }
 }
 
+/* The comparison of two BIGINT-class (or two DOUBLE) columns of one type,
+ * without NaNs on the DOUBLE side: the result bits of every row into r
+ * (rows with a NULL are cleared after), a tight loop per operator. */
+#define CMP_LOOP(T, OP)                                                        \
+  for (int64_t i = 0; i < n; i++)                                              \
+    if (((const T *)xa)[i] OP((const T *)ya)[i])                               \
+      r[i >> 3] |= (uint8_t)(1u << (i & 7));
+#define CMP_ALL(T)                                                             \
+  switch (e->op) {                                                             \
+  case LM_OP_EQ:                                                               \
+    CMP_LOOP(T, ==) break;                                                     \
+  case LM_OP_NE:                                                               \
+    CMP_LOOP(T, !=) break;                                                     \
+  case LM_OP_LT:                                                               \
+    CMP_LOOP(T, <) break;                                                      \
+  case LM_OP_LE:                                                               \
+    CMP_LOOP(T, <=) break;                                                     \
+  case LM_OP_GT:                                                               \
+    CMP_LOOP(T, >) break;                                                      \
+  default:                                                                     \
+    CMP_LOOP(T, >=) break;                                                     \
+  }
+
+static bool compare_fast(const lm_bexpr *e, lm_array *x, lm_array *y,
+                         lm_builder *b) {
+  int64_t n = x->length;
+  lm_type_id t = x->type.id;
+  bool i64 = is_i64_class(t) && y->type.id == t;
+  bool f64 = t == LM_TYPE_FLOAT64 && y->type.id == t;
+  if (!(i64 || f64) || y->length != n)
+    return false;
+  const void *xa =
+      i64 ? (const void *)lm_array_i64(x) : (const void *)lm_array_f64(x);
+  const void *ya =
+      i64 ? (const void *)lm_array_i64(y) : (const void *)lm_array_f64(y);
+  if (f64) /* NaN: PostgreSQL's order, the general loop */
+    for (int64_t i = 0; i < n; i++)
+      if (isnan(((const double *)xa)[i]) || isnan(((const double *)ya)[i]))
+        return false;
+  uint8_t *r = b->values;
+  if (i64) {
+    CMP_ALL(int64_t)
+  } else {
+    CMP_ALL(double)
+  }
+  if (x->validity || y->validity)
+    for (int64_t i = 0; i < n; i++)
+      if (isnull(x, i) || isnull(y, i)) {
+        r[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+        out_null(b, i);
+      }
+  return true;
+}
+
 static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
                    lm_error *err) {
   int64_t n = x->length;
@@ -493,13 +550,18 @@ static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
       out_null(&b, i);
     return out_finish(&b, out, err);
   }
+  if (compare_fast(e, x, y, &b))
+    return out_finish(&b, out, err);
   for (int64_t i = 0; i < n; i++) {
     if (isnull(x, i) || isnull(y, i)) {
       out_null(&b, i);
       continue;
     }
     int c;
-    if (is_i64_class(t) || lm_type_is_integer(x->type)) {
+    if (t == LM_TYPE_DECIMAL128 || t == LM_TYPE_DATE32 || t == LM_TYPE_TIME64 ||
+        t == LM_TYPE_BINARY) {
+      c = lm_types_cmp(x, i, y, i); /* expr_types.c */
+    } else if (is_i64_class(t) || lm_type_is_integer(x->type)) {
       int64_t a = lm_array_get_i64(x, i), d = lm_array_get_i64(y, i);
       c = a < d ? -1 : a > d;
     } else if (t == LM_TYPE_FLOAT64 || t == LM_TYPE_FLOAT32) {
@@ -753,6 +815,58 @@ static bool unit_is(const char *u, const char *name) {
                                      (u[l] == 's' || u[l] == 'S') && !u[l + 1]);
 }
 
+/* A date_trunc / date_part unit, resolved once per call (not per row). */
+typedef enum date_unit {
+  DU_MICROSECOND,
+  DU_MILLISECOND,
+  DU_SECOND,
+  DU_MINUTE,
+  DU_HOUR,
+  DU_DAY,
+  DU_WEEK,
+  DU_MONTH,
+  DU_QUARTER,
+  DU_YEAR,
+  DU_EPOCH,
+  DU_DOW,
+  DU_ISODOW,
+  DU_DECADE,
+  DU_CENTURY,
+  DU_MILLENNIUM,
+  DU_ISOYEAR,
+  DU_OTHER, /* date_trunc: year; date_part: doy */
+} date_unit;
+
+static date_unit date_unit_of(const char *u) {
+  static const struct {
+    const char *name;
+    date_unit unit;
+  } plural[] = {{"microsecond", DU_MICROSECOND},
+                {"millisecond", DU_MILLISECOND},
+                {"second", DU_SECOND},
+                {"minute", DU_MINUTE},
+                {"hour", DU_HOUR},
+                {"day", DU_DAY},
+                {"week", DU_WEEK},
+                {"month", DU_MONTH},
+                {"quarter", DU_QUARTER},
+                {"year", DU_YEAR},
+                {"epoch", DU_EPOCH},
+                {"decade", DU_DECADE},
+                {"century", DU_CENTURY},
+                {"millennium", DU_MILLENNIUM}};
+  for (size_t k = 0; k < sizeof plural / sizeof plural[0]; k++)
+    if (unit_is(u, plural[k].name))
+      return plural[k].unit;
+  if (!lm_strcasecmp(u, "dow"))
+    return DU_DOW;
+  if (!lm_strcasecmp(u, "isodow"))
+    return DU_ISODOW;
+  if (!lm_strcasecmp(u, "isoyear"))
+    return DU_ISOYEAR;
+  return DU_OTHER;
+}
+
 /* date_trunc('unit', ts) and date_part('field', ts) on UTC instants
  * (PostgreSQL semantics: weeks start on Monday, dow 0 = Sunday, second and
  * epoch carry the fraction). */
@@ -762,7 +876,7 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   int rc = eval(e->args[1], in, &a, err);
   if (rc)
     return rc;
-  const char *u = e->args[0]->lit.v.s.p;
+  date_unit du = date_unit_of(e->args[0]->lit.v.s.p);
   int64_t n = in->num_rows;
   lm_builder b;
   if (out_fixed(&b, e->type, n)) {
@@ -770,6 +884,8 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   bool trunc = e->fn == LM_FN_DATE_TRUNC;
+  int64_t last_days = INT64_MIN, y = 0; /* the civil date of the last day */
+  unsigned m = 1, d = 1;                /* (rows often share a day) */
   for (int64_t i = 0; i < n; i++) {
     if (a->type.id == LM_TYPE_NULL || isnull(a, i)) {
       out_null(&b, i);
@@ -778,76 +894,87 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     int64_t us = lm_array_i64(a)[i];
     int64_t days = lm_floor_div(us, LM_US_PER_DAY);
     int64_t tod = us - days * LM_US_PER_DAY; /* µs into the day, >= 0 */
-    int64_t y;
-    unsigned m, d;
-    lm_civil_from_days(days, &y, &m, &d);
+    if (days != last_days) {
+      lm_civil_from_days(days, &y, &m, &d);
+      last_days = days;
+    }
     int64_t dow_mon0 = lm_floor_mod(days + 3, 7); /* 1970-01-01: Thursday */
     if (trunc) {
       int64_t r;
-      if (unit_is(u, "microsecond"))
+      switch (du) {
+      case DU_MICROSECOND:
         r = us;
-      else if (unit_is(u, "millisecond"))
+        break;
+      case DU_MILLISECOND:
         r = lm_floor_div(us, 1000) * 1000;
-      else if (unit_is(u, "second"))
+        break;
+      case DU_SECOND:
         r = lm_floor_div(us, LM_US_PER_SEC) * LM_US_PER_SEC;
-      else if (unit_is(u, "minute"))
+        break;
+      case DU_MINUTE:
         r = lm_floor_div(us, LM_US_PER_MIN) * LM_US_PER_MIN;
-      else if (unit_is(u, "hour"))
+        break;
+      case DU_HOUR:
         r = lm_floor_div(us, LM_US_PER_HOUR) * LM_US_PER_HOUR;
-      else if (unit_is(u, "day"))
+        break;
+      case DU_DAY:
         r = days * LM_US_PER_DAY;
-      else if (unit_is(u, "week"))
+        break;
+      case DU_WEEK:
         r = (days - dow_mon0) * LM_US_PER_DAY;
-      else if (unit_is(u, "month"))
+        break;
+      case DU_MONTH:
         r = lm_days_from_civil(y, m, 1) * LM_US_PER_DAY;
-      else if (unit_is(u, "quarter"))
+        break;
+      case DU_QUARTER:
         r = lm_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * LM_US_PER_DAY;
-      else
+        break;
+      default:
         r = lm_days_from_civil(y, 1, 1) * LM_US_PER_DAY;
+      }
       ((int64_t *)b.values)[i] = r;
       continue;
     }
     double sec = (double)(tod % LM_US_PER_MIN) / 1e6, dv = 0;
     bool f64 = e->type.id == LM_TYPE_FLOAT64; /* BIGINT: Flink's hour() */
-    if (unit_is(u, "second")) {
+    if (du == DU_SECOND) {
       dv = sec;
-    } else if (unit_is(u, "millisecond")) {
+    } else if (du == DU_MILLISECOND) {
       dv = (double)(tod % LM_US_PER_MIN) / 1e3;
-    } else if (unit_is(u, "microsecond")) {
+    } else if (du == DU_MICROSECOND) {
       dv = (double)(tod % LM_US_PER_MIN);
-    } else if (unit_is(u, "epoch")) {
+    } else if (du == DU_EPOCH) {
       dv = (double)us / 1e6;
     } else {
       int64_t v;
-      if (unit_is(u, "minute"))
+      if (du == DU_MINUTE)
         v = tod / LM_US_PER_MIN % 60;
-      else if (unit_is(u, "hour"))
+      else if (du == DU_HOUR)
         v = tod / LM_US_PER_HOUR;
-      else if (unit_is(u, "day"))
+      else if (du == DU_DAY)
         v = d;
-      else if (unit_is(u, "month"))
+      else if (du == DU_MONTH)
         v = m;
-      else if (unit_is(u, "quarter"))
+      else if (du == DU_QUARTER)
         v = (m - 1) / 3 + 1;
-      else if (unit_is(u, "year"))
+      else if (du == DU_YEAR)
         v = y;
-      else if (!lm_strcasecmp(u, "dow"))
+      else if (du == DU_DOW)
         v = (dow_mon0 + 1) % 7; /* Sunday = 0 */
-      else if (!lm_strcasecmp(u, "isodow"))
-        v = dow_mon0 + 1;            /* Monday = 1 .. Sunday = 7 */
-      else if (unit_is(u, "decade")) /* PostgreSQL: year / 10, floored */
+      else if (du == DU_ISODOW)
+        v = dow_mon0 + 1;       /* Monday = 1 .. Sunday = 7 */
+      else if (du == DU_DECADE) /* PostgreSQL: year / 10, floored */
         v = lm_floor_div(y, 10);
-      else if (unit_is(u, "century")) /* 1 = 1..100; 0 and BC negative */
+      else if (du == DU_CENTURY) /* 1 = 1..100; 0 and BC negative */
         v = y > 0 ? (y + 99) / 100 : -((99 - (y - 1)) / 100);
-      else if (unit_is(u, "millennium"))
+      else if (du == DU_MILLENNIUM)
         v = y > 0 ? (y + 999) / 1000 : -((999 - (y - 1)) / 1000);
-      else if (unit_is(u, "week") || !lm_strcasecmp(u, "isoyear")) {
+      else if (du == DU_WEEK || du == DU_ISOYEAR) {
         /* ISO 8601: the week of the Thursday of this week */
         int64_t thu = days - dow_mon0 + 3, ty;
         unsigned tm, td;
         lm_civil_from_days(thu, &ty, &tm, &td);
-        v = unit_is(u, "week") ? (thu - lm_days_from_civil(ty, 1, 1)) / 7 + 1
-                               : ty;
+        v = du == DU_WEEK ? (thu - lm_days_from_civil(ty, 1, 1)) / 7 + 1 : ty;
       } else /* doy */
         v = days - lm_days_from_civil(y, 1, 1) + 1;
       dv = (double)v;
@@ -1009,6 +1136,8 @@ static int cmp_values(const lm_array *a, int64_t i, const lm_array *b,
   }
   if (t == LM_TYPE_BOOL)
     return (int)lm_array_bool(a, i) - (int)lm_array_bool(b, j);
+  if (t == LM_TYPE_DECIMAL128 || t == LM_TYPE_BINARY)
+    return lm_types_cmp(a, i, b, j); /* expr_types.c */
   int64_t x = lm_array_get_i64(a, i), y = lm_array_get_i64(b, j);
   return x < y ? -1 : x > y;
 }
@@ -1077,7 +1206,9 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return lm_datefn_eval(e, in, out, err);
   if (e->fn >= LM_FN_JSON_GET && e->fn <= LM_FN_JSON_GET_TEXT)
     return lm_jsonfn_eval(e, in, out, err);
-  lm_array *a1 = NULL, *a2 = NULL; /* optional 2nd and 3rd arguments */
+  if (e->fn == LM_FN_DECIMAL_FN)
+    return lm_types_decfn(e, in, out, err); /* expr_types.c */
+  lm_array *a1 = NULL, *a2 = NULL;          /* optional 2nd and 3rd arguments */
   if ((rc = eval(e->args[0], in, &a, err)))
     return rc;
   bool window = e->fn == LM_FN_TUMBLE || e->fn == LM_FN_TUMBLE_END ||
@@ -1488,6 +1619,11 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     if ((rc = eval(e->args[0], in, &a, err)))
       return rc;
     int64_t n = in->num_rows;
+    if (e->type.id == LM_TYPE_DECIMAL128 && a->type.id == LM_TYPE_DECIMAL128) {
+      rc = lm_types_neg(e, a, out, err); /* expr_types.c */
+      lm_array_release(a);
+      return rc;
+    }
     lm_builder b;
     if (out_fixed(&b, e->type, n)) {
       lm_array_release(a);
@@ -1546,6 +1682,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       if (x->type.id == LM_TYPE_NULL || y->type.id == LM_TYPE_NULL) {
         *out = lm_array_new_null(e->type, in->num_rows);
         rc = *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+      } else if (lm_types_arith_handles(e, x, y)) {
+        rc = lm_types_arith(e, x, y, out, err); /* expr_types.c */
       } else if (e->type.id == LM_TYPE_FLOAT64)
         rc = arith_f64(e, x, y, out, err);
       else
@@ -1603,6 +1741,14 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   }
   case LM_BX_CASE:
     return case_eval(e, in, out, err);
+  case LM_BX_PARAM: {
+    lm_bexpr v = *e; /* the slot's current value, as a literal */
+    v.lit = *e->param;
+    v.lit.type = e->type;
+    return broadcast(&v, in->num_rows, out, err);
+  }
+  case LM_BX_SUBQUERY:
+    return lm_eval_subquery(e, in, out, err);
   }
   return lm_err(err, LM_ERR_EXEC, "unsupported expression");
 }
@@ -1637,6 +1783,14 @@ const char *lm_pg_type_name(lm_type t) {
     return "timestamp without time zone";
   case LM_TYPE_INTERVAL:
     return "interval";
+  case LM_TYPE_DECIMAL128:
+    return "numeric";
+  case LM_TYPE_DATE32:
+    return "date";
+  case LM_TYPE_TIME64:
+    return "time without time zone";
+  case LM_TYPE_BINARY:
+    return "bytea";
   default:
     return lm_type_name(t);
   }

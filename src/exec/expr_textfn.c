@@ -116,8 +116,10 @@ static void put_fill(lm_buf *o, const char *fill, int32_t fl, int64_t count) {
 static int text_row(const lm_bexpr *e, lm_array **a, int64_t i, lm_buf *o,
                     int64_t *iv, lm_error *err) {
   int32_t len = 0, l2 = 0;
-  const char *s =
-      e->args[0]->type.id == LM_TYPE_UTF8 ? lm_array_str(a[0], i, &len) : NULL;
+  const char *s = e->args[0]->type.id == LM_TYPE_UTF8 ||
+                          e->args[0]->type.id == LM_TYPE_BINARY
+                      ? lm_array_str(a[0], i, &len)
+                      : NULL;
   const char *t = e->n_args > 1 && e->args[1]->type.id == LM_TYPE_UTF8
                       ? lm_array_str(a[1], i, &l2)
                       : NULL;

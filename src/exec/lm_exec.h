@@ -23,6 +23,28 @@
 int lm_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
             lm_error *err);
 
+/* A SUBQUERY node over `in` (expr_subquery.c): runs e->sub's inner query
+ * through its runner once per distinct tuple of the outer values it reads
+ * (cached in e->sub for the statement). Errors: LM_ERR_EXEC "more than one
+ * row returned by a subquery used as an expression" (SQLSTATE 21000), the
+ * inner query's errors, LM_ERR_NOMEM. */
+int lm_eval_subquery(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                     lm_error *err);
+/* Frees a subplan's cached results (end of the statement); the subplan can
+ * run again afterwards. NULL is a no-op. */
+void lm_subplan_reset(lm_subplan *sp);
+/* An uncorrelated subplan's (n_params 0) rows, already computed (e.g. when
+ * it was planned): cached as its InitPlan result (rows retained). A no-op
+ * for a correlated or already cached one. Errors: LM_ERR_NOMEM. */
+int lm_subplan_prime(lm_subplan *sp, lm_batch *rows, lm_error *err);
+/* While dry (lm_subq_dry(+1) ... lm_subq_dry(-1); nests; per thread),
+ * subquery expressions evaluate to NULL without running anything (a query
+ * run at planning time for its output schema must not run the subqueries
+ * it holds with parameters not yet set); lm_subq_dry_hits counts those
+ * evaluations, so the caller can tell whether a result is exact. */
+void lm_subq_dry(int delta);
+int64_t lm_subq_dry_hits(void);
+
 /* Gathers rows idx[0..n) of a (indices must be < a->length) into a new
  * array. NULL on OOM. */
 lm_array *lm_array_take(const lm_array *a, const int32_t *idx, int64_t n);
@@ -110,6 +132,11 @@ int64_t lm_aggtable_group_rows(const lm_aggtable *t, uint32_t gid);
 /* Drops the groups created after the first n_groups (undoes the lookups
  * of a batch that failed). */
 void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups);
+/* Makes room for `groups` groups (rows of state) and key_bytes bytes of
+ * encoded keys (lm_aggtable_key_bytes: what t's groups use), so that adding
+ * that many grows nothing. LM_ERR_NOMEM (t unchanged but usable). */
+int lm_aggtable_reserve(lm_aggtable *t, int64_t groups, int64_t key_bytes);
+int64_t lm_aggtable_key_bytes(const lm_aggtable *t);
 /* Appends groups `gids` (NULL = all groups in creation order, n ignored)
  * as rows [keys..., aggregate results...] to bb, whose schema must be the
  * plan's agg_schema. */
@@ -155,7 +182,30 @@ struct lm_operator {
   int64_t rows_in, rows_out, late_dropped;
   /* optional processing-time tick (µs); NULL = forward to next */
   int (*tick)(lm_operator *op, int64_t now_us, lm_error *err);
+  /* EXPLAIN ANALYZE counters (docs/explain.md), kept per batch, never per
+   * row: batches received (lm_operator_push) and emitted, and the
+   * operator's own time in ns (push + watermark, the time of the
+   * operators it pushes to excluded). */
+  int64_t batches_in, batches_out, time_ns;
+  /* optional: rows and bytes the operator holds in state (NULL =
+   * stateless or unknown) */
+  void (*state)(const lm_operator *op, int64_t *rows, int64_t *bytes);
 };
+
+/* Pushes b (borrowed) into op, counting rows_in / batches_in and op's own
+ * time (time_ns, self time: what downstream operators take is theirs).
+ * Returns op's push result. lm_operator_watermark does the same for a
+ * watermark (µs). Use these instead of op->vt->push / vt->watermark. */
+int lm_operator_push(lm_operator *op, lm_batch *b, lm_error *err);
+int lm_operator_watermark(lm_operator *op, int64_t wm_us, lm_error *err);
+/* The same self-time accounting around other entry points (the join's
+ * side callbacks): start before the work, stop after it (adds the self
+ * time to op->time_ns). */
+typedef struct lm_op_timer {
+  int64_t t0, saved;
+} lm_op_timer;
+void lm_op_timer_start(lm_op_timer *t);
+void lm_op_timer_stop(lm_op_timer *t, lm_operator *op);
 
 /* Default watermark handler: forwards to next. */
 int lm_operator_forward_watermark(lm_operator *op, int64_t wm, lm_error *err);

@@ -79,6 +79,10 @@ typedef struct lm_join_side_spec {
   int n_keys;        /* equi-join key columns (same count on both sides) */
   const int *keys;   /* column indexes into schema */
   int time_col;      /* event-time column (µs), -1 = none */
+  /* NULL, or per column of schema whether nothing after the join reads it
+   * (borrowed): such columns are not kept in the join's state, and rows of
+   * the state give NULL for them (keys and time_col are always kept). */
+  const bool *pruned;
 } lm_join_side_spec;
 
 typedef struct lm_join_spec {
@@ -130,13 +134,18 @@ typedef struct lm_join_spec {
  *    passes it (BACKWARD: wm_right > left.time, >= when asof_strict);
  *    FORWARD/NEAREST without tolerance may wait for the right watermark to
  *    pass the candidate. Equal right times: BACKWARD takes the last
- *    arrived, FORWARD the first. The residual is applied to the chosen
- *    pair (FALSE = no match). TEMPORAL: a -row followed in the same batch
- *    by a +row of the same key is an upsert; a lone -row is a delete that
+ *    arrived, FORWARD the first. ASOF: the residual filters the
+ *    candidates before the nearest is chosen (DuckDB's semantics);
+ *    TEMPORAL: it is applied to the version found (FALSE = no match).
+ *    TEMPORAL: a -row followed in the same batch by a +row of the same
+ *    key (compared by value) is an upsert; a lone -row is a delete that
  *    ends the version at max(wm_right, largest right time seen).
  *  - UPDATING with ttl_us > 0: rows idle for ttl_us of processing time are
- *    dropped without output (as Flink's state TTL); retractions of dropped
- *    rows are then ignored instead of being errors.
+ *    dropped (at a tick); their pairs are not retracted (as Flink's state
+ *    TTL), but the other side's rows that matched them lose the match and
+ *    flip when it was their last (outer rows NULL-padded again, ANTI rows
+ *    re-emitted, SEMI rows retracted); retractions of dropped rows are
+ *    then ignored instead of being errors.
  *  - A refused over-retraction changes nothing for the failing row; the
  *    rows of the batch before it stay applied and their output is
  *    emitted. After an out-of-memory error the join refuses further input

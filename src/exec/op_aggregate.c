@@ -311,6 +311,12 @@ static void agg_free(lm_operator *op) {
   free(o);
 }
 
+/* EXPLAIN ANALYZE: groups held (bytes not tracked: -1) */
+static void agg_state(const lm_operator *op, int64_t *rows, int64_t *bytes) {
+  *rows = lm_aggtable_groups(((const agg_op *)op)->t);
+  *bytes = -1;
+}
+
 static const lm_operator_vt agg_vt = {"aggregate", agg_push,
                                       lm_operator_forward_watermark, agg_free};
 
@@ -320,6 +326,7 @@ lm_operator *lm_op_aggregate_new(const lm_plan *plan, lm_schema *out_schema,
   if (!o)
     return NULL;
   o->base.vt = &agg_vt;
+  o->base.state = agg_state;
   o->plan = plan;
   o->changelog = changelog && out_schema;
   o->out_schema = out_schema ? lm_schema_retain(out_schema) : NULL;

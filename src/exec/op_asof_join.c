@@ -16,8 +16,16 @@
  *    goes to the earlier row);
  *  - everything at the final watermark (INT64_MAX).
  * Among right rows with equal times, BACKWARD takes the last arrived and
- * FORWARD the first. A tolerance bounds |left.time - right.time|. A
- * residual is evaluated on the chosen pair (FALSE = no match).
+ * FORWARD the first. A tolerance bounds |left.time - right.time|.
+ *
+ * ASOF with a residual (ON conditions besides the keys and the match
+ * condition): as DuckDB, the residual filters the candidates before the
+ * nearest is chosen — a left row meets the nearest right row of its key
+ * for which the residual holds (answer_res). Right rows are then evicted
+ * only by the tolerance (BACKWARD/NEAREST: an older row may be needed when
+ * a later one fails the residual) or, FORWARD, when older than every
+ * pending and future left row. TEMPORAL: the residual is evaluated on the
+ * version valid at the left row's time (FALSE = no match).
  *
  * TEMPORAL: the right input is a versioned table's changelog keyed by the
  * join keys. +row at time t starts a version at t; a -row followed in the
@@ -199,6 +207,9 @@ static void evict_right(jasof *u, uint32_t e) {
   }
   bool strict = j->spec.algo == LM_JOIN_ASOF && j->spec.asof_strict;
   int64_t tol = j->spec.algo == LM_JOIN_ASOF ? j->spec.asof_tolerance_us : -1;
+  /* with a residual filtering candidates a later row does not hide an
+   * earlier one */
+  bool later_hides = !(j->spec.algo == LM_JOIN_ASOF && j->spec.residual);
   for (;;) {
     uint32_t h = en->head[1];
     if (h == JNONE)
@@ -207,7 +218,8 @@ static void evict_right(jasof *u, uint32_t e) {
     bool drop;
     if (backward_like(j)) {
       uint32_t nx = js_next(rs, h);
-      drop = nx != JNONE && (strict ? rvt(j, nx) < L : rvt(j, nx) <= L);
+      drop = later_hides && nx != JNONE &&
+             (strict ? rvt(j, nx) < L : rvt(j, nx) <= L);
       if (!drop && tol >= 0)
         drop = (__int128)L - t > tol;
       if (!drop && nx == JNONE && is_tomb(j, h))
@@ -276,6 +288,88 @@ static uint32_t answer(jasof *u, uint32_t e, int64_t t, bool *final) {
   return (__int128)rvt(j, f) - t < (__int128)t - rvt(j, b) ? f : b;
 }
 
+/* answer() for an ASOF join with a residual: the nearest right row of
+ * entry e for which the residual holds on (left slot l, it). *r receives
+ * it or JNONE; *final whether that can no longer change. Errors: the
+ * residual's. */
+static int answer_res(jasof *u, uint32_t e, uint32_t l, int64_t t, uint32_t *r,
+                      bool *final, lm_error *err) {
+  jbase *j = &u->b;
+  const lm_join_spec *sp = &j->spec;
+  int64_t wr = j->wm[1];
+  bool end = wr == INT64_MAX;
+  bool strict = sp->asof_strict;
+  int64_t tol = sp->asof_tolerance_us;
+  lm_asof_dir dir = sp->asof_dir;
+  uint32_t b = JNONE, f = JNONE;
+  *r = JNONE;
+  /* the candidates in time order (equal times in arrival order) */
+  int64_t n = 0;
+  if (e != JNONE)
+    for (uint32_t i = j->kt.ents[e].head[1]; i != JNONE;
+         i = js_next(&j->st[1], i))
+      n++;
+  uint32_t *c = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  if (!c)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
+  n = 0;
+  if (e != JNONE)
+    for (uint32_t i = j->kt.ents[e].head[1]; i != JNONE;
+         i = js_next(&j->st[1], i))
+      c[n++] = i;
+  int rc = 0;
+  uint8_t pass = 0;
+  if (dir != LM_ASOF_FORWARD) /* backward: the latest passing row */
+    for (int64_t k = n - 1; k >= 0 && b == JNONE && !rc; k--) {
+      int64_t v = rvt(j, c[k]);
+      if (strict ? v >= t : v > t)
+        continue;
+      if (tol >= 0 && (__int128)t - v > tol)
+        break;
+      rc = jb_residual(j, NULL, NULL, &l, &c[k], 1, &pass, err);
+      if (!rc && pass)
+        b = c[k];
+    }
+  if (dir != LM_ASOF_BACKWARD) /* forward: the first passing row */
+    for (int64_t k = 0; k < n && f == JNONE && !rc; k++) {
+      int64_t v = rvt(j, c[k]);
+      if (strict ? v <= t : v < t)
+        continue;
+      if (tol >= 0 && (__int128)v - t > tol)
+        break;
+      rc = jb_residual(j, NULL, NULL, &l, &c[k], 1, &pass, err);
+      if (!rc && pass)
+        f = c[k];
+    }
+  free(c);
+  if (rc)
+    return rc;
+  /* every right row older than wr is present: a passing row below it is
+   * the first passing one for good */
+  bool bfinal = end || (strict ? wr >= t : wr > t);
+  bool ffinal = end || (tol >= 0 && (__int128)wr > (__int128)t + tol) ||
+                (f != JNONE && wr > rvt(j, f));
+  if (dir == LM_ASOF_BACKWARD) {
+    *final = bfinal;
+    *r = b;
+    return 0;
+  }
+  if (dir == LM_ASOF_FORWARD) {
+    *final = ffinal;
+    *r = f;
+    return 0;
+  }
+  /* NEAREST: ties go to the earlier (backward) row */
+  if (b != JNONE && (__int128)wr - t >= (__int128)t - rvt(j, b))
+    ffinal = true;
+  *final = bfinal && ffinal;
+  *r = b == JNONE                                          ? f
+       : f == JNONE                                        ? b
+       : (__int128)rvt(j, f) - t < (__int128)t - rvt(j, b) ? f
+                                                           : b;
+  return 0;
+}
+
 static int grow_dec(jasof *u, int64_t n, lm_error *err) {
   if (n <= u->dcap)
     return 0;
@@ -309,7 +403,9 @@ static int decide(jasof *u, lm_error *err) {
   const int *const *keys = (const int *const *)j->keys;
   int64_t wr = j->wm[1];
   u->dn = u->rn = 0;
-  int rc;
+  int rc = 0;
+  /* ASOF: the residual picks among the candidates (answer_res) */
+  bool res_first = j->spec.algo == LM_JOIN_ASOF && j->spec.residual;
   /* only rows with t < wm_right (or all at the end) can be final */
   while (u->hn > 0 && (wr == INT64_MAX || u->ht[0] < wr ||
                        (j->spec.algo == LM_JOIN_ASOF && j->spec.asof_strict &&
@@ -319,10 +415,22 @@ static int decide(jasof *u, lm_error *err) {
     hp_pop(u);
     uint64_t h = js_key_hash(&j->st[0], l, j->keys[0], j->nk);
     uint32_t e = jk_find_slot(&j->kt, j->st, keys, j->nk, 0, l, h);
-    bool final;
-    uint32_t r = answer(u, e, t, &final);
-    if ((rc = grow_dec(u, (u->dn > u->rn ? u->dn : u->rn) + 1, err)))
+    bool final = false;
+    uint32_t r = JNONE;
+    if (res_first)
+      rc = answer_res(u, e, l, t, &r, &final, err);
+    else
+      r = answer(u, e, t, &final);
+    if (!rc)
+      rc = grow_dec(u, (u->dn > u->rn ? u->dn : u->rn) + 1, err);
+    if (rc) {
+      if (hp_push(u, t, l))
+        j->failed = true;
+      for (int64_t k = 0; k < u->rn; k++)
+        if (hp_push(u, u->rt[k], u->redo[k]))
+          j->failed = true;
       return rc;
+    }
     if (!final) {
       u->redo[u->rn] = l;
       u->rt[u->rn++] = t;
@@ -338,8 +446,8 @@ static int decide(jasof *u, lm_error *err) {
     }
   if (u->dn == 0)
     return 0;
-  /* residual on the chosen pairs */
-  if (j->spec.residual) {
+  /* TEMPORAL: the residual on the chosen pairs */
+  if (j->spec.residual && !res_first) {
     int64_t m = 0;
     for (int64_t k = 0; k < u->dn; k++)
       if (u->dr[k] != JNONE) {
@@ -466,13 +574,16 @@ static int right_push(jasof *u, lm_batch *b, lm_error *err) {
     /* a retraction */
     uint32_t e = jk_find(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r]);
     if (u->temporal) {
-      bool upsert = false;
-      for (int64_t q = r + 1; q < n && !upsert; q++)
-        upsert = (W ? W[q] : 1) > 0 && !j->nul[q] && j->hash[q] == j->hash[r];
-      if (upsert)
-        continue; /* the new version ends this one */
       if (e == JNONE)
         continue; /* nothing valid to end */
+      /* an upsert: a later +row of the same key (compared by value, not
+       * by hash alone: jk_find finds e again only for an equal key) */
+      bool upsert = false;
+      for (int64_t q = r + 1; q < n && !upsert; q++)
+        upsert = (W ? W[q] : 1) > 0 && !j->nul[q] && j->hash[q] == j->hash[r] &&
+                 jk_find(&j->kt, j->st, keys, j->nk, kc, q, j->hash[q]) == e;
+      if (upsert)
+        continue; /* the new version ends this one */
       uint32_t i = js_add(rs, b, r);
       if (i == JNONE) {
         j->failed = true;

@@ -44,6 +44,11 @@ int lm_window_rows(const lm_plan *p, const lm_aggtable *t, const uint32_t *gids,
                    int64_t n, const int64_t *ws, const int64_t *we, int64_t ws0,
                    int64_t we0, lm_schema *wschema, int64_t weight,
                    lm_batch **out, lm_error *err);
+/* The session window over a changelog input (op_session_changelog.c);
+ * lm_op_session_window_new's contract, for plan->changelog_input. */
+lm_operator *lm_op_session_changelog_new(const lm_plan *plan,
+                                         lm_window_emit mode,
+                                         lm_schema *wschema, lm_output_cb late);
 /* Appends a BIGINT column of `weight` to b; *out has `schema`. */
 int lm_with_weight(lm_batch *b, lm_schema *schema, int64_t weight,
                    lm_batch **out, lm_error *err);

@@ -171,9 +171,10 @@ static inline bool is_dead(const jint *u, int s, uint32_t i) {
 static void purge_chain(jint *u, int s, uint32_t e, bool head_only);
 
 /* Emits or stores row r (side s) after its probe (matched = it met a
- * partner now). */
+ * partner now). e: the key's entry found by the probe; e_live: it is still
+ * in the key table (settled right after the probe), so no second lookup. */
 static int settle_row(jint *u, int s, const lm_batch *b, int64_t r, int64_t t,
-                      bool matched, uint32_t e, lm_error *err) {
+                      bool matched, uint32_t e, bool e_live, lm_error *err) {
   jbase *j = &u->b;
   lm_join_type ty = j->spec.type;
   const int *const *keys = (const int *const *)j->keys;
@@ -194,7 +195,7 @@ static int settle_row(jint *u, int s, const lm_batch *b, int64_t r, int64_t t,
                   : jo_add(j, JNONE, (uint32_t)r, 1, err);
     return rc;
   }
-  if (e == JNONE || j->kt.ents[e].head[1 - s] == JNONE) {
+  if (e == JNONE || (!e_live && j->kt.ents[e].head[1 - s] == JNONE)) {
     lm_array *kc[64];
     for (int k = 0; k < j->nk; k++)
       kc[k] = b->columns[j->keys[s][k]];
@@ -268,6 +269,8 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
     if (j->nul[r])
       continue;
     int64_t t = tv[r];
+    if (r + 8 < n)
+      jk_prefetch(&j->kt, j->hash[r + 8]);
     uint32_t e = jk_find(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r]);
     bool matched = false;
     if (e != JNONE && (u->dead[o] > 0 || !u->heap[o])) {
@@ -314,12 +317,13 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
         set_matched(ost, y);
       }
     }
-    if (!resid && (rc = settle_row(u, s, b, r, t, matched, e, err)))
+    if (!resid && (rc = settle_row(u, s, b, r, t, matched, e, true, err)))
       return rc;
   }
   if (!resid) {
     for (int64_t r = 0; r < n; r++) /* NULL keys/times: never match */
-      if (j->nul[r] == 1 && (rc = settle_row(u, s, b, r, 0, false, JNONE, err)))
+      if (j->nul[r] == 1 &&
+          (rc = settle_row(u, s, b, r, 0, false, JNONE, false, err)))
         return rc;
     return 0;
   }
@@ -348,7 +352,7 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
       set_matched(ost, y);
     }
     int64_t t = j->nul[r] ? 0 : tv[r]; /* unused for NULL keys/times */
-    if ((rc = settle_row(u, s, b, r, t, matched, j->ent[r], err)))
+    if ((rc = settle_row(u, s, b, r, t, matched, j->ent[r], false, err)))
       return rc;
   }
   return 0;
@@ -383,9 +387,23 @@ static void purge_chain(jint *u, int s, uint32_t e, bool head_only) {
   }
 }
 
-/* Frees every dead row of side s. */
+/* Frees every dead row of side s (the heap compacted once, at the end).
+ * When the other side has ended (watermark INT64_MAX) on an inner side
+ * every row is dead: the store is cleared at once. */
 static void sweep(jint *u, int s) {
   jbase *j = &u->b;
+  jstore *st = &j->st[s];
+  if (!u->heap[s] && j->wm[1 - s] == INT64_MAX) {
+    for (uint32_t e = 0; e < j->kt.nents; e++) {
+      if (j->kt.ents[e].head[s] == JNONE)
+        continue;
+      j->kt.ents[e].head[s] = j->kt.ents[e].tail[s] = JNONE;
+      jk_maybe_remove(&j->kt, e);
+    }
+    js_clear(st);
+    return;
+  }
+  st->defer_compact = true;
   for (uint32_t e = 0; e < j->kt.nents && (u->dead[s] > 0 || !u->heap[s]);
        e++) {
     if (j->kt.ents[e].head[s] == JNONE)
@@ -393,6 +411,8 @@ static void sweep(jint *u, int s) {
     purge_chain(u, s, e, false);
     jk_maybe_remove(&j->kt, e);
   }
+  st->defer_compact = false;
+  js_maybe_compact(st);
 }
 
 /* Evicts the rows of the side opposite to `side` that the new watermark

@@ -9,10 +9,65 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "exec/op_join_internal.h"
 
 /* ================================================================ store */
+
+/* Store arrays past this many bytes are mmap'ed and grown with mremap: no
+ * copy of the old bytes on growth (what a realloc of a large block below
+ * glibc's dynamic mmap threshold does). */
+#define JS_MAP_MIN ((size_t)1 << 20)
+
+/* Grows *p (old bytes, malloc'ed or, when *mapped, mmap'ed) to nb bytes,
+ * keeping its contents. -1 (nothing changed) when out of memory. */
+static int js_grow(uint8_t **p, size_t old, size_t nb, bool *mapped) {
+#ifdef __linux__
+  if (*mapped || nb >= JS_MAP_MIN) {
+    void *q;
+    if (*mapped)
+      q = mremap(*p, old, nb, MREMAP_MAYMOVE);
+    else {
+      q = mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+               -1, 0);
+      if (q != MAP_FAILED && old)
+        memcpy(q, *p, old);
+    }
+    if (q == MAP_FAILED)
+      return -1;
+#ifdef MADV_HUGEPAGE
+    /* 2 MiB pages where the system allows (THP "madvise"): 1/512 of the
+     * page faults of filling the state; advice only, errors ignored */
+    (void)madvise(q, nb, MADV_HUGEPAGE);
+#endif
+    if (!*mapped)
+      free(*p);
+    *p = q;
+    *mapped = true;
+    return 0;
+  }
+#endif
+  (void)old;
+  uint8_t *q = realloc(*p, nb);
+  if (!q)
+    return -1;
+  *p = q;
+  return 0;
+}
+
+static void js_release(uint8_t *p, size_t bytes, bool mapped) {
+#ifdef __linux__
+  if (mapped) {
+    if (p)
+      munmap(p, bytes);
+    return;
+  }
+#endif
+  (void)bytes;
+  (void)mapped;
+  free(p);
+}
 
 static uint32_t size_of_col(const jcol *c) {
   switch (c->kind) {
@@ -28,7 +83,8 @@ static uint32_t size_of_col(const jcol *c) {
   }
 }
 
-int js_init(jstore *s, lm_schema *schema, uint32_t hdr, lm_error *err) {
+int js_init(jstore *s, lm_schema *schema, uint32_t hdr, const bool *pruned,
+            lm_error *err) {
   memset(s, 0, sizeof *s);
   s->free_head = JNONE;
   s->ncols = schema->n_fields;
@@ -40,7 +96,10 @@ int js_init(jstore *s, lm_schema *schema, uint32_t hdr, lm_error *err) {
     jcol *jc = &s->cols[c];
     lm_type t = schema->fields[c].type;
     jc->type = t;
-    if (t.id == LM_TYPE_NULL)
+    if (pruned && pruned[c]) {
+      jc->kind = JC_NULLT;
+      jc->pruned = 1;
+    } else if (t.id == LM_TYPE_NULL)
       jc->kind = JC_NULLT;
     else if (t.id == LM_TYPE_BOOL)
       jc->kind = JC_BOOL;
@@ -100,8 +159,8 @@ void js_free(jstore *s) {
     for (uint32_t i = 0; i < s->used; i++)
       if (js_slot(s, i)[s->flag_off] & 1)
         js_release_obj(s, i);
-  free(s->data);
-  free(s->heap);
+  js_release(s->data, (size_t)s->cap * s->slot_size, s->data_mapped);
+  js_release(s->heap, (size_t)s->heap_cap, s->heap_mapped);
   free(s->cols);
   if (s->schema)
     lm_schema_release(s->schema);
@@ -120,10 +179,8 @@ static int js_heap_put(jstore *s, const uint8_t *p, int64_t len,
     int64_t nc = s->heap_cap ? s->heap_cap * 2 : 4096;
     while (nc < s->heap_len + len)
       nc *= 2;
-    uint8_t *nh = realloc(s->heap, (size_t)nc);
-    if (!nh)
+    if (js_grow(&s->heap, (size_t)s->heap_cap, (size_t)nc, &s->heap_mapped))
       return -1;
-    s->heap = nh;
     s->heap_cap = nc;
   }
   if (len)
@@ -155,7 +212,8 @@ static void js_compact_heap(jstore *s) {
       memcpy(p + s->cols[c].off, ol, 8);
     }
   }
-  free(s->heap);
+  js_release(s->heap, (size_t)s->heap_cap, s->heap_mapped);
+  s->heap_mapped = false;
   s->heap = nh;
   s->heap_cap = live > 0 ? live : 1;
   s->heap_len = pos;
@@ -172,10 +230,9 @@ uint32_t js_add(jstore *s, const lm_batch *b, int64_t r) {
       if (s->cap >= UINT32_MAX / 2)
         return JNONE;
       uint32_t nc = s->cap ? s->cap * 2 : 256;
-      uint8_t *nd = realloc(s->data, (size_t)nc * s->slot_size);
-      if (!nd)
+      if (js_grow(&s->data, (size_t)s->cap * s->slot_size,
+                  (size_t)nc * s->slot_size, &s->data_mapped))
         return JNONE;
-      s->data = nd;
       s->cap = nc;
     }
     i = s->used++;
@@ -259,8 +316,24 @@ void js_del(jstore *s, uint32_t i) {
   js_set_next(s, i, s->free_head);
   s->free_head = i;
   s->live--;
+  if (!s->defer_compact)
+    js_maybe_compact(s);
+}
+
+void js_maybe_compact(jstore *s) {
   if (s->heap_dead > 65536 && s->heap_dead * 2 >= s->heap_len)
     js_compact_heap(s);
+}
+
+void js_clear(jstore *s) {
+  if (s->n_obj)
+    for (uint32_t i = 0; i < s->used; i++)
+      if (js_slot(s, i)[s->flag_off] & 1)
+        js_release_obj(s, i);
+  s->used = 0;
+  s->free_head = JNONE;
+  s->live = 0;
+  s->heap_len = s->heap_dead = 0;
 }
 
 static inline double norm_f(double d) {
@@ -334,6 +407,8 @@ bool js_col_eq(const jstore *s, uint32_t i, int c, const lm_array *a,
 
 bool js_row_eq(const jstore *s, uint32_t i, const lm_batch *b, int64_t r) {
   for (int c = 0; c < s->ncols; c++) {
+    if (s->cols[c].pruned)
+      continue;
     const lm_array *a = b->columns[c];
     bool n1 = js_isnull(s, i, c);
     bool n2 = a->type.id == LM_TYPE_NULL || lm_array_is_null(a, r);
@@ -652,7 +727,7 @@ void jk_free(jkeys *k) {
 }
 
 int64_t jk_bytes(const jkeys *k) {
-  return (int64_t)k->nslots * 4 + (int64_t)k->cap * (int64_t)sizeof(jentry);
+  return (int64_t)k->nslots * 8 + (int64_t)k->cap * (int64_t)sizeof(jentry);
 }
 
 static bool ent_matches(const jkeys *k, uint32_t e, const jstore *st,
@@ -669,14 +744,20 @@ static bool ent_matches(const jkeys *k, uint32_t e, const jstore *st,
   return true;
 }
 
+#define SLOT_E(v) ((uint32_t)(v))
+#define SLOT_TAG(v) ((uint32_t)((v) >> 32))
+#define SLOT_MK(e, h) (((h) >> 32 << 32) | (uint64_t)((e) + 1))
+
 uint32_t jk_find(const jkeys *k, const jstore *st, const int *const *keys,
                  int nk, lm_array *const *cols, int64_t r, uint64_t h) {
   uint64_t mask = k->nslots - 1;
+  uint32_t tag = (uint32_t)(h >> 32);
   for (uint64_t p = h & mask;; p = (p + 1) & mask) {
-    uint32_t v = k->slots[p];
+    uint64_t sv = k->slots[p];
+    uint32_t v = SLOT_E(sv);
     if (!v)
       return JNONE;
-    if (k->ents[v - 1].hash == h &&
+    if (SLOT_TAG(sv) == tag && k->ents[v - 1].hash == h &&
         ent_matches(k, v - 1, st, keys, nk, cols, r))
       return v - 1;
   }
@@ -684,17 +765,17 @@ uint32_t jk_find(const jkeys *k, const jstore *st, const int *const *keys,
 
 static int jk_rehash(jkeys *k) {
   uint64_t ns = k->nslots * 2;
-  uint32_t *nsl = calloc(ns, sizeof *nsl);
+  uint64_t *nsl = calloc(ns, sizeof *nsl);
   if (!nsl)
     return -1;
   for (uint64_t p = 0; p < k->nslots; p++) {
-    uint32_t v = k->slots[p];
-    if (!v)
+    uint64_t sv = k->slots[p];
+    if (!SLOT_E(sv))
       continue;
-    uint64_t q = k->ents[v - 1].hash & (ns - 1);
+    uint64_t q = k->ents[SLOT_E(sv) - 1].hash & (ns - 1);
     while (nsl[q])
       q = (q + 1) & (ns - 1);
-    nsl[q] = v;
+    nsl[q] = sv;
   }
   free(k->slots);
   k->slots = nsl;
@@ -705,11 +786,13 @@ static int jk_rehash(jkeys *k) {
 uint32_t jk_find_add(jkeys *k, const jstore *st, const int *const *keys, int nk,
                      lm_array *const *cols, int64_t r, uint64_t h) {
   uint64_t mask = k->nslots - 1, p = h & mask;
+  uint32_t tag = (uint32_t)(h >> 32);
   for (;; p = (p + 1) & mask) {
-    uint32_t v = k->slots[p];
+    uint64_t sv = k->slots[p];
+    uint32_t v = SLOT_E(sv);
     if (!v)
       break;
-    if (k->ents[v - 1].hash == h &&
+    if (SLOT_TAG(sv) == tag && k->ents[v - 1].hash == h &&
         ent_matches(k, v - 1, st, keys, nk, cols, r))
       return v - 1;
   }
@@ -733,7 +816,7 @@ uint32_t jk_find_add(jkeys *k, const jstore *st, const int *const *keys, int nk,
   jentry *en = &k->ents[e];
   en->hash = h;
   en->head[0] = en->head[1] = en->tail[0] = en->tail[1] = JNONE;
-  k->slots[p] = e + 1;
+  k->slots[p] = SLOT_MK(e, h);
   k->live++;
   if ((uint64_t)k->live * 2 > k->nslots && jk_rehash(k) &&
       (uint64_t)k->live * 4 > k->nslots * 3) {
@@ -748,9 +831,12 @@ uint32_t jk_find_slot(const jkeys *k, const jstore *st, const int *const *keys,
                       int nk, int s, uint32_t i, uint64_t h) {
   uint64_t mask = k->nslots - 1;
   for (uint64_t p = h & mask;; p = (p + 1) & mask) {
-    uint32_t v = k->slots[p];
+    uint64_t sv = k->slots[p];
+    uint32_t v = SLOT_E(sv);
     if (!v)
       return JNONE;
+    if (SLOT_TAG(sv) != (uint32_t)(h >> 32))
+      continue;
     const jentry *en = &k->ents[v - 1];
     if (en->hash != h)
       continue;
@@ -767,19 +853,19 @@ void jk_maybe_remove(jkeys *k, uint32_t e) {
   if (en->head[0] != JNONE || en->head[1] != JNONE)
     return;
   uint64_t mask = k->nslots - 1, p = en->hash & mask;
-  while (k->slots[p] != e + 1)
+  while (SLOT_E(k->slots[p]) != e + 1)
     p = (p + 1) & mask;
   /* backward-shift deletion */
   uint64_t q = p;
   for (;;) {
     q = (q + 1) & mask;
-    uint32_t v = k->slots[q];
-    if (!v)
+    uint64_t sv = k->slots[q];
+    if (!SLOT_E(sv))
       break;
-    uint64_t home = k->ents[v - 1].hash & mask;
+    uint64_t home = k->ents[SLOT_E(sv) - 1].hash & mask;
     bool move = (q > p) ? (home <= p || home > q) : (home <= p && home > q);
     if (move) {
-      k->slots[p] = v;
+      k->slots[p] = sv;
       p = q;
     }
   }
@@ -864,7 +950,21 @@ int jb_init(jbase *j, const lm_join_spec *spec, const uint32_t hdr[2],
         return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
   for (int s = 0; s < 2; s++) {
-    int rc = js_init(&j->st[s], spec->side[s].schema, hdr[s], err);
+    /* keys and the time column are always kept */
+    bool *pr = NULL;
+    if (spec->side[s].pruned) {
+      int nc = spec->side[s].schema->n_fields;
+      pr = malloc((size_t)nc + 1);
+      if (!pr)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      memcpy(pr, spec->side[s].pruned, (size_t)nc);
+      for (int k = 0; k < j->nk; k++)
+        pr[j->keys[s][k]] = false;
+      if (spec->side[s].time_col >= 0)
+        pr[spec->side[s].time_col] = false;
+    }
+    int rc = js_init(&j->st[s], spec->side[s].schema, hdr[s], pr, err);
+    free(pr);
     if (rc)
       return rc;
     j->sctx[s].j = j;
@@ -1146,7 +1246,7 @@ static int forward_wm(jbase *j, lm_error *err) {
   return 0;
 }
 
-static int side_batch(void *ctx, lm_batch *b, lm_error *err) {
+static int side_batch_run(void *ctx, lm_batch *b, lm_error *err) {
   jside_ctx *sc = ctx;
   jbase *j = sc->j;
   int s = sc->side;
@@ -1166,6 +1266,7 @@ static int side_batch(void *ctx, lm_batch *b, lm_error *err) {
   if (b->num_rows == 0)
     return 0;
   j->op.rows_in += b->num_rows;
+  j->op.batches_in++;
   int rc = j->ops->push(j, s, b, err);
   lm_error scratch;
   memset(&scratch, 0, sizeof scratch);
@@ -1178,7 +1279,16 @@ static int side_batch(void *ctx, lm_batch *b, lm_error *err) {
   return 0;
 }
 
-static int side_watermark(void *ctx, int64_t wm, lm_error *err) {
+/* side_batch_run / side_watermark_run timed as the join's own work */
+static int side_batch(void *ctx, lm_batch *b, lm_error *err) {
+  lm_op_timer t;
+  lm_op_timer_start(&t);
+  int rc = side_batch_run(ctx, b, err);
+  lm_op_timer_stop(&t, &((jside_ctx *)ctx)->j->op);
+  return rc;
+}
+
+static int side_watermark_run(void *ctx, int64_t wm, lm_error *err) {
   jside_ctx *sc = ctx;
   jbase *j = sc->j;
   int s = sc->side;
@@ -1196,6 +1306,14 @@ static int side_watermark(void *ctx, int64_t wm, lm_error *err) {
   if (rc || rc2)
     return rc ? rc : rc2;
   return forward_wm(j, err);
+}
+
+static int side_watermark(void *ctx, int64_t wm, lm_error *err) {
+  lm_op_timer t;
+  lm_op_timer_start(&t);
+  int rc = side_watermark_run(ctx, wm, err);
+  lm_op_timer_stop(&t, &((jside_ctx *)ctx)->j->op);
+  return rc;
 }
 
 static int join_push(lm_operator *op, lm_batch *b, lm_error *err) {

@@ -29,6 +29,7 @@ enum { JC_FIXED, JC_FLOAT32, JC_FLOAT64, JC_BOOL, JC_VAR, JC_NULLT, JC_OBJ };
 typedef struct jcol {
   uint8_t kind;
   uint8_t large;  /* JC_VAR: int64 offsets (LARGE_UTF8/LARGE_BINARY) */
+  uint8_t pruned; /* never read after the join: not stored (JC_NULLT) */
   uint32_t width; /* JC_FIXED: bytes */
   uint32_t off;   /* byte offset of the value in the slot */
   lm_type type;
@@ -45,7 +46,9 @@ typedef struct jstore {
   int64_t live;
   uint8_t *heap; /* JC_VAR bytes */
   int64_t heap_len, heap_cap, heap_dead;
-  int n_obj; /* JC_OBJ columns */
+  int n_obj;          /* JC_OBJ columns */
+  bool defer_compact; /* js_del leaves the heap alone (js_maybe_compact) */
+  bool data_mapped, heap_mapped; /* mmap'ed (grown by mremap), not malloc'ed */
 } jstore;
 
 static inline uint8_t *js_slot(const jstore *s, uint32_t i) {
@@ -70,13 +73,22 @@ static inline int64_t js_i64(const jstore *s, uint32_t i, int c) {
 }
 
 /* hdr: operator header bytes (>= 4; the first 4 are the chain link).
+ * pruned: NULL, or per column of schema whether it is never read after the
+ * join (stored as nothing, gathered as NULL, ignored by js_row_eq).
  * Errors: LM_ERR_NOMEM. */
-int js_init(jstore *s, lm_schema *schema, uint32_t hdr, lm_error *err);
+int js_init(jstore *s, lm_schema *schema, uint32_t hdr, const bool *pruned,
+            lm_error *err);
 void js_free(jstore *s);
 /* Copies row r of b (b's first ncols columns) into a new slot, header
  * zeroed; JNONE on OOM or when the heap would pass 4 GiB. */
 uint32_t js_add(jstore *s, const lm_batch *b, int64_t r);
 void js_del(jstore *s, uint32_t i);
+/* Rewrites the variable-length heap when at least half of it (and over
+ * 64 KiB) is dead bytes; what js_del does unless defer_compact is set. */
+void js_maybe_compact(jstore *s);
+/* Drops every row (objects released, allocations kept). The caller unlinks
+ * the chains that pointed at them. */
+void js_clear(jstore *s);
 /* Column c of slot i equals row r of a (same type); NULL equals nothing. */
 bool js_col_eq(const jstore *s, uint32_t i, int c, const lm_array *a,
                int64_t r);
@@ -100,7 +112,9 @@ typedef struct jentry {
 } jentry;
 
 typedef struct jkeys {
-  uint32_t *slots; /* entry id + 1; 0 = empty */
+  /* entry id + 1 in the low 32 bits (0 = empty), the hash's high 32 bits
+   * above: a probe skips other keys without touching their entries */
+  uint64_t *slots;
   uint64_t nslots;
   jentry *ents;
   uint32_t nents, cap, free_head;
@@ -108,6 +122,10 @@ typedef struct jkeys {
 } jkeys;
 
 int jk_init(jkeys *k, lm_error *err);
+/* Prefetches the home slot of hash h (a probe a few rows ahead). */
+static inline void jk_prefetch(const jkeys *k, uint64_t h) {
+  __builtin_prefetch(&k->slots[h & (k->nslots - 1)]);
+}
 void jk_free(jkeys *k);
 /* The entry of key (cols[k] row r, hash h) or JNONE; st[s] / keys[s] say
  * where side s keeps the key columns of its chain heads. */

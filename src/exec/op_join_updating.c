@@ -25,8 +25,13 @@
  * before it stay applied and their output is emitted.
  *
  * TTL (ttl_us > 0): each slot keeps the processing time of its last write;
- * lm_operator_tick drops slots idle for ttl_us (no output, as in Flink's
- * state TTL) and retractions of rows no longer held are then ignored.
+ * lm_operator_tick drops slots idle for ttl_us and retractions of rows no
+ * longer held are then ignored. The pairs an expired row formed are not
+ * retracted (as Flink's state TTL), but the other side's rows that matched
+ * it lose that match: one that loses its last flips as after a retraction
+ * (an outer row is NULL-padded again, an ANTI row re-emitted, a SEMI row
+ * retracted), so that it is not left without a match and without its
+ * padding.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -347,8 +352,70 @@ static void sweep_chain(jupd *u, int s, uint32_t *head, uint32_t *tail) {
   }
 }
 
+static bool idle(const jupd *u, int s, uint32_t i) {
+  return lm_sat_add(hget(&u->b.st[s], i, H_TS), u->b.spec.ttl_us) <= u->now;
+}
+
+/* Before entry e's idle slots are swept: every live row of the other side
+ * that matched an idle row (residual TRUE) loses the idle row's
+ * multiplicity from its match count, and flips when that was its last
+ * match (pads(): +m NULL-padded; SEMI left: -m). Output rows go to the
+ * pending output (flushed by the caller). */
+static int unmatch_idle(jupd *u, uint32_t e, lm_error *err) {
+  jbase *j = &u->b;
+  jentry *en = &j->kt.ents[e];
+  for (int s = 0; s < 2; s++) {
+    int o = 1 - s;
+    jstore *st = &j->st[s], *ost = &j->st[o];
+    bool flips = pads(j, o) || (o == 0 && j->spec.type == LM_JOIN_SEMI);
+    if (!flips)
+      continue;
+    int64_t nc = 0;
+    int rc;
+    for (uint32_t x = en->head[s]; x != JNONE; x = js_next(st, x)) {
+      if (!idle(u, s, x))
+        continue;
+      for (uint32_t y = en->head[o]; y != JNONE; y = js_next(ost, y)) {
+        if (idle(u, o, y) || hget(ost, y, H_MC) == 0)
+          continue; /* swept too, or nothing to lose */
+        if (nc == u->cand.cap &&
+            (rc = jcand_grow(&u->cand, nc + 1, false, err)))
+          return rc;
+        u->cand.cl[nc] = s == 0 ? x : y;
+        u->cand.cr[nc] = s == 0 ? y : x;
+        nc++;
+      }
+    }
+    if (!nc)
+      continue;
+    if ((rc = jb_residual(j, NULL, NULL, u->cand.cl, u->cand.cr, nc,
+                          u->cand.pass, err)))
+      return rc;
+    for (int64_t c = 0; c < nc; c++) {
+      if (!u->cand.pass[c])
+        continue;
+      uint32_t x = s == 0 ? u->cand.cl[c] : u->cand.cr[c];
+      uint32_t y = s == 0 ? u->cand.cr[c] : u->cand.cl[c];
+      int64_t old = hget(ost, y, H_MC), nw = old - hget(st, x, H_MULT);
+      if (nw < 0)
+        nw = 0;
+      hset(ost, y, H_MC, nw);
+      if (old == 0 || nw != 0)
+        continue;
+      int64_t my = hget(ost, y, H_MULT);
+      if (pads(j, o))
+        rc = o == 0 ? jo_add(j, y, JNONE, my, err)
+                    : jo_add(j, JNONE, y, my, err);
+      else
+        rc = jo_add(j, y, JNONE, -my, err); /* SEMI */
+      if (rc)
+        return rc;
+    }
+  }
+  return 0;
+}
+
 static int upd_tick(jbase *j, int64_t now, lm_error *err) {
-  (void)err;
   jupd *u = (jupd *)j;
   if (now > u->now)
     u->now = now;
@@ -358,17 +425,22 @@ static int upd_tick(jbase *j, int64_t now, lm_error *err) {
   if (u->last_sweep && u->now - u->last_sweep < every)
     return 0;
   u->last_sweep = u->now;
-  for (uint32_t e = 0; e < j->kt.nents; e++) {
+  int rc = u->lookup ? 0 : jo_sources(j, NULL, NULL, err);
+  for (uint32_t e = 0; e < j->kt.nents && !rc; e++) {
     jentry *en = &j->kt.ents[e];
     if (en->head[0] == JNONE && en->head[1] == JNONE)
       continue; /* free */
+    if (!u->lookup && (rc = unmatch_idle(u, e, err)))
+      break;
     for (int s = 0; s < 2; s++)
       sweep_chain(u, s, &en->head[s], &en->tail[s]);
     jk_maybe_remove(&j->kt, e);
   }
   for (int s = 0; s < 2; s++)
     sweep_chain(u, s, &u->nhead[s], NULL);
-  return 0;
+  if (!rc && !u->lookup)
+    rc = jo_flush(j, err);
+  return rc;
 }
 
 static int64_t upd_extra(const jbase *j) {

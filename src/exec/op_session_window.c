@@ -735,6 +735,8 @@ static const lm_operator_vt ss_vt = {"session_window", ss_push, ss_watermark,
 
 lm_operator *lm_op_session_window_new(const lm_plan *plan, lm_window_emit mode,
                                       lm_schema *wschema, lm_output_cb late) {
+  if (plan->changelog_input) /* retractions can split sessions */
+    return lm_op_session_changelog_new(plan, mode, wschema, late);
   ss_op *o = calloc(1, sizeof *o);
   if (!o)
     return NULL;

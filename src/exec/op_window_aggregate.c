@@ -45,6 +45,8 @@ typedef struct win {
   int64_t start, end;
 } win;
 
+#define PW_SPARES 16
+
 typedef struct pw_op {
   lm_operator base;
   const lm_plan *plan;
@@ -57,9 +59,14 @@ typedef struct pw_op {
   int64_t wm;         /* INT64_MIN until the first watermark */
   int64_t emitted_to; /* windows with end <= this were emitted (CLOSE/FINAL) */
   int64_t out_wm;
+  int64_t wm_shift; /* added to the output watermark: the size when the
+                       output's time column is the window end */
   win *wins;
   int64_t n_wins, cap_wins;
-  lm_aggtable *spare; /* an expired pane's table, emptied, for the next */
+  /* expired panes' tables, emptied (capacity kept), for the next panes */
+  lm_aggtable *spare[PW_SPARES];
+  int n_spare;
+  lm_aggtable *merge; /* a window's panes merged (emptied after each use) */
 } pw_op;
 
 static int64_t gcd64(int64_t a, int64_t b) {
@@ -183,10 +190,15 @@ static pane *get_pane(pw_op *o, int64_t start) {
     o->panes = p;
     o->cap_panes = cap;
   }
-  lm_aggtable *t = o->spare ? o->spare : lm_plan_new_aggtable(o->plan);
+  lm_aggtable *t =
+      o->n_spare ? o->spare[--o->n_spare] : lm_plan_new_aggtable(o->plan);
   if (!t)
     return NULL;
-  o->spare = NULL;
+  if (o->n_panes) { /* sized like the latest pane: no regrowth (advice) */
+    const lm_aggtable *l = o->panes[o->n_panes - 1].t;
+    (void)lm_aggtable_reserve(t, lm_aggtable_groups(l),
+                              lm_aggtable_key_bytes(l));
+  }
   memmove(&o->panes[i + 1], &o->panes[i],
           sizeof(pane) * (size_t)(o->n_panes - i));
   memset(&o->panes[i], 0, sizeof(pane));
@@ -273,7 +285,15 @@ static int emit_window(pw_op *o, const win *w, lm_error *err) {
   } else {
     int64_t *ids = NULL, cap = 0, cap2 = 0;
     uint32_t *dg = NULL, *sg = NULL;
-    if (!(r = lm_plan_new_aggtable(o->plan)))
+    /* one table reused for every window: it keeps the capacity of the
+     * largest window so far (no regrowth, no fresh pages per window) */
+    if (!o->merge && !(o->merge = lm_plan_new_aggtable(o->plan)))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    r = o->merge;
+    int64_t kb = 0;
+    for (int64_t i = first; i < last; i++)
+      kb += lm_aggtable_key_bytes(o->panes[i].t);
+    if (lm_aggtable_reserve(r, total, kb))
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
     for (int64_t i = first; i < last && !rc; i++) {
       pane *p = &o->panes[i];
@@ -304,7 +324,8 @@ static int emit_window(pw_op *o, const win *w, lm_error *err) {
   if (!rc)
     rc = lm_window_rows(o->plan, src, NULL, 0, NULL, NULL, w->start, w->end,
                         o->wschema, o->wschema ? 1 : 0, &b, err);
-  lm_aggtable_free(r);
+  if (r)
+    lm_aggtable_truncate(r, 0);
   return rc ? rc : emit(o, b, err);
 }
 
@@ -529,7 +550,8 @@ done:
 }
 
 /* The smallest start of a window that may still emit: windows with end +
- * lateness > wm, i.e. end > h = wm - lateness. */
+ * lateness > wm, i.e. end > h = wm - lateness (plus wm_shift: the smallest
+ * end when the output's time column is the end). */
 static int64_t output_watermark(const pw_op *o) {
   if (o->wm == INT64_MAX)
     return INT64_MAX;
@@ -542,7 +564,8 @@ static int64_t output_watermark(const pw_op *o) {
   int64_t lim = lm_sat_add(h, -o->size);
   if (lim == INT64_MIN)
     return INT64_MIN;
-  return lm_sat_add(floor_align(lim, o->slide, o->off), o->slide);
+  return lm_sat_add(lm_sat_add(floor_align(lim, o->slide, o->off), o->slide),
+                    o->wm_shift);
 }
 
 static int pw_watermark(lm_operator *op, int64_t wm, lm_error *err) {
@@ -581,9 +604,9 @@ static int pw_watermark(lm_operator *op, int64_t wm, lm_error *err) {
   int64_t k = 0;
   for (int64_t i = 0; i < o->n_panes; i++) {
     if (expired(o, pane_last_end(o, o->panes[i].start))) {
-      if (!o->spare) { /* kept (capacity and all) for the next pane */
+      if (o->n_spare < PW_SPARES) { /* kept (capacity and all) */
         lm_aggtable_truncate(o->panes[i].t, 0);
-        o->spare = o->panes[i].t;
+        o->spare[o->n_spare++] = o->panes[i].t;
       } else
         free_pane(&o->panes[i]);
     } else
@@ -602,7 +625,9 @@ static void pw_free(lm_operator *op) {
   pw_op *o = (pw_op *)op;
   for (int64_t i = 0; i < o->n_panes; i++)
     free_pane(&o->panes[i]);
-  lm_aggtable_free(o->spare);
+  for (int i = 0; i < o->n_spare; i++)
+    lm_aggtable_free(o->spare[i]);
+  lm_aggtable_free(o->merge);
   free(o->panes);
   free(o->wins);
   lm_schema_release(o->wschema);
@@ -631,5 +656,7 @@ lm_operator *lm_op_window_aggregate_new(const lm_plan *plan,
   o->wm = INT64_MIN;
   o->emitted_to = INT64_MIN;
   o->out_wm = INT64_MIN;
+  if (mode != LM_WEMIT_UPDATES && lm_plan_time_is_window_end(plan))
+    o->wm_shift = o->size;
   return &o->base;
 }

@@ -4,16 +4,51 @@
 
 #include "exec/lm_exec.h"
 
+/* Self time: the time of everything a timed region calls that is timed
+ * itself (nested regions) is added to child_ns and subtracted from the
+ * region's own. One thread runs a pipeline (engine.h). */
+static _Thread_local int64_t child_ns;
+
+void lm_op_timer_start(lm_op_timer *t) {
+  t->saved = child_ns;
+  child_ns = 0;
+  t->t0 = lm_now_ns();
+}
+
+void lm_op_timer_stop(lm_op_timer *t, lm_operator *op) {
+  int64_t dt = lm_now_ns() - t->t0;
+  op->time_ns += dt - child_ns;
+  child_ns = t->saved + dt;
+}
+
+int lm_operator_push(lm_operator *op, lm_batch *b, lm_error *err) {
+  op->rows_in += b->num_rows;
+  op->batches_in++;
+  lm_op_timer t;
+  lm_op_timer_start(&t);
+  int rc = op->vt->push(op, b, err);
+  lm_op_timer_stop(&t, op);
+  return rc;
+}
+
+int lm_operator_watermark(lm_operator *op, int64_t wm, lm_error *err) {
+  lm_op_timer t;
+  lm_op_timer_start(&t);
+  int rc = op->vt->watermark(op, wm, err);
+  lm_op_timer_stop(&t, op);
+  return rc;
+}
+
 int lm_operator_emit(lm_operator *op, lm_batch *b, lm_error *err) {
   op->rows_out += b->num_rows;
   if (!op->next || b->num_rows == 0)
     return 0;
-  op->next->rows_in += b->num_rows;
-  return op->next->vt->push(op->next, b, err);
+  op->batches_out++;
+  return lm_operator_push(op->next, b, err);
 }
 
 int lm_operator_forward_watermark(lm_operator *op, int64_t wm, lm_error *err) {
-  return op->next ? op->next->vt->watermark(op->next, wm, err) : 0;
+  return op->next ? lm_operator_watermark(op->next, wm, err) : 0;
 }
 
 static void plain_free(lm_operator *op) {
@@ -30,6 +65,7 @@ typedef struct output_op {
 static int output_push(lm_operator *op, lm_batch *b, lm_error *err) {
   output_op *o = (output_op *)op;
   op->rows_out += b->num_rows;
+  op->batches_out++;
   return o->cb.batch ? o->cb.batch(o->cb.ctx, b, err) : 0;
 }
 

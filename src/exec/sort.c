@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/lm_decimal.h"
 #include "exec/lm_exec.h"
 
 typedef struct sort_ctx {
@@ -39,7 +40,13 @@ static int cmp_rows(const sort_ctx *s, int32_t x, int32_t y) {
         c = p < q ? -1 : p > q;
       break;
     }
-    case LM_TYPE_UTF8: {
+    case LM_TYPE_DECIMAL128: {
+      __int128 p = lm_dec_get(a, x), q = lm_dec_get(a, y);
+      c = p < q ? -1 : p > q;
+      break;
+    }
+    case LM_TYPE_UTF8:
+    case LM_TYPE_BINARY: {
       int32_t pl, ql;
       const char *p = lm_array_str(a, x, &pl), *q = lm_array_str(a, y, &ql);
       c = memcmp(p, q, (size_t)(pl < ql ? pl : ql));
@@ -91,6 +98,51 @@ static void merge_sort(const sort_ctx *s, int32_t *v, int32_t *tmp, int64_t n) {
   memcpy(v, tmp, sizeof(int32_t) * (size_t)n);
 }
 
+/* Row x before row y in the stable order: by the keys, then by position. */
+static bool row_before(const sort_ctx *s, int32_t x, int32_t y) {
+  int c = cmp_rows(s, x, y);
+  return c < 0 || (c == 0 && x < y);
+}
+
+static void heap_down(const sort_ctx *s, int32_t *h, int64_t k, int64_t i) {
+  for (;;) {
+    int64_t l = 2 * i + 1, m = i;
+    if (l < k && row_before(s, h[m], h[l]))
+      m = l;
+    if (l + 1 < k && row_before(s, h[m], h[l + 1]))
+      m = l + 1;
+    if (m == i)
+      return;
+    int32_t t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* ORDER BY ... LIMIT: the first k (= OFFSET + LIMIT) of n rows in the
+ * stable order, sorted, into idx[0..k): a max-heap of k row indices (the
+ * last kept row on top), O(n log k) comparisons instead of O(n log n). */
+static void top_k(const sort_ctx *s, int32_t *idx, int32_t *tmp, int64_t n,
+                  int64_t k) {
+  for (int64_t i = 0; i < k; i++)
+    idx[i] = (int32_t)i;
+  for (int64_t i = k / 2; i-- > 0;)
+    heap_down(s, idx, k, i);
+  for (int64_t i = k; i < n; i++)
+    if (row_before(s, (int32_t)i, idx[0])) {
+      idx[0] = (int32_t)i;
+      heap_down(s, idx, k, 0);
+    }
+  qsort(idx, (size_t)k, sizeof(int32_t), cmp_i32); /* positions, then a */
+  merge_sort(s, idx, tmp, k);                      /* stable sort */
+}
+
 int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
                   int64_t offset, int64_t limit, lm_batch **out,
                   lm_error *err) {
@@ -109,10 +161,13 @@ int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
   for (int64_t i = 0; i < n; i++)
     idx[i] = (int32_t)i;
   sort_ctx s = {cols, keys, n_keys};
-  if (n_keys)
-    merge_sort(&s, idx, tmp, n);
   if (offset < 0)
     offset = 0;
+  int64_t k = limit >= 0 && offset <= n - limit ? offset + limit : n;
+  if (n_keys && k > 0 && k <= n / 8)
+    top_k(&s, idx, tmp, n, k);
+  else if (n_keys)
+    merge_sort(&s, idx, tmp, n);
   int64_t start = offset > n ? n : offset;
   int64_t count = n - start;
   if (limit >= 0 && limit < count)

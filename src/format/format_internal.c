@@ -2,6 +2,7 @@
  * and JSON readers/writers. */
 #include "format/format_internal.h"
 
+#include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
 
 #include <errno.h>
@@ -25,7 +26,13 @@ bool lm_fmt_type_supported(lm_type t) {
   case LM_TYPE_FLOAT64:
   case LM_TYPE_UTF8:
   case LM_TYPE_TIMESTAMP:
+  case LM_TYPE_DATE32:
+  case LM_TYPE_BINARY:
     return true;
+  case LM_TYPE_DECIMAL128:
+    return t.precision >= 1 && t.precision <= 38;
+  case LM_TYPE_TIME64:
+    return t.unit == LM_UNIT_MICRO;
   default:
     return false;
   }
@@ -404,6 +411,44 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
     return LM_FMT_OK;
   case LM_TYPE_TIMESTAMP:
     return append_timestamp(b, p, len);
+  case LM_TYPE_DECIMAL128: { /* exact, rounded half away to the scale */
+    lm_i128 v;
+    int rc = lm_dec_parse(p, len, b->type.scale, &v, NULL);
+    if (rc == LM_DEC_ESYNTAX)
+      return LM_FMT_SYNTAX;
+    if (rc || !lm_dec_fits(v, b->type.precision))
+      return LM_FMT_RANGE;
+    lm_dec_append(b, v);
+    return LM_FMT_OK;
+  }
+  case LM_TYPE_DATE32: { /* YYYY-MM-DD (a time part is dropped) */
+    int64_t us;
+    if (lm_parse_timestamp(p, len, &us))
+      return LM_FMT_SYNTAX;
+    lm_builder_append_int(b, lm_floor_div(us, INT64_C(86400000000)));
+    return LM_FMT_OK;
+  }
+  case LM_TYPE_TIME64: {
+    int64_t us;
+    if (b->type.unit != LM_UNIT_MICRO || len > INT32_MAX ||
+        lm_parse_time_us(p, (int32_t)len, &us))
+      return LM_FMT_SYNTAX;
+    lm_builder_append_int(b, us);
+    return LM_FMT_OK;
+  }
+  case LM_TYPE_BINARY: { /* PostgreSQL bytea text: \x hex or escapes */
+    if (len > (size_t)INT32_MAX / 2)
+      return LM_FMT_TOOBIG;
+    lm_buf_reset(scratch);
+    int rc = lm_parse_bytea(p, (int32_t)len, scratch);
+    if (rc == -2)
+      return LM_FMT_TOOBIG;
+    if (rc)
+      return LM_FMT_SYNTAX;
+    lm_builder_append_str(b, scratch->data ? scratch->data : "",
+                          (int32_t)scratch->len);
+    return LM_FMT_OK;
+  }
   case LM_TYPE_NULL:
     return LM_FMT_SYNTAX; /* only NULL fits a NULL column */
   default:

@@ -623,7 +623,11 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
     return 0;
   }
   case LM_TYPE_UTF8:
-  case LM_TYPE_TIMESTAMP: {
+  case LM_TYPE_TIMESTAMP:
+  case LM_TYPE_DECIMAL128: /* a number or a string (docs/types.md) */
+  case LM_TYPE_DATE32:
+  case LM_TYPE_TIME64:
+  case LM_TYPE_BINARY: {
     const char *t = v->p;
     size_t n = len;
     if (v->kind == J_STR) {
@@ -634,8 +638,10 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
         if (!t)
           return json_err(r, LM_ERR_NOMEM, v->p, "out of memory");
       }
-    } else if (b->type.id == LM_TYPE_TIMESTAMP ||
-               (v->kind != J_OBJ && v->kind != J_ARR)) {
+    } else if (b->type.id == LM_TYPE_DECIMAL128
+                   ? v->kind != J_NUM
+                   : (b->type.id != LM_TYPE_UTF8 ||
+                      (v->kind != J_OBJ && v->kind != J_ARR))) {
       return type_error(r, c, v);
     }
     int rc = lm_fmt_append_text(b, t, n, &r->num);

@@ -91,8 +91,70 @@ void lm_plan_free_join(lm_plan *p);
 int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
                          const char *from_name, const lm_scope *scope,
                          lm_plan **out, lm_error *err);
+/* lm_plan_topn for a ROW_NUMBER subquery `in` whose FROM is a join
+ * (topn_bind.c): `input` is the join's output named by `scope`, in_where
+ * what is left of in's WHERE once its conjuncts moved into the joins
+ * (NULL = nothing). Same errors as lm_plan_topn. */
+int lm_plan_topn_scope(const lm_select *sel, const lm_select *in,
+                       const lm_expr *in_where, lm_schema *input,
+                       const lm_scope *scope, lm_plan **out, lm_error *err);
 /* A scalar function call (func_bind.c): resolves the name, checks and
  * casts the arguments. NULL with err set ("function f() does not exist"). */
 lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e);
+
+/* The SQL types DECIMAL, DATE, TIME and BYTEA (bind_types.c,
+ * docs/types.md). Whether t is one of them (DECIMAL128 with precision
+ * 1..38, DATE32, TIME64 µs, BINARY). */
+bool lm_bind_sql_type(lm_type t);
+/* The type of CAST(x AS NUMERIC) without (p, s): x's own DECIMAL type,
+ * DECIMAL(19|10|5, 0) for integers, the literal's digits for a number or
+ * string constant. 0 with *out set, or an error (LM_ERR_BIND) for other
+ * operands. */
+int lm_bind_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
+                         lm_type *out);
+/* Comparison operands involving DECIMAL / DATE (coerce_pair): 1 = not
+ * ours (the caller goes on), 0 = coerced, < 0 = error (err set). */
+int lm_bind_types_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
+                       lm_bexpr **pb);
+/* Arithmetic with DECIMAL / DATE / TIME operands: 1 = not ours, 0 =
+ * operands cast and *rt set (result scale rules in docs/types.md), < 0 =
+ * error. */
+int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
+                        lm_bexpr **pb, lm_type *rt);
+/* The common type of t and a when one is DECIMAL or DATE (CASE, COALESCE,
+ * GREATEST...): DECIMAL with the larger integer part and scale (integers
+ * as DECIMAL(19, 0)), DOUBLE with a float, TIMESTAMP for DATE with
+ * TIMESTAMP. false (out untouched) when neither rule applies. */
+bool lm_bind_types_merge(lm_type t, lm_type a, lm_type *out);
+/* When one of args[0..n) is a DECIMAL, its DOUBLE literals (1.5) become
+ * the exact DECIMAL they were written as (PostgreSQL: numeric). */
+void lm_bind_types_lits(lm_bctx *c, lm_bexpr **args, int n);
+/* The number of digits a numeric literal's text has after the point (its
+ * PostgreSQL scale: "1.50" 2, "1e-3" 3, "15e1" 0; 0 for NULL). A DOUBLE
+ * literal node keeps it in `col` so that it becomes that exact DECIMAL. */
+int lm_bind_lit_scale(const char *text);
+/* round/trunc/abs/ceil/floor/sign of a DECIMAL and length/octet_length/
+ * md5 of a BYTEA (args bound): *handled false when e is none of them. */
+lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                             bool *handled);
+/* Aggregates of DECIMAL(p, s) run over CAST(x * 10^s AS BIGINT) (exact
+ * while the sum stays within BIGINT: "bigint out of range" otherwise):
+ * lm_bind_dec_unscale rewrites *arg so; lm_bind_dec_rescale turns the
+ * BIGINT result r back into DECIMAL type t. s <= 18. */
+int lm_bind_dec_unscale(lm_bctx *c, const lm_expr *at, lm_bexpr **arg);
+lm_bexpr *lm_bind_dec_rescale(lm_bctx *c, const lm_expr *at, lm_bexpr *r,
+                              lm_type t);
+
+/* Subquery expressions (subquery_bind.c). lm_bind_subquery binds an
+ * LM_EXPR_SUBQUERY (planning the inner query through the thread's
+ * lm_subq_hooks); NULL with err set. lm_bind_outer_ref resolves a column
+ * the current query does not have in the queries enclosing it (innermost
+ * first): an LM_BX_PARAM node, or NULL when no enclosing query has it
+ * (*failed set, with err, for an ambiguity out there or OOM).
+ * lm_expr_has_subquery: whether e contains a subquery expression (not looking
+ * inside subqueries). */
+lm_bexpr *lm_bind_subquery(lm_bctx *c, const lm_expr *e);
+lm_bexpr *lm_bind_outer_ref(lm_bctx *c, const lm_expr *e, bool *failed);
+bool lm_expr_has_subquery(const lm_expr *e);
 
 #endif

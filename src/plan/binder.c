@@ -86,7 +86,11 @@ bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
     if (a->lit.is_null != b->lit.is_null)
       return false;
     if (!a->lit.is_null) {
-      if (a->type.id == LM_TYPE_UTF8) {
+      if (a->type.id == LM_TYPE_DECIMAL128) {
+        if (a->lit.v.d128.lo != b->lit.v.d128.lo ||
+            a->lit.v.d128.hi != b->lit.v.d128.hi)
+          return false;
+      } else if (a->type.id == LM_TYPE_UTF8 || a->type.id == LM_TYPE_BINARY) {
         if (a->lit.v.s.len != b->lit.v.s.len ||
             memcmp(a->lit.v.s.p, b->lit.v.s.p, (size_t)a->lit.v.s.len) != 0)
           return false;
@@ -119,6 +123,14 @@ bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
       return false;
     break;
   case LM_BX_CAST:
+    break;
+  case LM_BX_PARAM:
+    if (a->param != b->param)
+      return false;
+    break;
+  case LM_BX_SUBQUERY:
+    if (a->sub != b->sub)
+      return false;
     break;
   }
   for (int i = 0; i < a->n_args; i++)
@@ -171,6 +183,7 @@ static lm_bexpr *literal(lm_bctx *c, const lm_expr *e) {
     break;
   case LM_LIT_DECIMAL:
     b->lit.v.f = e->dval;
+    b->col = lm_bind_lit_scale(e->text); /* 1.50: 2 (bind_types.c) */
     break;
   case LM_LIT_STRING: {
     size_t n = e->text ? strlen(e->text) : 0;
@@ -201,6 +214,10 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
       }
     }
     if (!rel_seen) {
+      bool bad = false;
+      lm_bexpr *o = lm_bind_outer_ref(c, e, &bad); /* subquery_bind.c */
+      if (o || bad)
+        return o;
       lm_bind_fail(c, e, "missing FROM-clause entry for table \"%s\"", e->table,
                    NULL);
       return NULL;
@@ -224,6 +241,10 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
       hit = x;
     }
     if (!hit) {
+      bool bad = false;
+      lm_bexpr *o = lm_bind_outer_ref(c, e, &bad);
+      if (o || bad)
+        return o;
       lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
       return NULL;
     }
@@ -240,6 +261,15 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
 static lm_bexpr *column(lm_bctx *c, const lm_expr *e) {
   if (c->scope && !c->post && c->in)
     return scope_column(c, e);
+  if (!c->post &&
+      (!c->in || (e->table ? !c->from || lm_strcasecmp(e->table, c->from)
+                           : lm_schema_find(c->in, e->name) < 0))) {
+    /* not ours: a column of an enclosing query? (subquery_bind.c) */
+    bool bad = false;
+    lm_bexpr *o = lm_bind_outer_ref(c, e, &bad);
+    if (o || bad)
+      return o;
+  }
   if (!c->in) {
     lm_bind_fail(c, e, "column '%s' cannot be used here", e->name, NULL);
     return NULL;
@@ -263,7 +293,7 @@ static lm_bexpr *column(lm_bctx *c, const lm_expr *e) {
     return NULL;
   }
   lm_type t = c->in->fields[i].type;
-  if (t.id >= LM_TYPE_UINT8) {
+  if (t.id >= LM_TYPE_UINT8 && !lm_bind_sql_type(t)) {
     /* Arrow-only types (lm_columnar.h) have no SQL operators, keys or
      * formatting in the evaluator yet; ingest converts them to declared SQL
      * types (lm_conform.h), so this is a safety net, not a feature gap. */
@@ -293,6 +323,9 @@ static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
     *pb = lm_bind_cast(c, b, ta);
     return 0;
   }
+  int tr = lm_bind_types_pair(c, at, pa, pb); /* bind_types.c */
+  if (tr <= 0)
+    return tr;
   if (is_num(ta) && is_num(tb)) {
     lm_type t = lm_type_make(is_float(ta) || is_float(tb) ? LM_TYPE_FLOAT64
                                                           : LM_TYPE_INT64);
@@ -343,11 +376,16 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
       return NULL;
     rt = lm_type_make(LM_TYPE_BOOL);
     break;
-  case LM_OP_CONCAT:
-    a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_UTF8));
-    b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_UTF8));
-    rt = lm_type_make(LM_TYPE_UTF8);
+  case LM_OP_CONCAT: {
+    /* bytea || bytea is bytea; anything else concatenates text */
+    bool bin = (ta.id == LM_TYPE_BINARY || is_null(ta)) &&
+               (tb.id == LM_TYPE_BINARY || is_null(tb)) &&
+               !(is_null(ta) && is_null(tb));
+    rt = lm_type_make(bin ? LM_TYPE_BINARY : LM_TYPE_UTF8);
+    a = lm_bind_cast(c, a, rt);
+    b = lm_bind_cast(c, b, rt);
     break;
+  }
   case LM_OP_REGEX:
   case LM_OP_REGEX_I:
   case LM_OP_NOT_REGEX:
@@ -369,8 +407,13 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
       b = lm_bind_cast(c, b, ta);
       tb = ta;
     }
-    if ((ts_a && iv_b && (op == LM_OP_ADD || op == LM_OP_SUB)) ||
-        (iv_a && ts_b && op == LM_OP_ADD)) {
+    int tr = lm_bind_types_arith(c, e, op, &a, &b, &rt); /* bind_types.c */
+    if (tr < 0)
+      return NULL;
+    if (tr == 0) {
+      /* DECIMAL, DATE, TIME operands: typed in bind_types.c */
+    } else if ((ts_a && iv_b && (op == LM_OP_ADD || op == LM_OP_SUB)) ||
+               (iv_a && ts_b && op == LM_OP_ADD)) {
       rt = lm_type_make(LM_TYPE_TIMESTAMP);
     } else if (ts_a && ts_b && op == LM_OP_SUB) {
       rt = lm_type_make(LM_TYPE_INTERVAL);
@@ -469,6 +512,8 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
   lm_agg_spec s;
   memset(&s, 0, sizeof s);
   s.distinct = e->distinct;
+  /* a DECIMAL aggregate's result type (bind_types.c) */
+  lm_type dec_t = lm_type_make(LM_TYPE_NULL);
   lm_bctx in = *c;
   in.post = false;
   in.plan = NULL;
@@ -537,6 +582,23 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
     }
     lm_type t = s.arg->type;
     s.in_type = t;
+    if (t.id == LM_TYPE_DECIMAL128 &&
+        (!strcmp(n, "sum") || !strcmp(n, "min") || !strcmp(n, "max"))) {
+      /* exact over the unscaled BIGINT values (bind_types.c) */
+      dec_t = t;
+      if (!strcmp(n, "sum"))
+        dec_t = lm_type_decimal128(38, t.scale);
+      if (lm_bind_dec_unscale(&in, e, &s.arg))
+        return NULL;
+      t = s.in_type = s.arg->type;
+    } else if (t.id == LM_TYPE_DECIMAL128 && !strcmp(n, "avg")) {
+      /* avg = sum / count at the numeric division scale (PostgreSQL) */
+      lm_expr es = *e, ec = *e;
+      es.name = "sum";
+      ec.name = "count";
+      lm_bexpr *su = aggregate(c, &es), *cn = su ? aggregate(c, &ec) : NULL;
+      return cn ? lm_bind_binary(c, e, LM_OP_DIV, su, cn) : NULL;
+    }
     if (!strcmp(n, "count")) {
       s.kind = LM_AGG_COUNT;
       s.out_type = lm_type_make(LM_TYPE_INT64);
@@ -615,6 +677,8 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
   lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, s.out_type, e, 0);
   if (r)
     r->col = p->n_keys + idx;
+  if (dec_t.id == LM_TYPE_DECIMAL128)
+    return lm_bind_dec_rescale(c, e, r, dec_t); /* bind_types.c */
   return r;
 }
 
@@ -624,7 +688,7 @@ static lm_bexpr *bind_post(lm_bctx *c, const lm_expr *e, bool *matched);
 
 static lm_bexpr *match_key(lm_bctx *c, const lm_expr *e) {
   lm_plan *p = c->plan;
-  if (expr_has_agg(e))
+  if (expr_has_agg(e) || lm_expr_has_subquery(e))
     return NULL;
   lm_bctx in = *c;
   in.post = false;
@@ -668,6 +732,22 @@ static lm_bexpr *bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
   if (e->kind == LM_EXPR_FUNC && e->name && lm_bind_is_agg_name(e->name))
     return aggregate(c, e);
   if (e->kind == LM_EXPR_COLUMN) {
+    const lm_scope *sc = c->scope;
+    bool local = lm_schema_find(c->plan->input_schema, e->name) >= 0;
+    if (e->table && !sc)
+      local = local && c->from && !lm_strcasecmp(e->table, c->from);
+    if (e->table && sc) {
+      local = false;
+      for (int i = 0; i < sc->n; i++)
+        if (sc->cols[i].rel && !lm_strcasecmp(sc->cols[i].rel, e->table))
+          local = true;
+    }
+    if (!local) { /* a column of an enclosing query? (subquery_bind.c) */
+      bool bad = false;
+      lm_bexpr *o = lm_bind_outer_ref(c, e, &bad);
+      if (o || bad)
+        return o;
+    }
     /* Not a key: is it a known input column at all? */
     if (lm_schema_find(c->plan->input_schema, e->name) < 0) {
       lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
@@ -704,6 +784,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
   case LM_EXPR_STAR:
     lm_bind_fail(c, e, "'*' is not allowed here", NULL, NULL);
     return NULL;
+  case LM_EXPR_SUBQUERY:
+    return lm_bind_subquery(c, e); /* subquery_bind.c */
   case LM_EXPR_UNARY: {
     lm_bexpr *a = lm_bind_expr(c, e->args[0]);
     if (!a)
@@ -734,7 +816,7 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
         }
       }
       if (!is_num(a->type) && a->type.id != LM_TYPE_INTERVAL &&
-          !is_null(a->type)) {
+          a->type.id != LM_TYPE_DECIMAL128 && !is_null(a->type)) {
         lm_bind_fail(c, e, "unary minus needs a numeric operand, found %s",
                      lm_type_name(a->type), NULL);
         return NULL;
@@ -779,9 +861,13 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     lm_bexpr *a = lm_bind_expr(c, e->args[0]);
     if (!a)
       return NULL;
+    lm_type ct = e->cast_type;
+    if (ct.id == LM_TYPE_DECIMAL128 && ct.precision == 0 &&
+        lm_bind_numeric_type(c, e, a, &ct)) /* bind_types.c */
+      return NULL;
     if (a->kind == LM_BX_LITERAL && a->lit.is_null)
-      return lm_bind_cast(c, a, e->cast_type);
-    lm_bexpr *r = lm_bind_node(c, LM_BX_CAST, e->cast_type, e, 1);
+      return lm_bind_cast(c, a, ct);
+    lm_bexpr *r = lm_bind_node(c, LM_BX_CAST, ct, e, 1);
     if (!r)
       return NULL;
     r->args[0] = a;
@@ -932,6 +1018,7 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     lm_bind_no_fold(-case_decided);
     if (!ok)
       return NULL;
+    lm_bind_types_lits(c, r->args, n); /* DECIMAL branches: bind_types.c */
     for (int k = 0; k < n; k++) {
       if (k < n_pairs * 2 && k % 2 == 0)
         continue;
@@ -943,6 +1030,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
       else if (is_num(t) && is_num(a))
         t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
                                                     : LM_TYPE_INT64);
+      else if (lm_bind_types_merge(t, a, &t)) /* bind_types.c */
+        continue;
       else if (!lm_type_eq(t, a)) {
         lm_bind_fail(c, e, "CASE branches have types %s and %s",
                      lm_type_name(t), lm_type_name(a));
@@ -1028,6 +1117,13 @@ static const char *default_name(const lm_expr *e) {
     return e->name;
   if (e->kind == LM_EXPR_CAST)
     return default_name(e->args[0]);
+  if (e->kind == LM_EXPR_SUBQUERY && e->subq == LM_SUBQ_EXISTS)
+    return "exists";
+  if (e->kind == LM_EXPR_SUBQUERY && e->subq == LM_SUBQ_SCALAR && e->subquery &&
+      e->subquery->n_items > 0) /* its column's name (PG) */
+    return e->subquery->items[0].alias
+               ? e->subquery->items[0].alias
+               : default_name(e->subquery->items[0].expr);
   return "?column?";
 }
 
@@ -1180,6 +1276,12 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
     err = &local;
   *out = NULL;
   lm_err_clear(err);
+  if (sel->setop || sel->values || sel->n_ctes) /* api/setop.c runs these */
+    return lm_err_at(err, LM_ERR_BIND, sel->line, sel->column,
+                     "%s is only supported in a top-level ad-hoc SELECT here",
+                     sel->setop ? "a set operation (UNION, INTERSECT, EXCEPT)"
+                     : sel->values ? "VALUES"
+                                   : "WITH");
   if (sel->from_subquery && !scope) /* Top-N over ROW_NUMBER: topn_bind.c */
     return lm_plan_topn(sel, input, from_name, out, err);
   int orc = lm_plan_check_no_over(sel, err);

@@ -219,6 +219,7 @@ static lm_type code_type(char code, lm_type n_type) {
 static bool common_type(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int n,
                         lm_type *out) {
   lm_type t = lm_type_make(LM_TYPE_NULL);
+  lm_bind_types_lits(c, args, n); /* bind_types.c */
   for (int i = 0; i < n; i++) {
     lm_type a = args[i]->type;
     if (is_null(a))
@@ -230,6 +231,8 @@ static bool common_type(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int n,
     else if (is_num(t) && is_num(a))
       t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
                                                   : LM_TYPE_INT64);
+    else if (lm_bind_types_merge(t, a, &t)) /* bind_types.c */
+      continue;
     else if (!lm_type_eq(t, a)) {
       char what[200];
       snprintf(what, sizeof what, "%s types %s and %s", e->name, pg_name(t),
@@ -373,6 +376,8 @@ static bool is_const(const lm_bexpr *x) {
   case LM_BX_LITERAL:
     return true;
   case LM_BX_COLUMN:
+  case LM_BX_PARAM:
+  case LM_BX_SUBQUERY:
     return false;
   case LM_BX_FUNC:
     if (x->fn == LM_FN_RANDOM || x->fn == LM_FN_SETSEED ||
@@ -405,7 +410,8 @@ lm_bexpr *lm_bind_fold(lm_bctx *c, lm_bexpr *x) {
     return x;
   lm_type_id t = x->type.id;
   if (t != LM_TYPE_BOOL && t != LM_TYPE_INT64 && t != LM_TYPE_FLOAT64 &&
-      t != LM_TYPE_UTF8 && t != LM_TYPE_TIMESTAMP && t != LM_TYPE_INTERVAL)
+      t != LM_TYPE_UTF8 && t != LM_TYPE_TIMESTAMP && t != LM_TYPE_INTERVAL &&
+      !lm_bind_sql_type(x->type)) /* + DECIMAL, DATE, TIME, BYTEA */
     return x;
   lm_schema *s = lm_schema_new(0);
   lm_batch *b = s ? lm_batch_new(s, 1, NULL) : NULL;
@@ -426,7 +432,7 @@ lm_bexpr *lm_bind_fold(lm_bctx *c, lm_bexpr *x) {
     z->column = x->column;
     z->lit = v;
     z->lit.type = x->type;
-    if (!v.is_null && t == LM_TYPE_UTF8) {
+    if (!v.is_null && (t == LM_TYPE_UTF8 || t == LM_TYPE_BINARY)) {
       z->lit.v.s.p = lm_arena_strndup(c->arena, v.v.s.p, (size_t)v.v.s.len);
       if (!z->lit.v.s.p) {
         lm_err(c->err, LM_ERR_NOMEM, "out of memory");
@@ -503,6 +509,13 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
         coalesce && args[i]->kind == LM_BX_LITERAL && !args[i]->lit.is_null;
   }
   lm_bexpr *r = NULL;
+  if (e->n_args >= 1 && (args[0]->type.id == LM_TYPE_DECIMAL128 ||
+                         args[0]->type.id == LM_TYPE_BINARY)) {
+    bool handled = false; /* DECIMAL / BYTEA functions (bind_types.c) */
+    r = lm_bind_types_func(c, e, args, &handled);
+    if (handled)
+      return r;
+  }
   lm_func_id wfn;
   int wmin, wmax;
   const char *wsig;
@@ -610,6 +623,12 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                    NULL);
       return NULL;
     }
+    if (args[1]->type.id == LM_TYPE_DATE32 ||
+        (args[1]->type.id == LM_TYPE_TIME64 && !trunc))
+      /* a DATE is its midnight, a TIME that time on 1970-01-01 */
+      args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_TIMESTAMP));
+    if (!args[1])
+      return NULL;
     if (args[1]->type.id != LM_TYPE_TIMESTAMP && !is_null(args[1]->type)) {
       lm_bind_fail(c, e->args[1], "%s() needs a TIMESTAMP, found %s", n,
                    lm_type_name(args[1]->type));
@@ -691,6 +710,7 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       return NULL;
     }
     lm_type t = lm_type_make(LM_TYPE_NULL);
+    lm_bind_types_lits(c, args, e->n_args); /* bind_types.c */
     for (int i = 0; i < e->n_args; i++) {
       lm_type a = args[i]->type;
       if (is_null(a))
@@ -700,6 +720,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       else if (is_num(t) && is_num(a))
         t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
                                                     : LM_TYPE_INT64);
+      else if (lm_bind_types_merge(t, a, &t)) /* bind_types.c */
+        continue;
       else if (!lm_type_eq(t, a)) {
         lm_bind_fail(c, e->args[i], "coalesce() arguments have types %s and %s",
                      lm_type_name(t), lm_type_name(a));

@@ -25,17 +25,41 @@ static bool has_over(const lm_expr *e) {
   return false;
 }
 
+/* A subquery computing ROW_NUMBER() OVER (...): a Top-N. */
+static bool is_topn_subquery(const lm_select *q) {
+  for (int i = 0; i < q->n_items; i++)
+    if (has_over(q->items[i].expr))
+      return true;
+  return false;
+}
+
 bool lm_select_needs_join_plan(const lm_select *sel) {
   const lm_from *f = sel->from_clause;
   if (!f || f->kind == LM_FROM_TABLE)
     return false;
   if (f->kind == LM_FROM_JOIN)
     return true;
-  /* a subquery: Top-N when it computes ROW_NUMBER() OVER (...) */
-  for (int i = 0; i < f->subquery->n_items; i++)
-    if (has_over(f->subquery->items[i].expr))
-      return false;
+  /* a Top-N over one relation is planned alone; over a join (Nexmark q9)
+   * by lm_plan_join_select */
+  if (is_topn_subquery(f->subquery))
+    return lm_select_needs_join_plan(f->subquery);
   return true;
+}
+
+bool lm_plan_time_is_window_end(const lm_plan *p) {
+  if (!p->has_agg || p->topn || p->window_key < 0 || p->window_end_key < 0 ||
+      (p->window_kind != LM_WIN_TUMBLE && p->window_kind != LM_WIN_HOP))
+    return false;
+  bool end = false;
+  for (int o = 0; o < p->n_out; o++) {
+    if (p->out[o]->kind != LM_BX_COLUMN)
+      continue;
+    if (p->out[o]->col == p->window_key)
+      return false;
+    if (p->out[o]->col == p->window_end_key)
+      end = true;
+  }
+  return end;
 }
 
 int lm_plan_out_time_col(const lm_plan *p, int in_time_col,
@@ -48,6 +72,13 @@ int lm_plan_out_time_col(const lm_plan *p, int in_time_col,
     for (int o = 0; o < p->n_out; o++)
       if (p->out[o]->kind == LM_BX_COLUMN && p->out[o]->col == p->window_key)
         return o;
+    /* without the start, a TUMBLE / HOP window's end (its watermark is the
+     * start's plus the size: lm_plan_time_is_window_end) */
+    if (lm_plan_time_is_window_end(p))
+      for (int o = 0; o < p->n_out; o++)
+        if (p->out[o]->kind == LM_BX_COLUMN &&
+            p->out[o]->col == p->window_end_key)
+          return o;
     return -1;
   }
   for (int o = 0; o < p->n_out; o++)
@@ -80,6 +111,8 @@ static int sides_of(const lm_bexpr *x, int split) {
     m |= x->col < split ? 1 : 2;
   for (int i = 0; i < x->n_args; i++)
     m |= sides_of(x->args[i], split);
+  if (x->kind == LM_BX_SUBQUERY && x->sub->n_params)
+    m |= 3; /* reads outer values: kept in the residual, never a key */
   return m;
 }
 
@@ -1007,7 +1040,9 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
   *sc = ns;
   lm_schema_release(*cur);
   *cur = lm_schema_retain(st->out_schema);
-  *cur_cl = st->out_changelog;
+  /* batch (ad-hoc): each step's changelog is netted before the next step
+   * and the query above it (src/api/select.c), so no __weight flows on */
+  *cur_cl = st->out_changelog && !b->batch;
   *cur_time = out_time;
   rc = 0;
 out:
@@ -1126,6 +1161,78 @@ static int push_down(jb *b, const lm_from *const *joins, int nj, lm_expr *where,
   return 0;
 }
 
+/* Marks in used[] (n columns) the columns x reads. */
+static void mark_cols(const lm_bexpr *x, bool *used, int n) {
+  if (!x)
+    return;
+  if (x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n)
+    used[x->col] = true;
+  for (int i = 0; i < x->n_args; i++)
+    mark_cols(x->args[i], used, n);
+  if (x->kind == LM_BX_SUBQUERY) /* the outer values a subquery reads */
+    for (int i = 0; i < x->sub->n_params; i++)
+      mark_cols(x->sub->param_exprs[i], used, n);
+}
+
+/* A single join step whose output feeds the query p directly: the columns
+ * of each side that neither the step (keys, time, residual) nor p (WHERE,
+ * GROUP BY keys, aggregate arguments, window time, the projection of a
+ * query without aggregates) reads are marked pruned, so the join does not
+ * keep them in its state (q3, q4, q7 keep a few of each side's columns).
+ * Only for the plain shape (no Top-N, no computed keys, no RIGHT SEMI /
+ * ANTI swap, output = left columns then right columns); else nothing. */
+static void prune_state_cols(lm_plan *p, lm_arena *a) {
+  lm_join_plan *jp = p->join;
+  if (!jp || jp->n_steps != 1 || p->topn)
+    return;
+  lm_join_step *st = &jp->steps[0];
+  if (st->swapped || st->n_proj[0] || st->n_proj[1] ||
+      st->type == LM_PJOIN_SEMI || st->type == LM_PJOIN_ANTI)
+    return;
+  int nl = st->side_schema[0]->n_fields, nr = st->side_schema[1]->n_fields;
+  int n = nl + nr;
+  if (st->out_schema->n_fields != n || p->input_schema->n_fields != n)
+    return;
+  bool *used = lm_arena_alloc(a, (size_t)n + 1);
+  if (!used)
+    return; /* no pruning: still correct */
+  memset(used, 0, (size_t)n + 1);
+  mark_cols(p->where, used, n);
+  for (int k = 0; k < p->n_keys; k++)
+    mark_cols(p->keys[k], used, n);
+  for (int k = 0; k < p->n_aggs; k++)
+    mark_cols(p->aggs[k].arg, used, n);
+  if (!p->has_agg)
+    for (int o = 0; o < p->n_out; o++)
+      mark_cols(p->out[o], used, n);
+  if (p->window_time_col >= 0 && p->window_time_col < n)
+    used[p->window_time_col] = true;
+  if (p->join_time_col >= 0 && p->join_time_col < n)
+    used[p->join_time_col] = true;
+  mark_cols(st->residual, used, n);
+  for (int k = 0; k < st->n_keys; k++) {
+    used[st->keys[0][k]] = true;
+    used[nl + st->keys[1][k]] = true;
+  }
+  if (st->time_col[0] >= 0)
+    used[st->time_col[0]] = true;
+  if (st->time_col[1] >= 0)
+    used[nl + st->time_col[1]] = true;
+  for (int s = 0; s < 2; s++) {
+    int base = s ? nl : 0, ns = s ? nr : nl, np = 0;
+    for (int c = 0; c < ns; c++)
+      np += !used[base + c];
+    if (!np)
+      continue;
+    bool *pr = lm_arena_alloc(a, (size_t)ns + 1);
+    if (!pr)
+      return;
+    for (int c = 0; c < ns; c++)
+      pr[c] = !used[base + c];
+    st->pruned[s] = pr;
+  }
+}
+
 int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
                         void *ctx, bool batch, int64_t ttl_us, lm_plan **out,
                         lm_error *err) {
@@ -1137,6 +1244,13 @@ int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
   const lm_from *f = sel->from_clause;
   if (!f)
     return lm_err(err, LM_ERR_BIND, "a join query needs FROM");
+  /* Top-N over a join: the join is the ROW_NUMBER subquery's FROM */
+  const lm_select *tn = NULL;
+  if (f->kind == LM_FROM_SUBQUERY && is_topn_subquery(f->subquery) &&
+      f->subquery->from_clause) {
+    tn = f->subquery;
+    f = tn->from_clause;
+  }
   lm_arena *a = malloc(sizeof *a);
   if (!a)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1178,7 +1292,7 @@ int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
   }
   /* WHERE conjuncts over joined relations move into the inner join where
    * they can first be evaluated (keys and bounds of `FROM a, b WHERE ...`) */
-  lm_expr *where = sel->where;
+  lm_expr *where = tn ? tn->where : sel->where;
   lm_expr **pushed = NULL;
   int *push_step = NULL, n_pushed = 0;
   if (!rc && where && nj > 0)
@@ -1199,7 +1313,8 @@ int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
     lm_select s2 = *sel;
     s2.from_subquery = NULL;
     s2.where = where;
-    rc = lm_plan_select_scope(&s2, cur, NULL, &scope, &p, err);
+    rc = tn ? lm_plan_topn_scope(sel, tn, where, cur, &scope, &p, err)
+            : lm_plan_select_scope(&s2, cur, NULL, &scope, &p, err);
   }
   if (rc) {
     lm_plan tmp;
@@ -1216,10 +1331,13 @@ int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
   p->join = jp;
   p->join_arena = a;
   p->join_time_col = cur_time;
+  if (!batch)
+    prune_state_cols(p, a);
   p->join_changelog = cur_cl;
   if (cur_cl) {
     p->changelog_input = true;
-    p->weight_col = p->input_schema->n_fields;
+    p->weight_col =
+        p->topn ? p->topn->input_schema->n_fields : p->input_schema->n_fields;
   }
   *out = p;
   return 0;

@@ -16,15 +16,18 @@
 /* ------------------------------------------------- bound expressions */
 
 typedef enum lm_bexpr_kind {
-  LM_BX_COLUMN,  /* col = index into the input batch */
-  LM_BX_LITERAL, /* lit (strings owned by the plan arena) */
-  LM_BX_UNARY,   /* op (NOT, NEG) args[0] */
-  LM_BX_BINARY,  /* op args[0] args[1] */
-  LM_BX_CAST,    /* args[0] to type */
-  LM_BX_IS_NULL, /* args[0] IS [NOT] NULL */
-  LM_BX_CASE,    /* args: [when, then]* [else] (has_else) */
-  LM_BX_FUNC,    /* fn(args) */
-  LM_BX_LIKE,    /* args[0] [NOT] LIKE|ILIKE args[1] [ESCAPE args[2]] */
+  LM_BX_COLUMN,   /* col = index into the input batch */
+  LM_BX_LITERAL,  /* lit (strings owned by the plan arena) */
+  LM_BX_UNARY,    /* op (NOT, NEG) args[0] */
+  LM_BX_BINARY,   /* op args[0] args[1] */
+  LM_BX_CAST,     /* args[0] to type */
+  LM_BX_IS_NULL,  /* args[0] IS [NOT] NULL */
+  LM_BX_CASE,     /* args: [when, then]* [else] (has_else) */
+  LM_BX_FUNC,     /* fn(args) */
+  LM_BX_LIKE,     /* args[0] [NOT] LIKE|ILIKE args[1] [ESCAPE args[2]] */
+  LM_BX_PARAM,    /* *param: a value an enclosing query sets (a correlated
+                     subquery's outer reference, or ANY's left operand) */
+  LM_BX_SUBQUERY, /* sub: a subquery expression (lm_subplan) */
 } lm_bexpr_kind;
 
 typedef enum lm_func_id {
@@ -113,6 +116,10 @@ typedef enum lm_func_id {
   LM_FN_JSON_GET,      /* (json, key or index...) -> VARCHAR json; negated:
                           the -> / ->> operator (text keys: objects only) */
   LM_FN_JSON_GET_TEXT, /* (json, key or index...) -> VARCHAR text */
+  /* DECIMAL functions (expr_types.c): (x DECIMAL, digits BIGINT literal,
+   * which BIGINT literal: 0 round, 1 trunc, 2 abs, 3 ceil, 4 floor, 5 sign)
+   * -> DECIMAL at the result scale */
+  LM_FN_DECIMAL_FN,
 } lm_func_id;
 
 typedef struct lm_bexpr lm_bexpr;
@@ -129,7 +136,75 @@ struct lm_bexpr {
   bool icase;    /* ILIKE, ~* and !~* */
   lm_bexpr **args;
   int n_args;
+  lm_value *param;        /* PARAM: the slot (owned by its lm_subplan) */
+  struct lm_subplan *sub; /* SUBQUERY; negated: NOT IN */
 };
+
+/* ------------------------------------------------ subquery expressions */
+
+struct lm_subplan;
+
+/* Runs a subplan's inner query with the current values of its parameter
+ * slots: *out is every result row as one batch (a new reference). Errors:
+ * the query's own (LM_ERR_EXEC, LM_ERR_NOMEM ...). */
+typedef int (*lm_subq_run_fn)(void *ctx, struct lm_subplan *sp, lm_batch **out,
+                              lm_error *err);
+
+/* A subquery expression as PostgreSQL's SubPlan: the inner query is run
+ * once per distinct tuple of outer values it reads (its params; an
+ * uncorrelated one runs once, an InitPlan), its results cached for the
+ * statement by those values (exec/expr_subquery.c). Allocated by the
+ * hooks' new_subplan (it outlives the plan that points to it: the caller
+ * frees it with its cache at the end of the statement); the arrays and
+ * slots it points to live in the enclosing plan's arena. */
+typedef struct lm_subplan {
+  lm_subq_kind kind;
+  lm_op op;               /* ANY / ALL: the comparison */
+  const lm_select *sel;   /* the inner query (borrowed from the AST) */
+  int n_params;           /* outer values the inner query reads */
+  lm_bexpr **param_exprs; /* over the outer input, one per slot */
+  lm_value **params;      /* the slots the inner plan's PARAM nodes read */
+  int cap_params;
+  /* the outer column references of the inner query (AST nodes) and the
+   * slot each reads: re-planning the inner query for a run resolves them
+   * by node identity */
+  const lm_expr **ref_exprs;
+  lm_value **ref_slots;
+  int n_refs, cap_refs;
+  /* ANY / ALL: args[0] of the SUBQUERY node is the left operand x; its
+   * value goes to *left_slot and cmp (x op column 0 of the inner result,
+   * BOOLEAN, coerced as PostgreSQL does) is evaluated over the result */
+  lm_value *left_slot;
+  lm_bexpr *cmp;
+  lm_subq_run_fn run;
+  void *run_ctx;
+  struct lm_subq_cache *cache; /* NULL until first run */
+  int line, column;            /* of the subquery in the SQL text */
+} lm_subplan;
+
+/* How the binder plans subqueries: set for the statements that can run
+ * them (ad-hoc SELECT, api/select_subq.c) around planning, NULL otherwise
+ * (a subquery then fails to bind: "subqueries are not supported in
+ * continuous queries yet"). new_subplan returns a zeroed subplan owned by
+ * the caller (NULL on OOM). prepare plans sp->sel (its outer references
+ * resolve through the query being bound, registering sp's parameters)
+ * and returns its output schema in *schema (a new reference); it may fill
+ * sp's cache (an uncorrelated query's rows). 0 or an error code, err set. */
+typedef struct lm_subq_hooks {
+  void *ctx;
+  lm_subplan *(*new_subplan)(void *ctx);
+  int (*prepare)(void *ctx, lm_subplan *sp, lm_schema **schema, lm_error *err);
+  lm_subq_run_fn run;
+} lm_subq_hooks;
+
+/* Sets this thread's hooks (NULL = none) and returns the previous ones
+ * (restore them when done: the calls nest). */
+const lm_subq_hooks *lm_plan_set_subq_hooks(const lm_subq_hooks *h);
+
+/* Around re-planning sp->sel for a run: its outer references resolve to
+ * sp's slots (by AST node) while entered. Calls nest. */
+void lm_plan_subq_run_enter(lm_subplan *sp);
+void lm_plan_subq_run_leave(void);
 
 /* Structural equality of two bound expressions (used to match SELECT items
  * to GROUP BY keys). */
@@ -255,6 +330,9 @@ typedef struct lm_join_step {
   bool out_changelog;
   int out_time_col; /* event-time column of the output; -1 = none */
   bool unbounded;   /* UPDATING of append-only inputs without TTL */
+  /* NULL, or per column of side_schema[s] whether nothing after the join
+   * reads it (lm_join_side_spec.pruned: not kept in the join's state) */
+  bool *pruned[2];
 } lm_join_step;
 
 typedef struct lm_join_plan {
@@ -383,8 +461,27 @@ int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
 
 /* The event-time column of a plan's output, given its input's (-1 =
  * none): a projected copy of the input's time column, or the window start
- * of an append-only windowed aggregate; -1 when out_changelog. */
+ * of an append-only windowed aggregate (its end when only the end of a
+ * TUMBLE / HOP window is selected); -1 when out_changelog. */
 int lm_plan_out_time_col(const lm_plan *p, int in_time_col, bool out_changelog);
+
+/* Whether a TUMBLE / HOP windowed aggregate selects its window's end but not
+ * its start: its output's event time is then the end, and the window
+ * operator's output watermark (a bound on the start of windows still to
+ * come) is shifted by the window size (µs). */
+bool lm_plan_time_is_window_end(const lm_plan *p);
+
+/* plan/join_order.c: the order in which to join the n relations of an
+ * inner join (ad-hoc queries; n <= LM_JOIN_ORDER_MAX, else the FROM order):
+ * rows[i] are their row counts (estimates; shapes: n), (edge_a[k],
+ * edge_b[k]) the pairs of relations an equality connects (n_edges).
+ * Greedy: the smallest relation with an equality first, then each step
+ * the smallest relation connected to those already joined (the smallest
+ * of the rest when none is). order (n ints, caller's) receives each
+ * relation's index once. No allocation, no errors. */
+#define LM_JOIN_ORDER_MAX 64
+void lm_join_order_greedy(int n, const int64_t *rows, const int *edge_a,
+                          const int *edge_b, int n_edges, int *order);
 
 /* Whether sel must be planned by lm_plan_join_select: its FROM is a join,
  * or a subquery that is not a ROW_NUMBER Top-N. */

@@ -3,6 +3,7 @@
  * FROM input ...) subquery filtered by rn <= N (lm_plan.topn; executed by
  * exec/op_topn.c; semantics in docs/changelog.md). Everything else with a
  * subquery or a window function is refused here with its line:column. */
+#include "plan/bind_internal.h"
 #include "plan/lm_plan.h"
 
 #include <stdio.h>
@@ -197,14 +198,23 @@ static int check_inner(const lm_select *in, int *rn_item, lm_error *err) {
   return no_over(in->where, NULL, err);
 }
 
-int lm_plan_topn(const lm_select *sel, lm_schema *input, const char *from_name,
-                 lm_plan **out, lm_error *err) {
-  lm_error local;
-  if (!err)
-    err = &local;
-  *out = NULL;
+/* Binds a scalar over `input` with the names of `scope` (NULL = input's). */
+static int bind_in(const lm_expr *e, lm_schema *input, const lm_scope *scope,
+                   lm_arena *arena, lm_bexpr **out, lm_error *err) {
+  if (!scope)
+    return lm_bind_scalar(e, input, arena, out, err);
+  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, scope};
   lm_err_clear(err);
-  const lm_select *in = sel->from_subquery;
+  *out = lm_bind_expr(&c, e);
+  return *out ? 0 : (err->code ? err->code : LM_ERR_BIND);
+}
+
+/* lm_plan_topn over `input` named by `scope` (NULL: input's own names),
+ * the subquery being `in` with `in_where` for its WHERE. */
+static int topn_bind(const lm_select *sel, const lm_select *in,
+                     const lm_expr *in_where, lm_schema *input,
+                     const char *from_name, const lm_scope *scope,
+                     lm_plan **out, lm_error *err) {
   int rn_item = -1;
   int rc = check_inner(in, &rn_item, err);
   if (rc)
@@ -232,6 +242,8 @@ int lm_plan_topn(const lm_select *sel, lm_schema *input, const char *from_name,
 
   /* the subquery without its rn item, bound over the input */
   lm_select is = *in;
+  is.where = (lm_expr *)in_where;
+  is.from_subquery = NULL;
   is.items =
       malloc(sizeof *is.items * (size_t)(in->n_items > 1 ? in->n_items : 1));
   if (!is.items)
@@ -245,7 +257,7 @@ int lm_plan_topn(const lm_select *sel, lm_schema *input, const char *from_name,
     rc = lm_err_at(err, LM_ERR_BIND, in->line, in->column,
                    "a ROW_NUMBER subquery needs at least one other column");
   else
-    rc = lm_plan_select(&is, input, from_name, &ip, err);
+    rc = lm_plan_select_scope(&is, input, from_name, scope, &ip, err);
   free(is.items);
   if (rc)
     return rc;
@@ -265,15 +277,15 @@ int lm_plan_topn(const lm_select *sel, lm_schema *input, const char *from_name,
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   for (int k = 0; k < rnx->n_partition_by; k++)
-    if ((rc = lm_bind_scalar(rnx->partition_by[k], input, &ip->arena, &part[k],
-                             err))) {
+    if ((rc = bind_in(rnx->partition_by[k], input, scope, &ip->arena, &part[k],
+                      err))) {
       lm_plan_free(ip);
       return rc;
     }
   for (int k = 0; k < rnx->n_over_order; k++) {
     const lm_order_item *oi = &rnx->over_order[k];
-    if ((rc = lm_bind_scalar(oi->expr, input, &ip->arena, &order[k].expr,
-                             err))) {
+    if ((rc = bind_in(oi->expr, input, scope, &ip->arena, &order[k].expr,
+                      err))) {
       lm_plan_free(ip);
       return rc;
     }
@@ -323,4 +335,26 @@ int lm_plan_topn(const lm_select *sel, lm_schema *input, const char *from_name,
       p->topn_rank_visible = true;
   *out = p;
   return 0;
+}
+
+int lm_plan_topn(const lm_select *sel, lm_schema *input, const char *from_name,
+                 lm_plan **out, lm_error *err) {
+  lm_error local;
+  if (!err)
+    err = &local;
+  *out = NULL;
+  lm_err_clear(err);
+  return topn_bind(sel, sel->from_subquery, sel->from_subquery->where, input,
+                   from_name, NULL, out, err);
+}
+
+int lm_plan_topn_scope(const lm_select *sel, const lm_select *in,
+                       const lm_expr *in_where, lm_schema *input,
+                       const lm_scope *scope, lm_plan **out, lm_error *err) {
+  lm_error local;
+  if (!err)
+    err = &local;
+  *out = NULL;
+  lm_err_clear(err);
+  return topn_bind(sel, in, in_where, input, NULL, scope, out, err);
 }

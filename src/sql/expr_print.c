@@ -132,6 +132,8 @@ static int prec_of(const lm_expr *e) {
   case LM_EXPR_IN:
   case LM_EXPR_LIKE:
     return P_CMP;
+  case LM_EXPR_SUBQUERY:
+    return e->subq == LM_SUBQ_ANY || e->subq == LM_SUBQ_ALL ? P_CMP : P_ATOM;
   case LM_EXPR_LITERAL:
     return is_negative_literal(e) ? P_NEG : P_ATOM;
   default:
@@ -325,6 +327,21 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
       rc = print_list(e->args + 1, e->n_args - 1, out, depth);
     if (!rc)
       rc = lm_buf_putc(out, ')');
+    return rc;
+  case LM_EXPR_SUBQUERY:
+    /* the query itself is not printed back: (SELECT ...) */
+    if (e->subq == LM_SUBQ_EXISTS)
+      return lm_buf_puts(out, "EXISTS (SELECT ...)");
+    if (e->subq == LM_SUBQ_SCALAR || e->n_args < 1)
+      return lm_buf_puts(out, "(SELECT ...)");
+    rc = print_sub(e->args[0], P_CMP, out, depth);
+    if (!rc && e->subq == LM_SUBQ_ANY && e->op == LM_OP_EQ)
+      rc = lm_buf_puts(out, e->negated ? " NOT IN " : " IN ");
+    else if (!rc)
+      rc = lm_buf_printf(out, " %s %s ", op_text(e->op),
+                         e->subq == LM_SUBQ_ALL ? "ALL" : "ANY");
+    if (!rc)
+      rc = lm_buf_puts(out, "(SELECT ...)");
     return rc;
   case LM_EXPR_LIKE:
     if (e->n_args < 2)

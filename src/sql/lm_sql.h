@@ -26,6 +26,8 @@
  *       [CASCADE | RESTRICT]
  *   SHOW SOURCES|STREAMS|MATERIALIZED VIEWS|SINKS|TABLES
  *   DESCRIBE|DESC name
+ *   EXPLAIN [ANALYZE | (ANALYZE [bool], TIMING [bool])] select |
+ *       CREATE STREAM|MATERIALIZED VIEW ... | name
  *   select: SELECT [DISTINCT] item, ... FROM from [WHERE expr]
  *       [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr [ASC|DESC]
  *       [NULLS FIRST|LAST], ...] [LIMIT n] [OFFSET n]
@@ -50,7 +52,9 @@
  *       substring(s FROM a [FOR n]) | position(a IN s) |
  *       trim([BOTH|LEADING|TRAILING] [chars] FROM s) |
  *       TIMESTAMP 'text' | INTERVAL 'n' UNIT | INTERVAL 'n unit' |
- *       TRUE | FALSE | NULL
+ *       TRUE | FALSE | NULL | (select) | EXISTS (select)
+ *   subquery comparisons (comparison level): x [NOT] IN (select),
+ *       x op ANY|SOME|ALL (select)
  */
 #ifndef LM_SQL_H
 #define LM_SQL_H
@@ -73,7 +77,19 @@ typedef enum lm_expr_kind {
   LM_EXPR_IN,      /* args[0] [NOT] IN (args[1..]) */
   LM_EXPR_LIKE,    /* args[0] [NOT] LIKE args[1] */
   LM_EXPR_CASE,    /* see below */
+  /* A subquery used as an expression (subquery; subq says which form):
+   * (SELECT ...) scalar, EXISTS (SELECT ...), x [NOT] IN (SELECT ...) and
+   * x op ANY|SOME|ALL (SELECT ...); args[0] is x for the last two. */
+  LM_EXPR_SUBQUERY,
 } lm_expr_kind;
+
+typedef enum lm_subq_kind {
+  LM_SUBQ_SCALAR, /* (SELECT one column): its value, NULL for no row */
+  LM_SUBQ_EXISTS, /* EXISTS (SELECT ...) */
+  LM_SUBQ_ANY,    /* x op ANY|SOME (SELECT ...); x [NOT] IN is op = (=),
+                     NOT IN has negated set */
+  LM_SUBQ_ALL,    /* x op ALL (SELECT ...) */
+} lm_subq_kind;
 
 typedef enum lm_op {
   LM_OP_NONE = 0,
@@ -111,6 +127,35 @@ typedef enum lm_lit_kind {
   LM_LIT_INTERVAL,  /* INTERVAL '...' UNIT: ival = µs */
 } lm_lit_kind;
 
+/* A window frame: ROWS | RANGE | GROUPS BETWEEN start AND end (or just
+ * start, end CURRENT ROW), as PostgreSQL (docs/window_functions.md). */
+typedef enum lm_frame_unit {
+  LM_FRAME_ROWS = 1,
+  LM_FRAME_RANGE,
+  LM_FRAME_GROUPS,
+} lm_frame_unit;
+
+typedef enum lm_frame_bound_kind {
+  LM_BOUND_UNBOUNDED_PRECEDING,
+  LM_BOUND_PRECEDING, /* offset PRECEDING */
+  LM_BOUND_CURRENT_ROW,
+  LM_BOUND_FOLLOWING, /* offset FOLLOWING */
+  LM_BOUND_UNBOUNDED_FOLLOWING,
+} lm_frame_bound_kind;
+
+typedef struct lm_frame_bound {
+  lm_frame_bound_kind kind;
+  struct lm_expr *offset; /* PRECEDING / FOLLOWING: a constant expression */
+  int line, column;
+} lm_frame_bound;
+
+typedef struct lm_window_frame {
+  lm_frame_unit unit;
+  lm_frame_bound start, end;
+  int exclude; /* 0 = EXCLUDE NO OTHERS (default); else the refused clause */
+  int line, column;
+} lm_window_frame;
+
 typedef struct lm_expr lm_expr;
 struct lm_expr {
   lm_expr_kind kind;
@@ -145,6 +190,12 @@ struct lm_expr {
   int n_partition_by;
   struct lm_order_item *over_order;
   int n_over_order;
+  /* OVER w / OVER (w ...): a window of the WINDOW clause (NULL = none) */
+  const char *over_name;
+  lm_window_frame *frame; /* NULL = the default frame */
+  /* SUBQUERY: the query and its form; op is ANY/ALL's comparison */
+  struct lm_select *subquery;
+  lm_subq_kind subq;
 };
 
 /* ------------------------------------------------------------- SELECT */
@@ -160,6 +211,12 @@ typedef struct lm_order_item {
   int nulls; /* 0 = default (NULLS LAST for ASC, FIRST for DESC, as PG),
                 1 = NULLS FIRST, 2 = NULLS LAST */
 } lm_order_item;
+
+typedef struct lm_window_def {
+  const char *name;
+  lm_expr *spec;
+  int line, column;
+} lm_window_def;
 
 typedef enum lm_emit_kind {
   LM_EMIT_DEFAULT = 0, /* no EMIT clause */
@@ -211,7 +268,28 @@ struct lm_from {
   /* ASOF JOIN r MATCH_CONDITION(expr); NULL = none (the condition is then
    * part of ON, the older form). NEAREST(a, b) is a FUNC named nearest. */
   lm_expr *match;
+  /* TABLE, SUBQUERY: [AS] alias (c1, c2, ...) column aliases, renaming the
+   * relation's first n_col_aliases columns; NULL = none */
+  const char **col_aliases;
+  int n_col_aliases;
 };
+
+/* Set operations between queries (sql/parser.c, api/setop.c). */
+typedef enum lm_setop_kind {
+  LM_SETOP_NONE = 0,
+  LM_SETOP_UNION,
+  LM_SETOP_INTERSECT,
+  LM_SETOP_EXCEPT,
+} lm_setop_kind;
+
+/* One WITH item: name [(cols)] AS (query). */
+typedef struct lm_cte {
+  const char *name;
+  const char **cols; /* column aliases; NULL = the query's names */
+  int n_cols;
+  struct lm_select *query;
+  int line, column; /* of the name */
+} lm_cte;
 
 typedef struct lm_select {
   int line, column;
@@ -235,6 +313,10 @@ typedef struct lm_select {
   lm_expr *having;
   lm_order_item *order_by;
   int n_order_by;
+  /* WINDOW name AS (spec), ...: each spec is a FUNC-less lm_expr holding
+   * partition_by / over_order / frame / over_name (NULL = none) */
+  struct lm_window_def *windows;
+  int n_windows;
   int64_t limit; /* -1 = none */
   int64_t offset;
   lm_emit_kind emit;
@@ -244,6 +326,28 @@ typedef struct lm_select {
   int64_t allowed_lateness_us;
   const char *late_data_to;
   int late_line, late_column;
+  /* A set operation `set_left <setop> [ALL] set_right` (setop !=
+   * LM_SETOP_NONE; line:column is the operator keyword): items, FROM,
+   * WHERE, GROUP BY and HAVING are then unused, and order_by / limit /
+   * offset apply to the whole result (ORDER BY names an output column or
+   * ordinal, as in PostgreSQL). */
+  lm_setop_kind setop;
+  bool set_all;
+  struct lm_select *set_left, *set_right;
+  /* VALUES (e, ...), ...: values[r][c], n_values rows of n_value_cols
+   * expressions (n_values > 0; items etc. unused; the columns are named
+   * column1, column2, ...); order_by / limit / offset apply. */
+  lm_expr ***values;
+  int n_values, n_value_cols;
+  /* WITH [RECURSIVE] name [(cols)] AS (query), ...: visible in this query
+   * and in the CTEs after them; NULL = none. */
+  lm_cte *ctes;
+  int n_ctes;
+  bool with_recursive;
+  int with_line, with_column; /* of WITH */
+  /* Set on the rewritten copy api/setop.c runs (WITH queries, derived
+   * tables and join order resolved): run it as it is. */
+  bool adhoc_rewritten;
 } lm_select;
 
 /* ----------------------------------------------------------- statements */
@@ -275,6 +379,7 @@ typedef enum lm_stmt_kind {
   LM_STMT_CREATE_TABLE, /* name, columns, primary_key, connector/format */
   LM_STMT_DELETE,       /* DELETE FROM name [WHERE where] */
   LM_STMT_UPDATE,       /* UPDATE name SET set_columns = set_exprs [WHERE] */
+  LM_STMT_EXPLAIN,      /* EXPLAIN [ANALYZE] stmt | name (docs/explain.md) */
 } lm_stmt_kind;
 
 /* Object kinds for DROP and SHOW. */
@@ -334,6 +439,14 @@ typedef struct lm_stmt {
   lm_expr **set_exprs;
   int *set_lines, *set_cols; /* position of each SET column name */
   int n_set;
+
+  /* EXPLAIN [ANALYZE] stmt, EXPLAIN [ANALYZE] name (a stream or view:
+   * explain = NULL, name set), EXPLAIN (ANALYZE [on|off], TIMING [on|off])
+   * ...: the statement explained (a SELECT, CREATE STREAM or CREATE
+   * MATERIALIZED VIEW; the binder refuses others) */
+  struct lm_stmt *explain;
+  bool analyze;
+  bool no_timing; /* TIMING OFF: ANALYZE prints no times */
 } lm_stmt;
 
 typedef struct lm_sql_script {

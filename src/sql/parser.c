@@ -380,13 +380,24 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
       {"STRING", LM_TYPE_UTF8, false},
       {"TIMESTAMP", LM_TYPE_TIMESTAMP, false},
       {"TIMESTAMP WITHOUT TIME ZONE", LM_TYPE_TIMESTAMP, false},
+      {"DATE", LM_TYPE_DATE32, false},
+      {"TIME", LM_TYPE_TIME64, false},
+      {"TIME WITHOUT TIME ZONE", LM_TYPE_TIME64, false},
+      {"BYTEA", LM_TYPE_BINARY, false},
+      /* bare DECIMAL / NUMERIC: precision 0 marks "unconstrained"; the
+       * binder resolves it (docs/types.md); parse_type reads (p[,s]) */
+      {"DECIMAL", LM_TYPE_DECIMAL128, false},
+      {"NUMERIC", LM_TYPE_DECIMAL128, false},
   };
   for (size_t i = 0; i < LM_ARRAY_LEN(names); i++) {
     if (strcmp(buf, names[i].name) == 0) {
       if (paren && !names[i].len_ok)
         return -1;
-      if (out)
+      if (out) {
         *out = lm_type_make(names[i].id);
+        if (names[i].id == LM_TYPE_TIME64)
+          *out = lm_type_unit(LM_TYPE_TIME64, LM_UNIT_MICRO);
+      }
       return 0;
     }
   }
@@ -412,10 +423,50 @@ static int parse_type(parser *p, lm_type *out) {
     next(p);
     next(p);
     next(p);
+  } else if (lm_token_is_kw(t, "TIME") && is_kw(p, "WITHOUT") &&
+             lm_token_is_kw(peek(p, 1), "TIME") &&
+             lm_token_is_kw(peek(p, 2), "ZONE")) {
+    next(p);
+    next(p);
+    next(p);
   } else if (lm_token_is_kw(t, "TIMESTAMP") && is_kw(p, "WITH") &&
              lm_token_is_kw(peek(p, 1), "TIME") &&
              lm_token_is_kw(peek(p, 2), "ZONE")) {
     return fail_at(p, t, "unknown type 'TIMESTAMP WITH TIME ZONE'");
+  }
+  if (lm_token_is_kw(t, "DECIMAL") || lm_token_is_kw(t, "NUMERIC") ||
+      lm_token_is_kw(t, "DEC")) {
+    /* DECIMAL[(p[, s])]: 1 <= p <= 38, 0 <= s <= p (Decimal128) */
+    *out = lm_type_decimal128(0, 0);
+    if (!is_kind(p, LM_TK_LPAREN))
+      return 0;
+    next(p);
+    const lm_token *pt = cur(p);
+    if (!is_kind(p, LM_TK_INTEGER))
+      return fail_expected(p, "a precision", NULL);
+    long prec = strtol(pt->text ? pt->text : pt->start, NULL, 10), sc = 0;
+    next(p);
+    if (is_kind(p, LM_TK_COMMA)) {
+      next(p);
+      if (!is_kind(p, LM_TK_INTEGER))
+        return fail_expected(p, "a scale", NULL);
+      sc = strtol(cur(p)->text ? cur(p)->text : cur(p)->start, NULL, 10);
+      next(p);
+    }
+    if (expect(p, LM_TK_RPAREN, "')'"))
+      return p->rc;
+    if (prec < 1 || prec > 38)
+      return fail_at(p, pt,
+                     "NUMERIC precision %ld must be between 1 and 38 "
+                     "(Decimal128)",
+                     prec);
+    if (sc < 0 || sc > prec)
+      return fail_at(p, pt,
+                     "NUMERIC scale %ld must be between 0 and "
+                     "precision %ld",
+                     sc, prec);
+    *out = lm_type_decimal128((int)prec, (int)sc);
+    return 0;
   }
   if (lm_sql_type_from_name(name, out) != 0)
     return fail_at(p, t, "unknown type '%.*s'",
@@ -632,11 +683,95 @@ static int parse_order_list(parser *p, lm_order_item **items, int *n) {
 
 /* OVER ( [PARTITION BY expr, ...] [ORDER BY order-list] ) after a call;
  * current token is OVER. Fills e->over, partition_by, over_order. */
-static int parse_over(parser *p, lm_expr *e) {
-  next(p); /* OVER */
-  if (expect(p, LM_TK_LPAREN, "'(' after OVER"))
+/* One frame bound: UNBOUNDED PRECEDING|FOLLOWING, CURRENT ROW,
+ * expr PRECEDING|FOLLOWING. */
+static int parse_frame_bound(parser *p, lm_frame_bound *b) {
+  const lm_token *t = cur(p);
+  b->line = t->line;
+  b->column = t->column;
+  if (is_kw(p, "UNBOUNDED")) {
+    next(p);
+    if (accept_kw(p, "PRECEDING")) {
+      b->kind = LM_BOUND_UNBOUNDED_PRECEDING;
+      return 0;
+    }
+    if (accept_kw(p, "FOLLOWING")) {
+      b->kind = LM_BOUND_UNBOUNDED_FOLLOWING;
+      return 0;
+    }
+    static const char *const c[] = {"PRECEDING", "FOLLOWING", NULL};
+    return fail_expected(p, "PRECEDING or FOLLOWING", c);
+  }
+  if (is_kw(p, "CURRENT")) {
+    next(p);
+    if (expect_kw(p, "ROW"))
+      return p->rc;
+    b->kind = LM_BOUND_CURRENT_ROW;
+    return 0;
+  }
+  if (!(b->offset = parse_expr(p)))
     return p->rc;
+  if (accept_kw(p, "PRECEDING")) {
+    b->kind = LM_BOUND_PRECEDING;
+    return 0;
+  }
+  if (accept_kw(p, "FOLLOWING")) {
+    b->kind = LM_BOUND_FOLLOWING;
+    return 0;
+  }
+  static const char *const c[] = {"PRECEDING", "FOLLOWING", NULL};
+  return fail_expected(p, "PRECEDING or FOLLOWING", c);
+}
+
+/* [ROWS|RANGE|GROUPS] {BETWEEN bound AND bound | bound} [EXCLUDE ...]; the
+ * current token is ROWS, RANGE or GROUPS. */
+static int parse_frame(parser *p, lm_expr *e) {
+  const lm_token *t = cur(p);
+  lm_window_frame *f = lm_arena_alloc(p->arena, sizeof *f);
+  if (!f)
+    return oom(p);
+  f->line = t->line;
+  f->column = t->column;
+  f->unit = is_kw(p, "ROWS")    ? LM_FRAME_ROWS
+            : is_kw(p, "RANGE") ? LM_FRAME_RANGE
+                                : LM_FRAME_GROUPS;
+  next(p);
+  if (accept_kw(p, "BETWEEN")) {
+    if (parse_frame_bound(p, &f->start) || expect_kw(p, "AND") ||
+        parse_frame_bound(p, &f->end))
+      return p->rc;
+  } else {
+    if (parse_frame_bound(p, &f->start))
+      return p->rc;
+    f->end.kind = LM_BOUND_CURRENT_ROW;
+    f->end.line = f->start.line;
+    f->end.column = f->start.column;
+  }
+  if (is_kw(p, "EXCLUDE")) {
+    const lm_token *x = cur(p);
+    next(p);
+    if (accept_kw(p, "NO")) {
+      if (expect_kw(p, "OTHERS"))
+        return p->rc;
+    } else {
+      return fail_at(p, x,
+                     "EXCLUDE in a window frame is not supported (only the "
+                     "default, EXCLUDE NO OTHERS)");
+    }
+  }
+  e->frame = f;
+  return 0;
+}
+
+/* The inside of a window specification, up to and including ')':
+ * [name] [PARTITION BY ...] [ORDER BY ...] [frame]. */
+static int parse_window_spec(parser *p, lm_expr *e) {
   e->over = true;
+  if (is_name_token(cur(p)) && !is_kw(p, "PARTITION") && !is_kw(p, "ORDER") &&
+      !is_kw(p, "ROWS") && !is_kw(p, "RANGE") && !is_kw(p, "GROUPS")) {
+    e->over_name = cur(p)->text;
+    next(p);
+  }
   if (accept_kw(p, "PARTITION")) {
     if (expect_kw(p, "BY"))
       return p->rc;
@@ -656,13 +791,34 @@ static int parse_over(parser *p, lm_expr *e) {
         parse_order_list(p, &e->over_order, &e->n_over_order))
       return p->rc;
   }
+  if ((is_kw(p, "ROWS") || is_kw(p, "RANGE") || is_kw(p, "GROUPS")) &&
+      parse_frame(p, e))
+    return p->rc;
   if (!accept(p, LM_TK_RPAREN)) {
-    static const char *const c[] = {"PARTITION", "ORDER", NULL};
+    static const char *const c[] = {"PARTITION", "ORDER",  "ROWS",
+                                    "RANGE",     "GROUPS", NULL};
+    if (e->frame)
+      return fail_expected(p, "')'", NULL);
     if (e->n_over_order)
       return fail_expected(p, "',' or ')'", NULL);
-    return fail_expected(p, "PARTITION BY, ORDER BY or ')'", c);
+    return fail_expected(
+        p, "PARTITION BY, ORDER BY, ROWS, RANGE, GROUPS or ')'", c);
   }
   return 0;
+}
+
+/* OVER name | OVER (window spec). */
+static int parse_over(parser *p, lm_expr *e) {
+  next(p); /* OVER */
+  if (is_name_token(cur(p))) {
+    e->over = true;
+    e->over_name = cur(p)->text;
+    next(p);
+    return 0;
+  }
+  if (expect(p, LM_TK_LPAREN, "'(' or a window name after OVER"))
+    return p->rc;
+  return parse_window_spec(p, e);
 }
 
 /* name( [*] | [DISTINCT|ALL] expr, ... ); current token is '('. */
@@ -871,8 +1027,43 @@ static lm_expr *parse_special_call(parser *p, const lm_token *t,
   return special_func(p, t, "substring", a, n);
 }
 
+static lm_select *parse_select(parser *p);
+
+/* Whether the token after the current one starts a subquery: '(' SELECT
+ * or '(' WITH (the current token is the '('). */
+static bool subquery_next(parser *p, size_t k) {
+  const lm_token *t = peek(p, k + 1);
+  return peek(p, k)->kind == LM_TK_LPAREN &&
+         (lm_token_is_kw(t, "SELECT") || lm_token_is_kw(t, "WITH"));
+}
+
+/* ( query ) used as an expression of form `kind` (current token: the '(');
+ * the node is placed at `at` (the '(' or EXISTS). */
+static lm_expr *parse_subquery_expr(parser *p, lm_subq_kind kind,
+                                    const lm_token *at) {
+  const lm_token *t = cur(p);
+  if (deeper(p, t))
+    return NULL;
+  int saved = p->depth;
+  next(p); /* ( */
+  p->subquery++;
+  lm_select *q = parse_select(p);
+  p->subquery--;
+  p->depth = saved - 1;
+  if (!q || expect(p, LM_TK_RPAREN, "')' after the subquery"))
+    return NULL;
+  lm_expr *e = new_expr(p, LM_EXPR_SUBQUERY, at->line, at->column);
+  if (!e)
+    return NULL;
+  e->subquery = q;
+  e->subq = kind;
+  return e;
+}
+
 static lm_expr *parse_primary(parser *p) {
   const lm_token *t = cur(p);
+  if (subquery_next(p, 0))
+    return parse_subquery_expr(p, LM_SUBQ_SCALAR, t);
   switch (t->kind) {
   case LM_TK_INTEGER:
   case LM_TK_NUMBER:
@@ -920,6 +1111,14 @@ static lm_expr *parse_primary(parser *p) {
     }
     if (lm_token_is_kw(t, "CASE"))
       return parse_case(p);
+    if (lm_token_is_kw(t, "EXISTS") && t1->kind == LM_TK_LPAREN) {
+      next(p);
+      if (!subquery_next(p, 0)) {
+        fail_at(p, t1, "expected SELECT after EXISTS (");
+        return NULL;
+      }
+      return parse_subquery_expr(p, LM_SUBQ_EXISTS, t);
+    }
     if (lm_token_is_kw(t, "CAST") && t1->kind == LM_TK_LPAREN) {
       next(p);
       next(p);
@@ -942,6 +1141,26 @@ static lm_expr *parse_primary(parser *p) {
          ((t1->kind == LM_TK_INTEGER || t1->kind == LM_TK_NUMBER) &&
           is_interval_unit(peek(p, 2)))))
       return parse_interval(p);
+    if ((lm_token_is_kw(t, "DATE") || lm_token_is_kw(t, "TIME") ||
+         lm_token_is_kw(t, "BYTEA") || lm_token_is_kw(t, "NUMERIC") ||
+         lm_token_is_kw(t, "DECIMAL")) &&
+        t1->kind == LM_TK_STRING) {
+      /* DATE '2024-01-02' (a typed literal) = CAST('2024-01-02' AS DATE) */
+      lm_expr *e = new_expr(p, LM_EXPR_CAST, t->line, t->column);
+      if (!e || !(e->args = new_args(p, 1)))
+        return NULL;
+      if (parse_type(p, &e->cast_type))
+        return NULL;
+      lm_expr *x = new_expr(p, LM_EXPR_LITERAL, t1->line, t1->column);
+      if (!x)
+        return NULL;
+      next(p);
+      x->lit = LM_LIT_STRING;
+      x->text = t1->text;
+      e->args[0] = x;
+      e->n_args = 1;
+      return e;
+    }
     if (lm_token_is_kw(t, "TIMESTAMP") && t1->kind == LM_TK_STRING) {
       next(p);
       next(p);
@@ -1184,6 +1403,25 @@ static lm_expr *parse_cmp(parser *p) {
         l = NULL;
         break;
       }
+      const lm_token *q = cur(p);
+      bool any = lm_token_is_kw(q, "ANY") || lm_token_is_kw(q, "SOME");
+      if ((any || lm_token_is_kw(q, "ALL")) && subquery_next(p, 1)) {
+        /* x op ANY|SOME|ALL (SELECT ...) */
+        next(p);
+        lm_expr *sq =
+            parse_subquery_expr(p, any ? LM_SUBQ_ANY : LM_SUBQ_ALL, t);
+        if (!sq || !(sq->args = new_args(p, 1))) {
+          l = NULL;
+          break;
+        }
+        sq->line = l->line;
+        sq->column = l->column;
+        sq->op = op;
+        sq->args[0] = l;
+        sq->n_args = 1;
+        l = sq;
+        continue;
+      }
       lm_expr *r = parse_concat(p);
       l = r ? new_binary(p, op, l, r) : NULL;
       continue;
@@ -1281,6 +1519,21 @@ static lm_expr *parse_cmp(parser *p) {
     } else {
       lm_expr **list;
       int n;
+      if (subquery_next(p, 0)) { /* x [NOT] IN (SELECT ...) */
+        lm_expr *sq = parse_subquery_expr(p, LM_SUBQ_ANY, k);
+        if (!sq || !(sq->args = new_args(p, 1))) {
+          l = NULL;
+          break;
+        }
+        sq->line = l->line;
+        sq->column = l->column;
+        sq->op = LM_OP_EQ;
+        sq->negated = negated;
+        sq->args[0] = l;
+        sq->n_args = 1;
+        l = sq;
+        continue;
+      }
       if (expect(p, LM_TK_LPAREN, "'('") ||
           parse_expr_list(p, &list, &n, "',' or ')'")) {
         l = NULL;
@@ -1387,7 +1640,8 @@ static bool ends_item(const lm_token *t) {
   for (size_t i = 0; select_clause_kws[i]; i++)
     if (lm_token_is_kw(t, select_clause_kws[i]))
       return true;
-  return false;
+  return lm_token_is_kw(t, "UNION") || lm_token_is_kw(t, "INTERSECT") ||
+         lm_token_is_kw(t, "EXCEPT");
 }
 
 /* [AS] alias, or NULL when there is none (check p->rc). */
@@ -1478,6 +1732,7 @@ static int parse_emit(parser *p, lm_select *s) {
 /* ------------------------------------------------------------ FROM */
 
 static lm_select *parse_select(parser *p);
+static bool starts_query(const parser *p, size_t k);
 
 /* Words that start or continue a join after a relation (so a bare word
  * before them can be an implicit alias). */
@@ -1521,7 +1776,7 @@ static lm_from *parse_from_rel(parser *p) {
   const lm_token *t = cur(p);
   lm_from *f;
   if (t->kind == LM_TK_LPAREN) {
-    if (!lm_token_is_kw(peek(p, 1), "SELECT")) {
+    if (!starts_query(p, 1)) {
       fail_at(p, t, "expected SELECT after '(' in FROM");
       return NULL;
     }
@@ -1535,7 +1790,7 @@ static lm_from *parse_from_rel(parser *p) {
     p->depth = saved - 1;
     if (!in || expect(p, LM_TK_RPAREN, "')' after the subquery"))
       return NULL;
-    if (!in->from_clause) {
+    if (!in->from_clause && !in->setop && !in->values && !in->n_ctes) {
       fail_at(p, t, "a subquery in FROM needs a FROM of its own");
       return NULL;
     }
@@ -1552,6 +1807,24 @@ static lm_from *parse_from_rel(parser *p) {
   f->alias = parse_rel_alias(p);
   if (p->rc)
     return NULL;
+  if (!f->alias && f->kind == LM_FROM_SUBQUERY && is_name_token(cur(p)) &&
+      !join_word(cur(p)) && peek(p, 1)->kind == LM_TK_LPAREN) {
+    f->alias = cur(p)->text; /* (subquery) t(a, b) */
+    next(p);
+  }
+  if (f->alias && is_kind(p, LM_TK_LPAREN)) { /* AS t(a, b): columns */
+    next(p);
+    int cap = 0;
+    do {
+      const char *c = parse_name(p, "a column alias", NULL, NULL);
+      if (!c || !(f->col_aliases = vec_grow(p, f->col_aliases, f->n_col_aliases,
+                                            &cap, sizeof *f->col_aliases)))
+        return NULL;
+      f->col_aliases[f->n_col_aliases++] = c;
+    } while (accept(p, LM_TK_COMMA));
+    if (expect(p, LM_TK_RPAREN, "')' after the column aliases"))
+      return NULL;
+  }
   return f;
 }
 
@@ -1696,7 +1969,7 @@ static lm_from *parse_from(parser *p) {
 }
 
 /* SELECT ...; current token is SELECT. */
-static lm_select *parse_select(parser *p) {
+static lm_select *parse_select_core(parser *p) {
   const lm_token *kw = cur(p);
   lm_select *s = lm_arena_alloc(p->arena, sizeof *s);
   if (!s) {
@@ -1753,7 +2026,8 @@ static lm_select *parse_select(parser *p) {
       s->from_line = f->line;
       s->from_column = f->column;
     }
-  } else if (!ends_item(cur(p))) {
+  } else if (!ends_item(cur(p)) && !is_kw(p, "UNION") &&
+             !is_kw(p, "INTERSECT") && !is_kw(p, "EXCEPT")) {
     fail_expected(p, "FROM", select_clause_kws);
     return NULL;
   }
@@ -1780,6 +2054,23 @@ static lm_select *parse_select(parser *p) {
   if (accept_kw(p, "HAVING")) {
     if (!(s->having = parse_expr(p)))
       return NULL;
+  }
+  if (is_kw(p, "WINDOW") && is_name_token(peek(p, 1))) {
+    next(p); /* WINDOW name AS (spec), ... */
+    int wcap = 0;
+    do {
+      lm_window_def d = {0};
+      if (!(d.name = parse_name(p, "a window name", &d.line, &d.column)) ||
+          expect_kw(p, "AS") || expect(p, LM_TK_LPAREN, "'('"))
+        return NULL;
+      if (!(d.spec = new_expr(p, LM_EXPR_FUNC, d.line, d.column)) ||
+          parse_window_spec(p, d.spec))
+        return NULL;
+      if (!(s->windows =
+                vec_grow(p, s->windows, s->n_windows, &wcap, sizeof d)))
+        return NULL;
+      s->windows[s->n_windows++] = d;
+    } while (accept(p, LM_TK_COMMA));
   }
   if (is_kw(p, "ORDER")) {
     next(p);
@@ -1850,6 +2141,9 @@ static lm_select *parse_select(parser *p) {
   const lm_token *t = cur(p);
   if (p->subquery && t->kind == LM_TK_RPAREN)
     return s; /* the end of a FROM (SELECT ...) subquery */
+  if (lm_token_is_kw(t, "UNION") || lm_token_is_kw(t, "INTERSECT") ||
+      lm_token_is_kw(t, "EXCEPT"))
+    return s; /* an operand of a set operation (parse_select) */
   if (t->kind != LM_TK_SEMI && t->kind != LM_TK_EOF) {
     /* Say what could still come, most specific first. */
     char what[160] = "";
@@ -1877,6 +2171,278 @@ static lm_select *parse_select(parser *p) {
     return NULL;
   }
   return s;
+}
+
+/* ------------------------------------------------ set operations, WITH */
+
+static bool query_kw(const lm_token *t) {
+  return lm_token_is_kw(t, "SELECT") || lm_token_is_kw(t, "VALUES") ||
+         lm_token_is_kw(t, "WITH");
+}
+
+/* Whether the token k ahead starts a query: SELECT, VALUES, WITH, or
+ * parentheses around one. */
+static bool starts_query(const parser *p, size_t k) {
+  size_t j = k;
+  while (peek(p, j)->kind == LM_TK_LPAREN && j < k + 64)
+    j++;
+  return query_kw(peek(p, j));
+}
+
+static lm_select *new_select(parser *p, const lm_token *t) {
+  lm_select *s = lm_arena_alloc(p->arena, sizeof *s);
+  if (!s) {
+    oom(p);
+    return NULL;
+  }
+  s->line = t->line;
+  s->column = t->column;
+  s->limit = -1;
+  return s;
+}
+
+/* VALUES (e, ...), ...; the current token is VALUES. */
+static lm_select *parse_values(parser *p) {
+  lm_select *s = new_select(p, cur(p));
+  if (!s)
+    return NULL;
+  next(p);
+  int cap = 0;
+  do {
+    const lm_token *open = cur(p);
+    if (expect(p, LM_TK_LPAREN, "'(' before a VALUES row"))
+      return NULL;
+    lm_expr **row;
+    int n;
+    if (parse_expr_list(p, &row, &n, "',' or ')'"))
+      return NULL;
+    if (s->n_values && n != s->n_value_cols) {
+      fail_at(p, open, "VALUES lists must all be the same length");
+      return NULL;
+    }
+    s->n_value_cols = n;
+    if (!(s->values =
+              vec_grow(p, s->values, s->n_values, &cap, sizeof *s->values)))
+      return NULL;
+    s->values[s->n_values++] = row;
+  } while (accept(p, LM_TK_COMMA));
+  return s;
+}
+
+static bool has_tail(const lm_select *s) {
+  return s->n_order_by || s->limit >= 0 || s->offset > 0;
+}
+
+/* [ORDER BY ...] [LIMIT n|ALL] [OFFSET n [ROWS]] of a whole query (a set
+ * operation, VALUES or a parenthesized query) into s. */
+static int parse_query_tail(parser *p, lm_select *s) {
+  if (!is_kw(p, "ORDER") && !is_kw(p, "LIMIT") && !is_kw(p, "OFFSET"))
+    return 0;
+  if (has_tail(s))
+    return fail_at(p, cur(p),
+                   "multiple ORDER BY / LIMIT / OFFSET clauses "
+                   "not allowed");
+  if (is_kw(p, "ORDER")) {
+    next(p);
+    if (expect_kw(p, "BY") || parse_order_list(p, &s->order_by, &s->n_order_by))
+      return p->rc;
+  }
+  bool have_limit = false, have_offset = false;
+  for (;;) {
+    if (!have_limit && is_kw(p, "LIMIT")) {
+      next(p);
+      have_limit = true;
+      if (accept_kw(p, "ALL"))
+        s->limit = -1;
+      else if (parse_int_clause(p, "LIMIT", &s->limit))
+        return p->rc;
+    } else if (!have_offset && is_kw(p, "OFFSET")) {
+      next(p);
+      have_offset = true;
+      if (parse_int_clause(p, "OFFSET", &s->offset))
+        return p->rc;
+      if (!accept_kw(p, "ROWS"))
+        accept_kw(p, "ROW");
+    } else {
+      return 0;
+    }
+  }
+}
+
+/* SELECT ... | VALUES ... | ( query ); *bare: a SELECT without
+ * parentheses (its ORDER BY / LIMIT may belong to an enclosing set
+ * operation). */
+static lm_select *parse_set_operand(parser *p, bool *bare) {
+  const lm_token *t = cur(p);
+  *bare = false;
+  if (t->kind == LM_TK_LPAREN && starts_query(p, 0)) {
+    if (deeper(p, t))
+      return NULL;
+    int saved = p->depth;
+    next(p);
+    p->subquery++;
+    lm_select *q = parse_select(p);
+    p->subquery--;
+    p->depth = saved - 1;
+    if (!q || expect(p, LM_TK_RPAREN, "')' after the query"))
+      return NULL;
+    return q;
+  }
+  if (is_kw(p, "VALUES"))
+    return parse_values(p);
+  if (is_kw(p, "SELECT")) {
+    *bare = true;
+    return parse_select_core(p);
+  }
+  static const char *const c[] = {"SELECT", "VALUES", NULL};
+  fail_expected(p, "SELECT, VALUES or '('", c);
+  return NULL;
+}
+
+/* Operands joined by INTERSECT (tighter) or, when `lvl` is 1, by UNION and
+ * EXCEPT over INTERSECT terms: a left-deep tree. *last / *bare describe the
+ * last operand parsed. */
+static lm_select *parse_set_level(parser *p, int lvl, lm_select **last,
+                                  bool *bare) {
+  lm_select *l = lvl ? parse_set_level(p, 0, last, bare)
+                     : (*last = parse_set_operand(p, bare));
+  while (l) {
+    lm_setop_kind k;
+    if (lvl == 0 && is_kw(p, "INTERSECT"))
+      k = LM_SETOP_INTERSECT;
+    else if (lvl == 1 && is_kw(p, "UNION"))
+      k = LM_SETOP_UNION;
+    else if (lvl == 1 && is_kw(p, "EXCEPT"))
+      k = LM_SETOP_EXCEPT;
+    else
+      break;
+    const lm_token *op = cur(p);
+    if (*bare && has_tail(*last)) {
+      fail_at(p, op,
+              "ORDER BY, LIMIT or OFFSET before %s: put the operand in "
+              "parentheses",
+              k == LM_SETOP_UNION    ? "UNION"
+              : k == LM_SETOP_EXCEPT ? "EXCEPT"
+                                     : "INTERSECT");
+      return NULL;
+    }
+    next(p);
+    bool all = accept_kw(p, "ALL");
+    if (!all)
+      accept_kw(p, "DISTINCT");
+    lm_select *r = lvl ? parse_set_level(p, 0, last, bare)
+                       : (*last = parse_set_operand(p, bare));
+    lm_select *n = r ? new_select(p, op) : NULL;
+    if (!n)
+      return NULL;
+    n->setop = k;
+    n->set_all = all;
+    n->set_left = l;
+    n->set_right = r;
+    l = n;
+  }
+  return l;
+}
+
+/* A query: [WITH [RECURSIVE] name [(cols)] AS ( query ), ...] operands
+ * joined by UNION / INTERSECT / EXCEPT [ALL | DISTINCT] [ORDER BY ...]
+ * [LIMIT n] [OFFSET n]. INTERSECT binds tighter than UNION and EXCEPT
+ * (PostgreSQL's precedence); the ORDER BY / LIMIT written after the last
+ * SELECT of a set operation apply to the whole of it. */
+static lm_select *parse_select(parser *p) {
+  const lm_token *w = cur(p);
+  lm_cte *ctes = NULL;
+  int n_ctes = 0, cap = 0;
+  bool rec = false;
+  if (accept_kw(p, "WITH")) {
+    rec = accept_kw(p, "RECURSIVE");
+    do {
+      lm_cte c;
+      memset(&c, 0, sizeof c);
+      if (!(c.name = parse_name(p, "a WITH query name", &c.line, &c.column)))
+        return NULL;
+      if (accept(p, LM_TK_LPAREN)) {
+        int ccap = 0;
+        do {
+          const char *n = parse_name(p, "a column name", NULL, NULL);
+          if (!n ||
+              !(c.cols = vec_grow(p, c.cols, c.n_cols, &ccap, sizeof *c.cols)))
+            return NULL;
+          c.cols[c.n_cols++] = n;
+        } while (accept(p, LM_TK_COMMA));
+        if (expect(p, LM_TK_RPAREN, "')' after the column names"))
+          return NULL;
+      }
+      if (expect_kw(p, "AS"))
+        return NULL;
+      if (is_kw(p, "NOT") && lm_token_is_kw(peek(p, 1), "MATERIALIZED")) {
+        next(p);
+        next(p);
+      } else {
+        accept_kw(p, "MATERIALIZED");
+      }
+      const lm_token *open = cur(p);
+      if (expect(p, LM_TK_LPAREN, "'(' before the WITH query"))
+        return NULL;
+      if (deeper(p, open))
+        return NULL;
+      int saved = p->depth;
+      p->subquery++;
+      c.query = starts_query(p, 0) ? parse_select(p) : NULL;
+      p->subquery--;
+      p->depth = saved - 1;
+      if (!c.query) {
+        if (!p->rc) {
+          static const char *const kc[] = {"SELECT", "VALUES", NULL};
+          fail_expected(p, "SELECT, VALUES or WITH", kc);
+        }
+        return NULL;
+      }
+      if (expect(p, LM_TK_RPAREN, "')' after the WITH query"))
+        return NULL;
+      if (!(ctes = vec_grow(p, ctes, n_ctes, &cap, sizeof *ctes)))
+        return NULL;
+      ctes[n_ctes++] = c;
+    } while (accept(p, LM_TK_COMMA));
+  }
+  lm_select *last = NULL;
+  bool bare = false;
+  lm_select *q = parse_set_level(p, 1, &last, &bare);
+  if (!q)
+    return NULL;
+  if (q->setop && bare && has_tail(last)) {
+    /* SELECT ... UNION SELECT ... ORDER BY ... LIMIT ...: the whole's */
+    q->order_by = last->order_by;
+    q->n_order_by = last->n_order_by;
+    q->limit = last->limit;
+    q->offset = last->offset;
+    last->order_by = NULL;
+    last->n_order_by = 0;
+    last->limit = -1;
+    last->offset = 0;
+  } else if (!bare && parse_query_tail(p, q)) {
+    return NULL;
+  }
+  if (n_ctes) {
+    if (q->n_ctes) { /* WITH a AS (..) (WITH b AS (..) SELECT ..) */
+      lm_cte *all =
+          lm_arena_alloc(p->arena, sizeof *all * (size_t)(n_ctes + q->n_ctes));
+      if (!all) {
+        oom(p);
+        return NULL;
+      }
+      memcpy(all, ctes, sizeof *all * (size_t)n_ctes);
+      memcpy(all + n_ctes, q->ctes, sizeof *all * (size_t)q->n_ctes);
+      ctes = all;
+      n_ctes += q->n_ctes;
+    }
+    q->ctes = ctes;
+    q->n_ctes = n_ctes;
+    q->with_recursive = rec || q->with_recursive;
+    q->with_line = w->line;
+    q->with_column = w->column;
+  }
+  return q;
 }
 
 /* ----------------------------------------------------------- statements */
@@ -2063,8 +2629,13 @@ static int parse_columns(parser *p, lm_stmt *s) {
       for (int i = 0; i < s->n_columns; i++)
         if (strcmp(s->columns[i].name, c.name) == 0)
           return fail_at(p, t, "duplicate column '%s'", c.name);
+      const lm_token *tt = cur(p);
       if (parse_type(p, &c.type))
         return p->rc;
+      if (c.type.id == LM_TYPE_DECIMAL128 && c.type.precision == 0)
+        return fail_at(p, tt,
+                       "a NUMERIC / DECIMAL column needs (precision, scale), "
+                       "e.g. NUMERIC(18, 2): values are Decimal128");
       for (;;) {
         if (is_kw(p, "NOT")) {
           next(p);
@@ -2144,7 +2715,7 @@ static int parse_create_query(parser *p, lm_stmt *s) {
     return p->rc;
   if (expect_kw(p, "AS"))
     return p->rc;
-  if (!is_kw(p, "SELECT")) {
+  if (!starts_query(p, 0)) {
     static const char *const c[] = {"SELECT", NULL};
     return fail_expected(p, "SELECT", c);
   }
@@ -2201,7 +2772,8 @@ static int parse_insert(parser *p, lm_stmt *s) {
       return fail_expected(p, "',' or ')'", NULL);
     }
   }
-  if (is_kw(p, "SELECT")) {
+  if (is_kw(p, "SELECT") || is_kw(p, "WITH") ||
+      (is_kind(p, LM_TK_LPAREN) && starts_query(p, 0))) {
     s->select = parse_select(p);
     return s->select ? 0 : p->rc;
   }
@@ -2263,9 +2835,51 @@ static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
   return 0;
 }
 
-static const char *const stmt_kws[] = {"CREATE", "INSERT",   "DROP",
-                                       "SHOW",   "DESCRIBE", "SELECT",
-                                       "DELETE", "UPDATE",   NULL};
+static const char *const stmt_kws[] = {"CREATE",   "INSERT", "DROP",   "SHOW",
+                                       "DESCRIBE", "SELECT", "DELETE", "UPDATE",
+                                       "EXPLAIN",  NULL};
+
+static lm_stmt *parse_statement(parser *p);
+
+/* EXPLAIN [ANALYZE] | EXPLAIN (opt [bool], ...), then a statement or the
+ * name of a stream or view (EXPLAIN consumed; docs/explain.md). */
+static int parse_explain(parser *p, lm_stmt *s) {
+  if (is_kind(p, LM_TK_LPAREN) && !starts_query(p, 0)) {
+    next(p);
+    do {
+      static const char *const opts[] = {"ANALYZE", "TIMING", "VERBOSE",
+                                         "COSTS", NULL};
+      const lm_token *o = cur(p);
+      if (!lm_token_is_kw(o, "ANALYZE") && !lm_token_is_kw(o, "TIMING") &&
+          !lm_token_is_kw(o, "VERBOSE") && !lm_token_is_kw(o, "COSTS"))
+        return fail_expected(p, "ANALYZE, TIMING, VERBOSE or COSTS", opts);
+      next(p);
+      bool on = true;
+      if (accept_kw(p, "FALSE") || accept_kw(p, "OFF"))
+        on = false;
+      else if (!accept_kw(p, "TRUE"))
+        accept_kw(p, "ON");
+      if (lm_token_is_kw(o, "ANALYZE"))
+        s->analyze = on;
+      else if (lm_token_is_kw(o, "TIMING"))
+        s->no_timing = !on;
+    } while (accept(p, LM_TK_COMMA));
+    if (expect(p, LM_TK_RPAREN, "')'"))
+      return p->rc;
+  } else if (accept_kw(p, "ANALYZE") || accept_kw(p, "ANALYSE")) {
+    s->analyze = true;
+  }
+  const lm_token *t = cur(p);
+  if (lm_token_is_kw(t, "EXPLAIN"))
+    return fail_at(p, t, "EXPLAIN cannot explain an EXPLAIN");
+  if (is_name_token(t) &&
+      (peek(p, 1)->kind == LM_TK_SEMI || peek(p, 1)->kind == LM_TK_EOF)) {
+    s->name = parse_name(p, "a stream or view name", NULL, NULL);
+    return s->name ? 0 : p->rc;
+  }
+  s->explain = parse_statement(p);
+  return s->explain ? 0 : p->rc;
+}
 
 /* DELETE FROM name [WHERE expr] (DELETE consumed) */
 static int parse_delete(parser *p, lm_stmt *s) {
@@ -2387,12 +3001,18 @@ static lm_stmt *parse_statement(parser *p) {
     if (!(s = new_stmt(p, LM_STMT_SHOW, t)) ||
         parse_object_kind(p, true, &s->object))
       return NULL;
+  } else if (lm_token_is_kw(t, "EXPLAIN")) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_EXPLAIN, t)) || parse_explain(p, s))
+      return NULL;
   } else if (lm_token_is_kw(t, "DESCRIBE") || lm_token_is_kw(t, "DESC")) {
     next(p);
     if (!(s = new_stmt(p, LM_STMT_DESCRIBE, t)) ||
         !(s->name = parse_name(p, "a name", NULL, NULL)))
       return NULL;
-  } else if (lm_token_is_kw(t, "SELECT")) {
+  } else if (lm_token_is_kw(t, "SELECT") || lm_token_is_kw(t, "WITH") ||
+             lm_token_is_kw(t, "VALUES") ||
+             (t->kind == LM_TK_LPAREN && starts_query(p, 0))) {
     if (!(s = new_stmt(p, LM_STMT_SELECT, t)) || !(s->select = parse_select(p)))
       return NULL;
   } else {

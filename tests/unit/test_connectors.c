@@ -423,8 +423,9 @@ static void test_files_once(void) {
   r = open_files(s, path_of("one.csv"), "once", "XML", &err);
   CHECK(r == NULL);
   CHECK_EQ_I64(err.code, LM_ERR_BIND);
-  CHECK_EQ_STR(err.msg,
-               "FILES source format XML is not supported (CSV, JSON or ARROW_IPC)");
+  CHECK_EQ_STR(
+      err.msg,
+      "FILES source format XML is not supported (CSV, JSON or ARROW_IPC)");
   lm_kv np[1] = {{"mode", "once"}};
   memset(&err, 0, sizeof err);
   CHECK_EQ_I64(lm_files_reader_new(s, np, 1, "CSV", &r, &err), LM_ERR_BIND);
@@ -670,7 +671,9 @@ static void test_file_sink(void) {
   CHECK(k == NULL);
   CHECK_EQ_STR(err.msg, "FILES sink needs a 'path' option");
   CHECK_EQ_I64(lm_file_sink_open(o, 1, "XML", s, &k, &err), LM_ERR_BIND);
-  CHECK_EQ_STR(err.msg, "FILES sink format XML is not supported (JSON, CSV or ARROW_IPC)");
+  CHECK_EQ_STR(
+      err.msg,
+      "FILES sink format XML is not supported (JSON, CSV or ARROW_IPC)");
   lm_kv od[1] = {{"path", path_of("out")}}; /* a directory */
   CHECK_EQ_I64(lm_file_sink_open(od, 1, "JSON", s, &k, &err), LM_ERR_IO);
   CHECK(k == NULL);

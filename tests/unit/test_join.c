@@ -783,14 +783,17 @@ static void updating_hand(void) {
  * order): BACKWARD the latest time <= t (< when strict; equal times: the
  * last arrived), FORWARD the earliest >= t (> when strict; the first
  * arrived), NEAREST the nearer of the two (a tie to the backward row);
- * tolerance tol >= 0 bounds the distance. -1 = none. */
+ * tolerance tol >= 0 bounds the distance. -1 = none. With `resid`, only
+ * the right rows for which the residual l.v < r.v holds are candidates
+ * (DuckDB's semantics: the residual filters before the nearest is
+ * chosen). */
 static int brute_asof(const trow *l, const trow *r, int nr, lm_asof_dir dir,
-                      bool strict, int64_t tol) {
+                      bool strict, int64_t tol, bool resid) {
   if (l->knull)
     return -1;
   int b = -1, f = -1;
   for (int q = 0; q < nr; q++) {
-    if (r[q].knull || r[q].k != l->k)
+    if (r[q].knull || r[q].k != l->k || (resid && !(l->v < r[q].v)))
       continue;
     if ((strict ? r[q].ts < l->ts : r[q].ts <= l->ts) &&
         (b < 0 || r[q].ts >= r[b].ts))
@@ -949,9 +952,7 @@ static void random_asof(uint64_t seed, lm_join_type t, lm_asof_dir dir,
   mset exp = {0};
   char buf[512];
   for (int i = 0; i < nrow[0]; i++) {
-    int q = brute_asof(&rows[0][i], rows[1], nrow[1], dir, strict, tol);
-    if (q >= 0 && resid && !(rows[0][i].v < rows[1][q].v))
-      q = -1;
+    int q = brute_asof(&rows[0][i], rows[1], nrow[1], dir, strict, tol, resid);
     if (q < 0 && t == LM_JOIN_INNER)
       continue;
     row_text(buf, sizeof buf, &rows[0][i], q >= 0 ? &rows[1][q] : NULL, false);

@@ -93,6 +93,12 @@ static void sexpr(const lm_expr *e, lm_buf *b) {
   case LM_EXPR_LIKE:
     lm_buf_puts(b, e->negated ? "(notlike" : "(like");
     break;
+  case LM_EXPR_SUBQUERY: {
+    static const char *k[] = {"scalar", "exists", "any", "all"};
+    lm_buf_printf(b, "(%s%s%s", e->negated ? "not" : "", k[e->subq],
+                  e->subq >= LM_SUBQ_ANY ? ops[e->op] : "");
+    break;
+  }
   }
   for (int i = 0; i < e->n_args; i++) {
     lm_buf_putc(b, ' ');
@@ -903,8 +909,21 @@ static void test_errors(void) {
           !strcmp(q->from_subquery->from_subquery->from, "t"));
     lm_sql_script_free(k);
   }
-  expect_error("SELECT * FROM (VALUES (1))",
-               "1:15: expected SELECT after '(' in FROM");
+  /* VALUES in FROM is a derived table (setop.c); a bare expression is not */
+  expect_error("SELECT * FROM (1)", "1:15: expected SELECT after '(' in FROM");
+  {
+    lm_sql_script *k = NULL;
+    lm_error e;
+    const char *q2 = "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v(x, y)";
+    CHECK(lm_sql_parse(q2, strlen(q2), &k, &e) == 0);
+    const lm_select *q = k ? k->stmts[0]->select : NULL;
+    CHECK(q && q->from_clause && q->from_clause->kind == LM_FROM_SUBQUERY &&
+          q->from_clause->subquery->n_values == 2 &&
+          q->from_clause->subquery->n_value_cols == 2 &&
+          q->from_clause->n_col_aliases == 2 &&
+          !strcmp(q->from_clause->col_aliases[1], "y"));
+    lm_sql_script_free(k);
+  }
   expect_error("SELECT * FROM (SELECT a FROM t WHERE a > 1",
                "1:43: expected ')' after the subquery, found end of input");
   expect_error("SELECT row_number() OVER (ORDER BY a LIMIT 1) FROM t",
@@ -1077,7 +1096,39 @@ static void test_depth(void) {
   free(sql);
 }
 
+/* Subquery expressions: the form, the operand and the comparison. */
+static void test_subqueries(void) {
+  check_shape("(SELECT 1)", "(scalar)");
+  check_shape("((SELECT 1))", "(scalar)");
+  check_shape("EXISTS (SELECT * FROM u)", "(exists)");
+  check_shape("NOT EXISTS (SELECT * FROM u)", "(not (exists))");
+  check_shape("a IN (SELECT x FROM u)", "(any= a)");
+  check_shape("a NOT IN (SELECT x FROM u)", "(notany= a)");
+  check_shape("a + 1 > ALL (SELECT x FROM u)", "(all> (+ a 1))");
+  check_shape("a < SOME (SELECT x FROM u)", "(any< a)");
+  check_shape("a <> ANY (SELECT x FROM u WHERE u.y = t.a)", "(any<> a)");
+  check_shape("a = (SELECT x FROM u) + 1", "(= a (+ (scalar) 1))");
+  check_shape("a IN (1, 2) AND EXISTS (SELECT 1)", "(and (in a 1 2) (exists))");
+  check_shape("(SELECT (SELECT 1) FROM u)", "(scalar)");
+  lm_sql_script *s;
+  const lm_expr *e =
+      one_expr("a IN (SELECT x FROM u WHERE x > 1)", &s, __LINE__);
+  checks++;
+  if (!e || !e->subquery || !e->subquery->where ||
+      strcmp(e->subquery->from, "u") != 0) {
+    failures++;
+    fprintf(stderr, "%s:%d: IN (SELECT ...) lost its query\n", __FILE__,
+            __LINE__);
+  }
+  lm_sql_script_free(s);
+  expect_error("SELECT EXISTS (1) FROM t",
+               "1:15: expected SELECT after EXISTS (");
+  expect_error("SELECT (SELECT 1 FROM t",
+               "1:24: expected ')' after the subquery, found end of input");
+}
+
 int main(void) {
+  test_subqueries();
   test_flights_pipeline();
   test_seed_trades();
   test_sources_and_sinks();

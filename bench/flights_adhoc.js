@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// The DuckDB half of bench/flights_adhoc.sh: the queries of
+// bench/flights_adhoc.sql over the same CSV, DuckDB single-threaded
+// (SET threads = 1), the table in memory (CREATE TABLE ... AS read_csv).
+//
+//   node bench/flights_adhoc.js CSV [repetitions]
+//
+// Prints `load ROWS MS` and, per query, `result NAME ROWS BEST_MS MEDIAN_MS`
+// (wall-clock ms of one run: the best and the median of the repetitions,
+// rows fully materialized), as bench_flights_adhoc does.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { DuckDBInstance } = require(path.join(__dirname, '..', 'tests', 'oracle',
+  'node_modules', '@duckdb', 'node-api'));
+
+async function main() {
+  const csv = process.argv[2];
+  const reps = Math.max(1, parseInt(process.argv[3] || '5', 10));
+  if (!csv) {
+    process.stderr.write('usage: flights_adhoc.js CSV [repetitions]\n');
+    process.exit(2);
+  }
+  const inst = await DuckDBInstance.create(':memory:');
+  const con = await inst.connect();
+  await con.run('SET threads = 1');
+  await con.run("SET TimeZone = 'UTC'");
+  let t0 = performance.now();
+  await con.run(`CREATE TABLE flights AS SELECT * FROM read_csv('${csv}', header = true,
+    columns = {'date': 'TIMESTAMP', 'delay': 'BIGINT', 'distance': 'BIGINT',
+               'origin': 'VARCHAR', 'destination': 'VARCHAR'})`);
+  const load = performance.now() - t0;
+  const n = (await con.runAndReadAll('SELECT COUNT(*) FROM flights')).getRows()[0][0];
+  console.log(`load ${n} ${load.toFixed(1)}`);
+  const lines = fs.readFileSync(path.join(__dirname, 'flights_adhoc.sql'), 'utf8').split('\n');
+  for (const line of lines) {
+    const bar = line.indexOf('|');
+    if (line.startsWith('#') || bar < 0) continue;
+    const name = line.slice(0, bar), sql = line.slice(bar + 1);
+    const ms = [];
+    let rows = 0;
+    for (let i = 0; i < reps; i++) {
+      t0 = performance.now();
+      const r = await con.runAndReadAll(sql);
+      rows = r.getRows().length;
+      ms.push(performance.now() - t0);
+    }
+    ms.sort((a, b) => a - b);
+    console.log(`result ${name} ${rows} ${ms[0].toFixed(2)} ${ms[Math.floor(reps / 2)].toFixed(2)}`);
+  }
+}
+main().catch((e) => { process.stderr.write(String(e) + '\n'); process.exit(1); });

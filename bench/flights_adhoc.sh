@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Ad-hoc aggregate queries over the 3 M flights rows (issue 6 item 7):
+# Laminar (a TABLE, one thread) beside DuckDB (SET threads = 1) over the same
+# rows in the same run; prints one markdown table.
+#
+#   bash bench/flights_adhoc.sh [BUILD_DIR] [repetitions]
+#
+# The parquet file (../shared/data/flights-3m.parquet) is converted to CSV
+# with DuckDB (tests/oracle's node package) once, into
+# $LM_FLIGHTS_CSV (default BUILD_DIR/flights-3m.csv). Times are the best of
+# the repetitions (default 5), wall clock, ms; ratio = DuckDB ms / Laminar ms
+# (1.0 = as fast as DuckDB; the target is >= 0.5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+reps=${2:-5}
+parquet=${LM_FLIGHTS_PARQUET:-../shared/data/flights-3m.parquet}
+csv=${LM_FLIGHTS_CSV:-$build/flights-3m.csv}
+if [ ! -s "$csv" ]; then
+  echo "converting $parquet -> $csv (DuckDB)" >&2
+  node tests/oracle/duckdb_query.js "COPY (SELECT date, delay, distance, origin, destination FROM '$parquet') TO '$csv' (HEADER, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%S')" >/dev/null
+fi
+csv=$(realpath "$csv")
+lm=$("$build/bench/bench_flights_adhoc" "$csv" "$reps")
+dk=$(node bench/flights_adhoc.js "$csv" "$reps")
+/usr/bin/python3 - "$lm" "$dk" <<'PY'
+import sys
+def parse(t):
+    res, load = {}, None
+    for l in t.splitlines():
+        f = l.split()
+        if f and f[0] == "load":
+            load = (int(f[1]), float(f[2]))
+        elif f and f[0] == "result":
+            res[f[1]] = (int(f[2]), float(f[3]))
+    return load, res
+(ll, lm), (dl, dk) = parse(sys.argv[1]), parse(sys.argv[2])
+print("| query | rows | Laminar ms | DuckDB ms | ratio (DuckDB/Laminar) |")
+print("| --- | ---: | ---: | ---: | ---: |")
+worst = None
+for name, (rows, ms) in lm.items():
+    drows, dms = dk.get(name, (None, float("nan")))
+    ratio = dms / ms if ms > 0 else float("nan")
+    flag = "" if drows == rows else " (DuckDB: %s rows)" % drows
+    print("| %s | %d%s | %.1f | %.1f | %.2f |" % (name, rows, flag, ms, dms, ratio))
+    worst = ratio if worst is None or ratio < worst else worst
+print("| (load, CSV -> table) | %d | %.0f | %.0f | %.2f |" % (ll[0], ll[1], dl[1], dl[1] / ll[1]))
+print()
+print("worst ratio %.2f (target >= 0.5)" % worst)
+PY

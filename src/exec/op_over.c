@@ -1,0 +1,576 @@
+/* exec/op_over.c — streaming OVER aggregation (lm_window_fn.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/lm_window_fn.h"
+#include "exec/op_internal.h"
+
+static bool fl(lm_type_id t) {
+  return t == LM_TYPE_FLOAT32 || t == LM_TYPE_FLOAT64 || t == LM_TYPE_FLOAT16;
+}
+
+static bool intlike(lm_type_id t) {
+  switch (t) {
+  case LM_TYPE_INT8:
+  case LM_TYPE_INT16:
+  case LM_TYPE_INT32:
+  case LM_TYPE_INT64:
+  case LM_TYPE_UINT8:
+  case LM_TYPE_UINT16:
+  case LM_TYPE_UINT32:
+  case LM_TYPE_NULL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int lm_over_call_type(const char *fn, lm_type t, lm_type *out) {
+  if (!strcmp(fn, "count")) {
+    *out = lm_type_make(LM_TYPE_INT64);
+    return 0;
+  }
+  if (!fl(t.id) && !intlike(t.id) &&
+      !(t.id == LM_TYPE_TIMESTAMP &&
+        (!strcmp(fn, "min") || !strcmp(fn, "max"))))
+    return -1;
+  if (!strcmp(fn, "sum"))
+    *out = lm_type_make(fl(t.id) ? LM_TYPE_FLOAT64 : LM_TYPE_INT64);
+  else if (!strcmp(fn, "avg"))
+    *out = lm_type_make(LM_TYPE_FLOAT64);
+  else if (!strcmp(fn, "min") || !strcmp(fn, "max"))
+    *out = fl(t.id)                    ? lm_type_make(LM_TYPE_FLOAT64)
+           : t.id == LM_TYPE_TIMESTAMP ? t
+                                       : lm_type_make(LM_TYPE_INT64);
+  else
+    return -1;
+  return 0;
+}
+
+/* One value in a partition's frame. */
+typedef struct ent {
+  int64_t ts;
+  int64_t i;
+  double f;
+  bool null;
+} ent;
+
+/* A partition's state for one call: the frame's rows (a ring; only as
+ * many as the frame needs) and running totals. */
+typedef struct part {
+  ent *ring;
+  int64_t head, len, cap;
+  __int128 isum;
+  double fsum;
+  int64_t cnt;  /* non-NULL values in the frame */
+  int64_t rows; /* rows in the frame (COUNT(*)) */
+  bool has_mm;  /* UNBOUNDED MIN/MAX: the running extreme */
+  int64_t mm_i;
+  double mm_f;
+} part;
+
+enum fnk { F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX };
+
+typedef struct call_state {
+  lm_over_call c;
+  enum fnk k;
+  bool isf; /* the argument is a float */
+  lm_aggtable *keys;
+  part *parts;
+  int64_t n_parts, cap_parts;
+} call_state;
+
+typedef struct over_op {
+  lm_operator base;
+  lm_bexpr *where;
+  int time_col;
+  call_state *calls;
+  int n_calls;
+  lm_schema *out_schema;
+  lm_batch **pending; /* rows not yet passed by the watermark */
+  int n_pending, cap_pending;
+  int64_t wm;
+  lm_arena *arena;
+} over_op;
+
+static int nomem(lm_error *err) {
+  return lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
+static int over_push(lm_operator *op, lm_batch *b, lm_error *err) {
+  over_op *o = (over_op *)op;
+  lm_batch *in = lm_batch_retain(b);
+  if (o->where) {
+    lm_array *pred = NULL;
+    int rc = lm_eval(o->where, b, &pred, err);
+    if (rc) {
+      lm_batch_release(in);
+      return rc;
+    }
+    lm_batch *f = lm_batch_filter(in, pred);
+    lm_array_release(pred);
+    lm_batch_release(in);
+    if (!(in = f))
+      return nomem(err);
+  }
+  /* late rows: below a watermark already passed */
+  const lm_array *tc = in->columns[o->time_col];
+  int64_t n = in->num_rows, k = 0;
+  int32_t *keep = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  if (!keep) {
+    lm_batch_release(in);
+    return nomem(err);
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (lm_array_is_null(tc, i)) {
+      op->late_dropped++; /* no event time: never passed by a watermark */
+      continue;
+    }
+    if (o->wm != INT64_MIN && lm_array_get_i64(tc, i) < o->wm) {
+      op->late_dropped++;
+      continue;
+    }
+    keep[k++] = (int32_t)i;
+  }
+  if (k < n) {
+    lm_batch *t = lm_batch_take(in, keep, k);
+    lm_batch_release(in);
+    in = t;
+  }
+  free(keep);
+  if (!in)
+    return nomem(err);
+  if (!in->num_rows) {
+    lm_batch_release(in);
+    return 0;
+  }
+  if (o->n_pending == o->cap_pending) {
+    int nc = o->cap_pending ? o->cap_pending * 2 : 8;
+    lm_batch **p = realloc(o->pending, sizeof *p * (size_t)nc);
+    if (!p) {
+      lm_batch_release(in);
+      return nomem(err);
+    }
+    o->pending = p;
+    o->cap_pending = nc;
+  }
+  o->pending[o->n_pending++] = in;
+  return 0;
+}
+
+static void part_reset(part *p) {
+  memset(p, 0, sizeof *p);
+}
+
+/* The partition id of each row of e (grows the state array). */
+static int part_ids(call_state *s, const lm_batch *e, uint32_t *gid,
+                    lm_error *err) {
+  int64_t n = e->num_rows;
+  if (!s->c.n_part) {
+    memset(gid, 0, sizeof *gid * (size_t)n);
+  } else {
+    lm_array *keys[64] = {0};
+    int rc = 0, nk = s->c.n_part > 64 ? 64 : s->c.n_part;
+    for (int k = 0; k < nk; k++)
+      keys[k] = NULL;
+    for (int k = 0; !rc && k < nk; k++)
+      rc = lm_eval(s->c.part[k], e, &keys[k], err);
+    if (!rc && !s->keys) {
+      lm_type kt[64];
+      for (int k = 0; k < nk; k++)
+        kt[k] = keys[k]->type;
+      if (!(s->keys = lm_aggtable_new(nk, kt, 0, NULL)))
+        rc = nomem(err);
+    }
+    if (!rc)
+      rc = lm_aggtable_lookup(s->keys, keys, NULL, n, gid, err);
+    for (int k = 0; k < nk; k++)
+      lm_array_release(keys[k]);
+    if (rc)
+      return rc;
+  }
+  int64_t need = 1;
+  for (int64_t i = 0; i < n; i++)
+    if ((int64_t)gid[i] + 1 > need)
+      need = (int64_t)gid[i] + 1;
+  if (need > s->cap_parts) {
+    int64_t nc = s->cap_parts ? s->cap_parts : 16;
+    while (nc < need)
+      nc *= 2;
+    part *np = realloc(s->parts, sizeof *np * (size_t)nc);
+    if (!np)
+      return nomem(err);
+    for (int64_t i = s->cap_parts; i < nc; i++)
+      part_reset(&np[i]);
+    s->parts = np;
+    s->cap_parts = nc;
+  }
+  if (need > s->n_parts)
+    s->n_parts = need;
+  return 0;
+}
+
+static ent *ring_at(part *p, int64_t i) {
+  return &p->ring[(p->head + i) % p->cap];
+}
+
+static int ring_push(part *p, ent v) {
+  if (p->len == p->cap) {
+    int64_t nc = p->cap ? p->cap * 2 : 4;
+    ent *nr = malloc(sizeof *nr * (size_t)nc);
+    if (!nr)
+      return -1;
+    for (int64_t i = 0; i < p->len; i++)
+      nr[i] = *ring_at(p, i);
+    free(p->ring);
+    p->ring = nr;
+    p->head = 0;
+    p->cap = nc;
+  }
+  p->ring[(p->head + p->len) % p->cap] = v;
+  p->len++;
+  return 0;
+}
+
+static void frame_add(part *p, const call_state *s, const ent *v) {
+  p->rows++;
+  if (v->null)
+    return;
+  p->cnt++;
+  if (s->isf)
+    p->fsum += v->f;
+  else
+    p->isum += v->i;
+}
+
+static void frame_remove(part *p, const call_state *s, const ent *v) {
+  p->rows--;
+  if (v->null)
+    return;
+  p->cnt--;
+  if (s->isf)
+    p->fsum -= v->f;
+  else
+    p->isum -= v->i;
+}
+
+/* Drops the oldest rows the frame no longer needs. */
+static void evict(part *p, const call_state *s, int64_t ts) {
+  if (s->c.preceding < 0)
+    return;
+  if (s->c.unit == LM_FRAME_ROWS) {
+    while (p->len > s->c.preceding + 1) {
+      frame_remove(p, s, ring_at(p, 0));
+      p->head = (p->head + 1) % p->cap;
+      p->len--;
+    }
+  } else {
+    while (p->len && ring_at(p, 0)->ts < lm_sat_add(ts, -s->c.preceding)) {
+      frame_remove(p, s, ring_at(p, 0));
+      p->head = (p->head + 1) % p->cap;
+      p->len--;
+    }
+  }
+}
+
+/* Appends the current aggregate of p to the result builder. */
+static int emit_value(const call_state *s, part *p, lm_builder *b,
+                      lm_error *err) {
+  switch (s->k) {
+  case F_COUNT:
+    lm_builder_append_int(b, s->c.arg ? p->cnt : p->rows);
+    return 0;
+  case F_SUM:
+    if (!p->cnt)
+      lm_builder_append_null(b);
+    else if (s->isf)
+      lm_builder_append_double(b, p->fsum);
+    else if (p->isum > INT64_MAX || p->isum < INT64_MIN)
+      return lm_err(err, LM_ERR_EXEC, "bigint out of range (sum() OVER)");
+    else
+      lm_builder_append_int(b, (int64_t)p->isum);
+    return 0;
+  case F_AVG:
+    if (!p->cnt)
+      lm_builder_append_null(b);
+    else
+      lm_builder_append_double(
+          b, s->isf ? p->fsum / (double)p->cnt
+                    : (double)((long double)p->isum / (long double)p->cnt));
+    return 0;
+  default: {
+    bool mn = s->k == F_MIN, any = false;
+    int64_t bi = 0;
+    double bf = 0;
+    if (s->c.preceding < 0) {
+      any = p->has_mm;
+      bi = p->mm_i;
+      bf = p->mm_f;
+    } else {
+      for (int64_t i = 0; i < p->len; i++) {
+        const ent *v = ring_at(p, i);
+        if (v->null)
+          continue;
+        if (!any || (s->isf ? (mn ? v->f < bf : v->f > bf)
+                            : (mn ? v->i < bi : v->i > bi))) {
+          bi = v->i;
+          bf = v->f;
+        }
+        any = true;
+      }
+    }
+    if (!any)
+      lm_builder_append_null(b);
+    else if (s->isf)
+      lm_builder_append_double(b, bf);
+    else
+      lm_builder_append_int(b, bi);
+    return 0;
+  }
+  }
+}
+
+/* Sorts idx[0..n) by (ts[idx], idx): a stable merge sort (rows arrive
+ * mostly in time order). */
+static void sort_by_time(int32_t *idx, int32_t *tmp, int64_t n,
+                         const int64_t *ts) {
+  if (n < 2)
+    return;
+  int64_t m = n / 2;
+  sort_by_time(idx, tmp, m, ts);
+  sort_by_time(idx + m, tmp, n - m, ts);
+  if (ts[idx[m - 1]] <= ts[idx[m]])
+    return; /* already in order */
+  int64_t i = 0, j = m, k = 0;
+  while (i < m && j < n)
+    tmp[k++] = ts[idx[j]] < ts[idx[i]] ? idx[j++] : idx[i++];
+  while (i < m)
+    tmp[k++] = idx[i++];
+  while (j < n)
+    tmp[k++] = idx[j++];
+  memcpy(idx, tmp, sizeof(int32_t) * (size_t)n);
+}
+
+/* Computes every call over the rows e (sorted by time) into cols. */
+static int compute(over_op *o, const lm_batch *e, const int64_t *ts,
+                   lm_array **cols, lm_error *err) {
+  int64_t n = e->num_rows;
+  uint32_t *gid = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  if (!gid)
+    return nomem(err);
+  int rc = 0;
+  for (int c = 0; !rc && c < o->n_calls; c++) {
+    call_state *s = &o->calls[c];
+    lm_array *arg = NULL;
+    if (s->c.arg && (rc = lm_eval(s->c.arg, e, &arg, err)))
+      break;
+    if ((rc = part_ids(s, e, gid, err))) {
+      lm_array_release(arg);
+      break;
+    }
+    lm_builder b;
+    if (lm_builder_init(&b, s->c.out_type, n)) {
+      lm_array_release(arg);
+      rc = nomem(err);
+      break;
+    }
+    bool peers = s->c.unit == LM_FRAME_RANGE;
+    for (int64_t i = 0; !rc && i < n;) {
+      /* a run of rows: one row (ROWS) or every row of one time (RANGE) */
+      int64_t j = i + 1;
+      if (peers)
+        while (j < n && ts[j] == ts[i])
+          j++;
+      for (int64_t r = i; !rc && r < j; r++) {
+        part *p = &s->parts[gid[r]];
+        ent v = {ts[r], 0, 0, !arg || lm_array_is_null(arg, r)};
+        if (!arg)
+          v.null = false;
+        if (arg && !v.null) {
+          if (s->isf)
+            v.f = lm_array_get_f64(arg, r);
+          else
+            v.i = lm_array_get_i64(arg, r);
+        }
+        if (!arg) /* COUNT(*): every row counts */
+          v.i = 0;
+        if (s->c.preceding >= 0 && ring_push(p, v)) {
+          rc = nomem(err);
+          break;
+        }
+        frame_add(p, s, &v);
+        if (s->c.preceding < 0 && !v.null && arg) {
+          bool mn = s->k == F_MIN;
+          if (!p->has_mm || (s->isf ? (mn ? v.f < p->mm_f : v.f > p->mm_f)
+                                    : (mn ? v.i < p->mm_i : v.i > p->mm_i))) {
+            p->mm_i = v.i;
+            p->mm_f = v.f;
+            p->has_mm = true;
+          }
+        }
+        evict(p, s, ts[r]);
+      }
+      for (int64_t r = i; !rc && r < j; r++)
+        rc = emit_value(s, &s->parts[gid[r]], &b, err);
+      i = j;
+    }
+    lm_array_release(arg);
+    if (!rc && lm_builder_finish(&b, &cols[c]))
+      rc = nomem(err);
+    lm_builder_free(&b);
+  }
+  free(gid);
+  return rc;
+}
+
+static int over_watermark(lm_operator *op, int64_t wm, lm_error *err) {
+  over_op *o = (over_op *)op;
+  if (wm <= o->wm)
+    return lm_operator_forward_watermark(op, wm, err);
+  o->wm = wm;
+  int rc = 0;
+  if (o->n_pending) {
+    lm_batch *all = NULL;
+    lm_schema *is = o->pending[0]->schema;
+    rc = lm_batch_concat(is, o->pending, o->n_pending, &all, err);
+    if (rc)
+      return rc;
+    for (int i = 0; i < o->n_pending; i++)
+      lm_batch_release(o->pending[i]);
+    o->n_pending = 0;
+    int64_t n = all->num_rows, ne = 0, nk = 0;
+    int32_t *emit = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *keep = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int64_t *tsv = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *ets = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    lm_array **cols =
+        calloc((size_t)(all->schema->n_fields + o->n_calls + 1), sizeof *cols);
+    if (!emit || !keep || !tsv || !ets || !cols)
+      rc = nomem(err);
+    const lm_array *tc = all->columns[o->time_col];
+    for (int64_t i = 0; !rc && i < n; i++) {
+      tsv[i] = lm_array_get_i64(tc, i);
+      if (tsv[i] < wm)
+        emit[ne++] = (int32_t)i;
+      else
+        keep[nk++] = (int32_t)i;
+    }
+    if (!rc && nk) {
+      lm_batch *k = lm_batch_take(all, keep, nk);
+      if (!k)
+        rc = nomem(err);
+      else
+        o->pending[o->n_pending++] = k;
+    }
+    lm_batch *e = NULL, *out = NULL;
+    if (!rc && ne) {
+      sort_by_time(emit, keep, ne, tsv); /* keep: free scratch by now */
+      for (int64_t i = 0; i < ne; i++)
+        ets[i] = tsv[emit[i]];
+      if (!(e = lm_batch_take(all, emit, ne)))
+        rc = nomem(err);
+      int nf = all->schema->n_fields;
+      if (!rc)
+        rc = compute(o, e, ets, cols + nf, err);
+      if (!rc) {
+        for (int c = 0; c < nf; c++)
+          cols[c] = lm_array_retain(e->columns[c]);
+        out = lm_batch_new(lm_schema_retain(o->out_schema), ne, cols);
+        if (!out)
+          rc = nomem(err);
+        else
+          memset(cols, 0, sizeof *cols * (size_t)(nf + o->n_calls));
+      }
+      if (!rc)
+        rc = lm_operator_emit(op, out, err);
+    }
+    if (cols)
+      for (int c = 0; c < all->schema->n_fields + o->n_calls; c++)
+        lm_array_release(cols[c]);
+    lm_batch_release(out);
+    lm_batch_release(e);
+    lm_batch_release(all);
+    free(emit);
+    free(keep);
+    free(tsv);
+    free(ets);
+    free(cols);
+  }
+  return rc ? rc : lm_operator_forward_watermark(op, wm, err);
+}
+
+static void over_free(lm_operator *op) {
+  over_op *o = (over_op *)op;
+  for (int i = 0; i < o->n_pending; i++)
+    lm_batch_release(o->pending[i]);
+  free(o->pending);
+  for (int c = 0; c < o->n_calls; c++) {
+    call_state *s = &o->calls[c];
+    for (int64_t i = 0; i < s->n_parts; i++)
+      free(s->parts[i].ring);
+    free(s->parts);
+    lm_aggtable_free(s->keys);
+  }
+  free(o->calls);
+  lm_schema_release(o->out_schema);
+  if (o->arena) {
+    lm_arena_free(o->arena);
+    free(o->arena);
+  }
+  free(o);
+}
+
+static void over_state(const lm_operator *op, int64_t *rows, int64_t *bytes) {
+  const over_op *o = (const over_op *)op;
+  int64_t r = 0, by = 0;
+  for (int i = 0; i < o->n_pending; i++)
+    r += o->pending[i]->num_rows;
+  for (int c = 0; c < o->n_calls; c++)
+    for (int64_t i = 0; i < o->calls[c].n_parts; i++) {
+      r += o->calls[c].parts[i].len;
+      by += (int64_t)sizeof(part) +
+            o->calls[c].parts[i].cap * (int64_t)sizeof(ent);
+    }
+  *rows = r;
+  *bytes = by;
+}
+
+static const lm_operator_vt over_vt = {"over_aggregate", over_push,
+                                       over_watermark, over_free};
+
+lm_operator *lm_op_over_new(lm_bexpr *where, int time_col,
+                            const lm_over_call *calls, int n_calls,
+                            lm_schema *out_schema) {
+  over_op *o = calloc(1, sizeof *o);
+  if (!o)
+    return NULL;
+  o->base.vt = &over_vt;
+  o->base.state = over_state;
+  o->where = where;
+  o->time_col = time_col;
+  o->wm = INT64_MIN;
+  o->out_schema = out_schema;
+  o->calls = calloc((size_t)n_calls + 1, sizeof *o->calls);
+  if (!o->calls) {
+    lm_schema_release(out_schema);
+    free(o);
+    return NULL;
+  }
+  o->n_calls = n_calls;
+  for (int c = 0; c < n_calls; c++) {
+    call_state *s = &o->calls[c];
+    s->c = calls[c];
+    const char *f = calls[c].fn;
+    s->k = !strcmp(f, "count") ? F_COUNT
+           : !strcmp(f, "sum") ? F_SUM
+           : !strcmp(f, "avg") ? F_AVG
+           : !strcmp(f, "min") ? F_MIN
+                               : F_MAX;
+    s->isf = calls[c].arg && fl(calls[c].arg->type.id);
+  }
+  return &o->base;
+}
+
+void lm_op_over_own_arena(lm_operator *op, lm_arena *arena) {
+  ((over_op *)op)->arena = arena;
+}

@@ -1,0 +1,903 @@
+/* exec/window_fn.c — window functions over one batch (lm_window_fn.h). */
+#include "exec/lm_window_fn.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ compare */
+
+static bool is_null_at(const lm_array *a, int64_t i) {
+  return a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i);
+}
+
+static bool is_float_type(lm_type_id t) {
+  return t == LM_TYPE_FLOAT32 || t == LM_TYPE_FLOAT64 || t == LM_TYPE_FLOAT16;
+}
+
+/* Compares two non-NULL values of a (as sort.c: NaN above numbers). */
+static int cmp_val(const lm_array *a, int64_t x, int64_t y) {
+  switch (a->type.id) {
+  case LM_TYPE_FLOAT16:
+  case LM_TYPE_FLOAT32:
+  case LM_TYPE_FLOAT64: {
+    double p = lm_array_get_f64(a, x), q = lm_array_get_f64(a, y);
+    if (isnan(p) || isnan(q))
+      return isnan(p) && isnan(q) ? 0 : isnan(p) ? 1 : -1;
+    return p < q ? -1 : p > q;
+  }
+  case LM_TYPE_UTF8:
+  case LM_TYPE_LARGE_UTF8: {
+    int32_t pl, ql;
+    const char *p = lm_array_str(a, x, &pl), *q = lm_array_str(a, y, &ql);
+    int c = memcmp(p, q, (size_t)(pl < ql ? pl : ql));
+    if (!c)
+      return pl < ql ? -1 : pl > ql;
+    return c < 0 ? -1 : 1;
+  }
+  case LM_TYPE_BOOL:
+    return (int)lm_array_bool(a, x) - (int)lm_array_bool(a, y);
+  default: {
+    int64_t p = lm_array_get_i64(a, x), q = lm_array_get_i64(a, y);
+    return p < q ? -1 : p > q;
+  }
+  }
+}
+
+/* Key comparison, NULLs equal to each other. */
+static int cmp_key(const lm_array *a, bool desc, bool nulls_first, int64_t x,
+                   int64_t y) {
+  bool xn = is_null_at(a, x), yn = is_null_at(a, y);
+  if (xn || yn) {
+    if (xn && yn)
+      return 0;
+    int c = xn ? 1 : -1;
+    return nulls_first ? -c : c;
+  }
+  int c = cmp_val(a, x, y);
+  return desc ? -c : c;
+}
+
+typedef struct wctx {
+  const lm_wf_call *c;
+} wctx;
+
+static int cmp_part(const lm_wf_call *c, int64_t x, int64_t y) {
+  for (int k = 0; k < c->n_part; k++) {
+    int r = cmp_key(c->part[k], false, false, x, y);
+    if (r)
+      return r;
+  }
+  return 0;
+}
+
+static int cmp_order(const lm_wf_call *c, int64_t x, int64_t y) {
+  for (int k = 0; k < c->n_order; k++) {
+    bool desc = c->desc[k];
+    bool nf = c->nulls_first[k];
+    int r = cmp_key(c->order[k], desc, nf, x, y);
+    if (r)
+      return r;
+  }
+  return 0;
+}
+
+static int cmp_rows(const lm_wf_call *c, int32_t x, int32_t y) {
+  int r = cmp_part(c, x, y);
+  return r ? r : cmp_order(c, x, y);
+}
+
+static void merge_sort(const lm_wf_call *c, int32_t *v, int32_t *tmp,
+                       int64_t n) {
+  if (n < 2)
+    return;
+  if (n <= 16) {
+    for (int64_t i = 1; i < n; i++) {
+      int32_t x = v[i];
+      int64_t j = i;
+      while (j > 0 && cmp_rows(c, v[j - 1], x) > 0) {
+        v[j] = v[j - 1];
+        j--;
+      }
+      v[j] = x;
+    }
+    return;
+  }
+  int64_t m = n / 2;
+  merge_sort(c, v, tmp, m);
+  merge_sort(c, v + m, tmp, n - m);
+  int64_t i = 0, j = m, k = 0;
+  while (i < m && j < n)
+    tmp[k++] = cmp_rows(c, v[j], v[i]) < 0 ? v[j++] : v[i++];
+  while (i < m)
+    tmp[k++] = v[i++];
+  while (j < n)
+    tmp[k++] = v[j++];
+  memcpy(v, tmp, sizeof(int32_t) * (size_t)n);
+}
+
+/* ------------------------------------------------------------- typing */
+
+enum wf_kind {
+  WF_ROW_NUMBER,
+  WF_RANK,
+  WF_DENSE_RANK,
+  WF_PERCENT_RANK,
+  WF_CUME_DIST,
+  WF_NTILE,
+  WF_LAG,
+  WF_LEAD,
+  WF_FIRST,
+  WF_LAST,
+  WF_NTH,
+  WF_COUNT,
+  WF_SUM,
+  WF_AVG,
+  WF_MIN,
+  WF_MAX,
+  WF_VAR_SAMP,
+  WF_VAR_POP,
+  WF_STDDEV_SAMP,
+  WF_STDDEV_POP,
+  WF_BOOL_AND,
+  WF_BOOL_OR,
+  WF_UNKNOWN,
+};
+
+static const struct {
+  const char *name;
+  enum wf_kind kind;
+  int min_args, max_args;
+} k_fns[] = {
+    {"row_number", WF_ROW_NUMBER, 0, 0},
+    {"rank", WF_RANK, 0, 0},
+    {"dense_rank", WF_DENSE_RANK, 0, 0},
+    {"percent_rank", WF_PERCENT_RANK, 0, 0},
+    {"cume_dist", WF_CUME_DIST, 0, 0},
+    {"ntile", WF_NTILE, 1, 1},
+    {"lag", WF_LAG, 1, 3},
+    {"lead", WF_LEAD, 1, 3},
+    {"first_value", WF_FIRST, 1, 1},
+    {"last_value", WF_LAST, 1, 1},
+    {"nth_value", WF_NTH, 2, 2},
+    {"count", WF_COUNT, 0, 1},
+    {"sum", WF_SUM, 1, 1},
+    {"avg", WF_AVG, 1, 1},
+    {"min", WF_MIN, 1, 1},
+    {"max", WF_MAX, 1, 1},
+    {"variance", WF_VAR_SAMP, 1, 1},
+    {"var_samp", WF_VAR_SAMP, 1, 1},
+    {"var_pop", WF_VAR_POP, 1, 1},
+    {"stddev", WF_STDDEV_SAMP, 1, 1},
+    {"stddev_samp", WF_STDDEV_SAMP, 1, 1},
+    {"stddev_pop", WF_STDDEV_POP, 1, 1},
+    {"bool_and", WF_BOOL_AND, 1, 1},
+    {"every", WF_BOOL_AND, 1, 1},
+    {"bool_or", WF_BOOL_OR, 1, 1},
+};
+
+static enum wf_kind kind_of(const lm_wf_call *c, int *lo, int *hi) {
+  for (size_t i = 0; i < sizeof k_fns / sizeof k_fns[0]; i++)
+    if (!strcmp(c->fn, k_fns[i].name)) {
+      *lo = k_fns[i].min_args;
+      *hi = k_fns[i].max_args;
+      return k_fns[i].kind;
+    }
+  return WF_UNKNOWN;
+}
+
+static bool is_int_type(lm_type_id t) {
+  switch (t) {
+  case LM_TYPE_INT8:
+  case LM_TYPE_INT16:
+  case LM_TYPE_INT32:
+  case LM_TYPE_INT64:
+  case LM_TYPE_UINT8:
+  case LM_TYPE_UINT16:
+  case LM_TYPE_UINT32:
+  case LM_TYPE_NULL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
+  int lo = 0, hi = 0;
+  enum wf_kind k = kind_of(c, &lo, &hi);
+  if (k == WF_UNKNOWN)
+    return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                     "function %s() is not a window or aggregate function "
+                     "usable with OVER",
+                     c->fn);
+  int na = c->count_star ? 0 : c->n_args;
+  if (na < lo || na > hi)
+    return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                     "%s() takes %d to %d arguments, found %d", c->fn, lo, hi,
+                     na);
+  lm_type t = na ? c->args[0]->type : lm_type_make(LM_TYPE_INT64);
+  switch (k) {
+  case WF_ROW_NUMBER:
+  case WF_RANK:
+  case WF_DENSE_RANK:
+  case WF_NTILE:
+  case WF_COUNT:
+    *out = lm_type_make(LM_TYPE_INT64);
+    return 0;
+  case WF_PERCENT_RANK:
+  case WF_CUME_DIST:
+  case WF_VAR_SAMP:
+  case WF_VAR_POP:
+  case WF_STDDEV_SAMP:
+  case WF_STDDEV_POP:
+  case WF_AVG:
+    if (!is_int_type(t.id) && !is_float_type(t.id) && k != WF_PERCENT_RANK &&
+        k != WF_CUME_DIST)
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "%s() OVER (...) of %s is not supported", c->fn,
+                       lm_type_name(t));
+    *out = lm_type_make(LM_TYPE_FLOAT64);
+    return 0;
+  case WF_SUM:
+    if (is_float_type(t.id))
+      *out = lm_type_make(LM_TYPE_FLOAT64);
+    else if (t.id == LM_TYPE_INTERVAL)
+      *out = t;
+    else if (is_int_type(t.id))
+      *out = lm_type_make(LM_TYPE_INT64);
+    else
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "sum() OVER (...) of %s is not supported",
+                       lm_type_name(t));
+    return 0;
+  case WF_BOOL_AND:
+  case WF_BOOL_OR:
+    if (t.id != LM_TYPE_BOOL && t.id != LM_TYPE_NULL)
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "%s() needs a BOOLEAN argument, found %s", c->fn,
+                       lm_type_name(t));
+    *out = lm_type_make(LM_TYPE_BOOL);
+    return 0;
+  case WF_NTH:
+  case WF_LAG:
+  case WF_LEAD:
+    if (na >= 2 && !is_int_type(c->args[1]->type.id))
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "%s()'s second argument must be an integer, found %s",
+                       c->fn, lm_type_name(c->args[1]->type));
+    *out = t;
+    return 0;
+  default:
+    *out = t;
+    return 0;
+  }
+}
+
+/* ----------------------------------------------------------- frames */
+
+/* The value of an order key as a long double on one scale (DATE32 in
+ * µs, so INTERVAL offsets apply). */
+static long double key_val(const lm_array *a, int64_t i) {
+  if (is_float_type(a->type.id))
+    return (long double)lm_array_get_f64(a, i);
+  int64_t v = lm_array_get_i64(a, i);
+  if (a->type.id == LM_TYPE_DATE32)
+    return (long double)v * 86400e6L;
+  return (long double)v;
+}
+
+/* A frame offset (row 0 of o) as a long double; errors on NULL/negative. */
+static int frame_offset(const lm_wf_call *c, const lm_array *o, bool range,
+                        long double *out, lm_error *err) {
+  if (!o || o->length < 1 || is_null_at(o, 0))
+    return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                     "frame starting or ending offset must not be null");
+  long double v;
+  if (is_float_type(o->type.id))
+    v = (long double)lm_array_get_f64(o, 0);
+  else if (is_int_type(o->type.id) || o->type.id == LM_TYPE_INTERVAL ||
+           o->type.id == LM_TYPE_INT64)
+    v = (long double)lm_array_get_i64(o, 0);
+  else
+    return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                     "frame offset of type %s is not supported",
+                     lm_type_name(o->type));
+  if (!range && !is_int_type(o->type.id))
+    return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                     "ROWS and GROUPS frame offsets must be integers");
+  if (v < 0)
+    return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                     "frame starting or ending offset must not be negative");
+  *out = v;
+  return 0;
+}
+
+/* --------------------------------------------------------- accumulators */
+
+typedef struct acc {
+  enum wf_kind k;
+  const lm_array *a;
+  const int32_t *perm;
+  int64_t cnt;
+  __int128 isum;
+  double fsum, fcomp; /* Neumaier-compensated float sum */
+  long double sx, sxx;
+  int64_t n_true;
+  /* MIN/MAX: a monotonic deque of positions (into perm) */
+  int64_t *dq;
+  int64_t dh, dt;
+} acc;
+
+static void acc_reset(acc *s) {
+  s->cnt = 0;
+  s->isum = 0;
+  s->fsum = s->fcomp = 0;
+  s->sx = s->sxx = 0;
+  s->n_true = 0;
+  s->dh = s->dt = 0;
+}
+
+static void acc_fadd(acc *s, double v) {
+  double t = s->fsum + v;
+  if (fabs(s->fsum) >= fabs(v))
+    s->fcomp += (s->fsum - t) + v;
+  else
+    s->fcomp += (v - t) + s->fsum;
+  s->fsum = t;
+}
+
+static void acc_add(acc *s, int64_t pos, bool count_star) {
+  if (count_star) {
+    s->cnt++;
+    return;
+  }
+  int64_t r = s->perm[pos];
+  if (is_null_at(s->a, r))
+    return;
+  s->cnt++;
+  switch (s->k) {
+  case WF_SUM:
+  case WF_AVG:
+    if (is_float_type(s->a->type.id))
+      acc_fadd(s, lm_array_get_f64(s->a, r));
+    else
+      s->isum += lm_array_get_i64(s->a, r);
+    break;
+  case WF_VAR_SAMP:
+  case WF_VAR_POP:
+  case WF_STDDEV_SAMP:
+  case WF_STDDEV_POP: {
+    long double v = is_float_type(s->a->type.id)
+                        ? (long double)lm_array_get_f64(s->a, r)
+                        : (long double)lm_array_get_i64(s->a, r);
+    s->sx += v;
+    s->sxx += v * v;
+    break;
+  }
+  case WF_BOOL_AND:
+  case WF_BOOL_OR:
+    s->n_true += lm_array_bool(s->a, r);
+    break;
+  case WF_MIN:
+  case WF_MAX: {
+    int sign = s->k == WF_MIN ? 1 : -1;
+    while (s->dt > s->dh &&
+           sign * cmp_val(s->a, s->perm[s->dq[s->dt - 1]], r) > 0)
+      s->dt--;
+    s->dq[s->dt++] = pos;
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+static void acc_remove(acc *s, int64_t pos, bool count_star) {
+  if (count_star) {
+    s->cnt--;
+    return;
+  }
+  int64_t r = s->perm[pos];
+  if (is_null_at(s->a, r))
+    return;
+  s->cnt--;
+  switch (s->k) {
+  case WF_SUM:
+  case WF_AVG:
+    if (is_float_type(s->a->type.id))
+      acc_fadd(s, -lm_array_get_f64(s->a, r));
+    else
+      s->isum -= lm_array_get_i64(s->a, r);
+    break;
+  case WF_VAR_SAMP:
+  case WF_VAR_POP:
+  case WF_STDDEV_SAMP:
+  case WF_STDDEV_POP: {
+    long double v = is_float_type(s->a->type.id)
+                        ? (long double)lm_array_get_f64(s->a, r)
+                        : (long double)lm_array_get_i64(s->a, r);
+    s->sx -= v;
+    s->sxx -= v * v;
+    break;
+  }
+  case WF_BOOL_AND:
+  case WF_BOOL_OR:
+    s->n_true -= lm_array_bool(s->a, r);
+    break;
+  case WF_MIN:
+  case WF_MAX:
+    if (s->dt > s->dh && s->dq[s->dh] == pos)
+      s->dh++;
+    break;
+  default:
+    break;
+  }
+}
+
+/* ------------------------------------------------------------- output */
+
+typedef struct res {
+  int64_t *i;   /* INT64 / INTERVAL results (by original row) */
+  double *f;    /* FLOAT64 results */
+  int32_t *src; /* take index (-1 = NULL) for value-returning functions */
+  uint8_t *null;
+} res;
+
+/* Binary search in positions [lo, hi) of perm (order key a, sorted by the
+ * call's direction): the first position whose key is not "before" v
+ * (strict: the first position strictly after v). */
+static int64_t range_search(const lm_array *a, bool desc, const int32_t *perm,
+                            int64_t lo, int64_t hi, long double v,
+                            bool strict) {
+  while (lo < hi) {
+    int64_t m = lo + (hi - lo) / 2;
+    long double x = key_val(a, perm[m]);
+    bool before = desc ? (strict ? x >= v : x > v) : (strict ? x <= v : x < v);
+    if (before)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
+int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
+                      lm_error *err) {
+  lm_type t;
+  int rc = lm_window_fn_type(c, &t, err);
+  if (rc)
+    return rc;
+  int lo_a = 0, hi_a = 0;
+  enum wf_kind k = kind_of(c, &lo_a, &hi_a);
+  bool range = c->has_frame && c->unit == LM_FRAME_RANGE;
+  long double off_s = 0, off_e = 0;
+  if (c->has_frame) {
+    if (c->start == LM_BOUND_UNBOUNDED_FOLLOWING)
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "frame start cannot be UNBOUNDED FOLLOWING");
+    if (c->end == LM_BOUND_UNBOUNDED_PRECEDING)
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "frame end cannot be UNBOUNDED PRECEDING");
+    if ((c->start == LM_BOUND_CURRENT_ROW && c->end == LM_BOUND_PRECEDING) ||
+        (c->start == LM_BOUND_FOLLOWING &&
+         (c->end == LM_BOUND_PRECEDING || c->end == LM_BOUND_CURRENT_ROW)))
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       c->start == LM_BOUND_CURRENT_ROW
+                           ? "frame starting from current row cannot have "
+                             "preceding rows"
+                           : "frame starting from following row cannot have "
+                             "preceding rows");
+    bool so = c->start == LM_BOUND_PRECEDING || c->start == LM_BOUND_FOLLOWING;
+    bool eo = c->end == LM_BOUND_PRECEDING || c->end == LM_BOUND_FOLLOWING;
+    if (so && (rc = frame_offset(c, c->start_off, range, &off_s, err)))
+      return rc;
+    if (eo && (rc = frame_offset(c, c->end_off, range, &off_e, err)))
+      return rc;
+    if (range && (so || eo)) {
+      if (c->n_order != 1)
+        return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                         "RANGE with offset PRECEDING/FOLLOWING requires "
+                         "exactly one ORDER BY column");
+      lm_type_id ot = c->order[0]->type.id;
+      if (!is_int_type(ot) && !is_float_type(ot) && ot != LM_TYPE_TIMESTAMP &&
+          ot != LM_TYPE_DATE32 && ot != LM_TYPE_INTERVAL)
+        return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                         "RANGE with offset PRECEDING/FOLLOWING is not "
+                         "supported for column type %s",
+                         lm_type_name(c->order[0]->type));
+    }
+    if (c->unit == LM_FRAME_GROUPS && c->n_order == 0)
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "GROUPS mode requires an ORDER BY clause");
+  }
+  int32_t *perm = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  int32_t *tmp = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  int64_t *pgs = malloc(sizeof(int64_t) * (size_t)(n + 1)); /* peer start */
+  int64_t *pge = malloc(sizeof(int64_t) * (size_t)(n + 1)); /* peer end */
+  int64_t *gi = malloc(sizeof(int64_t) * (size_t)(n + 1));  /* peer group */
+  int64_t *gst = malloc(sizeof(int64_t) * (size_t)(n + 2)); /* group starts */
+  int64_t *dq = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  res r = {malloc(sizeof(int64_t) * (size_t)(n + 1)),
+           malloc(sizeof(double) * (size_t)(n + 1)),
+           malloc(sizeof(int32_t) * (size_t)(n + 1)), calloc((size_t)n + 1, 1)};
+  if (!perm || !tmp || !pgs || !pge || !gi || !gst || !dq || !r.i || !r.f ||
+      !r.src || !r.null) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (int64_t i = 0; i < n; i++)
+    perm[i] = (int32_t)i;
+  merge_sort(c, perm, tmp, n);
+  const lm_array *a0 = c->n_args ? c->args[0] : NULL;
+  acc s = {k, a0, perm, 0, 0, 0, 0, 0, 0, 0, dq, 0, 0};
+  for (int64_t ps = 0; ps < n && !rc;) {
+    int64_t pe = ps + 1;
+    while (pe < n && cmp_part(c, perm[ps], perm[pe]) == 0)
+      pe++;
+    int64_t np = pe - ps, ng = 0;
+    /* peer groups */
+    for (int64_t i = ps; i < pe;) {
+      int64_t j = i + 1;
+      while (j < pe && cmp_order(c, perm[i], perm[j]) == 0)
+        j++;
+      gst[ng] = i;
+      for (int64_t q = i; q < j; q++) {
+        pgs[q] = i;
+        pge[q] = j;
+        gi[q] = ng;
+      }
+      ng++;
+      i = j;
+    }
+    gst[ng] = pe;
+    acc_reset(&s);
+    int64_t cs = ps, ce = ps; /* accumulator window [cs, ce) */
+    for (int64_t pos = ps; pos < pe && !rc; pos++) {
+      int32_t row = perm[pos];
+      switch (k) {
+      case WF_ROW_NUMBER:
+        r.i[row] = pos - ps + 1;
+        continue;
+      case WF_RANK:
+        r.i[row] = pgs[pos] - ps + 1;
+        continue;
+      case WF_DENSE_RANK:
+        r.i[row] = gi[pos] + 1;
+        continue;
+      case WF_PERCENT_RANK:
+        r.f[row] = np > 1 ? (double)(pgs[pos] - ps) / (double)(np - 1) : 0.0;
+        continue;
+      case WF_CUME_DIST:
+        r.f[row] = (double)(pge[pos] - ps) / (double)np;
+        continue;
+      case WF_NTILE: {
+        if (is_null_at(a0, row)) {
+          r.null[row] = 1;
+          continue;
+        }
+        int64_t b = lm_array_get_i64(a0, perm[ps]);
+        if (b <= 0) {
+          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                         "argument of ntile must be greater than zero");
+          continue;
+        }
+        /* PostgreSQL: the first np % b buckets get one extra row */
+        int64_t per = np / b, extra = np % b, idx = pos - ps;
+        int64_t big = extra * (per + 1);
+        r.i[row] = idx < big ? idx / (per + 1) + 1
+                             : (per ? extra + (idx - big) / per + 1 : idx + 1);
+        continue;
+      }
+      case WF_LAG:
+      case WF_LEAD: {
+        int64_t off = 1;
+        if (c->n_args >= 2) {
+          if (is_null_at(c->args[1], row)) {
+            r.src[row] = -1;
+            r.i[row] = 0; /* NULL result */
+            continue;
+          }
+          off = lm_array_get_i64(c->args[1], row);
+        }
+        int64_t q = k == WF_LAG ? pos - off : pos + off;
+        if (q >= ps && q < pe) {
+          r.src[row] = perm[q];
+          r.i[row] = 0;
+        } else {
+          r.src[row] = -1;
+          r.i[row] = c->n_args >= 3 ? 1 : 0; /* 1: take the default */
+        }
+        continue;
+      }
+      default:
+        break;
+      }
+      /* a frame: [fs, fe) in positions */
+      int64_t fs = ps, fe = pe;
+      if (!c->has_frame) {
+        fe = c->n_order ? pge[pos] : pe;
+      } else if (c->unit == LM_FRAME_ROWS) {
+        int64_t os = (int64_t)off_s, oe = (int64_t)off_e;
+        switch (c->start) {
+        case LM_BOUND_PRECEDING:
+          fs = pos - os < ps ? ps : pos - os;
+          break;
+        case LM_BOUND_CURRENT_ROW:
+          fs = pos;
+          break;
+        case LM_BOUND_FOLLOWING:
+          fs = os > pe - pos ? pe : pos + os;
+          break;
+        default:
+          break;
+        }
+        switch (c->end) {
+        case LM_BOUND_PRECEDING:
+          fe = pos - oe + 1 < ps ? ps : pos - oe + 1;
+          break;
+        case LM_BOUND_CURRENT_ROW:
+          fe = pos + 1;
+          break;
+        case LM_BOUND_FOLLOWING:
+          fe = oe >= pe - pos ? pe : pos + oe + 1;
+          break;
+        default:
+          break;
+        }
+      } else if (c->unit == LM_FRAME_GROUPS) {
+        int64_t g = gi[pos], os = (int64_t)off_s, oe = (int64_t)off_e;
+        switch (c->start) {
+        case LM_BOUND_PRECEDING:
+          fs = gst[g - os < 0 ? 0 : g - os];
+          break;
+        case LM_BOUND_CURRENT_ROW:
+          fs = pgs[pos];
+          break;
+        case LM_BOUND_FOLLOWING:
+          fs = os >= ng - g ? pe : gst[g + os];
+          break;
+        default:
+          break;
+        }
+        switch (c->end) {
+        case LM_BOUND_PRECEDING:
+          fe = g - oe < 0 ? ps : gst[g - oe + 1];
+          break;
+        case LM_BOUND_CURRENT_ROW:
+          fe = pge[pos];
+          break;
+        case LM_BOUND_FOLLOWING:
+          fe = oe >= ng - g ? pe : gst[g + oe + 1];
+          break;
+        default:
+          break;
+        }
+      } else { /* RANGE */
+        const lm_array *ok = c->n_order ? c->order[0] : NULL;
+        bool cur_null = ok && is_null_at(ok, row);
+        /* the non-NULL positions of the partition: [vs, ve) */
+        int64_t vs = ps, ve = pe;
+        if (ok) {
+          while (vs < pe && is_null_at(ok, perm[vs]))
+            vs++;
+          while (ve > vs && is_null_at(ok, perm[ve - 1]))
+            ve--;
+        }
+        bool desc = c->n_order ? c->desc[0] : false;
+        long double v = ok && !cur_null ? key_val(ok, row) : 0;
+        switch (c->start) {
+        case LM_BOUND_CURRENT_ROW:
+          fs = pgs[pos];
+          break;
+        case LM_BOUND_PRECEDING:
+        case LM_BOUND_FOLLOWING: {
+          if (cur_null) {
+            fs = pgs[pos];
+            break;
+          }
+          bool pre = c->start == LM_BOUND_PRECEDING;
+          long double b = (pre != desc) ? v - off_s : v + off_s;
+          fs = range_search(ok, desc, perm, vs, ve, b, false);
+          break;
+        }
+        default:
+          break;
+        }
+        switch (c->end) {
+        case LM_BOUND_CURRENT_ROW:
+          fe = pge[pos];
+          break;
+        case LM_BOUND_PRECEDING:
+        case LM_BOUND_FOLLOWING: {
+          if (cur_null) {
+            fe = pge[pos];
+            break;
+          }
+          bool pre = c->end == LM_BOUND_PRECEDING;
+          long double b = (pre != desc) ? v - off_e : v + off_e;
+          fe = range_search(ok, desc, perm, vs, ve, b, true);
+          break;
+        }
+        default:
+          break;
+        }
+      }
+      if (fe < fs)
+        fe = fs;
+      if (k == WF_FIRST || k == WF_LAST || k == WF_NTH) {
+        int64_t q = -1;
+        if (k == WF_FIRST)
+          q = fs < fe ? fs : -1;
+        else if (k == WF_LAST)
+          q = fs < fe ? fe - 1 : -1;
+        else {
+          if (is_null_at(c->args[1], row)) {
+            q = -1;
+          } else {
+            int64_t nth = lm_array_get_i64(c->args[1], row);
+            if (nth <= 0) {
+              rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                             "argument of nth_value must be greater than "
+                             "zero");
+              continue;
+            }
+            q = nth <= fe - fs ? fs + nth - 1 : -1;
+          }
+        }
+        r.src[row] = q < 0 ? -1 : perm[q];
+        r.i[row] = 0;
+        continue;
+      }
+      /* slide the accumulator to [fs, fe) */
+      if (fs >= ce || fs < cs) {
+        acc_reset(&s);
+        cs = ce = fs;
+      }
+      while (ce < fe)
+        acc_add(&s, ce++, c->count_star);
+      while (cs < fs)
+        acc_remove(&s, cs++, c->count_star);
+      if (ce > fe) { /* cannot shrink from the right: recompute */
+        acc_reset(&s);
+        cs = ce = fs;
+        while (ce < fe)
+          acc_add(&s, ce++, c->count_star);
+      }
+      switch (k) {
+      case WF_COUNT:
+        r.i[row] = s.cnt;
+        break;
+      case WF_SUM:
+        if (!s.cnt) {
+          r.null[row] = 1;
+        } else if (is_float_type(a0->type.id)) {
+          r.f[row] = s.fsum + s.fcomp;
+        } else if (s.isum > INT64_MAX || s.isum < INT64_MIN) {
+          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                         "bigint out of range (sum() OVER (...))");
+        } else {
+          r.i[row] = (int64_t)s.isum;
+        }
+        break;
+      case WF_AVG:
+        if (!s.cnt)
+          r.null[row] = 1;
+        else if (is_float_type(a0->type.id))
+          r.f[row] = (s.fsum + s.fcomp) / (double)s.cnt;
+        else
+          r.f[row] = (double)((long double)s.isum / (long double)s.cnt);
+        break;
+      case WF_VAR_SAMP:
+      case WF_VAR_POP:
+      case WF_STDDEV_SAMP:
+      case WF_STDDEV_POP: {
+        bool samp = k == WF_VAR_SAMP || k == WF_STDDEV_SAMP;
+        if (s.cnt < (samp ? 2 : 1)) {
+          r.null[row] = 1;
+          break;
+        }
+        long double nn = (long double)s.cnt;
+        long double var = (s.sxx - s.sx * s.sx / nn) / (samp ? nn - 1 : nn);
+        if (var < 0)
+          var = 0;
+        r.f[row] =
+            (double)(k == WF_STDDEV_SAMP || k == WF_STDDEV_POP ? sqrtl(var)
+                                                               : var);
+        break;
+      }
+      case WF_BOOL_AND:
+      case WF_BOOL_OR:
+        if (!s.cnt)
+          r.null[row] = 1;
+        else
+          r.i[row] = k == WF_BOOL_AND ? s.n_true == s.cnt : s.n_true > 0;
+        break;
+      case WF_MIN:
+      case WF_MAX:
+        r.src[row] = s.dt > s.dh ? perm[s.dq[s.dh]] : -1;
+        r.i[row] = 0;
+        break;
+      default:
+        break;
+      }
+    }
+    ps = pe;
+  }
+  if (rc)
+    goto done;
+  /* build the result in input row order */
+  switch (k) {
+  case WF_LAG:
+  case WF_LEAD:
+  case WF_FIRST:
+  case WF_LAST:
+  case WF_NTH:
+  case WF_MIN:
+  case WF_MAX: {
+    bool dflt = false;
+    for (int64_t i = 0; i < n; i++)
+      if (r.i[i])
+        dflt = true;
+    if (!dflt) {
+      *out = lm_array_take_nullable(a0, r.src, n);
+    } else {
+      lm_builder b;
+      if (lm_builder_init(&b, a0->type, n)) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        goto done;
+      }
+      for (int64_t i = 0; i < n; i++) {
+        const lm_array *from = r.i[i] ? c->args[2] : a0;
+        int64_t at = r.i[i] ? i : r.src[i];
+        if (at < 0 || is_null_at(from, at))
+          lm_builder_append_null(&b);
+        else
+          lm_builder_append_from(&b, from, at);
+      }
+      rc = lm_builder_finish(&b, out);
+      lm_builder_free(&b);
+      if (rc) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        goto done;
+      }
+    }
+    if (!*out)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  default:
+    break;
+  }
+  lm_builder b;
+  if (lm_builder_init(&b, t, n)) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (r.null[i])
+      lm_builder_append_null(&b);
+    else if (t.id == LM_TYPE_FLOAT64)
+      lm_builder_append_double(&b, r.f[i]);
+    else if (t.id == LM_TYPE_BOOL)
+      lm_builder_append_bool(&b, r.i[i] != 0);
+    else
+      lm_builder_append_int(&b, r.i[i]);
+  }
+  rc = lm_builder_finish(&b, out);
+  lm_builder_free(&b);
+  if (rc)
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+done:
+  free(perm);
+  free(tmp);
+  free(pgs);
+  free(pge);
+  free(gi);
+  free(gst);
+  free(dq);
+  free(r.i);
+  free(r.f);
+  free(r.src);
+  free(r.null);
+  return rc;
+}

@@ -1,0 +1,462 @@
+/*
+ * Binding of the SQL types DECIMAL(p,s), DATE, TIME and BYTEA
+ * (bind_internal.h): operand coercion and result types, PostgreSQL's rules
+ * within Decimal128's 38 digits (docs/types.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columnar/lm_decimal.h"
+#include "plan/bind_internal.h"
+
+bool lm_bind_sql_type(lm_type t) {
+  switch (t.id) {
+  case LM_TYPE_DECIMAL128:
+    return t.precision >= 1 && t.precision <= 38 && t.scale >= 0;
+  case LM_TYPE_DATE32:
+  case LM_TYPE_BINARY:
+    return true;
+  case LM_TYPE_TIME64:
+    return t.unit == LM_UNIT_MICRO;
+  default:
+    return false;
+  }
+}
+
+static bool is_dec(lm_type t) {
+  return t.id == LM_TYPE_DECIMAL128;
+}
+
+static lm_type int_dec(lm_type t) {
+  switch (t.id) {
+  case LM_TYPE_INT8:
+  case LM_TYPE_INT16:
+    return lm_type_decimal128(5, 0);
+  case LM_TYPE_INT32:
+    return lm_type_decimal128(10, 0);
+  default:
+    return lm_type_decimal128(19, 0);
+  }
+}
+
+/* A DECIMAL literal of the digits of text s (its own scale). */
+static lm_bexpr *dec_literal(lm_bctx *c, lm_bexpr *x, const char *s) {
+  lm_i128 v;
+  int frac = 0;
+  if (lm_dec_parse(s, strlen(s), 0, &v, &frac) == LM_DEC_ESYNTAX)
+    return NULL;
+  if (frac > 38)
+    frac = 38;
+  if (lm_dec_parse(s, strlen(s), frac, &v, NULL))
+    return NULL;
+  int digits = lm_dec_digits(v);
+  int p = digits > frac ? digits : frac + (frac < 38);
+  if (p < 1)
+    p = 1;
+  lm_type t = lm_type_decimal128(p > 38 ? 38 : p, frac);
+  lm_bexpr *b = lm_bind_node(c, LM_BX_LITERAL, t, NULL, 0);
+  if (!b)
+    return NULL;
+  b->line = x->line;
+  b->column = x->column;
+  b->lit.type = t;
+  b->lit.is_null = false;
+  b->lit.v.d128.lo = (uint64_t)(unsigned __int128)v;
+  b->lit.v.d128.hi = (int64_t)((unsigned __int128)v >> 64);
+  return b;
+}
+
+/* The shortest text that reads back as d (a literal's digits). */
+static void shortest(double d, char *buf, size_t n) {
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, d);
+    if (strtod(buf, NULL) == d)
+      return;
+  }
+}
+
+static bool is_float_lit(const lm_bexpr *x) {
+  return x->kind == LM_BX_LITERAL && !x->lit.is_null &&
+         x->type.id == LM_TYPE_FLOAT64;
+}
+
+/* A FLOAT64 literal as the exact DECIMAL it was written as: its shortest
+ * digits at the scale of its text (x->col, lm_bind_lit_scale). */
+static lm_bexpr *float_lit_to_dec(lm_bctx *c, lm_bexpr *x) {
+  char buf[64];
+  shortest(x->lit.v.f, buf, sizeof buf);
+  lm_bexpr *d = dec_literal(c, x, buf);
+  int want = x->col > 38 ? 38 : x->col;
+  if (d && want > d->type.scale) {
+    lm_i128 v = ((lm_i128)d->lit.v.d128.hi << 64) |
+                (lm_i128)(unsigned __int128)d->lit.v.d128.lo;
+    lm_i128 r;
+    int p = d->type.precision + (want - d->type.scale);
+    if (p <= 38 && lm_dec_rescale(v, d->type.scale, want, &r) == 0) {
+      d->type = d->lit.type = lm_type_decimal128(p, want);
+      d->lit.v.d128.lo = (uint64_t)(unsigned __int128)r;
+      d->lit.v.d128.hi = (int64_t)((unsigned __int128)r >> 64);
+    }
+  }
+  return d;
+}
+
+int lm_bind_lit_scale(const char *text) {
+  lm_i128 v;
+  int frac = 0;
+  if (!text || lm_dec_parse(text, strlen(text), 0, &v, &frac) == LM_DEC_ESYNTAX)
+    return 0;
+  return frac;
+}
+
+int lm_bind_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
+                         lm_type *out) {
+  if (is_dec(x->type)) {
+    *out = x->type;
+    return 0;
+  }
+  if (lm_type_is_integer(x->type)) {
+    *out = int_dec(x->type);
+    return 0;
+  }
+  if (x->type.id == LM_TYPE_NULL) {
+    *out = lm_type_decimal128(38, 0);
+    return 0;
+  }
+  lm_bexpr *d = NULL;
+  if (is_float_lit(x))
+    d = float_lit_to_dec(c, x);
+  else if (x->kind == LM_BX_LITERAL && !x->lit.is_null &&
+           x->type.id == LM_TYPE_UTF8)
+    d = dec_literal(c, x, x->lit.v.s.p);
+  if (d) {
+    *out = d->type;
+    return 0;
+  }
+  return lm_bind_fail(c, at,
+                      "NUMERIC without (precision, scale) is supported for "
+                      "constants, integers and DECIMAL values only, not %s; "
+                      "write NUMERIC(p, s)",
+                      lm_type_name(x->type), NULL);
+}
+
+/* Makes an operand of a DECIMAL operation a DECIMAL (ints, float
+ * literals); false when it cannot be one. */
+static bool to_dec(lm_bctx *c, lm_bexpr **px) {
+  lm_bexpr *x = *px;
+  if (is_dec(x->type))
+    return true;
+  if (lm_type_is_integer(x->type)) {
+    *px = lm_bind_cast(c, x, int_dec(x->type));
+    return *px != NULL;
+  }
+  if (is_float_lit(x)) {
+    lm_bexpr *d = float_lit_to_dec(c, x);
+    if (d)
+      *px = d;
+    return d != NULL;
+  }
+  return false;
+}
+
+int lm_bind_types_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
+                       lm_bexpr **pb) {
+  lm_type ta = (*pa)->type, tb = (*pb)->type;
+  if (is_dec(ta) || is_dec(tb)) {
+    lm_bexpr **other = is_dec(ta) ? pb : pa;
+    if (is_dec((*other)->type) || to_dec(c, other))
+      return *other ? 0 : -1;
+    lm_type ot = (*other)->type;
+    if (ot.id == LM_TYPE_FLOAT32 || ot.id == LM_TYPE_FLOAT64) {
+      /* numeric vs double precision compares as double (PostgreSQL) */
+      *pa = lm_bind_cast(c, *pa, lm_type_make(LM_TYPE_FLOAT64));
+      *pb = lm_bind_cast(c, *pb, lm_type_make(LM_TYPE_FLOAT64));
+      return *pa && *pb ? 0 : -1;
+    }
+    if (ot.id == LM_TYPE_UTF8 && (*other)->kind == LM_BX_LITERAL) {
+      lm_type t;
+      if (lm_bind_numeric_type(c, at, *other, &t))
+        return -1;
+      *other = lm_bind_cast(c, *other, t);
+      return *other ? 0 : -1;
+    }
+    return 1;
+  }
+  /* DATE against TIMESTAMP: the date's midnight */
+  if (ta.id == LM_TYPE_DATE32 && tb.id == LM_TYPE_TIMESTAMP) {
+    *pa = lm_bind_cast(c, *pa, tb);
+    return *pa ? 0 : -1;
+  }
+  if (tb.id == LM_TYPE_DATE32 && ta.id == LM_TYPE_TIMESTAMP) {
+    *pb = lm_bind_cast(c, *pb, ta);
+    return *pb ? 0 : -1;
+  }
+  return 1;
+}
+
+static int imin(int a, int b) {
+  return a < b ? a : b;
+}
+static int imax(int a, int b) {
+  return a > b ? a : b;
+}
+
+int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
+                        lm_bexpr **pb, lm_type *rt) {
+  lm_type ta = (*pa)->type, tb = (*pb)->type;
+  lm_type_id a = ta.id, b = tb.id;
+  if (is_dec(ta) || is_dec(tb)) {
+    lm_bexpr **other = is_dec(ta) ? pb : pa;
+    if (!is_dec((*other)->type) && !to_dec(c, other)) {
+      lm_type ot = (*other)->type;
+      if (ot.id != LM_TYPE_FLOAT32 && ot.id != LM_TYPE_FLOAT64)
+        return 1; /* the caller's "operator does not exist" */
+      *pa = lm_bind_cast(c, *pa, lm_type_make(LM_TYPE_FLOAT64));
+      *pb = lm_bind_cast(c, *pb, lm_type_make(LM_TYPE_FLOAT64));
+      *rt = lm_type_make(LM_TYPE_FLOAT64);
+      return *pa && *pb ? 0 : -1;
+    }
+    if (!*other)
+      return -1;
+    int p1 = (*pa)->type.precision, s1 = (*pa)->type.scale;
+    int p2 = (*pb)->type.precision, s2 = (*pb)->type.scale;
+    int i1 = p1 - s1, i2 = p2 - s2, p, s;
+    switch (op) {
+    case LM_OP_ADD:
+    case LM_OP_SUB:
+      s = imax(s1, s2);
+      p = imax(i1, i2) + s + 1;
+      break;
+    case LM_OP_MUL:
+      s = imin(s1 + s2, 38);
+      p = i1 + i2 + s;
+      break;
+    case LM_OP_DIV:
+      /* PostgreSQL picks the scale per value (select_div_scale: at least
+       * 16 significant digits); a column needs one scale: 16 or more */
+      s = imin(imax(imax(s1, s2), 16), 37);
+      p = 38;
+      break;
+    default: /* % */
+      s = imax(s1, s2);
+      p = imax(i1, i2) + s;
+      break;
+    }
+    p = imax(imin(p, 38), imax(s, 1));
+    *rt = lm_type_decimal128(p, s);
+    return 0;
+  }
+  bool add = op == LM_OP_ADD, sub = op == LM_OP_SUB;
+  if (a == LM_TYPE_DATE32 || b == LM_TYPE_DATE32) {
+    if (a == LM_TYPE_DATE32 && b == LM_TYPE_DATE32 && sub) {
+      *rt = lm_type_make(LM_TYPE_INT32); /* days between */
+      return 0;
+    }
+    if ((add || sub) && a == LM_TYPE_DATE32 && lm_type_is_integer(tb)) {
+      *rt = ta;
+      return 0;
+    }
+    if (add && b == LM_TYPE_DATE32 && lm_type_is_integer(ta)) {
+      *rt = tb;
+      return 0;
+    }
+    if (add && ((a == LM_TYPE_DATE32 && b == LM_TYPE_TIME64) ||
+                (b == LM_TYPE_DATE32 && a == LM_TYPE_TIME64))) {
+      *rt = lm_type_make(LM_TYPE_TIMESTAMP);
+      return 0;
+    }
+    bool iv = (a == LM_TYPE_DATE32 && b == LM_TYPE_INTERVAL && (add || sub)) ||
+              (b == LM_TYPE_DATE32 && a == LM_TYPE_INTERVAL && add);
+    bool ts = sub && (a == LM_TYPE_TIMESTAMP || b == LM_TYPE_TIMESTAMP);
+    if (iv || ts) {
+      /* the date's midnight as a TIMESTAMP, then the TIMESTAMP rules */
+      lm_type t = lm_type_make(LM_TYPE_TIMESTAMP);
+      if (a == LM_TYPE_DATE32)
+        *pa = lm_bind_cast(c, *pa, t);
+      if (b == LM_TYPE_DATE32)
+        *pb = lm_bind_cast(c, *pb, t);
+      *rt = lm_type_make(iv ? LM_TYPE_TIMESTAMP : LM_TYPE_INTERVAL);
+      return *pa && *pb ? 0 : -1;
+    }
+    return 1;
+  }
+  if (a == LM_TYPE_TIME64 || b == LM_TYPE_TIME64) {
+    if (a == LM_TYPE_TIME64 && b == LM_TYPE_TIME64 && sub) {
+      *rt = lm_type_make(LM_TYPE_INTERVAL);
+      return 0;
+    }
+    if ((a == LM_TYPE_TIME64 && b == LM_TYPE_INTERVAL && (add || sub)) ||
+        (b == LM_TYPE_TIME64 && a == LM_TYPE_INTERVAL && add)) {
+      *rt = a == LM_TYPE_TIME64 ? ta : tb;
+      return 0;
+    }
+    return 1;
+  }
+  (void)e;
+  return 1;
+}
+
+/* A DECIMAL constant 10^k at scale `scale` (k, scale in 0..18). */
+static lm_bexpr *dec_const(lm_bctx *c, const lm_expr *at, int k, int scale) {
+  int64_t v = 1;
+  for (int i = 0; i < k; i++)
+    v *= 10;
+  int p = lm_dec_digits(v);
+  lm_type t = lm_type_decimal128(p > scale ? p : scale > 0 ? scale : 1, scale);
+  lm_bexpr *b = lm_bind_node(c, LM_BX_LITERAL, t, at, 0);
+  if (!b)
+    return NULL;
+  b->lit.type = t;
+  b->lit.v.d128.lo = (uint64_t)v;
+  b->lit.v.d128.hi = 0;
+  return b;
+}
+
+int lm_bind_dec_unscale(lm_bctx *c, const lm_expr *at, lm_bexpr **arg) {
+  int s = (*arg)->type.scale;
+  if (s > 18)
+    return lm_bind_fail(c, at,
+                        "aggregates of DECIMAL with a scale above 18 are not "
+                        "supported",
+                        NULL, NULL);
+  lm_bexpr *k = dec_const(c, at, s, 0);
+  lm_bexpr *m = k ? lm_bind_binary(c, at, LM_OP_MUL, *arg, k) : NULL;
+  *arg = m ? lm_bind_cast(c, m, lm_type_make(LM_TYPE_INT64)) : NULL;
+  return *arg ? 0 : -1;
+}
+
+lm_bexpr *lm_bind_dec_rescale(lm_bctx *c, const lm_expr *at, lm_bexpr *r,
+                              lm_type t) {
+  if (!r)
+    return NULL;
+  lm_bexpr *d = lm_bind_cast(c, r, lm_type_decimal128(38, 0));
+  lm_bexpr *k = dec_const(c, at, 0, t.scale);
+  lm_bexpr *m = d && k ? lm_bind_binary(c, at, LM_OP_MUL, d, k) : NULL;
+  return m ? lm_bind_cast(c, m, t) : NULL;
+}
+
+static lm_bexpr *int_lit(lm_bctx *c, const lm_expr *at, int64_t v) {
+  lm_bexpr *b =
+      lm_bind_node(c, LM_BX_LITERAL, lm_type_make(LM_TYPE_INT64), at, 0);
+  if (b) {
+    b->lit.type = b->type;
+    b->lit.v.i = v;
+  }
+  return b;
+}
+
+lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                             bool *handled) {
+  const char *n = e->name;
+  lm_type t = args[0]->type;
+  *handled = false;
+  if (t.id == LM_TYPE_BINARY) {
+    bool len = !strcmp(n, "length") || !strcmp(n, "octet_length");
+    if (!(len || !strcmp(n, "md5")) || e->n_args != 1)
+      return NULL;
+    *handled = true;
+    lm_bexpr *r = lm_bind_node(
+        c, LM_BX_FUNC, lm_type_make(len ? LM_TYPE_INT64 : LM_TYPE_UTF8), e, 1);
+    if (r) {
+      r->fn = len ? LM_FN_OCTET_LENGTH : LM_FN_MD5;
+      r->args[0] = args[0];
+    }
+    return r;
+  }
+  static const char *const names[] = {"round", "trunc", "abs",    "ceil",
+                                      "floor", "sign",  "ceiling"};
+  int which = -1;
+  for (int i = 0; i < 7; i++)
+    if (!strcmp(n, names[i]))
+      which = i == 6 ? 3 : i;
+  if (which < 0)
+    return NULL;
+  *handled = true;
+  int maxa = which <= 1 ? 2 : 1;
+  if (e->n_args > maxa) {
+    lm_bind_fail(c, e, "%s() takes %s", n,
+                 maxa == 2 ? "(numeric[, integer])" : "one argument");
+    return NULL;
+  }
+  int64_t d = 0;
+  if (e->n_args == 2) {
+    lm_bexpr *x = lm_bind_fold(c, args[1]);
+    if (!x)
+      return NULL;
+    if (x->kind != LM_BX_LITERAL || !lm_type_is_integer(x->type) ||
+        x->lit.is_null) {
+      lm_bind_fail(c, e->args[1],
+                   "%s(numeric, digits): digits must be an integer constant "
+                   "(the result scale depends on it)",
+                   n, NULL);
+      return NULL;
+    }
+    d = x->lit.v.i;
+    if (d > 38)
+      d = 38;
+    if (d < -38)
+      d = -38;
+  }
+  int s = which == 2 ? t.scale : which <= 1 ? (d > 0 ? (int)d : 0) : 0;
+  int intd = t.precision - t.scale + 1;
+  int p = intd + s;
+  if (which == 2)
+    p = t.precision;
+  if (which == 5)
+    p = 1;
+  if (p > 38)
+    p = 38;
+  if (p < s)
+    p = s;
+  if (p < 1)
+    p = 1;
+  lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, lm_type_decimal128(p, s), e, 3);
+  lm_bexpr *dl = int_lit(c, e, d), *wl = int_lit(c, e, which);
+  if (!r || !dl || !wl)
+    return NULL;
+  r->fn = LM_FN_DECIMAL_FN;
+  r->args[0] = args[0];
+  r->args[1] = dl;
+  r->args[2] = wl;
+  return r;
+}
+
+bool lm_bind_types_merge(lm_type t, lm_type a, lm_type *out) {
+  if (is_dec(t) || is_dec(a)) {
+    if (lm_type_is_integer(t))
+      t = int_dec(t);
+    if (lm_type_is_integer(a))
+      a = int_dec(a);
+    if (is_dec(t) && is_dec(a)) {
+      int s = imax(t.scale, a.scale);
+      int p = imin(38, imax(t.precision - t.scale, a.precision - a.scale) + s);
+      *out = lm_type_decimal128(imax(p, imax(s, 1)), s);
+      return true;
+    }
+    lm_type o = is_dec(t) ? a : t;
+    if (o.id == LM_TYPE_FLOAT32 || o.id == LM_TYPE_FLOAT64) {
+      *out = lm_type_make(LM_TYPE_FLOAT64);
+      return true;
+    }
+    return false;
+  }
+  if ((t.id == LM_TYPE_DATE32 && a.id == LM_TYPE_TIMESTAMP) ||
+      (a.id == LM_TYPE_DATE32 && t.id == LM_TYPE_TIMESTAMP)) {
+    *out = lm_type_make(LM_TYPE_TIMESTAMP);
+    return true;
+  }
+  return false;
+}
+
+void lm_bind_types_lits(lm_bctx *c, lm_bexpr **args, int n) {
+  bool dec = false;
+  for (int i = 0; i < n; i++)
+    dec |= args[i] && is_dec(args[i]->type);
+  for (int i = 0; dec && i < n; i++)
+    if (args[i] && is_float_lit(args[i])) {
+      lm_bexpr *d = float_lit_to_dec(c, args[i]);
+      if (d)
+        args[i] = d;
+    }
+}

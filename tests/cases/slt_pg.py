@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Checks the expected answers of .slt files against PostgreSQL 15.
+
+Every `statement ok` and `query` record of each file runs, in order, in a
+fresh database of the PostgreSQL server reached by --psql (a command line
+prefix such as "psql -h DIR -p 5432 -U postgres"); a record preceded by a
+"# pg: skip" comment line is left out (Laminar-only syntax), and a file with a "# pg: skip file"
+line entirely. A query's
+rows, printed as the slt runner prints them (NULL, (empty), reals with 3
+decimals) and sorted for rowsort, must equal the file's expected rows; a
+`query error` / `statement error` record must fail in PostgreSQL too (its
+message is not compared). Exit status 0 when every record agrees, 1 when
+any does not (each difference printed as FILE:LINE).
+
+  python3 tests/cases/slt_pg.py --psql "psql -h DIR -U postgres" FILE.slt...
+"""
+import argparse
+import shlex
+import subprocess
+import sys
+
+
+def records(path):
+    """(line, kind, header, sql, expected rows) for every record."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    i, skip = 0, False
+    while i < len(lines):
+        ln = lines[i]
+        if ln.startswith("# pg: skip"):
+            skip = True
+            i += 1
+            continue
+        if not ln.strip() or ln.startswith("#"):
+            i += 1
+            continue
+        start = i + 1
+        head = ln.split()
+        i += 1
+        body = []
+        while i < len(lines) and lines[i].strip() and lines[i] != "----":
+            body.append(lines[i])
+            i += 1
+        exp = []
+        if i < len(lines) and lines[i] == "----":
+            i += 1
+            while i < len(lines) and lines[i].strip():
+                exp.append(lines[i])
+                i += 1
+        if not skip and head[0] in ("statement", "query"):
+            yield start, head, "\n".join(body), exp
+        skip = False
+
+
+def fmt(v, t):
+    if v is None:
+        return "NULL"
+    if v == "":
+        return "(empty)"
+    if t == "R":
+        try:
+            return "%.3f" % float(v)
+        except ValueError:
+            return v
+    if t == "B":
+        return {"t": "true", "f": "false"}.get(v, v)
+    return v
+
+
+def run(psql, db, sql):
+    """(ok, rows as lists of str|None, error text)."""
+    cmd = shlex.split(psql) + ["-d", db, "-X", "-q", "-A", "-t", "-F", "\x1f",
+                               "-R", "\x1e", "-P", "null=\x01",
+                               "-v", "ON_ERROR_STOP=1", "-c", sql]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        return False, [], p.stderr.strip()
+    out = p.stdout
+    if out.endswith("\n"):
+        out = out[:-1]
+    rows = []
+    for r in out.split("\x1e") if out else []:
+        rows.append([None if c == "\x01" else c for c in r.split("\x1f")])
+    return True, rows, ""
+
+
+def check(psql, path, n):
+    db = "slt_pg_%d" % n
+    admin = shlex.split(psql) + ["-d", "postgres", "-X", "-q", "-c"]
+    subprocess.run(admin + ["DROP DATABASE IF EXISTS %s" % db], check=True,
+                   capture_output=True)
+    subprocess.run(admin + ["CREATE DATABASE %s" % db], check=True,
+                   capture_output=True)
+    bad = 0
+    for line, head, sql, exp in records(path):
+        want_err = len(head) > 1 and head[1] == "error"
+        ok, rows, msg = run(psql, db, sql)
+        where = "%s:%d" % (path, line)
+        if want_err:
+            if ok:
+                print("%s: PostgreSQL accepts what the file expects to fail:\n%s"
+                      % (where, sql))
+                bad += 1
+            continue
+        if not ok:
+            print("%s: PostgreSQL fails: %s\n%s" % (where, msg, sql))
+            bad += 1
+            continue
+        if head[0] != "query":
+            continue
+        types = head[1]
+        mode = head[2] if len(head) > 2 else "nosort"
+        got = [" ".join(fmt(v, types[k] if k < len(types) else "T")
+                        for k, v in enumerate(r)) for r in rows]
+        e = list(exp)
+        if mode == "rowsort":
+            got.sort()
+            e.sort()
+        elif mode == "valuesort":
+            got = sorted(" ".join(got).split())
+            e = sorted(" ".join(e).split())
+        if got != e:
+            print("%s: PostgreSQL's rows differ\n%s\n  expected: %s\n  postgres: %s"
+                  % (where, sql, e, got))
+            bad += 1
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--psql", required=True)
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+    bad = 0
+    for n, f in enumerate(a.files):
+        if "\n# pg: skip file\n" in open(f, encoding="utf-8").read():
+            print("%s: Laminar-only (# pg: skip file)" % f)
+            continue
+        b = check(a.psql, f, n)
+        print("%s: %s" % (f, "agrees with PostgreSQL" if not b
+                          else "%d records differ from PostgreSQL" % b))
+        bad += b
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
