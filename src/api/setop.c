@@ -1116,6 +1116,11 @@ static int check_from_cq(const lm_from *f, int depth, lm_error *err) {
     int rc = check_from_cq(f->left, depth + 1, err);
     return rc ? rc : check_from_cq(f->right, depth + 1, err);
   }
+  if (f->kind == LM_FROM_SUBQUERY && !f->subquery->from_clause &&
+      !f->subquery->setop && !f->subquery->values && !f->subquery->n_ctes)
+    return pos_err(err, f->line, f->column, "0A000",
+                   "a subquery without FROM is not supported in FROM of a "
+                   "continuous query yet (it is in ad-hoc SELECT)");
   int rc =
       f->kind == LM_FROM_SUBQUERY ? check_cq(f->subquery, depth + 1, err) : 0;
   if (!rc && f->n_col_aliases)

@@ -1790,10 +1790,6 @@ static lm_from *parse_from_rel(parser *p) {
     p->depth = saved - 1;
     if (!in || expect(p, LM_TK_RPAREN, "')' after the subquery"))
       return NULL;
-    if (!in->from_clause && !in->setop && !in->values && !in->n_ctes) {
-      fail_at(p, t, "a subquery in FROM needs a FROM of its own");
-      return NULL;
-    }
     if (!(f = new_from(p, LM_FROM_SUBQUERY, t)))
       return NULL;
     f->subquery = in;

@@ -895,8 +895,13 @@ static void test_errors(void) {
           e->filter->kind == LM_EXPR_BINARY && e->filter->op == LM_OP_GT);
     lm_sql_script_free(k);
   }
-  expect_error("SELECT * FROM (SELECT 1)",
-               "1:15: a subquery in FROM needs a FROM of its own");
+  { /* a FROM-less subquery in FROM is a one-row derived table, as in PG */
+    lm_sql_script *k = NULL;
+    lm_error e;
+    const char *q1 = "SELECT * FROM (SELECT 1) AS c";
+    CHECK(lm_sql_parse(q1, strlen(q1), &k, &e) == 0);
+    lm_sql_script_free(k);
+  }
   {
     /* subqueries nest to any depth (docs/joins.md) */
     lm_sql_script *k = parse_ok_at(
