@@ -822,7 +822,10 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
     st->algo = LM_PJOIN_UPDATING;
   else if (j->system_time)
     st->algo = LM_PJOIN_TEMPORAL;
-  else if (ri->info.is_table)
+  else if (ri->info.is_table && !lcl)
+    /* an append-only stream meets the table's rows at arrival; an updating
+     * left side (a table, an updating view) needs both sides' changes
+     * joined, as PostgreSQL's view over the two would show */
     st->algo = LM_PJOIN_LOOKUP;
   else if (!lcl && !rcl && lt >= 0 && rt >= 0 && have_lo && have_hi)
     st->algo = LM_PJOIN_INTERVAL;
@@ -857,9 +860,6 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
                "RIGHT SEMI / RIGHT ANTI are only supported by interval and "
                "updating joins");
     goto out;
-  }
-  if (st->algo == LM_PJOIN_LOOKUP && rcl == false && !ri->info.is_table) {
-    /* unreachable: LOOKUP is chosen for tables only */
   }
 
   /* keys: one type per pair; computed keys go to a projection */
