@@ -489,9 +489,12 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
                              "preceding rows");
     bool so = c->start == LM_BOUND_PRECEDING || c->start == LM_BOUND_FOLLOWING;
     bool eo = c->end == LM_BOUND_PRECEDING || c->end == LM_BOUND_FOLLOWING;
-    if (so && (rc = frame_offset(c, c->start_off, range, &off_s, err)))
+    /* the offsets are evaluated per row of the input: with no rows there
+     * is no value to check and no frame to compute (PostgreSQL evaluates
+     * them only when it runs the window) */
+    if (so && n > 0 && (rc = frame_offset(c, c->start_off, range, &off_s, err)))
       return rc;
-    if (eo && (rc = frame_offset(c, c->end_off, range, &off_e, err)))
+    if (eo && n > 0 && (rc = frame_offset(c, c->end_off, range, &off_e, err)))
       return rc;
     if (range && (so || eo)) {
       if (c->n_order != 1)
