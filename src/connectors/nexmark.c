@@ -136,7 +136,7 @@ int lm_nexmark_source_schema(const lm_kv *opts, int n_opts,
                              const lm_schema *declared, lm_schema **out,
                              lm_error *err) {
   *out = NULL;
-  int table;
+  int table = 0; /* set by table_of (gcc -O3 cannot see it) */
   int rc = table_of(opts, n_opts, &table, err);
   if (rc)
     return rc;

@@ -349,7 +349,7 @@ static int csv_header(lm_csv_reader *r, const char *row, int nf) {
     size_t w = 0;
     names[0] = 0;
     for (int i = 0; i < nf && w + 4 < sizeof names; i++) {
-      size_t n;
+      size_t n = 0; /* set by field_text */
       const char *name = field_text(r, &r->fields[i], &n);
       int k = snprintf(names + w, sizeof names - w, "%s%.*s", i ? ", " : "",
                        (int)(n > 64 ? 64 : n), name ? name : "");

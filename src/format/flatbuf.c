@@ -302,7 +302,7 @@ static int follow(const lm_fb_reader *r, uint32_t at, size_t *target) {
 int lm_fb_get_table(const lm_fb_table *t, int id, lm_fb_table *out,
                     bool *present) {
   uint32_t at;
-  size_t target;
+  size_t target = 0; /* set by follow */
   *present = false;
   int rc = lm_fb_field(t, id, 4, &at);
   if (rc || !at)
@@ -315,7 +315,7 @@ int lm_fb_get_table(const lm_fb_table *t, int id, lm_fb_table *out,
 
 static int vector_at(const lm_fb_reader *r, uint32_t at, uint32_t elem_size,
                      lm_fb_vec *out) {
-  size_t target;
+  size_t target = 0; /* set by follow (gcc -O3 cannot see it) */
   int rc = follow(r, at, &target);
   if (rc)
     return rc;
@@ -363,7 +363,7 @@ int lm_fb_get_vector(const lm_fb_table *t, int id, uint32_t elem_size,
 }
 
 int lm_fb_vec_table(const lm_fb_vec *v, uint32_t i, lm_fb_table *out) {
-  size_t target;
+  size_t target = 0; /* set by follow */
   if (i >= v->n || v->elem_size != 4)
     return lm_fb_error(v->r, v->pos,
                        "flatbuffer vector index %u out of "
