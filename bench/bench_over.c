@@ -25,84 +25,17 @@
  * Prints a markdown table (best repetition) and a `result` line per case.
  * Not a test: timings vary.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "api/engine.h"
+#include "bench_common.h"
 
-#define BATCH 4096
-#define STEP_US 2
-#define DISORDER_US 50000
-#define DELAY_US 100000
-#define T0_US 1700000000000000LL
 #define ROWS_PRECEDING 10
 #define RANGE_US 1000000
-
-typedef struct dataset {
-  int64_t n, keys;
-  int nb;
-  lm_batch **batches;
-  const int64_t **k, **v, **ts;
-} dataset;
-
-static uint64_t rng_state;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 static double cpu_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void make_data(dataset *d, int64_t keys, int64_t n) {
-  memset(d, 0, sizeof *d);
-  d->n = n;
-  d->keys = keys;
-  d->nb = (int)((n + BATCH - 1) / BATCH);
-  d->batches = calloc((size_t)d->nb, sizeof *d->batches);
-  d->k = calloc((size_t)d->nb, sizeof *d->k);
-  d->v = calloc((size_t)d->nb, sizeof *d->v);
-  d->ts = calloc((size_t)d->nb, sizeof *d->ts);
-  rng_state = 0x9E3779B97F4A7C15ull;
-  lm_schema *s = lm_schema_new(3);
-  lm_schema_set_field(s, 0, "k", lm_type_make(LM_TYPE_INT64), false);
-  lm_schema_set_field(s, 1, "v", lm_type_make(LM_TYPE_INT64), false);
-  lm_schema_set_field(s, 2, "ts", lm_type_make(LM_TYPE_TIMESTAMP), false);
-  int64_t i = 0;
-  for (int b = 0; b < d->nb; b++) {
-    int64_t rows = n - i < BATCH ? n - i : BATCH;
-    lm_builder bk, bv, bt;
-    lm_builder_init(&bk, s->fields[0].type, rows);
-    lm_builder_init(&bv, s->fields[1].type, rows);
-    lm_builder_init(&bt, s->fields[2].type, rows);
-    for (int64_t r = 0; r < rows; r++, i++) {
-      uint64_t x = rnd();
-      lm_builder_append_i64_fast(&bk,
-                                 (int64_t)((x & 0xffffffffu) % (uint64_t)keys));
-      lm_builder_append_i64_fast(&bv, (int64_t)((x >> 32) % 1000));
-      int64_t jitter = (int64_t)((x >> 42) % DISORDER_US);
-      lm_builder_append_i64_fast(&bt, T0_US + i * STEP_US - jitter);
-    }
-    lm_array *cols[3];
-    lm_builder_finish(&bk, &cols[0]);
-    lm_builder_finish(&bv, &cols[1]);
-    lm_builder_finish(&bt, &cols[2]);
-    lm_builder_free(&bk);
-    lm_builder_free(&bv);
-    lm_builder_free(&bt);
-    d->batches[b] = lm_batch_new(lm_schema_retain(s), rows, cols);
-    d->k[b] = lm_array_i64(cols[0]);
-    d->v[b] = lm_array_i64(cols[1]);
-    d->ts[b] = lm_array_i64(cols[2]);
-  }
-  lm_schema_release(s);
 }
 
 typedef struct totals {
@@ -137,13 +70,14 @@ static void reference(const dataset *d, bool range, totals *tot) {
   for (int b = 0; b <= d->nb; b++) {
     int64_t wm;
     if (b < d->nb) {
-      int64_t rows = b + 1 < d->nb ? BATCH : d->n - (int64_t)b * BATCH;
+      int64_t rows =
+          b + 1 < d->nb ? BENCH_BATCH : d->n - (int64_t)b * BENCH_BATCH;
       for (int64_t r = 0; r < rows; r++) {
         pend[np++] = (prow){d->ts[b][r], d->k[b][r], d->v[b][r]};
         if (d->ts[b][r] > max_ts)
           max_ts = d->ts[b][r];
       }
-      wm = max_ts - DELAY_US;
+      wm = max_ts - BENCH_DELAY_US;
     } else {
       wm = INT64_MAX;
     }
@@ -263,7 +197,7 @@ int main(int argc, char **argv) {
       reps = atoi(argv[i]);
   }
   dataset d;
-  make_data(&d, keys, n);
+  make_data(&d, false, keys, n);
   printf("| query | events | keys | Laminar events/s/core | plain C events/s "
          "| ratio |\n|---|---|---|---|---|---|\n");
   for (int q = 0; q < 2; q++) {

@@ -37,17 +37,7 @@
  * Prints a markdown table (best repetition) and a `result` line per case.
  * Not a test: timings vary.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "api/engine.h"
-
-#define BATCH 4096
-#define STEP_US 2         /* event time per event: 500 K events/s */
-#define DISORDER_US 50000 /* ts jitter, below the watermark delay */
-#define DELAY_US 100000   /* WATERMARK FOR ts AS ts - 100 ms */
-#define T0_US 1700000000000000LL
+#include "bench_common.h"
 
 enum { Q_TUMBLE, Q_HOP, Q_SESSION, NQ };
 static const char *QNAME[NQ] = {"tumble 1s", "hop 2s/10s", "session 1s"};
@@ -56,96 +46,9 @@ static const char *QWIN[NQ] = {
     "hop(ts, INTERVAL '2' SECOND, INTERVAL '10' SECOND)",
     "session(ts, INTERVAL '1' SECOND)"};
 
-typedef struct dataset {
-  bool str;
-  int64_t keys, n;
-  int nb;
-  lm_batch **batches;
-  /* the same values as flat arrays per batch (views into the batches) */
-  const int64_t **k, **v, **ts;
-  const int32_t **off;
-  const char **data;
-} dataset;
-
 typedef struct totals {
   int64_t rows, count, sum;
 } totals;
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static void make_data(dataset *d, bool str, int64_t keys, int64_t n) {
-  memset(d, 0, sizeof *d);
-  d->str = str;
-  d->keys = keys;
-  d->n = n;
-  d->nb = (int)((n + BATCH - 1) / BATCH);
-  d->batches = calloc((size_t)d->nb, sizeof *d->batches);
-  d->k = calloc((size_t)d->nb, sizeof *d->k);
-  d->v = calloc((size_t)d->nb, sizeof *d->v);
-  d->ts = calloc((size_t)d->nb, sizeof *d->ts);
-  d->off = calloc((size_t)d->nb, sizeof *d->off);
-  d->data = calloc((size_t)d->nb, sizeof *d->data);
-  rng_state = 0x9E3779B97F4A7C15ull;
-  lm_schema *s = lm_schema_new(3);
-  lm_schema_set_field(s, 0, "k",
-                      lm_type_make(str ? LM_TYPE_UTF8 : LM_TYPE_INT64), false);
-  lm_schema_set_field(s, 1, "v", lm_type_make(LM_TYPE_INT64), false);
-  lm_schema_set_field(s, 2, "ts", lm_type_make(LM_TYPE_TIMESTAMP), false);
-  int64_t i = 0;
-  for (int b = 0; b < d->nb; b++) {
-    int64_t rows = n - i < BATCH ? n - i : BATCH;
-    lm_builder bk, bv, bt;
-    lm_builder_init(&bk, s->fields[0].type, rows);
-    lm_builder_init(&bv, s->fields[1].type, rows);
-    lm_builder_init(&bt, s->fields[2].type, rows);
-    for (int64_t r = 0; r < rows; r++, i++) {
-      uint64_t x = rnd();
-      uint32_t key = (uint32_t)((x & 0xffffffffu) % (uint64_t)keys);
-      if (str) {
-        char buf[16];
-        int len = snprintf(buf, sizeof buf, "user%07u", key);
-        lm_builder_append_str_fast(&bk, buf, len);
-      } else
-        lm_builder_append_i64_fast(&bk, (int64_t)key);
-      lm_builder_append_i64_fast(&bv, (int64_t)((x >> 32) % 1000));
-      int64_t jitter = (int64_t)((x >> 42) % DISORDER_US);
-      lm_builder_append_i64_fast(&bt, T0_US + i * STEP_US - jitter);
-    }
-    lm_array *cols[3];
-    lm_builder_finish(&bk, &cols[0]);
-    lm_builder_finish(&bv, &cols[1]);
-    lm_builder_finish(&bt, &cols[2]);
-    lm_builder_free(&bk);
-    lm_builder_free(&bv);
-    lm_builder_free(&bt);
-    d->batches[b] = lm_batch_new(lm_schema_retain(s), rows, cols);
-    if (str) {
-      d->off[b] = (const int32_t *)cols[0]->values->data + cols[0]->offset;
-      d->data[b] = (const char *)cols[0]->data->data;
-    } else
-      d->k[b] = lm_array_i64(cols[0]);
-    d->v[b] = lm_array_i64(cols[1]);
-    d->ts[b] = lm_array_i64(cols[2]);
-  }
-  lm_schema_release(s);
-}
-
-static void free_data(dataset *d) {
-  for (int b = 0; b < d->nb; b++)
-    lm_batch_release(d->batches[b]);
-  free(d->batches);
-  free(d->k);
-  free(d->v);
-  free(d->ts);
-  free(d->off);
-  free(d->data);
-}
 
 /* --------------------------------------------------- the plain C reference */
 
@@ -239,7 +142,7 @@ static void reference(const dataset *d, int q, totals *tot) {
   const int64_t pane = q == Q_TUMBLE ? 1000000 : 2000000;
   const int per_win = q == Q_HOP ? 5 : 1; /* panes per window */
   const int64_t gap = 1000000;
-  int64_t per_pane = pane / STEP_US;
+  int64_t per_pane = pane / BENCH_STEP_US;
   int64_t groups = d->keys < per_pane ? d->keys : per_pane;
   int np = per_win + 2;
   table *panes = calloc((size_t)np, sizeof *panes);
@@ -305,9 +208,9 @@ static void reference(const dataset *d, int q, totals *tot) {
     if (q == Q_SESSION)
       continue;
     /* close windows the watermark passed (all at the end) */
-    int64_t wm = b < d->nb ? max_ts - DELAY_US : INT64_MAX;
+    int64_t wm = b < d->nb ? max_ts - BENCH_DELAY_US : INT64_MAX;
     if (next_close == INT64_MIN)
-      next_close = (floordiv(T0_US - DISORDER_US, pane) + 1) * pane;
+      next_close = (floordiv(BENCH_T0_US - BENCH_DISORDER_US, pane) + 1) * pane;
     int64_t last_end = (floordiv(max_ts, pane) + per_win) * pane;
     while (next_close <= wm && next_close <= last_end) {
       int64_t p_last = next_close / pane - 1; /* the window's last pane */
@@ -447,14 +350,14 @@ int main(int argc, char **argv) {
     else
       reps = atoi(argv[i]);
   }
-  if (n < BATCH)
-    n = BATCH;
+  if (n < BENCH_BATCH)
+    n = BENCH_BATCH;
   if (reps < 1)
     reps = 1;
   const int64_t KEYS[2] = {1000, 1000000};
   printf("windowed aggregates, %lld events in batches of %d, %d "
          "repetitions (best), 500 K events/s of event time, disorder %d ms\n\n",
-         (long long)n, BATCH, reps, DISORDER_US / 1000);
+         (long long)n, BENCH_BATCH, reps, BENCH_DISORDER_US / 1000);
   printf("| query | key | keys | M events/s per core | reference M events/s "
          "| ratio | rows out |\n");
   printf("|---|---|---:|---:|---:|---:|---:|\n");

@@ -11,6 +11,16 @@
  *                 every batch decoded (columns exposed, values not touched),
  *                 beside a memcpy of the whole file; open_footer_<size> is
  *                 the open alone (mmap + footer verification).
+ *   framing_feed / framing_feed_buffer  96 batches on a framing table
+ *                 channel decoded from 1 MiB receive buffers with
+ *                 lm_framing_decoder_feed (a copy of every byte) and
+ *                 feed_buffer (in place; LM_BENCH_FRAMING_ONLY=1: only this)
+ *   sparse_<what>_<size>  sparse files of 1 MiB and 1 GiB (holes: no
+ *                 disk, made in ms; LM_BENCH_SPARSE_MIB sets the large
+ *                 size): `open` = lm_ipc_file_open alone, `first` = open +
+ *                 the first batch's columns and their last value,
+ *                 `expose` = open + all 8 batches decoded; constant in the
+ *                 size (LM_BENCH_OPEN_ONLY=1 runs only this part).
  *   tcp_loopback  a writer thread encodes a stream of the same ~1.4 MB
  *                 batches (lm_ipc_writer, sent per batch) over a loopback
  *                 TCP connection (src/transport, port picked by the
@@ -34,11 +44,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "format/lm_framing.h"
 #include "format/lm_ipc.h"
 #include "transport/lm_transport.h"
 
@@ -81,7 +95,7 @@ typedef struct part {
   double memcpy_secs;
 } part;
 
-static part parts[16];
+static part parts[32];
 static int n_parts;
 
 static void add_part(const char *name, double bytes, double secs,
@@ -314,6 +328,126 @@ static double tcp_once(bool direct, lm_schema *s, lm_batch **bs, int nb,
   return t;
 }
 
+/* ---- (a2) framing decode: feed (copies every byte into the decoder's
+ * pending buffer) vs feed_buffer (frames decoded in place in the caller's
+ * receive buffers; only frames straddling two buffers copied). The input
+ * arrives in 1 MiB receive buffers, as from a socket; every batch popped.
+ * Returns the best time of reps, or -1. */
+static double framing_decode(const lm_buf *in, bool in_place, int reps) {
+  const size_t chunk = (size_t)1 << 20;
+  double best = 1e30;
+  for (int r = 0; r < reps; r++) {
+    /* the receive buffers, filled beforehand (the socket's part) */
+    size_t nb = (in->len + chunk - 1) / chunk;
+    lm_buffer **rb = calloc(nb, sizeof *rb);
+    for (size_t i = 0; i < nb; i++) {
+      size_t n = LM_MIN(chunk, in->len - i * chunk);
+      rb[i] = lm_buffer_new(n);
+      memcpy(rb[i]->data, in->data + i * chunk, n);
+      rb[i]->size = n;
+    }
+    lm_framing_decoder *d = lm_framing_decoder_new(NULL, NULL, "bench");
+    lm_error err;
+    double t0 = now();
+    int rc = 0;
+    for (size_t i = 0; i < nb && !rc; i++) {
+      rc = in_place
+               ? lm_framing_decoder_feed_buffer(d, rb[i], 0, rb[i]->size, &err)
+               : lm_framing_decoder_feed(d, rb[i]->data, rb[i]->size, &err);
+      lm_framing_event ev;
+      while (lm_framing_decoder_next(d, &ev))
+        lm_framing_event_clear(&ev);
+    }
+    if (!rc)
+      rc = lm_framing_decoder_finish(d, &err);
+    double t = now() - t0;
+    lm_framing_decoder_free(d);
+    for (size_t i = 0; i < nb; i++)
+      lm_buffer_release(rb[i]);
+    free(rb);
+    if (rc) {
+      fprintf(stderr, "framing: %s\n", err.msg);
+      return -1;
+    }
+    if (t < best)
+      best = t;
+  }
+  return best;
+}
+
+/* ---- (c2) sparse files: open time independent of the size ----------
+ * A file of `mib` MiB: 8 record batches of two fixed-width NOT NULL
+ * columns (INT64, DOUBLE) whose values are all zero, written through the
+ * writer's sink with every body buffer skipped by lseek (a hole), so even
+ * a 1 GiB file is made in milliseconds and takes no disk space. Reading
+ * it maps the holes as zero pages. */
+typedef struct sparse_sink {
+  int fd;
+  const uint8_t *zero;
+  size_t zero_n;
+} sparse_sink;
+
+static int sparse_write(void *ctx, const struct iovec *iov, int n,
+                        lm_error *err) {
+  sparse_sink *ss = ctx;
+  for (int i = 0; i < n; i++) {
+    const uint8_t *b = iov[i].iov_base;
+    size_t len = iov[i].iov_len;
+    if (b >= ss->zero && b < ss->zero + ss->zero_n) {
+      if (lseek(ss->fd, (off_t)len, SEEK_CUR) < 0)
+        return lm_err(err, LM_ERR_IO, "lseek failed");
+      continue;
+    }
+    while (len) {
+      ssize_t w = write(ss->fd, b, len);
+      if (w <= 0)
+        return lm_err(err, LM_ERR_IO, "write failed");
+      b += w;
+      len -= (size_t)w;
+    }
+  }
+  return 0;
+}
+
+static void no_release(lm_buffer *b) {
+  (void)b;
+} /* munmap'd by the caller */
+
+static int write_sparse(const char *path, int mib) {
+  enum { NBATCH = 8 };
+  int64_t rows = ((int64_t)mib << 20) / NBATCH / 16;
+  size_t zn = (size_t)rows * 8;
+  void *zero = mmap(NULL, zn, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (zero == MAP_FAILED)
+    return -1;
+  lm_schema *s = lm_schema_new(2);
+  lm_schema_set_field(s, 0, "id", lm_type_make(LM_TYPE_INT64), false);
+  lm_schema_set_field(s, 1, "x", lm_type_make(LM_TYPE_FLOAT64), false);
+  lm_array *cols[2];
+  for (int c = 0; c < 2; c++)
+    cols[c] = lm_array_new(s->fields[c].type, rows, 0, 0, NULL,
+                           lm_buffer_wrap(zero, zn, no_release, NULL), NULL, 0,
+                           NULL, NULL);
+  lm_batch *b = lm_batch_new(lm_schema_retain(s), rows, cols);
+  sparse_sink ss = {open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), zero, zn};
+  lm_ipc_writer *w = NULL;
+  lm_error err;
+  int rc = ss.fd < 0 ? -1 : 0;
+  if (!rc)
+    rc = lm_ipc_writer_new_sink(s, true, NULL, sparse_write, &ss, &w, &err);
+  for (int i = 0; i < NBATCH && !rc; i++)
+    rc = lm_ipc_writer_write(w, b, &err);
+  if (!rc)
+    rc = lm_ipc_writer_finish(w, &err);
+  lm_ipc_writer_free(w);
+  if (ss.fd >= 0)
+    close(ss.fd);
+  lm_batch_release(b);
+  lm_schema_release(s);
+  munmap(zero, zn);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 3;
   int max_mib = argc > 2 ? atoi(argv[2]) : 512;
@@ -333,6 +467,12 @@ int main(int argc, char **argv) {
     bs[i] = bench_batch(s, ROWS, (int64_t)i * ROWS);
   lm_error err;
 
+  /* LM_BENCH_FRAMING_ONLY=1: only part (a2) */
+  if (getenv("LM_BENCH_FRAMING_ONLY"))
+    goto framing_part;
+  /* LM_BENCH_OPEN_ONLY=1: only the sparse-file open part (c2) */
+  if (getenv("LM_BENCH_OPEN_ONLY"))
+    goto open_part;
   /* LM_BENCH_TCP_ONLY=1 (or =direct): only part (d), for profiling */
   if (getenv("LM_BENCH_TCP_ONLY"))
     goto tcp_part;
@@ -375,6 +515,33 @@ int main(int argc, char **argv) {
   add_part("stream_write", (double)out.len, best_w, mc);
   add_part("stream_read", (double)out.len, best_r, mc);
   lm_buf_free(&out);
+
+framing_part:
+  /* (a2) 96 batches on one framing table channel (an 8-byte name: frames
+   * stay 8-aligned), decoded from 1 MiB receive buffers */
+  {
+    lm_buf fr;
+    lm_buf_init(&fr);
+    lm_framing_encoder *fe = lm_framing_encoder_new(&fr, 0, NULL, NULL);
+    int fch;
+    if (lm_framing_encoder_add_table(fe, "trades_8", s, &fch, &err) ||
+        lm_framing_encoder_begin(fe, &err))
+      return 1;
+    for (int i = 0; i < 96; i++)
+      lm_framing_encoder_write_batch(fe, fch, bs[i % NB], &err);
+    lm_framing_encoder_finish(fe, &err);
+    lm_framing_encoder_free(fe);
+    double tf = framing_decode(&fr, false, reps);
+    double tb = framing_decode(&fr, true, reps);
+    if (tf < 0 || tb < 0)
+      return 1;
+    double fmc = memcpy_time(fr.data, fr.len, reps);
+    add_part("framing_feed", (double)fr.len, tf, fmc);
+    add_part("framing_feed_buffer", (double)fr.len, tb, fmc);
+    lm_buf_free(&fr);
+  }
+  if (getenv("LM_BENCH_FRAMING_ONLY"))
+    goto report;
 
   /* (b) a file of ~128 MB written, then mmap'd and every column touched */
   char path[600];
@@ -453,6 +620,95 @@ int main(int argc, char **argv) {
     add_part(names[2 * k + 1], (double)fsize, best_x, mc);
     unlink(path);
   }
+open_part:
+  /* (c2) sparse 1 MiB and 1 GiB files (LM_BENCH_SPARSE_MIB overrides the
+   * large size): open alone; open + the first batch's columns exposed and
+   * their last value read; open + every batch exposed. Fixed-width NOT
+   * NULL columns have nothing to verify per value, so all three should
+   * take the same time at both sizes. */
+  {
+    const char *e = getenv("LM_BENCH_SPARSE_MIB");
+    int big = e && atoi(e) > 0 ? atoi(e) : 1024;
+    const int ssz[2] = {1, big};
+    static char snames[6][40];
+    for (int k = 0; k < 2; k++) {
+      snprintf(path, sizeof path, "%s/sparse%d.arrow", dir, ssz[k]);
+      double tw = now();
+      if (write_sparse(path, ssz[k])) {
+        fprintf(stderr, "cannot write %s\n", path);
+        unlink(path);
+        rmdir(dir);
+        return 1;
+      }
+      tw = now() - tw;
+      struct stat st;
+      stat(path, &st);
+      printf("sparse file %d MiB: %lld bytes, %lld KiB on disk, written in "
+             "%.1f ms\n",
+             ssz[k], (long long)st.st_size, (long long)st.st_blocks / 2,
+             tw * 1e3);
+      double bo = 1e30, bf = 1e30, ba = 1e30;
+      for (int r = 0; r < 5 * reps; r++) {
+        lm_ipc_file_reader *fr;
+        double t0 = now();
+        if (lm_ipc_file_open(path, NULL, &fr, &err)) {
+          fprintf(stderr, "%s\n", err.msg);
+          unlink(path);
+          rmdir(dir);
+          return 1;
+        }
+        double t1 = now();
+        lm_batch *b = NULL;
+        if (lm_ipc_file_read_batch(fr, 0, &b, &err)) {
+          fprintf(stderr, "%s\n", err.msg);
+          unlink(path);
+          rmdir(dir);
+          return 1;
+        }
+        sink += (double)lm_array_i64(b->columns[0])[b->num_rows - 1] +
+                lm_array_f64(b->columns[1])[b->num_rows - 1];
+        double t2 = now();
+        lm_batch_release(b);
+        lm_ipc_file_reader_free(fr);
+        double t3 = now();
+        if (lm_ipc_file_open(path, NULL, &fr, &err)) {
+          unlink(path);
+          rmdir(dir);
+          return 1;
+        }
+        int nb = 0;
+        while (lm_ipc_file_next(fr, &b, &err) == 0 && b) {
+          nb++;
+          lm_batch_release(b);
+        }
+        lm_ipc_file_reader_free(fr);
+        double t4 = now();
+        if (nb != 8)
+          fprintf(stderr, "sparse: %d batches\n", nb);
+        bo = LM_MIN(bo, t1 - t0);
+        bf = LM_MIN(bf, t2 - t0);
+        ba = LM_MIN(ba, t4 - t3);
+      }
+      /* reference: a memcpy of the whole file's bytes, estimated from
+       * 64 MiB of them (zero pages) */
+      size_t refn = LM_MIN((size_t)st.st_size, (size_t)64 << 20);
+      void *zr =
+          mmap(NULL, refn, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      mc = memcpy_time(zr, refn, reps) * ((double)st.st_size / (double)refn);
+      munmap(zr, refn);
+      snprintf(snames[3 * k], sizeof snames[0], "sparse_open_%dMiB", ssz[k]);
+      snprintf(snames[3 * k + 1], sizeof snames[0], "sparse_first_%dMiB",
+               ssz[k]);
+      snprintf(snames[3 * k + 2], sizeof snames[0], "sparse_expose_%dMiB",
+               ssz[k]);
+      add_part(snames[3 * k], (double)st.st_size, bo, mc);
+      add_part(snames[3 * k + 1], (double)st.st_size, bf, mc);
+      add_part(snames[3 * k + 2], (double)st.st_size, ba, mc);
+      unlink(path);
+    }
+  }
+  if (getenv("LM_BENCH_OPEN_ONLY"))
+    goto report;
 tcp_part:
   rmdir(dir);
 
@@ -500,6 +756,8 @@ tcp_part:
     add_part("tcp_loopback_buf", tbytes, best_b, mc);
   }
 
+report:
+  rmdir(dir);
   printf("| part | bytes | ms | GB/s | memcpy GB/s | ratio |\n");
   printf("|---|---:|---:|---:|---:|---:|\n");
   for (int i = 0; i < n_parts; i++) {

@@ -11,6 +11,9 @@
 #   python3                 row comparison in the acceptance cases (tests/cases)
 #   libzstd-dev liblz4-dev  Arrow IPC body compression (ZSTD, LZ4_FRAME)
 #   libpcre2-dev            regular expressions (regexp_extract)
+#   tzdata                  the time zone database (/usr/share/zoneinfo) that
+#                           SET TIME ZONE and TIMESTAMPTZ read (docs/timezones.md)
+#   libc-bin                zdump, the oracle of tests/unit/test_tz.c
 #   postgresql-15 postgresql-client-15
 #                           the PostgreSQL oracle of the randomized differential
 #                           test (tests/diff: postgres/initdb/pg_ctl and psql)
@@ -19,7 +22,7 @@
 set -euo pipefail
 
 PACKAGES=(build-essential cmake clang-14 clang libclang-rt-14-dev clang-format python3 libzstd-dev liblz4-dev
-  libpcre2-dev ca-certificates postgresql-15 postgresql-client-15)
+  libpcre2-dev tzdata libc-bin ca-certificates postgresql-15 postgresql-client-15)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

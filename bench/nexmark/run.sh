@@ -12,8 +12,9 @@
 #
 # Environment: NEXMARK_RATE (first-event.rate, default 100000), REPS (best of,
 # default 3), DUCKDB_THREADS (default 1), QUERY_TIMEOUT_S (a Laminar run
-# longer than this, default 600 s, is reported as not finished). Timings vary on a shared machine:
-# repeat and compare ratios.
+# longer than this, default 600 s, is reported as not finished), QUERIES
+# (e.g. "q5 q7": only those rows; default every query). Timings vary on a
+# shared machine: repeat and compare ratios.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -33,8 +34,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 runnable=()
 declare -A notyet=()
+wanted() { [ -z "${QUERIES:-}" ] || [[ " $QUERIES " == *" $1 "* ]]; }
 for n in $(seq 0 22); do
   q="q$n"
+  wanted "$q" || continue
   [ -f "bench/nexmark/$q.sql" ] || continue
   if err=$("$bin" bench nexmark --query "$q" --events 1000 --rate "$rate" 2>&1 >/dev/null); then
     runnable+=("$q")
@@ -62,6 +65,7 @@ echo "| query | events | Laminar events/s per core | DuckDB events/s | ratio | L
 echo "|---|---:|---:|---:|---:|---:|"
 for n in $(seq 0 22); do
   q="q$n"
+  wanted "$q" || continue
   if [ ! -f "bench/nexmark/$q.sql" ]; then
     why=$(grep -E "^\| $q \|" bench/nexmark/README.md | awk -F'|' '{gsub(/^ +| +$/, "", $4); print $4}')
     echo "| $q | — | not yet: ${why:-missing feature} | — | — | — |"

@@ -244,17 +244,23 @@ int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err) {
       return rc;
   }
   /* 'idle.timeout.ms': a source without rows for that long catches its
-   * watermark up with its largest event time (the delay is waived) */
+   * watermark up with its largest event time (the delay is waived). Not
+   * with an unconfirmed far-future candidate ('watermark.max.skew.ms'):
+   * quiet time does not confirm it, or one bad timestamp followed by a
+   * pause would make every later row late (turbolytics/sql-flow#358). */
   for (int i = 0; i < db->n_nodes; i++) {
     lm_node *s = db->nodes[i];
     if (s->kind != LM_NODE_SOURCE || s->idle_timeout <= 0 || s->ended ||
         s->max_ts == INT64_MIN || db->now_us - s->last_row_at < s->idle_timeout)
       continue;
-    int64_t top = s->max_ts > s->wm_cand ? s->max_ts : s->wm_cand;
-    int rc = lm_engine_watermark(db, s, top, err);
+    int rc = lm_engine_watermark(db, s, s->max_ts, err);
     if (rc)
       return rc;
   }
+  /* a UNION ALL's idle inputs stop holding its watermark back */
+  int urc = lm_union_tick(db, err);
+  if (urc)
+    return urc;
   for (int i = 0; i < db->n_nodes; i++) {
     lm_query *q = db->nodes[i]->query;
     if (!q || (!q->head && !q->n_ins))
@@ -493,6 +499,7 @@ laminar_result *lm_result_new(lm_schema *schema, lm_batch **batches, int n) {
   laminar_result *r = calloc(1, sizeof *r);
   if (!r)
     return NULL;
+  r->tz = lm_tz_session(); /* TIMESTAMPTZ prints in it (lm_tz.h) */
   r->schema = schema;
   r->batches = batches;
   r->n_batches = n;
@@ -548,6 +555,11 @@ static laminar_result *text_result(const char *const *names, int n_cols,
   return lm_result_new(s, arr, 1);
 }
 
+laminar_result *lm_engine_text_result(const char *const *names, int n_cols,
+                                      const char *const *cells, int n_rows) {
+  return text_result(names, n_cols, cells, n_rows);
+}
+
 /* ------------------------------------------------------------- queries */
 
 static void query_free(lm_query *q) {
@@ -564,6 +576,7 @@ static void query_free(lm_query *q) {
   free(q->owned_schemas);
   lm_pipeline_free(q->head);
   lm_plan_free(q->plan);
+  lm_union_free(q->uni); /* after the pipelines that use its plans */
   free(q);
 }
 
@@ -620,7 +633,8 @@ int lm_engine_pos_err(lm_error *err, int code, int line, int col,
 /* CREATE of a name in use: returns -1 when IF NOT EXISTS makes it a
  * no-op, LM_ERR_EXISTS (err set) otherwise, 0 when the name is free. */
 static int name_taken(laminar_db *db, const lm_stmt *st, lm_error *err) {
-  if (!lm_engine_find(db, st->name) && !find_sink(db, st->name))
+  if (!lm_engine_find(db, st->name) && !find_sink(db, st->name) &&
+      !lm_index_exists(db, st->name))
     return 0;
   if (st->if_not_exists)
     return -1;
@@ -1018,6 +1032,18 @@ static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
     }
     if (!head)
       return err->code ? err->code : LM_ERR_NOMEM;
+    if (ji->sub && !ji->sub->join && *ni < n_nodes) {
+      /* the same window aggregate as an earlier input's: shared */
+      bool shared = false;
+      if ((rc = lm_engine_share_input(q, ji, head, nodes[*ni], &shared, err))) {
+        lm_pipeline_free(head);
+        return rc;
+      }
+      if (shared) {
+        (*ni)++;
+        continue;
+      }
+    }
     if (ji->sub) {
       lm_schema *ss = ji->info.changelog
                           ? lm_engine_with_weight(ji->sub->out_schema)
@@ -1032,6 +1058,17 @@ static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
       }
       splice(sh, head);
       head = sh;
+      if (jp->n_steps) { /* a dynamic filter fed by this input's aggregate */
+        int s = i ? i - 1 : 0;
+        const lm_join_step *js = &jp->steps[s];
+        int side = i ? (js->swapped ? 0 : 1) : (js->swapped ? 1 : 0);
+        if (js->dyn && js->dyn_side == 1 - side &&
+            (rc = lm_join_dynfilter_connect(q->joins[first + s], js, ji->sub,
+                                            sh, err))) {
+          lm_pipeline_free(head);
+          return rc;
+        }
+      }
       if (ji->sub->join) { /* its own inputs and joins */
         if ((rc = build_join(q, ji->sub, head, nodes, n_nodes, ni, err)))
           return rc;
@@ -1067,6 +1104,8 @@ static int build_join(lm_query *q, const lm_plan *plan, lm_operator *out,
     q->ins = nn;
     memset(&q->ins[q->n_ins], 0, sizeof *q->ins);
     q->ins[q->n_ins].node = in;
+    q->ins[q->n_ins].sub = ji->sub; /* no join of its own here */
+    q->ins[q->n_ins].sub_changelog = ji->info.changelog;
     q->ins[q->n_ins++].head = head;
   }
   lm_pipeline_free(out); /* unused only on a malformed plan */
@@ -1093,8 +1132,114 @@ static int unique_columns(const lm_plan *plan, const lm_select *sel,
                  "column \"%.100s\" specified more than once (name the "
                  "columns of a join with AS, or list them instead of *)",
                  s->fields[i].name);
-        return lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column, m);
+        lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column, m);
+        return lm_err_state(err, "42701"); /* duplicate_column */
       }
+  return 0;
+}
+
+/* What every continuous query refuses of its SELECT: ORDER BY, LIMIT,
+ * OFFSET and DISTINCT (LM_ERR_BIND at the SELECT). */
+static int continuous_select_check(const lm_select *sel, lm_error *err) {
+  if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->line, sel->column,
+        "ORDER BY, LIMIT and OFFSET are not supported in a "
+        "continuous query (use them in a SELECT over a view)");
+  if (sel->distinct)
+    return lm_engine_pos_err(
+        err, LM_ERR_BIND, sel->line, sel->column,
+        "SELECT DISTINCT is not supported in a continuous query "
+        "yet (use GROUP BY)");
+  return 0;
+}
+
+/* What EMIT and ALLOW LATENESS need of the plan (windowed: a windowed
+ * GROUP BY): NULL when the query has it, else the message to report. */
+static const char *emit_check(const lm_select *sel, const lm_plan *plan,
+                              bool windowed) {
+  if ((sel->emit == LM_EMIT_ON_WINDOW_CLOSE || sel->emit == LM_EMIT_FINAL ||
+       sel->emit == LM_EMIT_AFTER_WATERMARK) &&
+      !windowed)
+    return "EMIT ON WINDOW CLOSE needs a windowed GROUP BY, e.g. GROUP BY "
+           "tumble(ts, INTERVAL '1' MINUTE)";
+  if (sel->emit == LM_EMIT_PERIODICALLY && !plan->has_agg)
+    return "EMIT PERIODICALLY needs an aggregate (GROUP BY)";
+  if (sel->allowed_lateness_us > 0 && !windowed)
+    return "ALLOW LATENESS needs a windowed GROUP BY (tumble, hop, cumulate "
+           "or session)";
+  return NULL;
+}
+
+/* Whether the query's result is updating (a changelog): an aggregate
+ * decides (a windowed one over a changelog emitting final rows is
+ * append-only); otherwise the input does (and Top-N retracts). */
+static bool result_changelog(const lm_plan *plan, bool windowed) {
+  return plan->has_agg
+             ? !windowed || lm_window_changelog(plan, lm_plan_window_emit(plan))
+             : plan->changelog_input || plan->topn;
+}
+
+/* LATE DATA TO sel->late_data_to: *out = the stream of late rows of
+ * columns `cols` (a reference taken over), the existing one (it must be a
+ * late-row stream of the same columns, else LM_ERR_BIND at the clause) or
+ * a new one added to db. LM_ERR_NOMEM. */
+static int late_stream(laminar_db *db, const lm_select *sel, lm_schema *cols,
+                       lm_node **out, lm_error *err) {
+  *out = NULL;
+  lm_node *lt = lm_engine_find(db, sel->late_data_to);
+  if (lt) {
+    bool ok = lt->late_target && same_columns(lt->schema, cols);
+    lm_schema_release(cols);
+    if (!ok)
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, sel->late_line, sel->late_column,
+          "LATE DATA TO names an existing object that is not a "
+          "late-row stream of the same columns");
+    *out = lt;
+    return 0;
+  }
+  lt = calloc(1, sizeof *lt);
+  void *nn =
+      lt ? realloc(db->nodes, sizeof(*db->nodes) * (size_t)(db->n_nodes + 1))
+         : NULL;
+  if (!nn) {
+    free(lt);
+    lm_schema_release(cols);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  db->nodes = nn;
+  lt->kind = LM_NODE_STREAM;
+  lt->name = lm_strdup(sel->late_data_to);
+  lt->sql = lm_strdup("");
+  lt->wm = INT64_MIN;
+  lt->wm_col = -1;
+  lt->late_target = true;
+  lt->schema = lm_schema_retain(cols);
+  lt->table_schema = cols;
+  db->nodes[db->n_nodes++] = lt;
+  *out = lt;
+  return 0;
+}
+
+/* Brings the pipeline head h of new query node n up to its input `in`:
+ * a bounded source already read is read again later (*replay set, nothing
+ * else done); an updating input's current rows seed it; the input's
+ * watermark so far applies. Errors of the operators (err names n). */
+static int catch_up(const lm_node *n, lm_node *in, lm_operator *h, bool *replay,
+                    lm_error *err) {
+  int rc;
+  if (in->kind == LM_NODE_SOURCE && in->connector && in->started &&
+      (in->ended || (in->reader && !in->reader->unbounded))) {
+    *replay = true;
+    return 0;
+  }
+  if (in->changelog && (rc = seed_from_state(in, h, err))) {
+    context(err, kind_name(n->kind), n->name);
+    return rc;
+  }
+  if (in->wm != INT64_MIN && (rc = lm_operator_watermark(h, in->wm, err)))
+    return rc;
   return 0;
 }
 
@@ -1160,39 +1305,7 @@ static int join_late_stream(laminar_db *db, const lm_select *sel,
              clash ? "_" : "", b->fields[c].name);
     lm_schema_set_field(ls, a->n_fields + c, nm, b->fields[c].type, true);
   }
-  lm_node *lt = lm_engine_find(db, sel->late_data_to);
-  if (lt) {
-    bool ok = lt->late_target && same_columns(lt->schema, ls);
-    lm_schema_release(ls);
-    if (!ok)
-      return lm_engine_pos_err(
-          err, LM_ERR_BIND, sel->late_line, sel->late_column,
-          "LATE DATA TO names an existing object that is not a "
-          "late-row stream of the same columns");
-    *out = lt;
-    return 0;
-  }
-  lt = calloc(1, sizeof *lt);
-  void *nn =
-      lt ? realloc(db->nodes, sizeof(*db->nodes) * (size_t)(db->n_nodes + 1))
-         : NULL;
-  if (!nn) {
-    free(lt);
-    lm_schema_release(ls);
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  }
-  db->nodes = nn;
-  lt->kind = LM_NODE_STREAM;
-  lt->name = lm_strdup(sel->late_data_to);
-  lt->sql = lm_strdup("");
-  lt->wm = INT64_MIN;
-  lt->wm_col = -1;
-  lt->late_target = true;
-  lt->schema = lm_schema_retain(ls);
-  lt->table_schema = ls;
-  db->nodes[db->n_nodes++] = lt;
-  *out = lt;
-  return 0;
+  return late_stream(db, sel, ls, out, err);
 }
 
 static int create_join_query(laminar_db *db, const lm_stmt *st,
@@ -1201,18 +1314,11 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
   int taken = name_taken(db, st, err);
   if (taken)
     return taken < 0 ? 0 : taken;
-  if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
-    return lm_engine_pos_err(
-        err, LM_ERR_BIND, sel->line, sel->column,
-        "ORDER BY, LIMIT and OFFSET are not supported in a "
-        "continuous query (use them in a SELECT over a view)");
-  if (sel->distinct)
-    return lm_engine_pos_err(
-        err, LM_ERR_BIND, sel->line, sel->column,
-        "SELECT DISTINCT is not supported in a continuous query "
-        "yet (use GROUP BY)");
+  int rc = continuous_select_check(sel, err);
+  if (rc)
+    return rc;
   int64_t ttl = 0;
-  int rc = join_ttl(st, &ttl, err);
+  rc = join_ttl(st, &ttl, err);
   if (rc)
     return rc;
   lm_join_ctx jc = {db, NULL, 0, 0};
@@ -1243,17 +1349,8 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
       if (plan->aggs[a].kind == LM_AGG_APPROX_DISTINCT)
         bad = "APPROX_COUNT_DISTINCT cannot consume retractions, and the "
               "join's result is updating; use COUNT(DISTINCT ...)";
-  if (!bad &&
-      (sel->emit == LM_EMIT_ON_WINDOW_CLOSE || sel->emit == LM_EMIT_FINAL ||
-       sel->emit == LM_EMIT_AFTER_WATERMARK) &&
-      !windowed)
-    bad = "EMIT ON WINDOW CLOSE needs a windowed GROUP BY, e.g. GROUP BY "
-          "tumble(ts, INTERVAL '1' MINUTE)";
-  else if (!bad && sel->emit == LM_EMIT_PERIODICALLY && !plan->has_agg)
-    bad = "EMIT PERIODICALLY needs an aggregate (GROUP BY)";
-  else if (!bad && sel->allowed_lateness_us > 0 && !windowed)
-    bad = "ALLOW LATENESS needs a windowed GROUP BY (tumble, hop, cumulate "
-          "or session)";
+  if (!bad)
+    bad = emit_check(sel, plan, windowed);
   if (bad) {
     free(jc.nodes);
     lm_plan_free(plan);
@@ -1264,12 +1361,7 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
     lm_plan_free(plan);
     return rc;
   }
-  /* an aggregate decides (a windowed one over a changelog emitting final
-   * rows is append-only); otherwise the input does */
-  bool changelog =
-      plan->has_agg
-          ? !windowed || lm_window_changelog(plan, lm_plan_window_emit(plan))
-          : plan->changelog_input || plan->topn; /* Top-N retracts */
+  bool changelog = result_changelog(plan, windowed);
   lm_node *n = NULL;
   lm_query *q = NULL;
   if (new_query_node(db, st, kind, plan, changelog, plan->join_time_col, &n, &q,
@@ -1321,22 +1413,10 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
    * input's current rows seed the join, and its watermark applies. Last
    * input first: a lookup join's table (a right input, state only) holds
    * its rows before the left rows that meet it arrive */
-  for (int i = q->n_ins - 1; i >= 0; i--) {
-    lm_node *in = q->ins[i].node;
-    lm_operator *h = q->ins[i].head;
-    if (in->kind == LM_NODE_SOURCE && in->connector && in->started &&
-        (in->ended || (in->reader && !in->reader->unbounded))) {
-      q->ins[i].needs_replay = true;
-      continue;
-    }
-    if (in->changelog && (rc = seed_from_state(in, h, err))) {
-      context(err, kind_name(n->kind), n->name);
-      return rc;
-    }
-    if (in->wm != INT64_MIN && (rc = lm_operator_watermark(h, in->wm, err)))
-      return rc;
-  }
-  return 0;
+  for (int i = q->n_ins - 1; i >= 0 && !rc; i--)
+    rc = catch_up(n, q->ins[i].node, q->ins[i].head, &q->ins[i].needs_replay,
+                  err);
+  return rc;
 }
 
 static int create_query_node(laminar_db *db, const lm_stmt *st,
@@ -1344,6 +1424,8 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   const lm_select *sel = st->select;
   if (sel->n_ctes) /* WITH: inlined as subqueries (setop.c) */
     return lm_setop_create_with(db, st, err);
+  if (lm_union_applies(sel)) /* UNION ALL of streams: union_stream.c */
+    return lm_union_create(db, st, kind, err);
   int crc = lm_setop_check_continuous(sel, err); /* setop.c */
   if (crc)
     return crc;
@@ -1371,33 +1453,27 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
                                      sel->from_column, err);
   if (!in)
     return err->code;
-  if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
-    return lm_engine_pos_err(
-        err, LM_ERR_BIND, sel->line, sel->column,
-        "ORDER BY, LIMIT and OFFSET are not supported in a "
-        "continuous query (use them in a SELECT over a view)");
-  if (sel->distinct)
-    return lm_engine_pos_err(
-        err, LM_ERR_BIND, sel->line, sel->column,
-        "SELECT DISTINCT is not supported in a continuous query "
-        "yet (use GROUP BY)");
+  if ((crc = continuous_select_check(sel, err)))
+    return crc;
   /* window functions (OVER): an OVER operator ahead of the plan, which
    * then reads its columns (select_over.c) */
   lm_operator *over = NULL;
   lm_schema *over_schema = NULL;
   lm_select *over_sel = NULL;
   if (lm_select_has_over(sel) && !sel->from_subquery) {
-    if (in->changelog || sel->emit || sel->late_data_to ||
-        sel->allowed_lateness_us)
+    if (sel->emit || sel->late_data_to || sel->allowed_lateness_us)
       return lm_engine_pos_err(
           err, LM_ERR_BIND, sel->line, sel->column,
-          "a window function (OVER) over a stream needs an append-only "
-          "input and no EMIT, ALLOW LATENESS or LATE DATA TO");
-    int orc = lm_over_stream_plan(sel, in->table_schema, &over_sel,
-                                  &over_schema, &over, err);
+          "a window function (OVER) over a stream takes no EMIT, ALLOW "
+          "LATENESS or LATE DATA TO");
+    /* over an updating input: op_over_changelog.c */
+    int orc = lm_over_stream_plan(
+        sel, in->table_schema, in->changelog ? in->table_schema->n_fields : -1,
+        &over_sel, &over_schema, &over, err);
     if (orc)
       return orc;
   }
+  int over_cols = over_schema ? over_schema->n_fields : 0;
   lm_plan *plan = NULL;
   int rc = lm_plan_select(over ? over_sel : sel,
                           over ? over_schema : in->table_schema, in->name,
@@ -1408,74 +1484,38 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   if (rc)
     return rc;
   if (in->changelog && (rc = plan_changelog_input(plan, in, sel, err))) {
+    if (over)
+      over->vt->free(over);
     lm_plan_free(plan);
     return rc;
   }
+  if (in->changelog && over) /* __weight follows the OVER's columns */
+    plan->weight_col = over_cols;
   bool windowed = plan->has_agg && plan->window_kind != LM_WIN_NONE;
-  const char *bad = NULL;
-  if ((sel->emit == LM_EMIT_ON_WINDOW_CLOSE || sel->emit == LM_EMIT_FINAL ||
-       sel->emit == LM_EMIT_AFTER_WATERMARK) &&
-      !windowed)
-    bad = "EMIT ON WINDOW CLOSE needs a windowed GROUP BY, e.g. GROUP BY "
-          "tumble(ts, INTERVAL '1' MINUTE)";
-  else if (sel->emit == LM_EMIT_PERIODICALLY && !plan->has_agg)
-    bad = "EMIT PERIODICALLY needs an aggregate (GROUP BY)";
-  else if (sel->allowed_lateness_us > 0 && !windowed)
-    bad = "ALLOW LATENESS needs a windowed GROUP BY (tumble, hop, cumulate "
-          "or session)";
-  else if (windowed && in->kind == LM_NODE_SOURCE &&
-           in->wm_col != plan->window_time_col)
+  const char *bad = emit_check(sel, plan, windowed);
+  if (!bad && windowed && in->kind == LM_NODE_SOURCE &&
+      in->wm_col != plan->window_time_col)
     bad = "the window's time column must be the source's WATERMARK column";
-  else if (sel->late_data_to && !windowed &&
+  else if (!bad && sel->late_data_to && !windowed &&
            !(in->kind == LM_NODE_SOURCE && in->wm_col >= 0))
     bad = "LATE DATA TO needs a windowed query or a source with a WATERMARK";
   if (bad) {
+    if (over)
+      over->vt->free(over);
     lm_plan_free(plan);
     return lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column, bad);
   }
   /* LATE DATA TO name: a stream of the input's rows, created here */
   lm_node *late_to = NULL;
-  if (sel->late_data_to) {
-    late_to = lm_engine_find(db, sel->late_data_to);
-    if (late_to && (!late_to->late_target ||
-                    !same_columns(late_to->schema, in->table_schema))) {
-      lm_plan_free(plan);
-      return lm_engine_pos_err(
-          err, LM_ERR_BIND, sel->late_line, sel->late_column,
-          "LATE DATA TO names an existing object that is not a "
-          "late-row stream of the same columns");
-    }
-    if (!late_to) {
-      late_to = calloc(1, sizeof *late_to);
-      if (!late_to) {
-        lm_plan_free(plan);
-        return lm_err(err, LM_ERR_NOMEM, "out of memory");
-      }
-      late_to->kind = LM_NODE_STREAM;
-      late_to->name = lm_strdup(sel->late_data_to);
-      late_to->sql = lm_strdup("");
-      late_to->wm = INT64_MIN;
-      late_to->wm_col = -1;
-      late_to->late_target = true;
-      late_to->schema = lm_schema_retain(in->table_schema);
-      late_to->table_schema = lm_schema_retain(in->table_schema);
-      void *nn =
-          realloc(db->nodes, sizeof(*db->nodes) * (size_t)(db->n_nodes + 1));
-      if (!nn) {
-        node_free(late_to);
-        lm_plan_free(plan);
-        return lm_err(err, LM_ERR_NOMEM, "out of memory");
-      }
-      db->nodes = nn;
-      db->nodes[db->n_nodes++] = late_to;
-    }
+  if (sel->late_data_to &&
+      (rc = late_stream(db, sel, lm_schema_retain(in->table_schema), &late_to,
+                        err))) {
+    lm_plan_free(plan);
+    return rc;
   }
   /* an updating result: an aggregate that updates its rows, or anything
    * (filters, projections) over an updating input */
-  bool changelog =
-      plan->has_agg
-          ? !windowed || lm_window_changelog(plan, lm_plan_window_emit(plan))
-          : plan->changelog_input || plan->topn; /* Top-N retracts */
+  bool changelog = result_changelog(plan, windowed);
   lm_node *n = NULL;
   lm_query *q = NULL;
   if (new_query_node(db, st, kind, plan, changelog,
@@ -1517,22 +1557,7 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   }
   APPEND(in->queries, in->n_queries, q);
   APPEND(db->nodes, db->n_nodes, n);
-  if (in->kind == LM_NODE_SOURCE && in->connector && in->started &&
-      (in->ended || (in->reader && !in->reader->unbounded))) {
-    q->needs_replay = true;
-    return 0;
-  }
-  if (in->changelog && (rc = seed_from_state(in, q->head, err))) {
-    context(err, kind_name(n->kind), n->name);
-    return rc;
-  }
-  /* the input's watermark so far applies to the new query */
-  if (in->wm != INT64_MIN) {
-    rc = lm_operator_watermark(q->head, in->wm, err);
-    if (rc)
-      return rc;
-  }
-  return 0;
+  return catch_up(n, in, q->head, &q->needs_replay, err);
 }
 
 /* FROM NEXMARK: replaces *s (the declared columns, possibly none) with the
@@ -1862,6 +1887,8 @@ static int drop_node(laminar_db *db, lm_node *n, bool cascade, int depth,
 
 static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
   char m[400];
+  if (st->object == LM_OBJ_INDEX)
+    return lm_index_drop(db, st, err); /* api/table_index.c */
   if (st->object == LM_OBJ_SINK) {
     lm_sink *s = find_sink(db, st->name);
     if (!s) {
@@ -1892,6 +1919,37 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
     return lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
   return drop_node(db, n, st->cascade, 0, st, err);
+}
+
+/* DROP kind a, b, ...: every name is checked first (a missing one, or one
+ * of another kind, fails the statement before anything is dropped, unless
+ * IF EXISTS), then each is dropped in order. */
+static int drop_list(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  if (!st->n_drop_more)
+    return drop(db, st, err);
+  lm_stmt one = *st;
+  one.drop_more = NULL;
+  one.n_drop_more = 0;
+  lm_node_kind want = st->object == LM_OBJ_SOURCE   ? LM_NODE_SOURCE
+                      : st->object == LM_OBJ_STREAM ? LM_NODE_STREAM
+                      : st->object == LM_OBJ_TABLE  ? LM_NODE_TABLE
+                                                    : LM_NODE_MVIEW;
+  for (int i = 0; i <= st->n_drop_more && !st->if_exists; i++) {
+    one.name = i ? st->drop_more[i - 1] : st->name;
+    lm_node *n = lm_engine_find(db, one.name);
+    bool found = st->object == LM_OBJ_INDEX  ? lm_index_exists(db, one.name)
+                 : st->object == LM_OBJ_SINK ? find_sink(db, one.name) != NULL
+                                             : n && n->kind == want;
+    if (!found)
+      return drop(db, &one, err); /* its error; drops nothing */
+  }
+  for (int i = 0; i <= st->n_drop_more; i++) {
+    one.name = i ? st->drop_more[i - 1] : st->name;
+    int rc = drop(db, &one, err);
+    if (rc)
+      return rc;
+  }
+  return 0;
 }
 
 /* -------------------------------------------------------------- INSERT */
@@ -2312,6 +2370,12 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
   }
   for (int k = 0; k < n_pk; k++)
     n->pk_cols[k] = pk[k];
+  /* UNIQUE constraints (api/table_index.c) */
+  int crc = lm_table_add_constraints(db, n, st, err);
+  if (crc) {
+    node_free(n);
+    return crc;
+  }
   /* FROM FILES: read once, now, as one INSERT per batch */
   if (st->connector) {
     lm_kv kv[64];
@@ -2468,13 +2532,22 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
       return rc;
     return delete_update(db, st, err);
   case LM_STMT_DROP:
-    return drop(db, st, err);
+    return drop_list(db, st, err);
   case LM_STMT_SHOW:
     return show(db, st, res, err);
+  case LM_STMT_SET:
+  case LM_STMT_SHOW_VAR:
+    return lm_engine_setting(db, st, res, err); /* api/settings.c */
   case LM_STMT_DESCRIBE:
     return describe(db, st, res, err);
   case LM_STMT_EXPLAIN:
     return lm_explain(db, st, res, err);
+  case LM_STMT_CREATE_INDEX: /* api/table_index.c */
+    if ((rc = lm_engine_drain(db, err)))
+      return rc;
+    return lm_index_create(db, st, err);
+  case LM_STMT_REINDEX:
+    return lm_index_reindex(db, st, err);
   case LM_STMT_SELECT:
     if ((rc = lm_engine_drain(db, err)))
       return rc;
@@ -2511,4 +2584,42 @@ int lm_engine_close_sinks(laminar_db *db, lm_error *err) {
   for (int i = 0; i < db->n_nodes; i++)
     db->nodes[i]->n_sinks = 0;
   return first;
+}
+
+/* ------------------------------------ shared with api/union_stream.c */
+
+int lm_engine_node_emit(laminar_db *db, lm_node *n, lm_batch *b,
+                        lm_error *err) {
+  return node_emit(db, n, b, err);
+}
+int lm_engine_catch_up(lm_node *n, lm_node *in, lm_operator *h, bool *replay,
+                       lm_error *err) {
+  return catch_up(n, in, h, replay, err);
+}
+int lm_engine_plan_changelog_input(lm_plan *plan, const lm_node *in,
+                                   const lm_select *sel, lm_error *err) {
+  return plan_changelog_input(plan, in, sel, err);
+}
+int lm_engine_new_query_node(laminar_db *db, const lm_stmt *st,
+                             lm_node_kind kind, lm_plan *plan, bool changelog,
+                             int in_time_col, lm_node **out_n, lm_query **out_q,
+                             lm_error *err) {
+  return new_query_node(db, st, kind, plan, changelog, in_time_col, out_n,
+                        out_q, err);
+}
+int lm_engine_select_check(const lm_select *sel, lm_error *err) {
+  return continuous_select_check(sel, err);
+}
+const char *lm_engine_emit_check(const lm_select *sel, const lm_plan *plan,
+                                 bool windowed) {
+  return emit_check(sel, plan, windowed);
+}
+bool lm_engine_result_changelog(const lm_plan *plan, bool windowed) {
+  return result_changelog(plan, windowed);
+}
+int lm_engine_name_taken(laminar_db *db, const lm_stmt *st, lm_error *err) {
+  return name_taken(db, st, err);
+}
+void lm_engine_free_node(lm_node *n) {
+  node_free(n);
 }

@@ -14,6 +14,7 @@
 
 #include <signal.h>
 
+#include "columnar/lm_tz.h"
 #include "connectors/lm_connectors.h"
 #include "exec/lm_exec.h"
 #include "laminar.h"
@@ -89,12 +90,19 @@ struct lm_query {
     lm_query *q;
     int input;
   } join_late[2];
+  /* UNION ALL of streams (api/union_stream.c): the state joining the
+   * pipelines of ins[0..n_ins) (one per operand); NULL otherwise */
+  struct lm_union *uni;
 };
 
 typedef struct lm_qinput {
   lm_node *node;
   lm_operator *head;
   bool needs_replay; /* a bounded source read again (see needs_replay) */
+  /* a join input that is a subquery over the node (no join of its own):
+   * its plan and whether its output is a changelog (api/shared_input.c) */
+  const lm_plan *sub;
+  bool sub_changelog;
 } lm_qinput;
 
 struct lm_node {
@@ -185,6 +193,9 @@ struct laminar_db {
    * catalog, the latest first; empty between statements */
   lm_node **temps;
   int n_temps;
+  /* the session time zone (SET TIME ZONE; NULL = UTC, the default): set as
+   * the thread's lm_tz_session() while a statement runs (docs/timezones.md) */
+  const struct lm_tz *tz;
 };
 
 struct laminar_result {
@@ -194,10 +205,25 @@ struct laminar_result {
   int64_t rows;
   lm_buf text;
   int64_t *batch_start; /* first row of each batch */
+  /* the zone TIMESTAMPTZ values are printed in (laminar_result_value_text):
+   * the session zone when the result was made; NULL = UTC */
+  const struct lm_tz *tz;
 };
 
 /* Creates a result from batches (references taken over). */
 laminar_result *lm_result_new(lm_schema *schema, lm_batch **batches, int n);
+
+/* A result of VARCHAR columns names[0..n_cols) from n_rows rows of C
+ * strings cells[row * n_cols + col] (NULL = SQL NULL); NULL on OOM. */
+laminar_result *lm_engine_text_result(const char *const *names, int n_cols,
+                                      const char *const *cells, int n_rows);
+
+/* SET / RESET / SHOW of a session setting (api/settings.c): timezone
+ * only (docs/timezones.md). SHOW fills *res with one row, one VARCHAR
+ * column named as PostgreSQL names it ("TimeZone"). Errors: 22023 for a
+ * bad zone, 42704 for an unknown setting, at the statement's position. */
+int lm_engine_setting(laminar_db *db, const lm_stmt *st, laminar_result **res,
+                      lm_error *err);
 
 /* Runs one parsed statement. */
 int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
@@ -275,10 +301,14 @@ bool lm_select_has_over(const lm_select *sel);
  * `in` rows (it applies sel's WHERE), *ext its output schema (in's columns
  * then __w0, __w1, ...; a new reference) and *outer sel rewritten over
  * *ext (window calls replaced by __wK; no WHERE), which lives as long as
- * *op. Errors: LM_ERR_BIND at the call's line:column for what the stream
- * operator does not support, LM_ERR_NOMEM. */
-int lm_over_stream_plan(const lm_select *sel, lm_schema *in, lm_select **outer,
-                        lm_schema **ext, lm_operator **op, lm_error *err);
+ * *op. weight_col >= 0: `in` is an updating (changelog) input whose
+ * batches carry __weight in that column; *op is then the changelog OVER
+ * operator (exec/op_over_changelog.c), whose batches add __weight after
+ * *ext's columns. Errors: LM_ERR_BIND at the call's line:column for what
+ * the stream operator does not support, LM_ERR_NOMEM. */
+int lm_over_stream_plan(const lm_select *sel, lm_schema *in, int weight_col,
+                        lm_select **outer, lm_schema **ext, lm_operator **op,
+                        lm_error *err);
 /* api/setop.c. lm_setop_applies: whether sel needs lm_setop_select (a set
  * operation, VALUES, WITH, or a derived table / column aliases in FROM).
  * lm_setop_select: runs such an ad-hoc query into *res (one batch; caller
@@ -308,6 +338,17 @@ int lm_engine_join_resolve(void *ctx, const char *name, int line, int col,
 void lm_engine_join_spec(const lm_join_step *st, lm_schema *out_schema,
                          lm_join_spec *sp);
 void lm_engine_join_err_at(lm_error *err, const lm_join_step *js);
+/* Shared subplans (api/shared_input.c): when join input `ji` (a subquery
+ * over node `in`, no join of its own, its output appended to `head`)
+ * computes the same window aggregate as an input of q already built over
+ * the same node (lm_plan_same_window_agg), the earlier input's aggregate
+ * output also feeds `head` through a tee and a column selection, and q
+ * gets an input entry for `in` whose head discards what it receives:
+ * *shared = true and `head` is taken over. Otherwise *shared = false and
+ * nothing changes. LM_ERR_NOMEM (head then still the caller's). */
+int lm_engine_share_input(lm_query *q, const lm_join_input *ji,
+                          lm_operator *head, lm_node *in, bool *shared,
+                          lm_error *err);
 
 /* ---------------------------------------------- EXPLAIN (api/explain.c)
  *
@@ -420,5 +461,96 @@ int lm_table_lookup(const lm_table *t, lm_array *const *keys, int64_t n,
  * NULLs, for outer joins) into *out, a new batch of the table schema. */
 int lm_table_gather(const lm_table *t, const int64_t *row_ids, int64_t n,
                     lm_batch **out, lm_error *err);
+
+/* Unique constraints and indexes (api/table_index.c, docs/tables.md).
+ * Every index of a table is a hash index maintained by the calls above; a
+ * unique one makes INSERT / UPDATE fail with SQLSTATE 23505 `duplicate key
+ * value violates unique constraint "name"` + "\nDETAIL:  Key (a)=(1)
+ * already exists." when a row would repeat another current row's non-NULL
+ * key (checked row by row, as PostgreSQL; the statement then changes
+ * nothing). Index names share the namespace of tables, views and sources.
+ *
+ * lm_table_add_constraints: the PRIMARY KEY's constraint name and the
+ * UNIQUE constraints of CREATE TABLE st onto n's new (empty) table, named
+ * as PostgreSQL names them (t_a_b_key; a UNIQUE on the primary key's
+ * columns or repeating an earlier one is dropped). Errors: 42703 unknown
+ * column, 42701 column twice, 42P07 name taken, LM_ERR_NOMEM.
+ * lm_index_create: CREATE [UNIQUE] INDEX st over the table's current rows.
+ * Errors: 42P01 no such relation, 42809 not a table, 42703, 42P07 (with IF
+ * NOT EXISTS a notice instead), 23505 `could not create unique index`,
+ * LM_ERR_NOMEM.
+ * lm_index_drop: DROP INDEX st. Errors: 42704 no such index (IF EXISTS: a
+ * notice), 42809 not an index, 2BP01 the index of a UNIQUE constraint.
+ * lm_index_reindex: REINDEX INDEX | TABLE st: rebuilds the index(es) from
+ * the live rows. Errors: 42P01, 42809, LM_ERR_NOMEM.
+ * lm_index_exists: whether an index is named `name` (case-insensitive). */
+int lm_table_add_constraints(laminar_db *db, lm_node *n, const lm_stmt *st,
+                             lm_error *err);
+int lm_index_create(laminar_db *db, const lm_stmt *st, lm_error *err);
+int lm_index_drop(laminar_db *db, const lm_stmt *st, lm_error *err);
+int lm_index_reindex(laminar_db *db, const lm_stmt *st, lm_error *err);
+bool lm_index_exists(laminar_db *db, const char *name);
+/* Ad-hoc SELECT over table t (sel's single FROM): when WHERE has `col =
+ * constant` conjuncts (an integer literal for an integer column, a string
+ * literal for a text column) covering every column of an index, *out gets
+ * the live rows holding that key through the index (a new batch of the
+ * table schema, in row version order, as a scan would give them) and
+ * *used = true; the caller still applies WHERE. Otherwise *used = false
+ * and *out NULL. Errors: LM_ERR_NOMEM. */
+int lm_table_index_select(const lm_table *t, const lm_select *sel,
+                          lm_batch **out, bool *used, lm_error *err);
+
+/* ------------------------------ UNION ALL of streams (union_stream.c)
+ *
+ * lm_union_applies: whether sel is a set operation that a continuous query
+ * runs as a UNION ALL of streams (any UNION / INTERSECT / EXCEPT at the
+ * top: the others are refused by lm_union_create with their position).
+ * lm_union_create: CREATE STREAM / MATERIALIZED VIEW st over such a query:
+ * each operand (a single-input SELECT: filter, projection, aggregate,
+ * window, Top-N) runs as its own pipeline into one output whose columns
+ * are the first operand's names with PostgreSQL's UNION types; its
+ * watermark is the minimum over the operands' (an operand reading a source
+ * that has been idle for its 'idle.timeout.ms' does not hold it back); it
+ * is a changelog when any operand is one (append-only operands' rows get
+ * __weight +1). Errors: LM_ERR_BIND / LM_ERR_NOTFOUND at the SQL
+ * line:column (42601 column count, 42804 types), LM_ERR_NOMEM.
+ * lm_union_tick: re-evaluates every union's watermark after the clock
+ * moved (idle inputs); errors of the operators downstream.
+ * lm_union_free: frees a query's union state (NULL is a no-op). */
+struct lm_union;
+bool lm_union_applies(const lm_select *sel);
+int lm_union_create(laminar_db *db, const lm_stmt *st, lm_node_kind kind,
+                    lm_error *err);
+int lm_union_tick(laminar_db *db, lm_error *err);
+void lm_union_free(struct lm_union *u);
+/* For EXPLAIN: operand i's plan (borrowed) and whether its pipeline emits a
+ * changelog; lm_union_operands: sel's UNION ALL operands, left to right,
+ * into ops (at most cap; returns how many, 0 when sel is NULL). */
+void lm_union_operand(const struct lm_union *u, int i, const lm_plan **plan,
+                      bool *changelog);
+int lm_union_operands(const lm_select *sel, const lm_select **ops, int cap);
+/* engine.c helpers union_stream.c builds on (same contracts as the
+ * static functions they wrap): node_emit, catch_up, plan_changelog_input,
+ * new_query_node, continuous_select_check, emit_check, result_changelog,
+ * name_taken (1 and *err set: taken; -1: IF NOT EXISTS, skip; 0: free),
+ * node_free. */
+int lm_engine_node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err);
+int lm_engine_catch_up(lm_node *n, lm_node *in, lm_operator *h, bool *replay,
+                       lm_error *err);
+int lm_engine_plan_changelog_input(lm_plan *plan, const lm_node *in,
+                                   const lm_select *sel, lm_error *err);
+int lm_engine_new_query_node(laminar_db *db, const lm_stmt *st,
+                             lm_node_kind kind, lm_plan *plan, bool changelog,
+                             int in_time_col, lm_node **out_n, lm_query **out_q,
+                             lm_error *err);
+int lm_engine_select_check(const lm_select *sel, lm_error *err);
+const char *lm_engine_emit_check(const lm_select *sel, const lm_plan *plan,
+                                 bool windowed);
+bool lm_engine_result_changelog(const lm_plan *plan, bool windowed);
+int lm_engine_name_taken(laminar_db *db, const lm_stmt *st, lm_error *err);
+void lm_engine_free_node(lm_node *n);
+/* setop.c: PostgreSQL's UNION type resolution of two typed columns into
+ * *out (false: they cannot be matched). */
+bool lm_setop_resolve_types(lm_type a, lm_type b, lm_type *out);
 
 #endif

@@ -276,45 +276,6 @@ static const char *fn_name(lm_func_id f) {
   }
 }
 
-static const char *op_text(lm_op op) {
-  switch (op) {
-  case LM_OP_ADD:
-    return "+";
-  case LM_OP_SUB:
-    return "-";
-  case LM_OP_MUL:
-    return "*";
-  case LM_OP_DIV:
-    return "/";
-  case LM_OP_MOD:
-    return "%";
-  case LM_OP_EQ:
-    return "=";
-  case LM_OP_NE:
-    return "<>";
-  case LM_OP_LT:
-    return "<";
-  case LM_OP_LE:
-    return "<=";
-  case LM_OP_GT:
-    return ">";
-  case LM_OP_GE:
-    return ">=";
-  case LM_OP_AND:
-    return "AND";
-  case LM_OP_OR:
-    return "OR";
-  case LM_OP_NOT:
-    return "NOT";
-  case LM_OP_NEG:
-    return "-";
-  case LM_OP_CONCAT:
-    return "||";
-  default:
-    return "?";
-  }
-}
-
 /* A bound expression as SQL-like text; columns named by names[0..n). */
 static void bx_print(lm_buf *b, const lm_bexpr *e, const char *const *names,
                      int n_names, int depth) {
@@ -337,13 +298,14 @@ static void bx_print(lm_buf *b, const lm_bexpr *e, const char *const *names,
     lm_value_format(b, &e->lit, "NULL");
     return;
   case LM_BX_UNARY:
-    lm_buf_printf(b, "%s%s", op_text(e->op), e->op == LM_OP_NOT ? " " : "");
+    lm_buf_printf(b, "%s%s", lm_sql_op_text(e->op),
+                  e->op == LM_OP_NOT ? " " : "");
     bx_print(b, e->args[0], names, n_names, depth + 1);
     return;
   case LM_BX_BINARY:
     lm_buf_printf(b, "(");
     bx_print(b, e->args[0], names, n_names, depth + 1);
-    lm_buf_printf(b, " %s ", op_text(e->op));
+    lm_buf_printf(b, " %s ", lm_sql_op_text(e->op));
     bx_print(b, e->args[1], names, n_names, depth + 1);
     lm_buf_printf(b, ")");
     return;
@@ -1036,6 +998,10 @@ static void print_join_input(ex *x, int d, const lm_join_plan *jp, int i,
                        ji->info.time_col < ji->info.schema->n_fields
                    ? ji->info.schema->fields[ji->info.time_col].name
                    : NULL));
+    if (lfop && !ji->sub->join && !strcmp(lfop->vt->name, "output"))
+      detail(x, d,
+             "Shared: computed once, by the identical aggregate of an "
+             "earlier input (api/shared_input.c)");
     d = print_pipe(x, d + 1, &sp, &pr, ji->sub, ji->subquery);
     if (ji->sub->join) {
       print_plan_input(x, d, ji->sub, ji->subquery, maps, n_maps);
@@ -1150,6 +1116,18 @@ static void print_join_step(ex *x, int d, const lm_plan *plan, int s,
            qual[0] ? "." : "", l->fields[js->time_col[0]].name,
            js->lo_strict ? "(" : "[", interval_text(t1, sizeof t1, js->lo_us),
            interval_text(t2, sizeof t2, js->hi_us), js->hi_strict ? ")" : "]");
+  if (!x->adhoc && js->dyn) { /* plan/dynfilter.c */
+    int fs = js->dyn_side, c = js->keys[1 - fs][js->dyn_key];
+    detail(x, d, "Dynamic Filter: %s%s%s %s running %s of %s%s%s per window",
+           qual[fs] ? qual[fs] : "", qual[fs] ? "." : "",
+           js->side_schema[fs]->fields[js->keys[fs][js->dyn_key]].name,
+           js->dyn_max ? ">=" : "<=", js->dyn_max ? "MAX" : "MIN",
+           qual[1 - fs] ? qual[1 - fs] : "", qual[1 - fs] ? "." : "",
+           js->side_schema[1 - fs]->fields[c].name);
+    if (x->analyze && x->q && m && m->first + s < x->q->n_joins)
+      detail(x, d, "Rows Filtered: %" PRId64,
+             lm_join_dynfilter_dropped(x->q->joins[m->first + s]));
+  }
   if (js->algo == LM_PJOIN_ASOF) {
     detail(x, d, "Match: %s%s",
            js->asof_dir == 0   ? "BACKWARD"
@@ -1208,6 +1186,8 @@ static void print_plan_input(ex *x, int d, const lm_plan *plan,
 
 /* The pipeline of `plan` and its input, from depth d. head: the live chain
  * of a continuous query without joins (NULL otherwise). */
+static void print_union(ex *x, int d, const lm_select *top);
+
 static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
                         const lm_node *in, lm_operator *head,
                         bool changelog_out) {
@@ -1256,8 +1236,27 @@ static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
       detail(x, d, "Rows Read: %" PRId64, x->an->ops[0].rows_in);
   } else if (sel && sel->n_values)
     node(x, d, "Values Scan  (%d rows)", sel->n_values);
+  else if (x->q && x->q->uni && x->q->head && plan == x->q->plan)
+    print_union(x, d, sel ? sel->from_subquery : NULL); /* FROM (UNION ALL) */
   else
     node(x, d, "Result  (one row, no FROM)");
+}
+
+/* A UNION ALL of streams (api/union_stream.c): each operand's pipeline
+ * under a Union All node at depth d; top is the UNION ALL's syntax. */
+static void print_union(ex *x, int d, const lm_select *top) {
+  lm_query *q = x->q;
+  const lm_select *ops[256];
+  int n_ops = lm_union_operands(top, ops, 256);
+  node(x, d, "Union All  (%d inputs, watermark: the minimum of theirs)",
+       q->n_ins);
+  for (int i = 0; i < q->n_ins; i++) {
+    const lm_plan *up = NULL;
+    bool ucl = false;
+    lm_union_operand(q->uni, i, &up, &ucl);
+    print_query(x, d + 1, up, i < n_ops ? ops[i] : NULL, q->ins[i].node,
+                q->ins[i].head, ucl);
+  }
 }
 
 /* An existing stream or view (or the one EXPLAIN CREATE just built). */
@@ -1291,6 +1290,14 @@ static void explain_node(ex *x, const lm_node *n, const char *title_name) {
   if (n->sql && n->sql[0] && !lm_sql_parse(n->sql, strlen(n->sql), &sc, NULL) &&
       sc->n_stmts == 1)
     sel = sc->stmts[0]->select;
+  if (q->uni) {  /* UNION ALL of streams: each operand's pipeline */
+    if (q->head) /* FROM (... UNION ALL ...): the outer query on top */
+      print_query(x, 1, q->plan, sel, NULL, q->head, n->changelog);
+    else
+      print_union(x, 1, sel);
+    lm_sql_script_free(sc);
+    return;
+  }
   /* a join plan borrows names and subqueries from the CREATE's syntax
    * tree, freed after CREATE: plan the same text again for them (the same
    * catalog gives the same steps, in the order the operators were built) */

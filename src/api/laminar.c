@@ -50,8 +50,11 @@ int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
   int rc = lm_sql_parse(sql, strlen(sql), &script, err);
   if (rc)
     return rc;
+  /* the session zone of each statement (SET TIME ZONE changes db->tz) */
+  const lm_tz *saved_tz = lm_tz_session_set(db->tz);
   for (int i = 0; i < script->n_stmts && !rc; i++) {
     laminar_result *r = NULL;
+    lm_tz_session_set(db->tz);
     rc = lm_engine_exec(db, script->stmts[i], &r, err);
     if (r) {
       if (result) {
@@ -64,6 +67,7 @@ int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
   lm_sql_script_free(script);
   if (!rc)
     rc = lm_engine_flush_sinks(db, err);
+  lm_tz_session_set(saved_tz);
   return rc;
 }
 
@@ -108,7 +112,10 @@ const char *laminar_result_value_text(laminar_result *r, int64_t row, int col) {
   if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, i))
     return NULL;
   lm_buf_reset(&r->text);
-  if (lm_array_format_value(&r->text, a, i, "") != 0)
+  const lm_tz *saved_tz = lm_tz_session_set(r->tz); /* TIMESTAMPTZ text */
+  int frc = lm_array_format_value(&r->text, a, i, "");
+  lm_tz_session_set(saved_tz);
+  if (frc != 0)
     return NULL;
   return r->text.data ? r->text.data : "";
 }
@@ -158,10 +165,12 @@ static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
       continue;
     }
     lm_array *a = in->columns[k];
-    /* Dictionaries decode, Arrow-only types convert (lm_conform.h). */
-    char ctx[512];
-    snprintf(ctx, sizeof ctx, "column '%s' of source '%s'", s->fields[c].name,
-             src->name);
+    /* Dictionaries decode, Arrow-only types convert (lm_conform.h); the
+     * same type passes as is (no error context to format per push) */
+    char ctx[512] = "";
+    if (!lm_type_eq(a->type, s->fields[c].type))
+      snprintf(ctx, sizeof ctx, "column '%s' of source '%s'", s->fields[c].name,
+               src->name);
     rc = lm_conform_array(a, s->fields[c].type, ctx, &cols[c], err);
     if (rc == LM_ERR_BIND) {
       rc = lm_err(err, LM_ERR_BIND,
@@ -189,9 +198,9 @@ static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
   return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
-int laminar_push_arrow(laminar_db *db, const char *source,
-                       struct ArrowArray *array,
-                       const struct ArrowSchema *schema, laminar_error *e) {
+static int push_arrow(laminar_db *db, const char *source,
+                      struct ArrowArray *array,
+                      const struct ArrowSchema *schema, laminar_error *e) {
   ERR(e);
   lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE) {
@@ -214,6 +223,15 @@ int laminar_push_arrow(laminar_db *db, const char *source,
   lm_batch_release(b);
   if (!rc)
     rc = lm_engine_flush_sinks(db, err);
+  return rc;
+}
+
+int laminar_push_arrow(laminar_db *db, const char *source,
+                       struct ArrowArray *array,
+                       const struct ArrowSchema *schema, laminar_error *e) {
+  const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
+  int rc = push_arrow(db, source, array, schema, e);
+  lm_tz_session_set(z);
   return rc;
 }
 
@@ -250,8 +268,8 @@ int laminar_push_stream(laminar_db *db, const char *source,
   return rc;
 }
 
-int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
-                              laminar_error *e) {
+static int advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
+                             laminar_error *e) {
   ERR(e);
   lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE)
@@ -263,7 +281,15 @@ int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
   return rc;
 }
 
-int laminar_end_source(laminar_db *db, const char *source, laminar_error *e) {
+int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
+                              laminar_error *e) {
+  const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
+  int rc = advance_watermark(db, source, ts_us, e);
+  lm_tz_session_set(z);
+  return rc;
+}
+
+static int end_source(laminar_db *db, const char *source, laminar_error *e) {
   ERR(e);
   lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE)
@@ -276,7 +302,14 @@ int laminar_end_source(laminar_db *db, const char *source, laminar_error *e) {
   return rc;
 }
 
-int laminar_advance_time(laminar_db *db, int64_t delta_us, laminar_error *e) {
+int laminar_end_source(laminar_db *db, const char *source, laminar_error *e) {
+  const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
+  int rc = end_source(db, source, e);
+  lm_tz_session_set(z);
+  return rc;
+}
+
+static int advance_time(laminar_db *db, int64_t delta_us, laminar_error *e) {
   ERR(e);
   if (!db || delta_us < 0)
     return lm_err(err, LM_ERR_INVALID, "time can only move forward");
@@ -291,7 +324,14 @@ int laminar_advance_time(laminar_db *db, int64_t delta_us, laminar_error *e) {
   return rc;
 }
 
-int laminar_run(laminar_db *db, laminar_error *e) {
+int laminar_advance_time(laminar_db *db, int64_t delta_us, laminar_error *e) {
+  const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
+  int rc = advance_time(db, delta_us, e);
+  lm_tz_session_set(z);
+  return rc;
+}
+
+static int run(laminar_db *db, laminar_error *e) {
   ERR(e);
   int rc;
   int64_t last = lm_now_us();
@@ -316,6 +356,13 @@ int laminar_run(laminar_db *db, laminar_error *e) {
     nanosleep(&ts, NULL);
   }
   return lm_engine_flush_sinks(db, err);
+}
+
+int laminar_run(laminar_db *db, laminar_error *e) {
+  const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
+  int rc = run(db, e);
+  lm_tz_session_set(z);
+  return rc;
 }
 
 void laminar_interrupt(laminar_db *db) {
@@ -378,7 +425,9 @@ int laminar_subscription_drain(laminar_subscription *sub, laminar_result **out,
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   memcpy(arr, sub->q, sizeof(lm_batch *) * (size_t)sub->n);
+  const lm_tz *saved_tz = lm_tz_session_set(sub->db ? sub->db->tz : NULL);
   *out = lm_result_new(s, arr, sub->n);
+  lm_tz_session_set(saved_tz);
   if (!*out) {
     lm_schema_release(s);
     free(arr);

@@ -246,7 +246,10 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
     }
   } else if (in->kind == LM_NODE_TABLE) {
     lm_batch *cur = NULL;
-    rc = lm_table_snapshot(in->table, &cur, err);
+    bool ixd = false; /* WHERE col = constant through an index */
+    rc = lm_table_index_select(in->table, sel, &cur, &ixd, err);
+    if (!rc && !ixd)
+      rc = lm_table_snapshot(in->table, &cur, err);
     if (!rc)
       rc = collect(&input, cur, err);
     lm_batch_release(cur);

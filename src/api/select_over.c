@@ -798,8 +798,9 @@ static int stream_call(rw *r, const wcall *w, const lm_schema *in,
   return 0;
 }
 
-int lm_over_stream_plan(const lm_select *sel, lm_schema *in, lm_select **outer,
-                        lm_schema **ext, lm_operator **op, lm_error *err) {
+int lm_over_stream_plan(const lm_select *sel, lm_schema *in, int weight_col,
+                        lm_select **outer, lm_schema **ext, lm_operator **op,
+                        lm_error *err) {
   *outer = NULL;
   *ext = NULL;
   *op = NULL;
@@ -864,8 +865,12 @@ int lm_over_stream_plan(const lm_select *sel, lm_schema *in, lm_select **outer,
     snprintf(nm, sizeof nm, "__w%d", k);
     lm_schema_set_field(s, in->n_fields + k, nm, calls[k].out_type, true);
   }
-  if (!rc && !(*op = lm_op_over_new(where, time_col, calls, r.n_calls,
-                                    lm_schema_retain(s))))
+  if (!rc &&
+      !(*op = weight_col >= 0
+                  ? lm_op_over_changelog_new(where, time_col, weight_col, calls,
+                                             r.n_calls, lm_schema_retain(s))
+                  : lm_op_over_new(where, time_col, calls, r.n_calls,
+                                   lm_schema_retain(s))))
     rc = oom(&r);
   if (rc) {
     lm_schema_release(s);
@@ -873,7 +878,10 @@ int lm_over_stream_plan(const lm_select *sel, lm_schema *in, lm_select **outer,
     free(arena);
     return rc;
   }
-  lm_op_over_own_arena(*op, arena);
+  if (weight_col >= 0)
+    lm_op_over_changelog_own_arena(*op, arena);
+  else
+    lm_op_over_own_arena(*op, arena);
   *o = *sel;
   o->items = items;
   o->where = NULL;

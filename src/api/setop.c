@@ -273,6 +273,10 @@ static bool resolve2(lm_type a, bool ua, lm_type b, bool ub, lm_type *out) {
   return false;
 }
 
+bool lm_setop_resolve_types(lm_type a, lm_type b, lm_type *out) {
+  return resolve2(a, false, b, false, out);
+}
+
 /* An unnamed part of a combined result: its rows and where its type
  * information came from. */
 typedef struct part {
@@ -1132,6 +1136,12 @@ static int check_from_cq(const lm_from *f, int depth, lm_error *err) {
 }
 
 static int check_cq(const lm_select *s, int depth, lm_error *err) {
+  if (s->setop == LM_SETOP_UNION && s->set_all)
+    return pos_err(err, s->line, s->column, "0A000",
+                   "UNION ALL is supported at the top of a continuous query "
+                   "or as the subquery of its FROM, not here yet: create "
+                   "the UNION ALL as a stream (CREATE STREAM u AS SELECT "
+                   "... UNION ALL SELECT ...) and query that stream");
   if (s->setop)
     return pos_err(err, s->line, s->column, "0A000",
                    "%s%s is not supported in continuous queries (CREATE "

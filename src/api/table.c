@@ -4,31 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/engine.h"
-
-struct lm_table {
-  lm_schema *schema;  /* table columns, no __weight */
-  lm_schema *wschema; /* schema + __weight */
-  int n_pk;
-  int *pk;
-  lm_type *pk_types;
-  lm_aggtable *index; /* key -> gid (no aggregates); NULL without a key */
-  int64_t *slot_of;   /* gid -> live row id, -1 = none */
-  uint32_t *stamp;    /* gid -> statement epoch (duplicate detection) */
-  int64_t cap_gid;
-  uint32_t epoch;
-  /* row versions: segments in id order; row id = position in their
-   * concatenation */
-  lm_batch **segs;
-  int64_t *seg_start; /* first row id of each segment */
-  int n_segs, cap_segs;
-  uint8_t *live;  /* per row id */
-  uint32_t *gid;  /* per row id (keyed tables) */
-  int64_t n_rows; /* row ids in use */
-  int64_t cap_rows;
-  int64_t n_live;
-  lm_batch *all; /* concatenation of segs, built on demand; NULL = stale */
-};
+#include "api/table_internal.h"
 
 static int nomem(lm_error *err) {
   return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -78,6 +54,11 @@ void lm_table_free(lm_table *t) {
   free(t->gid);
   free(t->slot_of);
   free(t->stamp);
+  free(t->pk_cur);
+  for (int i = 0; i < t->n_ix; i++)
+    lm_tix_free(t->ix[i]);
+  free(t->ix);
+  free(t->pk_name);
   if (t->index)
     lm_aggtable_free(t->index);
   free(t->pk);
@@ -107,9 +88,14 @@ static int grow_gids(lm_table *t) {
   if (!st)
     return -1;
   t->stamp = st;
+  int64_t *pc = realloc(t->pk_cur, sizeof(int64_t) * (size_t)c);
+  if (!pc)
+    return -1;
+  t->pk_cur = pc;
   for (int64_t i = t->cap_gid; i < c; i++) {
     t->slot_of[i] = -1;
     t->stamp[i] = 0;
+    t->pk_cur[i] = -1;
   }
   t->cap_gid = c;
   return 0;
@@ -132,6 +118,9 @@ static int grow_rows(lm_table *t, int64_t extra) {
   if (!g)
     return -1;
   t->gid = g;
+  for (int i = 0; i < t->n_ix; i++)
+    if (lm_tix_grow_rows(t->ix[i], c))
+      return -1;
   t->cap_rows = c;
   return 0;
 }
@@ -313,6 +302,28 @@ static int compact(lm_table *t, lm_error *err) {
       if (t->live[i])
         g[k++] = t->gid[i];
   }
+  /* each index's key of every live row, in row id order (= new ids) */
+  uint32_t **ig = NULL;
+  if (t->n_ix && !(ig = calloc((size_t)t->n_ix, sizeof *ig)))
+    rc = nomem(err);
+  for (int x = 0; x < t->n_ix && !rc; x++) {
+    if (!(ig[x] = malloc(sizeof(uint32_t) * (size_t)(t->n_live + 1)))) {
+      rc = nomem(err);
+      break;
+    }
+    int64_t k = 0;
+    for (int64_t i = 0; i < t->n_rows; i++)
+      if (t->live[i])
+        ig[x][k++] = t->ix[x]->gid[i];
+  }
+  if (rc) {
+    for (int x = 0; ig && x < t->n_ix; x++)
+      free(ig[x]);
+    free(ig);
+    free(g);
+    lm_batch_release(cur);
+    return rc;
+  }
   for (int i = 0; i < t->n_segs; i++)
     lm_batch_release(t->segs[i]);
   t->n_segs = 0;
@@ -320,6 +331,19 @@ static int compact(lm_table *t, lm_error *err) {
   t->all = NULL;
   t->n_rows = t->n_live = 0;
   rc = append_seg(t, cur, g) ? nomem(err) : 0;
+  for (int x = 0; x < t->n_ix; x++) {
+    lm_tindex *ix = t->ix[x];
+    for (int64_t i = 0; i < ix->cap_gid; i++)
+      ix->head[i] = -1;
+    for (int64_t i = 0; i < ix->cap_rows; i++) {
+      ix->gid[i] = LM_TIX_NOKEY;
+      ix->next[i] = ix->prev[i] = -1;
+    }
+    for (int64_t k = 0; !rc && k < t->n_rows; k++)
+      lm_tix_link(ix, k, ig[x][k]);
+    free(ig[x]);
+  }
+  free(ig);
   lm_batch_release(cur);
   free(g);
   return rc;
@@ -395,6 +419,105 @@ static int check_not_null(const lm_table *t, const char *name, lm_batch *b,
   return 0;
 }
 
+/* The secondary index keys of b's rows: (*ig)[x][r] for index x (NULL
+ * when the table has none); g0[x] = the index's groups before, for
+ * undo_keys. */
+static int index_keys(lm_table *t, lm_batch *b, uint32_t ***ig, int64_t **g0,
+                      lm_error *err) {
+  *ig = NULL;
+  *g0 = NULL;
+  if (!t->n_ix)
+    return 0;
+  *ig = calloc((size_t)t->n_ix, sizeof **ig);
+  *g0 = calloc((size_t)t->n_ix, sizeof **g0);
+  if (!*ig || !*g0)
+    return nomem(err);
+  for (int x = 0; x < t->n_ix; x++)
+    (*g0)[x] = lm_aggtable_groups(t->ix[x]->map);
+  for (int x = 0; x < t->n_ix; x++) {
+    if (!((*ig)[x] = malloc(sizeof(uint32_t) * (size_t)(b->num_rows + 1))))
+      return nomem(err);
+    int rc = lm_tix_keys(t->ix[x], b, (*ig)[x], err);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+/* Frees index_keys' arrays; with undo, first drops the groups its
+ * lookups created (nothing links them yet). */
+static void free_keys(lm_table *t, uint32_t **ig, int64_t *g0, bool undo) {
+  for (int x = 0; ig && x < t->n_ix; x++) {
+    if (undo && g0)
+      lm_aggtable_truncate(t->ix[x]->map, g0[x]);
+    free(ig[x]);
+  }
+  free(ig);
+  free(g0);
+}
+
+static bool has_unique(const lm_table *t) {
+  for (int x = 0; x < t->n_ix; x++)
+    if (t->ix[x]->unique)
+      return true;
+  return false;
+}
+
+/* INSERT's unique checks, row by row in input order as PostgreSQL inserts
+ * them: row r first replaces the row of its primary key (pkg[r]: the live
+ * row, or an earlier row of the statement; an upsert), which releases that
+ * row's keys, then must not repeat a unique key that another current row
+ * holds. Changes no row. Errors: 23505 (lm_tix_dup_error). */
+static int check_insert(lm_table *t, lm_batch *b, uint32_t **ig,
+                        const uint32_t *pkg, lm_error *err) {
+  if (!has_unique(t))
+    return 0;
+  uint32_t ep = 0;
+  if (t->n_pk) {
+    if (++t->epoch == 0)
+      memset(t->stamp, 0, sizeof(uint32_t) * (size_t)t->cap_gid), t->epoch = 1;
+    ep = t->epoch;
+  }
+  for (int x = 0; x < t->n_ix; x++)
+    if (t->ix[x]->unique)
+      lm_tix_begin(t->ix[x]);
+  for (int64_t r = 0; r < b->num_rows; r++) {
+    int64_t rep = -1;
+    if (t->n_pk) {
+      uint32_t g = pkg[r];
+      rep = t->stamp[g] == ep ? t->pk_cur[g] : t->slot_of[g];
+      t->stamp[g] = ep;
+      t->pk_cur[g] = -2 - r;
+    }
+    for (int x = 0; x < t->n_ix; x++) {
+      lm_tindex *ix = t->ix[x];
+      if (!ix->unique)
+        continue;
+      if (rep != -1) {
+        uint32_t og = rep >= 0 ? ix->gid[rep] : ig[x][-2 - rep];
+        if (og != LM_TIX_NOKEY)
+          lm_tix_hold(ix, og, -1);
+      }
+      uint32_t ng = ig[x][r];
+      if (ng == LM_TIX_NOKEY)
+        continue;
+      if (lm_tix_holder(ix, ng) != -1)
+        return lm_tix_dup_error(ix, t->schema, b, r, false, err);
+      lm_tix_hold(ix, ng, -2 - r);
+    }
+  }
+  return 0;
+}
+
+/* Links new rows [base, base + n) into every index: row base + i has the
+ * keys of input row rows[i] (NULL rows: row i). */
+static void link_rows(lm_table *t, int64_t base, int64_t n, uint32_t **ig,
+                      const int32_t *rows) {
+  for (int x = 0; x < t->n_ix; x++)
+    for (int64_t i = 0; i < n; i++)
+      lm_tix_link(t->ix[x], base + i, ig[x][rows ? rows[i] : i]);
+}
+
 int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
                     lm_batch **change, lm_error *err) {
   *change = NULL;
@@ -404,13 +527,23 @@ int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
   int rc = check_not_null(t, name, b, err);
   if (rc)
     return rc;
-  if (!t->n_pk) {
-    if (grow_rows(t, n) || append_seg(t, b, NULL))
-      return nomem(err);
-    return make_change(t, NULL, 0, b, change, err);
-  }
+  uint32_t **ig = NULL;
+  int64_t *ig0 = NULL;
   if (grow_rows(t, n))
     return nomem(err);
+  if ((rc = index_keys(t, b, &ig, &ig0, err))) {
+    free_keys(t, ig, ig0, true);
+    return rc;
+  }
+  if (!t->n_pk) {
+    int64_t base = t->n_rows;
+    if (!(rc = check_insert(t, b, ig, NULL, err)) && append_seg(t, b, NULL))
+      rc = nomem(err); /* cannot fail: rows grown above */
+    if (!rc)
+      link_rows(t, base, n, ig, NULL);
+    free_keys(t, ig, ig0, rc != 0);
+    return rc ? rc : make_change(t, NULL, 0, b, change, err);
+  }
   lm_array *keys[64];
   for (int k = 0; k < t->n_pk && k < 64; k++)
     keys[k] = b->columns[t->pk[k]];
@@ -419,6 +552,7 @@ int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
   uint32_t *wg = malloc(sizeof(uint32_t) * (size_t)n);
   int64_t *old = malloc(sizeof(int64_t) * (size_t)n);
   int64_t g0 = lm_aggtable_groups(t->index);
+  bool applied = false;
   if (!g || !win || !wg || !old)
     rc = nomem(err);
   if (!rc)
@@ -427,6 +561,8 @@ int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
     lm_aggtable_truncate(t->index, g0);
     rc = nomem(err);
   }
+  if (!rc)
+    rc = check_insert(t, b, ig, g, err);
   lm_batch *added = NULL;
   int64_t nw = 0, n_old = 0;
   if (!rc) {
@@ -457,13 +593,20 @@ int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
   if (!rc)
     rc = make_change(t, old, n_old, added, change, err);
   if (!rc) {
-    for (int64_t i = 0; i < n_old; i++)
+    applied = true;
+    for (int64_t i = 0; i < n_old; i++) {
       t->live[old[i]] = 0;
-    t->n_live -= n_old;
-    if (append_seg(t, added, wg)) { /* cannot fail: rows grown above */
-      rc = nomem(err);
+      for (int x = 0; x < t->n_ix; x++)
+        lm_tix_unlink(t->ix[x], old[i]);
     }
+    t->n_live -= n_old;
+    int64_t base = t->n_rows;
+    if (append_seg(t, added, wg)) /* cannot fail: rows grown above */
+      rc = nomem(err);
+    else
+      link_rows(t, base, nw, ig, win);
   }
+  free_keys(t, ig, ig0, !applied);
   if (!rc)
     rc = compact(t, err);
   if (rc && lm_aggtable_groups(t->index) > g0 && !*change)
@@ -509,6 +652,8 @@ static int matching(lm_table *t, const lm_bexpr *pred, int64_t **ids,
 static void retire(lm_table *t, const int64_t *ids, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     t->live[ids[i]] = 0;
+    for (int x = 0; x < t->n_ix; x++)
+      lm_tix_unlink(t->ix[x], ids[i]);
     if (t->n_pk && t->slot_of[t->gid[ids[i]]] == ids[i])
       t->slot_of[t->gid[ids[i]]] = -1;
   }
@@ -530,6 +675,37 @@ int lm_table_delete(lm_table *t, const lm_bexpr *pred, lm_batch **change,
   }
   free(ids);
   return rc;
+}
+
+/* UPDATE's unique checks, row by row in row id order as PostgreSQL
+ * updates them (a non-deferrable constraint is checked at each row): row
+ * ids[i] releases its old keys, then its new keys (nb row i) must not be
+ * held by another current row: a row not updated yet still holds its old
+ * key, so `SET x = x + 1` over 1, 2 fails as in PostgreSQL. Changes no row.
+ * Errors: 23505 (lm_tix_dup_error). */
+static int check_update(lm_table *t, const int64_t *ids, lm_batch *nb,
+                        uint32_t **ig, lm_error *err) {
+  if (!has_unique(t))
+    return 0;
+  for (int x = 0; x < t->n_ix; x++)
+    if (t->ix[x]->unique)
+      lm_tix_begin(t->ix[x]);
+  for (int64_t i = 0; i < nb->num_rows; i++)
+    for (int x = 0; x < t->n_ix; x++) {
+      lm_tindex *ix = t->ix[x];
+      if (!ix->unique)
+        continue;
+      uint32_t og = ix->gid[ids[i]];
+      if (og != LM_TIX_NOKEY)
+        lm_tix_hold(ix, og, -1);
+      uint32_t ng = ig[x][i];
+      if (ng == LM_TIX_NOKEY)
+        continue;
+      if (lm_tix_holder(ix, ng) != -1)
+        return lm_tix_dup_error(ix, t->schema, nb, i, false, err);
+      lm_tix_hold(ix, ng, -2 - i);
+    }
+  return 0;
 }
 
 int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
@@ -574,10 +750,15 @@ int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
       for (int64_t i = 0; i < n && !rc; i++) {
         int64_t s = t->slot_of[g[i]];
         if (t->stamp[g[i]] == t->epoch || (s >= 0 && t->live[s])) {
-          lm_err(err, LM_ERR_EXEC,
-                 "duplicate key value violates unique constraint "
-                 "\"%s_pkey\"",
-                 name);
+          if (t->pk_name)
+            lm_err(err, LM_ERR_EXEC,
+                   "duplicate key value violates unique constraint \"%s\"",
+                   t->pk_name);
+          else
+            lm_err(err, LM_ERR_EXEC,
+                   "duplicate key value violates unique constraint "
+                   "\"%s_pkey\"",
+                   name);
           rc = lm_err_state(err, "23505");
         }
         t->stamp[g[i]] = t->epoch;
@@ -586,15 +767,27 @@ int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
         t->live[ids[i]] = 1;
     }
   }
+  uint32_t **ig = NULL;
+  int64_t *ig0 = NULL;
+  bool applied = false;
+  if (!rc)
+    rc = index_keys(t, nb, &ig, &ig0, err);
+  if (!rc)
+    rc = check_update(t, ids, nb, ig, err);
   if (!rc)
     rc = make_change(t, ids, n, nb, change, err);
   if (!rc) {
+    applied = true;
     retire(t, ids, n);
-    if (append_seg(t, nb, g))
+    int64_t base = t->n_rows;
+    if (append_seg(t, nb, g)) {
       rc = nomem(err);
-    else
+    } else {
+      link_rows(t, base, n, ig, NULL);
       *updated = n;
+    }
   }
+  free_keys(t, ig, ig0, !applied);
   if (rc && looked_up && !*change)
     lm_aggtable_truncate(t->index, g0);
   if (!rc)

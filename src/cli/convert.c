@@ -1,5 +1,6 @@
 /*
- * laminardb convert [--from FMT] [--to FMT] [--compression zstd|lz4] IN OUT
+ * laminardb convert [--from FMT] [--to FMT] [--compression zstd|lz4]
+ *                   [--alignment 8|64] IN OUT
  *
  * Converts a table between arrow-file, arrow-stream, csv and json (NDJSON).
  * Formats default from the extensions (.arrow/.feather -> arrow-file,
@@ -779,8 +780,9 @@ static int convert_arrow_stream(const lm_endpoint *in, sink *out,
 static void convert_usage(FILE *f) {
   fprintf(f,
           "usage: laminardb convert [--from FMT] [--to FMT] "
-          "[--compression zstd|lz4] [--infer-rows N]\n"
-          "       [--connect-timeout MS] [--accept-timeout MS] IN OUT\n"
+          "[--compression zstd|lz4] [--alignment 8|64]\n"
+          "       [--infer-rows N] [--connect-timeout MS] [--accept-timeout "
+          "MS] IN OUT\n"
           "  FMT: arrow-file, arrow-stream, csv, json (NDJSON); inferred "
           "from .arrow/.feather, .arrows, .csv, .json/.ndjson/.jsonl\n"
           "  IN/OUT: a path, '-' (stdin/stdout), tcp://HOST:PORT, "
@@ -789,6 +791,7 @@ static void convert_usage(FILE *f) {
           "connection);\n"
           "  over sockets and stdio use arrow-stream, csv or json and give "
           "--from/--to\n"
+          "  --alignment 8|64: Arrow body buffer alignment (default 8)\n"
           "  --infer-rows N: CSV/NDJSON column types from the first N rows "
           "(default %d; 0 = all,\n"
           "    reading the whole input into memory first)\n"
@@ -843,6 +846,7 @@ int lm_cli_convert(int argc, char **argv) {
   fmt from = F_NONE, to = F_NONE;
   const char *in = NULL, *outp = NULL;
   int comp = LM_IPC_COMPRESS_NONE;
+  int align = 8;
   int64_t infer_rows = INFER_ROWS_DEFAULT;
   lm_stream_options so = {0};
   for (int i = 1; i < argc; i++) {
@@ -866,6 +870,16 @@ int lm_cli_convert(int argc, char **argv) {
         so.connect_timeout_ms = x == 0 ? -1 : (int)x;
       else
         so.accept_timeout_ms = x == 0 ? -1 : (int)x;
+      continue;
+    }
+    if (!strcmp(a, "--alignment") && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (strcmp(v, "8") && strcmp(v, "64")) {
+        fprintf(stderr, "laminardb convert: --alignment is 8 or 64, not '%s'\n",
+                v);
+        return 1;
+      }
+      align = atoi(v);
       continue;
     }
     if ((!strcmp(a, "--from") || !strcmp(a, "--to") ||
@@ -935,7 +949,7 @@ int lm_cli_convert(int argc, char **argv) {
   sink s = {0};
   s.f = to;
   s.path = eout->kind == LM_EP_STDIO ? "<stdout>" : eout->name;
-  s.o.alignment = 8;
+  s.o.alignment = align;
   s.o.compression = comp;
   s.so = so;
   lm_buf_init(&s.buf);

@@ -115,6 +115,8 @@ int lm_builder_grow(lm_builder *b, int64_t extra) {
     cap = need;
   if (cap < LM_BUILDER_MIN_ROWS)
     cap = LM_BUILDER_MIN_ROWS;
+  if (cap < b->keep_rows)
+    cap = b->keep_rows;
   if ((uint64_t)cap > SIZE_MAX / 16)
     goto oom;
   lm_type t = b->type;
@@ -152,6 +154,8 @@ int lm_builder_grow_data(lm_builder *b, int64_t extra_bytes) {
     cap = need;
   if (cap < LM_BUILDER_MIN_DATA)
     cap = LM_BUILDER_MIN_DATA;
+  if (cap < b->keep_data)
+    cap = b->keep_data;
   if (cap > INT32_MAX)
     cap = INT32_MAX;
   if (regrow(&b->data, (size_t)b->data_len, (size_t)cap, false))
@@ -508,14 +512,12 @@ static void reset_after_finish(lm_builder *b, int64_t old_cap,
   lm_type t = b->type;
   memset(b, 0, sizeof *b);
   b->type = t;
-  int64_t rows = LM_MIN(old_cap, (int64_t)LM_BUILDER_KEEP_ROWS);
-  if (rows > 0 && lm_builder_grow(b, rows)) {
-    lm_builder_free(b); /* drop partial state; next append retries */
-    return;
-  }
-  int64_t bytes = LM_MIN(old_data_cap, (int64_t)LM_BUILDER_KEEP_DATA);
-  if (is_str(t) && bytes > 0 && lm_builder_grow_data(b, bytes))
-    lm_builder_free(b);
+  /* no allocation here: a builder finished then freed (the common case)
+   * would pay a malloc and a free per batch; the first append of a reused
+   * one grows to these at once */
+  b->keep_rows = LM_MIN(old_cap, (int64_t)LM_BUILDER_KEEP_ROWS);
+  if (is_str(t))
+    b->keep_data = LM_MIN(old_data_cap, (int64_t)LM_BUILDER_KEEP_DATA);
 }
 
 int lm_builder_finish(lm_builder *b, lm_array **out) {

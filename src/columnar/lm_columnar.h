@@ -111,6 +111,17 @@ static inline lm_type lm_type_unit(lm_type_id id, lm_time_unit unit) {
   lm_type t = {id, (uint8_t)unit, 0, 0, NULL};
   return t;
 }
+/* TIMESTAMP WITH TIME ZONE (SQL TIMESTAMPTZ): a TIMESTAMP(µs) whose
+ * `precision` field is 1. Values are UTC instants in µs, like TIMESTAMP;
+ * the marker makes it a distinct SQL type (printed and cast in the session
+ * time zone, exported as Arrow Timestamp(µs, "UTC"); columnar/lm_tz.h). */
+static inline lm_type lm_type_timestamptz(void) {
+  lm_type t = {LM_TYPE_TIMESTAMP, LM_UNIT_MICRO, 1, 0, NULL};
+  return t;
+}
+static inline bool lm_type_is_tstz(lm_type t) {
+  return t.id == LM_TYPE_TIMESTAMP && t.precision == 1;
+}
 /* DECIMAL128(precision 1..38, scale); lm_type_valid checks the ranges. */
 static inline lm_type lm_type_decimal128(int precision, int scale) {
   lm_type t = {LM_TYPE_DECIMAL128, 0, (uint8_t)precision, (int8_t)scale, NULL};
@@ -420,6 +431,9 @@ typedef struct lm_builder {
   uint8_t *values;
   uint8_t *data; /* utf8 bytes */
   int64_t data_len, data_cap;
+  /* after finish: the capacity (rows, bytes) the next growth takes at
+   * least, so a reused builder allocates once, on its first append */
+  int64_t keep_rows, keep_data;
   bool oom;
 } lm_builder;
 

@@ -54,5 +54,12 @@ unsigned lm_days_in_month(int64_t y, unsigned m);
  * overflow. */
 int lm_parse_interval(const char *num, size_t num_len, const char *unit,
                       size_t unit_len, int64_t *out_us);
+/* Same, and *out_days = the whole days written in day or week units ('1
+ * day 02:00:00' -> 1, '36 hours' -> 0, '1.5 days' -> 1, '2 weeks' -> 14):
+ * out_us - out_days * LM_US_PER_DAY is the rest. PostgreSQL keeps the two
+ * apart, and a TIMESTAMPTZ plus days keeps its local time across a DST
+ * change (docs/timezones.md). */
+int lm_parse_interval_days(const char *num, size_t num_len, const char *unit,
+                           size_t unit_len, int64_t *out_us, int64_t *out_days);
 
 #endif

@@ -32,6 +32,9 @@ int lm_schema_set_field(lm_schema *s, int i, const char *name, lm_type type,
   s->fields[i].name = copy;
   s->fields[i].type = type;
   s->fields[i].nullable = nullable;
+  /* TIMESTAMPTZ crosses the Arrow edge as Timestamp(µs, "UTC") */
+  if (lm_type_is_tstz(type) && !s->fields[i].timezone)
+    return lm_schema_set_timezone(s, i, "UTC");
   return LM_OK;
 }
 

@@ -339,8 +339,35 @@ static size_t parse_clock(const char *s, size_t n, __int128 *out) {
   return i;
 }
 
+/* A part in a day-based unit (day, week) adds its whole days to *days
+ * and leaves the rest (fractions of a day) in *part. */
+static void split_days(int64_t u, __int128 *part, __int128 *days) {
+  if (u != LM_US_PER_DAY && u != 7 * LM_US_PER_DAY)
+    return;
+  __int128 d = *part / LM_US_PER_DAY; /* toward zero, as PostgreSQL */
+  *days += d;
+  *part -= d * LM_US_PER_DAY;
+}
+
+static int parse_interval(const char *num, size_t num_len, const char *unit,
+                          size_t unit_len, int64_t *out_us, int64_t *out_days);
+
 int lm_parse_interval(const char *num, size_t num_len, const char *unit,
                       size_t unit_len, int64_t *out_us) {
+  return parse_interval(num, num_len, unit, unit_len, out_us, NULL);
+}
+
+int lm_parse_interval_days(const char *num, size_t num_len, const char *unit,
+                           size_t unit_len, int64_t *out_us,
+                           int64_t *out_days) {
+  return parse_interval(num, num_len, unit, unit_len, out_us, out_days);
+}
+
+static int parse_interval(const char *num, size_t num_len, const char *unit,
+                          size_t unit_len, int64_t *out_us, int64_t *out_days) {
+  __int128 days = 0;
+  if (out_days)
+    *out_days = 0;
   if (!num)
     return -1;
   size_t a = 0, b = num_len;
@@ -362,6 +389,9 @@ int lm_parse_interval(const char *num, size_t num_len, const char *unit,
     if (c != n || scale_to_us(mant, scale, u, &v))
       return -1;
     *out_us = (int64_t)v;
+    split_days(u, &v, &days);
+    if (out_days)
+      *out_days = (int64_t)days;
     return 0;
   }
   /* whole-string form */
@@ -402,6 +432,7 @@ int lm_parse_interval(const char *num, size_t num_len, const char *unit,
       }
       if (scale_to_us(mant, scale, u, &part))
         return -1;
+      split_days(u, &part, &days);
     }
     if (i < n && !sp(s[i]))
       return -1;
@@ -412,6 +443,11 @@ int lm_parse_interval(const char *num, size_t num_len, const char *unit,
   }
   if (parts == 0)
     return -1;
+  total += days * LM_US_PER_DAY;
+  if (total > INT64_MAX || total < INT64_MIN)
+    return -1;
   *out_us = (int64_t)total;
+  if (out_days)
+    *out_days = (int64_t)days;
   return 0;
 }

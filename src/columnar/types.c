@@ -121,7 +121,7 @@ const char *lm_type_name(lm_type t) {
   case LM_TYPE_UTF8:
     return "VARCHAR";
   case LM_TYPE_TIMESTAMP:
-    return "TIMESTAMP";
+    return t.precision == 1 ? "TIMESTAMPTZ" : "TIMESTAMP";
   case LM_TYPE_INTERVAL:
     return "INTERVAL";
   case LM_TYPE_UINT8:

@@ -1,6 +1,7 @@
 /* columnar/value.c — text form of values (lm_value_format and friends). */
 #include "columnar/lm_columnar.h"
 #include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 
 #include <float.h>
 #include <math.h>
@@ -401,7 +402,11 @@ int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text) {
   case LM_TYPE_FIXED_SIZE_BINARY:
     return put_hex(out, (const uint8_t *)v->v.s.p, v->v.s.len);
   case LM_TYPE_TIMESTAMP: {
-    char tmp[40];
+    char tmp[64];
+    if (lm_type_is_tstz(v->type)) { /* in the session zone (lm_tz.h) */
+      int k = lm_tz_format(v->v.i, lm_tz_session(), tmp);
+      return lm_buf_append(out, tmp, (size_t)k);
+    }
     int n = lm_format_timestamp(ts_to_us(v->v.i, (lm_time_unit)v->type.unit),
                                 'T', tmp);
     return lm_buf_append(out, tmp, (size_t)n);

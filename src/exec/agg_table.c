@@ -77,6 +77,16 @@ typedef struct agg_state {
   bool tree;     /* vt holds the state (retractable, DISTINCT) */
   lm_vtree vt;   /* (gid, value) -> count; first/last: (gid, seq) -> value */
   lm_vtree vt2;  /* first/last: (gid, value, seq) */
+  /* append-only integer DISTINCT: the (gid, value) pairs seen, in an
+   * open-addressing set (dgid = gid + 1, 0 = empty). While dset_only (from
+   * the start until a merge needs the tree) the set is the state and vt is
+   * empty; after that vt is built from it and the set is a cache of the
+   * pairs already in vt (cleared when groups are dropped). One hash probe
+   * per row instead of a tree walk. */
+  uint32_t *dgid;
+  int64_t *dval;
+  int64_t dcap, dused;
+  bool dset_only;
 } agg_state;
 
 struct lm_aggtable {
@@ -173,6 +183,7 @@ static void choose_layout(lm_aggtable *t) {
     s->tree = is_distinct(sp) ||
               (t->retract && (is_minmax(sp->kind) || is_firstlast(sp->kind)));
     lm_vt_kind vk = vt_kind(sp->in_type);
+    s->dset_only = is_distinct(sp) && !t->retract && vk == LM_VT_INT;
     if (is_firstlast(sp->kind)) {
       lm_vtree_init(&s->vt, LM_VT_INT, vk);
       lm_vtree_init(&s->vt2, vk, LM_VT_NONE);
@@ -258,6 +269,8 @@ void lm_aggtable_free(lm_aggtable *t) {
     free(s->hll);
     lm_vtree_free(&s->vt);
     lm_vtree_free(&s->vt2);
+    free(s->dgid);
+    free(s->dval);
   }
   free(t->st);
   free(t->rows);
@@ -279,6 +292,19 @@ int64_t lm_aggtable_groups(const lm_aggtable *t) {
 
 int64_t lm_aggtable_group_rows(const lm_aggtable *t, uint32_t gid) {
   return (int64_t)gid < t->n_groups ? t->rows[gid] : 0;
+}
+
+bool lm_aggtable_extreme_i64(const lm_aggtable *t, int agg, uint32_t gid,
+                             int64_t *out) {
+  if (agg < 0 || agg >= t->n_aggs || (int64_t)gid >= t->n_groups)
+    return false;
+  const lm_agg_spec *sp = &t->aggs[agg];
+  const agg_state *s = &t->st[agg];
+  if ((sp->kind != LM_AGG_MIN && sp->kind != LM_AGG_MAX) || s->tree ||
+      vt_kind(sp->in_type) != LM_VT_INT || !s->cnt || s->cnt[gid] <= 0)
+    return false;
+  *out = s->i[gid];
+  return true;
 }
 
 static int grow_arr(void **p, size_t elem, int64_t old, int64_t cap) {
@@ -753,6 +779,54 @@ int lm_aggtable_check(lm_aggtable *t, lm_array *const *in, const int32_t *sel,
   return lm_aggtable_check_w(t, in, NULL, sel, n, gids, err);
 }
 
+/* Inserts (g, v) into s's DISTINCT set, known to be absent, with room. */
+static void dset_put(uint32_t *dg, int64_t *dv, int64_t cap, uint32_t g1,
+                     int64_t v) {
+  uint64_t h = lm_hash_combine(lm_hash_u64((uint64_t)v), g1 - 1);
+  int64_t p = (int64_t)(h & (uint64_t)(cap - 1));
+  while (dg[p])
+    p = (p + 1) & (cap - 1);
+  dg[p] = g1;
+  dv[p] = v;
+}
+
+/* Keeps the pairs of groups below n_groups (a rebuild in place: the
+ * survivors are re-placed so probing stays correct). */
+static void dset_prune(agg_state *s, int64_t n_groups) {
+  int64_t keep = 0;
+  for (int64_t q = 0; q < s->dcap; q++)
+    if (s->dgid[q] && (int64_t)s->dgid[q] - 1 < n_groups) {
+      s->dgid[keep] = s->dgid[q];
+      s->dval[keep] = s->dval[q];
+      keep++;
+    }
+  /* move the survivors out of the way, then re-place them */
+  int64_t *tmpv = malloc(sizeof *tmpv * (size_t)(keep + 1));
+  uint32_t *tmpg = malloc(sizeof *tmpg * (size_t)(keep + 1));
+  if (!tmpv || !tmpg) { /* no memory: fall back to a scan that re-places */
+    free(tmpv);
+    free(tmpg);
+    for (int64_t q = keep; q < s->dcap; q++)
+      s->dgid[q] = 0;
+    for (int64_t q = 0; q < keep; q++) {
+      uint32_t g1 = s->dgid[q];
+      int64_t v = s->dval[q];
+      s->dgid[q] = 0;
+      dset_put(s->dgid, s->dval, s->dcap, g1, v);
+    }
+    s->dused = keep;
+    return;
+  }
+  memcpy(tmpv, s->dval, sizeof *tmpv * (size_t)keep);
+  memcpy(tmpg, s->dgid, sizeof *tmpg * (size_t)keep);
+  memset(s->dgid, 0, sizeof *s->dgid * (size_t)s->dcap);
+  for (int64_t q = 0; q < keep; q++)
+    dset_put(s->dgid, s->dval, s->dcap, tmpg[q], tmpv[q]);
+  s->dused = keep;
+  free(tmpv);
+  free(tmpg);
+}
+
 void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
   if (n_groups >= t->n_groups)
     return;
@@ -778,6 +852,12 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
         lm_vtree_drop_group(&s->vt, (uint32_t)g);
         lm_vtree_drop_group(&s->vt2, (uint32_t)g);
       }
+    }
+    if (s->dused && (!s->dset_only || !n_groups)) { /* a cache, or empty */
+      memset(s->dgid, 0, sizeof *s->dgid * (size_t)s->dcap);
+      s->dused = 0;
+    } else if (s->dused) { /* the state: drop the dropped groups' pairs */
+      dset_prune(s, n_groups);
     }
   }
   for (int64_t g = n_groups; g < t->n_groups; g++)
@@ -1243,6 +1323,40 @@ oom:
   return false;
 }
 
+static int dset_tree(agg_state *s);
+
+/* Whether (g, v) is in the append-only DISTINCT cache of s; adds it when
+ * not. -1 on out of memory (the cache is then left as it was). */
+static int dcache_seen(agg_state *s, uint32_t g, int64_t v) {
+  if ((s->dused + 1) * 2 > s->dcap) {
+    int64_t nc = s->dcap ? s->dcap * 2 : 1024;
+    uint32_t *ng = calloc((size_t)nc, sizeof *ng);
+    int64_t *nv = malloc(sizeof *nv * (size_t)nc);
+    if (!ng || !nv) {
+      free(ng);
+      free(nv);
+      return -1;
+    }
+    for (int64_t q = 0; q < s->dcap; q++)
+      if (s->dgid[q])
+        dset_put(ng, nv, nc, s->dgid[q], s->dval[q]);
+    free(s->dgid);
+    free(s->dval);
+    s->dgid = ng;
+    s->dval = nv;
+    s->dcap = nc;
+  }
+  uint64_t h = lm_hash_combine(lm_hash_u64((uint64_t)v), g);
+  int64_t p = (int64_t)(h & (uint64_t)(s->dcap - 1));
+  for (; s->dgid[p]; p = (p + 1) & (s->dcap - 1))
+    if (s->dgid[p] == g + 1 && s->dval[p] == v)
+      return 1;
+  s->dgid[p] = g + 1;
+  s->dval[p] = v;
+  s->dused++;
+  return 0;
+}
+
 static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
                                const int32_t *sel, int64_t n,
                                const uint32_t *gids, const int64_t *wj,
@@ -1250,6 +1364,31 @@ static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
   if (!x || x->type.id == LM_TYPE_NULL)
     return 0;
   lm_vt_kind k = vt_kind(t->aggs[a].in_type);
+  if (!wj && !t->retract && k == LM_VT_INT) {
+    /* append-only integers: the cache decides which pairs are new */
+    agg_state *s = &t->st[a];
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (isnull(x, r))
+        continue;
+      lm_vval v = get_val(x, r, k);
+      int seen = dcache_seen(s, gids[j], v.i);
+      if (seen < 0)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      int rc = seen           ? 0
+               : s->dset_only ? fold_val(t, a, gids[j], &v, 1, err)
+                              : distinct_add(t, a, gids[j], &v, 1, err);
+      if (rc && !s->dset_only) { /* the pair may not be in the tree: forget
+                                    the cache */
+        memset(s->dgid, 0, sizeof *s->dgid * (size_t)s->dcap);
+        s->dused = 0;
+        return rc;
+      }
+    }
+    return 0;
+  }
+  if (dset_tree(&t->st[a])) /* weights: the tree keeps the references */
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int32_t *firsts = NULL;
   int64_t nf = 0;
   if (!wj && !t->retract && n >= 64 && n < INT32_MAX &&
@@ -1538,12 +1677,35 @@ int lm_aggtable_intern(lm_aggtable *dst, const lm_aggtable *src,
   return 0;
 }
 
+/* Builds the tree of a DISTINCT state kept in its set only (one reference
+ * per pair); the set becomes a cache of it. -1 on out of memory (the
+ * state is then unchanged). */
+static int dset_tree(agg_state *s) {
+  if (!s->dset_only)
+    return 0;
+  for (int64_t q = 0; q < s->dcap; q++) {
+    if (!s->dgid[q])
+      continue;
+    lm_vval v = {.i = s->dval[q]};
+    if (lm_vtree_add(&s->vt, s->dgid[q] - 1, &v, 0, 1, NULL, NULL)) {
+      lm_vtree_free(&s->vt);
+      lm_vtree_init(&s->vt, LM_VT_INT, LM_VT_NONE);
+      return -1;
+    }
+  }
+  s->dset_only = false;
+  return 0;
+}
+
 /* Folds the tree state (DISTINCT references, retractable MIN/MAX values,
  * retractable first/last occurrences) of src's group y into dst's group x.
  * dst may be src (x != y): nodes are addressed by index, which stays valid
  * while the pool grows. */
 static int merge_tree(lm_aggtable *dst, int a, uint32_t x,
                       const lm_aggtable *src, uint32_t y, lm_error *err) {
+  /* a DISTINCT state kept in its set only: the tree is built now */
+  if (dset_tree(&dst->st[a]) || dset_tree((agg_state *)&src->st[a]))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   const lm_agg_spec *sp = &dst->aggs[a];
   const lm_vtree *sv = &src->st[a].vt;
   agg_state *d = &dst->st[a];

@@ -362,100 +362,91 @@ static int64_t age_us(int64_t a, int64_t b) {
 
 #define MAX_TS_US 9223371331200000000LL /* 294276-12-31, PostgreSQL's end */
 
+static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
+                      lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
+  (void)ctx;
+  int rc = 0;
+  switch (e->fn) {
+  case LM_FN_TO_CHAR: {
+    int32_t fl;
+    const char *f = lm_array_str(a[1], i, &fl);
+    lm_buf_reset(o);
+    to_char_one(o, lm_array_get_i64(a[0], i), f, (size_t)fl);
+    lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);
+    break;
+  }
+  case LM_FN_TO_TIMESTAMP: {
+    int64_t v;
+    if (e->n_args == 1) {
+      double s = lm_array_get_f64(a[0], i);
+      if (isnan(s)) {
+        rc = lm_fn_error(err, e, "22008", "timestamp cannot be NaN");
+        break;
+      }
+      /* as PostgreSQL: seconds since 2000-01-01 first, then µs, rint */
+      double us = nearbyint((s - 946684800.0) * 1e6) + 946684800e6;
+      if (!(us >= -210866803200e6 && us < (double)MAX_TS_US)) {
+        rc = lm_fn_error(err, e, "22008", "timestamp out of range: \"%g\"", s);
+        break;
+      }
+      v = (int64_t)us;
+    } else {
+      int32_t sl, fl;
+      const char *s = lm_array_str(a[0], i, &sl);
+      const char *f = lm_array_str(a[1], i, &fl);
+      int r = to_ts_parse(s, (size_t)sl, f, (size_t)fl, &v);
+      if (r) {
+        int q = sl > 60 ? 60 : (int)sl; /* never cutting a character */
+        while (q > 0 && q < sl && ((unsigned char)s[q] & 0xC0) == 0x80)
+          q--;
+        rc = lm_fn_error(err, e, r == -2 ? "22008" : "22007",
+                         r == -2 ? "date/time field value out of range: "
+                                   "\"%.*s\""
+                                 : "invalid value \"%.*s\" for the format",
+                         q, s);
+        break;
+      }
+    }
+    lm_builder_append_int(b, v);
+    break;
+  }
+  case LM_FN_MAKE_TIMESTAMP: {
+    int64_t y = lm_array_get_i64(a[0], i), mo = lm_array_get_i64(a[1], i),
+            d = lm_array_get_i64(a[2], i), h = lm_array_get_i64(a[3], i),
+            mi = lm_array_get_i64(a[4], i);
+    double sec = lm_array_get_f64(a[5], i);
+    if (y == 0 || y < -4713 || y > 294276 || mo < 1 || mo > 12 || d < 1 ||
+        d > (int64_t)lm_days_in_month(y < 0 ? y + 1 : y, (unsigned)mo)) {
+      rc = lm_fn_error(err, e, "22008",
+                       "date field value out of range: %lld-%02lld-%02lld",
+                       (long long)y, (long long)mo, (long long)d);
+      break;
+    }
+    if (h < 0 || mi < 0 || !(sec >= 0) || h > 24 || mi > 59 || sec > 60 ||
+        (h == 24 && (mi > 0 || sec > 0))) {
+      rc = lm_fn_error(err, e, "22008",
+                       "time field value out of range: %lld:%02lld:%02g",
+                       (long long)h, (long long)mi, sec);
+      break;
+    }
+    int64_t days =
+        lm_days_from_civil(y < 0 ? y + 1 : y, (unsigned)mo, (unsigned)d);
+    int64_t v = days * LM_US_PER_DAY + h * LM_US_PER_HOUR + mi * LM_US_PER_MIN +
+                (int64_t)nearbyint(sec * 1e6);
+    lm_builder_append_int(b, v);
+    break;
+  }
+  case LM_FN_AGE:
+    lm_builder_append_int(
+        b, age_us(lm_array_get_i64(a[0], i), lm_array_get_i64(a[1], i)));
+    break;
+  default:
+    rc = lm_fn_error(err, e, "0A000", "function not implemented");
+  }
+  return rc;
+}
+
 int lm_datefn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                    lm_error *err) {
-  int64_t n = in->num_rows;
-  lm_array **a = NULL;
-  lm_builder b;
-  int rc = lm_fn_begin(e, in, &a, &b, err);
-  if (rc)
-    return rc;
-  lm_buf o;
-  lm_buf_init(&o);
-  for (int64_t i = 0; i < n && !rc; i++) {
-    if (lm_fargs_null(a, e->n_args, i)) {
-      lm_builder_append_null(&b);
-      continue;
-    }
-    switch (e->fn) {
-    case LM_FN_TO_CHAR: {
-      int32_t fl;
-      const char *f = lm_array_str(a[1], i, &fl);
-      lm_buf_reset(&o);
-      to_char_one(&o, lm_array_get_i64(a[0], i), f, (size_t)fl);
-      lm_builder_append_str(&b, o.data ? o.data : "", (int32_t)o.len);
-      break;
-    }
-    case LM_FN_TO_TIMESTAMP: {
-      int64_t v;
-      if (e->n_args == 1) {
-        double s = lm_array_get_f64(a[0], i);
-        if (isnan(s)) {
-          rc = lm_fn_error(err, e, "22008", "timestamp cannot be NaN");
-          break;
-        }
-        /* as PostgreSQL: seconds since 2000-01-01 first, then µs, rint */
-        double us = nearbyint((s - 946684800.0) * 1e6) + 946684800e6;
-        if (!(us >= -210866803200e6 && us < (double)MAX_TS_US)) {
-          rc =
-              lm_fn_error(err, e, "22008", "timestamp out of range: \"%g\"", s);
-          break;
-        }
-        v = (int64_t)us;
-      } else {
-        int32_t sl, fl;
-        const char *s = lm_array_str(a[0], i, &sl);
-        const char *f = lm_array_str(a[1], i, &fl);
-        int r = to_ts_parse(s, (size_t)sl, f, (size_t)fl, &v);
-        if (r) {
-          int q = sl > 60 ? 60 : (int)sl; /* never cutting a character */
-          while (q > 0 && q < sl && ((unsigned char)s[q] & 0xC0) == 0x80)
-            q--;
-          rc = lm_fn_error(err, e, r == -2 ? "22008" : "22007",
-                           r == -2 ? "date/time field value out of range: "
-                                     "\"%.*s\""
-                                   : "invalid value \"%.*s\" for the format",
-                           q, s);
-          break;
-        }
-      }
-      lm_builder_append_int(&b, v);
-      break;
-    }
-    case LM_FN_MAKE_TIMESTAMP: {
-      int64_t y = lm_array_get_i64(a[0], i), mo = lm_array_get_i64(a[1], i),
-              d = lm_array_get_i64(a[2], i), h = lm_array_get_i64(a[3], i),
-              mi = lm_array_get_i64(a[4], i);
-      double sec = lm_array_get_f64(a[5], i);
-      if (y == 0 || y < -4713 || y > 294276 || mo < 1 || mo > 12 || d < 1 ||
-          d > (int64_t)lm_days_in_month(y < 0 ? y + 1 : y, (unsigned)mo)) {
-        rc = lm_fn_error(err, e, "22008",
-                         "date field value out of range: %lld-%02lld-%02lld",
-                         (long long)y, (long long)mo, (long long)d);
-        break;
-      }
-      if (h < 0 || mi < 0 || !(sec >= 0) || h > 24 || mi > 59 || sec > 60 ||
-          (h == 24 && (mi > 0 || sec > 0))) {
-        rc = lm_fn_error(err, e, "22008",
-                         "time field value out of range: %lld:%02lld:%02g",
-                         (long long)h, (long long)mi, sec);
-        break;
-      }
-      int64_t days =
-          lm_days_from_civil(y < 0 ? y + 1 : y, (unsigned)mo, (unsigned)d);
-      int64_t v = days * LM_US_PER_DAY + h * LM_US_PER_HOUR +
-                  mi * LM_US_PER_MIN + (int64_t)nearbyint(sec * 1e6);
-      lm_builder_append_int(&b, v);
-      break;
-    }
-    case LM_FN_AGE:
-      lm_builder_append_int(
-          &b, age_us(lm_array_get_i64(a[0], i), lm_array_get_i64(a[1], i)));
-      break;
-    default:
-      rc = lm_fn_error(err, e, "0A000", "function not implemented");
-    }
-  }
-  lm_buf_free(&o);
-  return lm_fn_end(e, a, &b, rc, out, err);
+  return lm_fn_rows(e, in, e->n_args, datefn_row, NULL, out, err);
 }

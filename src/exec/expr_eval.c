@@ -15,6 +15,7 @@
 
 #include "columnar/lm_temporal.h"
 #include "exec/expr_types.h"
+#include "exec/expr_tz.h"
 #include "exec/lm_exec.h"
 #include "exec/lm_strfn.h"
 
@@ -158,6 +159,8 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     *out = lm_array_new_null(to, n);
     return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
+  if (lm_tz_cast_handles(a->type, to)) /* expr_tz.c: TIMESTAMPTZ */
+    return lm_tz_cast(e, a, to, out, err);
   if (lm_types_cast_handles(a->type, to)) /* expr_types.c */
     return lm_types_cast(e, a, to, out, err);
   lm_builder b;
@@ -1780,7 +1783,8 @@ const char *lm_pg_type_name(lm_type t) {
   case LM_TYPE_UTF8:
     return "text";
   case LM_TYPE_TIMESTAMP:
-    return "timestamp without time zone";
+    return lm_type_is_tstz(t) ? "timestamp with time zone"
+                              : "timestamp without time zone";
   case LM_TYPE_INTERVAL:
     return "interval";
   case LM_TYPE_DECIMAL128:
@@ -1832,6 +1836,25 @@ int lm_fn_end(const lm_bexpr *e, lm_array **args, lm_builder *b, int rc,
     return rc;
   }
   return out_finish(b, out, err);
+}
+
+int lm_fn_rows(const lm_bexpr *e, const lm_batch *in, int strict,
+               lm_fn_row_fn row, void *ctx, lm_array **out, lm_error *err) {
+  lm_array **a = NULL;
+  lm_builder b;
+  int rc = lm_fn_begin(e, in, &a, &b, err);
+  if (rc)
+    return rc;
+  lm_buf o;
+  lm_buf_init(&o);
+  for (int64_t i = 0; i < in->num_rows && !rc; i++) {
+    if (lm_fargs_null(a, strict, i))
+      lm_builder_append_null(&b);
+    else
+      rc = row(e, a, i, &b, &o, ctx, err);
+  }
+  lm_buf_free(&o);
+  return lm_fn_end(e, a, &b, rc, out, err);
 }
 
 void lm_fargs_free(lm_array **a, int n) {

@@ -252,67 +252,60 @@ static bool step(const char **p, const char **e, const char *key, int32_t kl,
   return false;
 }
 
+/* One row of a JSON operator (ctx: a scratch lm_buf for the path keys). */
+static int jsonfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
+                      lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
+  lm_buf *tmp = ctx;
+  bool text = e->fn == LM_FN_JSON_GET_TEXT;
+  int32_t jl;
+  const char *j = lm_array_str(a[0], i, &jl);
+  const char *p = j, *end = j + jl;
+  const char *ve = skip_value(p, end, 0);
+  if (!ve || ws(ve, end) != end) {
+    int q = jl > 60 ? 60 : (int)jl; /* never cutting a character */
+    while (q > 0 && q < jl && ((unsigned char)j[q] & 0xC0) == 0x80)
+      q--;
+    return lm_fn_error(err, e, "22P02",
+                       "invalid input syntax for type json: \"%.*s\"", q, j);
+  }
+  p = ws(p, end);
+  end = ve;
+  bool found = true;
+  for (int k = 1; k < e->n_args && found; k++) {
+    char num[24];
+    const char *key;
+    int32_t kl;
+    if (a[k]->type.id == LM_TYPE_UTF8) {
+      key = lm_array_str(a[k], i, &kl);
+    } else {
+      kl = snprintf(num, sizeof num, "%lld",
+                    (long long)lm_array_get_i64(a[k], i));
+      key = num;
+      if (*ws(p, end) == '{') /* an integer never names a member */
+        found = false;
+    }
+    if (e->negated && a[k]->type.id == LM_TYPE_UTF8 && *ws(p, end) != '{')
+      found = false; /* j -> 'text' on an array: NULL, as PostgreSQL */
+    found = found && step(&p, &end, key, kl, tmp);
+  }
+  if (!found || (text && end - p == 4 && !memcmp(p, "null", 4))) {
+    lm_builder_append_null(b);
+    return 0;
+  }
+  lm_buf_reset(o);
+  if (text && *p == '"')
+    unescape(o, p, end);
+  else
+    lm_buf_append(o, p, (size_t)(end - p));
+  lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);
+  return 0;
+}
+
 int lm_jsonfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                    lm_error *err) {
-  int64_t n = in->num_rows;
-  lm_array **a = NULL;
-  lm_builder b;
-  int rc = lm_fn_begin(e, in, &a, &b, err);
-  if (rc)
-    return rc;
-  lm_buf o, tmp;
-  lm_buf_init(&o);
+  lm_buf tmp;
   lm_buf_init(&tmp);
-  bool text = e->fn == LM_FN_JSON_GET_TEXT;
-  for (int64_t i = 0; i < n && !rc; i++) {
-    if (lm_fargs_null(a, e->n_args, i)) {
-      lm_builder_append_null(&b);
-      continue;
-    }
-    int32_t jl;
-    const char *j = lm_array_str(a[0], i, &jl);
-    const char *p = j, *end = j + jl;
-    const char *ve = skip_value(p, end, 0);
-    if (!ve || ws(ve, end) != end) {
-      int q = jl > 60 ? 60 : (int)jl; /* never cutting a character */
-      while (q > 0 && q < jl && ((unsigned char)j[q] & 0xC0) == 0x80)
-        q--;
-      rc = lm_fn_error(err, e, "22P02",
-                       "invalid input syntax for type json: \"%.*s\"", q, j);
-      break;
-    }
-    p = ws(p, end);
-    end = ve;
-    bool found = true;
-    for (int k = 1; k < e->n_args && found; k++) {
-      char num[24];
-      const char *key;
-      int32_t kl;
-      if (a[k]->type.id == LM_TYPE_UTF8) {
-        key = lm_array_str(a[k], i, &kl);
-      } else {
-        kl = snprintf(num, sizeof num, "%lld",
-                      (long long)lm_array_get_i64(a[k], i));
-        key = num;
-        if (*ws(p, end) == '{') /* an integer never names a member */
-          found = false;
-      }
-      if (e->negated && a[k]->type.id == LM_TYPE_UTF8 && *ws(p, end) != '{')
-        found = false; /* j -> 'text' on an array: NULL, as PostgreSQL */
-      found = found && step(&p, &end, key, kl, &tmp);
-    }
-    if (!found || (text && end - p == 4 && !memcmp(p, "null", 4))) {
-      lm_builder_append_null(&b);
-      continue;
-    }
-    lm_buf_reset(&o);
-    if (text && *p == '"')
-      unescape(&o, p, end);
-    else
-      lm_buf_append(&o, p, (size_t)(end - p));
-    lm_builder_append_str(&b, o.data ? o.data : "", (int32_t)o.len);
-  }
-  lm_buf_free(&o);
+  int rc = lm_fn_rows(e, in, e->n_args, jsonfn_row, &tmp, out, err);
   lm_buf_free(&tmp);
-  return lm_fn_end(e, a, &b, rc, out, err);
+  return rc;
 }

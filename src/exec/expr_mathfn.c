@@ -130,98 +130,90 @@ static int f64_row(const lm_bexpr *e, double x, double y, double *r,
   return 0;
 }
 
-int lm_mathfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
-                   lm_error *err) {
-  int64_t n = in->num_rows;
-  lm_array **a = NULL;
-  lm_builder b;
-  int rc = lm_fn_begin(e, in, &a, &b, err);
-  if (rc)
-    return rc;
+static int mathfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
+                      lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
+  (void)o;
+  (void)ctx;
+  int rc;
   bool int_out = e->type.id == LM_TYPE_INT64;
-  for (int64_t i = 0; i < n && !rc; i++) {
-    if (lm_fargs_null(a, e->n_args, i)) {
-      lm_builder_append_null(&b);
-      continue;
-    }
-    if (e->fn == LM_FN_SETSEED) {
-      double s = lm_array_get_f64(a[0], i);
-      if (!(s >= -1.0 && s <= 1.0)) {
-        rc = lm_fn_error(err, e, "22003",
+  if (e->fn == LM_FN_SETSEED) {
+    double s = lm_array_get_f64(a[0], i);
+    if (!(s >= -1.0 && s <= 1.0)) {
+      return lm_fn_error(err, e, "22003",
                          "setseed parameter %g is out of allowed range "
                          "[-1,1]",
                          s);
-        break;
-      }
-      rng_state = (uint64_t)(int64_t)(s * 2147483647.0);
-      rng_seeded = true;
-      lm_builder_append_str(&b, "", 0);
-      continue;
     }
-    if (e->fn == LM_FN_WIDTH_BUCKET) {
-      double x = lm_array_get_f64(a[0], i), lo = lm_array_get_f64(a[1], i),
-             hi = lm_array_get_f64(a[2], i);
-      int64_t cnt = lm_array_get_i64(a[3], i);
-      if (cnt <= 0 || cnt > INT32_MAX) {
-        rc = lm_fn_error(err, e, "2201G", "count must be greater than zero");
-        break;
-      }
-      if (lo == hi) {
-        rc = lm_fn_error(err, e, "2201G",
+    rng_state = (uint64_t)(int64_t)(s * 2147483647.0);
+    rng_seeded = true;
+    lm_builder_append_str(b, "", 0);
+    return 0;
+  }
+  if (e->fn == LM_FN_WIDTH_BUCKET) {
+    double x = lm_array_get_f64(a[0], i), lo = lm_array_get_f64(a[1], i),
+           hi = lm_array_get_f64(a[2], i);
+    int64_t cnt = lm_array_get_i64(a[3], i);
+    if (cnt <= 0 || cnt > INT32_MAX) {
+      return lm_fn_error(err, e, "2201G", "count must be greater than zero");
+    }
+    if (lo == hi) {
+      return lm_fn_error(err, e, "2201G",
                          "lower bound cannot equal upper bound");
-        break;
-      }
-      if (isnan(x) || isnan(lo) || isnan(hi) || isinf(lo) || isinf(hi)) {
-        rc = lm_fn_error(err, e, "2201G",
+    }
+    if (isnan(x) || isnan(lo) || isnan(hi) || isinf(lo) || isinf(hi)) {
+      return lm_fn_error(err, e, "2201G",
                          "operand, lower bound, and upper bound cannot be "
                          "NaN");
-        break;
-      }
-      int64_t r;
-      if (lo < hi) {
-        if (x < lo)
-          r = 0;
-        else if (x >= hi)
-          r = cnt + 1;
-        else
-          r = (int64_t)((double)cnt * ((x - lo) / (hi - lo))) + 1;
-      } else {
-        if (x > lo)
-          r = 0;
-        else if (x <= hi)
-          r = cnt + 1;
-        else
-          r = (int64_t)((double)cnt * ((lo - x) / (lo - hi))) + 1;
-      }
-      if (r > cnt + 1)
+    }
+    int64_t r;
+    if (lo < hi) {
+      if (x < lo)
+        r = 0;
+      else if (x >= hi)
         r = cnt + 1;
-      lm_builder_append_int(&b, r);
-      continue;
+      else
+        r = (int64_t)((double)cnt * ((x - lo) / (hi - lo))) + 1;
+    } else {
+      if (x > lo)
+        r = 0;
+      else if (x <= hi)
+        r = cnt + 1;
+      else
+        r = (int64_t)((double)cnt * ((lo - x) / (lo - hi))) + 1;
     }
-    if (int_out) { /* trunc(BIGINT[, n]), sign(BIGINT) */
-      int64_t v = lm_array_get_i64(a[0], i);
-      if (e->fn == LM_FN_SIGN) {
-        v = v > 0 ? 1 : v < 0 ? -1 : 0;
-      } else if (e->n_args > 1 && lm_array_get_i64(a[1], i) < 0) {
-        int64_t d = -lm_array_get_i64(a[1], i), m = 1;
-        while (d-- > 0 && m <= INT64_MAX / 10)
-          m *= 10;
-        v = d >= 0 ? 0 : v / m * m; /* 10^d beyond int64: 0 */
-      }
-      lm_builder_append_int(&b, v);
-      continue;
-    }
-    double x = e->n_args > 0 ? lm_array_get_f64(a[0], i) : 0;
-    double y =
-        e->n_args > 1 && e->fn != LM_FN_TRUNC ? lm_array_get_f64(a[1], i) : 0;
-    double r = 0;
-    if (e->fn == LM_FN_TRUNC && e->n_args > 1)
-      r = trunc_places(x, lm_array_get_i64(a[1], i));
-    else if ((rc = f64_row(e, x, y, &r, err)))
-      break;
-    if (r == 0)
-      r = 0; /* no -0 */
-    lm_builder_append_double(&b, r);
+    if (r > cnt + 1)
+      r = cnt + 1;
+    lm_builder_append_int(b, r);
+    return 0;
   }
-  return lm_fn_end(e, a, &b, rc, out, err);
+  if (int_out) { /* trunc(BIGINT[, n]), sign(BIGINT) */
+    int64_t v = lm_array_get_i64(a[0], i);
+    if (e->fn == LM_FN_SIGN) {
+      v = v > 0 ? 1 : v < 0 ? -1 : 0;
+    } else if (e->n_args > 1 && lm_array_get_i64(a[1], i) < 0) {
+      int64_t d = -lm_array_get_i64(a[1], i), m = 1;
+      while (d-- > 0 && m <= INT64_MAX / 10)
+        m *= 10;
+      v = d >= 0 ? 0 : v / m * m; /* 10^d beyond int64: 0 */
+    }
+    lm_builder_append_int(b, v);
+    return 0;
+  }
+  double x = e->n_args > 0 ? lm_array_get_f64(a[0], i) : 0;
+  double y =
+      e->n_args > 1 && e->fn != LM_FN_TRUNC ? lm_array_get_f64(a[1], i) : 0;
+  double r = 0;
+  if (e->fn == LM_FN_TRUNC && e->n_args > 1)
+    r = trunc_places(x, lm_array_get_i64(a[1], i));
+  else if ((rc = f64_row(e, x, y, &r, err)))
+    return rc;
+  if (r == 0)
+    r = 0; /* no -0 */
+  lm_builder_append_double(b, r);
+  return 0;
+}
+
+int lm_mathfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                   lm_error *err) {
+  return lm_fn_rows(e, in, e->n_args, mathfn_row, NULL, out, err);
 }

@@ -161,112 +161,104 @@ static void put_replacement(lm_buf *o, const char *s, const PCRE2_SIZE *ov,
   }
 }
 
+/* One row of a regular-expression function (ctx: the rx cache). */
+static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
+                       lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
+  rx *r = ctx;
+  int rc = 0;
+  int flags_arg = e->fn == LM_FN_REGEXP_REPLACE ? 3 : 2;
+  int32_t sl, pl;
+  const char *s = lm_array_str(a[0], i, &sl);
+  const char *pat = lm_array_str(a[1], i, &pl);
+  uint32_t opts = e->icase ? PCRE2_CASELESS : 0;
+  bool global = false;
+  if (e->n_args > flags_arg) {
+    int32_t fl;
+    const char *f = lm_array_str(a[flags_arg], i, &fl);
+    if ((rc = parse_flags(e, f, fl, e->fn == LM_FN_REGEXP_REPLACE, &opts,
+                          &global, err)))
+      return rc;
+  }
+  if ((rc = rx_get(r, e, pat, pl, opts, err)))
+    return rc;
+  int m = rx_match(r, e, s, sl, 0, 0, err);
+  if (m < 0)
+    return LM_ERR_EXEC;
+  PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+  switch (e->fn) {
+  case LM_FN_REGEX_OP:
+    lm_builder_append_bool(b, (m > 0) != e->negated);
+    break;
+  case LM_FN_REGEXP_SUBSTR:
+    if (m)
+      lm_builder_append_str(b, s + ov[0], (int32_t)(ov[1] - ov[0]));
+    else
+      lm_builder_append_null(b);
+    break;
+  case LM_FN_REGEXP_MATCH:
+    if (!m) {
+      lm_builder_append_null(b);
+      break;
+    }
+    lm_buf_reset(o);
+    lm_buf_putc(o, '{');
+    if (r->ngroups == 0)
+      put_array_elem(o, s + ov[0], ov[1] - ov[0]);
+    for (uint32_t g = 1; g <= r->ngroups; g++) {
+      if (g > 1)
+        lm_buf_putc(o, ',');
+      if (ov[2 * g] == PCRE2_UNSET)
+        lm_buf_append(o, "NULL", 4);
+      else
+        put_array_elem(o, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+    }
+    lm_buf_putc(o, '}');
+    lm_builder_append_str(b, o->data, (int32_t)o->len);
+    break;
+  default: { /* regexp_replace */
+    int32_t rl;
+    const char *rep = lm_array_str(a[2], i, &rl);
+    lm_buf_reset(o);
+    int32_t done = 0; /* bytes of s copied */
+    while (m > 0) {
+      lm_buf_append(o, s + done, ov[0] - (size_t)done);
+      put_replacement(o, s, ov, r->ngroups, rep, rl);
+      done = (int32_t)ov[1];
+      if (!global)
+        break;
+      int32_t next = (int32_t)ov[1];
+      if (ov[1] == ov[0]) { /* empty match: copy one character on */
+        if (next >= sl)
+          break;
+        int32_t c = next + 1;
+        while (c < sl && ((unsigned char)s[c] & 0xC0) == 0x80)
+          c++;
+        lm_buf_append(o, s + next, (size_t)(c - next));
+        done = c;
+        next = c;
+      }
+      m = rx_match(r, e, s, sl, next, 0, err);
+      if (m < 0)
+        rc = LM_ERR_EXEC;
+    }
+    if (rc)
+      break;
+    lm_buf_append(o, s + done, (size_t)(sl - done));
+    if (o->len > INT32_MAX) {
+      rc = lm_fn_error(err, e, "54000", "string result too long");
+      break;
+    }
+    lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);
+  }
+  }
+  return rc;
+}
+
 int lm_regexfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                     lm_error *err) {
-  int64_t n = in->num_rows;
-  lm_array **a = NULL;
-  lm_builder b;
-  int rc = lm_fn_begin(e, in, &a, &b, err);
-  if (rc)
-    return rc;
   rx r;
   memset(&r, 0, sizeof r);
-  lm_buf o;
-  lm_buf_init(&o);
-  int flags_arg = e->fn == LM_FN_REGEXP_REPLACE ? 3 : 2;
-  for (int64_t i = 0; i < n && !rc; i++) {
-    if (lm_fargs_null(a, e->n_args, i)) {
-      lm_builder_append_null(&b);
-      continue;
-    }
-    int32_t sl, pl;
-    const char *s = lm_array_str(a[0], i, &sl);
-    const char *pat = lm_array_str(a[1], i, &pl);
-    uint32_t opts = e->icase ? PCRE2_CASELESS : 0;
-    bool global = false;
-    if (e->n_args > flags_arg) {
-      int32_t fl;
-      const char *f = lm_array_str(a[flags_arg], i, &fl);
-      if ((rc = parse_flags(e, f, fl, e->fn == LM_FN_REGEXP_REPLACE, &opts,
-                            &global, err)))
-        break;
-    }
-    if ((rc = rx_get(&r, e, pat, pl, opts, err)))
-      break;
-    int m = rx_match(&r, e, s, sl, 0, 0, err);
-    if (m < 0) {
-      rc = LM_ERR_EXEC;
-      break;
-    }
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r.md);
-    switch (e->fn) {
-    case LM_FN_REGEX_OP:
-      lm_builder_append_bool(&b, (m > 0) != e->negated);
-      break;
-    case LM_FN_REGEXP_SUBSTR:
-      if (m)
-        lm_builder_append_str(&b, s + ov[0], (int32_t)(ov[1] - ov[0]));
-      else
-        lm_builder_append_null(&b);
-      break;
-    case LM_FN_REGEXP_MATCH:
-      if (!m) {
-        lm_builder_append_null(&b);
-        break;
-      }
-      lm_buf_reset(&o);
-      lm_buf_putc(&o, '{');
-      if (r.ngroups == 0)
-        put_array_elem(&o, s + ov[0], ov[1] - ov[0]);
-      for (uint32_t g = 1; g <= r.ngroups; g++) {
-        if (g > 1)
-          lm_buf_putc(&o, ',');
-        if (ov[2 * g] == PCRE2_UNSET)
-          lm_buf_append(&o, "NULL", 4);
-        else
-          put_array_elem(&o, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
-      }
-      lm_buf_putc(&o, '}');
-      lm_builder_append_str(&b, o.data, (int32_t)o.len);
-      break;
-    default: { /* regexp_replace */
-      int32_t rl;
-      const char *rep = lm_array_str(a[2], i, &rl);
-      lm_buf_reset(&o);
-      int32_t done = 0; /* bytes of s copied */
-      while (m > 0) {
-        lm_buf_append(&o, s + done, ov[0] - (size_t)done);
-        put_replacement(&o, s, ov, r.ngroups, rep, rl);
-        done = (int32_t)ov[1];
-        if (!global)
-          break;
-        int32_t next = (int32_t)ov[1];
-        if (ov[1] == ov[0]) { /* empty match: copy one character on */
-          if (next >= sl)
-            break;
-          int32_t c = next + 1;
-          while (c < sl && ((unsigned char)s[c] & 0xC0) == 0x80)
-            c++;
-          lm_buf_append(&o, s + next, (size_t)(c - next));
-          done = c;
-          next = c;
-        }
-        m = rx_match(&r, e, s, sl, next, 0, err);
-        if (m < 0)
-          rc = LM_ERR_EXEC;
-      }
-      if (rc)
-        break;
-      lm_buf_append(&o, s + done, (size_t)(sl - done));
-      if (o.len > INT32_MAX) {
-        rc = lm_fn_error(err, e, "54000", "string result too long");
-        break;
-      }
-      lm_builder_append_str(&b, o.data ? o.data : "", (int32_t)o.len);
-    }
-    }
-  }
+  int rc = lm_fn_rows(e, in, e->n_args, regexfn_row, &r, out, err);
   rx_free(&r);
-  lm_buf_free(&o);
-  return lm_fn_end(e, a, &b, rc, out, err);
+  return rc;
 }

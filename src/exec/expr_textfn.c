@@ -113,7 +113,7 @@ static void put_fill(lm_buf *o, const char *fill, int32_t fl, int64_t count) {
 /* One row of a text function whose arguments are all non-NULL except for
  * concat_ws's values. Output text in *o, or an integer / boolean result in
  * *iv. 0 or an error. */
-static int text_row(const lm_bexpr *e, lm_array **a, int64_t i, lm_buf *o,
+static int text_row(const lm_bexpr *e, lm_array *const *a, int64_t i, lm_buf *o,
                     int64_t *iv, lm_error *err) {
   int32_t len = 0, l2 = 0;
   const char *s = e->args[0]->type.id == LM_TYPE_UTF8 ||
@@ -305,35 +305,28 @@ static int text_row(const lm_bexpr *e, lm_array **a, int64_t i, lm_buf *o,
   }
 }
 
-int lm_textfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
-                   lm_error *err) {
-  int64_t n = in->num_rows;
-  lm_array **a = NULL;
-  lm_builder b;
-  int rc = lm_fn_begin(e, in, &a, &b, err);
+static int textfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
+                      lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
+  (void)ctx;
+  lm_buf_reset(o);
+  int64_t iv = 0;
+  int rc = text_row(e, a, i, o, &iv, err);
   if (rc)
     return rc;
-  lm_buf o;
-  lm_buf_init(&o);
+  if (e->type.id == LM_TYPE_INT64)
+    lm_builder_append_int(b, iv);
+  else if (e->type.id == LM_TYPE_BOOL)
+    lm_builder_append_bool(b, iv != 0);
+  else if ((int64_t)o->len > MAX_TEXT)
+    return lm_fn_error(err, e, "54000", "requested length too large");
+  else
+    lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);
+  return 0;
+}
+
+int lm_textfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                   lm_error *err) {
+  /* concat_ws skips NULL strings: only its separator makes the row NULL */
   int strict = e->fn == LM_FN_CONCAT_WS ? 1 : e->n_args;
-  for (int64_t i = 0; i < n && !rc; i++) {
-    if (lm_fargs_null(a, strict, i)) {
-      lm_builder_append_null(&b);
-      continue;
-    }
-    lm_buf_reset(&o);
-    int64_t iv = 0;
-    if ((rc = text_row(e, a, i, &o, &iv, err)))
-      break;
-    if (e->type.id == LM_TYPE_INT64)
-      lm_builder_append_int(&b, iv);
-    else if (e->type.id == LM_TYPE_BOOL)
-      lm_builder_append_bool(&b, iv != 0);
-    else if ((int64_t)o.len > MAX_TEXT)
-      rc = lm_fn_error(err, e, "54000", "requested length too large");
-    else
-      lm_builder_append_str(&b, o.data ? o.data : "", (int32_t)o.len);
-  }
-  lm_buf_free(&o);
-  return lm_fn_end(e, a, &b, rc, out, err);
+  return lm_fn_rows(e, in, strict, textfn_row, NULL, out, err);
 }

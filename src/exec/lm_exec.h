@@ -78,6 +78,12 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
                              const lm_agg_spec *aggs);
 void lm_aggtable_free(lm_aggtable *t);
 int64_t lm_aggtable_groups(const lm_aggtable *t);
+/* The current value of aggregate `agg` (an append-only MIN or MAX of an
+ * integer-like type: the table is not retractable) for group gid: true
+ * with *out set when the group has folded a non-NULL value, false
+ * otherwise (other aggregates, retractable tables, no value yet). */
+bool lm_aggtable_extreme_i64(const lm_aggtable *t, int agg, uint32_t gid,
+                             int64_t *out);
 /* Adds rows to their groups: keys[k] / agg_inputs[a] are arrays of the
  * batch (agg_inputs[a] NULL for COUNT(*)); sel lists the row indices to
  * use (NULL = rows 0..n-1). If gids is non-NULL it receives each row's
@@ -236,7 +242,9 @@ lm_operator *lm_op_project_weighted_new(lm_bexpr *const *exprs, int n,
 lm_operator *lm_op_aggregate_new(const lm_plan *plan, lm_schema *out_schema,
                                  bool changelog);
 /* Final rows (keys, aggs -> HAVING -> projection) of every group, for a
- * materialized view read or the end of an ad-hoc query. */
+ * materialized view read or the end of an ad-hoc query. LM_ERR_EXEC "the
+ * query stopped after an earlier error: ..." once a batch failed midway
+ * (its state is then unreliable); LM_ERR_NOMEM. */
 int lm_op_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err);
 /* How a windowed aggregate emits (docs/windows.md). */
 typedef enum lm_window_emit {
@@ -264,6 +272,22 @@ bool lm_window_changelog(const lm_plan *plan, lm_window_emit mode);
  * watermark forwarded downstream is the smallest start of a window that
  * can still emit, so rows a window emits are never late downstream. NULL
  * on OOM. */
+/* A tee (exec/op_tee.c): batches (borrowed) and watermarks go to the
+ * operator's next, then to the pipeline `second` (taken over: freed with
+ * the tee; on NULL return the caller still owns it). NULL on OOM. */
+lm_operator *lm_op_tee_new(lm_operator *second);
+/* The TUMBLE/HOP/CUMULATE window aggregate operator of a pipeline that
+ * starts at `head` (borrowed), or NULL when there is none. */
+lm_operator *lm_window_aggregate_find(lm_operator *head);
+/* A dynamic-filter bound (docs/joins.md): the running value of aggregate
+ * `agg` (an integer-like MAX when `max`, else MIN, of a window aggregate
+ * without GROUP BY keys besides the window over an append-only input)
+ * over the rows folded so far into the panes with start in [ws, we) µs.
+ * Every such row belongs to the window [ws, we), so for MAX the value is
+ * a lower bound of that window's final MAX (for MIN an upper bound).
+ * false when no pane holds a value (or `op` is not such an operator). */
+bool lm_window_aggregate_bound(const void *op, int agg, bool max, int64_t ws,
+                               int64_t we, int64_t *out);
 lm_operator *lm_op_window_aggregate_new(const lm_plan *plan,
                                         lm_window_emit mode, lm_schema *wschema,
                                         lm_output_cb late);

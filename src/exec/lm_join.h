@@ -152,6 +152,46 @@ typedef struct lm_join_spec {
  *    (LM_ERR_EXEC "state is unreliable"). */
 lm_operator *lm_op_join_new(const lm_join_spec *spec, lm_error *err);
 
+/* A dynamic filter ("runtime filter", as DuckDB's and Trino's dynamic
+ * filters or DBSP's q7): the other side (1 - side) is a TUMBLE or HOP
+ * window aggregate with one row per window whose key column is a running
+ * MAX (or MIN) of an append-only input, and whose time column is the
+ * window's end (or start). A row of `side` whose key `key` (an index into
+ * spec.side[side].keys; an INT64 column) is below (MIN: above) the
+ * running value of every window it could join by the time bound can never
+ * match: the window's final value is at least (MIN: at most) its running
+ * value. Such rows are dropped before the probe and never stored. */
+typedef struct lm_join_dynfilter {
+  int side;                 /* the side whose rows are filtered */
+  int key;                  /* index into spec.side[side].keys */
+  bool max;                 /* MAX (else MIN) */
+  bool time_is_end;         /* the other side's time is the window end */
+  int64_t size, slide, off; /* the windows: start = off (mod slide), µs */
+  /* the running value of aggregate `agg` (MAX when max) of the window
+   * [ws, we): true with *out set, false when unknown (the row is kept);
+   * lm_window_aggregate_bound */
+  bool (*bound)(const void *ctx, int agg, bool max, int64_t ws, int64_t we,
+                int64_t *out);
+  const void *ctx; /* borrowed: outlives the join */
+  int agg;
+} lm_join_dynfilter;
+
+/* Installs `df` (copied) on an INNER or SEMI interval join before its
+ * first row. LM_ERR_BIND when the join is of another kind or the key is
+ * not an INT64 column. Rows it dropped: lm_join_dynfilter_dropped. */
+int lm_join_set_dynfilter(lm_operator *join, const lm_join_dynfilter *df,
+                          lm_error *err);
+int64_t lm_join_dynfilter_dropped(const lm_operator *join);
+/* Connects join step `st` (st->dyn, plan/dynfilter.c) to the window
+ * aggregate of the pipeline `agg_head` built for the input plan `sub` on
+ * the step's side 1 - st->dyn_side: lm_join_set_dynfilter with its
+ * windows and lm_window_aggregate_bound. Does nothing (0) when st->dyn is
+ * false or the pipeline has no window aggregate; errors of
+ * lm_join_set_dynfilter. */
+int lm_join_dynfilter_connect(lm_operator *join, const lm_join_step *st,
+                              const lm_plan *sub, lm_operator *agg_head,
+                              lm_error *err);
+
 /* The input callback of side 0 (left) or 1 (right): batch pushes rows,
  * watermark advances that side's watermark (µs). Errors from push:
  * LM_ERR_EXEC "more retractions than insertions ..." for a retraction of a

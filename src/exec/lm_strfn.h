@@ -83,6 +83,18 @@ int lm_fn_begin(const lm_bexpr *e, const lm_batch *in, lm_array ***args,
                 lm_builder *b, lm_error *err);
 int lm_fn_end(const lm_bexpr *e, lm_array **args, lm_builder *b, int rc,
               lm_array **out, lm_error *err);
+/* One row of a row-at-a-time function evaluator: row i of e's arguments
+ * a[0..e->n_args), appending exactly one value to b (o: a scratch buffer
+ * the row may reset and use; ctx: the evaluator's). Returns 0, or an
+ * error with err set (the evaluation stops). */
+typedef int (*lm_fn_row_fn)(const lm_bexpr *e, lm_array *const *a, int64_t i,
+                            lm_builder *b, lm_buf *o, void *ctx, lm_error *err);
+/* A row-at-a-time function evaluator: e's arguments over `in`, then per
+ * row NULL when one of the first `strict` arguments is NULL, else row().
+ * *out: a new array of e->type, in->num_rows rows. Errors: those of the
+ * arguments and of row(), LM_ERR_NOMEM. */
+int lm_fn_rows(const lm_bexpr *e, const lm_batch *in, int strict,
+               lm_fn_row_fn row, void *ctx, lm_array **out, lm_error *err);
 /* Sets LM_ERR_EXEC at e's line:column with a printf message and SQLSTATE
  * `state`; returns LM_ERR_EXEC. */
 int lm_fn_error(lm_error *err, const lm_bexpr *e, const char *state,

@@ -87,4 +87,24 @@ lm_operator *lm_op_over_new(lm_bexpr *where, int time_col,
  * allocated) to the operator, which frees it with itself. */
 void lm_op_over_own_arena(lm_operator *op, lm_arena *arena);
 
+/* The OVER operator over a changelog (updating) input (op_over_changelog.c):
+ * input batches are the input's columns then a BIGINT __weight at
+ * weight_col (+n inserts n copies, -n retracts n live copies); each change
+ * is applied at once (no watermark wait) and emitted as a changelog: the
+ * changed row (+1 / -1) and, for every other live row of the partition
+ * whose frame result changed, its old output row (-1) then its new one
+ * (+1). Same calls and frames as lm_op_over_new; equal times are ordered
+ * by the rows' values (columns in order, NULLs last), then arrival; NULL
+ * times come last. A retraction removes the matching live row inserted
+ * last. out_schema (a reference taken) is the input's columns
+ * (without __weight) then one per call; output batches add __weight
+ * (BIGINT) after them. `where` and the calls' expressions are borrowed.
+ * Errors from push: LM_ERR_EXEC for a retraction of a row that is not live
+ * or a NULL weight, SUM overflow; LM_ERR_NOMEM. NULL on no memory. */
+lm_operator *lm_op_over_changelog_new(lm_bexpr *where, int time_col,
+                                      int weight_col, const lm_over_call *calls,
+                                      int n_calls, lm_schema *out_schema);
+/* As lm_op_over_own_arena, for an lm_op_over_changelog_new operator. */
+void lm_op_over_changelog_own_arena(lm_operator *op, lm_arena *arena);
+
 #endif

@@ -278,6 +278,12 @@ done:
 int lm_op_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err) {
   agg_op *o = (agg_op *)op;
   const lm_plan *p = o->plan;
+  /* After a failed batch the state is partly applied: reading it would show
+   * rows that are neither the old nor a new result (MaterializeInc/
+   * materialize#15496), so the view reports the error instead. */
+  if (o->failed)
+    return lm_err(err, LM_ERR_EXEC,
+                  "the query stopped after an earlier error: %s", o->fail_msg);
   int64_t groups = lm_aggtable_groups(o->t);
   /* A global aggregate (no GROUP BY) has one row even over no input. */
   if (groups == 0 && p->n_keys == 0) {

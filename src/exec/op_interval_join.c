@@ -45,6 +45,14 @@ typedef struct jint {
   int64_t swept[2];     /* live rows after the last sweep */
   __int128 disorder[2]; /* see chain_insert */
   int64_t max_t[2];
+  /* dynamic filter (lm_join_set_dynfilter), and per batch a cache of the
+   * bounds read (window start -> value; stale values stay valid bounds) */
+  bool df_on;
+  lm_join_dynfilter df;
+  int64_t df_dropped;
+  int df_n;
+  int64_t df_ws[4], df_v[4];
+  bool df_known[4];
 } jint;
 
 static int hp_push(jheap *h, int64_t t, uint32_t s) {
@@ -217,6 +225,61 @@ static int settle_row(jint *u, int s, const lm_batch *b, int64_t r, int64_t t,
   return 0;
 }
 
+/* The dynamic filter's bound for the window starting at ws (cached for
+ * the batch). */
+static bool df_bound(jint *u, int64_t ws, int64_t *v) {
+  for (int i = 0; i < u->df_n; i++)
+    if (u->df_ws[i] == ws) {
+      *v = u->df_v[i];
+      return u->df_known[i];
+    }
+  bool k = u->df.bound(u->df.ctx, u->df.agg, u->df.max, ws, ws + u->df.size, v);
+  int i = u->df_n < 4 ? u->df_n++ : (int)((uint64_t)ws / 7 % 4);
+  u->df_ws[i] = ws;
+  u->df_v[i] = k ? *v : 0;
+  u->df_known[i] = k;
+  return k;
+}
+
+/* Whether a row of the filtered side with key v at time t may still meet
+ * a window of the other side: false only when every window whose time
+ * (end or start) lies in the row's bound has a running value above v (MIN:
+ * below), so its final value cannot equal v. */
+static bool df_keep(jint *u, int64_t v, int64_t t) {
+  const lm_join_dynfilter *df = &u->df;
+  const lm_join_spec *sp = &u->b.spec;
+  __int128 a, z; /* the range of the other side's time */
+  if (df->side == 0) {
+    a = (__int128)t + sp->lo_us + (sp->lo_strict ? 1 : 0);
+    z = (__int128)t + sp->hi_us - (sp->hi_strict ? 1 : 0);
+  } else {
+    a = (__int128)t - sp->hi_us + (sp->hi_strict ? 1 : 0);
+    z = (__int128)t - sp->lo_us - (sp->lo_strict ? 1 : 0);
+  }
+  if (df->time_is_end) {
+    a -= df->size;
+    z -= df->size;
+  }
+  __int128 sl = df->slide, rem, y = a - df->off;
+  if (y >= INT64_MIN && y <= INT64_MAX) /* a 64-bit division */
+    rem = (int64_t)y % df->slide;
+  else
+    rem = y % sl;
+  if (rem < 0)
+    rem += sl;
+  __int128 ws = rem ? a + (sl - rem) : a; /* the first aligned start >= a */
+  int n = 0;
+  for (; ws <= z; ws += sl) {
+    int64_t b;
+    if (++n > 8 || ws < INT64_MIN || ws + df->size > INT64_MAX ||
+        !df_bound(u, (int64_t)ws, &b))
+      return true;
+    if (df->max ? v >= b : v <= b)
+      return true;
+  }
+  return n == 0; /* no window in range: keep (never reached for windows) */
+}
+
 static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
   jint *u = (jint *)j;
   int o = 1 - s;
@@ -251,6 +314,11 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
   bool pairs = ty != LM_JOIN_SEMI && ty != LM_JOIN_ANTI;
   bool resid = sp->residual != NULL;
   int64_t nc = 0;
+  const int64_t *dfk = NULL; /* the filtered key column */
+  if (u->df_on && u->df.side == s) {
+    dfk = lm_array_i64(b->columns[j->keys[s][u->df.key]]);
+    u->df_n = 0;
+  }
   /* phase 1: probe (and, without a residual, settle at once) */
   for (int64_t r = 0; r < n; r++) {
     j->ent[r] = JNONE;
@@ -269,6 +337,11 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
     if (j->nul[r])
       continue;
     int64_t t = tv[r];
+    if (dfk && !df_keep(u, dfk[r], t)) { /* can never match */
+      u->df_dropped++;
+      j->nul[r] = 2;
+      continue;
+    }
     if (r + 8 < n)
       jk_prefetch(&j->kt, j->hash[r + 8]);
     uint32_t e = jk_find(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r]);
@@ -492,6 +565,55 @@ static int64_t int_state_rows(const jbase *j) {
 static const jops int_ops = {int_push,      int_watermark, NULL,
                              int_out_wm,    int_extra,     int_free,
                              int_state_rows};
+
+int lm_join_set_dynfilter(lm_operator *join, const lm_join_dynfilter *df,
+                          lm_error *err) {
+  jbase *j = (jbase *)join;
+  const lm_join_spec *sp = &j->spec;
+  if (sp->algo != LM_JOIN_INTERVAL ||
+      (sp->type != LM_JOIN_INNER && sp->type != LM_JOIN_SEMI))
+    return lm_err(err, LM_ERR_BIND,
+                  "dynamic filter: only on an INNER or SEMI interval join");
+  if (!df || df->side < 0 || df->side > 1 || df->key < 0 ||
+      df->key >= sp->side[df->side].n_keys || !df->bound || df->slide <= 0 ||
+      df->size <= 0)
+    return lm_err(err, LM_ERR_BIND, "dynamic filter: bad arguments");
+  const lm_schema *sc = sp->side[df->side].schema;
+  if (sc->fields[j->keys[df->side][df->key]].type.id != LM_TYPE_INT64)
+    return lm_err(err, LM_ERR_BIND, "dynamic filter: the key is not BIGINT");
+  jint *u = (jint *)j;
+  u->df = *df;
+  u->df_on = true;
+  return 0;
+}
+
+int64_t lm_join_dynfilter_dropped(const lm_operator *join) {
+  const jbase *j = (const jbase *)join;
+  if (j->spec.algo != LM_JOIN_INTERVAL)
+    return 0;
+  return ((const jint *)j)->df_dropped;
+}
+
+int lm_join_dynfilter_connect(lm_operator *join, const lm_join_step *st,
+                              const lm_plan *sub, lm_operator *agg_head,
+                              lm_error *err) {
+  lm_operator *w = st->dyn ? lm_window_aggregate_find(agg_head) : NULL;
+  if (!w)
+    return 0;
+  lm_join_dynfilter df = {
+      .side = st->dyn_side,
+      .key = st->dyn_key,
+      .max = st->dyn_max,
+      .time_is_end = st->dyn_time_end,
+      .size = sub->window_size_us,
+      .slide = sub->window_slide_us,
+      .off = sub->window_offset_us,
+      .bound = lm_window_aggregate_bound,
+      .ctx = w,
+      .agg = st->dyn_agg,
+  };
+  return lm_join_set_dynfilter(join, &df, err);
+}
 
 lm_operator *lm_join_interval_new(const lm_join_spec *spec, lm_error *err) {
   jint *u = calloc(1, sizeof *u);

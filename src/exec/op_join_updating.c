@@ -20,7 +20,11 @@
  *    its first match, +m_y when it loses its last (SEMI the opposite).
  * The candidate pairs of a chunk of the batch are collected first, the
  * residual is evaluated over all of them at once (jb_residual), then the
- * rows are applied in order. A retraction of a row the side does not hold
+ * rows are applied in order. The flips of the other side's rows are summed
+ * per row over the whole batch and emitted at its end, net: a row that
+ * loses its last match and gains one again in one batch (an upsert of the
+ * row it matched: -old, +new) emits no transient padded (or SEMI) row. A
+ * retraction of a row the side does not hold
  * is refused (LM_ERR_EXEC) before that row changes anything; the rows
  * before it stay applied and their output is emitted.
  *
@@ -50,6 +54,11 @@ typedef struct jupd {
   jcand cand;      /* candidates of a chunk (no crow) */
   int64_t *cstart; /* per row of the chunk: first candidate */
   int64_t rcap;
+  /* net flips of the other side's rows in this batch: open addressing on
+   * row index + 1 (0 = empty), the slots in first-touch order */
+  uint32_t *fkey, *forder;
+  int64_t *fval;
+  uint32_t fcap, fn;
 } jupd;
 
 static inline int64_t hget(const jstore *s, uint32_t i, int off) {
@@ -163,7 +172,71 @@ static int insert_row(jupd *u, int s, const lm_batch *b, int64_t r, uint32_t e,
   return 0;
 }
 
+/* Adds d to the pending flip of the other side's row y. */
+static int flip_add(jupd *u, uint32_t y, int64_t d, lm_error *err) {
+  if (2 * (u->fn + 1) > u->fcap) {
+    uint32_t nc = u->fcap ? u->fcap * 2 : 64;
+    uint32_t *nk = calloc(nc, sizeof *nk), *no = malloc(nc / 2 * sizeof *no);
+    int64_t *nv = malloc(nc * sizeof *nv);
+    if (!nk || !no || !nv) {
+      free(nk), free(no), free(nv);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
+    }
+    for (uint32_t i = 0; i < u->fn; i++) {
+      uint32_t o = u->forder[i], key = u->fkey[o];
+      uint32_t h = (key * 2654435761u) & (nc - 1);
+      while (nk[h])
+        h = (h + 1) & (nc - 1);
+      nk[h] = key;
+      nv[h] = u->fval[o];
+      no[i] = h;
+    }
+    free(u->fkey), free(u->forder), free(u->fval);
+    u->fkey = nk, u->forder = no, u->fval = nv, u->fcap = nc;
+  }
+  uint32_t key = y + 1, h = (key * 2654435761u) & (u->fcap - 1);
+  while (u->fkey[h] && u->fkey[h] != key)
+    h = (h + 1) & (u->fcap - 1);
+  if (!u->fkey[h]) {
+    u->fkey[h] = key;
+    u->fval[h] = 0;
+    u->forder[u->fn++] = h;
+  }
+  if (__builtin_add_overflow(u->fval[h], d, &u->fval[h]))
+    return lm_err(err, LM_ERR_EXEC,
+                  "integer out of range: join multiplicity overflow");
+  return 0;
+}
+
+/* Emits the net flips of the other side's rows (a push into side s) and
+ * empties the table. */
+static int flip_flush(jupd *u, int s, lm_error *err) {
+  int rc = 0;
+  for (uint32_t i = 0; i < u->fn; i++) {
+    uint32_t h = u->forder[i], y = u->fkey[h] - 1;
+    int64_t v = u->fval[h];
+    u->fkey[h] = 0;
+    if (v && !rc)
+      rc = s == 0 ? jo_add(&u->b, JNONE, y, v, err)
+                  : jo_add(&u->b, y, JNONE, v, err);
+  }
+  u->fn = 0;
+  return rc;
+}
+
+static int upd_push_rows(jbase *j, int s, lm_batch *b, lm_error *err);
+
 static int upd_push(jbase *j, int s, lm_batch *b, lm_error *err) {
+  jupd *u = (jupd *)j;
+  int rc = upd_push_rows(j, s, b, err);
+  /* the flips of the rows applied (all of them, or those before a
+   * refused row) */
+  lm_error scratch;
+  int rc2 = flip_flush(u, s, rc ? &scratch : err);
+  return rc ? rc : rc2;
+}
+
+static int upd_push_rows(jbase *j, int s, lm_batch *b, lm_error *err) {
   jupd *u = (jupd *)j;
   int o = 1 - s;
   int64_t n = b->num_rows;
@@ -311,10 +384,9 @@ static int upd_push(jbase *j, int s, lm_batch *b, lm_error *err) {
           continue;
         int64_t sign = old == 0 ? -1 : 1; /* gains its first match: -1 */
         if (pads(j, o))
-          rc = s == 0 ? jo_add(j, JNONE, y, sign * my, err)
-                      : jo_add(j, y, JNONE, sign * my, err);
+          rc = flip_add(u, y, sign * my, err);
         else if (o == 0 && j->spec.type == LM_JOIN_SEMI)
-          rc = jo_add(j, y, JNONE, -sign * my, err);
+          rc = flip_add(u, y, -sign * my, err);
         if (rc)
           return rc;
       }
@@ -452,6 +524,9 @@ static void upd_free(jbase *j) {
   jupd *u = (jupd *)j;
   jcand_free(&u->cand);
   free(u->cstart);
+  free(u->fkey);
+  free(u->forder);
+  free(u->fval);
 }
 
 static const jops upd_ops = {upd_push,  NULL,     upd_tick, NULL,

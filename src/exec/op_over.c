@@ -162,30 +162,29 @@ static void part_reset(part *p) {
   memset(p, 0, sizeof *p);
 }
 
-/* The partition id of each row of e (grows the state array). */
-static int part_ids(call_state *s, const lm_batch *e, uint32_t *gid,
-                    lm_error *err) {
+/* Declared in op_internal.h. */
+int lm_over_part_ids(const lm_over_call *c, lm_aggtable **keys,
+                     const lm_batch *e, uint32_t *gid, int64_t *n_ids,
+                     lm_error *err) {
   int64_t n = e->num_rows;
-  if (!s->c.n_part) {
+  if (!c->n_part) {
     memset(gid, 0, sizeof *gid * (size_t)n);
   } else {
-    lm_array *keys[64] = {0};
-    int rc = 0, nk = s->c.n_part > 64 ? 64 : s->c.n_part;
-    for (int k = 0; k < nk; k++)
-      keys[k] = NULL;
+    lm_array *karr[64] = {0};
+    int rc = 0, nk = c->n_part > 64 ? 64 : c->n_part;
     for (int k = 0; !rc && k < nk; k++)
-      rc = lm_eval(s->c.part[k], e, &keys[k], err);
-    if (!rc && !s->keys) {
+      rc = lm_eval(c->part[k], e, &karr[k], err);
+    if (!rc && !*keys) {
       lm_type kt[64];
       for (int k = 0; k < nk; k++)
-        kt[k] = keys[k]->type;
-      if (!(s->keys = lm_aggtable_new(nk, kt, 0, NULL)))
+        kt[k] = karr[k]->type;
+      if (!(*keys = lm_aggtable_new(nk, kt, 0, NULL)))
         rc = nomem(err);
     }
     if (!rc)
-      rc = lm_aggtable_lookup(s->keys, keys, NULL, n, gid, err);
+      rc = lm_aggtable_lookup(*keys, karr, NULL, n, gid, err);
     for (int k = 0; k < nk; k++)
-      lm_array_release(keys[k]);
+      lm_array_release(karr[k]);
     if (rc)
       return rc;
   }
@@ -193,6 +192,17 @@ static int part_ids(call_state *s, const lm_batch *e, uint32_t *gid,
   for (int64_t i = 0; i < n; i++)
     if ((int64_t)gid[i] + 1 > need)
       need = (int64_t)gid[i] + 1;
+  *n_ids = need;
+  return 0;
+}
+
+/* The partition id of each row of e (grows the state array). */
+static int part_ids(call_state *s, const lm_batch *e, uint32_t *gid,
+                    lm_error *err) {
+  int64_t need;
+  int rc = lm_over_part_ids(&s->c, &s->keys, e, gid, &need, err);
+  if (rc)
+    return rc;
   if (need > s->cap_parts) {
     int64_t nc = s->cap_parts ? s->cap_parts : 16;
     while (nc < need)

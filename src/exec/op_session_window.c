@@ -36,18 +36,6 @@ typedef struct sess {
   bool live;
 } sess;
 
-/* A heap entry: valid while the session at ix has this sid, is live and
- * still has this key (stale entries are skipped when popped). */
-typedef struct hent {
-  int64_t key, sid;
-  int32_t ix;
-} hent;
-
-typedef struct heap {
-  hent *a;
-  int64_t n, cap;
-} heap;
-
 typedef struct slist {
   int32_t *ix; /* session pool indices, sorted by start */
   int32_t n, cap;
@@ -70,71 +58,26 @@ typedef struct ss_op {
   int32_t n_free, cap_free;
   int64_t next_sid, live, dead;
   int64_t wm, out_wm;
-  heap ends;      /* when each live session next closes or expires */
-  heap starts;    /* the live sessions' starts (for the output watermark) */
-  int64_t epoch;  /* batches pushed */
-  int32_t *parts; /* sessions merged away in this batch */
+  /* heap entries (key, sid, pool index): valid while the session at the
+   * index has this sid, is live and still has this key (stale entries are
+   * skipped when popped) */
+  lm_wheap ends;   /* when each live session next closes or expires */
+  lm_wheap starts; /* the live sessions' starts (for the output watermark) */
+  int64_t epoch;   /* batches pushed */
+  int32_t *parts;  /* sessions merged away in this batch */
   int64_t n_parts, cap_parts;
 } ss_op;
 
-static int heap_push(heap *h, int64_t key, int64_t sid, int32_t ix) {
-  if (h->n == h->cap) {
-    int64_t cap = h->cap ? h->cap * 2 : 256;
-    hent *a = realloc(h->a, sizeof(hent) * (size_t)cap);
-    if (!a)
-      return -1;
-    h->a = a;
-    h->cap = cap;
-  }
-  int64_t i = h->n++;
-  while (i > 0) {
-    int64_t up = (i - 1) / 2;
-    if (h->a[up].key <= key)
-      break;
-    h->a[i] = h->a[up];
-    i = up;
-  }
-  h->a[i] = (hent){key, sid, ix};
-  return 0;
-}
-
-static void heap_pop(heap *h) {
-  hent x = h->a[--h->n];
-  int64_t i = 0, n = h->n;
-  for (;;) {
-    int64_t c = 2 * i + 1;
-    if (c >= n)
-      break;
-    if (c + 1 < n && h->a[c + 1].key < h->a[c].key)
-      c++;
-    if (x.key <= h->a[c].key)
-      break;
-    h->a[i] = h->a[c];
-    i = c;
-  }
-  if (n)
-    h->a[i] = x;
-}
-
-static int64_t send(ss_op *o, int64_t end) {
-  return lm_sat_add(end, o->lateness);
-}
 static int64_t sess_end(const ss_op *o, const sess *s) {
   return lm_sat_add(s->last, o->gap);
-}
-static bool s_expired(const ss_op *o, const sess *s) {
-  return o->wm != INT64_MIN &&
-         (o->wm == INT64_MAX || send((ss_op *)o, sess_end(o, s)) <= o->wm);
-}
-static bool s_closed(const ss_op *o, const sess *s) {
-  return o->wm != INT64_MIN && sess_end(o, s) <= o->wm;
 }
 
 /* When the session next needs the watermark handler: its end (close)
  * or, once it can only expire, its end plus the allowed lateness. */
 static int64_t due_key(const ss_op *o, const sess *s) {
   int64_t e = sess_end(o, s);
-  return o->mode == LM_WEMIT_CLOSE && !s->emitted ? e : send((ss_op *)o, e);
+  return o->mode == LM_WEMIT_CLOSE && !s->emitted ? e
+                                                  : lm_sat_add(e, o->lateness);
 }
 
 /* (Re)schedules live session i in the end heap if its key changed. */
@@ -144,7 +87,7 @@ static int sched(ss_op *o, int32_t i) {
   if (s->hkey != INT64_MIN && s->hkey <= k)
     return 0; /* its entry is a lower bound: rescheduled when popped */
   s->hkey = k;
-  return heap_push(&o->ends, k, s->sid, i);
+  return lm_wheap_push(&o->ends, k, s->sid, i);
 }
 
 static int32_t new_sess(ss_op *o) {
@@ -241,7 +184,7 @@ static int32_t place(ss_op *o, int32_t kid, int64_t t) {
     s->start = s->last = t;
     s->sid = o->next_sid++;
     s->kid = kid;
-    if (heap_push(&o->starts, t, s->sid, i))
+    if (lm_wheap_push(&o->starts, t, s->sid, i))
       return -1;
     return i;
   }
@@ -250,7 +193,7 @@ static int32_t place(ss_op *o, int32_t kid, int64_t t) {
   save(o, f);
   if (t < f->start) {
     f->start = t;
-    if (heap_push(&o->starts, t, f->sid, first))
+    if (lm_wheap_push(&o->starts, t, f->sid, first))
       return -1;
   }
   if (t > f->last)
@@ -280,93 +223,50 @@ static int32_t place(ss_op *o, int32_t kid, int64_t t) {
   return first;
 }
 
-static int emit(ss_op *o, lm_batch *b, lm_error *err) {
-  int rc = b->num_rows ? lm_operator_emit(&o->base, b, err) : 0;
-  lm_batch_release(b);
-  return rc;
-}
-
 /* Emits the rows of sessions ix[0..n) (which all have a group) with
- * `weight` (0 = final rows without __weight). */
+ * `weight` (0 = final rows without __weight); old: the bounds they had
+ * before this batch. */
 static int emit_sessions(ss_op *o, const int32_t *ix, int64_t n, int64_t weight,
                          bool old, lm_error *err) {
   if (!n)
     return 0;
-  uint32_t *g = malloc(sizeof(uint32_t) * (size_t)n);
-  int64_t *ws = malloc(sizeof(int64_t) * (size_t)n);
-  int64_t *we = malloc(sizeof(int64_t) * (size_t)n);
-  int rc = 0;
-  if (!g || !ws || !we) {
-    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-  } else {
-    for (int64_t i = 0; i < n; i++) {
-      const sess *s = &o->pool[ix[i]];
-      bool o_ = old && s->saved == o->epoch;
-      g[i] = (uint32_t)s->gid;
-      ws[i] = o_ ? s->old_start : s->start;
-      we[i] = lm_sat_add(o_ ? s->old_last : s->last, o->gap);
-    }
-    lm_batch *b = NULL;
-    rc = lm_window_rows(o->plan, o->st, g, n, ws, we, 0, 0, o->wschema, weight,
-                        &b, err);
-    if (!rc)
-      rc = emit(o, b, err);
-  }
-  free(g);
-  free(ws);
-  free(we);
-  return rc;
-}
-
-static int send_late(ss_op *o, lm_batch *b, const int32_t *rows, int64_t n,
-                     lm_error *err) {
-  o->base.late_dropped += n;
-  if (!n || !o->late.batch)
-    return 0;
-  lm_batch *l = lm_batch_take(b, rows, n);
-  if (!l)
+  lm_window_row *r = malloc(sizeof(lm_window_row) * (size_t)n);
+  if (!r)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  int rc = o->late.batch(o->late.ctx, l, err);
-  lm_batch_release(l);
+  for (int64_t i = 0; i < n; i++) {
+    const sess *s = &o->pool[ix[i]];
+    bool o_ = old && s->saved == o->epoch;
+    r[i] = (lm_window_row){(uint32_t)s->gid, o_ ? s->old_start : s->start,
+                           lm_sat_add(o_ ? s->old_last : s->last, o->gap)};
+  }
+  int rc = lm_window_emit_rows(&o->base, o->plan, o->st, r, n, o->wschema,
+                               weight, err);
+  free(r);
   return rc;
 }
 
 /* Rebuilds the state table with the live sessions' groups only. */
 static int compact(ss_op *o, lm_error *err) {
-  lm_aggtable *nt = lm_plan_new_aggtable(o->plan);
   int64_t n = 0;
-  uint32_t *sg = malloc(sizeof(uint32_t) * (size_t)(o->n_pool + 1));
-  uint32_t *dg = malloc(sizeof(uint32_t) * (size_t)(o->n_pool + 1));
-  int64_t *ids = malloc(sizeof(int64_t) * (size_t)(o->n_pool + 1));
+  uint32_t *g = malloc(sizeof(uint32_t) * (size_t)(o->n_pool + 1));
   int32_t *who = malloc(sizeof(int32_t) * (size_t)(o->n_pool + 1));
   int rc = 0;
-  if (!nt || !sg || !dg || !ids || !who) {
+  if (!g || !who) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-    goto done;
+  } else {
+    for (int32_t i = 0; i < o->n_pool; i++)
+      if (o->pool[i].live && o->pool[i].gid >= 0) {
+        who[n] = i;
+        g[n++] = (uint32_t)o->pool[i].gid;
+      }
+    rc = lm_window_compact(o->plan, &o->st, g, n, err);
   }
-  for (int32_t i = 0; i < o->n_pool; i++)
-    if (o->pool[i].live && o->pool[i].gid >= 0) {
-      who[n] = i;
-      sg[n++] = (uint32_t)o->pool[i].gid;
-    }
-  rc = lm_aggtable_intern(nt, o->st, sg, n, true, ids, err);
-  for (int64_t i = 0; i < n && !rc; i++)
-    dg[i] = (uint32_t)ids[i];
-  if (!rc)
-    rc = lm_aggtable_merge_groups(nt, dg, o->st, sg, n, err);
   if (!rc) {
     for (int64_t i = 0; i < n; i++)
-      o->pool[who[i]].gid = ids[i];
-    lm_aggtable_free(o->st);
-    o->st = nt;
-    nt = NULL;
+      o->pool[who[i]].gid = g[i];
     o->dead = 0;
   }
-done:
-  lm_aggtable_free(nt);
-  free(sg);
-  free(dg);
-  free(ids);
+  free(g);
   free(who);
   return rc;
 }
@@ -401,16 +301,9 @@ static int ss_push(lm_operator *op, lm_batch *b, lm_error *err) {
   const lm_array *tc = b->columns[p->window_time_col];
   const int64_t *ts = lm_array_i64(tc);
   int64_t m = 0, n_late = 0;
-  int64_t horizon = o->wm == INT64_MIN   ? INT64_MIN
-                    : o->wm == INT64_MAX ? INT64_MAX
-                                         : lm_sat_add(o->wm, -o->lateness);
-  for (int64_t i = 0; i < n; i++) {
-    if (lm_array_is_null(tc, i) || ts[i] < horizon)
-      late[n_late++] = (int32_t)i;
-    else
-      sel[m++] = (int32_t)i;
-  }
-  if ((rc = send_late(o, b, late, n_late, err)))
+  lm_window_split_late(tc, n, lm_window_horizon(o->wm, o->lateness), NULL, sel,
+                       &m, late, &n_late);
+  if ((rc = lm_window_send_late(op, o->late, b, late, n_late, err)))
     goto done;
   if (!m)
     goto done;
@@ -460,8 +353,7 @@ static int ss_push(lm_operator *op, lm_batch *b, lm_error *err) {
   if (n_parts)
     memcpy(parts, o->parts, sizeof(int32_t) * (size_t)n_parts);
   /* retract what was visible of the roots and of the merged parts */
-  bool changes = o->mode == LM_WEMIT_UPDATES ||
-                 (o->mode == LM_WEMIT_CLOSE && o->lateness > 0);
+  bool changes = lm_window_changelog(p, o->mode);
   if (changes) {
     int32_t *vis = malloc(sizeof(int32_t) * (size_t)(n_aff + n_parts + 1));
     int64_t nv = 0;
@@ -540,7 +432,8 @@ static int ss_push(lm_operator *op, lm_batch *b, lm_error *err) {
     int64_t k = 0;
     for (int64_t i = 0; i < n_aff; i++) {
       sess *s = &o->pool[aff[i]];
-      if (o->mode == LM_WEMIT_UPDATES || s_closed(o, s)) {
+      if (o->mode == LM_WEMIT_UPDATES ||
+          lm_window_closed(o->wm, sess_end(o, s))) {
         s->emitted = true;
         if (sched(o, aff[i]) && !rc)
           rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -585,12 +478,12 @@ static int cmp_kid(const void *x, const void *y) {
 static int pop_due(ss_op *o, int64_t wm, int32_t **out, int64_t *n_out) {
   int32_t *v = NULL;
   int64_t n = 0, cap = 0;
-  heap *h = &o->ends;
+  lm_wheap *h = &o->ends;
   while (h->n && h->a[0].key <= wm) {
-    hent t = h->a[0];
-    heap_pop(h);
+    lm_wheap_ent t = h->a[0];
+    lm_wheap_pop(h);
     sess *s = &o->pool[t.ix];
-    if (!s->live || s->sid != t.sid || s->hkey != t.key)
+    if (!s->live || s->sid != t.id || s->hkey != t.key)
       continue;
     s->hkey = INT64_MIN;
     if (due_key(o, s) > wm) { /* extended since it was scheduled */
@@ -663,7 +556,7 @@ static int ss_watermark(lm_operator *op, int64_t wm, lm_error *err) {
     for (int64_t c = 0; c < nc && !rc; c++) {
       int32_t i = cand[c];
       sess *s = &o->pool[i];
-      if (s_expired(o, s)) {
+      if (lm_window_expired(o->wm, sess_end(o, s), o->lateness)) {
         due[3 * nx] = s->kid;
         due[3 * nx + 1] = s->start;
         due[3 * nx + 2] = i;
@@ -697,13 +590,13 @@ static int ss_watermark(lm_operator *op, int64_t wm, lm_error *err) {
       return rc;
   }
   /* the smallest live start: drop stale entries */
-  heap *sh = &o->starts;
+  lm_wheap *sh = &o->starts;
   while (sh->n) {
-    hent t = sh->a[0];
+    lm_wheap_ent t = sh->a[0];
     sess *s = &o->pool[t.ix];
-    if (s->live && s->sid == t.sid && s->start == t.key)
+    if (s->live && s->sid == t.id && s->start == t.key)
       break;
-    heap_pop(sh);
+    lm_wheap_pop(sh);
   }
   int64_t min_start = sh->n ? sh->a[0].key : INT64_MAX;
   int64_t ow = o->live ? (min_start < h ? min_start : h) : h;

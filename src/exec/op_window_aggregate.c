@@ -78,22 +78,26 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
-bool lm_window_changelog(const lm_plan *plan, lm_window_emit mode) {
-  return mode == LM_WEMIT_UPDATES ||
-         (mode == LM_WEMIT_CLOSE && plan->allowed_lateness_us > 0);
-}
-
 /* end + lateness <= wm: the window can no longer change */
 static bool expired(const pw_op *o, int64_t end) {
-  if (o->wm == INT64_MIN)
-    return false;
-  return o->wm == INT64_MAX || lm_sat_add(end, o->lateness) <= o->wm;
+  return lm_window_expired(o->wm, end, o->lateness);
 }
 static bool closed(const pw_op *o, int64_t end) {
-  return o->wm != INT64_MIN && end <= o->wm;
+  return lm_window_closed(o->wm, end);
 }
 
+/* floor((t - off) / unit) * unit + off, clamped to int64; in 64 bits
+ * unless that overflows (a 128-bit division per row was ~5% of q5) */
 static int64_t floor_align(int64_t t, int64_t unit, int64_t off) {
+  int64_t y, a, r;
+  if (!__builtin_sub_overflow(t, off, &y)) {
+    r = y % unit;
+    if (r < 0)
+      r += unit;
+    if (!__builtin_sub_overflow(y, r, &a) &&
+        !__builtin_add_overflow(a, off, &a))
+      return a;
+  }
   return lm_clamp_i64(lm_floor_align128(t, unit, off));
 }
 
@@ -213,9 +217,7 @@ static void free_pane(pane *p) {
 }
 
 static int emit(pw_op *o, lm_batch *b, lm_error *err) {
-  int rc = b->num_rows ? lm_operator_emit(&o->base, b, err) : 0;
-  lm_batch_release(b);
-  return rc;
+  return lm_window_emit_batch(&o->base, b, err);
 }
 
 /* Merges, for every group of `keys` (a table of the plan's shape), the
@@ -349,19 +351,6 @@ static bool changes_emitted(const pw_op *o, int64_t end) {
   return o->mode == LM_WEMIT_CLOSE && o->lateness > 0 && closed(o, end);
 }
 
-static int send_late(pw_op *o, lm_batch *b, const int32_t *rows, int64_t n,
-                     lm_error *err) {
-  o->base.late_dropped += n;
-  if (!n || !o->late.batch)
-    return 0;
-  lm_batch *l = lm_batch_take(b, rows, n);
-  if (!l)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  int rc = o->late.batch(o->late.ctx, l, err);
-  lm_batch_release(l);
-  return rc;
-}
-
 static int pw_push(lm_operator *op, lm_batch *b, lm_error *err) {
   pw_op *o = (pw_op *)op;
   const lm_plan *p = o->plan;
@@ -399,11 +388,23 @@ static int pw_push(lm_operator *op, lm_batch *b, lm_error *err) {
   }
   int64_t m = 0, n_late = 0;
   bool sorted = true;
+  /* the pane [cps, cpe) of the previous row and whether it has expired:
+   * consecutive rows mostly share a pane (no division per row) */
+  int64_t cps = 0, cpe = INT64_MIN;
+  bool cexp = false;
   for (int64_t i = 0; i < n; i++) {
     int64_t ps = 0;
-    if (!lm_array_is_null(tc, i))
-      ps = floor_align(ts[i], o->g, o->off);
-    if (lm_array_is_null(tc, i) || expired(o, pane_last_end(o, ps))) {
+    bool null_t = lm_array_is_null(tc, i);
+    if (!null_t) {
+      int64_t t = ts[i];
+      if (t < cps || t >= cpe) {
+        cps = floor_align(t, o->g, o->off);
+        cpe = lm_sat_add(cps, o->g);
+        cexp = expired(o, pane_last_end(o, cps));
+      }
+      ps = cps;
+    }
+    if (null_t || cexp) {
       late[n_late++] = (int32_t)i;
       continue;
     }
@@ -413,7 +414,7 @@ static int pw_push(lm_operator *op, lm_batch *b, lm_error *err) {
       sorted = false;
     m++;
   }
-  if ((rc = send_late(o, b, late, n_late, err)))
+  if ((rc = lm_window_send_late(op, o->late, b, late, n_late, err)))
     goto done;
   if (!sorted)
     qsort(wr, (size_t)m, sizeof *wr, cmp_win_row);
@@ -451,8 +452,7 @@ static int pw_push(lm_operator *op, lm_batch *b, lm_error *err) {
   }
   /* changelog: the windows whose rows change, and their old rows */
   o->n_wins = 0;
-  bool any_changes = o->mode == LM_WEMIT_UPDATES ||
-                     (o->mode == LM_WEMIT_CLOSE && o->lateness > 0);
+  bool any_changes = lm_window_changelog(p, o->mode);
   for (int64_t a = 0; any_changes && a < m; a++)
     if ((a == 0 || wr[a].pane != wr[a - 1].pane) &&
         windows_of(o, wr[a].pane, INT64_MIN, INT64_MAX, changes_emitted)) {
@@ -636,6 +636,40 @@ static void pw_free(lm_operator *op) {
 
 static const lm_operator_vt pw_vt = {"window_aggregate", pw_push, pw_watermark,
                                      pw_free};
+
+lm_operator *lm_window_aggregate_find(lm_operator *head) {
+  for (; head; head = head->next)
+    if (head->vt == &pw_vt)
+      return head;
+  return NULL;
+}
+
+bool lm_window_aggregate_bound(const void *ctx, int agg, bool max, int64_t ws,
+                               int64_t we, int64_t *out) {
+  const lm_operator *op = ctx;
+  if (!op || op->vt != &pw_vt)
+    return false;
+  const pw_op *o = (const pw_op *)op;
+  if (o->plan->changelog_input)
+    return false;
+  bool any = false;
+  int64_t best = 0;
+  for (int64_t i = lower_pane(o, ws); i < o->n_panes && o->panes[i].start < we;
+       i++) {
+    const lm_aggtable *t = o->panes[i].t;
+    int64_t ng = lm_aggtable_groups(t), v;
+    if (ng > 1)
+      return false; /* grouped: no single value per window */
+    if (ng == 1 && lm_aggtable_extreme_i64(t, agg, 0, &v) &&
+        (!any || (max ? v > best : v < best))) {
+      best = v;
+      any = true;
+    }
+  }
+  if (any)
+    *out = best;
+  return any;
+}
 
 lm_operator *lm_op_window_aggregate_new(const lm_plan *plan,
                                         lm_window_emit mode, lm_schema *wschema,

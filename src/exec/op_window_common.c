@@ -1,6 +1,8 @@
 /* Helpers shared by the window operators (op_window_aggregate.c,
- * op_session_window.c): building result rows with the window columns
- * filled in, and the __weight column of a changelog. */
+ * op_session_window.c, op_session_changelog.c): building and emitting
+ * result rows with the window columns filled in, the __weight column of a
+ * changelog, lateness and window state against the watermark, compaction
+ * of a state table, and the session operators' schedule heap. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,4 +165,153 @@ int lm_window_placeholder_keys(const lm_plan *p, lm_array **keys, int64_t n,
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   return 0;
+}
+
+bool lm_window_changelog(const lm_plan *plan, lm_window_emit mode) {
+  return mode == LM_WEMIT_UPDATES ||
+         (mode == LM_WEMIT_CLOSE && plan->allowed_lateness_us > 0);
+}
+
+bool lm_window_closed(int64_t wm, int64_t end) {
+  return wm != INT64_MIN && end <= wm;
+}
+
+bool lm_window_expired(int64_t wm, int64_t end, int64_t lateness) {
+  return wm != INT64_MIN &&
+         (wm == INT64_MAX || lm_sat_add(end, lateness) <= wm);
+}
+
+int64_t lm_window_horizon(int64_t wm, int64_t lateness) {
+  if (wm == INT64_MIN || wm == INT64_MAX)
+    return wm;
+  return lm_sat_add(wm, -lateness);
+}
+
+void lm_window_split_late(const lm_array *tc, int64_t n, int64_t horizon,
+                          const int64_t *wts, int32_t *sel, int64_t *m,
+                          int32_t *late, int64_t *n_late) {
+  const int64_t *ts = lm_array_i64(tc);
+  int64_t k = 0, l = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (lm_array_is_null(tc, i) || ts[i] < horizon)
+      late[l++] = (int32_t)i;
+    else if (!wts || wts[i] != 0)
+      sel[k++] = (int32_t)i;
+  }
+  *m = k;
+  *n_late = l;
+}
+
+int lm_window_send_late(lm_operator *op, lm_output_cb late, lm_batch *b,
+                        const int32_t *rows, int64_t n, lm_error *err) {
+  op->late_dropped += n;
+  if (!n || !late.batch)
+    return 0;
+  lm_batch *l = lm_batch_take(b, rows, n);
+  if (!l)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int rc = late.batch(late.ctx, l, err);
+  lm_batch_release(l);
+  return rc;
+}
+
+int lm_window_emit_batch(lm_operator *op, lm_batch *b, lm_error *err) {
+  int rc = b->num_rows ? lm_operator_emit(op, b, err) : 0;
+  lm_batch_release(b);
+  return rc;
+}
+
+int lm_window_emit_rows(lm_operator *op, const lm_plan *p, const lm_aggtable *t,
+                        const lm_window_row *r, int64_t n, lm_schema *wschema,
+                        int64_t weight, lm_error *err) {
+  if (!n)
+    return 0;
+  uint32_t *g = malloc(sizeof(uint32_t) * (size_t)n);
+  int64_t *ws = malloc(sizeof(int64_t) * (size_t)n);
+  int64_t *we = malloc(sizeof(int64_t) * (size_t)n);
+  int rc = 0;
+  if (!g || !ws || !we) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      g[i] = r[i].g;
+      ws[i] = r[i].ws;
+      we[i] = r[i].we;
+    }
+    lm_batch *b = NULL;
+    rc = lm_window_rows(p, t, g, n, ws, we, 0, 0, wschema, weight, &b, err);
+    if (!rc)
+      rc = lm_window_emit_batch(op, b, err);
+  }
+  free(g);
+  free(ws);
+  free(we);
+  return rc;
+}
+
+int lm_window_compact(const lm_plan *p, lm_aggtable **t, uint32_t *g, int64_t n,
+                      lm_error *err) {
+  lm_aggtable *nt = lm_plan_new_aggtable(p);
+  uint32_t *dg = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  int64_t *ids = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int rc = 0;
+  if (!nt || !dg || !ids) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  rc = lm_aggtable_intern(nt, *t, g, n, true, ids, err);
+  for (int64_t i = 0; i < n && !rc; i++)
+    dg[i] = (uint32_t)ids[i];
+  if (!rc)
+    rc = lm_aggtable_merge_groups(nt, dg, *t, g, n, err);
+  if (!rc) {
+    memcpy(g, dg, sizeof(uint32_t) * (size_t)n);
+    lm_aggtable_free(*t);
+    *t = nt;
+    nt = NULL;
+  }
+done:
+  lm_aggtable_free(nt);
+  free(dg);
+  free(ids);
+  return rc;
+}
+
+int lm_wheap_push(lm_wheap *h, int64_t key, int64_t id, int32_t ix) {
+  if (h->n == h->cap) {
+    int64_t cap = h->cap ? h->cap * 2 : 256;
+    lm_wheap_ent *a = realloc(h->a, sizeof(lm_wheap_ent) * (size_t)cap);
+    if (!a)
+      return -1;
+    h->a = a;
+    h->cap = cap;
+  }
+  int64_t i = h->n++;
+  while (i > 0) {
+    int64_t up = (i - 1) / 2;
+    if (h->a[up].key <= key)
+      break;
+    h->a[i] = h->a[up];
+    i = up;
+  }
+  h->a[i] = (lm_wheap_ent){key, id, ix};
+  return 0;
+}
+
+void lm_wheap_pop(lm_wheap *h) {
+  lm_wheap_ent x = h->a[--h->n];
+  int64_t i = 0, n = h->n;
+  for (;;) {
+    int64_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && h->a[c + 1].key < h->a[c].key)
+      c++;
+    if (x.key <= h->a[c].key)
+      break;
+    h->a[i] = h->a[c];
+    i = c;
+  }
+  if (n)
+    h->a[i] = x;
 }

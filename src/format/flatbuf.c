@@ -230,8 +230,9 @@ int lm_fb_root(const lm_fb_reader *r, lm_fb_table *out) {
     return lm_fb_error(r, 0, "flatbuffer of %zu bytes is too %s", r->len,
                        r->len < 8 ? "short" : "long");
   uint32_t root = lm_fb_u32(r->p);
-  if (root < 4)
-    return lm_fb_error(r, 0, "bad flatbuffer root offset %u", root);
+  if (root < 4 || root > r->len - 4) /* named at the offset's own place */
+    return lm_fb_error(r, 0, "bad flatbuffer root offset %u (buffer %zu bytes)",
+                       root, r->len);
   return table_at(r, root, out);
 }
 

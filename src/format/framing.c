@@ -236,12 +236,19 @@ static int check_ch(lm_framing_encoder *e, int ch, int kind, lm_error *err) {
 
 int lm_framing_encoder_write_batch(lm_framing_encoder *e, int ch,
                                    const lm_batch *b, lm_error *err) {
+  return lm_framing_encoder_write_batch_metadata(e, ch, b, NULL, 0, err);
+}
+
+int lm_framing_encoder_write_batch_metadata(lm_framing_encoder *e, int ch,
+                                            const lm_batch *b,
+                                            const lm_ipc_kv *kv, int n_kv,
+                                            lm_error *err) {
   int rc = check_ch(e, ch, LM_FRAMING_TABLE, err);
   if (rc)
     return rc;
   enc_channel *c = &e->ch[ch];
   lm_buf_reset(&c->scratch);
-  if ((rc = lm_ipc_writer_write(c->w, b, err)) != 0)
+  if ((rc = lm_ipc_writer_write_metadata(c->w, b, kv, n_kv, err)) != 0)
     return rc;
   return put_frame(e, LM_FRAME_BATCH, (uint32_t)ch, c->scratch.data,
                    c->scratch.len, NULL, 0, err);
@@ -319,6 +326,11 @@ void lm_framing_event_clear(lm_framing_event *ev) {
   if (ev->batch)
     lm_batch_release(ev->batch);
   free(ev->data);
+  for (int i = 0; i < ev->n_metadata; i++) {
+    free(ev->metadata[i].key);
+    free(ev->metadata[i].value);
+  }
+  free(ev->metadata);
   memset(ev, 0, sizeof *ev);
 }
 
@@ -533,17 +545,18 @@ static void release_payload(lm_buffer *b) {
   free(b->data);
 }
 
-/* A BATCH payload p[0, len) at absolute offset `at` (§4.1), inside pend:
- * one RecordBatch message decoded in place against the channel's reader
+/* A BATCH payload p[0, len) at absolute offset `at` (§4.1), inside pend
+ * (owner NULL) or inside a caller's buffer `owner` (feed_buffer): one
+ * RecordBatch message decoded in place against the channel's reader
  * (which holds the schema decoded once at the declaration); the batch's
- * column buffers are zero-copy views holding a reference to pend's memory
- * (pend_owner), except buffers at an address that is not 8-aligned (after
- * a MESSAGE frame of odd length, say), which the IPC reader copies. */
+ * column buffers are zero-copy views holding a reference to that memory
+ * (pend_owner or owner), except buffers at an address that is not 8-aligned
+ * (after a MESSAGE frame of odd length, say), which the IPC reader copies. */
 static int decode_batch_frame(lm_framing_decoder *d, dec_channel *c,
                               const uint8_t *p, size_t len, size_t at,
-                              lm_batch **out, lm_error *err) {
+                              lm_buffer *owner, lm_batch **out, lm_error *err) {
   *out = NULL;
-  if (!d->pend_owner) {
+  if (!owner && !d->pend_owner) {
     d->pend_owner = lm_buffer_wrap(NULL, d->pend.cap, release_payload, NULL);
     if (!d->pend_owner)
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -552,14 +565,35 @@ static int decode_batch_frame(lm_framing_decoder *d, dec_channel *c,
   lm_error ie;
   lm_err_clear(&ie);
   lm_batch *b = NULL;
-  int rc = lm_ipc_stream_reader_decode_message(c->rd, p, len, d->pend_owner, at,
-                                               &b, &ie);
+  int rc = lm_ipc_stream_reader_decode_messages(
+      c->rd, p, len, owner ? owner : d->pend_owner, at, &b, &ie);
   if (rc)
     return derr(d, err, rc, at, "bad record batch payload: %s", ie.msg);
   if (!b)
     return derr(d, err, LM_ERR_PARSE, at,
                 "batch payload holds no record batch");
   *out = b;
+  return 0;
+}
+
+/* Copies the channel reader's map of the batch just decoded (the
+ * RecordBatch message's custom_metadata) into the event. */
+static int copy_batch_metadata(const dec_channel *c, lm_framing_event *ev,
+                               lm_error *err) {
+  const lm_ipc_kv *kv = NULL;
+  int n = lm_ipc_stream_reader_batch_metadata(c->rd, &kv);
+  if (n <= 0)
+    return 0;
+  ev->metadata = calloc((size_t)n, sizeof *ev->metadata);
+  if (!ev->metadata)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  ev->n_metadata = n;
+  for (int i = 0; i < n; i++) {
+    ev->metadata[i].key = lm_strdup(kv[i].key);
+    ev->metadata[i].value = lm_strdup(kv[i].value);
+    if (!ev->metadata[i].key || !ev->metadata[i].value)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
   return 0;
 }
 
@@ -659,7 +693,7 @@ static int take_decl(lm_framing_decoder *d, const uint8_t *p, size_t at,
 
 /* One frame (all of it available): header at p, payload at p + hl (§4). */
 static int take_frame(lm_framing_decoder *d, const uint8_t *p, size_t at,
-                      size_t hl, size_t len, lm_error *err) {
+                      size_t hl, size_t len, lm_buffer *owner, lm_error *err) {
   int kind = p[0];
   uint32_t id = get_u32(p + 4);
   const uint8_t *pl = p + hl;
@@ -685,8 +719,12 @@ static int take_frame(lm_framing_decoder *d, const uint8_t *p, size_t at,
   switch (kind) {
   case LM_FRAME_BATCH:
     ev.kind = LM_FRAMING_EV_BATCH;
-    if ((rc = decode_batch_frame(d, c, pl, len, pat, &ev.batch, err)) != 0)
+    if ((rc = decode_batch_frame(d, c, pl, len, pat, owner, &ev.batch, err)) !=
+            0 ||
+        (rc = copy_batch_metadata(c, &ev, err)) != 0) {
+      lm_framing_event_clear(&ev);
       return rc;
+    }
     break;
   case LM_FRAME_MESSAGE:
     ev.kind = LM_FRAMING_EV_MESSAGE;
@@ -792,14 +830,17 @@ static int check_frame_header(lm_framing_decoder *d, const uint8_t *p,
   return 0;
 }
 
-/* Decodes everything complete in pend. */
-static int pump(lm_framing_decoder *d, lm_error *err) {
+/* Decodes everything complete in base[*off, blen), whose byte 0 is at
+ * absolute offset abs0, advancing *off past each declaration and frame
+ * taken. owner NULL: the region is pend (batches reference pend_owner);
+ * else a caller's buffer that batches reference (feed_buffer). */
+static int pump_region(lm_framing_decoder *d, const uint8_t *base, size_t blen,
+                       size_t *off, size_t abs0, lm_buffer *owner,
+                       lm_error *err) {
   for (;;) {
-    const uint8_t *p = d->pend.data
-                           ? (const uint8_t *)d->pend.data + d->pend_off
-                           : (const uint8_t *)"";
-    size_t avail = d->pend.len - d->pend_off;
-    size_t at = d->abs + d->pend_off;
+    const uint8_t *p = base ? base + *off : (const uint8_t *)"";
+    size_t avail = blen - *off;
+    size_t at = abs0 + *off;
     int rc;
     switch (d->state) {
     case ST_HEADER: {
@@ -839,7 +880,7 @@ static int pump(lm_framing_decoder *d, lm_error *err) {
         memset(d->hash, 0xff, cap * sizeof *d->hash);
         d->hash_cap = cap;
       }
-      d->pend_off += HDR_BYTES;
+      *off += HDR_BYTES;
       d->state = ST_DECLS;
       break;
     }
@@ -884,7 +925,7 @@ static int pump(lm_framing_decoder *d, lm_error *err) {
         return 0;
       if ((rc = take_decl(d, p, at, nl, sl, kind, err)) != 0)
         return rc;
-      d->pend_off += DECL_BYTES + nl + sl;
+      *off += DECL_BYTES + nl + sl;
       break;
     }
     case ST_FRAMES: {
@@ -899,13 +940,13 @@ static int pump(lm_framing_decoder *d, lm_error *err) {
         return rc;
       if (avail - hl < len)
         return 0;
-      if ((rc = take_frame(d, p, at, hl, (size_t)len, err)) != 0)
+      if ((rc = take_frame(d, p, at, hl, (size_t)len, owner, err)) != 0)
         return rc;
       if ((d->flags & LM_FRAMING_FLAG_SEQ) && p[0] != LM_FRAME_END_STREAM) {
         d->have_seq = true;
         d->last_seq = get_u64(p + 8);
       }
-      d->pend_off += hl + (size_t)len;
+      *off += hl + (size_t)len;
       break;
     }
     default: /* ST_ENDED */
@@ -917,23 +958,23 @@ static int pump(lm_framing_decoder *d, lm_error *err) {
   }
 }
 
+/* Decodes everything complete in pend. */
+static int pump(lm_framing_decoder *d, lm_error *err) {
+  return pump_region(d, (const uint8_t *)d->pend.data, d->pend.len,
+                     &d->pend_off, d->abs, NULL, err);
+}
+
 static int fail(lm_framing_decoder *d, int rc, lm_error *e) {
   d->err_code = rc;
   d->saved = *e;
   return rc;
 }
 
-int lm_framing_decoder_feed(lm_framing_decoder *d, const void *data, size_t len,
-                            lm_error *err) {
-  lm_error local;
-  lm_error *e = err ? err : &local;
-  d->fed = true;
-  if (d->err_code) {
-    *e = d->saved;
-    return d->err_code;
-  }
-  if (len == 0)
-    return 0;
+/* Makes pend appendable for `len` more bytes: its memory becomes ours
+ * again when no batch references it any more, else the unread tail moves
+ * to new memory (batches keep the old); a mostly consumed pend is
+ * compacted. */
+static int pend_prepare(lm_framing_decoder *d, size_t len, lm_error *e) {
   if (d->pend_owner) {
     if (__atomic_load_n(&d->pend_owner->refcnt, __ATOMIC_ACQUIRE) == 1) {
       /* no batch uses pend any more: its memory is ours again */
@@ -946,7 +987,7 @@ int lm_framing_decoder_feed(lm_framing_decoder *d, const void *data, size_t len,
       if (lm_buf_reserve(&fresh, rest + len) ||
           (rest && lm_buf_append(&fresh, d->pend.data + d->pend_off, rest))) {
         lm_buf_free(&fresh);
-        return fail(d, lm_err(e, LM_ERR_NOMEM, "out of memory"), e);
+        return lm_err(e, LM_ERR_NOMEM, "out of memory");
       }
       d->abs += d->pend_off;
       d->pend_off = 0;
@@ -962,10 +1003,120 @@ int lm_framing_decoder_feed(lm_framing_decoder *d, const void *data, size_t len,
     d->abs += d->pend_off;
     d->pend_off = 0;
   }
+  return 0;
+}
+
+int lm_framing_decoder_feed(lm_framing_decoder *d, const void *data, size_t len,
+                            lm_error *err) {
+  lm_error local;
+  lm_error *e = err ? err : &local;
+  d->fed = true;
+  if (d->err_code) {
+    *e = d->saved;
+    return d->err_code;
+  }
+  if (len == 0)
+    return 0;
+  int rc = pend_prepare(d, len, e);
+  if (rc)
+    return fail(d, rc, e);
   if (lm_buf_append(&d->pend, data, len))
     return fail(d, lm_err(e, LM_ERR_NOMEM, "out of memory"), e);
-  int rc = pump(d, e);
+  rc = pump(d, e);
   return rc ? fail(d, rc, e) : 0;
+}
+
+/* Bytes pend (holding a partial declaration or frame) still needs before
+ * that declaration or frame is complete; at least 1. Only called after a
+ * pump, so a complete header was already checked (§4, §6 limits). */
+static size_t pend_need(const lm_framing_decoder *d) {
+  const uint8_t *p = (const uint8_t *)d->pend.data + d->pend_off;
+  size_t avail = d->pend.len - d->pend_off;
+  uint64_t need;
+  switch (d->state) {
+  case ST_HEADER:
+    need = HDR_BYTES;
+    break;
+  case ST_DECLS:
+    need = avail < DECL_BYTES
+               ? DECL_BYTES
+               : DECL_BYTES + (uint64_t)get_u16(p + 2) + get_u32(p + 4);
+    break;
+  case ST_FRAMES: {
+    size_t hl = FRAME_BYTES + ((d->flags & LM_FRAMING_FLAG_SEQ) ? 8 : 0);
+    need = avail < hl ? hl : hl + get_u64(p + hl - 8);
+    break;
+  }
+  default:
+    return SIZE_MAX;
+  }
+  return need > avail ? (size_t)LM_MIN(need - avail, (uint64_t)SIZE_MAX) : 1;
+}
+
+/* pend fully consumed: forget its bytes (the memory stays with batches
+ * that reference it, else is reused). */
+static void pend_clear(lm_framing_decoder *d) {
+  d->abs += d->pend.len;
+  if (d->pend_owner) {
+    if (__atomic_load_n(&d->pend_owner->refcnt, __ATOMIC_ACQUIRE) == 1)
+      d->pend_owner->data = NULL; /* the memory stays pend's */
+    else
+      lm_buf_init(&d->pend); /* the memory stays the batches' */
+    lm_buffer_release(d->pend_owner);
+    d->pend_owner = NULL;
+  }
+  d->pend.len = 0;
+  d->pend_off = 0;
+}
+
+int lm_framing_decoder_feed_buffer(lm_framing_decoder *d, lm_buffer *buf,
+                                   size_t off, size_t len, lm_error *err) {
+  lm_error local;
+  lm_error *e = err ? err : &local;
+  if (!buf || off > buf->size || len > buf->size - off)
+    return lm_err(e, LM_ERR_INVALID,
+                  "framing: feed_buffer range [%zu, +%zu) outside the buffer",
+                  off, len);
+  d->fed = true;
+  if (d->err_code) {
+    *e = d->saved;
+    return d->err_code;
+  }
+  const uint8_t *src = buf->data + off;
+  int rc;
+  /* 1. complete the partial declaration or frame pend holds: only its
+   * missing bytes are copied */
+  while (len && d->pend_off < d->pend.len) {
+    size_t take = LM_MIN(pend_need(d), len);
+    if ((rc = pend_prepare(d, take, e)) != 0)
+      return fail(d, rc, e);
+    if (lm_buf_append(&d->pend, src, take))
+      return fail(d, lm_err(e, LM_ERR_NOMEM, "out of memory"), e);
+    src += take;
+    len -= take;
+    if ((rc = pump(d, e)) != 0)
+      return fail(d, rc, e);
+  }
+  if (!len)
+    return 0;
+  /* 2. pend is empty: every complete frame is decoded where it lies, its
+   * batch's column buffers referencing buf */
+  pend_clear(d);
+  size_t used = 0;
+  rc = pump_region(d, src, len, &used, d->abs, buf, e);
+  d->abs += used;
+  if (rc)
+    return fail(d, rc, e);
+  /* 3. the incomplete tail waits in pend */
+  if (used < len) {
+    if ((rc = pend_prepare(d, len - used, e)) != 0)
+      return fail(d, rc, e);
+    if (lm_buf_append(&d->pend, src + used, len - used))
+      return fail(d, lm_err(e, LM_ERR_NOMEM, "out of memory"), e);
+    if ((rc = pump(d, e)) != 0)
+      return fail(d, rc, e);
+  }
+  return 0;
 }
 
 int lm_framing_decoder_finish(lm_framing_decoder *d, lm_error *err) {

@@ -791,14 +791,18 @@ static int take_buffer(batch_cursor *bc, lm_buffer **out, size_t *at_out) {
  * null_count NULLs: dropped (*out NULL) when there are none, else checked
  * for size and against null_count. */
 static int take_validity(batch_cursor *bc, const char *name, int64_t n,
-                         int64_t null_count, size_t node_at, lm_buffer **out) {
+                         int64_t *null_count_io, size_t node_at,
+                         lm_buffer **out) {
   const ipc_ctx *c = bc->c;
   size_t at;
   lm_buffer *validity = NULL;
+  int64_t null_count = *null_count_io;
   *out = NULL;
   int rc = take_buffer(bc, &validity, &at);
   if (rc)
     return rc;
+  if (null_count < 0 && validity->size == 0)
+    *null_count_io = null_count = 0; /* unknown count, no bitmap: no NULL */
   if (null_count == 0) {
     lm_buffer_release(validity);
     return 0;
@@ -813,6 +817,8 @@ static int take_validity(batch_cursor *bc, const char *name, int64_t n,
     return rc;
   }
   int64_t valid = lm_bitmap_count_set(validity->data, 0, n);
+  if (null_count < 0) /* -1: "unknown" (as Arrow C++ reads it): count */
+    *null_count_io = null_count = n - valid;
   if (n - valid != null_count) {
     rc = ipc_err(c, LM_ERR_PARSE, node_at,
                  "column '%s': null_count %lld does not match the validity "
@@ -839,7 +845,7 @@ static int decode_column(batch_cursor *bc, const lm_field *f, int64_t n,
   }
   lm_buffer *validity = NULL, *values = NULL, *data = NULL;
   size_t at;
-  int rc = take_validity(bc, f->name, n, null_count, node_at, &validity);
+  int rc = take_validity(bc, f->name, n, &null_count, node_at, &validity);
   if (rc)
     return rc;
   size_t bitmap_bytes = (size_t)((n + 7) / 8);
@@ -979,7 +985,10 @@ static int take_node(batch_cursor *bc, const char *name, int64_t *n,
   *at = bc->nodes.r->base + bc->nodes.pos + (size_t)i * ARROW_FIELD_NODE_SIZE;
   *n = lm_fb_i64(nd);
   *nulls = lm_fb_i64(nd + 8);
-  if (*n < 0 || *n > c->lim->max_records || *nulls < 0 || *nulls > *n)
+  /* null_count -1 is "unknown" (apache-arrow's JavaScript writer writes it
+   * for a sliced Null column; Arrow C++ then counts the bitmap): the
+   * validity buffer decides (take_validity) */
+  if (*n < 0 || *n > c->lim->max_records || *nulls < -1 || *nulls > *n)
     return ipc_err(c, *n > c->lim->max_records ? LM_ERR_LIMIT : LM_ERR_PARSE,
                    *at,
                    "column '%s': field node (length %lld, null_count %lld) is "
@@ -1052,7 +1061,7 @@ static int decode_node(batch_cursor *bc, const ipc_field *fd, int64_t n,
   lm_buffer *validity = NULL, *offs = NULL;
   lm_array **kids = NULL;
   int nk = fd->n_children;
-  if ((rc = take_validity(bc, fd->name, n, nulls, node_at, &validity)) != 0)
+  if ((rc = take_validity(bc, fd->name, n, &nulls, node_at, &validity)) != 0)
     return rc;
   size_t oat = 0;
   int ow = id == LM_TYPE_LIST ? 4 : 8;
@@ -1609,15 +1618,15 @@ int lm_ipc_stream_reader_feed(lm_ipc_stream_reader *r, const void *data,
   return rc ? stream_fail(r, rc, e) : 0;
 }
 
-int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
-                                        const void *data, size_t len,
-                                        lm_buffer *owner, size_t abs,
-                                        lm_batch **out, lm_error *err) {
-  lm_error local;
-  lm_error *e = err ? err : &local;
+/* One message at data[0, len): its length in *used; with `trailing`
+ * false nothing may follow it. */
+static int decode_one(lm_ipc_stream_reader *r, const void *data, size_t len,
+                      lm_buffer *owner, size_t abs, bool trailing, size_t *used,
+                      lm_batch **out, lm_error *e) {
   ipc_ctx c = {&r->lim, r->source, e, r->keep_dicts};
   const uint8_t *p = data;
   *out = NULL;
+  *used = 0;
   if (!r->have_schema)
     return ipc_err(&c, LM_ERR_INVALID, abs, "no schema to decode against");
   if (len < 8)
@@ -1651,9 +1660,10 @@ int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
   if (total > len)
     return ipc_err(&c, LM_ERR_PARSE, abs,
                    "truncated message (%zu of %zu bytes)", len, total);
-  if (total < len)
+  if (total < len && !trailing)
     return ipc_err(&c, LM_ERR_PARSE, abs + total, "%zu bytes after the message",
                    len - total);
+  *used = total;
   if (ht == ARROW_MSG_SCHEMA)
     return ipc_err(&c, LM_ERR_PARSE, abs, "a second Schema message");
   if (ht != ARROW_MSG_RECORD_BATCH && ht != ARROW_MSG_DICTIONARY_BATCH)
@@ -1671,6 +1681,48 @@ int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
   }
   set_last(r, md);
   return 0;
+}
+
+int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
+                                        const void *data, size_t len,
+                                        lm_buffer *owner, size_t abs,
+                                        lm_batch **out, lm_error *err) {
+  lm_error local;
+  size_t used;
+  return decode_one(r, data, len, owner, abs, false, &used, out,
+                    err ? err : &local);
+}
+
+int lm_ipc_stream_reader_decode_messages(lm_ipc_stream_reader *r,
+                                         const void *data, size_t len,
+                                         lm_buffer *owner, size_t abs,
+                                         lm_batch **out, lm_error *err) {
+  lm_error local;
+  lm_error *e = err ? err : &local;
+  const uint8_t *p = data;
+  *out = NULL;
+  size_t at = 0;
+  for (;;) {
+    size_t used = 0;
+    lm_batch *b = NULL;
+    int rc =
+        decode_one(r, p + at, len - at, owner, abs + at, true, &used, &b, e);
+    if (rc)
+      return rc;
+    at += used;
+    if (b) {
+      if (at < len) {
+        lm_batch_release(b);
+        ipc_ctx c = {&r->lim, r->source, e, r->keep_dicts};
+        return ipc_err(&c, LM_ERR_PARSE, abs + at,
+                       "%zu bytes after the record batch", len - at);
+      }
+      *out = b;
+      return 0;
+    }
+    if (at == len) /* only dictionary batches */
+      return 0;
+  }
 }
 
 /* Bytes to ask for when the next message's size is not known yet. */

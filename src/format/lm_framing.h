@@ -9,8 +9,9 @@
  *
  * Writing: lm_framing_encoder appends to a caller's lm_buf.
  * Reading: lm_framing_decoder is fed arbitrary chunks (split anywhere) and
- * queues events; lm_framing_merger restores one sequence order over the
- * events of N decoders.
+ * queues events (lm_framing_decoder_feed_buffer decodes complete frames in
+ * place in the caller's receive buffer); lm_framing_merger restores one
+ * sequence order over the events of N decoders.
  *
  * Errors follow format/lm_ipc.h: malformed input is LM_ERR_PARSE, a broken
  * limit LM_ERR_LIMIT, and the message reads "SOURCE: byte N: text", N the
@@ -87,6 +88,14 @@ int lm_framing_encoder_begin(lm_framing_encoder *e, lm_error *err);
  * channel, a closed channel, a schema mismatch or a payload over 2^63. */
 int lm_framing_encoder_write_batch(lm_framing_encoder *e, int ch,
                                    const lm_batch *b, lm_error *err);
+/* As write_batch, with n_kv key/value pairs (borrowed during the call)
+ * as the RecordBatch message's custom_metadata (docs/ipc.md); the decoder
+ * gives them in the event's `metadata`. n_kv 0 is write_batch. Errors as
+ * write_batch, and LM_ERR_INVALID for n_kv < 0 or a NULL key or value. */
+int lm_framing_encoder_write_batch_metadata(lm_framing_encoder *e, int ch,
+                                            const lm_batch *b,
+                                            const lm_ipc_kv *kv, int n_kv,
+                                            lm_error *err);
 /* Appends a MESSAGE frame (§4.2): len bytes of data (copied) on opaque
  * channel `ch`. */
 int lm_framing_encoder_write_message(lm_framing_encoder *e, int ch,
@@ -143,10 +152,14 @@ typedef struct lm_framing_event {
   uint64_t seq;
   int64_t offset;
   int source;
+  /* EV_BATCH: the RecordBatch message's custom_metadata (n_metadata
+   * pairs, owned by the event; NULL / 0 when it has none) */
+  lm_ipc_kv *metadata;
+  int n_metadata;
 } lm_framing_event;
 
-/* Frees what *ev owns (batch reference, data) and zeroes it to EV_NONE
- * (§7). NULL is a no-op. */
+/* Frees what *ev owns (batch reference, data, metadata) and zeroes it to
+ * EV_NONE (§7). NULL is a no-op. */
 void lm_framing_event_clear(lm_framing_event *ev);
 
 typedef struct lm_framing_decoder lm_framing_decoder;
@@ -172,6 +185,20 @@ int lm_framing_decoder_expect(lm_framing_decoder *d, const char *name, int kind,
  * the decoder repeats the error (§2-§6). */
 int lm_framing_decoder_feed(lm_framing_decoder *d, const void *data, size_t len,
                             lm_error *err);
+/* Feeds buf->data[off, off + len) like lm_framing_decoder_feed, without
+ * copying complete frames: every declaration and frame that lies whole in
+ * the range is decoded where it lies, and each BATCH event's column
+ * buffers are zero-copy views holding a reference to `buf` (8-aligned
+ * ones; an unaligned buffer is copied). Only a partial declaration or
+ * frame is copied: the range's incomplete tail into the decoder's pending
+ * buffer, and, on the next feed, just the bytes that complete it. The
+ * caller keeps its own reference to buf (the decoder retains it through
+ * the batches only) and must not change bytes [off, off + len) while
+ * batches use them: receive into a new buffer when buf->refcnt > 1 after
+ * the events were taken. LM_ERR_INVALID (not sticky) for a range outside
+ * buf->size; other errors as feed (§2-§6). */
+int lm_framing_decoder_feed_buffer(lm_framing_decoder *d, lm_buffer *buf,
+                                   size_t off, size_t len, lm_error *err);
 /* End of input: LM_ERR_PARSE (with the offset where input stopped) unless
  * the END_STREAM frame or a connection ERROR frame was read (§6). */
 int lm_framing_decoder_finish(lm_framing_decoder *d, lm_error *err);

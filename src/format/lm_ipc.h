@@ -124,6 +124,17 @@ int lm_ipc_stream_reader_decode_message(lm_ipc_stream_reader *r,
                                         const void *data, size_t len,
                                         lm_buffer *owner, size_t abs,
                                         lm_batch **out, lm_error *err);
+/* As lm_ipc_stream_reader_decode_message for a sequence of messages at
+ * data[0, len): DictionaryBatch messages (each applied in order: a delta
+ * appends, otherwise it replaces the id's dictionary), then at most one
+ * RecordBatch, which must be the last message (*out, one reference; NULL
+ * when there are only dictionary batches). Dictionaries applied before an
+ * error stay applied. Errors as decode_message, plus LM_ERR_PARSE for
+ * bytes after the record batch. */
+int lm_ipc_stream_reader_decode_messages(lm_ipc_stream_reader *r,
+                                         const void *data, size_t len,
+                                         lm_buffer *owner, size_t abs,
+                                         lm_batch **out, lm_error *err);
 /* End of input: an error if a message is incomplete or no schema was seen
  * (a missing end-of-stream marker is accepted). */
 int lm_ipc_stream_reader_finish(lm_ipc_stream_reader *r, lm_error *err);

@@ -126,6 +126,19 @@ int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
  * as DECIMAL(19, 0)), DOUBLE with a float, TIMESTAMP for DATE with
  * TIMESTAMP. false (out untouched) when neither rule applies. */
 bool lm_bind_types_merge(lm_type t, lm_type a, lm_type *out);
+/* TIMESTAMPTZ in date_trunc / date_part / EXTRACT (func_bind.c calls it
+ * before casting args[1] to TIMESTAMP): when args[1] is a TIMESTAMPTZ,
+ * *tz is the zone its fields are read in (the 3rd argument of date_trunc,
+ * a constant zone name, else the session zone; UTC for 'epoch'), else
+ * NULL. The parts timezone, timezone_hour and timezone_minute are bound
+ * here completely: returns 1 with *done set. 0 to go on, -1 on error. */
+int lm_bind_tz_part(lm_bctx *c, const lm_expr *e, lm_bexpr **args, bool trunc,
+                    const struct lm_tz **tz, lm_bexpr **done);
+/* timezone(zone, x) = x AT TIME ZONE zone (zone a constant): TIMESTAMPTZ
+ * -> the TIMESTAMP of its wall clock in zone; TIMESTAMP (or DATE) -> the
+ * TIMESTAMPTZ of that wall-clock time in zone. NULL with c->err set (22023
+ * `time zone "x" not recognized`). */
+lm_bexpr *lm_bind_timezone(lm_bctx *c, const lm_expr *e, lm_bexpr **args);
 /* When one of args[0..n) is a DECIMAL, its DOUBLE literals (1.5) become
  * the exact DECIMAL they were written as (PostgreSQL: numeric). */
 void lm_bind_types_lits(lm_bctx *c, lm_bexpr **args, int n);

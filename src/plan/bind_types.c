@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "columnar/lm_decimal.h"
+#include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 #include "plan/bind_internal.h"
 
 bool lm_bind_sql_type(lm_type t) {
@@ -183,6 +186,16 @@ int lm_bind_types_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
     }
     return 1;
   }
+  /* TIMESTAMPTZ against TIMESTAMP or DATE: the other side is read in the
+   * session zone (PostgreSQL casts it to timestamptz) */
+  if (lm_type_is_tstz(ta) != lm_type_is_tstz(tb)) {
+    lm_bexpr **other = lm_type_is_tstz(ta) ? pb : pa;
+    lm_type_id o = (*other)->type.id;
+    if (o == LM_TYPE_TIMESTAMP || o == LM_TYPE_DATE32) {
+      *other = lm_bind_cast(c, *other, lm_type_timestamptz());
+      return *other ? 0 : -1;
+    }
+  }
   /* DATE against TIMESTAMP: the date's midnight */
   if (ta.id == LM_TYPE_DATE32 && tb.id == LM_TYPE_TIMESTAMP) {
     *pa = lm_bind_cast(c, *pa, tb);
@@ -200,6 +213,49 @@ static int imin(int a, int b) {
 }
 static int imax(int a, int b) {
   return a > b ? a : b;
+}
+
+/* timestamptz ± INTERVAL literal with whole days (e's operand `iv`, 0 or
+ * 1): as PostgreSQL, the days move the local date in the session zone
+ * (keeping the wall-clock time across a DST change), then the rest is
+ * added as µs. Rewrites the timestamptz operand into
+ * CAST(CAST(ts AS TIMESTAMP) ± days AS TIMESTAMPTZ) and the literal into
+ * the rest. An interval that is not a literal adds µs. 0 or -1. */
+static int tz_add_days(lm_bctx *c, const lm_expr *e, int iv, bool sub,
+                       lm_bexpr **pa, lm_bexpr **pb) {
+  lm_bexpr **pl = iv ? pb : pa, **pt = iv ? pa : pb;
+  const lm_expr *le = e && e->n_args == 2 ? e->args[iv] : NULL;
+  lm_bexpr *lit = *pl;
+  if (!le || le->kind != LM_EXPR_LITERAL || le->lit != LM_LIT_INTERVAL ||
+      lit->kind != LM_BX_LITERAL || lit->lit.is_null ||
+      lit->lit.v.i != le->ival || !le->text)
+    return 0;
+  int64_t us, days;
+  if (lm_parse_interval_days(le->text, strlen(le->text), le->name,
+                             le->name ? strlen(le->name) : 0, &us,
+                             &days) != 0 ||
+      us != le->ival || days == 0)
+    return 0;
+  lm_type ts = lm_type_make(LM_TYPE_TIMESTAMP);
+  lm_bexpr *local = lm_bind_cast(c, *pt, ts);
+  lm_bexpr *dl = lm_bind_node(c, LM_BX_LITERAL, lit->type, le, 0);
+  lm_bexpr *rest = lm_bind_node(c, LM_BX_LITERAL, lit->type, le, 0);
+  lm_bexpr *sum = lm_bind_node(c, LM_BX_BINARY, ts, e, 2);
+  if (!local || !dl || !rest || !sum)
+    return -1;
+  dl->lit = lit->lit;
+  dl->lit.v.i = days * LM_US_PER_DAY;
+  rest->lit = lit->lit;
+  rest->lit.v.i = us - days * LM_US_PER_DAY;
+  sum->op = sub ? LM_OP_SUB : LM_OP_ADD;
+  sum->args[0] = local;
+  sum->args[1] = dl;
+  lm_bexpr *back = lm_bind_cast(c, sum, lm_type_timestamptz());
+  if (!back)
+    return -1;
+  *pt = back;
+  *pl = rest;
+  return 0;
 }
 
 int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
@@ -248,6 +304,23 @@ int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
     return 0;
   }
   bool add = op == LM_OP_ADD, sub = op == LM_OP_SUB;
+  if (lm_type_is_tstz(ta) || lm_type_is_tstz(tb)) {
+    lm_type tz = lm_type_timestamptz();
+    if ((lm_type_is_tstz(ta) && b == LM_TYPE_INTERVAL && (add || sub)) ||
+        (lm_type_is_tstz(tb) && a == LM_TYPE_INTERVAL && add)) {
+      *rt = tz; /* an instant ± µs, the days of a literal in local time */
+      return tz_add_days(c, e, lm_type_is_tstz(ta) ? 1 : 0, sub, pa, pb);
+    }
+    if (sub && (a == LM_TYPE_TIMESTAMP || a == LM_TYPE_DATE32) &&
+        (b == LM_TYPE_TIMESTAMP || b == LM_TYPE_DATE32)) {
+      /* timestamptz - timestamp|date: the other read in the session zone */
+      *pa = lm_bind_cast(c, *pa, tz);
+      *pb = lm_bind_cast(c, *pb, tz);
+      *rt = lm_type_make(LM_TYPE_INTERVAL);
+      return *pa && *pb ? 0 : -1;
+    }
+    return 1;
+  }
   if (a == LM_TYPE_DATE32 || b == LM_TYPE_DATE32) {
     if (a == LM_TYPE_DATE32 && b == LM_TYPE_DATE32 && sub) {
       *rt = lm_type_make(LM_TYPE_INT32); /* days between */
@@ -441,6 +514,15 @@ bool lm_bind_types_merge(lm_type t, lm_type a, lm_type *out) {
     }
     return false;
   }
+  /* TIMESTAMPTZ with TIMESTAMP or DATE: TIMESTAMPTZ (PostgreSQL's
+   * preferred type of the datetime category) */
+  if ((lm_type_is_tstz(t) &&
+       (a.id == LM_TYPE_TIMESTAMP || a.id == LM_TYPE_DATE32)) ||
+      (lm_type_is_tstz(a) &&
+       (t.id == LM_TYPE_TIMESTAMP || t.id == LM_TYPE_DATE32))) {
+    *out = lm_type_timestamptz();
+    return true;
+  }
   if ((t.id == LM_TYPE_DATE32 && a.id == LM_TYPE_TIMESTAMP) ||
       (a.id == LM_TYPE_DATE32 && t.id == LM_TYPE_TIMESTAMP)) {
     *out = lm_type_make(LM_TYPE_TIMESTAMP);
@@ -459,4 +541,112 @@ void lm_bind_types_lits(lm_bctx *c, lm_bexpr **args, int n) {
       if (d)
         args[i] = d;
     }
+}
+
+/* ------------------------------------------------------------ TIMESTAMPTZ */
+
+/* The zone named by a constant text argument x (at e's position). */
+static const lm_tz *const_zone(lm_bctx *c, const lm_expr *at, lm_bexpr *x) {
+  if (!x || x->kind != LM_BX_LITERAL || x->type.id != LM_TYPE_UTF8 ||
+      x->lit.is_null) {
+    lm_bind_fail(c, at, "the time zone must be a constant string", NULL, NULL);
+    return NULL;
+  }
+  const lm_tz *z;
+  lm_error e2;
+  if (lm_tz_lookup_at(x->lit.v.s.p, &z, &e2) != 0) {
+    lm_bind_fail(c, at, "time zone \"%s\" not recognized", x->lit.v.s.p, NULL);
+    lm_err_state(c->err, "22023");
+    return NULL;
+  }
+  return z;
+}
+
+int lm_bind_tz_part(lm_bctx *c, const lm_expr *e, lm_bexpr **args, bool trunc,
+                    const struct lm_tz **tz, lm_bexpr **done) {
+  *tz = NULL;
+  *done = NULL;
+  if (e->n_args == 3 && !lm_type_is_tstz(args[1]->type)) {
+    lm_bind_fail(c, e,
+                 "date_trunc(unit, source, zone) needs a timestamp with time "
+                 "zone source",
+                 NULL, NULL);
+    return -1;
+  }
+  if (!lm_type_is_tstz(args[1]->type))
+    return 0;
+  const lm_tz *z = lm_tz_session();
+  if (e->n_args == 3 && !(z = const_zone(c, e->args[2], args[2])))
+    return -1;
+  const char *u = args[0]->lit.v.s.p;
+  if (!trunc && !strcasecmp(u, "epoch"))
+    z = lm_tz_utc(); /* seconds since 1970-01-01 00:00 UTC */
+  *tz = z;
+  if (trunc || (strcasecmp(u, "timezone") && strcasecmp(u, "timezone_hour") &&
+                strcasecmp(u, "timezone_minute")))
+    return 0;
+  /* the offset in seconds: (local - utc) as µs, / 10^6 */
+  lm_bexpr *loc = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_TIMESTAMP));
+  lm_bexpr *utc =
+      lm_bind_node(c, LM_BX_CAST, lm_type_make(LM_TYPE_TIMESTAMP), e, 1);
+  if (!loc || !utc)
+    return -1;
+  loc->tz = z;
+  utc->args[0] = args[1];
+  utc->tz = lm_tz_utc();
+  lm_bexpr *d = lm_bind_binary(c, e, LM_OP_SUB, loc, utc);
+  d = d ? lm_bind_cast(c, d, lm_type_make(LM_TYPE_INT64)) : NULL;
+  d = d ? lm_bind_binary(c, e, LM_OP_DIV, d, int_lit(c, e, LM_US_PER_SEC))
+        : NULL;
+  if (d && !strcasecmp(u, "timezone_hour"))
+    d = lm_bind_binary(c, e, LM_OP_DIV, d, int_lit(c, e, 3600));
+  if (d && !strcasecmp(u, "timezone_minute")) {
+    d = lm_bind_binary(c, e, LM_OP_DIV, d, int_lit(c, e, 60));
+    d = d ? lm_bind_binary(c, e, LM_OP_MOD, d, int_lit(c, e, 60)) : NULL;
+  }
+  d = d ? lm_bind_cast(c, d, lm_type_make(LM_TYPE_FLOAT64)) : NULL;
+  if (!d)
+    return -1;
+  *done = d;
+  return 1;
+}
+
+lm_bexpr *lm_bind_timezone(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
+  if (e->n_args != 2) {
+    lm_bind_fail(c, e, "timezone(zone, timestamp) takes 2 arguments", NULL,
+                 NULL);
+    return NULL;
+  }
+  const lm_tz *z = const_zone(c, e->args[0], args[0]);
+  if (!z)
+    return NULL;
+  lm_bexpr *x = args[1];
+  lm_type t = x->type;
+  if (t.id == LM_TYPE_UTF8 && x->kind == LM_BX_LITERAL)
+    x = lm_bind_cast(c, x, lm_type_timestamptz()); /* unknown: timestamptz */
+  else if (t.id == LM_TYPE_DATE32) /* date -> timestamptz (session zone) */
+    x = lm_bind_cast(c, x, lm_type_timestamptz());
+  else if (t.id == LM_TYPE_NULL)
+    x = lm_bind_cast(c, x, lm_type_timestamptz());
+  if (!x)
+    return NULL;
+  t = x->type;
+  if (t.id != LM_TYPE_TIMESTAMP) {
+    lm_bind_fail(c, e->args[1],
+                 "AT TIME ZONE needs a timestamp or timestamp with time zone, "
+                 "found %s",
+                 lm_type_name(t), NULL);
+    lm_err_state(c->err, "42883");
+    return NULL;
+  }
+  lm_bexpr *r =
+      lm_bind_node(c, LM_BX_CAST,
+                   lm_type_is_tstz(t) ? lm_type_make(LM_TYPE_TIMESTAMP)
+                                      : lm_type_timestamptz(),
+                   e, 1);
+  if (!r)
+    return NULL;
+  r->args[0] = x;
+  r->tz = z;
+  return r;
 }

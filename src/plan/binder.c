@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 #include "plan/bind_internal.h"
 
 #define LM_BIND_MAX_DEPTH 256
@@ -24,6 +25,7 @@ lm_bexpr *lm_bind_node(lm_bctx *c, lm_bexpr_kind kind, lm_type type,
   }
   b->kind = kind;
   b->type = type;
+  b->tz = lm_tz_session(); /* zone-dependent nodes read it (lm_tz.h) */
   if (at) {
     b->line = at->line;
     b->column = at->column;
@@ -76,6 +78,8 @@ bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
     return false;
   if (a->kind != b->kind || !lm_type_eq(a->type, b->type) ||
       a->n_args != b->n_args)
+    return false;
+  if (a->kind == LM_BX_CAST && a->tz != b->tz) /* AT TIME ZONE 'x' vs 'y' */
     return false;
   switch (a->kind) {
   case LM_BX_COLUMN:
@@ -209,8 +213,12 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
         continue;
       rel_seen = true;
       if (!lm_strcasecmp(s->cols[i].name, e->name)) {
+        if (hit) { /* (a JOIN b ...) AS x where both have the column */
+          lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name,
+                       NULL);
+          return NULL;
+        }
         hit = &s->cols[i];
-        break;
       }
     }
     if (!rel_seen) {

@@ -561,8 +561,13 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
           NULL, NULL);
       return NULL;
     }
-    r = lm_bind_node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_TIMESTAMP), e,
-                     e->n_args);
+    /* window bounds keep the time column's type: TIMESTAMPTZ bounds are
+     * UTC instants printed in the session zone (docs/timezones.md) */
+    r = lm_bind_node(c, LM_BX_FUNC,
+                     lm_type_is_tstz(args[0]->type)
+                         ? lm_type_timestamptz()
+                         : lm_type_make(LM_TYPE_TIMESTAMP),
+                     e, e->n_args);
     if (!r)
       return NULL;
     r->fn = wfn;
@@ -617,8 +622,9 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   } else if (!strcmp(n, "date_trunc") || !strcmp(n, "date_part") ||
              !strcmp(n, "extract")) {
     bool trunc = !strcmp(n, "date_trunc");
-    if (e->n_args != 2 || args[0]->kind != LM_BX_LITERAL ||
-        args[0]->type.id != LM_TYPE_UTF8 || args[0]->lit.is_null) {
+    if ((e->n_args != 2 && !(trunc && e->n_args == 3)) ||
+        args[0]->kind != LM_BX_LITERAL || args[0]->type.id != LM_TYPE_UTF8 ||
+        args[0]->lit.is_null) {
       lm_bind_fail(c, e, "%s('unit', timestamp) needs a string literal unit", n,
                    NULL);
       return NULL;
@@ -634,6 +640,12 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                    lm_type_name(args[1]->type));
       return NULL;
     }
+    /* TIMESTAMPTZ: fields in a zone (bind_types.c) */
+    const struct lm_tz *tz = NULL;
+    lm_bexpr *tzdone = NULL;
+    int tzr = lm_bind_tz_part(c, e, args, trunc, &tz, &tzdone);
+    if (tzr)
+      return tzr > 0 ? tzdone : NULL;
     const char *u = args[0]->lit.v.s.p;
     static const char *const trunc_units[] = {
         "microsecond", "millisecond", "second",  "minute", "hour", "day",
@@ -660,6 +672,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       return NULL;
     }
     args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_TIMESTAMP));
+    if (tz && args[1] && args[1]->kind == LM_BX_CAST)
+      args[1]->tz = tz;
     /* PostgreSQL: date_part is double precision, EXTRACT numeric */
     (void)dbl;
     lm_type t = lm_type_make(trunc ? LM_TYPE_TIMESTAMP : LM_TYPE_FLOAT64);
@@ -667,6 +681,18 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     if (!r)
       return NULL;
     r->fn = trunc ? LM_FN_DATE_TRUNC : LM_FN_DATE_PART;
+    if (tz && trunc) { /* truncated local time, back to an instant */
+      if (!args[1])
+        return NULL;
+      r->args[0] = args[0];
+      r->args[1] = args[1];
+      lm_bexpr *w = lm_bind_cast(c, r, lm_type_timestamptz());
+      if (w)
+        w->tz = tz;
+      return w;
+    }
+  } else if (!strcmp(n, "timezone")) {   /* x AT TIME ZONE zone */
+    return lm_bind_timezone(c, e, args); /* bind_types.c */
   } else if (!strcmp(n, "trim") || !strcmp(n, "ltrim") || !strcmp(n, "rtrim") ||
              !strcmp(n, "btrim") || !strcmp(n, "replace") ||
              !strcmp(n, "concat")) {

@@ -264,7 +264,18 @@ static int bfail(jb *b, int line, int col, const char *msg) {
   return lm_err(b->err, LM_ERR_BIND, "%s", msg);
 }
 
-/* Adds input `rel` (a TABLE or SUBQUERY) to the plan. */
+static int plan_join(const lm_select *sel, lm_rel_resolver resolve, void *ctx,
+                     bool batch, int64_t ttl_us, lm_plan **out, lm_error *err,
+                     lm_arena *sa, lm_scope_col **nested);
+
+/* Whether FROM node f is one input of the chain it is in: not a join, or
+ * a parenthesized join with an alias (which hides its relations' names). */
+static bool is_input(const lm_from *f) {
+  return f->kind != LM_FROM_JOIN || (f->parenthesized && f->alias);
+}
+
+/* Adds input `rel` (a TABLE, a SUBQUERY or a parenthesized JOIN) to the
+ * plan. */
 static int add_input(jb *b, const lm_from *rel) {
   lm_join_plan *jp = b->jp;
   if (jp->n_inputs == b->cap_inputs) {
@@ -289,6 +300,58 @@ static int add_input(jb *b, const lm_from *rel) {
                          b->err)))
       return rc;
     jp->n_inputs++;
+    return 0;
+  }
+  if (rel->kind == LM_FROM_JOIN) {
+    /* a parenthesized join: `SELECT <every column of its scope> FROM
+     * (the join)`, its columns keeping their names and qualifiers (all
+     * qualified by the alias when there is one: PostgreSQL's rule) */
+    lm_select *sq = lm_arena_alloc(b->a, sizeof *sq);
+    lm_from *fc = lm_arena_alloc(b->a, sizeof *fc);
+    lm_expr *star = lm_arena_alloc(b->a, sizeof *star);
+    lm_select_item *it = lm_arena_alloc(b->a, sizeof *it);
+    if (!sq || !fc || !star || !it)
+      return nomem(b);
+    *fc = *rel;
+    fc->parenthesized = false;
+    fc->alias = NULL;
+    memset(star, 0, sizeof *star);
+    star->kind = LM_EXPR_STAR;
+    star->line = rel->line;
+    star->column = rel->column;
+    it->expr = star;
+    it->alias = NULL;
+    memset(sq, 0, sizeof *sq);
+    sq->line = rel->line;
+    sq->column = rel->column;
+    sq->items = it;
+    sq->n_items = 1;
+    sq->from_clause = fc;
+    sq->from_line = rel->line;
+    sq->from_column = rel->column;
+    sq->limit = -1;
+    sq->scope_out = true;
+    lm_plan *sp = NULL;
+    lm_scope_col *ns = NULL;
+    if ((rc = plan_join(sq, b->resolve, b->ctx, b->batch, b->ttl, &sp, b->err,
+                        b->a, &ns)))
+      return rc;
+    jp->n_inputs++; /* owned from here on (freed with the plan) */
+    in->sub = sp;
+    in->subquery = sq;
+    in->qual = rel->alias;
+    if (rel->alias)
+      for (int i = 0; i < sp->out_schema->n_fields; i++) {
+        /* the sides of USING columns are then unreachable */
+        ns[i].rel = ns[i].qualified_only ? "\x01" : rel->alias;
+      }
+    in->nested = ns;
+    bool cl = !b->batch && sp->join_changelog;
+    in->info.schema = sp->out_schema;
+    in->info.changelog = cl;
+    in->info.time_col =
+        b->batch ? -1 : lm_plan_out_time_col(sp, sp->join_time_col, cl);
+    in->info.is_table = false;
     return 0;
   }
   /* a subquery: planned over its own FROM */
@@ -340,22 +403,17 @@ static int add_input(jb *b, const lm_from *rel) {
 static int collect_inputs(jb *b, const lm_from *f, int depth) {
   if (depth > 1000)
     return bfail(b, f->line, f->column, "too many joins");
-  if (f->kind != LM_FROM_JOIN)
+  if (is_input(f))
     return add_input(b, f);
   int rc = collect_inputs(b, f->left, depth + 1);
-  if (!rc) {
-    if (f->right->kind == LM_FROM_JOIN)
-      return bfail(b, f->right->line, f->right->column,
-                   "a parenthesized join on the right of a join is not "
-                   "supported: write the joins as a chain");
+  if (!rc) /* a parenthesized join on the right is one input */
     rc = add_input(b, f->right);
-  }
   return rc;
 }
 
 /* The join nodes of a left-deep tree, innermost (first) first. */
 static void collect_joins(const lm_from *f, const lm_from **out, int *n) {
-  if (f->kind != LM_FROM_JOIN)
+  if (is_input(f))
     return;
   collect_joins(f->left, out, n);
   out[(*n)++] = f;
@@ -512,7 +570,10 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
       goto out;
   for (int i = 0; i < nr; i++) {
     lm_scope_col x = {ri->qual, rs->fields[i].name, nl + i, NULL, false, true};
-    if (ri->qual && !ri->qual[0])
+    if (ri->nested) {
+      x = ri->nested[i];
+      x.col = nl + i;
+    } else if (ri->qual && !ri->qual[0])
       x.rel = NULL;
     if ((rc = scope_add(b, &cs, x)))
       goto out;
@@ -689,6 +750,19 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
         }
       }
     }
+    /* the comparison of the two time columns first, its tolerances after
+     * it (in whichever order they were written) */
+    for (int i = 0; i < nmc; i++) {
+      lm_bexpr *x = mc[i];
+      if (x->kind == LM_BX_BINARY && is_cmp(x->op) && x->op != LM_OP_EQ &&
+          x->args[0]->kind == LM_BX_COLUMN &&
+          x->args[1]->kind == LM_BX_COLUMN &&
+          sides_of(x->args[0], nl) != sides_of(x->args[1], nl)) {
+        mc[i] = mc[0];
+        mc[0] = x;
+        break;
+      }
+    }
     for (int i = 0; i < nmc; i++) {
       lm_bexpr *x = mc[i];
       if (x->kind == LM_BX_BINARY && is_cmp(x->op) && x->op != LM_OP_EQ &&
@@ -706,18 +780,37 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
       }
       lm_op op;
       int64_t k;
-      if (asof_cols[0] >= 0 &&
+      if (asof_cols[0] >= 0 && st->asof_dir != 2 &&
           time_cmp(x, asof_cols[0], asof_cols[1], &op, &k)) {
-        /* tolerance: l - r <= k (backward) is r - l >= -k; r - l <= k
-         * (forward) */
-        if ((op == LM_OP_GE || op == LM_OP_GT) && k <= 0) {
-          st->asof_tolerance_us = -k;
-          continue;
+        /* r - l op k, with d = the distance (l - r backward, r - l
+         * forward) >= 0: a bound d <= tol (d < tol is d <= tol - 1 µs,
+         * times being whole µs), a vacuous one, or d > 0 (strict) */
+        bool back = st->asof_dir == 0;
+        if (back) { /* d = -(r - l): negate the comparison */
+          op = flip(op);
+          k = k == INT64_MIN ? INT64_MAX : -k;
         }
-        if ((op == LM_OP_LE || op == LM_OP_LT) && k >= 0) {
-          st->asof_tolerance_us = k;
-          continue;
+        int64_t tol = -2; /* -2: not a tolerance */
+        if (op == LM_OP_LE && k >= 0)
+          tol = k;
+        else if (op == LM_OP_LT && k > 0)
+          tol = k - 1;
+        else if (op == LM_OP_LT || op == LM_OP_LE) {
+          rc = bfail(b, x->line, x->column,
+                     "the ASOF match condition and its tolerance leave no "
+                     "interval: no row could ever match");
+          goto out;
+        } else if ((op == LM_OP_GE && k <= 0) || (op == LM_OP_GT && k < 0))
+          tol = -1; /* always true */
+        else if (op == LM_OP_GT && k == 0) {
+          st->asof_strict = true; /* d > 0 */
+          tol = -1;
         }
+        if (tol >= 0 &&
+            (st->asof_tolerance_us < 0 || tol < st->asof_tolerance_us))
+          st->asof_tolerance_us = tol;
+        if (tol >= -1)
+          continue;
       }
       rc = bfail(b, x->line, x->column,
                  "an ASOF match condition is left.time >= right.time (or <=, "
@@ -818,10 +911,11 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
   bool lcl = *cur_cl && !b->batch;
   if (asof)
     st->algo = LM_PJOIN_ASOF;
+  else if (j->system_time && (!b->batch || rt >= 0))
+    /* ad-hoc too: the rows of the right relation are its versions */
+    st->algo = LM_PJOIN_TEMPORAL;
   else if (b->batch)
     st->algo = LM_PJOIN_UPDATING;
-  else if (j->system_time)
-    st->algo = LM_PJOIN_TEMPORAL;
   else if (ri->info.is_table && !lcl)
     /* an append-only stream meets the table's rows at arrival; an updating
      * left side (a table, an updating view) needs both sides' changes
@@ -1233,9 +1327,75 @@ static void prune_state_cols(lm_plan *p, lm_arena *a) {
   }
 }
 
+/* The select list of a scope_out subquery (a parenthesized join): one
+ * column per entry of the scope, named uniquely (rel.name) so that the
+ * list binds against a scope of those names (*bind); *nested receives the
+ * entries (allocated in sa) with col = the output column. */
+static int scope_out_items(jb *b, const scope_b *sc, const lm_select *sel,
+                           lm_select *s2, lm_scope *bind, lm_arena *sa,
+                           lm_scope_col **nested) {
+  int n = sc->n;
+  lm_select_item *items = lm_arena_alloc(b->a, sizeof *items * (size_t)n);
+  lm_scope_col *tmp = lm_arena_alloc(b->a, sizeof *tmp * (size_t)n);
+  lm_scope_col *ns = lm_arena_alloc(sa, sizeof *ns * (size_t)n);
+  if (n && (!items || !tmp || !ns))
+    return nomem(b);
+  for (int i = 0; i < n; i++) {
+    const lm_scope_col *x = &sc->cols[i];
+    char nm[600];
+    snprintf(nm, sizeof nm, "%s%s%s", x->rel ? x->rel : "", x->rel ? "." : "",
+             x->name);
+    for (int k = 0; k < i; k++)
+      if (!lm_strcasecmp(tmp[k].name, nm)) {
+        snprintf(nm + strlen(nm) - (strlen(nm) > 560 ? 40 : 0), 40, "#%d", i);
+        break;
+      }
+    lm_expr *e = lm_arena_alloc(b->a, sizeof *e);
+    char *gen = lm_arena_strndup(b->a, nm, strlen(nm));
+    const char *name = lm_arena_strndup(sa, x->name, strlen(x->name));
+    const char *rel =
+        x->rel ? lm_arena_strndup(sa, x->rel, strlen(x->rel)) : NULL;
+    if (!e || !gen || !name || (x->rel && !rel))
+      return nomem(b);
+    memset(e, 0, sizeof *e);
+    e->kind = LM_EXPR_COLUMN;
+    e->name = gen;
+    e->line = sel->line;
+    e->column = sel->column;
+    items[i].expr = e;
+    items[i].alias = gen;
+    tmp[i] = *x;
+    tmp[i].rel = NULL;
+    tmp[i].name = gen;
+    tmp[i].qualified_only = false;
+    ns[i] = *x;
+    ns[i].rel = rel;
+    ns[i].name = name;
+    ns[i].col = i;
+    ns[i].expr = NULL;
+  }
+  s2->items = items;
+  s2->n_items = n;
+  bind->cols = tmp;
+  bind->n = n;
+  *nested = ns;
+  return 0;
+}
+
 int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
                         void *ctx, bool batch, int64_t ttl_us, lm_plan **out,
                         lm_error *err) {
+  lm_arena sa; /* a scope_out query's scope (not returned) */
+  lm_arena_init(&sa, 1024);
+  lm_scope_col *ns = NULL;
+  int rc = plan_join(sel, resolve, ctx, batch, ttl_us, out, err, &sa, &ns);
+  lm_arena_free(&sa);
+  return rc;
+}
+
+static int plan_join(const lm_select *sel, lm_rel_resolver resolve, void *ctx,
+                     bool batch, int64_t ttl_us, lm_plan **out, lm_error *err,
+                     lm_arena *sa, lm_scope_col **nested) {
   lm_error local;
   if (!err)
     err = &local;
@@ -1287,6 +1447,10 @@ int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
     cur_time = batch ? -1 : i0->info.time_col;
     for (int i = 0; i < cur->n_fields && !rc; i++) {
       lm_scope_col x = {i0->qual, cur->fields[i].name, i, NULL, false, true};
+      if (i0->nested) {
+        x = i0->nested[i];
+        x.col = i;
+      }
       rc = scope_add(&b, &sc, x);
     }
   }
@@ -1313,8 +1477,11 @@ int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
     lm_select s2 = *sel;
     s2.from_subquery = NULL;
     s2.where = where;
-    rc = tn ? lm_plan_topn_scope(sel, tn, where, cur, &scope, &p, err)
-            : lm_plan_select_scope(&s2, cur, NULL, &scope, &p, err);
+    if (sel->scope_out && !tn)
+      rc = scope_out_items(&b, &sc, sel, &s2, &scope, sa, nested);
+    if (!rc)
+      rc = tn ? lm_plan_topn_scope(sel, tn, where, cur, &scope, &p, err)
+              : lm_plan_select_scope(&s2, cur, NULL, &scope, &p, err);
   }
   if (rc) {
     lm_plan tmp;
@@ -1331,8 +1498,10 @@ int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
   p->join = jp;
   p->join_arena = a;
   p->join_time_col = cur_time;
-  if (!batch)
+  if (!batch) {
     prune_state_cols(p, a);
+    lm_plan_dynfilter(p); /* plan/dynfilter.c */
+  }
   p->join_changelog = cur_cl;
   if (cur_cl) {
     p->changelog_input = true;

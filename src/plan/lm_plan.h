@@ -138,6 +138,10 @@ struct lm_bexpr {
   int n_args;
   lm_value *param;        /* PARAM: the slot (owned by its lm_subplan) */
   struct lm_subplan *sub; /* SUBQUERY; negated: NOT IN */
+  /* The time zone of zone-dependent nodes (casts to/from TIMESTAMPTZ, AT
+   * TIME ZONE): the session zone when bound, or AT TIME ZONE's zone;
+   * process-lifetime (columnar/lm_tz.h). */
+  const struct lm_tz *tz;
 };
 
 /* ------------------------------------------------ subquery expressions */
@@ -298,6 +302,11 @@ typedef struct lm_join_input {
   lm_rel_info info;    /* of the object, or of the subquery's output */
   struct lm_plan *sub; /* SUBQUERY: its plan over its own FROM (owned) */
   const lm_select *subquery; /* SUBQUERY: the parsed subquery (borrowed) */
+  /* A parenthesized join `(b JOIN c ON ...)`, planned as a subquery that
+   * outputs every column of its scope: per output column, its qualifier,
+   * name and visibility in the enclosing query (NULL otherwise; in the
+   * join's arena) */
+  const struct lm_scope_col *nested;
 } lm_join_input;
 
 /* One binary join of a left-deep chain: side 0 is the previous step's
@@ -333,6 +342,14 @@ typedef struct lm_join_step {
   /* NULL, or per column of side_schema[s] whether nothing after the join
    * reads it (lm_join_side_spec.pruned: not kept in the join's state) */
   bool *pruned[2];
+  /* Dynamic filter (plan/dynfilter.c, lm_join_dynfilter): when dyn, the
+   * input on side 1 - dyn_side is a TUMBLE/HOP aggregate over an
+   * append-only input with one row per window, whose column for key
+   * dyn_key is its aggregate dyn_agg (MAX when dyn_max, else MIN) and
+   * whose time column is the window end (dyn_time_end) or start; rows of
+   * side dyn_side below (MIN: above) the running value are dropped. */
+  bool dyn, dyn_max, dyn_time_end;
+  int dyn_side, dyn_key, dyn_agg;
 } lm_join_step;
 
 typedef struct lm_join_plan {
@@ -458,6 +475,22 @@ void lm_plan_free(lm_plan *p);
 int lm_plan_join_select(const lm_select *sel, lm_rel_resolver resolve,
                         void *ctx, bool batch, int64_t ttl_us, lm_plan **out,
                         lm_error *err);
+
+/* Marks the join steps of a (streaming) join plan that can take a dynamic
+ * filter (lm_join_step.dyn): INNER / SEMI interval joins one of whose
+ * inputs is a TUMBLE or HOP aggregate over an append-only input grouped
+ * by the window only, joined on its integer MIN or MAX and on its
+ * window end or start as the time. Changes nothing else. */
+void lm_plan_dynfilter(lm_plan *p);
+
+/* Whether plans a and c (subqueries of one query) compute the same
+ * TUMBLE / HOP / CUMULATE aggregate over inputs of the same shape (WHERE,
+ * keys, aggregates, window, HAVING, EMIT, and the output's time column
+ * alike), each output column of c being one of a's: then map[o] (c->n_out
+ * entries, caller-allocated) is the column of a that c's column o is, and
+ * c can be computed as a projection of a's output (plan/shared_subplan.c).
+ * Whether they read the same input is the caller's to check. */
+bool lm_plan_same_window_agg(const lm_plan *a, const lm_plan *c, int *map);
 
 /* The event-time column of a plan's output, given its input's (-1 =
  * none): a projected copy of the input's time column, or the window start

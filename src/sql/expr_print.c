@@ -61,7 +61,7 @@ static int op_prec(lm_op op) {
   }
 }
 
-static const char *op_text(lm_op op) {
+const char *lm_sql_op_text(lm_op op) {
   switch (op) {
   case LM_OP_ADD:
     return "+";
@@ -270,7 +270,7 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
     int pr = op_prec(e->op);
     rc = print_sub(e->args[0], pr, out, depth);
     if (!rc)
-      rc = lm_buf_printf(out, " %s ", op_text(e->op));
+      rc = lm_buf_printf(out, " %s ", lm_sql_op_text(e->op));
     if (!rc)
       rc = print_sub(e->args[1], pr + 1, out, depth);
     return rc;
@@ -338,7 +338,7 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
     if (!rc && e->subq == LM_SUBQ_ANY && e->op == LM_OP_EQ)
       rc = lm_buf_puts(out, e->negated ? " NOT IN " : " IN ");
     else if (!rc)
-      rc = lm_buf_printf(out, " %s %s ", op_text(e->op),
+      rc = lm_buf_printf(out, " %s %s ", lm_sql_op_text(e->op),
                          e->subq == LM_SUBQ_ALL ? "ALL" : "ANY");
     if (!rc)
       rc = lm_buf_puts(out, "(SELECT ...)");

@@ -17,8 +17,19 @@
  *       [EMIT ...]   (opts: 'state.ttl' = 'interval', for joins)
  *   CREATE SINK [IF NOT EXISTS] name FROM name [INTO FILES|ident (opts)]
  *       [FORMAT JSON|CSV|ident]
- *   CREATE TABLE [IF NOT EXISTS] name ( col type [NOT NULL] [PRIMARY KEY],
- *       ... [, PRIMARY KEY (col, ...)] ) [FROM FILES (opts)] [FORMAT ...]
+ *   CREATE TABLE [IF NOT EXISTS] name ( col type [CONSTRAINT c] [NOT NULL]
+ *       [PRIMARY KEY] [UNIQUE [NULLS [NOT] DISTINCT]], ...
+ *       [, [CONSTRAINT c] PRIMARY KEY (col, ...)]
+ *       [, [CONSTRAINT c] UNIQUE [NULLS [NOT] DISTINCT] (col, ...)] )
+ *       [FROM FILES (opts)] [FORMAT ...]
+ *   CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING btree|hash]
+ *       (col [ASC|DESC] [NULLS FIRST|LAST], ...)
+ *   CREATE [TEMP|TEMPORARY] VIEW: CREATE MATERIALIZED VIEW (docs/tables.md)
+ *   DROP INDEX [IF EXISTS] name [CASCADE | RESTRICT]; DROP VIEW: DROP
+ *       MATERIALIZED VIEW; every DROP takes a list: DROP TABLE a, b
+ *   REINDEX INDEX|TABLE name
+ *   SET [SESSION|LOCAL] TIME ZONE value | SET timezone {TO|=} value |
+ *       RESET timezone | SHOW TIME ZONE | SHOW timezone (docs/timezones.md)
  *   INSERT INTO name [(col, ...)] VALUES (expr, ...), ... | select
  *   DELETE FROM name [WHERE expr]
  *   UPDATE name SET col = expr, ... [WHERE expr]
@@ -228,9 +239,9 @@ typedef enum lm_emit_kind {
   LM_EMIT_AFTER_WATERMARK,
 } lm_emit_kind;
 
-/* FROM clause trees (docs/joins.md). A FROM is one relation or a
- * left-deep chain of joins: each JOIN node's left is the chain so far and
- * its right a TABLE or SUBQUERY. */
+/* FROM clause trees (docs/joins.md). A FROM is one relation or a chain
+ * of joins: each JOIN node's left is the chain so far and its right a
+ * TABLE, a SUBQUERY or a parenthesized JOIN (a bushy tree). */
 typedef enum lm_from_kind {
   LM_FROM_TABLE,    /* name [[AS] alias] */
   LM_FROM_SUBQUERY, /* (SELECT ...) [[AS] alias] */
@@ -272,6 +283,9 @@ struct lm_from {
    * relation's first n_col_aliases columns; NULL = none */
   const char **col_aliases;
   int n_col_aliases;
+  /* JOIN: written in parentheses, `(a JOIN b ON ...) [[AS] alias]` (alias
+   * then names all its columns) */
+  bool parenthesized;
 };
 
 /* Set operations between queries (sql/parser.c, api/setop.c). */
@@ -348,6 +362,10 @@ typedef struct lm_select {
   /* Set on the rewritten copy api/setop.c runs (WITH queries, derived
    * tables and join order resolved): run it as it is. */
   bool adhoc_rewritten;
+  /* Set by the binder on the subquery it makes of a parenthesized join
+   * (plan/join_bind.c; never by the parser): the select list (a '*') is
+   * every column of FROM's scope, the sides of USING columns included. */
+  bool scope_out;
 } lm_select;
 
 /* ----------------------------------------------------------- statements */
@@ -366,6 +384,23 @@ typedef struct lm_column_def {
   int line, column;
 } lm_column_def;
 
+/* CREATE TABLE: a UNIQUE constraint (docs/tables.md): column `UNIQUE`,
+ * table `UNIQUE (a, b)` or `CONSTRAINT name UNIQUE (...)`. */
+typedef struct lm_unique_def {
+  const char *name;  /* CONSTRAINT name; NULL = generated (t_a_b_key) */
+  const char **cols; /* column names as written, n_cols >= 1 */
+  int n_cols;
+  bool nulls_not_distinct; /* UNIQUE NULLS NOT DISTINCT (PostgreSQL 15) */
+  int line, column;        /* of UNIQUE (or CONSTRAINT) */
+} lm_unique_def;
+
+/* CREATE INDEX: one key column `name [ASC | DESC] [NULLS FIRST | LAST]`. */
+typedef struct lm_index_col {
+  const char *name;
+  bool desc;
+  int line, column;
+} lm_index_col;
+
 typedef enum lm_stmt_kind {
   LM_STMT_CREATE_SOURCE,
   LM_STMT_CREATE_STREAM,
@@ -380,6 +415,18 @@ typedef enum lm_stmt_kind {
   LM_STMT_DELETE,       /* DELETE FROM name [WHERE where] */
   LM_STMT_UPDATE,       /* UPDATE name SET set_columns = set_exprs [WHERE] */
   LM_STMT_EXPLAIN,      /* EXPLAIN [ANALYZE] stmt | name (docs/explain.md) */
+  /* CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table (cols): name (NULL
+   * = generated), index_table, index_cols, unique (docs/tables.md) */
+  LM_STMT_CREATE_INDEX,
+  /* REINDEX INDEX name | REINDEX TABLE name: object LM_OBJ_INDEX or
+   * LM_OBJ_TABLE, name */
+  LM_STMT_REINDEX,
+  /* SET [SESSION|LOCAL] TIME ZONE v | SET name {TO|=} v | RESET name:
+   * name is the setting ("timezone"), set_value its text (NULL = DEFAULT,
+   * LOCAL or RESET); docs/timezones.md */
+  LM_STMT_SET,
+  /* SHOW TIME ZONE | SHOW name: name is the setting ("timezone") */
+  LM_STMT_SHOW_VAR,
 } lm_stmt_kind;
 
 /* Object kinds for DROP and SHOW. */
@@ -389,6 +436,7 @@ typedef enum lm_object_kind {
   LM_OBJ_MVIEW,
   LM_OBJ_SINK,
   LM_OBJ_TABLE,
+  LM_OBJ_INDEX, /* DROP INDEX, REINDEX INDEX */
 } lm_object_kind;
 
 typedef struct lm_stmt {
@@ -398,6 +446,11 @@ typedef struct lm_stmt {
   const char *name; /* object created/dropped/described/inserted into */
   bool if_not_exists, if_exists;
   bool cascade; /* DROP ... CASCADE (RESTRICT, the default, is accepted) */
+  /* DROP kind [IF EXISTS] name, more[0], more[1], ...: the names after the
+   * first (NULL = none), dropped in order after checking that every one
+   * exists (unless IF EXISTS) */
+  const char **drop_more;
+  int n_drop_more;
   lm_object_kind object; /* DROP / SHOW */
 
   /* CREATE SOURCE */
@@ -432,6 +485,16 @@ typedef struct lm_stmt {
   const char **primary_key;
   int n_primary_key;
   int pk_line, pk_column;
+  const char *pk_name; /* CONSTRAINT name PRIMARY KEY; NULL = table_pkey */
+  /* CREATE TABLE: UNIQUE constraints in the order written */
+  lm_unique_def *uniques;
+  int n_uniques;
+
+  /* CREATE INDEX (name = the index name, NULL = generated) */
+  const char *index_table;
+  lm_index_col *index_cols;
+  int n_index_cols;
+  bool unique;
 
   /* DELETE / UPDATE: WHERE (NULL = every row); UPDATE's SET col = expr */
   lm_expr *where;
@@ -445,6 +508,9 @@ typedef struct lm_stmt {
    * ...: the statement explained (a SELECT, CREATE STREAM or CREATE
    * MATERIALIZED VIEW; the binder refuses others) */
   struct lm_stmt *explain;
+  /* SET: the value's text (a string, a signed number or a word as written;
+   * NULL for DEFAULT / LOCAL / RESET) */
+  const char *set_value;
   bool analyze;
   bool no_timing; /* TIMING OFF: ANALYZE prints no times */
 } lm_stmt;
@@ -474,5 +540,9 @@ int lm_sql_type_from_name(const char *name, lm_type *out);
 /* Writes an expression back as SQL text (for column naming, EXPLAIN and
  * error messages), appending to out. */
 int lm_sql_expr_to_string(const lm_expr *e, lm_buf *out);
+/* The SQL text of an operator ("+", "<>", "AND", "~*", "->>", ...; NEG
+ * prints "-", NOT "NOT"); "?" for an operator with no text. A static
+ * string. */
+const char *lm_sql_op_text(lm_op op);
 
 #endif

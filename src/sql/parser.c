@@ -380,6 +380,8 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
       {"STRING", LM_TYPE_UTF8, false},
       {"TIMESTAMP", LM_TYPE_TIMESTAMP, false},
       {"TIMESTAMP WITHOUT TIME ZONE", LM_TYPE_TIMESTAMP, false},
+      {"TIMESTAMPTZ", LM_TYPE_TIMESTAMP, false}, /* lm_type_timestamptz */
+      {"TIMESTAMP WITH TIME ZONE", LM_TYPE_TIMESTAMP, false},
       {"DATE", LM_TYPE_DATE32, false},
       {"TIME", LM_TYPE_TIME64, false},
       {"TIME WITHOUT TIME ZONE", LM_TYPE_TIME64, false},
@@ -397,6 +399,9 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
         *out = lm_type_make(names[i].id);
         if (names[i].id == LM_TYPE_TIME64)
           *out = lm_type_unit(LM_TYPE_TIME64, LM_UNIT_MICRO);
+        if (!strcmp(names[i].name, "TIMESTAMPTZ") ||
+            !strcmp(names[i].name, "TIMESTAMP WITH TIME ZONE"))
+          *out = lm_type_timestamptz();
       }
       return 0;
     }
@@ -432,7 +437,10 @@ static int parse_type(parser *p, lm_type *out) {
   } else if (lm_token_is_kw(t, "TIMESTAMP") && is_kw(p, "WITH") &&
              lm_token_is_kw(peek(p, 1), "TIME") &&
              lm_token_is_kw(peek(p, 2), "ZONE")) {
-    return fail_at(p, t, "unknown type 'TIMESTAMP WITH TIME ZONE'");
+    next(p);
+    next(p);
+    next(p);
+    snprintf(name, sizeof name, "timestamptz");
   }
   if (lm_token_is_kw(t, "DECIMAL") || lm_token_is_kw(t, "NUMERIC") ||
       lm_token_is_kw(t, "DEC")) {
@@ -1143,7 +1151,7 @@ static lm_expr *parse_primary(parser *p) {
       return parse_interval(p);
     if ((lm_token_is_kw(t, "DATE") || lm_token_is_kw(t, "TIME") ||
          lm_token_is_kw(t, "BYTEA") || lm_token_is_kw(t, "NUMERIC") ||
-         lm_token_is_kw(t, "DECIMAL")) &&
+         lm_token_is_kw(t, "DECIMAL") || lm_token_is_kw(t, "TIMESTAMPTZ")) &&
         t1->kind == LM_TK_STRING) {
       /* DATE '2024-01-02' (a typed literal) = CAST('2024-01-02' AS DATE) */
       lm_expr *e = new_expr(p, LM_EXPR_CAST, t->line, t->column);
@@ -1380,8 +1388,39 @@ static lm_expr *parse_binary_level(parser *p, lm_expr *(*operand)(parser *),
   return l;
 }
 
+/* x AT TIME ZONE zone (PostgreSQL: binds tighter than the binary
+ * operators, looser than unary minus) = timezone(zone, x) */
+static lm_expr *parse_at(parser *p) {
+  int saved = p->depth;
+  lm_expr *e = parse_unary(p);
+  while (e && is_kw(p, "AT") && lm_token_is_kw(peek(p, 1), "TIME") &&
+         lm_token_is_kw(peek(p, 2), "ZONE")) {
+    const lm_token *at = cur(p);
+    next(p);
+    next(p);
+    next(p);
+    if (deeper(p, at)) {
+      e = NULL;
+      break;
+    }
+    lm_expr *z = parse_unary(p);
+    lm_expr *f = z ? new_expr(p, LM_EXPR_FUNC, at->line, at->column) : NULL;
+    if (!f || !(f->args = new_args(p, 2))) {
+      e = NULL;
+      break;
+    }
+    f->name = "timezone";
+    f->args[0] = z;
+    f->args[1] = e;
+    f->n_args = 2;
+    e = f;
+  }
+  p->depth = saved;
+  return e;
+}
+
 static lm_expr *parse_mul(parser *p) {
-  return parse_binary_level(p, parse_unary, mul_op);
+  return parse_binary_level(p, parse_at, mul_op);
 }
 static lm_expr *parse_add(parser *p) {
   return parse_binary_level(p, parse_mul, add_op);
@@ -1390,7 +1429,42 @@ static lm_expr *parse_concat(parser *p) {
   return parse_binary_level(p, parse_add, concat_op);
 }
 
-/* comparison / IS [NOT] NULL / [NOT] BETWEEN / [NOT] IN / [NOT] LIKE */
+/* a IS [NOT] DISTINCT FROM b, PostgreSQL's NULL-safe comparison, as
+ * CASE WHEN a IS NULL THEN b IS [NOT] NULL WHEN b IS NULL THEN TRUE (NOT:
+ * FALSE) ELSE a <> b (NOT: a = b) END: never NULL; a and b are evaluated
+ * up to twice (both nodes are shared). NULL on OOM. */
+static lm_expr *distinct_from(parser *p, lm_expr *a, lm_expr *b, bool not ) {
+  lm_expr *an = new_expr(p, LM_EXPR_IS_NULL, a->line, a->column);
+  lm_expr *bn = new_expr(p, LM_EXPR_IS_NULL, b->line, b->column);
+  lm_expr *bn2 = new_expr(p, LM_EXPR_IS_NULL, b->line, b->column);
+  lm_expr *lit = new_expr(p, LM_EXPR_LITERAL, a->line, a->column);
+  lm_expr *cmp = new_binary(p, not ? LM_OP_EQ : LM_OP_NE, a, b);
+  lm_expr *c = new_expr(p, LM_EXPR_CASE, a->line, a->column);
+  if (!an || !bn || !bn2 || !lit || !cmp || !c ||
+      !(an->args = new_args(p, 1)) || !(bn->args = new_args(p, 1)) ||
+      !(bn2->args = new_args(p, 1)) || !(c->args = new_args(p, 5)))
+    return NULL;
+  an->args[0] = a;
+  an->n_args = 1;
+  bn->args[0] = b;
+  bn->n_args = 1;
+  bn->negated = !not ;
+  bn2->args[0] = b;
+  bn2->n_args = 1;
+  lit->lit = LM_LIT_BOOL;
+  lit->bval = !not ;
+  c->args[0] = an;
+  c->args[1] = bn;
+  c->args[2] = bn2;
+  c->args[3] = lit;
+  c->args[4] = cmp;
+  c->n_args = 5;
+  c->has_else = true;
+  return c;
+}
+
+/* comparison / IS [NOT] NULL / IS [NOT] DISTINCT FROM / [NOT] BETWEEN /
+ * [NOT] IN / [NOT] LIKE */
 static lm_expr *parse_cmp(parser *p) {
   int saved = p->depth;
   lm_expr *l = parse_concat(p);
@@ -1430,9 +1504,23 @@ static lm_expr *parse_cmp(parser *p) {
     if (lm_token_is_kw(t, "IS")) {
       next(p);
       negated = accept_kw(p, "NOT");
+      if (is_kw(p, "DISTINCT") && lm_token_is_kw(peek(p, 1), "FROM")) {
+        next(p);
+        next(p);
+        if (deeper(p, t)) {
+          l = NULL;
+          break;
+        }
+        lm_expr *r = parse_concat(p);
+        l = r ? distinct_from(p, l, r, negated) : NULL;
+        continue;
+      }
       if (!is_kw(p, "NULL")) {
-        const char *c[] = {"NULL", NULL};
-        fail_expected(p, negated ? "NULL" : "NULL or NOT NULL", c);
+        const char *c[] = {"NULL", "DISTINCT", NULL};
+        fail_expected(p,
+                      negated ? "NULL or DISTINCT FROM"
+                              : "NULL, NOT NULL or [NOT] DISTINCT FROM",
+                      c);
         l = NULL;
         break;
       }
@@ -1771,10 +1859,65 @@ static lm_from *new_from(parser *p, lm_from_kind kind, const lm_token *t) {
   return f;
 }
 
-/* One relation: name [[AS] alias] or (SELECT ...) [[AS] alias]. */
+static lm_from *parse_from(parser *p);
+
+/* At '(' in FROM: whether it opens a parenthesized join rather than a
+ * query. `((SELECT ...) x JOIN ...)` starts like `((SELECT ...))`: after
+ * the inner parenthesis closes, a query goes on with ')' or a set
+ * operation / ORDER BY / LIMIT, a join with an alias or a join word. */
+static bool paren_join_ahead(const parser *p) {
+  if (!starts_query(p, 1)) /* a relation's name, or '(' of a nested join */
+    return is_name_token(peek(p, 1)) || peek(p, 1)->kind == LM_TK_LPAREN;
+  if (peek(p, 1)->kind != LM_TK_LPAREN)
+    return false;
+  size_t j = 1;
+  int depth = 0;
+  for (; p->pos + j < p->n_toks; j++) {
+    lm_token_kind k = peek(p, j)->kind;
+    if (k == LM_TK_EOF)
+      return false;
+    if (k == LM_TK_LPAREN)
+      depth++;
+    else if (k == LM_TK_RPAREN && --depth == 0)
+      break;
+  }
+  const lm_token *t = peek(p, j + 1);
+  static const char *const q[] = {"UNION", "INTERSECT", "EXCEPT", "ORDER",
+                                  "LIMIT", "OFFSET",    "FETCH",  NULL};
+  if (t->kind == LM_TK_RPAREN || t->kind == LM_TK_EOF)
+    return false;
+  for (size_t i = 0; q[i]; i++)
+    if (lm_token_is_kw(t, q[i]))
+      return false;
+  return true;
+}
+
+/* One relation: name [[AS] alias], (SELECT ...) [[AS] alias], or a
+ * parenthesized join (a JOIN b ON ...) [[AS] alias]. */
 static lm_from *parse_from_rel(parser *p) {
   const lm_token *t = cur(p);
   lm_from *f;
+  if (t->kind == LM_TK_LPAREN && paren_join_ahead(p)) {
+    if (deeper(p, t))
+      return NULL;
+    int saved = p->depth;
+    next(p); /* ( */
+    f = parse_from(p);
+    p->depth = saved - 1;
+    if (!f)
+      return NULL;
+    if (f->kind != LM_FROM_JOIN) {
+      fail_at(p, t, "expected SELECT or a join after '(' in FROM");
+      return NULL;
+    }
+    if (expect(p, LM_TK_RPAREN, "')' after the parenthesized join"))
+      return NULL;
+    f->parenthesized = true;
+    f->alias = parse_rel_alias(p);
+    if (p->rc)
+      return NULL;
+    return f;
+  }
   if (t->kind == LM_TK_LPAREN) {
     if (!starts_query(p, 1)) {
       fail_at(p, t, "expected SELECT after '(' in FROM");
@@ -2568,37 +2711,99 @@ static int parse_format(parser *p, lm_stmt *s) {
   return 0;
 }
 
-/* ( coldef | WATERMARK FOR col [AS expr], ... ) */
-static int parse_columns(parser *p, lm_stmt *s) {
-  next(p); /* ( */
+/* ( name, ... ) of a table constraint into *out / *n (the '(' current). */
+static int parse_name_list(parser *p, const char *what, const char ***out,
+                           int *n) {
+  if (expect(p, LM_TK_LPAREN, "'('"))
+    return p->rc;
   int cap = 0;
   for (;;) {
+    const char *k = parse_name(p, what, NULL, NULL);
+    if (!k)
+      return p->rc;
+    if (!(*out = vec_grow(p, *out, *n, &cap, sizeof **out)))
+      return p->rc;
+    (*out)[(*n)++] = k;
+    if (accept(p, LM_TK_COMMA))
+      continue;
+    if (accept(p, LM_TK_RPAREN))
+      return 0;
+    return fail_expected(p, "',' or ')'", NULL);
+  }
+}
+
+/* UNIQUE [NULLS [NOT] DISTINCT] (UNIQUE current) of a table (cols given:
+ * a table constraint, parsed here) or of column `col`; `name` from
+ * CONSTRAINT name (NULL = generated), `at` its first token. */
+static int parse_unique(parser *p, lm_stmt *s, const lm_token *at,
+                        const char *name, const char *col, int *ucap) {
+  if (s->kind != LM_STMT_CREATE_TABLE)
+    return fail_at(p, at,
+                   "UNIQUE constraints are for tables (CREATE TABLE), not "
+                   "sources");
+  next(p); /* UNIQUE */
+  lm_unique_def u = {0};
+  u.name = name;
+  u.line = at->line;
+  u.column = at->column;
+  if (accept_kw(p, "NULLS")) {
+    u.nulls_not_distinct = accept_kw(p, "NOT");
+    if (expect_kw(p, "DISTINCT"))
+      return p->rc;
+  }
+  if (col) {
+    if (!(u.cols = lm_arena_alloc(p->arena, sizeof *u.cols)))
+      return oom(p);
+    u.cols[0] = col;
+    u.n_cols = 1;
+  } else if (parse_name_list(p, "a column name", &u.cols, &u.n_cols)) {
+    return p->rc;
+  }
+  if (!(s->uniques = vec_grow(p, s->uniques, s->n_uniques, ucap, sizeof u)))
+    return p->rc;
+  s->uniques[s->n_uniques++] = u;
+  return 0;
+}
+
+/* CONSTRAINT name (current CONSTRAINT): the name, or NULL with p->rc. */
+static const char *parse_constraint_name(parser *p) {
+  next(p);
+  return parse_name(p, "a constraint name", NULL, NULL);
+}
+
+/* ( coldef | WATERMARK FOR col [AS expr] | table constraint, ... ) */
+static int parse_columns(parser *p, lm_stmt *s) {
+  next(p); /* ( */
+  int cap = 0, ucap = 0;
+  for (;;) {
     const lm_token *t = cur(p);
-    if (lm_token_is_kw(t, "PRIMARY") && lm_token_is_kw(peek(p, 1), "KEY") &&
-        peek(p, 2)->kind == LM_TK_LPAREN) {
+    const char *cname = NULL;
+    if (lm_token_is_kw(t, "CONSTRAINT")) {
+      /* CONSTRAINT name PRIMARY KEY (...) | UNIQUE (...) */
+      if (!(cname = parse_constraint_name(p)))
+        return p->rc;
+      if (!is_kw(p, "PRIMARY") && !is_kw(p, "UNIQUE")) {
+        static const char *const c[] = {"PRIMARY", "UNIQUE", NULL};
+        return fail_expected(p, "PRIMARY KEY or UNIQUE", c);
+      }
+    }
+    if (is_kw(p, "UNIQUE")) {
+      /* table constraint UNIQUE (a, b) */
+      if (parse_unique(p, s, t, cname, NULL, &ucap))
+        return p->rc;
+    } else if (is_kw(p, "PRIMARY") && lm_token_is_kw(peek(p, 1), "KEY") &&
+               (cname || peek(p, 2)->kind == LM_TK_LPAREN)) {
       /* table constraint PRIMARY KEY (a, b) */
       if (s->n_primary_key)
-        return fail_at(p, t, "multiple primary keys are not allowed");
+        return fail_at(p, cur(p), "multiple primary keys are not allowed");
       s->pk_line = t->line;
       s->pk_column = t->column;
+      s->pk_name = cname;
       next(p);
       next(p);
-      next(p);
-      int pcap = 0;
-      for (;;) {
-        const char *k = parse_name(p, "a key column name", NULL, NULL);
-        if (!k)
-          return p->rc;
-        if (!(s->primary_key = vec_grow(p, s->primary_key, s->n_primary_key,
-                                        &pcap, sizeof *s->primary_key)))
-          return p->rc;
-        s->primary_key[s->n_primary_key++] = k;
-        if (accept(p, LM_TK_COMMA))
-          continue;
-        if (accept(p, LM_TK_RPAREN))
-          break;
-        return fail_expected(p, "',' or ')'", NULL);
-      }
+      if (parse_name_list(p, "a key column name", &s->primary_key,
+                          &s->n_primary_key))
+        return p->rc;
     } else if (lm_token_is_kw(t, "WATERMARK") &&
                lm_token_is_kw(peek(p, 1), "FOR")) {
       if (s->watermark_column)
@@ -2633,6 +2838,19 @@ static int parse_columns(parser *p, lm_stmt *s) {
                        "a NUMERIC / DECIMAL column needs (precision, scale), "
                        "e.g. NUMERIC(18, 2): values are Decimal128");
       for (;;) {
+        const lm_token *ct = cur(p);
+        const char *ccname = NULL;
+        if (is_kw(p, "CONSTRAINT")) {
+          /* CONSTRAINT name NOT NULL | NULL | PRIMARY KEY | UNIQUE */
+          if (!(ccname = parse_constraint_name(p)))
+            return p->rc;
+          if (!is_kw(p, "NOT") && !is_kw(p, "NULL") && !is_kw(p, "PRIMARY") &&
+              !is_kw(p, "UNIQUE")) {
+            static const char *const k[] = {"NOT", "NULL", "PRIMARY", "UNIQUE",
+                                            NULL};
+            return fail_expected(p, "NOT NULL, NULL, PRIMARY KEY or UNIQUE", k);
+          }
+        }
         if (is_kw(p, "NOT")) {
           next(p);
           if (expect_kw(p, "NULL"))
@@ -2640,6 +2858,9 @@ static int parse_columns(parser *p, lm_stmt *s) {
           c.not_null = true;
         } else if (accept_kw(p, "NULL")) {
           c.not_null = false;
+        } else if (is_kw(p, "UNIQUE")) {
+          if (parse_unique(p, s, ct, ccname, c.name, &ucap))
+            return p->rc;
         } else if (is_kw(p, "PRIMARY")) {
           const lm_token *pk = cur(p);
           next(p);
@@ -2650,6 +2871,7 @@ static int parse_columns(parser *p, lm_stmt *s) {
           c.primary_key = c.not_null = true;
           s->pk_line = pk->line;
           s->pk_column = pk->column;
+          s->pk_name = ccname;
           if (!(s->primary_key =
                     lm_arena_alloc(p->arena, sizeof *s->primary_key)))
             return oom(p);
@@ -2667,7 +2889,7 @@ static int parse_columns(parser *p, lm_stmt *s) {
       continue;
     if (accept(p, LM_TK_RPAREN))
       break;
-    static const char *const c[] = {"NOT", "NULL", "PRIMARY", NULL};
+    static const char *const c[] = {"NOT", "NULL", "PRIMARY", "UNIQUE", NULL};
     return fail_expected(p, "',' or ')'", c);
   }
   return 0;
@@ -2717,6 +2939,56 @@ static int parse_create_query(parser *p, lm_stmt *s) {
   }
   if (!(s->select = parse_select(p)))
     return p->rc;
+  return 0;
+}
+
+/* [IF NOT EXISTS] [name] ON table [USING method] (col [ASC|DESC] [NULLS
+ * FIRST|LAST], ...) after CREATE [UNIQUE] INDEX */
+static int parse_create_index(parser *p, lm_stmt *s) {
+  if (parse_if_not_exists(p, &s->if_not_exists))
+    return p->rc;
+  if (!is_kw(p, "ON") || lm_token_is_kw(peek(p, 1), "ON")) {
+    if (!(s->name = parse_name(p, "an index name", NULL, NULL)))
+      return p->rc;
+  } else if (s->if_not_exists) {
+    return fail_expected(p, "an index name", NULL);
+  }
+  if (expect_kw(p, "ON"))
+    return p->rc;
+  if (!(s->index_table = parse_name(p, "a table name", NULL, NULL)))
+    return p->rc;
+  if (accept_kw(p, "USING")) {
+    const lm_token *m = cur(p);
+    if (!lm_token_is_kw(m, "BTREE") && !lm_token_is_kw(m, "HASH")) {
+      static const char *const c[] = {"BTREE", "HASH", NULL};
+      return fail_expected(p, "an index method (BTREE or HASH)", c);
+    }
+    next(p);
+  }
+  if (expect(p, LM_TK_LPAREN, "'('"))
+    return p->rc;
+  int cap = 0;
+  for (;;) {
+    lm_index_col c = {0};
+    if (!(c.name = parse_name(p, "a column name", &c.line, &c.column)))
+      return p->rc;
+    if (accept_kw(p, "DESC"))
+      c.desc = true;
+    else
+      accept_kw(p, "ASC");
+    if (accept_kw(p, "NULLS") && !accept_kw(p, "FIRST") && expect_kw(p, "LAST"))
+      return p->rc;
+    if (!(s->index_cols =
+              vec_grow(p, s->index_cols, s->n_index_cols, &cap, sizeof c)))
+      return p->rc;
+    s->index_cols[s->n_index_cols++] = c;
+    if (accept(p, LM_TK_COMMA))
+      continue;
+    if (accept(p, LM_TK_RPAREN))
+      break;
+    static const char *const k[] = {"ASC", "DESC", "NULLS", NULL};
+    return fail_expected(p, "',' or ')'", k);
+  }
   return 0;
 }
 
@@ -2799,10 +3071,19 @@ static int parse_insert(parser *p, lm_stmt *s) {
   return 0;
 }
 
-/* SOURCE[S] | STREAM[S] | MATERIALIZED VIEW[S] | SINK[S] | TABLE[S] */
+/* SOURCE[S] | STREAM[S] | MATERIALIZED VIEW[S] | SINK[S] | TABLE[S];
+ * singular (DROP) also INDEX and VIEW (a materialized view) */
 static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
   if (accept_kw(p, plural ? "TABLES" : "TABLE")) {
     *out = LM_OBJ_TABLE;
+    return 0;
+  }
+  if (!plural && accept_kw(p, "INDEX")) {
+    *out = LM_OBJ_INDEX;
+    return 0;
+  }
+  if (!plural && accept_kw(p, "VIEW")) {
+    *out = LM_OBJ_MVIEW;
     return 0;
   }
   static const char *const sing[] = {"SOURCE", "STREAM", "MATERIALIZED", "SINK",
@@ -2831,9 +3112,63 @@ static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
   return 0;
 }
 
-static const char *const stmt_kws[] = {"CREATE",   "INSERT", "DROP",   "SHOW",
-                                       "DESCRIBE", "SELECT", "DELETE", "UPDATE",
-                                       "EXPLAIN",  NULL};
+/* SET [SESSION | LOCAL] TIME ZONE value | SET [SESSION | LOCAL] name {TO |
+ * =} value | RESET name | RESET TIME ZONE (SET / RESET consumed); value: a
+ * string, [+-]number, DEFAULT, LOCAL or a word. */
+static int parse_set(parser *p, lm_stmt *s, bool reset) {
+  if (!reset && !accept_kw(p, "SESSION"))
+    accept_kw(p, "LOCAL");
+  if (is_kw(p, "TIME") && lm_token_is_kw(peek(p, 1), "ZONE")) {
+    next(p);
+    next(p);
+    s->name = "timezone";
+    if (reset)
+      return 0;
+  } else {
+    if (!(s->name = parse_name(p, "a setting name", NULL, NULL)))
+      return p->rc;
+    if (reset)
+      return 0;
+    if (!accept_kw(p, "TO") && !accept(p, LM_TK_EQ)) {
+      static const char *const c[] = {"TO", NULL};
+      return fail_expected(p, "TO or '='", c);
+    }
+  }
+  const lm_token *v = cur(p);
+  if (is_kw(p, "DEFAULT") || is_kw(p, "LOCAL")) {
+    next(p);
+    return 0;
+  }
+  if (v->kind == LM_TK_STRING) {
+    s->set_value = v->text;
+    next(p);
+    return 0;
+  }
+  const char *sign = "";
+  if (v->kind == LM_TK_MINUS || v->kind == LM_TK_PLUS) {
+    sign = v->kind == LM_TK_MINUS ? "-" : "+";
+    next(p);
+    v = cur(p);
+  }
+  if (v->kind == LM_TK_INTEGER || v->kind == LM_TK_NUMBER ||
+      (!*sign && v->kind == LM_TK_IDENT)) {
+    size_t n = strlen(sign) + v->len;
+    char *t = lm_arena_alloc(p->arena, n + 1);
+    if (!t)
+      return oom(p);
+    snprintf(t, n + 1, "%s%.*s", sign, (int)v->len,
+             v->kind == LM_TK_IDENT && v->text ? v->text : v->start);
+    s->set_value = t;
+    next(p);
+    return 0;
+  }
+  return fail_expected(p, "a value (a string, a number, DEFAULT or LOCAL)",
+                       NULL);
+}
+
+static const char *const stmt_kws[] = {
+    "CREATE", "INSERT", "DROP",    "SHOW",    "DESCRIBE", "SELECT",
+    "DELETE", "UPDATE", "EXPLAIN", "REINDEX", NULL};
 
 static lm_stmt *parse_statement(parser *p);
 
@@ -2929,8 +3264,8 @@ static lm_stmt *parse_statement(parser *p) {
   lm_stmt *s = NULL;
   if (lm_token_is_kw(t, "CREATE")) {
     next(p);
-    static const char *const c[] = {"SOURCE", "STREAM", "MATERIALIZED",
-                                    "SINK",   "TABLE",  NULL};
+    static const char *const c[] = {"SOURCE", "STREAM", "MATERIALIZED", "SINK",
+                                    "TABLE",  "INDEX",  "VIEW",         NULL};
     if (is_kw(p, "TABLE")) {
       next(p);
       if (!(s = new_stmt(p, LM_STMT_CREATE_TABLE, t)) ||
@@ -2957,8 +3292,31 @@ static lm_stmt *parse_statement(parser *p) {
       next(p);
       if (!(s = new_stmt(p, LM_STMT_CREATE_SINK, t)) || parse_create_sink(p, s))
         return NULL;
+    } else if (is_kw(p, "INDEX") ||
+               (is_kw(p, "UNIQUE") && lm_token_is_kw(peek(p, 1), "INDEX"))) {
+      bool unique = accept_kw(p, "UNIQUE");
+      next(p);
+      if (!(s = new_stmt(p, LM_STMT_CREATE_INDEX, t)))
+        return NULL;
+      s->unique = unique;
+      if (parse_create_index(p, s))
+        return NULL;
+    } else if (is_kw(p, "VIEW") ||
+               ((is_kw(p, "TEMP") || is_kw(p, "TEMPORARY")) &&
+                lm_token_is_kw(peek(p, 1), "VIEW"))) {
+      /* a view is a materialized view: maintained as its inputs change, it
+       * reads as PostgreSQL's view does (docs/tables.md) */
+      if (!is_kw(p, "VIEW"))
+        next(p);
+      next(p);
+      if (!(s = new_stmt(p, LM_STMT_CREATE_MVIEW, t)) ||
+          parse_create_query(p, s))
+        return NULL;
     } else {
-      fail_expected(p, "SOURCE, STREAM, MATERIALIZED VIEW, SINK or TABLE", c);
+      fail_expected(p,
+                    "SOURCE, STREAM, [MATERIALIZED] VIEW, SINK, TABLE or "
+                    "INDEX",
+                    c);
       return NULL;
     }
   } else if (lm_token_is_kw(t, "DELETE")) {
@@ -2986,12 +3344,53 @@ static lm_stmt *parse_statement(parser *p) {
     }
     if (!(s->name = parse_name(p, "a name", NULL, NULL)))
       return NULL;
+    for (int cap = 0; accept(p, LM_TK_COMMA);) {
+      const char *more = parse_name(p, "a name", NULL, NULL);
+      if (!more || !(s->drop_more = vec_grow(p, s->drop_more, s->n_drop_more,
+                                             &cap, sizeof *s->drop_more)))
+        return NULL;
+      s->drop_more[s->n_drop_more++] = more;
+    }
     if (is_kw(p, "CASCADE")) {
       next(p);
       s->cascade = true;
     } else if (is_kw(p, "RESTRICT")) {
       next(p);
     }
+  } else if (lm_token_is_kw(t, "REINDEX")) {
+    /* REINDEX [(options)] INDEX | TABLE [CONCURRENTLY] name */
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_REINDEX, t)))
+      return NULL;
+    if (accept_kw(p, "INDEX")) {
+      s->object = LM_OBJ_INDEX;
+    } else if (accept_kw(p, "TABLE")) {
+      s->object = LM_OBJ_TABLE;
+    } else {
+      static const char *const c[] = {"INDEX", "TABLE", NULL};
+      fail_expected(p, "INDEX or TABLE", c);
+      return NULL;
+    }
+    accept_kw(p, "CONCURRENTLY");
+    if (!(s->name = parse_name(p, "a name", NULL, NULL)))
+      return NULL;
+  } else if (lm_token_is_kw(t, "SET") || lm_token_is_kw(t, "RESET")) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_SET, t)) ||
+        parse_set(p, s, lm_token_is_kw(t, "RESET")))
+      return NULL;
+  } else if (lm_token_is_kw(t, "SHOW") &&
+             ((lm_token_is_kw(peek(p, 1), "TIME") &&
+               lm_token_is_kw(peek(p, 2), "ZONE")) ||
+              lm_token_is_kw(peek(p, 1), "TIMEZONE"))) {
+    next(p);
+    if (!(s = new_stmt(p, LM_STMT_SHOW_VAR, t)))
+      return NULL;
+    if (accept_kw(p, "TIME"))
+      next(p); /* ZONE */
+    else
+      next(p); /* TIMEZONE */
+    s->name = "timezone";
   } else if (lm_token_is_kw(t, "SHOW")) {
     next(p);
     if (!(s = new_stmt(p, LM_STMT_SHOW, t)) ||

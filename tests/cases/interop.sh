@@ -22,7 +22,9 @@
 #  (d) the other Arrow types (below);
 #  (e) SQL FILES sources (FORMAT ARROW_IPC) over apache-arrow's files and
 #      streams and flights-200k.arrow, SELECT * compared value by value;
-#  (f) message-level custom metadata both ways (batch_metadata.mjs).
+#  (f) message-level custom metadata both ways (batch_metadata.mjs);
+#  (g) other type mixes, zero-row batches, all-NULL columns of every type,
+#      a stream without batches, both ways, compressed and 64-aligned.
 # Until `laminardb convert` exists this prints "interop: SKIPPED" and exits 0.
 # Exits nonzero if any check fails, after running them all.
 set -uo pipefail
@@ -232,6 +234,44 @@ run "(f) control: metadata lost through NDJSON is detected" bash -c \
   'timeout 120 "$0" convert "$1" "$2.json" && timeout 120 "$0" convert "$2.json" "$2" && ! node "$3/batch_metadata.mjs" check "$2"' \
   "$bin" "$bm/bm.arrow" "$out/bm_lost.arrows" "$js"
 echo "interop (f) message custom metadata: $((passes - p0)) passed, $((fails - f0)) failed"
+
+# ---- (g) the checker's mixes (tests/interop/types.mjs: struct of list of
+# dictionary, list of struct, large list of large strings,
+# FixedSizeBinary(0), Decimal128 scale 0/38, zoned timestamps, Float16,
+# int64/uint64 bounds, zero-length values; zero-row batches first, between
+# and last; every type all NULL; a schema without batches), written by
+# apache-arrow as file and stream: Laminar -> NDJSON checked value by
+# value; Laminar -> Arrow (file and stream; plain, ZSTD, LZ4; 8- and
+# 64-byte alignment) read back by apache-arrow, types and values. One
+# node run checks all outputs of a fixture.
+p0=$passes f0=$fails
+for n in mix mix_empty all_null mix_none; do
+  e=$tx/$n.expected.json
+  conv_ok=1 checks=()
+  for ext in arrow arrows; do
+    timeout 120 "$bin" convert "$tx/$n.$ext" "$out/g_$n.$ext.json" || conv_ok=0
+    checks+=("$out/g_$n.$ext.json" "$e")
+  done
+  run "(g) $n.arrow/.arrows -> NDJSON (every value)" bash -c \
+    '(($0)) && node "$1/types.mjs" ndjson "${@:2}"' "$conv_ok" "$js" "${checks[@]}"
+  conv_ok=1 checks=() log=$out/g_$n.convert.log
+  for ext in arrow arrows; do
+    for comp in none zstd lz4; do
+      for to in arrow arrows; do
+        al=8 # 64-byte alignment for the stream input's outputs
+        [[ $ext == arrows && $comp != zstd ]] && al=64
+        o=$out/g_$n.$ext.$comp.$al.$to
+        timeout 120 "$bin" convert --compression "$comp" --alignment "$al" \
+          "$tx/$n.$ext" "$o" 2>>"$log" || conv_ok=0
+        checks+=("$o" "$e")
+      done
+    done
+  done
+  run "(g) $n -> Arrow file/stream x none/zstd/lz4, align 8/64 -> apache-arrow" bash -c \
+    '(($0)) || { cat "$1"; exit 1; }; node "$2/types.mjs" read "${@:3}"' \
+    "$conv_ok" "$log" "$js" "${checks[@]}"
+done
+echo "interop (g) other type mixes, empty batches, all-NULL, no batches: $((passes - p0)) passed, $((fails - f0)) failed"
 
 if ((fails)); then
   echo "interop: $fails of $((passes + fails)) checks FAILED"

@@ -506,6 +506,77 @@ class Gen:
         return ("CAST(%s AS VARCHAR)" % x[0], "CAST(%s AS text)" % x[1])
 
 
+# TIMESTAMPTZ under SET TIME ZONE (docs/timezones.md): a third random
+# stream, after the type expressions, so earlier seeds are unchanged. Each
+# expression runs under its own zone on both sides.
+ZONES = ["UTC", "America/New_York", "Europe/Berlin", "Asia/Kolkata",
+         "Australia/Lord_Howe", "America/Sao_Paulo", "Pacific/Chatham",
+         "Europe/London", "+05:30", "UTC+3", "5.5", "-3", "europe/paris"]
+TZ_LITS = ["2024-03-10 02:30:00", "2024-11-03 01:30:00", "2024-03-31 02:30:00",
+           "2024-10-27 02:30:00", "2024-04-07 01:45:00", "2024-10-06 02:15:00",
+           "2024-01-01 12:00:00+00", "2024-07-01 12:00:00.5+05:30",
+           "1969-12-31 23:59:59-08", "2000-02-29 00:00:00 Europe/Berlin",
+           "2024-06-30 23:59:59.999999Z", "1900-01-01 00:00:00", "2024-09-08 00:30:00"]
+TZ_IVS = ["1 day", "2 days", "1 day 02:00:00", "36 hours", "-1 day", "7 days",
+          "90 minutes", "1 week", "1.5 days"]
+TZ_FIELDS = ["hour", "minute", "day", "dow", "doy", "month", "year", "timezone",
+             "timezone_hour", "timezone_minute", "isodow", "week"]
+
+
+class TzGen:
+    """TIMESTAMPTZ expressions as (laminar_sql, postgres_sql) pairs."""
+
+    def __init__(self, rng):
+        self.r = rng
+
+    def zone(self):
+        return self.r.choice(ZONES)
+
+    def tz(self, d):
+        r = self.r
+        k = r.randint(0, 7 if d > 0 else 2)
+        if k == 0:
+            return "CAST(%s AS TIMESTAMPTZ)" % r.choice(["ts1", "ts2"])
+        if k == 1:
+            return "(%s AT TIME ZONE %s)" % (r.choice(["ts1", "ts2"]), q(self.zone()))
+        if k == 2:
+            return "TIMESTAMPTZ " + q(r.choice(TZ_LITS))
+        x = self.tz(d - 1)
+        if k == 3:
+            return "(%s %s INTERVAL %s)" % (x, r.choice("+-"), q(r.choice(TZ_IVS)))
+        if k == 4:
+            return "date_trunc(%s, %s)" % (q(r.choice(TRUNCS)), x)
+        if k == 5:
+            return "date_trunc(%s, %s, %s)" % (q(r.choice(TRUNCS)), x, q(self.zone()))
+        if k == 6:
+            return "COALESCE(%s, %s)" % (x, r.choice(["ts1", "ts2", self.tz(d - 1)]))
+        return "CASE WHEN b1 THEN %s ELSE %s END" % (x, self.tz(d - 1))
+
+    def expr(self, d):
+        r = self.r
+        x = self.tz(d)
+        k = r.randint(0, 7)
+        if k <= 1:
+            return (x, x)
+        if k == 2:
+            y = "(%s AT TIME ZONE %s)" % (x, q(self.zone()))
+            return (y, y)
+        if k == 3:
+            return ("CAST(%s AS DATE)" % x, "CAST(%s AS DATE)" % x)
+        if k == 4:
+            return ("CAST(%s AS VARCHAR)" % x, "CAST(%s AS text)" % x)
+        if k == 5:
+            f = r.choice(TZ_FIELDS)
+            return ("CAST(EXTRACT(%s FROM %s) AS BIGINT)" % (f, x),
+                    "CAST(EXTRACT(%s FROM %s) AS BIGINT)" % (f, x))
+        if k == 6:
+            y = "date_part('epoch', %s)" % x
+            return (y, y)
+        y = "(%s %s %s)" % (x, r.choice(["<", "=", ">=", "<>"]),
+                            r.choice(["ts1", "ts2", self.tz(d - 1)]))
+        return (y, y)
+
+
 def rand_rows(rng, n, rng2):
     rows = []
     for i in range(n):
@@ -580,13 +651,17 @@ END $f$;
 """
 
 
-def run_pg(args, rows, exprs):
+def run_pg(args, rows, exprs, zones=None):
     cols = ", ".join("%s %s" % (c, COL_TYPE.get(c, PG_TYPE[t])) for c, t in COLS)
     lines = [PG_SETUP % cols, "INSERT INTO t VALUES %s;" % values_sql(rows, True)]
     for k, (_, pg) in enumerate(exprs):
         qq = "SELECT id, (%s) AS v FROM t" % pg
         lines.append("SELECT '##%d';" % k)
+        if zones and k in zones:
+            lines.append("SET TIME ZONE %s;" % q(zones[k]))
         lines.append("SELECT lm_run(%s);" % q(qq))
+        if zones and k in zones:
+            lines.append("SET TIME ZONE 'UTC';")
     p = subprocess.run([args.psql, "-X", "-q", "-A", "-t", "-h", args.pg_host, "-p", str(args.pg_port),
                         "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-f", "-"],
                        input="\n".join(lines), capture_output=True, text=True)
@@ -613,9 +688,10 @@ def run_pg(args, rows, exprs):
     return out
 
 
-def run_lm(args, rows, lam, tmpdir, k):
+def run_lm(args, rows, lam, tmpdir, k, zone=None):
     cols = ", ".join("%s %s" % (c, COL_TYPE.get(c, LM_TYPE[t])) for c, t in COLS)
-    sql = ["CREATE SOURCE t (%s);" % cols,
+    sql = ["SET TIME ZONE %s;" % q(zone)] if zone else []
+    sql += ["CREATE SOURCE t (%s);" % cols,
            "CREATE MATERIALIZED VIEW v AS SELECT id, %s AS v FROM t;" % lam,
            "INSERT INTO t VALUES %s;" % values_sql(rows, False),
            "SELECT * FROM v ORDER BY id;"]
@@ -650,6 +726,21 @@ def norm_time(s):
     return None
 
 
+TSTZ_RE = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(\.\d+)?"
+                     r"([+-]\d\d)(?::?(\d\d))?(?::?(\d\d))?$")
+
+
+def norm_tstz(s):
+    """PostgreSQL's JSON '2024-03-10T03:30:00-04:00' and Laminar's text
+    '2024-03-10 03:30:00-04' are the same timestamptz"""
+    m = TSTZ_RE.fullmatch(s)
+    if not m:
+        return None
+    frac = (m.group(3) or "").rstrip("0").rstrip(".")
+    return (m.group(1), m.group(2), frac, m.group(4), m.group(5) or "00",
+            m.group(6) or "00")
+
+
 def same_value(a, b, exact=False):
     """exact: DECIMAL results, equal as numbers (up to 1e-16 absolute or
     1e-15 relative: a quotient's last digit, PostgreSQL's scale is per
@@ -677,7 +768,8 @@ def same_value(a, b, exact=False):
         return fa == fb or abs(fa - fb) <= 1e-9 * max(abs(fa), abs(fb)) or abs(fa - fb) < 1e-12
     if isinstance(a, str) and isinstance(b, str):
         return a == b or (norm_ts(a) is not None and norm_ts(a) == norm_ts(b)) or \
-            (norm_time(a) is not None and norm_time(a) == norm_time(b))
+            (norm_time(a) is not None and norm_time(a) == norm_time(b)) or \
+            (norm_tstz(a) is not None and norm_tstz(a) == norm_tstz(b))
     return False
 
 
@@ -695,6 +787,9 @@ def main():
     ap.add_argument("--rows", type=int, default=14)
     ap.add_argument("--type-exprs", type=int, default=60,
                     help="DECIMAL/DATE/BYTEA expressions per seed (after --exprs)")
+    ap.add_argument("--tz-exprs", type=int, default=30,
+                    help="TIMESTAMPTZ expressions per seed, each under a random "
+                         "SET TIME ZONE (after --type-exprs)")
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--only", type=int, default=None, help="run only expression number N")
     ap.add_argument("--keep", action="store_true", help="keep the .sql files")
@@ -729,12 +824,18 @@ def main():
                               "ttext", "tfloat"]) for _ in range(args.type_exprs)]
         exact = set(len(exprs) + j for j, t in enumerate(kinds) if t == "dec")
         exprs += [g2.expr(t, args.depth) for t in kinds]
+        rng3 = random.Random(seed * 1000003 + 11)  # TIMESTAMPTZ's stream
+        g3 = TzGen(rng3)
+        zones = {}
+        for _ in range(args.tz_exprs):
+            zones[len(exprs)] = g3.zone()
+            exprs.append(g3.expr(args.depth))
         idx = [args.only] if args.only is not None else list(range(len(exprs)))
-        pg = run_pg(args, rows, exprs)
+        pg = run_pg(args, rows, exprs, zones)
         tmpdir = tempfile.mkdtemp(prefix="laminar-diffexpr-")
         for k in idx:
             total += 1
-            lm, path = run_lm(args, rows, exprs[k][0], tmpdir, k)
+            lm, path = run_lm(args, rows, exprs[k][0], tmpdir, k, zones.get(k))
             p = pg[k]
             ok = True
             why = ""
@@ -764,6 +865,8 @@ def main():
                     ok = False
                     why = "; ".join("row id=%d: PostgreSQL %r, Laminar %r" % (i, pv.get(i), lv.get(i))
                                     for i in bad[:4])
+            if not ok and k in zones:
+                why = "(SET TIME ZONE %s) %s" % (q(zones[k]), why)
             if not ok:
                 fails += 1
                 if fails <= args.max_report or args.show_msg:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Expression differential test, Laminar vs PostgreSQL 15 (tests/diff_expr/README.md).
-# Starts a throwaway PostgreSQL cluster (initdb in a temporary directory, a
-# Unix socket only, fsync off), runs gen.py against it and LAMINARDB, and
-# stops and removes the cluster on exit, even on failure.
+# Starts a throwaway PostgreSQL cluster (tests/lib/pg_gen.sh: initdb in a
+# temporary directory, a Unix socket only, fsync off), runs gen.py against it
+# and LAMINARDB, and stops and removes the cluster on exit, even on failure.
 #
 #   bash tests/diff_expr/run.sh LAMINARDB [gen.py options]
 #   e.g. bash tests/diff_expr/run.sh build/laminardb --seed 42 --exprs 300
@@ -16,28 +16,5 @@ fi
 lm=$(realpath "$1")
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/pg.sh"
-pg_require diff_expr
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-pg_tmpdir laminar-diffexpr-pg
-tmp=$pg_dir
-pypid=
-cleanup() {
-  if [ -n "$pypid" ] && kill -0 "$pypid" 2>/dev/null; then
-    kill -TERM "$pypid" 2>/dev/null
-  fi
-  pg_stop
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-pg_start diff_expr
-args=()
-[ -n "${LM_DIFF_EXPR_SEEDS:-}" ] && args+=(--seeds "$LM_DIFF_EXPR_SEEDS")
-"$PY" "$here/gen.py" --laminardb "$lm" --pg-host "$tmp" --pg-port 5432 \
-  --psql "$PGBIN/psql" "$@" "${args[@]}" &
-pypid=$!
-wait "$pypid"
-rc=$?
-pypid=
-exit $rc
+. "$here/../lib/pg_gen.sh"
+pg_gen_run diff_expr "$here/gen.py" "${LM_DIFF_EXPR_SEEDS:-}" --laminardb "$lm" "$@"

@@ -22,7 +22,7 @@ LETTER = {"int": "I", "float": "R", "text": "T", "ts": "S", "bool": "B"}
 TEXTS = ["a", "b", "B", "", "ab", "é", "a_b", "zz", "A%", "b2"]
 TSS = ["2020-01-01 00:00:00", "2020-01-01 00:00:01.5", "1969-12-31 23:59:59",
        "2024-02-29 12:00:00", "2020-01-02 00:00:00"]
-FEATURES = ["subq", "setop", "winfn"]
+FEATURES = ["subq", "setop", "winfn", "paren"]
 
 
 def q(s):
@@ -284,6 +284,17 @@ class QGen:
                     sql = "%s JOIN %s ON %s.k = %s.k" % (sql, s2, rels[-1].alias, rel2.alias)
             else:
                 vis = rels[scope:]
+                rights = [rel2]
+                if "paren" in self.feats and r.random() < 0.25:
+                    # a parenthesized join on the right: a JOIN (b JOIN c ON ...)
+                    s3, rel3 = self.base(right=True)
+                    jt2 = r.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+                    on2 = "%s.k = %s.k" % (rel2.alias, rel3.alias)
+                    if r.random() < 0.3:
+                        on2 += " AND " + self.pred([rel2, rel3], 0)
+                    s2 = "(%s %s %s ON %s)" % (s2, jt2, s3, on2)
+                    rights.append(rel3)
+                rel2 = r.choice(rights)
                 on = "%s.k = %s.k" % (r.choice(vis).alias, rel2.alias)
                 if r.random() < 0.2:
                     # another key: other columns, int = double, expressions
@@ -303,6 +314,7 @@ class QGen:
                     # merge-joinable or hash-joinable join conditions")
                     on = self.pred(vis + [rel2], 0)
                 sql = "%s %s %s ON %s" % (sql, kind, s2, on)
+                rels.extend(x for x in rights if x is not rel2)
             rels.append(rel2)
         return sql, rels, conds
 

@@ -6,7 +6,8 @@
  * duplicates), and hostile input: bad magic/version/flags, unknown and
  * duplicate channels, expectation mismatches, frames after end, oversize
  * lengths, truncation at every byte (an error at finish) and byte flips at
- * every offset (an error naming a byte, never a crash).
+ * every offset (an error naming a byte, never a crash); feed_buffer (frames
+ * decoded in place in the caller's buffer) against feed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -778,8 +779,334 @@ static void test_encoder_misuse(void) {
   lm_buf_free(&w);
 }
 
+/* feed_buffer: each piece p[cuts[i-1], cuts[i]) is copied into its own
+ * lm_buffer (exact size, so ASan sees overreads) and fed with
+ * lm_framing_decoder_feed_buffer; events are held to the end, the pieces
+ * and the decoder released first, then the batches dumped again (views of
+ * the pieces must keep them alive and unchanged). *in_place counts batch
+ * columns whose values buffer lies inside a piece (zero-copy). */
+static int decode_buffers(const uint8_t *p, size_t n, const size_t *cuts,
+                          int ncuts, lm_buf *o, int *in_place, lm_error *err) {
+  lm_framing_decoder *d = lm_framing_decoder_new(NULL, NULL, "t");
+  lm_framing_event evs[64];
+  int nev = 0, rc = 0;
+  size_t at = 0;
+  for (int i = 0; i <= ncuts + 1 && !rc; i++) {
+    if (i <= ncuts) {
+      size_t to = i < ncuts ? cuts[i] : n;
+      lm_buffer *piece = lm_buffer_new(to - at ? to - at : 1);
+      memcpy(piece->data, p + at, to - at);
+      piece->size = to - at;
+      int ev0 = nev;
+      rc = lm_framing_decoder_feed_buffer(d, piece, 0, to - at, err);
+      while (nev < 64 && lm_framing_decoder_next(d, &evs[nev]))
+        nev++;
+      for (int k = ev0; k < nev; k++)
+        if (evs[k].batch)
+          for (int c = 0; c < evs[k].batch->num_columns; c++) {
+            lm_buffer *v = evs[k].batch->columns[c]->values;
+            if (v && v->data >= piece->data &&
+                v->data < piece->data + piece->size)
+              (*in_place)++;
+          }
+      lm_buffer_release(piece); /* batches hold what they use */
+      at = to;
+    } else {
+      rc = lm_framing_decoder_finish(d, err);
+      while (nev < 64 && lm_framing_decoder_next(d, &evs[nev]))
+        nev++;
+    }
+  }
+  lm_buf before, after;
+  lm_buf_init(&before);
+  lm_buf_init(&after);
+  for (int i = 0; i < nev; i++) {
+    dump_event(o, &evs[i]);
+    if (evs[i].batch)
+      dump_batch_rows(&before, evs[i].batch);
+  }
+  lm_framing_decoder_free(d);
+  for (int i = 0; i < nev; i++) {
+    if (evs[i].batch)
+      dump_batch_rows(&after, evs[i].batch);
+    lm_framing_event_clear(&evs[i]);
+  }
+  if (before.len != after.len ||
+      (before.len && memcmp(before.data, after.data, before.len)))
+    lm_buf_printf(o, "batch values changed after the pieces were released\n");
+  lm_buf_free(&before);
+  lm_buf_free(&after);
+  if (rc)
+    lm_buf_printf(o, "ERROR %d %s\n", rc, err->msg);
+  return rc;
+}
+
+/* lm_framing_decoder_feed_buffer gives the events of feed for every split
+ * (whole, every two- and three-piece split, a byte at a time), decodes
+ * batches in place when the frame lies whole in a piece, copies only
+ * partial frames, and reports errors at the same offsets as feed. */
+static void test_feed_buffer(void) {
+  lm_buf w, o;
+  lm_buf_init(&w);
+  lm_buf_init(&o);
+  conversation(&w, 0, NULL);
+  const uint8_t *p = (const uint8_t *)w.data;
+  lm_error err;
+  int in_place = 0;
+  CHECK(decode_buffers(p, w.len, NULL, 0, &o, &in_place, &err) == 0);
+  CHECK_EQ_STR(o.data, EXPECTED);
+  /* the conversation's payloads are not 8-aligned (names of odd length,
+   * a 5-byte message: docs/framing.md §1), so its batches are copied; a
+   * stream whose structures are all multiples of 8 bytes (an 8-byte name)
+   * decodes in place: both batches' 3 columns are views of the buffer */
+  {
+    lm_buf a;
+    lm_buf_init(&a);
+    lm_schema *ts = trades_schema();
+    lm_framing_encoder *e = lm_framing_encoder_new(&a, 0, NULL, NULL);
+    int t;
+    CHECK(lm_framing_encoder_add_table(e, "trades_8", ts, &t, &err) == 0);
+    CHECK(lm_framing_encoder_begin(e, &err) == 0);
+    for (int k = 0; k < 2; k++) {
+      lm_batch *b = make_batch(ts, 40, k * 100);
+      CHECK(lm_framing_encoder_write_batch(e, t, b, &err) == 0);
+      lm_batch_release(b);
+    }
+    CHECK(lm_framing_encoder_finish(e, &err) == 0);
+    lm_framing_encoder_free(e);
+    lm_schema_release(ts);
+    lm_buf ra, rb;
+    lm_buf_init(&ra);
+    lm_buf_init(&rb);
+    CHECK(decode_all((const uint8_t *)a.data, a.len, &ra, &err) == 0);
+    in_place = 0;
+    CHECK(decode_buffers((const uint8_t *)a.data, a.len, NULL, 0, &rb,
+                         &in_place, &err) == 0);
+    CHECK_EQ_STR(rb.data, ra.data);
+    CHECK_EQ_I64(in_place, 6);
+    /* split inside the second batch frame: the first is in place, the
+     * second completed in the pending buffer (copied once) */
+    size_t cut = a.len - 40;
+    in_place = 0;
+    lm_buf_reset(&rb);
+    CHECK(decode_buffers((const uint8_t *)a.data, a.len, &cut, 1, &rb,
+                         &in_place, &err) == 0);
+    CHECK_EQ_STR(rb.data, ra.data);
+    CHECK_EQ_I64(in_place, 3);
+    lm_buf_free(&ra);
+    lm_buf_free(&rb);
+    lm_buf_free(&a);
+  }
+  int bad = 0, in_place_split = 0;
+  for (size_t cut = 0; cut <= w.len; cut++) {
+    lm_buf_reset(&o);
+    decode_buffers(p, w.len, &cut, 1, &o, &in_place_split, &err);
+    if (strcmp(o.data, EXPECTED))
+      bad++;
+    size_t cuts3[2] = {cut, cut + 7 <= w.len ? cut + 7 : w.len};
+    lm_buf_reset(&o);
+    decode_buffers(p, w.len, cuts3, 2, &o, &in_place_split, &err);
+    if (strcmp(o.data, EXPECTED))
+      bad++;
+  }
+  CHECK_EQ_I64(bad, 0);
+  size_t *cuts = malloc(w.len * sizeof *cuts);
+  for (size_t i = 0; i < w.len; i++)
+    cuts[i] = i;
+  lm_buf_reset(&o);
+  CHECK(decode_buffers(p, w.len, cuts, (int)w.len, &o, &in_place, &err) == 0);
+  CHECK_EQ_STR(o.data, EXPECTED);
+  free(cuts);
+  /* sequenced conversation, whole and split */
+  uint64_t seq = 7;
+  lm_buf_reset(&w);
+  conversation(&w, LM_FRAMING_FLAG_SEQ, &seq);
+  p = (const uint8_t *)w.data;
+  lm_buf ref;
+  lm_buf_init(&ref);
+  CHECK(decode_all(p, w.len, &ref, &err) == 0);
+  bad = 0;
+  for (size_t cut = 0; cut <= w.len; cut += 3) {
+    lm_buf_reset(&o);
+    decode_buffers(p, w.len, &cut, 1, &o, &in_place_split, &err);
+    if (strcmp(o.data, ref.data))
+      bad++;
+  }
+  CHECK_EQ_I64(bad, 0);
+  /* hostile: truncation and a changed byte give the same result (events
+   * and error text, offsets included) as feed */
+  bad = 0;
+  lm_buf mut;
+  lm_buf_init(&mut);
+  for (size_t at = 0; at < w.len; at++) {
+    for (int trunc = 0; trunc < 2; trunc++) {
+      lm_buf_reset(&mut);
+      lm_buf_append(&mut, w.data, trunc ? at : w.len);
+      if (!trunc)
+        mut.data[at] ^= 0x5a;
+      const uint8_t *mp = (const uint8_t *)mut.data;
+      size_t half = mut.len / 2;
+      lm_buf a, b;
+      lm_buf_init(&a);
+      lm_buf_init(&b);
+      lm_framing_decoder *d = lm_framing_decoder_new(NULL, NULL, "t");
+      decode_cuts(mp, mut.len, &half, 1, d, &a, &err);
+      lm_framing_decoder_free(d);
+      int ip = 0;
+      decode_buffers(mp, mut.len, &half, 1, &b, &ip, &err);
+      if (a.len != b.len || memcmp(a.data, b.data, a.len)) {
+        if (bad++ < 3)
+          fprintf(stderr, "feed vs feed_buffer at %zu (%s):\n%s---\n%s\n", at,
+                  trunc ? "truncated" : "changed", a.data, b.data);
+      }
+      lm_buf_free(&a);
+      lm_buf_free(&b);
+    }
+  }
+  CHECK_EQ_I64(bad, 0);
+  /* a range outside the buffer is refused, not sticky */
+  lm_framing_decoder *d = lm_framing_decoder_new(NULL, NULL, "t");
+  lm_buffer *small = lm_buffer_new(8);
+  small->size = 8;
+  CHECK_EQ_I64(lm_framing_decoder_feed_buffer(d, small, 4, 5, &err),
+               LM_ERR_INVALID);
+  CHECK_EQ_I64(lm_framing_decoder_feed_buffer(d, small, 0, 0, &err), 0);
+  lm_buffer_release(small);
+  lm_framing_decoder_free(d);
+  lm_buf_free(&mut);
+  lm_buf_free(&ref);
+  lm_buf_free(&w);
+  lm_buf_free(&o);
+}
+
+/* A DICTIONARY<INT8, VARCHAR> array of the given indices (-1 = NULL) over
+ * dict (one reference taken). */
+static lm_array *dict_col(lm_array *dict, const int8_t *ix, int n) {
+  lm_type dt;
+  lm_type_dictionary(LM_TYPE_INT8, dict->type, false, &dt);
+  lm_buffer *iv = lm_buffer_new((size_t)n), *vb = lm_buffer_new(1);
+  int nulls = 0;
+  for (int i = 0; i < n; i++) {
+    iv->data[i] = (uint8_t)(ix[i] < 0 ? 0 : ix[i]);
+    if (ix[i] < 0)
+      nulls++;
+    else
+      vb->data[i / 8] |= (uint8_t)(1u << (i % 8));
+  }
+  return lm_array_new(dt, n, nulls, 0, vb, iv, NULL, 0, NULL, dict);
+}
+
+static lm_array *utf8_values(const char *const *v, int n) {
+  lm_builder b;
+  lm_builder_init(&b, lm_type_make(LM_TYPE_UTF8), n);
+  for (int i = 0; i < n; i++)
+    lm_builder_append_str(&b, v[i], (int32_t)strlen(v[i]));
+  lm_array *a;
+  lm_builder_finish(&b, &a);
+  lm_builder_free(&b);
+  return a;
+}
+
+/* Dictionary-encoded columns and batch custom_metadata through framing
+ * (docs/framing.md §4.1): a BATCH payload carries the DictionaryBatch
+ * messages its record batch needs (the first dictionary, a delta, a
+ * replacement) before it; the decoder applies them to the channel and
+ * gives each batch's custom_metadata in the event. Checked with feed and
+ * with feed_buffer (every two-piece split). Expected rows by hand:
+ * batch 1 over {red, green}: [red, NULL, green]; batch 2 over the delta
+ * {red, green, blue}: [blue, red]; batch 3 over the replacement {x, y}:
+ * [y, x, y]. */
+static void test_dictionaries_metadata(void) {
+  static const char *const d1v[] = {"red", "green"},
+                           *const d2v[] = {"red", "green", "blue"},
+                           *const d3v[] = {"x", "y"};
+  lm_array *d1 = utf8_values(d1v, 2), *d2 = utf8_values(d2v, 3),
+           *d3 = utf8_values(d3v, 2);
+  static const int8_t i1[] = {0, -1, 1}, i2[] = {2, 0}, i3[] = {1, 0, 1};
+  lm_array *c1 = dict_col(d1, i1, 3), *c2 = dict_col(d2, i2, 2),
+           *c3 = dict_col(d3, i3, 3);
+  lm_schema *s = lm_schema_new(1);
+  lm_schema_set_field(s, 0, "color", c1->type, true);
+  lm_batch *b1 = lm_batch_new(lm_schema_retain(s), 3, &c1),
+           *b2 = lm_batch_new(lm_schema_retain(s), 2, &c2),
+           *b3 = lm_batch_new(lm_schema_retain(s), 3, &c3);
+  lm_buf w;
+  lm_buf_init(&w);
+  lm_error err;
+  lm_framing_encoder *e = lm_framing_encoder_new(&w, 0, NULL, NULL);
+  int ch;
+  CHECK(lm_framing_encoder_add_table(e, "colors", s, &ch, &err) == 0);
+  CHECK(lm_framing_encoder_begin(e, &err) == 0);
+  lm_ipc_kv kv[2] = {{"source", "sensor-7"}, {"empty", ""}};
+  CHECK(lm_framing_encoder_write_batch(e, ch, b1, &err) == 0);
+  CHECK(lm_framing_encoder_write_batch_metadata(e, ch, b2, kv, 2, &err) == 0);
+  CHECK(lm_framing_encoder_write_batch(e, ch, b3, &err) == 0);
+  CHECK(lm_framing_encoder_finish(e, &err) == 0);
+  lm_framing_encoder_free(e);
+  const char *want = "red,NULL,green,||source=sensor-7;empty=;|blue,red,|"
+                     "y,x,y,|";
+  for (int mode = 0; mode < 2; mode++) {
+    int bad = 0;
+    for (size_t cut = 0; cut <= w.len; cut += mode ? 1 : w.len + 1) {
+      lm_framing_decoder *d = lm_framing_decoder_new(NULL, NULL, "t");
+      lm_buf o;
+      lm_buf_init(&o);
+      int rc = 0;
+      size_t pieces[2][2] = {{0, cut}, {cut, w.len}};
+      for (int k = 0; k < 2 && !rc; k++) {
+        size_t a = pieces[k][0], n = pieces[k][1] - a;
+        if (mode == 0) {
+          rc = lm_framing_decoder_feed(d, w.data + a, n, &err);
+        } else {
+          lm_buffer *pb = lm_buffer_new(n ? n : 1);
+          memcpy(pb->data, w.data + a, n);
+          pb->size = n;
+          rc = lm_framing_decoder_feed_buffer(d, pb, 0, n, &err);
+          lm_buffer_release(pb);
+        }
+      }
+      if (!rc)
+        rc = lm_framing_decoder_finish(d, &err);
+      if (rc)
+        lm_buf_printf(&o, "ERROR %s", err.msg);
+      lm_framing_event ev;
+      while (lm_framing_decoder_next(d, &ev)) {
+        if (ev.kind == LM_FRAMING_EV_BATCH) {
+          for (int i = 0; i < ev.n_metadata; i++)
+            lm_buf_printf(&o, "%s%s=%s;", i ? "" : "|", ev.metadata[i].key,
+                          ev.metadata[i].value);
+          if (ev.n_metadata)
+            lm_buf_putc(&o, '|');
+          for (int64_t i = 0; i < ev.batch->num_rows; i++) {
+            lm_array_format_value(&o, ev.batch->columns[0], i, "NULL");
+            lm_buf_putc(&o, ',');
+          }
+          lm_buf_putc(&o, '|');
+        }
+        lm_framing_event_clear(&ev);
+      }
+      lm_framing_decoder_free(d);
+      lm_buf_putc(&o, 0);
+      if (strcmp(o.data, want)) {
+        if (bad++ < 2)
+          fprintf(stderr, "dictionaries (%s, cut %zu): %s\n",
+                  mode ? "feed_buffer" : "feed", cut, o.data);
+      }
+      lm_buf_free(&o);
+    }
+    CHECK_EQ_I64(bad, 0);
+  }
+  lm_buf_free(&w);
+  lm_batch_release(b1);
+  lm_batch_release(b2);
+  lm_batch_release(b3);
+  lm_schema_release(s);
+}
+
 int main(void) {
   test_round_trip();
+  test_dictionaries_metadata();
+  test_feed_buffer();
   test_reject();
   test_hostile();
   test_merge();

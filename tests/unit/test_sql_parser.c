@@ -837,9 +837,12 @@ static void test_errors(void) {
   expect_error("CREATE SOURCE s (a INT) FORM FILES ('path' = 'x')",
                "1:25: expected FROM, FORMAT, ';' or end of input, found "
                "'FORM' (did you mean FROM?)");
-  expect_error("CREATE INDEX t (a INT)",
-               "1:8: expected SOURCE, STREAM, MATERIALIZED VIEW, SINK or "
-               "TABLE, found 'INDEX'");
+  expect_error("CREATE INDEX t (a INT)", "1:16: expected ON, found '('");
+  expect_error("CREATE UNIQUE INDEX i ON t (a + 1)",
+               "1:31: expected ',' or ')', found '+'");
+  expect_error("CREATE TABLE t (a INT, UNIQUE a)",
+               "1:31: expected '(', found 'a'");
+  expect_error("REINDEX i", "1:9: expected INDEX or TABLE, found 'i'");
   expect_error("CREATE TABLE t (a INT PRIMARY KEY, PRIMARY KEY (a))",
                "1:36: multiple primary keys are not allowed");
   expect_error("CREATE TABLE t (a INT PRIMARY)",
@@ -849,8 +852,8 @@ static void test_errors(void) {
   expect_error("INSERT INTO t DEFAULT VALUES",
                "1:15: expected VALUES or SELECT, found 'DEFAULT'");
   expect_error("CREATE STREM s AS SELECT 1",
-               "1:8: expected SOURCE, STREAM, MATERIALIZED VIEW, SINK or "
-               "TABLE, found 'STREM' (did you mean STREAM?)");
+               "1:8: expected SOURCE, STREAM, [MATERIALIZED] VIEW, SINK, "
+               "TABLE or INDEX, found 'STREM' (did you mean STREAM?)");
   expect_error("CREATE STREAM s SELECT a FROM t",
                "1:17: expected AS, found 'SELECT'");
   expect_error("INSERT INTO t VALUES (1, 2), (3)",
@@ -867,7 +870,8 @@ static void test_errors(void) {
   expect_error("SELECT a FROM t EMIT ON WINDOW CLSE",
                "1:32: expected CLOSE, found 'CLSE' (did you mean CLOSE?)");
   expect_error("SELECT a FROM t\nWHERE a IS 5",
-               "2:12: expected NULL or NOT NULL, found '5'");
+               "2:12: expected NULL, NOT NULL or [NOT] DISTINCT FROM, found "
+               "'5'");
   expect_error("CREATE SOURCE s (a INT, a BIGINT)",
                "1:25: duplicate column 'a'");
   expect_error("CREATE SOURCE s (a INT,)",

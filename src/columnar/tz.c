@@ -1,0 +1,912 @@
+/* columnar/tz.c — TZif reader (RFC 8536), POSIX TZ strings, the zone
+ * cache and local <-> UTC conversion with PostgreSQL's rules (lm_tz.h). */
+#include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* One POSIX rule date: Jn (julian, no Feb 29), n (zero-based day of year),
+ * Mm.w.d; time of day in seconds (may be negative or > 24 h in v3). */
+typedef struct tz_rule_date {
+  char kind; /* 'J', 'D' (zero-based), 'M' */
+  int day, week, month;
+  int32_t time;
+} tz_rule_date;
+
+typedef struct tz_type {
+  int32_t off; /* seconds east */
+  bool is_dst;
+  uint32_t abbr; /* index into abbrs */
+} tz_type;
+
+struct lm_tz {
+  char *name;
+  int64_t *trans; /* UTC seconds, strictly ascending */
+  uint8_t *idx;   /* type index per transition */
+  int32_t n_trans;
+  tz_type *types;
+  int32_t n_types;
+  char *abbrs; /* NUL-terminated strings */
+  uint32_t n_abbrs;
+  /* the POSIX rule (footer or a TZ string) */
+  bool has_rule, rule_dst;
+  int32_t std_off, dst_off; /* seconds east */
+  char std_abbr[24], dst_abbr[24];
+  tz_rule_date start, end;
+};
+
+void lm_tz_free(lm_tz *z) {
+  if (!z)
+    return;
+  free(z->name);
+  free(z->trans);
+  free(z->idx);
+  free(z->types);
+  free(z->abbrs);
+  free(z);
+}
+
+const char *lm_tz_name(const lm_tz *z) {
+  return z ? z->name : "UTC";
+}
+
+/* ------------------------------------------------------- calendar help */
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b) != 0 && ((a < 0) != (b < 0)))
+    q--;
+  return q;
+}
+
+static bool leap(int64_t y) {
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Days since the epoch of the rule date d in year y. */
+static int64_t rule_day(const tz_rule_date *d, int64_t y) {
+  int64_t jan1 = lm_days_from_civil(y, 1, 1);
+  switch (d->kind) {
+  case 'J': /* 1..365, Feb 29 never counted */
+    return jan1 + d->day - 1 + (leap(y) && d->day >= 60 ? 1 : 0);
+  case 'D':
+    return jan1 + d->day;
+  default: {
+    int64_t first = lm_days_from_civil(y, (unsigned)d->month, 1);
+    int wd1 = (int)(((first + 4) % 7 + 7) % 7); /* 1970-01-01: Thursday */
+    int64_t day = 1 + (d->day - wd1 + 7) % 7 + (int64_t)(d->week - 1) * 7;
+    int64_t dim = lm_days_in_month(y, (unsigned)d->month);
+    while (day > dim)
+      day -= 7;
+    return first + day - 1;
+  }
+  }
+}
+
+/* UTC second of the DST start / end of year y. */
+static int64_t rule_start(const lm_tz *z, int64_t y) {
+  return rule_day(&z->start, y) * 86400 + z->start.time - z->std_off;
+}
+static int64_t rule_end(const lm_tz *z, int64_t y) {
+  return rule_day(&z->end, y) * 86400 + z->end.time - z->dst_off;
+}
+
+static int64_t year_of(int64_t utc_s) {
+  int64_t y;
+  unsigned m, d;
+  lm_civil_from_days(floor_div(utc_s, 86400), &y, &m, &d);
+  return y;
+}
+
+/* The rule's DST start and end of the UTC year holding utc_s, cached per
+ * thread for the last (zone, year): rows are usually close in time. */
+static void rule_year(const lm_tz *z, int64_t utc_s, int64_t *s, int64_t *e) {
+  static _Thread_local struct {
+    const lm_tz *z;
+    int64_t lo, hi, s, e;
+  } c;
+  if (c.z != z || utc_s < c.lo || utc_s >= c.hi) {
+    int64_t y = year_of(utc_s);
+    c.z = z;
+    c.lo = lm_days_from_civil(y, 1, 1) * 86400;
+    c.hi = lm_days_from_civil(y + 1, 1, 1) * 86400;
+    c.s = rule_start(z, y);
+    c.e = rule_end(z, y);
+  }
+  *s = c.s;
+  *e = c.e;
+}
+
+/* Whether the rule puts utc_s in DST. */
+static bool rule_in_dst(const lm_tz *z, int64_t utc_s) {
+  if (!z->rule_dst)
+    return false;
+  int64_t s, e;
+  rule_year(z, utc_s, &s, &e);
+  if (s < e)
+    return utc_s >= s && utc_s < e;
+  return !(utc_s >= e && utc_s < s);
+}
+
+/* ------------------------------------------------------- offsets */
+
+/* Index of the last transition <= t, or -1. */
+static int32_t find_trans(const lm_tz *z, int64_t t) {
+  int32_t lo = 0, hi = z->n_trans - 1, r = -1;
+  while (lo <= hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (z->trans[mid] <= t) {
+      r = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return r;
+}
+
+static bool use_rule(const lm_tz *z, int64_t t) {
+  if (!z->has_rule)
+    return false;
+  if (z->n_types == 0)
+    return true;
+  if (z->n_trans == 0)
+    return z->rule_dst;
+  return t >= z->trans[z->n_trans - 1];
+}
+
+int32_t lm_tz_offset_at(const lm_tz *z, int64_t utc_s, bool *is_dst,
+                        const char **abbrev) {
+  if (!z)
+    z = lm_tz_utc();
+  bool d = false;
+  int32_t off = 0;
+  const char *ab = "UTC";
+  if (use_rule(z, utc_s)) {
+    d = rule_in_dst(z, utc_s);
+    off = d ? z->dst_off : z->std_off;
+    ab = d ? z->dst_abbr : z->std_abbr;
+  } else if (z->n_types > 0) {
+    int32_t i = find_trans(z, utc_s);
+    const tz_type *ty = &z->types[i < 0 ? 0 : z->idx[i]];
+    d = ty->is_dst;
+    off = ty->off;
+    ab = z->abbrs + ty->abbr;
+  }
+  if (is_dst)
+    *is_dst = d;
+  if (abbrev)
+    *abbrev = ab;
+  return off;
+}
+
+int64_t lm_tz_to_local(const lm_tz *z, int64_t utc_us) {
+  int64_t s = floor_div(utc_us, LM_US_PER_SEC);
+  return utc_us + (int64_t)lm_tz_offset_at(z, s, NULL, NULL) * LM_US_PER_SEC;
+}
+
+/* The first transition strictly after t: *boundary and the offset after it.
+ * false when there is none (a zone without DST from t on). */
+static bool next_boundary(const lm_tz *z, int64_t t, int64_t *boundary,
+                          int32_t *after) {
+  if (z->n_trans > 0 && t < z->trans[z->n_trans - 1]) {
+    int32_t i = find_trans(z, t) + 1; /* first > t */
+    *boundary = z->trans[i];
+    *after = z->types[z->idx[i]].off;
+    return true;
+  }
+  if (!z->has_rule || !z->rule_dst ||
+      (z->n_types > 0 && z->n_trans == 0 && !z->rule_dst))
+    return false;
+  int64_t best = INT64_MAX, s, e;
+  rule_year(z, t, &s, &e); /* this UTC year's changes (cached) */
+  if (s > t)
+    best = s;
+  if (e > t && e < best)
+    best = e;
+  if (best == INT64_MAX) { /* after both: the next year's first */
+    int64_t y = year_of(t) + 1;
+    s = rule_start(z, y);
+    e = rule_end(z, y);
+    best = s < e ? s : e;
+  }
+  if (best == INT64_MAX)
+    return false;
+  *boundary = best;
+  *after = lm_tz_offset_at(z, best, NULL, NULL);
+  return true;
+}
+
+int64_t lm_tz_from_local(const lm_tz *z, int64_t local_us, int32_t *offset_s) {
+  if (!z)
+    z = lm_tz_utc();
+  int64_t t = floor_div(local_us, LM_US_PER_SEC);
+  /* PostgreSQL's DetermineTimeZoneOffsetInternal: the boundary following
+   * the instant one day before t read as UTC, and the offsets around it */
+  int64_t prev = t - 86400;
+  int32_t before = lm_tz_offset_at(z, prev, NULL, NULL), after = 0, off;
+  int64_t boundary = 0;
+  if (!next_boundary(z, prev, &boundary, &after)) {
+    off = before;
+  } else {
+    int64_t bt = t - before, at = t - after;
+    if (bt < boundary && at < boundary)
+      off = before;
+    else if (bt > boundary && at >= boundary)
+      off = after;
+    else /* gap: prefer "before"; overlap: prefer "after" */
+      off = bt > at ? before : after;
+  }
+  if (offset_s)
+    *offset_s = off;
+  return local_us - (int64_t)off * LM_US_PER_SEC;
+}
+
+/* ------------------------------------------------------- text forms */
+
+int lm_tz_format_offset(int32_t off_s, char *buf) {
+  char sign = off_s < 0 ? '-' : '+';
+  int64_t a = off_s < 0 ? -(int64_t)off_s : off_s;
+  int h = (int)(a / 3600), m = (int)(a / 60 % 60), s = (int)(a % 60);
+  if (s)
+    return snprintf(buf, 16, "%c%02d:%02d:%02d", sign, h, m, s);
+  if (m)
+    return snprintf(buf, 16, "%c%02d:%02d", sign, h, m);
+  return snprintf(buf, 16, "%c%02d", sign, h);
+}
+
+int lm_tz_format(int64_t utc_us, const lm_tz *z, char *buf) {
+  int32_t off =
+      lm_tz_offset_at(z, floor_div(utc_us, LM_US_PER_SEC), NULL, NULL);
+  int64_t local = utc_us + (int64_t)off * LM_US_PER_SEC;
+  int n = lm_format_timestamp(local, ' ', buf);
+  /* PostgreSQL drops the fraction's trailing zeros */
+  char *dot = memchr(buf, '.', (size_t)n);
+  if (dot) {
+    while (n > 0 && buf[n - 1] == '0')
+      n--;
+  }
+  n += lm_tz_format_offset(off, buf + n);
+  return n;
+}
+
+/* ------------------------------------------------------- POSIX strings */
+
+typedef struct pcur {
+  const char *s;
+  size_t len, i;
+} pcur;
+
+static int pc(const pcur *c) {
+  return c->i < c->len ? (unsigned char)c->s[c->i] : -1;
+}
+
+/* A zone name: <...> or a run of characters that are not digits, ',',
+ * '+', '-' (PostgreSQL accepts short and empty names). */
+static bool p_name(pcur *c, char *out, size_t cap) {
+  size_t n = 0;
+  if (pc(c) == '<') {
+    c->i++;
+    while (pc(c) >= 0 && pc(c) != '>') {
+      if (n + 1 < cap)
+        out[n++] = (char)pc(c);
+      c->i++;
+    }
+    if (pc(c) != '>')
+      return false;
+    c->i++;
+  } else {
+    int ch;
+    while ((ch = pc(c)) >= 0 && !(ch >= '0' && ch <= '9') && ch != ',' &&
+           ch != '+' && ch != '-') {
+      if (n + 1 < cap)
+        out[n++] = (char)ch;
+      c->i++;
+    }
+  }
+  out[n] = '\0';
+  return true;
+}
+
+static bool p_num(pcur *c, int max, int *v) {
+  int n = 0, k = 0;
+  while (pc(c) >= '0' && pc(c) <= '9') {
+    n = n * 10 + (pc(c) - '0');
+    c->i++;
+    if (++k > 3 || n > max)
+      return false;
+  }
+  *v = n;
+  return k > 0;
+}
+
+/* [+-]hh[:mm[:ss]] -> seconds (sign applied); hours up to max_h. */
+static bool p_secs(pcur *c, int max_h, int32_t *out) {
+  int sign = 1, h, m = 0, s = 0;
+  if (pc(c) == '-' || pc(c) == '+') {
+    sign = pc(c) == '-' ? -1 : 1;
+    c->i++;
+  }
+  if (!p_num(c, max_h, &h))
+    return false;
+  if (pc(c) == ':') {
+    c->i++;
+    if (!p_num(c, 59, &m))
+      return false;
+    if (pc(c) == ':') {
+      c->i++;
+      if (!p_num(c, 59, &s))
+        return false;
+    }
+  }
+  *out = sign * (h * 3600 + m * 60 + s);
+  return true;
+}
+
+static bool p_rule_date(pcur *c, tz_rule_date *d) {
+  int v;
+  if (pc(c) == 'J') {
+    c->i++;
+    if (!p_num(c, 365, &v) || v < 1)
+      return false;
+    d->kind = 'J';
+    d->day = v;
+  } else if (pc(c) == 'M') {
+    c->i++;
+    d->kind = 'M';
+    if (!p_num(c, 12, &d->month) || d->month < 1 || pc(c) != '.')
+      return false;
+    c->i++;
+    if (!p_num(c, 5, &d->week) || d->week < 1 || pc(c) != '.')
+      return false;
+    c->i++;
+    if (!p_num(c, 6, &d->day))
+      return false;
+  } else {
+    if (!p_num(c, 365, &v))
+      return false;
+    d->kind = 'D';
+    d->day = v;
+  }
+  d->time = 7200;
+  if (pc(c) == '/') {
+    c->i++;
+    if (!p_secs(c, 167, &d->time))
+      return false;
+  }
+  return true;
+}
+
+/* Parses the TZ string into z's rule fields. Returns the byte offset of
+ * the error, or -1 when it parsed. */
+static long parse_rule(lm_tz *z, const char *s, size_t len) {
+  pcur c = {s, len, 0};
+  int32_t off;
+  if (!p_name(&c, z->std_abbr, sizeof z->std_abbr))
+    return (long)c.i;
+  if (!p_secs(&c, 24, &off))
+    return (long)c.i;
+  z->std_off = -off;
+  z->has_rule = true;
+  z->rule_dst = false;
+  if (c.i == c.len)
+    return -1;
+  if (!p_name(&c, z->dst_abbr, sizeof z->dst_abbr) || !z->dst_abbr[0])
+    return (long)c.i;
+  z->rule_dst = true;
+  z->dst_off = z->std_off + 3600;
+  if (pc(&c) >= 0 && pc(&c) != ',') {
+    if (!p_secs(&c, 24, &off))
+      return (long)c.i;
+    z->dst_off = -off;
+  }
+  if (pc(&c) < 0) { /* no rule: the US rule (posixrules) */
+    z->start = (tz_rule_date){'M', 0, 2, 3, 7200};
+    z->end = (tz_rule_date){'M', 0, 1, 11, 7200};
+    return -1;
+  }
+  if (pc(&c) != ',')
+    return (long)c.i;
+  c.i++;
+  if (!p_rule_date(&c, &z->start))
+    return (long)c.i;
+  if (pc(&c) != ',')
+    return (long)c.i;
+  c.i++;
+  if (!p_rule_date(&c, &z->end))
+    return (long)c.i;
+  return c.i == c.len ? -1 : (long)c.i;
+}
+
+int lm_tz_parse_posix(const char *s, size_t len, const char *name, lm_tz **out,
+                      lm_error *err) {
+  *out = NULL;
+  lm_tz *z = calloc(1, sizeof *z);
+  if (!z || !(z->name = strdup(name ? name : "")))
+    return free(z), lm_err(err, LM_ERR_NOMEM, "out of memory");
+  long at = parse_rule(z, s, len);
+  if (at >= 0) {
+    lm_tz_free(z);
+    return lm_err(err, LM_ERR_PARSE, "TZ string: byte %ld: invalid", at);
+  }
+  *out = z;
+  return 0;
+}
+
+/* ------------------------------------------------------- TZif */
+
+static uint32_t be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+static int64_t be64(const uint8_t *p) {
+  return (int64_t)((uint64_t)be32(p) << 32 | be32(p + 4));
+}
+
+typedef struct tzif_hdr {
+  int version;
+  uint32_t isut, isstd, leap, time, type, chars;
+} tzif_hdr;
+
+static int read_hdr(const uint8_t *d, size_t len, size_t at, tzif_hdr *h,
+                    lm_error *err) {
+  if (len < 44 || at > len - 44)
+    return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: truncated header", at);
+  if (memcmp(d + at, "TZif", 4) != 0)
+    return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: bad magic", at);
+  uint8_t v = d[at + 4];
+  if (v != 0 && (v < '2' || v > '9'))
+    return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: bad version", at + 4);
+  h->version = v ? v - '0' : 1;
+  h->isut = be32(d + at + 20);
+  h->isstd = be32(d + at + 24);
+  h->leap = be32(d + at + 28);
+  h->time = be32(d + at + 32);
+  h->type = be32(d + at + 36);
+  h->chars = be32(d + at + 40);
+  if (h->type == 0 || h->type > 256 || h->chars == 0 ||
+      (h->isut && h->isut != h->type) || (h->isstd && h->isstd != h->type))
+    return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: bad counts", at + 20);
+  return 0;
+}
+
+/* Bytes of the data block after a header with time size ts (4 or 8). */
+static uint64_t block_size(const tzif_hdr *h, int ts) {
+  return (uint64_t)h->time * (uint64_t)ts + h->time + (uint64_t)h->type * 6 +
+         h->chars + (uint64_t)h->leap * (uint64_t)(ts + 4) + h->isstd + h->isut;
+}
+
+int lm_tzif_parse(const uint8_t *d, size_t len, const char *name, lm_tz **out,
+                  lm_error *err) {
+  *out = NULL;
+  tzif_hdr h;
+  int rc = read_hdr(d, len, 0, &h, err);
+  if (rc)
+    return rc;
+  size_t at = 44;
+  int ts = 4;
+  uint64_t bs = block_size(&h, 4);
+  if (bs > len - at)
+    return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: truncated data", at);
+  if (h.version >= 2) { /* skip the v1 block: use the 64-bit one */
+    at += (size_t)bs;
+    if ((rc = read_hdr(d, len, at, &h, err)))
+      return rc;
+    at += 44;
+    ts = 8;
+    bs = block_size(&h, 8);
+    if (bs > len - at)
+      return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: truncated data", at);
+  }
+  if (h.leap)
+    return lm_err(err, LM_ERR_PARSE,
+                  "TZif: byte %zu: leap-second zones are not supported", at);
+  lm_tz *z = calloc(1, sizeof *z);
+  if (!z)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  z->n_trans = (int32_t)h.time;
+  z->n_types = (int32_t)h.type;
+  z->n_abbrs = h.chars;
+  z->name = strdup(name ? name : "");
+  z->trans = malloc(h.time ? h.time * sizeof *z->trans : 1);
+  z->idx = malloc(h.time ? h.time : 1);
+  z->types = malloc(h.type * sizeof *z->types);
+  z->abbrs = malloc((size_t)h.chars + 1);
+  if (!z->name || !z->trans || !z->idx || !z->types || !z->abbrs) {
+    lm_tz_free(z);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  const uint8_t *p = d + at;
+  for (uint32_t i = 0; i < h.time; i++) {
+    z->trans[i] = ts == 8 ? be64(p + (size_t)i * 8)
+                          : (int64_t)(int32_t)be32(p + (size_t)i * 4);
+    if (i > 0 && z->trans[i] <= z->trans[i - 1]) {
+      lm_tz_free(z);
+      return lm_err(err, LM_ERR_PARSE,
+                    "TZif: byte %zu: transition times not ascending",
+                    at + (size_t)i * (size_t)ts);
+    }
+  }
+  p += (size_t)h.time * (size_t)ts;
+  for (uint32_t i = 0; i < h.time; i++) {
+    if (p[i] >= h.type) {
+      lm_tz_free(z);
+      return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: bad type index",
+                    (size_t)(p - d) + i);
+    }
+    z->idx[i] = p[i];
+  }
+  p += h.time;
+  for (uint32_t i = 0; i < h.type; i++) {
+    const uint8_t *r = p + (size_t)i * 6;
+    int32_t off = (int32_t)be32(r);
+    if (off == INT32_MIN || off < -25 * 3600 || off > 26 * 3600 || r[4] > 1 ||
+        r[5] >= h.chars) {
+      lm_tz_free(z);
+      return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: bad time type",
+                    (size_t)(r - d));
+    }
+    z->types[i] = (tz_type){off, r[4] == 1, r[5]};
+  }
+  p += (size_t)h.type * 6;
+  memcpy(z->abbrs, p, h.chars);
+  z->abbrs[h.chars] = '\0';
+  if (z->abbrs[h.chars - 1] != '\0') { /* the last string must end */
+    lm_tz_free(z);
+    return lm_err(err, LM_ERR_PARSE,
+                  "TZif: byte %zu: abbreviations not NUL-terminated",
+                  (size_t)(p - d) + h.chars - 1);
+  }
+  p += h.chars + (size_t)h.isstd + h.isut;
+  /* v2+: the footer "\n<TZ string>\n" */
+  if (ts == 8) {
+    size_t f = (size_t)(p - d);
+    if (f >= len || d[f] != '\n') {
+      lm_tz_free(z);
+      return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: missing footer", f);
+    }
+    const uint8_t *nl = memchr(d + f + 1, '\n', len - f - 1);
+    if (!nl) {
+      lm_tz_free(z);
+      return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: unterminated footer",
+                    f);
+    }
+    size_t fl = (size_t)(nl - (d + f + 1));
+    if (fl > 0) {
+      long e = parse_rule(z, (const char *)d + f + 1, fl);
+      if (e >= 0) {
+        lm_tz_free(z);
+        return lm_err(err, LM_ERR_PARSE, "TZif: byte %zu: bad TZ string",
+                      f + 1 + (size_t)e);
+      }
+    }
+  }
+  *out = z;
+  return 0;
+}
+
+/* ------------------------------------------------------- cache, lookup */
+
+static lm_tz utc_zone = {
+    .name = "UTC", .has_rule = true, .std_abbr = "UTC", .dst_abbr = "UTC"};
+
+const lm_tz *lm_tz_utc(void) {
+  return &utc_zone;
+}
+
+#define TZ_CACHE_MAX 4096
+typedef struct tz_entry {
+  char *key; /* the name as given */
+  lm_tz *zone;
+} tz_entry;
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static tz_entry cache[TZ_CACHE_MAX];
+static int n_cache;
+
+static _Thread_local const lm_tz *session_zone;
+
+const lm_tz *lm_tz_session(void) {
+  return session_zone ? session_zone : &utc_zone;
+}
+const lm_tz *lm_tz_session_set(const lm_tz *z) {
+  const lm_tz *old = lm_tz_session();
+  session_zone = z;
+  return old;
+}
+
+/* Reads a whole file (at most 1 MiB: zone files are a few KiB). */
+static uint8_t *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 1 << 20, n = 0;
+  uint8_t *buf = malloc(cap);
+  if (buf)
+    n = fread(buf, 1, cap, f);
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+static bool safe_name(const char *s) {
+  if (!*s || *s == '/' || strlen(s) > 200)
+    return false;
+  for (const char *p = s; *p; p++) {
+    unsigned char ch = (unsigned char)*p;
+    if (!(isalnum(ch) || ch == '/' || ch == '_' || ch == '-' || ch == '+'))
+      return false;
+    if (ch == '/' && p[1] == '/')
+      return false;
+  }
+  /* no "." components (".." cannot appear: '.' is not allowed above) */
+  return true;
+}
+
+/* Resolves name case-insensitively under dir, component by component;
+ * writes the canonical relative path into canon. */
+static bool find_file(const char *dir, const char *name, char *canon,
+                      size_t cap) {
+  char path[1024];
+  size_t cl = 0;
+  canon[0] = '\0';
+  const char *p = name;
+  while (*p) {
+    const char *e = strchr(p, '/');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    snprintf(path, sizeof path, "%s/%s", dir, canon);
+    DIR *dh = opendir(path);
+    if (!dh)
+      return false;
+    struct dirent *de;
+    bool found = false;
+    while ((de = readdir(dh))) {
+      if (strlen(de->d_name) == n && !strncasecmp(de->d_name, p, n)) {
+        if (cl + n + 2 > cap) {
+          closedir(dh);
+          return false;
+        }
+        if (cl)
+          canon[cl++] = '/';
+        memcpy(canon + cl, de->d_name, n);
+        cl += n;
+        canon[cl] = '\0';
+        found = true;
+        break;
+      }
+    }
+    closedir(dh);
+    if (!found)
+      return false;
+    p += n;
+    if (*p == '/')
+      p++;
+  }
+  return cl > 0;
+}
+
+/* A number of hours, the whole string (strtod), as PostgreSQL's
+ * check_timezone: an ISO offset. */
+static lm_tz *numeric_zone(const char *name) {
+  char *end;
+  errno = 0;
+  double h = strtod(name, &end);
+  if (end == name || *end || errno || !isfinite(h) || fabs(h) > 1000)
+    return NULL;
+  for (const char *q = name; *q; q++)
+    if (*q == 'x' || *q == 'X' || *q == 'n' || *q == 'N' || *q == 'i' ||
+        *q == 'I')
+      return NULL;
+  int32_t off = (int32_t)lrint(h * 3600);
+  lm_tz *z = calloc(1, sizeof *z);
+  if (!z)
+    return NULL;
+  char o[16];
+  int32_t a = off < 0 ? -off : off;
+  if (a % 60)
+    snprintf(o, sizeof o, "%02d:%02d:%02d", a / 3600, a / 60 % 60, a % 60);
+  else if (a % 3600)
+    snprintf(o, sizeof o, "%02d:%02d", a / 3600, a / 60 % 60);
+  else
+    snprintf(o, sizeof o, "%02d", a / 3600);
+  char nm[64];
+  snprintf(nm, sizeof nm, "<%c%s>%c%s", off >= 0 ? '+' : '-', o,
+           off >= 0 ? '-' : '+', o);
+  if (!(z->name = strdup(nm))) {
+    free(z);
+    return NULL;
+  }
+  z->has_rule = true;
+  z->std_off = off;
+  snprintf(z->std_abbr, sizeof z->std_abbr, "%c%.12s", off >= 0 ? '+' : '-', o);
+  return z;
+}
+
+static int bad_zone(lm_error *err, const char *name) {
+  lm_err(err, LM_ERR_INVALID,
+         "invalid value for parameter \"TimeZone\": \"%.200s\"", name);
+  return lm_err_state(err, "22023");
+}
+
+static int lookup(const char *name, bool numeric, const lm_tz **out,
+                  lm_error *err);
+
+int lm_tz_lookup(const char *name, const lm_tz **out, lm_error *err) {
+  return lookup(name, true, out, err);
+}
+
+int lm_tz_lookup_at(const char *name, const lm_tz **out, lm_error *err) {
+  return lookup(name, false, out, err);
+}
+
+static int lookup(const char *name, bool numeric, const lm_tz **out,
+                  lm_error *err) {
+  *out = NULL;
+  if (!name)
+    return bad_zone(err, "");
+  if (!strcasecmp(name, "UTC")) {
+    *out = &utc_zone;
+    return 0;
+  }
+  char key[300]; /* the mode, then the name */
+  if (strlen(name) > 256)
+    return bad_zone(err, name);
+  snprintf(key, sizeof key, "%c%s", numeric ? 'n' : 'p', name);
+  pthread_mutex_lock(&cache_mu);
+  for (int i = 0; i < n_cache; i++)
+    if (!strcmp(cache[i].key, key)) {
+      *out = cache[i].zone;
+      pthread_mutex_unlock(&cache_mu);
+      return 0;
+    }
+  pthread_mutex_unlock(&cache_mu);
+
+  lm_tz *z = numeric ? numeric_zone(name) : NULL;
+  if (!z && safe_name(name)) {
+    const char *dir = getenv("TZDIR");
+    if (!dir || !*dir)
+      dir = "/usr/share/zoneinfo";
+    char canon[512], path[1024];
+    if (find_file(dir, name, canon, sizeof canon)) {
+      snprintf(path, sizeof path, "%s/%s", dir, canon);
+      size_t len = 0;
+      uint8_t *data = slurp(path, &len);
+      lm_error e2;
+      if (data && lm_tzif_parse(data, len, canon, &z, &e2) != 0)
+        z = NULL;
+      free(data);
+    }
+  }
+  if (!z) {
+    lm_error e2;
+    size_t n = strlen(name);
+    /* PostgreSQL upper-cases the name before reading it as a TZ string */
+    if (n < 256 && lm_tz_parse_posix(name, n, name, &z, &e2) == 0) {
+      for (char *q = z->std_abbr; *q; q++)
+        *q = (char)toupper((unsigned char)*q);
+      for (char *q = z->dst_abbr; *q; q++)
+        *q = (char)toupper((unsigned char)*q);
+      for (char *q = z->name; *q; q++)
+        *q = (char)toupper((unsigned char)*q);
+    } else {
+      z = NULL;
+    }
+  }
+  if (!z)
+    return bad_zone(err, name);
+  char *kc = strdup(key);
+  if (!kc) {
+    lm_tz_free(z);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  pthread_mutex_lock(&cache_mu);
+  for (int i = 0; i < n_cache; i++) /* raced with another thread */
+    if (!strcmp(cache[i].key, key)) {
+      *out = cache[i].zone;
+      pthread_mutex_unlock(&cache_mu);
+      free(kc);
+      lm_tz_free(z);
+      return 0;
+    }
+  if (n_cache >= TZ_CACHE_MAX) {
+    pthread_mutex_unlock(&cache_mu);
+    free(kc);
+    lm_tz_free(z);
+    return lm_err(err, LM_ERR_LIMIT, "too many distinct time zones (%d)",
+                  TZ_CACHE_MAX);
+  }
+  cache[n_cache].key = kc;
+  cache[n_cache].zone = z;
+  n_cache++;
+  pthread_mutex_unlock(&cache_mu);
+  *out = z;
+  return 0;
+}
+
+/* ------------------------------------------------------- TIMESTAMPTZ text */
+
+int lm_tz_parse_timestamptz(const char *s, size_t len, const lm_tz *session,
+                            int64_t *out_us) {
+  while (len > 0 && isspace((unsigned char)*s))
+    s++, len--;
+  while (len > 0 && isspace((unsigned char)s[len - 1]))
+    len--;
+  if (len < 10)
+    return -1;
+  /* the date/time part: date, then [T ]hh:mm[:ss[.f]] */
+  size_t i = 10;
+  if (len > 12 && (s[10] == ' ' || s[10] == 'T' || s[10] == 't') &&
+      s[11] >= '0' && s[11] <= '9') {
+    i = 11;
+    while (i < len && ((s[i] >= '0' && s[i] <= '9') || s[i] == ':' ||
+                       s[i] == '.' || s[i] == ','))
+      i++;
+  }
+  int64_t local;
+  if (lm_parse_timestamp(s, i, &local) != 0)
+    return -1;
+  size_t j = i;
+  while (j < len && s[j] == ' ')
+    j++;
+  if (j == len) {
+    *out_us = lm_tz_from_local(session, local, NULL);
+    return 0;
+  }
+  const char *z = s + j;
+  size_t zl = len - j;
+  if (zl == 1 && (*z == 'Z' || *z == 'z')) {
+    *out_us = local;
+    return 0;
+  }
+  if (*z == '+' || *z == '-') { /* ISO offset: east positive */
+    int sign = *z == '-' ? -1 : 1, part[3] = {0, 0, 0}, np = 0;
+    size_t k = 1;
+    while (k < zl && np < 3) {
+      int digits = 0, v = 0;
+      while (k < zl && s[j + k] >= '0' && s[j + k] <= '9' && digits < 2) {
+        v = v * 10 + (z[k] - '0');
+        k++, digits++;
+      }
+      if (digits == 0)
+        return -1;
+      part[np++] = v;
+      if (k < zl && z[k] == ':')
+        k++;
+      else if (!(k < zl && z[k] >= '0' && z[k] <= '9'))
+        break;
+    }
+    if (k != zl || part[0] > 15 || part[1] > 59 || part[2] > 59)
+      return -1;
+    int64_t off = sign * ((int64_t)part[0] * 3600 + part[1] * 60 + part[2]);
+    *out_us = local - off * LM_US_PER_SEC;
+    return 0;
+  }
+  char name[256];
+  if (zl >= sizeof name)
+    return -1;
+  memcpy(name, z, zl);
+  name[zl] = '\0';
+  if (!strcasecmp(name, "GMT") || !strcasecmp(name, "UTC") ||
+      !strcasecmp(name, "Z")) {
+    *out_us = local;
+    return 0;
+  }
+  if (!safe_name(name)) /* only database names here, no TZ strings */
+    return -1;
+  for (const char *q = name; *q; q++)
+    if (*q >= '0' && *q <= '9' && !strchr(name, '/'))
+      return -1;
+  const lm_tz *zone;
+  lm_error e2;
+  if (lm_tz_lookup(name, &zone, &e2) != 0)
+    return -1;
+  *out_us = lm_tz_from_local(zone, local, NULL);
+  return 0;
+}
