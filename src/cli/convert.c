@@ -17,12 +17,19 @@
  * size). Arrow -> Arrow keeps dictionary encoding and each batch's message
  * custom_metadata. --connect-timeout / --accept-timeout bound socket
  * set-up (transport/lm_transport.h). SIGPIPE is ignored (a closed reader
- * is a write error). Errors: a message on stderr, exit status 1.
+ * is a write error). Errors: a message on stderr, exit status 1. A file
+ * OUT is written to a temporary file next to it and renamed over it only
+ * on success (tmp_open), so a failure leaves OUT as it was; IN and OUT
+ * naming the same file is an error.
  */
+#include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "columnar/lm_temporal.h"
 #include "format/format_internal.h"
@@ -355,7 +362,7 @@ static int infer_json(const char *s, size_t len, int64_t max_lines,
   lm_buf_init(&key);
   lm_buf_init(&scratch);
   int rc = 0;
-  int64_t line = 0;
+  int64_t line = 0, n_obj = 0;
   size_t i = 0;
   while (i < len && rc == 0 && line < max_lines) {
     line++;
@@ -371,6 +378,7 @@ static int infer_json(const char *s, size_t len, int64_t max_lines,
                   (long long)line);
       break;
     }
+    n_obj++;
     i = skip_ws(s, i + 1, len);
     while (i < len && s[i] != '}' && rc == 0) {
       if (s[i] == ',') {
@@ -460,6 +468,8 @@ static int infer_json(const char *s, size_t len, int64_t max_lines,
     if (i < len)
       i++;
   }
+  if (rc == 0 && n_obj == 0) /* no schema: as CSV's "no header line" */
+    rc = lm_err(err, LM_ERR_PARSE, "%s: no JSON object (empty input)", src);
   if (rc == 0) {
     *out = lm_schema_new(ji.n);
     if (!*out)
@@ -760,6 +770,12 @@ static int convert_arrow_stream(const lm_endpoint *in, sink *out,
       rc = lm_ipc_stream_reader_finish(r, err);
     } else {
       rc = lm_ipc_stream_reader_commit(r, k, err);
+      /* stop at the end-of-stream marker: bytes after it are not read
+       * (an endless input such as /dev/zero would never end the loop) */
+      if (rc == 0 && lm_ipc_stream_reader_done(r)) {
+        eof = true;
+        rc = lm_ipc_stream_reader_finish(r, err);
+      }
     }
     lm_batch *b;
     while ((b = lm_ipc_stream_reader_next(r))) {
@@ -839,6 +855,71 @@ static int check_formats(const lm_endpoint *in, const lm_endpoint *out,
                   out->name);
   if (comp && *to != F_ARROW_FILE && *to != F_ARROW_STREAM)
     return lm_err(err, LM_ERR_INVALID, "--compression needs an Arrow output");
+  return 0;
+}
+
+/* IN and OUT naming one file (same device and inode) is refused: OUT is
+ * replaced, so the input would be lost. */
+static int check_same_file(const lm_endpoint *in, const lm_endpoint *out,
+                           lm_error *err) {
+  struct stat a, b;
+  if (in->kind != LM_EP_FILE || out->kind != LM_EP_FILE || stat(in->path, &a) ||
+      stat(out->path, &b))
+    return 0;
+  if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+    return lm_err(err, LM_ERR_INVALID,
+                  "'%s' and '%s' are the same file; write the output to "
+                  "another file",
+                  in->name, out->name);
+  return 0;
+}
+
+/* A file OUT that is a regular file or does not exist yet is written to a
+ * temporary file in the directory of OUT (of its target, when OUT is a
+ * symbolic link) and renamed over it only when the conversion succeeded,
+ * so a failed conversion leaves an existing OUT as it was and no partial
+ * output. Sets *tmp to that file's endpoint (kind LM_EP_NONE: OUT is not
+ * such a file, e.g. stdout, a socket, a device or a FIFO, and is written
+ * directly) and target[0, PATH_MAX) to the path to rename it to. The
+ * temporary file gets OUT's mode, or 0666 & ~umask for a new OUT. */
+static int tmp_open(const lm_endpoint *out, lm_endpoint *tmp, char *target,
+                    lm_error *err) {
+  memset(tmp, 0, sizeof *tmp);
+  if (out->kind != LM_EP_FILE)
+    return 0;
+  struct stat st;
+  bool exists = stat(out->path, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    return 0;
+  if (exists && access(out->path, W_OK))
+    return lm_err(err, LM_ERR_IO, "%s: cannot create: %s", out->name,
+                  strerror(errno));
+  if (exists && !realpath(out->path, target))
+    return lm_err(err, LM_ERR_IO, "%s: %s", out->name, strerror(errno));
+  if (!exists)
+    snprintf(target, PATH_MAX, "%s", out->path); /* path < 4096 bytes */
+  int n = snprintf(tmp->path, sizeof tmp->path, "%s.XXXXXX", target);
+  if (n < 0 || (size_t)n >= sizeof tmp->path)
+    return lm_err(err, LM_ERR_INVALID, "%s: path too long", out->name);
+  int fd = mkstemp(tmp->path);
+  if (fd < 0)
+    return lm_err(err, LM_ERR_IO, "%s: cannot create a temporary file %s: %s",
+                  out->name, tmp->path, strerror(errno));
+  mode_t mode = st.st_mode & 07777;
+  if (!exists) {
+    mode_t um = umask(0);
+    umask(um);
+    mode = 0666 & ~um;
+  }
+  if (fchmod(fd, mode)) {
+    int e = errno;
+    close(fd);
+    unlink(tmp->path);
+    return lm_err(err, LM_ERR_IO, "%s: chmod: %s", tmp->path, strerror(e));
+  }
+  close(fd);
+  tmp->kind = LM_EP_FILE;
+  snprintf(tmp->name, sizeof tmp->name, "%s", tmp->path);
   return 0;
 }
 
@@ -938,10 +1019,19 @@ int lm_cli_convert(int argc, char **argv) {
     rc = lm_endpoint_parse(outp, eout, &err);
   if (rc == 0)
     rc = check_formats(ein, eout, &from, &to, comp, &err);
+  if (rc == 0)
+    rc = check_same_file(ein, eout, &err);
+  lm_endpoint *etmp = NULL;
+  static char target[PATH_MAX];
+  if (rc == 0 && !(etmp = malloc(sizeof *etmp)))
+    rc = lm_err(&err, LM_ERR_NOMEM, "out of memory");
+  if (rc == 0)
+    rc = tmp_open(eout, etmp, target, &err);
   if (rc) {
     fprintf(stderr, "laminardb convert: %s\n", err.msg);
     free(ein);
     free(eout);
+    free(etmp);
     return 1;
   }
   /* a closed pipe or socket reader is a write error, not a silent death */
@@ -953,7 +1043,9 @@ int lm_cli_convert(int argc, char **argv) {
   s.o.compression = comp;
   s.so = so;
   lm_buf_init(&s.buf);
-  rc = lm_stream_open_opts(eout, LM_STREAM_WRITE, &so, &s.st, &err);
+  bool use_tmp = etmp->kind == LM_EP_FILE;
+  rc = lm_stream_open_opts(use_tmp ? etmp : eout, LM_STREAM_WRITE, &so, &s.st,
+                           &err);
   if (rc == 0) {
     if (from == F_ARROW_FILE)
       rc = convert_arrow_file(ein, &s, &err);
@@ -965,6 +1057,14 @@ int lm_cli_convert(int argc, char **argv) {
   int rc2 = lm_stream_close(s.st, rc ? NULL : &err);
   if (rc == 0)
     rc = rc2;
+  /* OUT is replaced only now, on success; a failure removes the
+   * temporary file and leaves OUT as it was */
+  if (use_tmp && rc == 0 && rename(etmp->path, target))
+    rc = lm_err(&err, LM_ERR_IO, "%s: cannot rename %s to it: %s", eout->name,
+                etmp->path, strerror(errno));
+  if (use_tmp && rc)
+    unlink(etmp->path);
+  free(etmp);
   lm_ipc_writer_free(s.w);
   lm_buf_free(&s.buf);
   free(ein);

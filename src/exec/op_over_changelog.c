@@ -645,6 +645,22 @@ static int overc_push(lm_operator *op, lm_batch *b, lm_error *err) {
     lm_batch_release(in);
     return 0;
   }
+  /* A row of weight w is |w| insertions or retractions, one slot each: the
+   * rows a batch expands to, with the live ones, are bounded as a view's
+   * consolidation bounds them (lm_changelog_consolidate): INT32_MAX. */
+  const lm_array *wc = in->columns[o->weight_col];
+  int64_t total = o->n_live;
+  for (int64_t r = 0; r < n; r++) {
+    int64_t w = lm_array_is_null(wc, r) ? 0 : lm_array_get_i64(wc, r);
+    if (w < -INT32_MAX || w > INT32_MAX ||
+        (total += w < 0 ? -w : w) > INT32_MAX) {
+      lm_batch_release(in);
+      return lm_err(err, LM_ERR_LIMIT,
+                    "changelog too large for a window function over an "
+                    "updating input (__weight %lld; at most %d rows)",
+                    (long long)w, INT32_MAX);
+    }
+  }
   uint32_t *vid = malloc(sizeof *vid * (size_t)n);
   uint32_t *pids = malloc(sizeof *pids * (size_t)(n * nc + 1));
   uint32_t *tmp = malloc(sizeof *tmp * (size_t)n);
@@ -694,7 +710,6 @@ static int overc_push(lm_operator *op, lm_batch *b, lm_error *err) {
     lm_array_release(a);
   }
   const lm_array *tc = in->columns[o->time_col];
-  const lm_array *wc = in->columns[o->weight_col];
   for (int64_t r = 0; !rc && r < n; r++) {
     if (lm_array_is_null(wc, r)) {
       rc = lm_err(err, LM_ERR_EXEC, "a changelog row has a NULL __weight");

@@ -362,9 +362,11 @@ static int refresh_range(sc_op *o, int64_t kid, int32_t c0, int32_t c1,
       return -1;
   /* the inserted sessions that stay emitted join e when built (their
    * ogid is known then) */
-  memmove(&k->e[ew], &k->e[e1], sizeof(em_sess) * (size_t)(k->ne - e1));
+  if (k->ne > e1) /* k->e may be NULL (no sessions): no pointer arithmetic */
+    memmove(&k->e[ew], &k->e[e1], sizeof(em_sess) * (size_t)(k->ne - e1));
   k->ne -= e1 - ew;
-  memmove(&k->s[cw], &k->s[c1], sizeof(cur_sess) * (size_t)(k->ns - c1));
+  if (k->ns > c1)
+    memmove(&k->s[cw], &k->s[c1], sizeof(cur_sess) * (size_t)(k->ns - c1));
   k->ns -= c1 - cw;
   return 0;
 }
