@@ -2013,6 +2013,7 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
     cast = col;
     cast.kind = LM_BX_CAST;
     cast.type = s->fields[c].type;
+    cast.tz = lm_tz_session(); /* an assignment cast is CAST's (lm_tz.h) */
     cast.args = &arg;
     cast.n_args = 1;
     rc = lm_eval(lm_type_eq(col.type, cast.type) ? &col : &cast, in, &cols[c],
@@ -2132,6 +2133,7 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
         }
         cast->kind = LM_BX_CAST;
         cast->type = s->fields[c].type;
+        cast->tz = lm_tz_session(); /* as CAST: TIMESTAMPTZ (lm_tz.h) */
         cast->line = e->line;
         cast->column = e->column;
         cast->args = args;
@@ -2251,6 +2253,7 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
         memset(cast, 0, sizeof *cast);
         cast->kind = LM_BX_CAST;
         cast->type = s->fields[c].type;
+        cast->tz = lm_tz_session(); /* as CAST: TIMESTAMPTZ (lm_tz.h) */
         cast->line = st->set_exprs[i]->line;
         cast->column = st->set_exprs[i]->column;
         cast->args = args;

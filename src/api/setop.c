@@ -263,7 +263,12 @@ static bool resolve2(lm_type a, bool ua, lm_type b, bool ub, lm_type *out) {
   }
   if ((a.id == LM_TYPE_DATE32 || a.id == LM_TYPE_TIMESTAMP) &&
       (b.id == LM_TYPE_DATE32 || b.id == LM_TYPE_TIMESTAMP)) {
-    *out = a.id == LM_TYPE_TIMESTAMP ? a : b;
+    /* with TIMESTAMPTZ: TIMESTAMPTZ, the other read in the session zone
+     * (PostgreSQL's preferred datetime type) */
+    if (lm_type_is_tstz(a) || lm_type_is_tstz(b))
+      *out = lm_type_timestamptz();
+    else
+      *out = a.id == LM_TYPE_TIMESTAMP ? a : b;
     return true;
   }
   if (a.id == b.id && a.id != LM_TYPE_DECIMAL128) {
@@ -354,6 +359,7 @@ static int unify(part *ps, int n, const char *what, lm_batch **out,
         memset(cx, 0, sizeof *cx);
         cx->kind = LM_BX_CAST;
         cx->type = ty[c];
+        cx->tz = lm_tz_session(); /* TIMESTAMP -> TIMESTAMPTZ (lm_tz.h) */
         cx->args = &px[c];
         cx->n_args = 1;
         cx->line = ps[i].line;

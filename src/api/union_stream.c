@@ -345,6 +345,7 @@ static int build_casts(lm_union *u, const lm_schema *ts, lm_error *err) {
       if (!lm_type_eq(col->type, ts->fields[c].type)) {
         cx->kind = LM_BX_CAST;
         cx->type = ts->fields[c].type;
+        cx->tz = lm_tz_session(); /* TIMESTAMP -> TIMESTAMPTZ (lm_tz.h) */
         cx->args = &u->argp[k];
         cx->n_args = 1;
         u->use[k] = cx;

@@ -657,11 +657,13 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
         "millennium",  "week",        "isoyear", NULL};
     const char *const *units = trunc ? trunc_units : part_units;
     bool ok = false, dbl = false;
+    int ui = -1; /* the unit's index */
     for (int i = 0; units[i] && !ok; i++) {
       size_t l = strlen(units[i]);
       ok = !lm_strcasecmp(u, units[i]) ||
            (!strncasecmp(u, units[i], l) && (u[l] == 's' || u[l] == 'S') &&
             !u[l + 1]);
+      ui = ok ? i : ui;
       dbl = ok && !trunc && i <= 2; /* microsecond, millisecond, second */
       if (ok && !trunc && !lm_strcasecmp(u, "epoch"))
         dbl = true;
@@ -671,6 +673,7 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                    trunc ? "date_trunc" : n, u);
       return NULL;
     }
+    lm_bexpr *src = args[1]; /* the TIMESTAMPTZ, for date_trunc below */
     args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_TIMESTAMP));
     if (tz && args[1] && args[1]->kind == LM_BX_CAST)
       args[1]->tz = tz;
@@ -686,6 +689,14 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
         return NULL;
       r->args[0] = args[0];
       r->args[1] = args[1];
+      if (ui >= 0 && ui <= 4) {
+        /* below a day PostgreSQL (timestamptz_trunc_internal) converts the
+         * truncated local time back with the input's own offset, not by
+         * the zone's rule (which differs in a DST overlap or after a
+         * gap): source - (local - date_trunc(unit, local)) */
+        lm_bexpr *d = lm_bind_binary(c, e, LM_OP_SUB, args[1], r);
+        return d ? lm_bind_binary(c, e, LM_OP_SUB, src, d) : NULL;
+      }
       lm_bexpr *w = lm_bind_cast(c, r, lm_type_timestamptz());
       if (w)
         w->tz = tz;
