@@ -47,6 +47,22 @@ lm_batch *lm_batch_filter(lm_batch *b, const lm_array *pred) {
   return r;
 }
 
+/* Declared in lm_exec.h. */
+int lm_batch_where(const lm_bexpr *where, lm_batch *b, lm_batch **out,
+                   lm_error *err) {
+  if (!where) {
+    *out = lm_batch_retain(b);
+    return 0;
+  }
+  lm_array *pred = NULL;
+  int rc = lm_eval(where, b, &pred, err);
+  if (rc)
+    return rc;
+  *out = lm_batch_filter(b, pred);
+  lm_array_release(pred);
+  return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
 int lm_project(lm_bexpr *const *exprs, int n, lm_schema *schema,
                const lm_batch *in, lm_batch **out, lm_error *err) {
   lm_array **cols = calloc((size_t)n + 1, sizeof *cols);

@@ -53,6 +53,12 @@ lm_batch *lm_batch_take(const lm_batch *b, const int32_t *idx, int64_t n);
 /* Rows where `pred` (BOOL) is true (NULL counts as false). Returns a new
  * reference (possibly to `b` itself when every row passes). */
 lm_batch *lm_batch_filter(lm_batch *b, const lm_array *pred);
+/* The rows of b where the BOOL expression `where` is true (NULL counts as
+ * false; a NULL `where` keeps every row): *out gets a new reference (to b
+ * itself when every row passes). b stays the caller's. Errors: evaluating
+ * `where` (its error), LM_ERR_NOMEM. */
+int lm_batch_where(const lm_bexpr *where, lm_batch *b, lm_batch **out,
+                   lm_error *err);
 
 /* Evaluates `n` expressions over `in` into a batch with `schema`. */
 int lm_project(lm_bexpr *const *exprs, int n, lm_schema *schema,

@@ -30,23 +30,11 @@ typedef struct agg_op {
 
 int lm_post_aggregate(const lm_plan *p, lm_batch *agg_batch, lm_batch **out,
                       lm_error *err) {
-  lm_batch *b = lm_batch_retain(agg_batch);
-  if (p->having) {
-    lm_array *pred;
-    int rc = lm_eval(p->having, b, &pred, err);
-    if (rc) {
-      lm_batch_release(b);
-      return rc;
-    }
-    lm_batch *f = lm_batch_filter(b, pred);
-    lm_array_release(pred);
-    lm_batch_release(b);
-    if (!f)
-      return lm_err(err, LM_ERR_NOMEM, "out of memory");
-    b = f;
-  }
-  int rc =
-      lm_project(p->out, p->out_schema->n_fields, p->out_schema, b, out, err);
+  lm_batch *b;
+  int rc = lm_batch_where(p->having, agg_batch, &b, err);
+  if (rc)
+    return rc;
+  rc = lm_project(p->out, p->out_schema->n_fields, p->out_schema, b, out, err);
   lm_batch_release(b);
   return rc;
 }

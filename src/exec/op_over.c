@@ -99,20 +99,10 @@ static int nomem(lm_error *err) {
 
 static int over_push(lm_operator *op, lm_batch *b, lm_error *err) {
   over_op *o = (over_op *)op;
-  lm_batch *in = lm_batch_retain(b);
-  if (o->where) {
-    lm_array *pred = NULL;
-    int rc = lm_eval(o->where, b, &pred, err);
-    if (rc) {
-      lm_batch_release(in);
-      return rc;
-    }
-    lm_batch *f = lm_batch_filter(in, pred);
-    lm_array_release(pred);
-    lm_batch_release(in);
-    if (!(in = f))
-      return nomem(err);
-  }
+  lm_batch *in;
+  int wrc = lm_batch_where(o->where, b, &in, err);
+  if (wrc)
+    return wrc;
   /* late rows: below a watermark already passed */
   const lm_array *tc = in->columns[o->time_col];
   int64_t n = in->num_rows, k = 0;

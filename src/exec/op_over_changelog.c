@@ -625,20 +625,10 @@ static int overc_push(lm_operator *op, lm_batch *b, lm_error *err) {
       b->columns[o->weight_col]->type.id != LM_TYPE_INT64)
     return lm_err(err, LM_ERR_EXEC,
                   "internal error: changelog input without __weight");
-  lm_batch *in = lm_batch_retain(b);
-  if (o->where) {
-    lm_array *pred = NULL;
-    int rc = lm_eval(o->where, b, &pred, err);
-    if (rc) {
-      lm_batch_release(in);
-      return rc;
-    }
-    lm_batch *f = lm_batch_filter(in, pred);
-    lm_array_release(pred);
-    lm_batch_release(in);
-    if (!(in = f))
-      return nomem(err);
-  }
+  lm_batch *in;
+  int wrc = lm_batch_where(o->where, b, &in, err);
+  if (wrc)
+    return wrc;
   int64_t n = in->num_rows;
   int nc = o->n_calls, rc = 0;
   if (!n) {

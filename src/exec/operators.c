@@ -95,14 +95,10 @@ typedef struct filter_op {
 
 static int filter_push(lm_operator *op, lm_batch *b, lm_error *err) {
   filter_op *f = (filter_op *)op;
-  lm_array *pred;
-  int rc = lm_eval(f->pred, b, &pred, err);
+  lm_batch *out;
+  int rc = lm_batch_where(f->pred, b, &out, err);
   if (rc)
     return rc;
-  lm_batch *out = lm_batch_filter(b, pred);
-  lm_array_release(pred);
-  if (!out)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   rc = lm_operator_emit(op, out, err);
   lm_batch_release(out);
   return rc;
