@@ -13,6 +13,11 @@
  * (wall-clock ms of one run, single thread; the best and the median of the
  * repetitions) after a `load ROWS MS` line. Not a test: timings vary.
  * Exit 0, or 1 with the error on stderr.
+ *
+ * Another query file (LM_FLIGHTS_ADHOC_SQL, e.g. bench/subquery_adhoc.sql)
+ * may bring its own tables: its `@lm SQL` lines are run in order instead
+ * of the flights load, with each `$DATA` replaced by the first argument
+ * (then a directory); `load` reports the rows of the last table loaded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +80,8 @@ int main(int argc, char **argv) {
     fclose(qf);
     return 1;
   }
-  char *load = malloc(strlen(csv) + 512);
+  char line[4096];
+  char *load = malloc(strlen(csv) * 8 + sizeof line + 512);
   if (!load) {
     fclose(qf);
     laminar_close(db, NULL);
@@ -88,24 +94,47 @@ int main(int argc, char **argv) {
           csv);
   int64_t rows = 0;
   double t0 = now_ms();
-  int rc = run(db, load, &rows);
+  int rc = 0, n_setup = 0;
+  char last[256] = "flights";
+  while (!rc && fgets(line, sizeof line, qf)) { /* the file's own tables */
+    line[strcspn(line, "\r\n")] = '\0';
+    if (strncmp(line, "@lm ", 4))
+      continue;
+    char *o = load;
+    for (const char *p = line + 4; *p;)
+      if (!strncmp(p, "$DATA", 5)) {
+        o += sprintf(o, "%s", csv);
+        p += 5;
+      } else {
+        *o++ = *p++;
+      }
+    *o = '\0';
+    if (sscanf(load, "CREATE TABLE %255s", last) != 1)
+      strcpy(last, "?");
+    rc = run(db, load, &rows);
+    n_setup++;
+  }
+  rewind(qf);
+  if (!rc && !n_setup)
+    rc = run(db, load, &rows);
   double t1 = now_ms();
   free(load);
+  char count[300];
+  snprintf(count, sizeof count, "SELECT COUNT(*) FROM %s", last);
   if (!rc)
-    rc = run(db, "SELECT COUNT(*) FROM flights", &rows);
+    rc = run(db, count, &rows);
   if (!rc) {
     laminar_result *r = NULL;
-    laminar_execute(db, "SELECT COUNT(*) FROM flights", &r, &err);
+    laminar_execute(db, count, &r, &err);
     printf("load %s %.1f\n", r ? laminar_result_value_text(r, 0, 0) : "?",
            t1 - t0);
     laminar_result_free(r);
   }
-  char line[4096];
   double *ms = calloc((size_t)reps, sizeof(double));
   while (!rc && ms && fgets(line, sizeof line, qf)) {
     line[strcspn(line, "\r\n")] = '\0';
     char *bar = strchr(line, '|');
-    if (line[0] == '#' || !bar)
+    if (line[0] == '#' || line[0] == '@' || !bar)
       continue;
     *bar = '\0';
     const char *name = line, *sql = bar + 1;

@@ -3,7 +3,12 @@
 # Laminar (a TABLE, one thread) beside DuckDB (SET threads = 1) over the same
 # rows in the same run; prints one markdown table.
 #
-#   bash bench/flights_adhoc.sh [BUILD_DIR] [repetitions]
+#   bash bench/flights_adhoc.sh [BUILD_DIR] [repetitions] [suite]
+#
+# suite `subquery` runs bench/subquery_adhoc.sql instead: correlated
+# subqueries (scalar aggregates, EXISTS, IN / NOT IN) of a 100 K-row t1
+# (20 K distinct keys) over a 200 K-row t2, both made here (Python,
+# seeded) into BUILD_DIR/subquery-data/.
 #
 # The parquet file (../shared/data/flights-3m.parquet) is converted to CSV
 # with DuckDB (tests/oracle's node package) once, into
@@ -14,13 +19,35 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 reps=${2:-5}
+suite=${3:-flights}
 parquet=${LM_FLIGHTS_PARQUET:-../shared/data/flights-3m.parquet}
 csv=${LM_FLIGHTS_CSV:-$build/flights-3m.csv}
-if [ ! -s "$csv" ]; then
+if [ "$suite" = flights ] && [ ! -s "$csv" ]; then
   echo "converting $parquet -> $csv (DuckDB)" >&2
   node tests/oracle/duckdb_query.js "COPY (SELECT date, delay, distance, origin, destination FROM '$parquet') TO '$csv' (HEADER, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%S')" >/dev/null
 fi
-csv=$(realpath "$csv")
+csv=$(realpath -m "$csv")
+if [ "$suite" = subquery ]; then
+  csv=$(realpath -m "$build/subquery-data")
+  export LM_FLIGHTS_ADHOC_SQL=bench/subquery_adhoc.sql
+  if [ ! -s "$csv/t2.csv" ]; then
+    mkdir -p "$csv"
+    /usr/bin/python3 - "$csv" <<'PY'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1] + "/t1.csv", "w") as f:  # k: 20 K keys, 0.1 % NULL
+    f.write("k,x\n")
+    for i in range(100000):
+        f.write("%s,%d\n" % ("" if i % 1000 == 999 else i % 20000, r.randrange(1000)))
+with open(sys.argv[1] + "/t2.csv", "w") as f:  # k in [0, 25 K): 1/5 of t1's keys miss
+    f.write("k,v\n")
+    for i in range(200000):
+        k = "" if i % 997 == 0 else str(r.randrange(25000))
+        v = "" if i % 1009 == 0 else str(r.randrange(1000))
+        f.write("%s,%s\n" % (k, v))
+PY
+  fi
+fi
 lm=$("$build/bench/bench_flights_adhoc" "$csv" "$reps")
 dk=$(node bench/flights_adhoc.js "$csv" "$reps")
 /usr/bin/python3 - "$lm" "$dk" <<'PY'

@@ -101,6 +101,14 @@ typedef struct laminar_error {
    * "42883" undefined function, "42703" undefined column, ...), "" when
    * not. */
   char sqlstate[6];
+  /* PostgreSQL's DETAIL field when the error has one, without its label:
+   * `Key (a)=(1) already exists.` for a unique violation, `Failing row
+   * contains (1, null).` for a not-null violation, `UTC timezone offset is
+   * out of range.` for SET TIME ZONE 168; "" when not. psql (and the
+   * laminardb CLI, and the slt runner's matching) show it on its own line
+   * after the message: "DETAIL:  Key (a)=(1) already exists.". The
+   * message never repeats it. */
+  char detail[512];
 } laminar_error;
 
 /* ---------------------------------------------------------- the database */
@@ -131,12 +139,34 @@ typedef struct laminar_result laminar_result;
 int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
                     laminar_error *err);
 
-/* Notices of the last laminar_execute: warnings that did not stop a
- * statement, one per line, each "line:column: text" (e.g. a join
- * whose state grows without bound, docs/joins.md); "" when there were
- * none. Owned by db, valid until the next laminar_execute or
+/* Notices of the last laminar_execute, laminar_push_arrow / _stream,
+ * laminar_advance_watermark / _time, laminar_end_source or laminar_run:
+ * warnings that did not stop a statement, one per line, each
+ * "line:column: text" (e.g. a join whose state grows without bound,
+ * docs/joins.md), or "text" alone when no statement caused it (an API
+ * push); "" when there were none. A continuous query that fails while the
+ * call runs gives "... <kind> <name> failed and stopped (...): <error>"
+ * (docs/failures.md). Owned by db, valid until the next of those calls or
  * laminar_close. */
 const char *laminar_notices(const laminar_db *db);
+
+/* Failed-query isolation (docs/failures.md). A continuous query whose
+ * operators fail on its input (e.g. more retractions than insertions,
+ * an overflow, a division by zero) is marked failed: it receives no more
+ * input, a notice says so, and every other query keeps running; queries
+ * reading its output are marked failed too. The call that pushed the
+ * input succeeds. laminar_query_state tells the state of stream or
+ * materialized view `name`: *state (if non-NULL) LAMINAR_QUERY_RUNNING or
+ * LAMINAR_QUERY_FAILED, *error (if non-NULL) the failure's message (owned
+ * by db, valid until the object is dropped or db is closed) or NULL while
+ * running. Errors: LAMINAR_ERR_NOTFOUND (no stream or view of that
+ * name). laminar_query_failures: the number of queries marked failed
+ * since laminar_open (a counter; DROP does not lower it). */
+#define LAMINAR_QUERY_RUNNING 0
+#define LAMINAR_QUERY_FAILED 1
+int laminar_query_state(laminar_db *db, const char *name, int *state,
+                        const char **error, laminar_error *err);
+int64_t laminar_query_failures(const laminar_db *db);
 
 /* Rows affected by the last INSERT (rows inserted), UPDATE (rows updated)
  * or DELETE (rows deleted) run on db, as PostgreSQL's command tag counts
@@ -205,6 +235,14 @@ int laminar_end_source(laminar_db *db, const char *source, laminar_error *err);
  * the wall clock's pace. Errors: LAMINAR_ERR_INVALID for a negative delta;
  * a query's runtime error. */
 int laminar_advance_time(laminar_db *db, int64_t delta_us, laminar_error *err);
+
+/* Operator timing for EXPLAIN ANALYZE (`time=` per operator, docs/
+ * explain.md), process-wide, on by default: two monotonic clock reads per
+ * batch, watermark and operator. Off, pushes skip them (for the lowest
+ * push -> subscriber latency with small batches, bench/bench_latency.c)
+ * and EXPLAIN ANALYZE prints no times. Call between statements: not while
+ * another thread runs a pipeline. */
+void laminar_set_operator_timing(bool on);
 
 /* Runs every source until each bounded source is exhausted (files read
  * once, generators with max.rows), then flushes sinks. With unbounded

@@ -48,6 +48,10 @@
  *                                     YYYY-MM-DD[ T]HH:MM... -> TIMESTAMP
  *                                     '...'; anything else, and any "quoted"
  *                                     field, -> a string literal
+ *   notice [<substring>]              the notices (laminar_notices) of the
+ *                                     previous record's call contain
+ *                                     <substring>; without one: there were
+ *                                     none
  *   halt                              stop running this file
  *
  * Compatibility with SQLite's sqllogictest format: `skipif <engine>` /
@@ -100,6 +104,20 @@ static bool g_mute;
 #define say(...) ((void)(g_quiet || g_mute ? 0 : printf(__VA_ARGS__)))
 
 /* ------------------------------------------------------------ utilities */
+
+/* laminar_execute, with the error's DETAIL (laminar_error.detail) appended
+ * to its message as psql shows it ("...\nDETAIL:  Key (a)=(1) already
+ * exists."), so `statement error <substring>` can match either. */
+static int exec_sql(laminar_db *db, const char *sql, laminar_result **res,
+                    laminar_error *err) {
+  int rc = laminar_execute(db, sql, res, err);
+  if (rc && err->detail[0]) {
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, "\nDETAIL:  %s",
+             err->detail);
+  }
+  return rc;
+}
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
@@ -847,7 +865,7 @@ static void run_statement(runner *R, size_t line, bool expect_error,
   laminar_error err;
   memset(&err, 0, sizeof err);
   watch_record(R, line, true);
-  int rc = laminar_execute(R->db, text, NULL, &err);
+  int rc = exec_sql(R->db, text, NULL, &err);
   watch_record(R, line, false);
   if (!expect_error && rc != 0) {
     fail_header(R, line, "statement failed");
@@ -977,7 +995,7 @@ static qx_status exec_query(runner *R, size_t line, const char *sql,
   memset(&err, 0, sizeof err);
   laminar_result *res = NULL;
   watch_record(R, line, true);
-  int rc = laminar_execute(R->db, sql, &res, &err);
+  int rc = exec_sql(R->db, sql, &res, &err);
   watch_record(R, line, false);
   if (rc != 0) {
     snprintf(msg, cap, "%.900s", err.message);
@@ -1391,7 +1409,7 @@ static void run_push(runner *R, size_t line, const char *source) {
   {
     laminar_error err;
     memset(&err, 0, sizeof err);
-    if (laminar_execute(R->db, str_cstr(&sql), NULL, &err) != 0) {
+    if (exec_sql(R->db, str_cstr(&sql), NULL, &err) != 0) {
       fail_header(R, line, "push failed");
       print_sql(str_cstr(&sql));
       fail_error(R, err.message);
@@ -1540,6 +1558,24 @@ static void run_file(runner *R) {
         fail_error(R, err.message);
       } else {
         R->passed++;
+      }
+    } else if (strcmp(d, "notice") == 0) {
+      /* the notices of the previous record's call (laminar_notices) must
+       * contain the rest of the line; `notice` alone: there were none */
+      const char *want = R->lines[line - 1];
+      want += strspn(want, " \t") + strlen("notice");
+      want += strspn(want, " \t");
+      const char *got = laminar_notices(R->db);
+      size_t wl = strlen(want);
+      while (wl && (want[wl - 1] == ' ' || want[wl - 1] == '\t'))
+        wl--;
+      char w[1024];
+      snprintf(w, sizeof w, "%.*s", (int)wl, want);
+      if (wl ? strstr(got, w) != NULL : *got == 0) {
+        R->passed++;
+      } else {
+        fail_header(R, line, wl ? "no such notice" : "unexpected notices");
+        say("  notices: %s\n", *got ? got : "(none)");
       }
     } else if (strcmp(d, "push") == 0 && ntok == 2) {
       run_push(R, line, tok[1]);

@@ -13,19 +13,34 @@ static const char *kind_name(lm_node_kind k) {
                                : "materialized view";
 }
 
+/* Names match exactly: the SQL lexer folds unquoted names to lower case
+ * and keeps a "quoted" name's case, so CREATE TABLE "Q" and q are two
+ * tables, as in PostgreSQL. */
 lm_node *lm_engine_find(laminar_db *db, const char *name) {
   for (int i = db->n_temps - 1; i >= 0; i--) /* WITH queries (setop.c) */
-    if (!lm_strcasecmp(db->temps[i]->name, name))
+    if (!strcmp(db->temps[i]->name, name))
       return db->temps[i];
   for (int i = 0; i < db->n_nodes; i++)
-    if (!lm_strcasecmp(db->nodes[i]->name, name))
+    if (!strcmp(db->nodes[i]->name, name))
       return db->nodes[i];
   return NULL;
 }
 
+lm_node *lm_engine_find_api(laminar_db *db, const char *name) {
+  lm_node *n = lm_engine_find(db, name);
+  if (n || strlen(name) > 255)
+    return n;
+  char low[256];
+  size_t k = 0;
+  for (; name[k]; k++)
+    low[k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
+  low[k] = '\0';
+  return strcmp(low, name) ? lm_engine_find(db, low) : NULL;
+}
+
 static lm_sink *find_sink(laminar_db *db, const char *name) {
   for (int i = 0; i < db->n_sinks; i++)
-    if (!lm_strcasecmp(db->sinks[i]->name, name))
+    if (!strcmp(db->sinks[i]->name, name))
       return db->sinks[i];
   return NULL;
 }
@@ -130,14 +145,16 @@ static int node_emit(laminar_db *db, lm_node *n, lm_batch *b, lm_error *err) {
   }
   for (int i = 0; i < n->n_queries; i++) {
     lm_query *q = n->queries[i];
+    if (q->failed) /* isolated: it receives no more input */
+      continue;
     lm_operator *h = query_head(n, i);
     if ((rc = lm_operator_push(h, b, err))) {
       if (q->output)
         context(err, kind_name(q->output->kind), q->output->name);
-      return rc;
+      if ((rc = lm_engine_isolate(db, q, rc, err)))
+        return rc;
     }
   }
-  (void)db;
   return 0;
 }
 
@@ -147,15 +164,51 @@ int lm_engine_watermark(laminar_db *db, lm_node *n, int64_t wm, lm_error *err) {
   n->wm = wm;
   for (int i = 0; i < n->n_queries; i++) {
     lm_query *q = n->queries[i];
+    if (q->failed || (q->proctime && wm != INT64_MAX))
+      continue; /* proctime: its windows close by the clock (tick) */
     lm_operator *h = query_head(n, i);
     int rc = lm_operator_watermark(h, wm, err);
     if (rc) {
       if (q->output)
         context(err, kind_name(q->output->kind), q->output->name);
-      return rc;
+      if ((rc = lm_engine_isolate(db, q, rc, err)))
+        return rc;
     }
   }
-  (void)db;
+  return 0;
+}
+
+/* Marks q failed with msg (once) and, depth first, every query reading its
+ * output; a notice per query. */
+static void fail_query(laminar_db *db, lm_query *q, const char *msg,
+                       int depth) {
+  if (q->failed || !q->output)
+    return;
+  q->failed = true;
+  snprintf(q->fail_msg, sizeof q->fail_msg, "%s", msg);
+  db->query_failures++;
+  lm_node *o = q->output;
+  if (db->stmt_line > 0)
+    lm_buf_printf(&db->notices, "%d:%d: ", db->stmt_line, db->stmt_col);
+  lm_buf_printf(&db->notices,
+                "%s %s failed and stopped (other queries go on; DROP it and "
+                "create it again): %s\n",
+                kind_name(o->kind), o->name, msg);
+  if (depth > 10000)
+    return;
+  char m[sizeof q->fail_msg];
+  snprintf(m, sizeof m, "its input %s %s failed: %.900s", kind_name(o->kind),
+           o->name, msg);
+  for (int i = 0; i < o->n_queries; i++)
+    fail_query(db, o->queries[i], m, depth + 1);
+}
+
+int lm_engine_isolate(laminar_db *db, lm_query *q, int rc, lm_error *err) {
+  if (!rc || rc == LM_ERR_NOMEM || rc == LM_ERR_IO || !q || !q->output || !db)
+    return rc;
+  fail_query(db, q, err ? err->msg : "error", 0);
+  if (err)
+    lm_err_clear(err);
   return 0;
 }
 
@@ -257,15 +310,30 @@ int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err) {
     if (rc)
       return rc;
   }
+  /* partitioned file sinks roll part files by processing time */
+  for (int i = 0; i < db->n_sinks; i++) {
+    lm_sink *k = db->sinks[i];
+    int rc = k->file ? lm_file_sink_tick(k->file, db->now_us, err) : 0;
+    if (rc) {
+      context(err, "sink", k->name);
+      return rc;
+    }
+  }
   /* a UNION ALL's idle inputs stop holding its watermark back */
   int urc = lm_union_tick(db, err);
   if (urc)
     return urc;
   for (int i = 0; i < db->n_nodes; i++) {
     lm_query *q = db->nodes[i]->query;
-    if (!q || (!q->head && !q->n_ins))
+    if (!q || (!q->head && !q->n_ins) || q->failed)
       continue;
     int rc = 0;
+    if (q->proctime && q->head && db->now_us > q->proctime_wm &&
+        !q->input->ended) {
+      /* processing-time windows: the clock is the watermark */
+      q->proctime_wm = db->now_us;
+      rc = lm_operator_watermark(q->head, db->now_us, err);
+    }
     for (int j = 0; j < q->n_ins && !rc; j++)
       rc = lm_operator_tick(q->ins[j].head, db->now_us, err);
     for (int j = 0; j < q->n_joins && !rc; j++) /* join state TTL, then
@@ -275,7 +343,8 @@ int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err) {
       rc = lm_operator_tick(q->head, db->now_us, err);
     if (rc) {
       context(err, kind_name(q->output->kind), q->output->name);
-      return rc;
+      if ((rc = lm_engine_isolate(db, q, rc, err)))
+        return rc;
     }
   }
   return 0;
@@ -306,7 +375,50 @@ static int track_batch(wm_track *t, lm_batch *b, bool keep_late, lm_batch **out,
                       &t->cand, &t->wm, keep_late, &t->late, out, err);
 }
 
+/* b with src's PROCTIME() column set to the clock's now_us (appended when
+ * b lacks it, replaced when a push supplied it): a new reference, NULL on
+ * no memory. */
+lm_batch *lm_engine_with_proctime(const lm_node *src, lm_batch *b,
+                                  int64_t now_us) {
+  int pc = src->proctime_col1 - 1;
+  lm_array **cols = calloc((size_t)pc + 1, sizeof *cols);
+  lm_builder tb;
+  if (!cols ||
+      lm_builder_init(&tb, lm_type_make(LM_TYPE_TIMESTAMP), b->num_rows)) {
+    free(cols);
+    return NULL;
+  }
+  for (int64_t r = 0; r < b->num_rows; r++)
+    lm_builder_append_i64_fast(&tb, now_us);
+  int rc = lm_builder_finish(&tb, &cols[pc]);
+  lm_builder_free(&tb);
+  if (rc) {
+    free(cols);
+    return NULL;
+  }
+  for (int c = 0; c < pc; c++)
+    cols[c] = lm_array_retain(b->columns[c]);
+  lm_batch *out =
+      lm_batch_new(lm_schema_retain(src->schema), b->num_rows, cols);
+  free(cols);
+  return out;
+}
+
+static int push_rows(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err);
+
 int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
+  if (!src->proctime_col1)
+    return push_rows(db, src, b, err);
+  /* stamped on arrival */
+  lm_batch *p = lm_engine_with_proctime(src, b, db->now_us);
+  if (!p)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int rc = push_rows(db, src, p, err);
+  lm_batch_release(p);
+  return rc;
+}
+
+static int push_rows(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
   src->rows_in += b->num_rows;
   wm_track t = {src->wm_col,       src->wm_delay, src->max_ts, src->wm,
                 src->late_dropped, src->wm_skew,  src->wm_cand};
@@ -316,7 +428,8 @@ int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
    * (lm_op_late_filter_new) then decides for itself. */
   bool keep_late = false;
   for (int i = 0; i < src->n_queries; i++)
-    if (src->queries[i]->lateness > 0 || src->queries[i]->late_to)
+    if (src->queries[i]->lateness > 0 || src->queries[i]->late_to ||
+        src->queries[i]->proctime)
       keep_late = true;
   lm_batch *f = NULL;
   int rc = track_batch(&t, b, keep_late, &f, err);
@@ -335,15 +448,22 @@ int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err) {
  * with several partitions (FILES over several files): rows are late
  * against the source's watermark, which is the minimum over the
  * partitions (lm_parts_watermark), not the largest event time seen. */
-static int push_partition(laminar_db *db, lm_node *src, lm_batch *b,
+static int push_partition(laminar_db *db, lm_node *src, lm_batch *b0,
                           lm_error *err) {
+  lm_batch *b = src->proctime_col1
+                    ? lm_engine_with_proctime(src, b0, db->now_us)
+                    : lm_batch_retain(b0);
+  if (!b)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_source_reader *r = src->reader;
   src->rows_in += b->num_rows;
   src->last_row_at = db->now_us;
   /* the source was one partition so far: partition 0 starts from it */
   if (src->parts.n == 0 && lm_parts_seed(&src->parts, src->max_ts, src->wm_cand,
-                                         src->wm, db->now_us))
+                                         src->wm, db->now_us)) {
+    lm_batch_release(b);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
   /* each query's late filter follows the source's watermarks only */
   for (int i = 0; i < src->n_queries; i++) {
     lm_query *q = src->queries[i];
@@ -354,12 +474,14 @@ static int push_partition(laminar_db *db, lm_node *src, lm_batch *b,
   }
   bool keep_late = false;
   for (int i = 0; i < src->n_queries; i++)
-    if (src->queries[i]->lateness > 0 || src->queries[i]->late_to)
+    if (src->queries[i]->lateness > 0 || src->queries[i]->late_to ||
+        src->queries[i]->proctime)
       keep_late = true;
   lm_batch *f = NULL;
   int rc = lm_parts_push(&src->parts, r->partition, r->n_partitions,
                          src->wm_col, src->wm_delay, src->wm_skew, src->wm,
                          db->now_us, keep_late, b, &f, &src->late_dropped, err);
+  lm_batch_release(b);
   src->max_ts = lm_parts_max_ts(&src->parts);
   if (!rc && f)
     rc = node_emit(db, src, f, err);
@@ -381,13 +503,13 @@ static int end_source(laminar_db *db, lm_node *src, lm_error *err) {
 /* ---------------------------------------------------------- connectors */
 
 int lm_engine_open_reader(lm_node *s, lm_source_reader **out, lm_error *err) {
+  lm_schema *rs = s->read_schema ? s->read_schema : s->schema;
   if (!lm_strcasecmp(s->connector, "FILES"))
-    return lm_files_reader_new(s->schema, s->opts, s->n_opts, s->format, out,
-                               err);
+    return lm_files_reader_new(rs, s->opts, s->n_opts, s->format, out, err);
   if (!lm_strcasecmp(s->connector, "GENERATOR"))
     return lm_generator_reader_new(s->opts, s->n_opts, out, err);
   if (!lm_strcasecmp(s->connector, "NEXMARK"))
-    return lm_nexmark_reader_new(s->schema, s->opts, s->n_opts, out, err);
+    return lm_nexmark_reader_new(rs, s->opts, s->n_opts, out, err);
   return lm_err(err, LM_ERR_BIND, "connector %s is not supported",
                 s->connector);
 }
@@ -401,15 +523,16 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
     lm_query *q = db->nodes[i]->query;
     if (q && q->needs_replay) {
       q->needs_replay = false;
-      int rc = replay_into(q->input, q, q->head, err);
-      if (rc)
+      int rc = q->failed ? 0 : replay_into(q->input, q, q->head, err);
+      if (rc && (rc = lm_engine_isolate(db, q, rc, err)))
         return rc;
     }
     for (int k = 0; q && k < q->n_ins; k++)
       if (q->ins[k].needs_replay) {
         q->ins[k].needs_replay = false;
-        int rc = replay_into(q->ins[k].node, q, q->ins[k].head, err);
-        if (rc)
+        int rc =
+            q->failed ? 0 : replay_into(q->ins[k].node, q, q->ins[k].head, err);
+        if (rc && (rc = lm_engine_isolate(db, q, rc, err)))
           return rc;
       }
   }
@@ -604,6 +727,7 @@ static void node_free(lm_node *n) {
   free(n->subs);
   lm_schema_release(n->schema);
   lm_schema_release(n->table_schema);
+  lm_schema_release(n->read_schema);
   free(n->name);
   free(n->sql);
   free(n->connector);
@@ -638,9 +762,10 @@ static int name_taken(laminar_db *db, const lm_stmt *st, lm_error *err) {
     return 0;
   if (st->if_not_exists)
     return -1;
-  char m[300];
-  snprintf(m, sizeof m, "'%s' already exists", st->name);
-  return lm_engine_pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
+  char m[300]; /* one namespace of relations, as PostgreSQL's */
+  snprintf(m, sizeof m, "relation \"%.200s\" already exists", st->name);
+  lm_engine_pos_err(err, LM_ERR_EXISTS, st->line, st->column, m);
+  return lm_err_state(err, "42P07");
 }
 
 /* The FROM object of a query or sink, or NULL with err set. */
@@ -651,6 +776,14 @@ lm_node *lm_engine_find_input(laminar_db *db, const char *name, int line,
     char m[300];
     snprintf(m, sizeof m, "no source, stream or view named '%s'", name);
     lm_engine_pos_err(err, LM_ERR_NOTFOUND, line, column, m);
+  } else if (n->query && n->query->failed) {
+    /* docs/failures.md: its rows are no longer a result */
+    char m[sizeof n->query->fail_msg + 200];
+    snprintf(m, sizeof m,
+             "%s '%s': the query stopped after an earlier error: %s",
+             kind_name(n->kind), n->name, n->query->fail_msg);
+    lm_engine_pos_err(err, LM_ERR_EXEC, line, column, m);
+    return NULL;
   }
   return n;
 }
@@ -677,7 +810,7 @@ static int replay_into(lm_node *src, lm_query *q, lm_operator *head,
         break;
       continue;
     }
-    bool keep_late = q->lateness > 0 || q->late_to;
+    bool keep_late = q->lateness > 0 || q->late_to || q->proctime;
     if (r->n_partitions > 1) {
       lm_op_late_filter_follow_rows(head, false);
       rc = lm_parts_push(&parts, r->partition, r->n_partitions, t.col, t.delay,
@@ -690,11 +823,18 @@ static int replay_into(lm_node *src, lm_query *q, lm_operator *head,
       rc = track_batch(&t, b, keep_late, &f, err);
     }
     lm_batch_release(b);
+    if (!rc && f && src->proctime_col1) {
+      /* the rows arrive now, for this query */
+      lm_batch *p = lm_engine_with_proctime(src, f, q->db->now_us);
+      lm_batch_release(f);
+      if (!(f = p))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
     if (!rc && f) {
       rc = lm_operator_push(head, f, err);
     }
     lm_batch_release(f);
-    if (!rc && t.wm != INT64_MIN)
+    if (!rc && t.wm != INT64_MIN && !q->proctime)
       rc = lm_operator_watermark(head, t.wm, err);
     if (rc)
       break;
@@ -1171,6 +1311,75 @@ static const char *emit_check(const lm_select *sel, const lm_plan *plan,
   return NULL;
 }
 
+/* The node whose missing watermark keeps n's from ever advancing: a table
+ * or a LATE DATA TO stream (no watermark reaches them), or what a query
+ * over them reads (a UNION ALL: any operand, as its watermark is their
+ * minimum; a join: only when every input is blocked, since some joins
+ * follow one side). NULL when a watermark can reach n: a source has its
+ * WATERMARK, or +infinity at the end of its input. */
+static const lm_node *wm_blocker(const lm_node *n, int depth) {
+  if (!n || depth > 200)
+    return NULL;
+  if (n->kind == LM_NODE_TABLE)
+    return n;
+  if (n->kind == LM_NODE_SOURCE)
+    return NULL;
+  const lm_query *q = n->query;
+  if (!q)
+    return n->late_target ? n : NULL;
+  if (q->n_ins) {
+    const lm_node *first = NULL;
+    for (int i = 0; i < q->n_ins; i++) {
+      const lm_node *b = wm_blocker(q->ins[i].node, depth + 1);
+      if (q->uni && b)
+        return b;
+      if (!q->uni && !b)
+        return NULL;
+      if (!first)
+        first = b;
+    }
+    return q->uni ? NULL : first;
+  }
+  return wm_blocker(q->input, depth + 1);
+}
+
+int lm_engine_emit_wm_check(const lm_select *sel, bool windowed,
+                            lm_node *const *ins, int n, bool any_blocks,
+                            lm_error *err) {
+  const char *what = sel->emit == LM_EMIT_ON_WINDOW_CLOSE   ? "ON WINDOW CLOSE"
+                     : sel->emit == LM_EMIT_AFTER_WATERMARK ? "AFTER WATERMARK"
+                     : sel->emit == LM_EMIT_FINAL           ? "FINAL"
+                                                            : NULL;
+  if (!what || !windowed || n <= 0)
+    return 0;
+  const lm_node *b = NULL, *via = NULL;
+  int n_blocked = 0;
+  for (int i = 0; i < n; i++) {
+    const lm_node *x = wm_blocker(ins[i], 0);
+    if (x && !b)
+      b = x, via = ins[i];
+    n_blocked += x != NULL;
+  }
+  if (any_blocks ? n_blocked == 0 : n_blocked < n)
+    return 0;
+  char through[200] = "";
+  if (via != b)
+    snprintf(through, sizeof through, ", read through %s '%.80s'",
+             kind_name(via->kind), via->name);
+  char m[700];
+  snprintf(m, sizeof m,
+           "EMIT %s can never emit here: no watermark reaches this query "
+           "(%s '%.80s' has none%s), so no window ever closes. HINT: use the "
+           "default EMIT (an updating result), EMIT CHANGES or EMIT "
+           "PERIODICALLY, or window a source with a WATERMARK",
+           what, b->kind == LM_NODE_TABLE ? "table" : "LATE DATA TO stream",
+           b->name, through);
+  int line = sel->emit_line ? sel->emit_line : sel->line;
+  int col = sel->emit_line ? sel->emit_column : sel->column;
+  lm_engine_pos_err(err, LM_ERR_BIND, line, col, m);
+  return lm_err_state(err, "0A000");
+}
+
 /* Whether the query's result is updating (a changelog): an aggregate
  * decides (a windowed one over a changelog emitting final rows is
  * append-only); otherwise the input does (and Top-N retracts). */
@@ -1356,6 +1565,12 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
     lm_plan_free(plan);
     return lm_engine_pos_err(err, LM_ERR_BIND, bl, bc, bad);
   }
+  if ((rc = lm_engine_emit_wm_check(sel, windowed, jc.nodes, jc.n, false,
+                                    err))) {
+    free(jc.nodes);
+    lm_plan_free(plan);
+    return rc;
+  }
   if ((rc = unique_columns(plan, sel, err))) {
     free(jc.nodes);
     lm_plan_free(plan);
@@ -1492,10 +1707,20 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   if (in->changelog && over) /* __weight follows the OVER's columns */
     plan->weight_col = over_cols;
   bool windowed = plan->has_agg && plan->window_kind != LM_WIN_NONE;
+  /* a window over the source's PROCTIME() column closes by the clock */
+  bool proc = windowed && in->kind == LM_NODE_SOURCE && in->proctime_col1 &&
+              plan->window_time_col == in->proctime_col1 - 1;
   const char *bad = emit_check(sel, plan, windowed);
-  if (!bad && windowed && in->kind == LM_NODE_SOURCE &&
+  if (!bad && windowed && in->kind == LM_NODE_SOURCE && !proc &&
       in->wm_col != plan->window_time_col)
-    bad = "the window's time column must be the source's WATERMARK column";
+    bad = in->proctime_col1
+              ? "the window's time column must be the source's WATERMARK "
+                "column or its PROCTIME() column"
+              : "the window's time column must be the source's WATERMARK "
+                "column";
+  else if (!bad && proc && (sel->late_data_to || sel->allowed_lateness_us))
+    bad = "a processing-time window takes no ALLOW LATENESS or LATE DATA "
+          "TO: no row is late";
   else if (!bad && sel->late_data_to && !windowed &&
            !(in->kind == LM_NODE_SOURCE && in->wm_col >= 0))
     bad = "LATE DATA TO needs a windowed query or a source with a WATERMARK";
@@ -1504,6 +1729,12 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
       over->vt->free(over);
     lm_plan_free(plan);
     return lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column, bad);
+  }
+  if ((rc = lm_engine_emit_wm_check(sel, windowed, &in, 1, true, err))) {
+    if (over)
+      over->vt->free(over);
+    lm_plan_free(plan);
+    return rc;
   }
   /* LATE DATA TO name: a stream of the input's rows, created here */
   lm_node *late_to = NULL;
@@ -1519,11 +1750,14 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   lm_node *n = NULL;
   lm_query *q = NULL;
   if (new_query_node(db, st, kind, plan, changelog,
-                     in->kind == LM_NODE_SOURCE ? in->wm_col
-                                                : in->time_col1 - 1,
+                     proc                         ? in->proctime_col1 - 1
+                     : in->kind == LM_NODE_SOURCE ? in->wm_col
+                                                  : in->time_col1 - 1,
                      &n, &q, err))
     return LM_ERR_NOMEM;
   q->input = in;
+  q->proctime = proc;
+  q->proctime_wm = INT64_MIN;
   q->late_to = late_to;
   lm_output_cb cb = {out_batch, out_wm, q};
   lm_output_cb late = {late_batch, NULL, q};
@@ -1539,7 +1773,7 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
     over->next = q->head;
     q->head = over;
   }
-  if (in->kind == LM_NODE_SOURCE && in->wm_col >= 0) {
+  if (in->kind == LM_NODE_SOURCE && in->wm_col >= 0 && !proc) {
     /* per-query late rows (ALLOW LATENESS, LATE DATA TO) */
     lm_operator *lf = lm_op_late_filter_new(in->wm_col, in->wm_delay,
                                             in->wm_skew, q->lateness, late);
@@ -1593,14 +1827,25 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
         "unsupported connector (FILES, GENERATOR and NEXMARK are "
         "available)");
   lm_schema *s;
+  /* `p AS PROCTIME()`: at most one, appended after the other columns */
+  const lm_column_def *proc = NULL;
+  for (int i = 0; i < st->n_columns; i++)
+    if (st->columns[i].proctime) {
+      if (proc)
+        return lm_engine_pos_err(err, LM_ERR_BIND, st->columns[i].line,
+                                 st->columns[i].column,
+                                 "a source has at most one PROCTIME() column");
+      proc = &st->columns[i];
+    }
+  int n_cols = st->n_columns - (proc != NULL);
   if (gen) {
     s = lm_generator_schema();
   } else {
-    if (st->n_columns == 0 && !nex)
+    if (n_cols == 0 && !nex)
       return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column,
                                "a source needs a column list");
-    s = lm_schema_new(st->n_columns);
-    for (int i = 0; s && i < st->n_columns; i++) {
+    s = lm_schema_new(n_cols);
+    for (int i = 0, k = 0; s && i < st->n_columns; i++) {
       for (int j = 0; j < i; j++)
         if (!lm_strcasecmp(st->columns[i].name, st->columns[j].name)) {
           lm_schema_release(s);
@@ -1610,8 +1855,9 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
           return lm_engine_pos_err(err, LM_ERR_BIND, st->columns[i].line,
                                    st->columns[i].column, m);
         }
-      lm_schema_set_field(s, i, st->columns[i].name, st->columns[i].type,
-                          !st->columns[i].not_null);
+      if (!st->columns[i].proctime)
+        lm_schema_set_field(s, k++, st->columns[i].name, st->columns[i].type,
+                            !st->columns[i].not_null);
     }
   }
   if (!s)
@@ -1620,6 +1866,44 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
     int rc = nexmark_schema(st, &s, err);
     if (rc)
       return rc;
+  }
+  lm_schema *read_schema = NULL;
+  if (proc) { /* the readers' schema, then the full one */
+    char m[300];
+    const char *clash = NULL;
+    if (lm_schema_find(s, proc->name) >= 0)
+      clash = "is also a column of the source";
+    else if (lm_schema_find(s, "__weight") >= 0)
+      clash = "cannot be a column of a changelog source (__weight)";
+    if (clash) {
+      snprintf(m, sizeof m, "PROCTIME() column '%s' %s", proc->name, clash);
+      lm_schema_release(s);
+      return lm_engine_pos_err(err, LM_ERR_BIND, proc->line, proc->column, m);
+    }
+    read_schema = s;
+    s = lm_schema_new(read_schema->n_fields + 1);
+    for (int i = 0; s && i < read_schema->n_fields; i++)
+      lm_schema_set_field(s, i, read_schema->fields[i].name,
+                          read_schema->fields[i].type,
+                          read_schema->fields[i].nullable);
+    /* nullable only so that an INSERT or push may leave it out: every row
+     * gets the clock's time */
+    if (s)
+      lm_schema_set_field(s, read_schema->n_fields, proc->name,
+                          lm_type_make(LM_TYPE_TIMESTAMP), true);
+    if (!s) {
+      lm_schema_release(read_schema);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    if (st->watermark_column &&
+        !lm_strcasecmp(st->watermark_column, proc->name)) {
+      lm_schema_release(s);
+      lm_schema_release(read_schema);
+      return lm_engine_pos_err(
+          err, LM_ERR_BIND, st->wm_line, st->wm_column,
+          "a PROCTIME() column takes no WATERMARK: processing-time windows "
+          "close by the clock");
+    }
   }
   int wm_col = -1;
   int64_t delay = 0;
@@ -1633,12 +1917,14 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
       snprintf(m, sizeof m, "WATERMARK column '%s' is not a column of '%s'",
                st->watermark_column, st->name);
       lm_schema_release(s);
+      lm_schema_release(read_schema);
       return lm_engine_pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
     }
     if (s->fields[wm_col].type.id != LM_TYPE_TIMESTAMP) {
       snprintf(m, sizeof m, "WATERMARK column '%s' must be TIMESTAMP, not %s",
                st->watermark_column, lm_type_name(s->fields[wm_col].type));
       lm_schema_release(s);
+      lm_schema_release(read_schema);
       return lm_engine_pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
     }
     const lm_expr *e = st->watermark_expr;
@@ -1658,6 +1944,7 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
       }
       if (!ok) {
         lm_schema_release(s);
+        lm_schema_release(read_schema);
         return lm_engine_pos_err(
             err, LM_ERR_BIND, e->line, e->column,
             "WATERMARK expression must be <column> - INTERVAL "
@@ -1668,12 +1955,15 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   lm_node *n = calloc(1, sizeof *n);
   if (!n) {
     lm_schema_release(s);
+    lm_schema_release(read_schema);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   n->kind = LM_NODE_SOURCE;
   n->name = lm_strdup(st->name);
   n->sql = lm_strdup(st->text ? st->text : "");
   n->schema = s;
+  n->read_schema = read_schema;
+  n->proctime_col1 = proc ? s->n_fields : 0;
   int wcol = lm_schema_find(s, "__weight");
   if (wcol >= 0) {
     /* a changelog source: rows carry their weight (+1 insert, -1 retract)
@@ -1790,6 +2080,11 @@ static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
       kv[i].value = st->options[i].value;
     }
     int rc = lm_file_sink_open(kv, n, st->format, from->schema, &s->file, err);
+    if (!rc && (rc = lm_file_sink_tick(s->file, db->now_us, err))) {
+      lm_error e2; /* the processing time its rollover interval starts at */
+      lm_err_clear(&e2);
+      lm_file_sink_close(s->file, &e2);
+    }
     if (rc) {
       free(s->name);
       free(s->sql);
@@ -2019,16 +2314,11 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
     rc = lm_eval(lm_type_eq(col.type, cast.type) ? &col : &cast, in, &cols[c],
                  err);
   }
-  for (int c = 0; c < nc && !rc; c++)
+  /* (a table checks its own: lm_table_insert, with PostgreSQL's DETAIL) */
+  for (int c = 0; c < nc && !rc && n->kind != LM_NODE_TABLE; c++)
     if (!s->fields[c].nullable && cols[c]->null_count) {
-      if (n->kind == LM_NODE_TABLE)
-        snprintf(m, sizeof m,
-                 "null value in column \"%s\" of relation \"%s\" violates "
-                 "not-null constraint",
-                 s->fields[c].name, n->name);
-      else
-        snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
-                 s->fields[c].name);
+      snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
+               s->fields[c].name);
       rc = lm_engine_pos_err(err, LM_ERR_EXEC, st->line, st->column, m);
     }
   int64_t rows = in->num_rows;
@@ -2088,12 +2378,18 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
     int rc = insert_select(db, st, n, s, map, &b, err);
     if (!rc)
       rc = table ? table_insert(db, n, b, err) : lm_engine_push(db, n, b, err);
+    if (rc && table && err && err->line == 0 && st->line) { /* its place */
+      err->line = st->line;
+      err->column = st->column;
+      lm_err_prefix(err, "%d:%d", st->line, st->column);
+    }
     if (!rc && !table)
       db->changes = b->num_rows;
     lm_batch_release(b);
     return rc;
   }
   lm_batch_builder bb;
+  int null_line = 0, null_col = 0; /* the first NULL for a NOT NULL column */
   if (lm_batch_builder_init(&bb, s, st->n_rows))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_arena arena;
@@ -2104,15 +2400,12 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   for (int r = 0; r < st->n_rows && !rc; r++) {
     for (int c = 0; c < nc && !rc; c++) {
       if (map[c] < 0) {
-        if (!s->fields[c].nullable) {
-          if (table)
-            snprintf(m, sizeof m,
-                     "null value in column \"%s\" of relation \"%s\" "
-                     "violates not-null constraint",
-                     s->fields[c].name, n->name);
-          else
-            snprintf(m, sizeof m, "column '%s' is NOT NULL and has no value",
-                     s->fields[c].name);
+        if (!s->fields[c].nullable && table && !null_line) {
+          null_line = st->line; /* the table reports it, with its DETAIL */
+          null_col = st->column;
+        } else if (!s->fields[c].nullable && !table) {
+          snprintf(m, sizeof m, "column '%s' is NOT NULL and has no value",
+                   s->fields[c].name);
           rc = lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
           break;
         }
@@ -2144,16 +2437,13 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
       if ((rc = lm_eval(cast, one, &a, err)))
         break;
       if (lm_array_is_null(a, 0) || a->type.id == LM_TYPE_NULL) {
-        if (!s->fields[c].nullable) {
+        if (!s->fields[c].nullable && table && !null_line) {
+          null_line = e->line; /* the table reports it, with its DETAIL */
+          null_col = e->column;
+        } else if (!s->fields[c].nullable && !table) {
           lm_array_release(a);
-          if (table)
-            snprintf(m, sizeof m,
-                     "null value in column \"%s\" of relation \"%s\" "
-                     "violates not-null constraint",
-                     s->fields[c].name, n->name);
-          else
-            snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
-                     s->fields[c].name);
+          snprintf(m, sizeof m, "NULL value in NOT NULL column '%s'",
+                   s->fields[c].name);
           rc = lm_engine_pos_err(err, LM_ERR_BIND, e->line, e->column, m);
           break;
         }
@@ -2171,8 +2461,17 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   if (!rc)
     rc = lm_batch_builder_finish(&bb, &b, err);
   lm_batch_builder_free(&bb);
-  if (!rc)
+  if (!rc) {
     rc = table ? table_insert(db, n, b, err) : lm_engine_push(db, n, b, err);
+    /* a constraint violation (not-null, unique) names its place: the NULL
+     * value's, else the statement's */
+    bool nn = rc && err && null_line && !strcmp(err->sqlstate, "23502");
+    if (rc && table && err && err->line == 0 && (nn || st->line)) {
+      err->line = nn ? null_line : st->line;
+      err->column = nn ? null_col : st->column;
+      lm_err_prefix(err, "%d:%d", err->line, err->column);
+    }
+  }
   if (!rc && !table)
     db->changes = b->num_rows;
   if (rc && table && err && strstr(err->msg, "violates not-null constraint"))
@@ -2316,6 +2615,12 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
         snprintf(m, sizeof m, "column '%s' is declared twice", c->name);
         return lm_engine_pos_err(err, LM_ERR_BIND, c->line, c->column, m);
       }
+    if (c->proctime) {
+      lm_schema_release(s);
+      return lm_engine_pos_err(err, LM_ERR_BIND, c->line, c->column,
+                               "a table has no PROCTIME() column (a source "
+                               "can: CREATE SOURCE)");
+    }
     if (!lm_strcasecmp(c->name, "__weight")) {
       lm_schema_release(s);
       return lm_engine_pos_err(
@@ -2457,21 +2762,42 @@ static int show(laminar_db *db, const lm_stmt *st, laminar_result **res,
           n->wm_col >= 0 ? n->schema->fields[n->wm_col].name : NULL;
       rows++;
     }
+  } else if (st->object == LM_OBJ_QUERY) {
+    /* the seed's (query_id, sql, active), plus the error of a failed query
+     * (docs/failures.md); a query is named after its stream or view */
+    cols = 4;
+    names[0] = "query_id", names[1] = "sql", names[2] = "active",
+    names[3] = "error";
+    for (int i = 0; i < db->n_nodes && rows < 1024; i++) {
+      lm_node *n = db->nodes[i];
+      if (!n->query)
+        continue;
+      cells[rows * 4] = n->name;
+      cells[rows * 4 + 1] = n->sql;
+      cells[rows * 4 + 2] = n->query->failed ? "false" : "true";
+      cells[rows * 4 + 3] = n->query->failed ? n->query->fail_msg : NULL;
+      rows++;
+    }
   } else {
-    cols = 2;
     lm_node_kind k = st->object == LM_OBJ_STREAM  ? LM_NODE_STREAM
                      : st->object == LM_OBJ_TABLE ? LM_NODE_TABLE
                                                   : LM_NODE_MVIEW;
+    /* views: the seed's (view_name, sql, state), state running or failed */
+    cols = k == LM_NODE_MVIEW ? 3 : 2;
     names[0] = k == LM_NODE_STREAM  ? "stream_name"
                : k == LM_NODE_TABLE ? "table_name"
                                     : "view_name";
     names[1] = "sql";
+    names[2] = "state";
     for (int i = 0; i < db->n_nodes && rows < 1024; i++) {
       lm_node *n = db->nodes[i];
       if (n->kind != k)
         continue;
-      cells[rows * 2] = n->name;
-      cells[rows * 2 + 1] = n->sql;
+      cells[rows * cols] = n->name;
+      cells[rows * cols + 1] = n->sql;
+      if (cols == 3)
+        cells[rows * cols + 2] =
+            n->query && n->query->failed ? "failed" : "running";
       rows++;
     }
   }
@@ -2514,6 +2840,8 @@ static int describe(laminar_db *db, const lm_stmt *st, laminar_result **res,
 int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
                    lm_error *err) {
   int rc;
+  db->stmt_line = st->line; /* failure notices name the statement */
+  db->stmt_col = st->column;
   switch (st->kind) {
   case LM_STMT_CREATE_SOURCE:
     return create_source(db, st, err);

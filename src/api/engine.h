@@ -63,6 +63,11 @@ struct lm_query {
    * the beginning at the next statement that needs data, once every
    * consumer declared in between (sinks, views over it) is attached. */
   bool needs_replay;
+  /* a window over its source's PROCTIME() column: the source's watermarks
+   * do not reach head (but +infinity at its end); each clock tick sends
+   * the clock's time instead (proctime_wm: the last one sent) */
+  bool proctime;
+  int64_t proctime_wm;
   /* windows: ALLOW LATENESS (µs) and LATE DATA TO (a stream node that
    * receives the late rows; NULL = they are dropped) */
   int64_t lateness;
@@ -93,6 +98,14 @@ struct lm_query {
   /* UNION ALL of streams (api/union_stream.c): the state joining the
    * pipelines of ins[0..n_ins) (one per operand); NULL otherwise */
   struct lm_union *uni;
+  /* Failed-query isolation (docs/failures.md): set when one of this
+   * query's operators returned an error while processing input (a batch,
+   * a watermark, a processing-time tick, a replay), or when a stream or
+   * view it reads failed. A failed query receives no more input; its
+   * output node reports fail_msg (SELECT, SHOW, EXPLAIN ANALYZE,
+   * laminar_query_state); the other queries go on. */
+  bool failed;
+  char fail_msg[1024];
 };
 
 typedef struct lm_qinput {
@@ -142,6 +155,12 @@ struct lm_node {
   /* a reader with several partitions (FILES over several files): their
    * event times; the source's watermark is the minimum over them */
   lm_parts parts;
+  /* `col AS PROCTIME()` (docs/windows.md): 1 + the column (the schema's
+   * last), filled with the processing-time clock as rows arrive; 0 = none.
+   * read_schema: the schema without it, what readers produce and pushes
+   * may omit it (NULL when none) */
+  int proctime_col1;
+  lm_schema *read_schema;
 
   /* tables (LM_NODE_TABLE): current rows and primary key */
   lm_table *table;
@@ -193,6 +212,11 @@ struct laminar_db {
    * catalog, the latest first; empty between statements */
   lm_node **temps;
   int n_temps;
+  /* queries marked failed since the database was opened (docs/failures.md;
+   * laminar_query_failures), and the position of the running statement
+   * (0 = an API call), which prefixes the failure notices */
+  int64_t query_failures;
+  int stmt_line, stmt_col;
   /* the session time zone (SET TIME ZONE; NULL = UTC, the default): set as
    * the thread's lm_tz_session() while a statement runs (docs/timezones.md) */
   const struct lm_tz *tz;
@@ -236,7 +260,18 @@ int64_t lm_engine_wait_us(laminar_db *db);
 int lm_engine_flush_sinks(laminar_db *db, lm_error *err);
 /* Flushes and closes every sink file; returns the first error. */
 int lm_engine_close_sinks(laminar_db *db, lm_error *err);
+/* The node named `name`, matched exactly (SQL names arrive folded: an
+ * unquoted name in lower case, a "quoted" one as written); NULL if none. */
 lm_node *lm_engine_find(laminar_db *db, const char *name);
+/* The same for a name given through the C API (push, subscribe...): the
+ * exact name, else its lower-case form (the name as if written unquoted in
+ * SQL). */
+lm_node *lm_engine_find_api(laminar_db *db, const char *name);
+/* b (a batch of a source's readers, without its PROCTIME() column, or of
+ * its full schema) with src's PROCTIME() column set to now_us (µs) in
+ * every row: a new reference; NULL on no memory. src->proctime_col1 > 0. */
+lm_batch *lm_engine_with_proctime(const lm_node *src, lm_batch *b,
+                                  int64_t now_us);
 /* Pushes a batch (already in the source's schema) into a source. */
 int lm_engine_push(laminar_db *db, lm_node *src, lm_batch *b, lm_error *err);
 int lm_engine_watermark(laminar_db *db, lm_node *n, int64_t wm, lm_error *err);
@@ -244,6 +279,23 @@ void lm_engine_free(laminar_db *db);
 /* Moves the processing-time clock to now_us (never backwards) and ticks
  * every query (EMIT PERIODICALLY). */
 int lm_engine_tick(laminar_db *db, int64_t now_us, lm_error *err);
+/* Failed-query isolation (docs/failures.md): query q returned rc (its
+ * message in *err) while processing input. Unless the error is the
+ * engine's own (LM_ERR_NOMEM, or LM_ERR_IO from a sink), q is marked
+ * failed with that message, so is every query reading its output (and
+ * theirs), a notice per query goes to db->notices, *err is cleared and 0
+ * is returned: the caller goes on with the other queries. Otherwise rc is
+ * returned unchanged. */
+int lm_engine_isolate(laminar_db *db, lm_query *q, int rc, lm_error *err);
+/* EMIT ON WINDOW CLOSE / AFTER WATERMARK / FINAL of a windowed query
+ * (`windowed`) whose inputs ins[0..n) never get a watermark (a table, a
+ * LATE DATA TO stream, or what reads only those; any_blocks: one blocked
+ * input suffices, as for a UNION ALL, else all must be, as for a join)
+ * would never emit: LM_ERR_BIND with SQLSTATE 0A000 at the EMIT keyword's
+ * line:column, with a hint (docs/windows.md). 0 otherwise. */
+int lm_engine_emit_wm_check(const lm_select *sel, bool windowed,
+                            lm_node *const *ins, int n, bool any_blocks,
+                            lm_error *err);
 
 /* ------------------------------ shared by engine.c and select.c
  *
@@ -465,8 +517,8 @@ int lm_table_gather(const lm_table *t, const int64_t *row_ids, int64_t n,
 /* Unique constraints and indexes (api/table_index.c, docs/tables.md).
  * Every index of a table is a hash index maintained by the calls above; a
  * unique one makes INSERT / UPDATE fail with SQLSTATE 23505 `duplicate key
- * value violates unique constraint "name"` + "\nDETAIL:  Key (a)=(1)
- * already exists." when a row would repeat another current row's non-NULL
+ * value violates unique constraint "name"` (err->detail: "Key (a)=(1)
+ * already exists.") when a row would repeat another current row's non-NULL
  * key (checked row by row, as PostgreSQL; the statement then changes
  * nothing). Index names share the namespace of tables, views and sources.
  *

@@ -1151,6 +1151,18 @@ static void print_join_step(ex *x, int d, const lm_plan *plan, int s,
     detail(x, d, "State TTL: %s", interval_text(t1, sizeof t1, js->ttl_us));
   if (!x->adhoc && js->unbounded)
     detail(x, d, "%s", unbounded_text);
+  /* an updating join keyed on both sides' time columns evicts closed times
+   * (exec/op_join_updating.c, docs/joins.md "Eviction by time") */
+  bool evicts = false;
+  if (!x->adhoc && js->algo == LM_PJOIN_UPDATING && js->time_col[0] >= 0 &&
+      js->time_col[1] >= 0)
+    for (int k = 0; k < js->n_keys && !evicts; k++)
+      evicts = js->keys[0][k] == js->time_col[0] &&
+               js->keys[1][k] == js->time_col[1];
+  if (evicts)
+    detail(x, d, "State: evicted when both watermarks pass %s%s%s",
+           qual[0] ? qual[0] : "", qual[0] ? "." : "",
+           l->fields[js->time_col[0]].name);
   stat_details(x, d, jsp,
                !x->adhoc && (js->algo == LM_PJOIN_INTERVAL ||
                              js->algo == LM_PJOIN_ASOF ||
@@ -1192,8 +1204,14 @@ static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
                         const lm_node *in, lm_operator *head,
                         bool changelog_out) {
   xpipe p;
+  /* a window over the source's PROCTIME() column: no late filter, the
+   * clock closes its windows (docs/windows.md) */
+  bool proc = !plan->join && in && in->kind == LM_NODE_SOURCE &&
+              in->proctime_col1 && plan->has_agg &&
+              plan->window_kind != LM_WIN_NONE &&
+              plan->window_time_col == in->proctime_col1 - 1;
   bool lf = !x->adhoc && !plan->join && in && in->kind == LM_NODE_SOURCE &&
-            in->wm_col >= 0;
+            in->wm_col >= 0 && !proc;
   plan_stages(&p, plan, lf, !x->adhoc, changelog_out);
   jmap maps[32];
   int n_maps = 0;
@@ -1223,6 +1241,7 @@ static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
   sprops sp;
   int in_time =
       plan->join ? plan->join_time_col
+      : proc     ? in->proctime_col1 - 1
       : in       ? (in->kind == LM_NODE_SOURCE ? in->wm_col : in->time_col1 - 1)
                  : -1;
   bool in_cl = plan->join ? plan->join_changelog : in && in->changelog;
@@ -1283,6 +1302,8 @@ static void explain_node(ex *x, const lm_node *n, const char *title_name) {
     detail(x, 0, "(no query: rows come from INSERT or LATE DATA TO)");
     return;
   }
+  if (q->failed) /* docs/failures.md: it receives no more input */
+    detail(x, 0, "Failed: %s", q->fail_msg);
   x->q = q;
   x->top = q->plan;
   const lm_select *sel = NULL;
@@ -1559,7 +1580,7 @@ int lm_explain(laminar_db *db, const lm_stmt *st, laminar_result **res,
   memset(&x, 0, sizeof x);
   x.db = db;
   x.analyze = st->analyze;
-  x.timing = !st->no_timing;
+  x.timing = !st->no_timing && lm_op_timing(); /* no times when off */
   int rc = 0;
   if (!st->explain) { /* EXPLAIN [ANALYZE] name */
     lm_node *n = lm_engine_find(db, st->name);

@@ -79,6 +79,26 @@ int64_t laminar_changes(const laminar_db *db) {
   return db ? db->changes : 0;
 }
 
+int laminar_query_state(laminar_db *db, const char *name, int *state,
+                        const char **error, laminar_error *e) {
+  ERR(e);
+  lm_node *n = db && name ? lm_engine_find_api(db, name) : NULL;
+  if (!n || !n->query)
+    return lm_err(err, LM_ERR_NOTFOUND,
+                  "no stream or materialized view named '%s'",
+                  name ? name : "(null)");
+  bool failed = n->query->failed;
+  if (state)
+    *state = failed ? LAMINAR_QUERY_FAILED : LAMINAR_QUERY_RUNNING;
+  if (error)
+    *error = failed ? n->query->fail_msg : NULL;
+  return 0;
+}
+
+int64_t laminar_query_failures(const laminar_db *db) {
+  return db ? db->query_failures : 0;
+}
+
 int64_t laminar_result_num_rows(const laminar_result *r) {
   return r ? r->rows : 0;
 }
@@ -202,7 +222,7 @@ static int push_arrow(laminar_db *db, const char *source,
                       struct ArrowArray *array,
                       const struct ArrowSchema *schema, laminar_error *e) {
   ERR(e);
-  lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
+  lm_node *n = db && source ? lm_engine_find_api(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE) {
     if (array && array->release)
       array->release(array);
@@ -226,9 +246,20 @@ static int push_arrow(laminar_db *db, const char *source,
   return rc;
 }
 
+/* An API call that moves data (push, watermark, end, time, run): its
+ * notices replace the last call's (query failures, docs/failures.md), and
+ * they carry no statement position. */
+static void api_call(laminar_db *db) {
+  if (!db)
+    return;
+  lm_buf_reset(&db->notices);
+  db->stmt_line = db->stmt_col = 0;
+}
+
 int laminar_push_arrow(laminar_db *db, const char *source,
                        struct ArrowArray *array,
                        const struct ArrowSchema *schema, laminar_error *e) {
+  api_call(db);
   const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
   int rc = push_arrow(db, source, array, schema, e);
   lm_tz_session_set(z);
@@ -240,6 +271,7 @@ int laminar_push_stream(laminar_db *db, const char *source,
   ERR(e);
   if (!stream || !stream->release)
     return lm_err(err, LM_ERR_INVALID, "NULL or released stream");
+  api_call(db); /* the notices of every batch */
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
   int rc = 0, src = stream->get_schema(stream, &schema);
@@ -260,7 +292,9 @@ int laminar_push_stream(laminar_db *db, const char *source,
     }
     if (!a.release)
       break; /* end of stream */
-    rc = laminar_push_arrow(db, source, &a, &schema, (laminar_error *)err);
+    const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL);
+    rc = push_arrow(db, source, &a, &schema, (laminar_error *)err);
+    lm_tz_session_set(z);
   }
   if (schema.release)
     schema.release(&schema);
@@ -271,7 +305,7 @@ int laminar_push_stream(laminar_db *db, const char *source,
 static int advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
                              laminar_error *e) {
   ERR(e);
-  lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
+  lm_node *n = db && source ? lm_engine_find_api(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE)
     return lm_err(err, LM_ERR_NOTFOUND, "no source named '%s'",
                   source ? source : "(null)");
@@ -283,6 +317,7 @@ static int advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
 
 int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
                               laminar_error *e) {
+  api_call(db);
   const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
   int rc = advance_watermark(db, source, ts_us, e);
   lm_tz_session_set(z);
@@ -291,7 +326,7 @@ int laminar_advance_watermark(laminar_db *db, const char *source, int64_t ts_us,
 
 static int end_source(laminar_db *db, const char *source, laminar_error *e) {
   ERR(e);
-  lm_node *n = db && source ? lm_engine_find(db, source) : NULL;
+  lm_node *n = db && source ? lm_engine_find_api(db, source) : NULL;
   if (!n || n->kind != LM_NODE_SOURCE)
     return lm_err(err, LM_ERR_NOTFOUND, "no source named '%s'",
                   source ? source : "(null)");
@@ -303,6 +338,7 @@ static int end_source(laminar_db *db, const char *source, laminar_error *e) {
 }
 
 int laminar_end_source(laminar_db *db, const char *source, laminar_error *e) {
+  api_call(db);
   const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
   int rc = end_source(db, source, e);
   lm_tz_session_set(z);
@@ -325,6 +361,7 @@ static int advance_time(laminar_db *db, int64_t delta_us, laminar_error *e) {
 }
 
 int laminar_advance_time(laminar_db *db, int64_t delta_us, laminar_error *e) {
+  api_call(db);
   const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
   int rc = advance_time(db, delta_us, e);
   lm_tz_session_set(z);
@@ -359,10 +396,15 @@ static int run(laminar_db *db, laminar_error *e) {
 }
 
 int laminar_run(laminar_db *db, laminar_error *e) {
+  api_call(db);
   const lm_tz *z = lm_tz_session_set(db ? db->tz : NULL); /* sinks' text */
   int rc = run(db, e);
   lm_tz_session_set(z);
   return rc;
+}
+
+void laminar_set_operator_timing(bool on) {
+  lm_op_timing_set(on);
 }
 
 void laminar_interrupt(laminar_db *db) {
@@ -374,7 +416,7 @@ int laminar_subscribe(laminar_db *db, const char *name,
                       laminar_subscription **out, laminar_error *e) {
   ERR(e);
   *out = NULL;
-  lm_node *n = db && name ? lm_engine_find(db, name) : NULL;
+  lm_node *n = db && name ? lm_engine_find_api(db, name) : NULL;
   if (!n)
     return lm_err(err, LM_ERR_NOTFOUND, "no source, stream or view named '%s'",
                   name ? name : "(null)");

@@ -25,7 +25,8 @@ static int collect(void *ctx, lm_batch *b, lm_error *err) {
 
 /* Reads a replayable source from the beginning (ad-hoc SELECT over a
  * bounded file or generator source). */
-static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
+static int replay_source(lm_node *s, int64_t now_us, laminar_result *into,
+                         lm_error *err) {
   if (!s->connector)
     return lm_err(err, LM_ERR_BIND,
                   "source '%s' has no stored rows: query a materialized view "
@@ -47,6 +48,14 @@ static int replay_source(lm_node *s, laminar_result *into, lm_error *err) {
     bool eof = false;
     if ((rc = r->poll(r, &b, &eof, err)))
       break;
+    if (b && s->proctime_col1) { /* PROCTIME(): read now */
+      lm_batch *p = lm_engine_with_proctime(s, b, now_us);
+      lm_batch_release(b);
+      if (!(b = p)) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+    }
     if (b) {
       rc = collect(into, b, err);
       lm_batch_release(b);
@@ -254,7 +263,7 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
       rc = collect(&input, cur, err);
     lm_batch_release(cur);
   } else if (in->kind == LM_NODE_SOURCE) {
-    rc = replay_source(in, &input, err);
+    rc = replay_source(in, db->now_us, &input, err);
     if (!rc && in->changelog) { /* a changelog source: its net rows */
       lm_batch *cur = NULL;
       rc = lm_changelog_consolidate(in->schema, input.batches, input.n_batches,

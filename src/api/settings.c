@@ -36,6 +36,8 @@ int lm_engine_setting(laminar_db *db, const lm_stmt *st, laminar_result **res,
   int rc = lm_tz_lookup(st->set_value, &z, &e2);
   if (rc) {
     lm_engine_pos_err(err, rc, st->line, st->column, e2.msg);
+    if (e2.detail[0]) /* "UTC timezone offset is out of range." */
+      lm_err_detail(err, "%s", e2.detail);
     return lm_err_state(err, e2.sqlstate[0] ? e2.sqlstate : "22023");
   }
   db->tz = z;

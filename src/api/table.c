@@ -401,20 +401,48 @@ static int make_change(lm_table *t, const int64_t *old_ids, int64_t n_old,
   return rc;
 }
 
-/* PostgreSQL's 23502 message for a NULL in NOT NULL column c of b. */
+/* PostgreSQL's 23502 error for the first row of b (in order) holding a
+ * NULL in a NOT NULL (or key) column, the first such column of that row:
+ * the message, and the DETAIL `Failing row contains (1, null).` (every
+ * value of the row in PostgreSQL's text form). */
 static int check_not_null(const lm_table *t, const char *name, lm_batch *b,
                           lm_error *err) {
-  for (int c = 0; c < t->schema->n_fields; c++) {
+  int nf = t->schema->n_fields;
+  bool any = false;
+  for (int c = 0; c < nf && !any; c++) {
     bool key = false;
     for (int k = 0; k < t->n_pk; k++)
       key |= t->pk[k] == c;
-    if ((t->schema->fields[c].nullable && !key) || !b->columns[c]->null_count)
-      continue;
-    lm_err(err, LM_ERR_EXEC,
-           "null value in column \"%s\" of relation \"%s\" violates "
-           "not-null constraint",
-           t->schema->fields[c].name, name);
-    return lm_err_state(err, "23502");
+    any = (!t->schema->fields[c].nullable || key) && b->columns[c]->null_count;
+  }
+  if (!any)
+    return 0;
+  for (int64_t r = 0; r < b->num_rows; r++) {
+    for (int c = 0; c < nf; c++) {
+      bool key = false;
+      for (int k = 0; k < t->n_pk; k++)
+        key |= t->pk[k] == c;
+      if ((t->schema->fields[c].nullable && !key) ||
+          !lm_array_is_null(b->columns[c], r))
+        continue;
+      lm_err(err, LM_ERR_EXEC,
+             "null value in column \"%s\" of relation \"%s\" violates "
+             "not-null constraint",
+             t->schema->fields[c].name, name);
+      lm_buf row;
+      lm_buf_init(&row);
+      int rc = 0;
+      for (int k = 0; k < nf && !rc; k++) {
+        rc = lm_buf_puts(&row, k ? ", " : "");
+        if (!rc)
+          rc = lm_tix_pg_text(&row, b->columns[k], r);
+      }
+      if (!rc)
+        lm_err_detail(err, "Failing row contains (%.*s).", (int)row.len,
+                      row.data ? row.data : "");
+      lm_buf_free(&row);
+      return lm_err_state(err, "23502");
+    }
   }
   return 0;
 }

@@ -10,6 +10,31 @@
 
 #include "api/table_internal.h"
 
+int lm_tix_pg_text(lm_buf *out, const lm_array *a, int64_t r) {
+  size_t at = out->len;
+  int rc = lm_array_format_value(out, a, r, "null");
+  if (rc || lm_array_is_null(a, r))
+    return rc;
+  if (a->type.id == LM_TYPE_TIMESTAMP && out->len > at + 10 &&
+      out->data[at + 10] == 'T')
+    out->data[at + 10] = ' '; /* PostgreSQL's timestamp text: a space */
+  if (a->type.id == LM_TYPE_TIMESTAMP || a->type.id == LM_TYPE_TIME64) {
+    /* and the fraction without its trailing zeros */
+    size_t end = out->len, tail = 0;
+    if (end - at > 3 && !memcmp(out->data + end - 3, " BC", 3))
+      tail = 3;
+    size_t e = end - tail;
+    if (memchr(out->data + at, '.', e - at) &&
+        !memchr(out->data + at, '+', e - at)) { /* (a TIMESTAMPTZ: done) */
+      while (out->data[e - 1] == '0')
+        e--;
+      memmove(out->data + e, out->data + end - tail, tail);
+      out->len = e + tail;
+    }
+  }
+  return 0;
+}
+
 /* PostgreSQL's NAMEDATALEN - 1: the longest generated name */
 #define PG_NAME_MAX 63
 
@@ -196,35 +221,27 @@ int lm_tix_dup_error(const lm_tindex *ix, const lm_schema *s, lm_batch *b,
   int rc = 0;
   for (int k = 0; k < ix->n_cols && !rc; k++) {
     const lm_array *a = b->columns[ix->cols[k]];
-    size_t at = vals.len;
     rc = lm_buf_puts(&cols, k ? ", " : "") ||
          lm_buf_puts(&cols, s->fields[ix->cols[k]].name) ||
          lm_buf_puts(&vals, k ? ", " : "");
-    at = vals.len;
     if (!rc)
-      rc = lm_array_format_value(&vals, a, r, "null");
-    /* PostgreSQL's timestamp text has a space, not a 'T' */
-    if (!rc && a->type.id == LM_TYPE_TIMESTAMP && vals.len > at + 10 &&
-        vals.data[at + 10] == 'T')
-      vals.data[at + 10] = ' ';
+      rc = lm_tix_pg_text(&vals, a, r);
   }
   if (rc) {
     lm_buf_free(&cols);
     lm_buf_free(&vals);
     return nomem(err);
   }
+  /* the message, and PostgreSQL's DETAIL in its own field */
   if (building)
-    lm_err(err, LM_ERR_EXEC,
-           "could not create unique index \"%s\"\nDETAIL:  Key (%.*s)=(%.*s) "
-           "is duplicated.",
-           ix->name, (int)cols.len, cols.data ? cols.data : "", (int)vals.len,
-           vals.data ? vals.data : "");
+    lm_err(err, LM_ERR_EXEC, "could not create unique index \"%s\"", ix->name);
   else
     lm_err(err, LM_ERR_EXEC,
-           "duplicate key value violates unique constraint \"%s\"\nDETAIL:  "
-           "Key (%.*s)=(%.*s) already exists.",
-           ix->name, (int)cols.len, cols.data ? cols.data : "", (int)vals.len,
-           vals.data ? vals.data : "");
+           "duplicate key value violates unique constraint \"%s\"", ix->name);
+  lm_err_detail(err, "Key (%.*s)=(%.*s) %s", (int)cols.len,
+                cols.data ? cols.data : "", (int)vals.len,
+                vals.data ? vals.data : "",
+                building ? "is duplicated." : "already exists.");
   lm_buf_free(&cols);
   lm_buf_free(&vals);
   return lm_err_state(err, "23505");
@@ -269,8 +286,9 @@ int lm_tix_build(lm_table *t, lm_tindex *ix, lm_error *err) {
 
 /* -------------------------------------------------------------- catalog */
 
-/* The index named `name` (case-insensitive) of any table, and its table
- * node; NULL when none. */
+/* The index named `name` (exactly: SQL folds unquoted names to lower case,
+ * a "quoted" one keeps its case, as PostgreSQL) of any table, and its
+ * table node; NULL when none. */
 static lm_tindex *find_index(laminar_db *db, const char *name, lm_node **tab,
                              int *pos) {
   for (int i = 0; i < db->n_nodes; i++) {
@@ -278,7 +296,7 @@ static lm_tindex *find_index(laminar_db *db, const char *name, lm_node **tab,
     if (n->kind != LM_NODE_TABLE || !n->table)
       continue;
     for (int j = 0; j < n->table->n_ix; j++)
-      if (!lm_strcasecmp(n->table->ix[j]->name, name)) {
+      if (!strcmp(n->table->ix[j]->name, name)) {
         if (tab)
           *tab = n;
         if (pos)
@@ -300,10 +318,10 @@ static bool rel_taken(laminar_db *db, const char *name, const char *creating,
                       const lm_table *t) {
   if (lm_engine_find(db, name) || lm_index_exists(db, name))
     return true;
-  if (creating && !lm_strcasecmp(creating, name))
+  if (creating && !strcmp(creating, name))
     return true;
   for (int j = 0; t && j < t->n_ix; j++)
-    if (!lm_strcasecmp(t->ix[j]->name, name))
+    if (!strcmp(t->ix[j]->name, name))
       return true;
   return false;
 }
@@ -536,10 +554,15 @@ int lm_index_create(laminar_db *db, const lm_stmt *st, lm_error *err) {
     choose_name(db, n->name, NULL, NULL, n->table_schema, cols, nc, "idx", nm);
   }
   lm_tindex *ix = lm_tix_new(nm, n->table_schema, cols, desc, nc, st->unique,
-                             false, false, t->cap_rows);
+                             st->index_nulls_not_distinct, false, t->cap_rows);
   if (!ix)
     return nomem(err);
   rc = lm_tix_build(t, ix, err);
+  if (rc && err && err->line == 0 && st->line) { /* the statement's place */
+    err->line = st->line;
+    err->column = st->column;
+    lm_err_prefix(err, "%d:%d", st->line, st->column);
+  }
   if (!rc && add_index(t, ix))
     rc = nomem(err);
   if (rc)

@@ -93,9 +93,13 @@ void lm_tix_begin(lm_tindex *ix);
  * of the statement's new rows, or -1 (none). */
 int64_t lm_tix_holder(const lm_tindex *ix, uint32_t g);
 void lm_tix_hold(lm_tindex *ix, uint32_t g, int64_t holder);
+/* Appends value r of a as PostgreSQL's text shows it in a DETAIL (`null`,
+ * timestamps with a space and no trailing fraction zeros). Returns 0 or
+ * LM_ERR_NOMEM. */
+int lm_tix_pg_text(lm_buf *out, const lm_array *a, int64_t r);
 /* LM_ERR_EXEC with SQLSTATE 23505, PostgreSQL's message: `duplicate key
- * value violates unique constraint "name"` and, on a second line,
- * `DETAIL:  Key (a, b)=(1, x) already exists.` (the key of row r of b);
+ * value violates unique constraint "name"` and, in err->detail,
+ * `Key (a, b)=(1, x) already exists.` (the key of row r of b);
  * `is duplicated` instead of `already exists` when building (CREATE
  * UNIQUE INDEX over rows that repeat a key: `could not create unique index
  * "name"`). Returns the error code. */

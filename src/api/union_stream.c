@@ -204,8 +204,8 @@ static int drop_late(void *ctx, lm_batch *b, lm_error *err) {
 int lm_union_tick(laminar_db *db, lm_error *err) {
   for (int i = 0; i < db->n_nodes; i++) {
     lm_query *q = db->nodes[i]->query;
-    int rc = q && q->uni ? refresh_wm(q->uni, err) : 0;
-    if (rc)
+    int rc = q && q->uni && !q->failed ? refresh_wm(q->uni, err) : 0;
+    if (rc && (rc = lm_engine_isolate(db, q, rc, err))) /* failures.md */
       return rc;
   }
   return 0;
@@ -282,6 +282,8 @@ static int plan_operand(laminar_db *db, const lm_select *s, lm_node **in,
     bad = "the window's time column must be the source's WATERMARK column";
   if (bad)
     return lm_engine_pos_err(err, LM_ERR_BIND, s->line, s->column, bad);
+  if ((rc = lm_engine_emit_wm_check(s, windowed, in, 1, true, err)))
+    return rc;
   *changelog = lm_engine_result_changelog(*plan, windowed);
   return 0;
 }
@@ -458,6 +460,10 @@ int lm_union_create(laminar_db *db, const lm_stmt *st, lm_node_kind kind,
   bool ocl = false;
   if (!rc && outer)
     rc = plan_outer(outer, ts, changelog, &oplan, &ocl, err);
+  if (!rc && outer) /* the union's watermark is the minimum of its operands' */
+    rc = lm_engine_emit_wm_check(
+        outer, oplan->has_agg && oplan->window_kind != LM_WIN_NONE, ins, n_ops,
+        true, err);
   if (rc) { /* no query owns plans[0] yet */
     lm_plan_free(oplan);
     for (int i = 0; u->plans && i < n_ops; i++)

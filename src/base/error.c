@@ -17,6 +17,7 @@ int lm_err(lm_error *err, int code, const char *fmt, ...) {
   err->line = 0;
   err->column = 0;
   err->sqlstate[0] = '\0';
+  err->detail[0] = '\0';
   va_list ap;
   va_start(ap, fmt);
   set_msg(err, fmt, ap);
@@ -32,6 +33,7 @@ int lm_err_at(lm_error *err, int code, int line, int column, const char *fmt,
   err->line = line;
   err->column = column;
   err->sqlstate[0] = '\0';
+  err->detail[0] = '\0';
   int n = snprintf(err->msg, sizeof err->msg, "%d:%d: ", line, column);
   if (n < 0)
     n = 0;
@@ -81,11 +83,24 @@ void lm_err_clear(lm_error *err) {
   err->column = 0;
   err->msg[0] = '\0';
   err->sqlstate[0] = '\0';
+  err->detail[0] = '\0';
 }
 
 int lm_err_state(lm_error *err, const char *state) {
   if (!err)
     return 0;
   snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
+  return err->code;
+}
+
+int lm_err_detail(lm_error *err, const char *fmt, ...) {
+  if (!err)
+    return 0;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(err->detail, sizeof err->detail, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    err->detail[0] = '\0';
   return err->code;
 }

@@ -45,6 +45,10 @@ typedef struct lm_error {
    * text representation, "42883" undefined function, "42703" undefined
    * column), "" otherwise. Cleared by lm_err / lm_err_at. */
   char sqlstate[6];
+  /* PostgreSQL's DETAIL text when there is one (`Key (a)=(1) already
+   * exists.`), without the "DETAIL:  " label; "" otherwise. Cleared by
+   * lm_err / lm_err_at, set by lm_err_detail. */
+  char detail[512];
 } lm_error;
 
 /* Sets *err (if non-NULL) to code and a printf-formatted message; returns
@@ -61,6 +65,10 @@ void lm_err_clear(lm_error *err);
 /* Records the 5-character SQLSTATE `state` on an error already set (after
  * lm_err / lm_err_at); returns err->code (0 when err is NULL). */
 int lm_err_state(lm_error *err, const char *state);
+/* Records a printf-formatted DETAIL on an error already set; returns
+ * err->code (0 when err is NULL). */
+int lm_err_detail(lm_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------ allocation */
 

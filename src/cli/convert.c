@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,7 +100,32 @@ static int read_all(const lm_endpoint *ep, const lm_stream_options *so,
 
 /* ------------------------------------------------------ schema inference */
 
-enum { K_INT = 1, K_DOUBLE = 2, K_BOOL = 4, K_TS = 8, K_TEXT = 16 };
+enum {
+  K_INT = 1, /* an integer that fits 64 bits */
+  K_DOUBLE = 2,
+  K_BOOL = 4,
+  K_TS = 8,
+  K_TEXT = 16,
+  K_BIG = 32 /* an integer of at most 38 digits: DECIMAL(38, 0) */
+};
+
+/* Whether p[0, n) is an integer literal ([+-]digits) of 1..38 digits
+ * after leading zeros: beyond BIGINT, it is kept exact as DECIMAL(38, 0)
+ * (DuckDB's read_json reads such integers as HUGEINT up to 2^64 - 1 and
+ * as DOUBLE above, losing digits; docs/ipc.md). */
+static bool big_integer(const char *p, size_t n) {
+  size_t i = n && (p[0] == '-' || p[0] == '+') ? 1 : 0;
+  if (i == n)
+    return false;
+  while (i + 1 < n && p[i] == '0')
+    i++;
+  if (n - i > 38)
+    return false;
+  for (; i < n; i++)
+    if (p[i] < '0' || p[i] > '9')
+      return false;
+  return true;
+}
 
 typedef struct col_guess {
   char *name;
@@ -114,7 +140,9 @@ static unsigned text_kinds(const char *p, size_t n, lm_buf *scratch) {
   bool bv;
   if (n && p[0] != ' ' && p[n - 1] != ' ' &&
       lm_fmt_parse_int(p, n, INT64_MIN, INT64_MAX, &iv) == LM_FMT_OK)
-    k |= K_INT;
+    k |= K_INT | K_BIG;
+  else if (big_integer(p, n))
+    k |= K_BIG;
   if (n && p[0] != ' ' && p[n - 1] != ' ' &&
       lm_fmt_parse_double(p, n, false, scratch, &dv) == LM_FMT_OK)
     k |= K_DOUBLE;
@@ -131,6 +159,8 @@ static lm_type pick_type(unsigned all) {
   /* `all` = the kinds every non-null value fits */
   if (all & K_INT)
     return lm_type_make(LM_TYPE_INT64);
+  if (all & K_BIG)
+    return lm_type_decimal128(38, 0);
   if (all & K_DOUBLE)
     return lm_type_make(LM_TYPE_FLOAT64);
   if (all & K_BOOL)
@@ -250,6 +280,41 @@ static void infer_field(void *ctx, int64_t rec, int col, const char *p,
 /* Rows the schema is inferred from by default (--infer-rows). */
 #define INFER_ROWS_DEFAULT 16384
 
+/* Names the columns as DuckDB's read_csv does: an empty header field is
+ * `columnN` (N its 0-based position), and a name equal to an earlier one
+ * (ignoring case, as SQL names are) gets `_K`, K counting the earlier
+ * ones (`a,A,a` -> a, A_1, a_2). LM_ERR_NOMEM or 0. */
+static int name_columns(col_guess *cols, int n) {
+  char buf[32];
+  for (int c = 0; c < n; c++)
+    if (!cols[c].name || !cols[c].name[0]) {
+      snprintf(buf, sizeof buf, "column%d", c);
+      free(cols[c].name);
+      if (!(cols[c].name = lm_strdup(buf)))
+        return LM_ERR_NOMEM;
+    }
+  for (int c = 1; c < n; c++) {
+    int k = 0;
+    for (int j = 0; j < c; j++)
+      k += strcasecmp(cols[j].name, cols[c].name) == 0;
+    if (k == 0)
+      continue;
+    size_t len = strlen(cols[c].name) + 24;
+    char *nm = malloc(len);
+    if (!nm)
+      return LM_ERR_NOMEM;
+    for (bool clash = true; clash; k++) {
+      snprintf(nm, len, "%s_%d", cols[c].name, k);
+      clash = false;
+      for (int j = 0; j < n && !clash; j++)
+        clash = j != c && strcasecmp(cols[j].name, nm) == 0;
+    }
+    free(cols[c].name);
+    cols[c].name = nm;
+  }
+  return 0;
+}
+
 /* Infers the CSV schema from the header and the first max_rows records of
  * s[0, len) (which holds them complete, or is the whole input). */
 static int infer_csv(const char *s, size_t len, int64_t max_rows,
@@ -269,6 +334,8 @@ static int infer_csv(const char *s, size_t len, int64_t max_rows,
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   else if (ci.n_cols == 0)
     rc = lm_err(err, LM_ERR_PARSE, "%s: no header line", src);
+  else if (name_columns(ci.cols, ci.n_cols))
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   if (rc == 0) {
     *out = lm_schema_new(ci.n_cols);
     if (!*out)
@@ -449,7 +516,9 @@ static int infer_json(const char *s, size_t len, int64_t max_lines,
         int64_t iv;
         if (lm_fmt_parse_int(s + v0, vn, INT64_MIN, INT64_MAX, &iv) ==
             LM_FMT_OK)
-          k |= K_INT;
+          k |= K_INT | K_BIG;
+        else if (big_integer(s + v0, vn))
+          k |= K_BIG;
       }
       if (k != ~0u)
         ji.seen[c] = true;
@@ -523,10 +592,12 @@ static int sink_start(sink *s, lm_schema *schema, lm_error *err) {
   return 0;
 }
 
-/* Writes b; kv[0, n_kv) is its message custom_metadata when read from
- * Arrow (kept Arrow -> Arrow). */
+/* Writes b; when read from Arrow (kept Arrow -> Arrow), kv[0, n_kv) is
+ * its message custom_metadata and db[0, n_db) the dictionary batches read
+ * before it (their maps go on the dictionary batches written for the same
+ * ids). */
 static int sink_write_md(sink *s, lm_batch *b, const lm_ipc_kv *kv, int n_kv,
-                         lm_error *err) {
+                         const lm_ipc_dict_batch *db, int n_db, lm_error *err) {
   int rc = 0;
   if (!s->started && (rc = sink_start(s, b->schema, err)) != 0)
     return rc;
@@ -534,17 +605,29 @@ static int sink_write_md(sink *s, lm_batch *b, const lm_ipc_kv *kv, int n_kv,
     rc = lm_csv_write_batch(&s->buf, b, NULL);
   else if (s->f == F_JSON)
     rc = lm_json_write_batch(&s->buf, b);
-  else
+  else {
+    for (int i = 0; i < n_db; i++)
+      if ((rc = lm_ipc_writer_set_dictionary_metadata(
+               s->w, db[i].id, db[i].metadata, db[i].n_metadata, err)) != 0)
+        return rc;
     return lm_ipc_writer_write_metadata(s->w, b, kv, n_kv, err)
                ? err->code
                : sink_flush(s, err);
+  }
   if (rc)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return s->buf.len > (1u << 20) ? sink_flush(s, err) : 0;
 }
 
 static int sink_write(sink *s, lm_batch *b, lm_error *err) {
-  return sink_write_md(s, b, NULL, 0, err);
+  return sink_write_md(s, b, NULL, 0, NULL, 0, err);
+}
+
+/* Arrow -> Arrow: the writer keeps the reader's dictionary ids (ids[0, n),
+ * borrowed until the writer is made). */
+static void sink_dictionary_ids(sink *s, const int64_t *ids, int n) {
+  s->o.dictionary_ids = ids;
+  s->o.n_dictionary_ids = n;
 }
 
 static int sink_finish(sink *s, lm_schema *schema, lm_error *err) {
@@ -628,10 +711,16 @@ static int convert_text(fmt from, const lm_endpoint *in, sink *out,
   lm_csv_reader *cr = NULL;
   lm_json_reader *jr = NULL;
   if (rc == 0) {
-    if (from == F_CSV)
-      cr = lm_csv_reader_new(schema, NULL, src);
-    else
+    if (from == F_CSV) {
+      /* the schema's names come from the header, some renamed
+       * (name_columns): map the header by position */
+      lm_csv_options co;
+      lm_csv_options_default(&co);
+      co.header_by_position = true;
+      cr = lm_csv_reader_new(schema, &co, src);
+    } else {
       jr = lm_json_reader_new(schema, NULL, src);
+    }
     if (!cr && !jr)
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
@@ -675,7 +764,7 @@ static int convert_text(fmt from, const lm_endpoint *in, sink *out,
     eof = k == 0;
   }
   if (rc == LM_ERR_PARSE && infer_rows < INT64_MAX &&
-      strstr(err->msg, "expected ")) {
+      strstr(err->msg, "expected ") && strstr(err->msg, " for column '")) {
     char hint[160];
     snprintf(hint, sizeof hint,
              " (the column's type was inferred from the first %lld rows; "
@@ -702,10 +791,17 @@ static int copy_file_batches(lm_ipc_file_reader *r, sink *out, lm_error *err) {
   int rc;
   lm_batch *b;
   lm_ipc_file_reader_keep_dictionaries(r, true); /* Arrow -> Arrow keeps them */
+  const int64_t *ids;
+  int n_ids = lm_ipc_file_dictionary_ids(r, &ids);
+  sink_dictionary_ids(out, ids, n_ids);
+  /* every dictionary batch of a file comes before its record batches */
+  const lm_ipc_dict_batch *db;
+  int n_db = lm_ipc_file_dictionary_batches(r, &db);
   while ((rc = lm_ipc_file_next(r, &b, err)) == 0 && b) {
     const lm_ipc_kv *kv;
     int n_kv = lm_ipc_file_batch_metadata(r, &kv);
-    rc = sink_write_md(out, b, kv, n_kv, err);
+    rc = sink_write_md(out, b, kv, n_kv, db, n_db, err);
+    n_db = 0;
     lm_batch_release(b);
     if (rc)
       break;
@@ -781,10 +877,20 @@ static int convert_arrow_stream(const lm_endpoint *in, sink *out,
     while ((b = lm_ipc_stream_reader_next(r))) {
       const lm_ipc_kv *kv;
       int n_kv = lm_ipc_stream_reader_batch_metadata(r, &kv);
+      const lm_ipc_dict_batch *db;
+      int n_db = lm_ipc_stream_reader_dictionary_batches(r, &db);
+      const int64_t *ids;
+      int n_ids = lm_ipc_stream_reader_dictionary_ids(r, &ids);
+      sink_dictionary_ids(out, ids, n_ids);
       if (rc == 0)
-        rc = sink_write_md(out, b, kv, n_kv, err);
+        rc = sink_write_md(out, b, kv, n_kv, db, n_db, err);
       lm_batch_release(b);
     }
+  }
+  if (rc == 0 && r) {
+    const int64_t *ids;
+    int n_ids = lm_ipc_stream_reader_dictionary_ids(r, &ids);
+    sink_dictionary_ids(out, ids, n_ids);
   }
   if (rc == 0)
     rc = sink_finish(out, lm_ipc_stream_reader_schema(r), err);

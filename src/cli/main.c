@@ -171,6 +171,8 @@ static void report(const char *file, const lm_error *e, bool sql_pos) {
     fprintf(stderr, "laminardb: error: %s:%s\n", file, e->msg);
   else
     fprintf(stderr, "laminardb: error: %s\n", e->msg);
+  if (e->detail[0]) /* as psql shows it */
+    fprintf(stderr, "DETAIL:  %s\n", e->detail);
 }
 
 static int cmd_run(const char *file, out_fmt fmt) {
@@ -230,8 +232,16 @@ static int cmd_run(const char *file, out_fmt fmt) {
       fflush(stdout);
     }
   }
-  if (!rc)
+  if (!rc) {
     rc = laminar_run(db, (laminar_error *)&err);
+    /* queries that failed while the sources ran (docs/failures.md) */
+    for (const char *l = laminar_notices(db); *l;) {
+      const char *e = strchr(l, '\n');
+      int n = e ? (int)(e - l) : (int)strlen(l);
+      fprintf(stderr, "laminardb: notice: %s: %.*s\n", file, n, l);
+      l += n + (e ? 1 : 0);
+    }
+  }
   if (rc)
     report(file, &err, sql_err);
   /* summaries of where sinks wrote */

@@ -115,9 +115,16 @@ static bool format_of(lm_type t, const char *tz, char *buf, size_t n) {
   case LM_TYPE_STRUCT:
     f = "+s";
     break;
-  case LM_TYPE_TIMESTAMP:
-    return snprintf(buf, n, "ts%c:%s", units[t.unit & 3], tz ? tz : "") <
-           (int)n;
+  case LM_TYPE_TIMESTAMP: { /* per exported batch: no snprintf */
+    size_t tl = tz ? strlen(tz) : 0;
+    if (tl + 5 > n)
+      return false;
+    memcpy(buf, "ts?:", 4);
+    buf[2] = units[t.unit & 3];
+    memcpy(buf + 4, tz ? tz : "", tl);
+    buf[4 + tl] = 0;
+    return true;
+  }
   case LM_TYPE_TIME32:
   case LM_TYPE_TIME64:
     return snprintf(buf, n, "tt%c", units[t.unit & 3]) < (int)n;
@@ -132,7 +139,11 @@ static bool format_of(lm_type t, const char *tz, char *buf, size_t n) {
   default:
     return false;
   }
-  return snprintf(buf, n, "%s", f) < (int)n;
+  size_t fl = strlen(f);
+  if (fl >= n)
+    return false;
+  memcpy(buf, f, fl + 1);
+  return true;
 }
 
 /* Whether every type in t (recursively) has a format. */
@@ -243,13 +254,27 @@ static bool parse_format(const char *s, import_format *f) {
 /* private_data of every exported schema node: its copied name and
  * format, its children and its dictionary. */
 typedef struct schema_priv {
-  char *name;
+  char *name; /* both in the same allocation as the struct (strs) */
   char *format;
   int64_t n;
   struct ArrowSchema **ptrs; /* children pointers handed out */
   struct ArrowSchema *kids;  /* n entries */
   struct ArrowSchema *dict;  /* DICTIONARY: the value type, else NULL */
+  char strs[];               /* name NUL format NUL: one allocation per field */
 } schema_priv;
+
+/* A zeroed schema_priv holding copies of name and format; NULL on OOM. */
+static schema_priv *schema_priv_new(const char *name, const char *format) {
+  size_t nl = strlen(name), fl = strlen(format);
+  schema_priv *p = calloc(1, sizeof *p + nl + fl + 2);
+  if (!p)
+    return NULL;
+  p->name = p->strs;
+  memcpy(p->name, name, nl + 1);
+  p->format = p->strs + nl + 1;
+  memcpy(p->format, format, fl + 1);
+  return p;
+}
 
 /* Release callback of every exported schema: releases the children (and
  * dictionary) not moved out by the consumer, then our bookkeeping. */
@@ -265,9 +290,7 @@ static void release_schema(struct ArrowSchema *s) {
   free(p->dict);
   free(p->ptrs);
   free(p->kids);
-  free(p->name);
-  free(p->format);
-  free(p);
+  free(p); /* with name and format */
   s->private_data = NULL;
   s->release = NULL;
 }
@@ -282,11 +305,9 @@ static int export_type(const char *name, lm_type t, bool nullable,
     return lm_err(err, LM_ERR_INVALID,
                   "column '%.200s': type %s has no Arrow format", name,
                   lm_type_name(t));
-  schema_priv *p = calloc(1, sizeof *p);
+  schema_priv *p = schema_priv_new(name ? name : "", fmt);
   if (!p)
     return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");
-  p->name = lm_strdup(name ? name : "");
-  p->format = lm_strdup(fmt);
   int n = t.id == LM_TYPE_LIST || t.id == LM_TYPE_LARGE_LIST ||
                   t.id == LM_TYPE_STRUCT
               ? t.node->n_children
@@ -351,19 +372,15 @@ static int export_schema(const lm_schema *s, lm_array *const *cols,
                     lm_type_name(t));
     }
   }
-  schema_priv *p = calloc(1, sizeof *p);
+  schema_priv *p = schema_priv_new("", "+s");
   if (p) {
     p->kids = calloc(n ? (size_t)n : 1, sizeof *p->kids);
     p->ptrs = calloc(n ? (size_t)n : 1, sizeof *p->ptrs);
-    p->name = lm_strdup("");
-    p->format = lm_strdup("+s");
   }
-  if (!p || !p->kids || !p->ptrs || !p->name || !p->format) {
+  if (!p || !p->kids || !p->ptrs) {
     if (p) {
       free(p->kids);
       free(p->ptrs);
-      free(p->name);
-      free(p->format);
     }
     free(p);
     return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");

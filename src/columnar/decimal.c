@@ -307,52 +307,19 @@ void lm_dec_append(lm_builder *b, lm_i128 v) {
   lm_builder_append_value(b, &x);
 }
 
-/* "HH:MM[:SS[.ffffff]]" (24:00:00 allowed) -> µs since midnight; -1 bad. */
+/* TIME text as PostgreSQL's time_in reads it (lm_dt_parse: a date or a
+ * zone is ignored; 24:00:00 allowed, a fraction rounded to µs, more than
+ * 24:00:00 a field out of range) -> µs since midnight; 0 or LM_DT_*. */
 int lm_parse_time_us(const char *s, int32_t n, int64_t *out) {
-  while (n > 0 && sp(*s))
-    s++, n--;
-  while (n > 0 && sp(s[n - 1]))
-    n--;
-  int32_t i = 0;
-  int64_t f[3] = {0, 0, 0};
-  int nf = 0;
-  while (nf < 3) {
-    int d = 0;
-    int64_t v = 0;
-    while (i < n && s[i] >= '0' && s[i] <= '9' && d < 3)
-      v = v * 10 + (s[i++] - '0'), d++;
-    if (d == 0)
-      return -1;
-    f[nf++] = v;
-    if (i < n && s[i] == ':' && nf < 3) {
-      i++;
-      continue;
-    }
-    break;
-  }
-  if (nf < 2)
-    return -1;
-  int64_t frac = 0;
-  if (i < n && s[i] == '.') {
-    i++;
-    int d = 0;
-    while (i < n && s[i] >= '0' && s[i] <= '9') {
-      if (d < 6)
-        frac = frac * 10 + (s[i] - '0');
-      else if (d == 6 && s[i] >= '5')
-        frac++;
-      d++, i++;
-    }
-    for (; d < 6; d++)
-      frac *= 10;
-  }
-  if (i != n || f[1] > 59 || f[2] > 59 || f[0] > 24)
-    return -1;
-  int64_t us = f[0] * LM_US_PER_HOUR + f[1] * LM_US_PER_MIN +
-               f[2] * LM_US_PER_SEC + frac;
-  if (us > 24 * LM_US_PER_HOUR)
-    return -1;
-  *out = us;
+  lm_dt_text f;
+  int rc = lm_dt_parse(s, n > 0 ? (size_t)n : 0, &f);
+  if (rc)
+    return rc;
+  if (!f.has_time)
+    return LM_DT_BAD_FORMAT;
+  if (f.time_us > 24 * LM_US_PER_HOUR)
+    return LM_DT_FIELD_OVERFLOW;
+  *out = f.time_us;
   return 0;
 }
 

@@ -55,7 +55,8 @@ int lm_dec_format(char *buf, lm_i128 v, int scale);
 
 /* SQL text input of TIME and BYTEA (PostgreSQL's forms). TIME:
  * "HH:MM[:SS[.f]]" (24:00:00 allowed; fraction rounded to µs) into µs
- * since midnight; 0 or -1. BYTEA: "\x" hex (spaces between bytes) or the
+ * since midnight (lm_dt_parse's forms; 24:00:00 allowed); 0 or an
+ * LM_DT_* code (lm_temporal.h). BYTEA: "\x" hex (spaces between bytes) or the
  * escape format (\\ and \ooo), bytes appended to buf; 0, -1 bad input,
  * -2 out of memory, -3 a bad hex digit, -4 an odd number of hex digits. */
 int lm_parse_time_us(const char *s, int32_t n, int64_t *out);

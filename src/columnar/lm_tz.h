@@ -93,13 +93,20 @@ int lm_tz_format(int64_t utc_us, const lm_tz *z, char *buf);
  * buf >= 16 bytes; returns the length. */
 int lm_tz_format_offset(int32_t off_s, char *buf);
 
-/* Parses TIMESTAMPTZ text s[0, len) (spaces around allowed): a timestamp
- * as lm_parse_timestamp reads it (the date alone is midnight), then
- * optionally a zone: Z, an ISO offset (+05, +05:30, -0800, +05:30:15),
- * UTC / GMT, or a zone name ("Europe/Berlin", "2024-03-10 02:30
- * America/New_York"). Without a zone the time is local to `session` (by
- * lm_tz_from_local's rule). Result: the UTC instant in *out_us. Returns 0,
- * or -1 when the text does not parse (the caller reports 22007). */
+/* Parses TIMESTAMPTZ text s[0, len) as PostgreSQL's timestamptz_in (ISO
+ * forms, lm_dt_parse in lm_temporal.h: unpadded fields, 'T', BC, 24:00:00,
+ * :60, fractions rounded to µs), then the zone: Z, an ISO offset (+05,
+ * +0530, +05:30, -08:00:15), one of PostgreSQL's default abbreviations
+ * (EST, PST, CEST, IST, MSK...: a fixed offset, or the zone's offset for
+ * the dynamic ones), a tz database name matched case-insensitively
+ * (Europe/Berlin, EST5EDT, Japan) or a POSIX TZ string (UTC+3: three hours
+ * WEST). Without a zone the time is local to `session` (by
+ * lm_tz_from_local's rule). Result: the UTC instant in *out_us. Returns 0
+ * or an LM_DT_* code (< 0; lm_dt_message writes PostgreSQL's message):
+ * LM_DT_BAD_FORMAT (22007; also an unknown all-letters zone),
+ * LM_DT_FIELD_OVERFLOW (22008), LM_DT_TZDISP_OVERFLOW (22009, `+16`),
+ * LM_DT_BAD_ZONE (22023, an unknown name with punctuation),
+ * LM_DT_OUT_OF_RANGE (22008, outside 4714-11-24 BC .. 294276 AD). */
 int lm_tz_parse_timestamptz(const char *s, size_t len, const lm_tz *session,
                             int64_t *out_us);
 

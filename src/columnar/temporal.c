@@ -2,7 +2,12 @@
 #include "base/lm_base.h"
 #include "columnar/lm_temporal.h"
 
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int64_t lm_days_from_civil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -43,94 +48,317 @@ static inline bool dig(char c) {
   return c >= '0' && c <= '9';
 }
 
-/* Reads exactly two digits at s[i]. */
-static inline int two(const char *s, size_t len, size_t i) {
-  if (i + 2 > len || !dig(s[i]) || !dig(s[i + 1]))
-    return -1;
-  return (s[i] - '0') * 10 + (s[i + 1] - '0');
+static inline bool alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static inline bool space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+         c == '\v';
+}
+
+/* Digits at s[*i] (at most max of them); -1 when there are none or more. */
+static int64_t digits(const char *s, size_t len, size_t *i, int max,
+                      int *count) {
+  int64_t v = 0;
+  int n = 0;
+  while (*i < len && dig(s[*i])) {
+    if (n == max)
+      return -1;
+    v = v * 10 + (s[*i] - '0');
+    (*i)++, n++;
+  }
+  if (count)
+    *count = n;
+  return n ? v : -1;
+}
+
+/* PostgreSQL's ParseFractionalSecond: rint(strtod(".ddd") * 10^6). The
+ * digits s[a, b) follow the '.'; the result is 0 .. 1000000. */
+static int64_t frac_us(const char *s, size_t a, size_t b) {
+  char buf[72];
+  size_t n = b - a;
+  if (n > 64)
+    n = 64; /* later digits cannot move the double */
+  buf[0] = '0';
+  buf[1] = '.';
+  memcpy(buf + 2, s + a, n);
+  buf[n + 2] = '\0';
+  return (int64_t)rint(strtod(buf, NULL) * 1000000.0);
+}
+
+/* The words PostgreSQL's tokenizer keeps apart from a following digit or
+ * '+' (its datetktbl): those are not the start of a zone name. */
+static bool core_word(const char *w, size_t n) {
+  static const char *const words[] = {
+      "ad",       "am",        "at", "bc",      "d", "epoch",
+      "h",        "infinity",  "j",  "julian",  "m", "mm",
+      "now",      "on",        "pm", "s",       "t", "today",
+      "tomorrow", "yesterday", "y",  "allballs"};
+  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+    if (strlen(words[k]) == n && !strncasecmp(w, words[k], n))
+      return true;
+  return false;
+}
+
+int lm_dt_parse(const char *s, size_t len, lm_dt_text *out) {
+  memset(out, 0, sizeof *out);
+  if (!s)
+    return LM_DT_BAD_FORMAT;
+  while (len > 0 && space(*s))
+    s++, len--;
+  while (len > 0 && space(s[len - 1]))
+    len--;
+  size_t i = 0;
+  int64_t year = 0, mon = 0, day = 0, hh = 0, mi = 0, ss = 0, fsec = 0;
+  int ydig = 0;
+  bool bc = false, era = false, overflow = false;
+  /* the date: Y-M-D */
+  size_t j = i;
+  while (j < len && dig(s[j]))
+    j++;
+  if (j > i && j < len && s[j] == '-') {
+    year = digits(s, len, &i, 9, &ydig);
+    if (year < 0)
+      return LM_DT_FIELD_OVERFLOW; /* 10 or more digits */
+    i++;
+    mon = digits(s, len, &i, 2, NULL);
+    if (mon < 0 || i >= len || s[i] != '-')
+      return LM_DT_BAD_FORMAT;
+    i++;
+    day = digits(s, len, &i, 2, NULL);
+    if (day < 0)
+      return LM_DT_BAD_FORMAT;
+    out->has_date = true;
+    /* a time follows after spaces or a 'T' */
+    if (i < len && (s[i] == 'T' || s[i] == 't') && i + 1 < len && dig(s[i + 1]))
+      i++;
+    else {
+      size_t k = i;
+      while (k < len && space(s[k]))
+        k++;
+      if (k > i && k + 1 < len && dig(s[k]) &&
+          (s[k + 1] == ':' ||
+           (dig(s[k + 1]) && k + 2 < len && s[k + 2] == ':')))
+        i = k;
+    }
+  }
+  /* the time: H:M[:S[.f]] */
+  j = i;
+  while (j < len && dig(s[j]))
+    j++;
+  if (j > i && j < len && s[j] == ':' && (out->has_date || i == 0)) {
+    hh = digits(s, len, &i, 2, NULL);
+    if (hh < 0)
+      return LM_DT_BAD_FORMAT;
+    i++;
+    mi = digits(s, len, &i, 2, NULL);
+    if (mi < 0)
+      return LM_DT_BAD_FORMAT;
+    if (i < len && s[i] == ':') {
+      i++;
+      ss = digits(s, len, &i, 2, NULL);
+      if (ss < 0)
+        return LM_DT_BAD_FORMAT;
+      /* (ISO 8601's ',' too, as before; PostgreSQL takes only '.') */
+      if (i < len && (s[i] == '.' || s[i] == ',')) {
+        size_t a = ++i;
+        while (i < len && dig(s[i]))
+          i++;
+        fsec = frac_us(s, a, i);
+      }
+    }
+    out->has_time = true;
+  }
+  if (!out->has_date && !out->has_time)
+    return LM_DT_BAD_FORMAT;
+  /* zone and era, in any order */
+  bool tz_overflow = false;
+  while (i < len) {
+    if (space(s[i])) {
+      i++;
+      continue;
+    }
+    char c = s[i];
+    if (c == '+' || c == '-') { /* PostgreSQL's DecodeTimezone */
+      if (out->zone)
+        return LM_DT_BAD_FORMAT;
+      size_t st = i++;
+      int nd;
+      int64_t h = digits(s, len, &i, 9, &nd), m = 0, sec = 0;
+      if (h < 0)
+        return LM_DT_BAD_FORMAT;
+      if (i < len && s[i] == ':') {
+        i++;
+        m = digits(s, len, &i, 9, NULL);
+        if (m < 0)
+          return LM_DT_BAD_FORMAT;
+        if (i < len && s[i] == ':') {
+          i++;
+          sec = digits(s, len, &i, 9, NULL);
+          if (sec < 0)
+            return LM_DT_BAD_FORMAT;
+        }
+      } else if (i - st > 3) {
+        m = h % 100;
+        h /= 100;
+      }
+      if (i < len && !space(s[i]) && !alpha(s[i]))
+        return LM_DT_BAD_FORMAT;
+      if (h > 15 || m >= 60 || sec >= 60)
+        tz_overflow = true;
+      else {
+        int32_t off = (int32_t)((h * 60 + m) * 60 + sec);
+        out->offset_s = c == '-' ? -off : off;
+      }
+      out->zone = LM_DT_ZONE_OFFSET;
+      continue;
+    }
+    if (!alpha(c))
+      return LM_DT_BAD_FORMAT;
+    size_t st = i;
+    while (i < len && alpha(s[i]))
+      i++;
+    bool punct = false;
+    if (i < len && (s[i] == '-' || s[i] == '/' || s[i] == '.'))
+      punct = true;
+    else if (i < len && (s[i] == '+' || dig(s[i])) &&
+             !core_word(s + st, i - st))
+      punct = true;
+    if (punct) {
+      while (i < len &&
+             (s[i] == '+' || s[i] == '-' || s[i] == '/' || s[i] == '_' ||
+              s[i] == '.' || s[i] == ':' || alpha(s[i]) || dig(s[i])))
+        i++;
+    }
+    size_t wl = i - st;
+    if (!punct && wl == 2 &&
+        (!strncasecmp(s + st, "bc", 2) || !strncasecmp(s + st, "ad", 2))) {
+      if (era)
+        return LM_DT_BAD_FORMAT;
+      era = true;
+      bc = s[st] == 'b' || s[st] == 'B';
+      continue;
+    }
+    if (out->zone)
+      return LM_DT_BAD_FORMAT;
+    if (!punct &&
+        (i - st == 1 || (wl == 4 && !strncasecmp(s + st, "zulu", 4))) &&
+        (s[st] == 'z' || s[st] == 'Z')) {
+      out->zone = LM_DT_ZONE_OFFSET;
+      out->offset_s = 0;
+      continue;
+    }
+    if (!punct && core_word(s + st, wl))
+      return LM_DT_BAD_FORMAT; /* now, today, am...: not read */
+    out->zone = LM_DT_ZONE_NAME;
+    out->zone_name = s + st;
+    out->zone_len = wl;
+    out->zone_punct = punct;
+  }
+  if (era && !out->has_date)
+    return LM_DT_BAD_FORMAT;
+  /* ranges, as PostgreSQL's ValidateDate and DecodeDateTime check them */
+  if (out->has_date) {
+    if (ydig < 3 || year == 0)
+      overflow = true; /* two-digit years are MDY/DMY territory */
+    if (mon < 1 || mon > 12)
+      overflow = true;
+    int64_t y = bc ? 1 - year : year;
+    if (!overflow && (day < 1 || day > lm_days_in_month(y, (unsigned)mon)))
+      overflow = true;
+    if (!overflow)
+      out->days = lm_days_from_civil(y, (unsigned)mon, (unsigned)day);
+  }
+  if (out->has_time) {
+    if (mi > 59 || ss > 60 || hh > 24 ||
+        (hh == 24 && (mi > 0 || ss > 0 || fsec > 0)) || fsec > 1000000)
+      overflow = true;
+    out->time_us = ((hh * 60 + mi) * 60 + ss) * LM_US_PER_SEC + fsec;
+  }
+  if (overflow)
+    return LM_DT_FIELD_OVERFLOW;
+  if (tz_overflow)
+    return LM_DT_TZDISP_OVERFLOW;
+  return 0;
+}
+
+void lm_dt_message(int rc, const char *type_name, const char *s, size_t len,
+                   char *buf, size_t cap, const char **sqlstate) {
+  size_t n = len;
+  if (n > 60) {
+    n = 60;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+      n--; /* not inside a UTF-8 sequence */
+  }
+  switch (rc) {
+  case LM_DT_FIELD_OVERFLOW:
+    *sqlstate = "22008";
+    snprintf(buf, cap, "date/time field value out of range: \"%.*s\"", (int)n,
+             s);
+    break;
+  case LM_DT_TZDISP_OVERFLOW:
+    *sqlstate = "22009";
+    snprintf(buf, cap, "time zone displacement out of range: \"%.*s\"", (int)n,
+             s);
+    break;
+  case LM_DT_BAD_ZONE: {
+    lm_dt_text f;
+    char z[64] = "";
+    (void)lm_dt_parse(s, len, &f);
+    if (f.zone == LM_DT_ZONE_NAME) {
+      size_t k = 0;
+      for (; k < f.zone_len && k + 1 < sizeof z; k++)
+        z[k] = (char)tolower((unsigned char)f.zone_name[k]);
+      z[k] = '\0';
+    }
+    *sqlstate = "22023";
+    snprintf(buf, cap, "time zone \"%s\" not recognized", z);
+    break;
+  }
+  case LM_DT_OUT_OF_RANGE:
+    *sqlstate = "22008";
+    snprintf(buf, cap, "%s out of range: \"%.*s\"",
+             strcmp(type_name, "date") ? "timestamp" : "date", (int)n, s);
+    break;
+  default:
+    *sqlstate = "22007";
+    snprintf(buf, cap, "invalid input syntax for type %s: \"%.*s\"", type_name,
+             (int)n, s);
+  }
 }
 
 int lm_parse_timestamp(const char *s, size_t len, int64_t *out_us) {
-  if (len < 10 || !s)
-    return -1;
-  if (!dig(s[0]) || !dig(s[1]) || !dig(s[2]) || !dig(s[3]) || s[4] != '-' ||
-      s[7] != '-')
-    return -1;
-  int year = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 +
-             (s[3] - '0');
-  int month = two(s, len, 5);
-  int day = two(s, len, 8);
-  if (year < 1 || month < 1 || month > 12 || day < 1 ||
-      (unsigned)day > lm_days_in_month(year, (unsigned)month))
-    return -1;
-  int64_t days = lm_days_from_civil(year, (unsigned)month, (unsigned)day);
-  int64_t us = days * LM_US_PER_DAY;
-  if (len == 10) {
-    *out_us = us;
-    return 0;
+  lm_dt_text f;
+  int rc = lm_dt_parse(s, len, &f);
+  if (rc)
+    return rc;
+  if (!f.has_date)
+    return LM_DT_BAD_FORMAT;
+  if (f.zone == LM_DT_ZONE_NAME) {
+    if (f.zone_punct ||
+        !((f.zone_len == 3 && (!strncasecmp(f.zone_name, "UTC", 3) ||
+                               !strncasecmp(f.zone_name, "GMT", 3)))))
+      return LM_DT_BAD_FORMAT;
+    f.offset_s = 0;
   }
-  char sep = s[10];
-  if (sep != 'T' && sep != 't' && sep != ' ')
-    return -1;
-  int hh = two(s, len, 11);
-  if (hh < 0 || hh > 23 || len < 16 || s[13] != ':')
-    return -1;
-  int mi = two(s, len, 14);
-  if (mi < 0 || mi > 59)
-    return -1;
-  size_t i = 16;
-  int ss = 0;
-  int64_t frac = 0;
-  if (i < len && s[i] == ':') {
-    ss = two(s, len, i + 1);
-    if (ss < 0 || ss > 59)
-      return -1;
-    i += 3;
-    if (i < len && (s[i] == '.' || s[i] == ',')) {
-      i++;
-      size_t start = i;
-      while (i < len && dig(s[i]) && i - start < 9) {
-        if (i - start < 6)
-          frac = frac * 10 + (s[i] - '0');
-        i++;
-      }
-      size_t nd = i - start;
-      if (nd == 0 || (i < len && dig(s[i])))
-        return -1;
-      for (size_t k = nd; k < 6; k++)
-        frac *= 10;
-    }
-  }
-  int64_t off_us = 0;
-  if (i < len) {
-    char z = s[i];
-    if ((z == 'Z' || z == 'z') && i + 1 == len) {
-      i++;
-    } else if (z == '+' || z == '-') {
-      int oh = two(s, len, i + 1);
-      if (oh < 0 || oh > 23)
-        return -1;
-      i += 3;
-      int om = 0;
-      if (i < len) {
-        if (s[i] == ':')
-          i++;
-        om = two(s, len, i);
-        if (om < 0 || om > 59)
-          return -1;
-        i += 2;
-      }
-      off_us = (oh * INT64_C(60) + om) * LM_US_PER_MIN;
-      if (z == '-')
-        off_us = -off_us;
-    } else {
-      return -1;
-    }
-    if (i != len)
-      return -1;
-  }
-  us += ((int64_t)hh * 3600 + mi * 60 + ss) * LM_US_PER_SEC + frac - off_us;
-  *out_us = us;
+  if (f.days < LM_DT_MIN_DAYS || f.days >= LM_TS_END_DAYS)
+    return LM_DT_OUT_OF_RANGE;
+  *out_us =
+      f.days * LM_US_PER_DAY + f.time_us - (int64_t)f.offset_s * LM_US_PER_SEC;
+  return 0;
+}
+
+int lm_parse_date(const char *s, size_t len, int64_t *out_days) {
+  lm_dt_text f;
+  int rc = lm_dt_parse(s, len, &f);
+  if (rc)
+    return rc;
+  if (!f.has_date)
+    return LM_DT_BAD_FORMAT;
+  if (f.days < LM_DT_MIN_DAYS || f.days >= LM_DATE_END_DAYS)
+    return LM_DT_OUT_OF_RANGE;
+  *out_days = f.days;
   return 0;
 }
 
@@ -138,6 +366,53 @@ static inline char *put2(char *p, unsigned v) {
   p[0] = (char)('0' + v / 10);
   p[1] = (char)('0' + v % 10);
   return p + 2;
+}
+
+/* "YYYY-MM-DD" of day `days`; *bc set for years before 1 AD. */
+static char *put_date(char *p, int64_t days, bool *bc) {
+  int64_t y;
+  unsigned m, d;
+  lm_civil_from_days(days, &y, &m, &d);
+  /* PostgreSQL's years BC (0 is 1 BC) within its range (from 4714 BC);
+   * beyond it (no PostgreSQL value) the astronomical year with a '-' */
+  *bc = y <= 0 && y >= -4713;
+  if (*bc)
+    y = 1 - y;
+  if (y < 0) {
+    *p++ = '-';
+    y = -y;
+  }
+  if (y <= 9999) {
+    unsigned yy = (unsigned)y;
+    p = put2(p, yy / 100);
+    p = put2(p, yy % 100);
+  } else {
+    char tmp[24];
+    uint64_t a = (uint64_t)y;
+    int n = 0;
+    do {
+      tmp[n++] = (char)('0' + a % 10);
+      a /= 10;
+    } while (a);
+    while (n)
+      *p++ = tmp[--n];
+  }
+  *p++ = '-';
+  p = put2(p, m);
+  *p++ = '-';
+  p = put2(p, d);
+  return p;
+}
+
+int lm_format_date(int64_t days, char *buf) {
+  bool bc;
+  char *p = put_date(buf, days, &bc);
+  if (bc) {
+    memcpy(p, " BC", 3);
+    p += 3;
+  }
+  *p = '\0';
+  return (int)(p - buf);
 }
 
 int lm_format_timestamp(int64_t us, char sep, char *buf) {
@@ -148,34 +423,8 @@ int lm_format_timestamp(int64_t us, char sep, char *buf) {
     rem += LM_US_PER_DAY; /* [0, day) */
     days--;
   }
-  int64_t y;
-  unsigned m, d;
-  lm_civil_from_days(days, &y, &m, &d);
-  char *p = buf;
-  if (y >= 0 && y <= 9999) {
-    unsigned yy = (unsigned)y;
-    p = put2(p, yy / 100);
-    p = put2(p, yy % 100);
-  } else {
-    /* rare: far past/future; at most 7 chars ("-292277") */
-    char tmp[24];
-    uint64_t a = y < 0 ? (uint64_t)0 - (uint64_t)y : (uint64_t)y;
-    int n = 0;
-    do {
-      tmp[n++] = (char)('0' + a % 10);
-      a /= 10;
-    } while (a);
-    while (n < 4)
-      tmp[n++] = '0';
-    if (y < 0)
-      *p++ = '-';
-    while (n)
-      *p++ = tmp[--n];
-  }
-  *p++ = '-';
-  p = put2(p, m);
-  *p++ = '-';
-  p = put2(p, d);
+  bool bc;
+  char *p = put_date(buf, days, &bc);
   *p++ = sep;
   unsigned secs = (unsigned)(rem / LM_US_PER_SEC);
   unsigned frac = (unsigned)(rem % LM_US_PER_SEC);
@@ -191,6 +440,10 @@ int lm_format_timestamp(int64_t us, char sep, char *buf) {
       frac /= 10;
     }
     p += 6;
+  }
+  if (bc) {
+    memcpy(p, " BC", 3);
+    p += 3;
   }
   *p = '\0';
   return (int)(p - buf);
@@ -280,10 +533,39 @@ static size_t parse_decimal(const char *s, size_t n, __int128 *mant,
   return i;
 }
 
-static int scale_to_us(__int128 mant, int scale, int64_t unit, __int128 *out) {
-  __int128 v = mant * unit;
-  for (int k = 0; k < scale; k++)
-    v /= 10;
+/* The number s[0, n) (as parse_decimal read it) times unit µs, rounded as
+ * PostgreSQL's AdjustMicroseconds: the integer part exactly, the fraction
+ * (strtod) times the unit truncated to µs, then its rest rint-ed. */
+static int unit_to_us(const char *s, size_t n, int64_t unit, __int128 *out) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < n && (s[i] == '+' || s[i] == '-'))
+    neg = s[i++] == '-';
+  __int128 ip = 0;
+  while (i < n && dig(s[i])) {
+    ip = ip * 10 + (s[i++] - '0');
+    if (ip > (__int128)INT64_MAX)
+      return -1;
+  }
+  __int128 v = ip * unit;
+  if (i < n && s[i] == '.') {
+    size_t a = ++i;
+    while (i < n && dig(s[i]))
+      i++;
+    char buf[72];
+    size_t k = i - a > 64 ? 64 : i - a;
+    buf[0] = '0';
+    buf[1] = '.';
+    memcpy(buf + 2, s + a, k);
+    buf[k + 2] = '\0';
+    double frac = strtod(buf, NULL) * (double)unit;
+    int64_t us = (int64_t)frac;
+    frac -= (double)us;
+    us += (int64_t)rint(frac);
+    v += us;
+  }
+  if (neg)
+    v = -v;
   if (v > INT64_MAX || v < INT64_MIN)
     return -1;
   *out = v;
@@ -320,20 +602,20 @@ static size_t parse_clock(const char *s, size_t n, __int128 *out) {
   __int128 us = (__int128)parts[0] * LM_US_PER_HOUR + parts[1] * LM_US_PER_MIN;
   if (i < n && s[i] == ':') {
     i++;
-    __int128 mant;
-    int scale;
     if (i >= n || !dig(s[i]))
       return 0;
-    size_t c = parse_decimal(s + i, n - i, &mant, &scale);
-    if (!c)
+    int64_t sec = 0;
+    while (i < n && dig(s[i]) && sec < 100)
+      sec = sec * 10 + (s[i++] - '0');
+    if (sec >= 60)
       return 0;
-    __int128 secs;
-    if (scale_to_us(mant, scale, LM_US_PER_SEC, &secs))
-      return 0;
-    if (secs >= 60 * LM_US_PER_SEC)
-      return 0;
-    us += secs;
-    i += c;
+    us += sec * LM_US_PER_SEC;
+    if (i < n && s[i] == '.') { /* PostgreSQL: rint(fraction * 10^6) */
+      size_t a = ++i;
+      while (i < n && dig(s[i]))
+        i++;
+      us += frac_us(s, a, i);
+    }
   }
   *out = neg ? -us : us;
   return i;
@@ -386,7 +668,7 @@ static int parse_interval(const char *num, size_t num_len, const char *unit,
     if (u < 0)
       return -1;
     size_t c = parse_decimal(s, n, &mant, &scale);
-    if (c != n || scale_to_us(mant, scale, u, &v))
+    if (c != n || unit_to_us(s, c, u, &v))
       return -1;
     *out_us = (int64_t)v;
     split_days(u, &v, &days);
@@ -413,6 +695,8 @@ static int parse_interval(const char *num, size_t num_len, const char *unit,
       c = parse_decimal(s + i, n - i, &mant, &scale);
       if (!c)
         return -1;
+      const char *num0 = s + i;
+      size_t num_len = c;
       i += c;
       while (i < n && sp(s[i]))
         i++;
@@ -430,7 +714,7 @@ static int parse_interval(const char *num, size_t num_len, const char *unit,
         if (u < 0)
           return -1;
       }
-      if (scale_to_us(mant, scale, u, &part))
+      if (unit_to_us(num0, num_len, u, &part))
         return -1;
       split_days(u, &part, &days);
     }

@@ -268,6 +268,9 @@ int lm_tz_format(int64_t utc_us, const lm_tz *z, char *buf) {
       lm_tz_offset_at(z, floor_div(utc_us, LM_US_PER_SEC), NULL, NULL);
   int64_t local = utc_us + (int64_t)off * LM_US_PER_SEC;
   int n = lm_format_timestamp(local, ' ', buf);
+  bool bc = n > 3 && !memcmp(buf + n - 3, " BC", 3);
+  if (bc)
+    n -= 3; /* PostgreSQL: "0001-12-31 00:00:00+00 BC" */
   /* PostgreSQL drops the fraction's trailing zeros */
   char *dot = memchr(buf, '.', (size_t)n);
   if (dot) {
@@ -275,6 +278,10 @@ int lm_tz_format(int64_t utc_us, const lm_tz *z, char *buf) {
       n--;
   }
   n += lm_tz_format_offset(off, buf + n);
+  if (bc) {
+    memcpy(buf + n, " BC", 4);
+    n += 3;
+  }
   return n;
 }
 
@@ -392,7 +399,7 @@ static long parse_rule(lm_tz *z, const char *s, size_t len) {
   int32_t off;
   if (!p_name(&c, z->std_abbr, sizeof z->std_abbr))
     return (long)c.i;
-  if (!p_secs(&c, 24, &off))
+  if (!p_secs(&c, 167, &off)) /* PostgreSQL's getsecs: 0..167 hours */
     return (long)c.i;
   z->std_off = -off;
   z->has_rule = true;
@@ -404,7 +411,7 @@ static long parse_rule(lm_tz *z, const char *s, size_t len) {
   z->rule_dst = true;
   z->dst_off = z->std_off + 3600;
   if (pc(&c) >= 0 && pc(&c) != ',') {
-    if (!p_secs(&c, 24, &off))
+    if (!p_secs(&c, 167, &off))
       return (long)c.i;
     z->dst_off = -off;
   }
@@ -693,18 +700,22 @@ static bool find_file(const char *dir, const char *name, char *canon,
 }
 
 /* A number of hours, the whole string (strtod), as PostgreSQL's
- * check_timezone: an ISO offset. */
-static lm_tz *numeric_zone(const char *name) {
+ * check_timezone reads it: the offset is (long)(-hours * 3600) seconds
+ * west (truncated), then written as the POSIX string "<+HH:MM>-HH:MM",
+ * whose hours must be 0..167. *out_of_range is set (and NULL returned)
+ * for a number outside that, NULL alone when name is not a number. */
+static lm_tz *numeric_zone(const char *name, bool *out_of_range) {
   char *end;
-  errno = 0;
+  *out_of_range = false;
   double h = strtod(name, &end);
-  if (end == name || *end || errno || !isfinite(h) || fabs(h) > 1000)
+  if (end == name || *end)
     return NULL;
-  for (const char *q = name; *q; q++)
-    if (*q == 'x' || *q == 'X' || *q == 'n' || *q == 'N' || *q == 'i' ||
-        *q == 'I')
-      return NULL;
-  int32_t off = (int32_t)lrint(h * 3600);
+  double w = -h * 3600.0; /* seconds west, as PostgreSQL's gmtoffset */
+  if (!(w > -604800.0 && w < 604800.0)) {
+    *out_of_range = true; /* also inf and nan */
+    return NULL;
+  }
+  int32_t off = -(int32_t)w; /* truncated toward zero, then east */
   lm_tz *z = calloc(1, sizeof *z);
   if (!z)
     return NULL;
@@ -768,7 +779,12 @@ static int lookup(const char *name, bool numeric, const lm_tz **out,
     }
   pthread_mutex_unlock(&cache_mu);
 
-  lm_tz *z = numeric ? numeric_zone(name) : NULL;
+  bool out_of_range = false;
+  lm_tz *z = numeric ? numeric_zone(name, &out_of_range) : NULL;
+  if (out_of_range) {
+    bad_zone(err, name);
+    return lm_err_detail(err, "UTC timezone offset is out of range.");
+  }
   if (!z && safe_name(name)) {
     const char *dir = getenv("TZDIR");
     if (!dir || !*dir)
@@ -832,81 +848,262 @@ static int lookup(const char *name, bool numeric, const lm_tz **out,
 
 /* ------------------------------------------------------- TIMESTAMPTZ text */
 
+/* PostgreSQL 15's default time zone abbreviations (share/timezonesets/
+ * Default, the `timezone_abbreviations = 'Default'` set), sorted: a fixed
+ * offset in seconds east, or (zone != NULL) a dynamic abbreviation whose
+ * offset is that zone's at the time read. */
+typedef struct tz_abbrev {
+  const char *name;
+  int32_t off;
+  const char *zone;
+} tz_abbrev;
+
+static const tz_abbrev ABBREVS[] = {
+    {"acdt", 37800, NULL},
+    {"acsst", 37800, NULL},
+    {"acst", 34200, NULL},
+    {"act", -18000, NULL},
+    {"acwst", 31500, NULL},
+    {"adt", -10800, NULL},
+    {"aedt", 39600, NULL},
+    {"aesst", 39600, NULL},
+    {"aest", 36000, NULL},
+    {"aft", 16200, NULL},
+    {"akdt", -28800, NULL},
+    {"akst", -32400, NULL},
+    {"almst", 25200, NULL},
+    {"almt", 21600, NULL},
+    {"amst", 0, "Asia/Yerevan"},
+    {"amt", -14400, NULL},
+    {"anast", 0, "Asia/Anadyr"},
+    {"anat", 0, "Asia/Anadyr"},
+    {"arst", 0, "America/Argentina/Buenos_Aires"},
+    {"art", 0, "America/Argentina/Buenos_Aires"},
+    {"ast", -14400, NULL},
+    {"awsst", 32400, NULL},
+    {"awst", 28800, NULL},
+    {"azost", 0, NULL},
+    {"azot", -3600, NULL},
+    {"azst", 0, "Asia/Baku"},
+    {"azt", 0, "Asia/Baku"},
+    {"bdst", 7200, NULL},
+    {"bdt", 21600, NULL},
+    {"bnt", 28800, NULL},
+    {"bort", 28800, NULL},
+    {"bot", -14400, NULL},
+    {"bra", -10800, NULL},
+    {"brst", -7200, NULL},
+    {"brt", -10800, NULL},
+    {"bst", 3600, NULL},
+    {"btt", 21600, NULL},
+    {"cadt", 37800, NULL},
+    {"cast", 34200, NULL},
+    {"cct", 28800, NULL},
+    {"cdt", -18000, NULL},
+    {"cest", 7200, NULL},
+    {"cet", 3600, NULL},
+    {"cetdst", 7200, NULL},
+    {"chadt", 49500, NULL},
+    {"chast", 45900, NULL},
+    {"chut", 36000, NULL},
+    {"ckt", 0, "Pacific/Rarotonga"},
+    {"clst", -10800, NULL},
+    {"clt", 0, "America/Santiago"},
+    {"cot", -18000, NULL},
+    {"cst", -21600, NULL},
+    {"cxt", 25200, NULL},
+    {"davt", 0, "Antarctica/Davis"},
+    {"ddut", 36000, NULL},
+    {"easst", 0, "Pacific/Easter"},
+    {"east", 0, "Pacific/Easter"},
+    {"eat", 10800, NULL},
+    {"edt", -14400, NULL},
+    {"eest", 10800, NULL},
+    {"eet", 7200, NULL},
+    {"eetdst", 10800, NULL},
+    {"egst", 0, NULL},
+    {"egt", -3600, NULL},
+    {"est", -18000, NULL},
+    {"fet", 10800, NULL},
+    {"fjst", 46800, NULL},
+    {"fjt", 43200, NULL},
+    {"fkst", 0, "Atlantic/Stanley"},
+    {"fkt", 0, "Atlantic/Stanley"},
+    {"fnst", -3600, NULL},
+    {"fnt", -7200, NULL},
+    {"galt", -21600, NULL},
+    {"gamt", -32400, NULL},
+    {"gest", 0, "Asia/Tbilisi"},
+    {"get", 0, "Asia/Tbilisi"},
+    {"gft", -10800, NULL},
+    {"gilt", 43200, NULL},
+    {"gmt", 0, NULL},
+    {"gyt", 0, "America/Guyana"},
+    {"hkt", 28800, NULL},
+    {"hst", -36000, NULL},
+    {"ict", 25200, NULL},
+    {"idt", 10800, NULL},
+    {"iot", 0, "Indian/Chagos"},
+    {"irkst", 0, "Asia/Irkutsk"},
+    {"irkt", 0, "Asia/Irkutsk"},
+    {"irt", 12600, NULL},
+    {"ist", 7200, NULL},
+    {"jayt", 32400, NULL},
+    {"jst", 32400, NULL},
+    {"kdt", 36000, NULL},
+    {"kgst", 21600, NULL},
+    {"kgt", 0, "Asia/Bishkek"},
+    {"kost", 0, "Pacific/Kosrae"},
+    {"krast", 0, "Asia/Krasnoyarsk"},
+    {"krat", 0, "Asia/Krasnoyarsk"},
+    {"kst", 32400, NULL},
+    {"lhdt", 0, "Australia/Lord_Howe"},
+    {"lhst", 37800, NULL},
+    {"ligt", 36000, NULL},
+    {"lint", 0, "Pacific/Kiritimati"},
+    {"lkt", 0, "Asia/Colombo"},
+    {"magst", 0, "Asia/Magadan"},
+    {"magt", 0, "Asia/Magadan"},
+    {"mart", -34200, NULL},
+    {"mawt", 0, "Antarctica/Mawson"},
+    {"mdt", -21600, NULL},
+    {"mest", 7200, NULL},
+    {"mesz", 7200, NULL},
+    {"met", 3600, NULL},
+    {"metdst", 7200, NULL},
+    {"mez", 3600, NULL},
+    {"mht", 43200, NULL},
+    {"mmt", 23400, NULL},
+    {"mpt", 36000, NULL},
+    {"msd", 14400, NULL},
+    {"msk", 0, "Europe/Moscow"},
+    {"mst", -25200, NULL},
+    {"must", 18000, NULL},
+    {"mut", 14400, NULL},
+    {"mvt", 18000, NULL},
+    {"myt", 28800, NULL},
+    {"ndt", -9000, NULL},
+    {"nft", -12600, NULL},
+    {"novst", 0, "Asia/Novosibirsk"},
+    {"novt", 0, "Asia/Novosibirsk"},
+    {"npt", 20700, NULL},
+    {"nst", -12600, NULL},
+    {"nut", 0, "Pacific/Niue"},
+    {"nzdt", 46800, NULL},
+    {"nzst", 43200, NULL},
+    {"nzt", 43200, NULL},
+    {"omsst", 0, "Asia/Omsk"},
+    {"omst", 0, "Asia/Omsk"},
+    {"pdt", -25200, NULL},
+    {"pet", -18000, NULL},
+    {"petst", 0, "Asia/Kamchatka"},
+    {"pett", 0, "Asia/Kamchatka"},
+    {"pgt", 36000, NULL},
+    {"pht", 28800, NULL},
+    {"pkst", 21600, NULL},
+    {"pkt", 18000, NULL},
+    {"pmdt", -7200, NULL},
+    {"pmst", -10800, NULL},
+    {"pont", 39600, NULL},
+    {"pst", -28800, NULL},
+    {"pwt", 32400, NULL},
+    {"pyst", -10800, NULL},
+    {"pyt", 0, "America/Asuncion"},
+    {"ret", 14400, NULL},
+    {"sadt", 37800, NULL},
+    {"sast", 7200, NULL},
+    {"sct", 14400, NULL},
+    {"sgt", 0, "Asia/Singapore"},
+    {"taht", -36000, NULL},
+    {"tft", 18000, NULL},
+    {"tjt", 18000, NULL},
+    {"tkt", 0, "Pacific/Fakaofo"},
+    {"tmt", 0, "Asia/Ashgabat"},
+    {"tot", 46800, NULL},
+    {"trut", 36000, NULL},
+    {"tvt", 43200, NULL},
+    {"uct", 0, NULL},
+    {"ulast", 32400, NULL},
+    {"ulat", 0, "Asia/Ulaanbaatar"},
+    {"ut", 0, NULL},
+    {"utc", 0, NULL},
+    {"uyst", -7200, NULL},
+    {"uyt", -10800, NULL},
+    {"uzst", 21600, NULL},
+    {"uzt", 18000, NULL},
+    {"vet", 0, "America/Caracas"},
+    {"vlast", 0, "Asia/Vladivostok"},
+    {"vlat", 0, "Asia/Vladivostok"},
+    {"volt", 0, "Europe/Volgograd"},
+    {"vut", 39600, NULL},
+    {"wadt", 28800, NULL},
+    {"wakt", 43200, NULL},
+    {"wast", 25200, NULL},
+    {"wat", 3600, NULL},
+    {"wdt", 32400, NULL},
+    {"wet", 0, NULL},
+    {"wetdst", 3600, NULL},
+    {"wft", 43200, NULL},
+    {"wgst", -7200, NULL},
+    {"wgt", -10800, NULL},
+    {"xjt", 21600, NULL},
+    {"yakst", 0, "Asia/Yakutsk"},
+    {"yakt", 0, "Asia/Yakutsk"},
+    {"yapt", 36000, NULL},
+    {"yekst", 21600, NULL},
+    {"yekt", 0, "Asia/Yekaterinburg"},
+    {"z", 0, NULL},
+    {"zulu", 0, NULL},
+};
+
+static int abbrev_cmp(const void *k, const void *e) {
+  return strcmp((const char *)k, ((const tz_abbrev *)e)->name);
+}
+
 int lm_tz_parse_timestamptz(const char *s, size_t len, const lm_tz *session,
                             int64_t *out_us) {
-  while (len > 0 && isspace((unsigned char)*s))
-    s++, len--;
-  while (len > 0 && isspace((unsigned char)s[len - 1]))
-    len--;
-  if (len < 10)
-    return -1;
-  /* the date/time part: date, then [T ]hh:mm[:ss[.f]] */
-  size_t i = 10;
-  if (len > 12 && (s[10] == ' ' || s[10] == 'T' || s[10] == 't') &&
-      s[11] >= '0' && s[11] <= '9') {
-    i = 11;
-    while (i < len && ((s[i] >= '0' && s[i] <= '9') || s[i] == ':' ||
-                       s[i] == '.' || s[i] == ','))
-      i++;
-  }
-  int64_t local;
-  if (lm_parse_timestamp(s, i, &local) != 0)
-    return -1;
-  size_t j = i;
-  while (j < len && s[j] == ' ')
-    j++;
-  if (j == len) {
-    *out_us = lm_tz_from_local(session, local, NULL);
+  lm_dt_text f;
+  int rc = lm_dt_parse(s, len, &f);
+  if (rc)
+    return rc;
+  if (!f.has_date)
+    return LM_DT_BAD_FORMAT;
+  if (f.days < LM_DT_MIN_DAYS || f.days >= LM_TS_END_DAYS)
+    return LM_DT_OUT_OF_RANGE;
+  int64_t local = f.days * LM_US_PER_DAY + f.time_us;
+  const lm_tz *zone = session;
+  if (f.zone == LM_DT_ZONE_OFFSET) {
+    *out_us = local - (int64_t)f.offset_s * LM_US_PER_SEC;
     return 0;
   }
-  const char *z = s + j;
-  size_t zl = len - j;
-  if (zl == 1 && (*z == 'Z' || *z == 'z')) {
-    *out_us = local;
-    return 0;
-  }
-  if (*z == '+' || *z == '-') { /* ISO offset: east positive */
-    int sign = *z == '-' ? -1 : 1, part[3] = {0, 0, 0}, np = 0;
-    size_t k = 1;
-    while (k < zl && np < 3) {
-      int digits = 0, v = 0;
-      while (k < zl && s[j + k] >= '0' && s[j + k] <= '9' && digits < 2) {
-        v = v * 10 + (z[k] - '0');
-        k++, digits++;
-      }
-      if (digits == 0)
-        return -1;
-      part[np++] = v;
-      if (k < zl && z[k] == ':')
-        k++;
-      else if (!(k < zl && z[k] >= '0' && z[k] <= '9'))
-        break;
+  if (f.zone == LM_DT_ZONE_NAME) {
+    char name[256];
+    if (f.zone_len >= sizeof name)
+      return f.zone_punct ? LM_DT_BAD_ZONE : LM_DT_BAD_FORMAT;
+    for (size_t k = 0; k < f.zone_len; k++)
+      name[k] = (char)tolower((unsigned char)f.zone_name[k]);
+    name[f.zone_len] = '\0';
+    /* abbreviations first, as PostgreSQL's DecodeTimezoneAbbrev */
+    const tz_abbrev *ab =
+        f.zone_punct ? NULL
+                     : bsearch(name, ABBREVS, sizeof ABBREVS / sizeof *ABBREVS,
+                               sizeof *ABBREVS, abbrev_cmp);
+    if (ab && !ab->zone) {
+      *out_us = local - (int64_t)ab->off * LM_US_PER_SEC;
+      return 0;
     }
-    if (k != zl || part[0] > 15 || part[1] > 59 || part[2] > 59)
-      return -1;
-    int64_t off = sign * ((int64_t)part[0] * 3600 + part[1] * 60 + part[2]);
-    *out_us = local - off * LM_US_PER_SEC;
-    return 0;
+    lm_error e2;
+    if (ab) {
+      if (lm_tz_lookup_at(ab->zone, &zone, &e2) != 0)
+        return LM_DT_BAD_FORMAT;
+    } else if (!strcmp(name, "z") || !strcmp(name, "zulu")) {
+      zone = lm_tz_utc();
+    } else if (!safe_name(name) || lm_tz_lookup_at(name, &zone, &e2) != 0) {
+      /* PostgreSQL: an unknown all-letters word is a syntax error, a
+       * name with punctuation `time zone "x" not recognized` */
+      return f.zone_punct ? LM_DT_BAD_ZONE : LM_DT_BAD_FORMAT;
+    }
   }
-  char name[256];
-  if (zl >= sizeof name)
-    return -1;
-  memcpy(name, z, zl);
-  name[zl] = '\0';
-  if (!strcasecmp(name, "GMT") || !strcasecmp(name, "UTC") ||
-      !strcasecmp(name, "Z")) {
-    *out_us = local;
-    return 0;
-  }
-  if (!safe_name(name)) /* only database names here, no TZ strings */
-    return -1;
-  for (const char *q = name; *q; q++)
-    if (*q >= '0' && *q <= '9' && !strchr(name, '/'))
-      return -1;
-  const lm_tz *zone;
-  lm_error e2;
-  if (lm_tz_lookup(name, &zone, &e2) != 0)
-    return -1;
   *out_us = lm_tz_from_local(zone, local, NULL);
   return 0;
 }

@@ -416,13 +416,9 @@ int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text) {
   case LM_TYPE_DECIMAL128:
     return put_decimal(out, v->v.d128.lo, v->v.d128.hi, v->type.scale);
   case LM_TYPE_DATE32: {
-    int64_t y;
-    unsigned m, d;
-    lm_civil_from_days(v->v.i, &y, &m, &d);
-    if (y >= 0 && y <= 9999)
-      return lm_buf_printf(out, "%04lld-%02u-%02u", (long long)y, m, d);
-    return lm_buf_printf(out, "%s%04lld-%02u-%02u", y < 0 ? "-" : "",
-                         (long long)(y < 0 ? -y : y), m, d);
+    char tmp[32];
+    int n = lm_format_date(v->v.i, tmp); /* "0044-03-15 BC" as PostgreSQL */
+    return lm_buf_append(out, tmp, (size_t)n);
   }
   case LM_TYPE_TIME32:
   case LM_TYPE_TIME64:

@@ -429,7 +429,9 @@ struct lm_file_sink {
   lm_csv_options csv;
   lm_buf buf;
   int64_t rows;
+  int64_t bytes; /* produced so far (written or buffered) */
   int error;
+  lm_part_sink *part; /* 'partition.by': everything else unused */
 };
 
 static int mkdir_parents(const char *path) {
@@ -450,12 +452,10 @@ static int mkdir_parents(const char *path) {
   return 0;
 }
 
-int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
-                      lm_schema *schema, lm_file_sink **out, lm_error *err) {
+int lm_file_sink_open_path(const char *path, const char *format,
+                           bool ipc_file_format, lm_schema *schema,
+                           lm_file_sink **out, lm_error *err) {
   *out = NULL;
-  const char *path = lm_kv_get(opts, n_opts, "path");
-  if (!path)
-    return lm_err(err, LM_ERR_BIND, "FILES sink needs a 'path' option");
   const char *fmt = format ? format : "JSON";
   bool json = !lm_strcasecmp(fmt, "JSON") || !lm_strcasecmp(fmt, "NDJSON");
   bool ipc = !lm_strcasecmp(fmt, "ARROW_IPC") || !lm_strcasecmp(fmt, "ARROW");
@@ -485,12 +485,8 @@ int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
                   strerror(e));
   }
   if (ipc) {
-    /* the IPC file format (with a footer) for .arrow/.feather paths, the
-     * stream format otherwise */
-    size_t l = strlen(path);
-    bool file_fmt = (l >= 6 && !strcmp(path + l - 6, ".arrow")) ||
-                    (l >= 8 && !strcmp(path + l - 8, ".feather"));
-    int rc = lm_ipc_writer_new(schema, file_fmt, NULL, &s->buf, &s->ipc, err);
+    int rc =
+        lm_ipc_writer_new(schema, ipc_file_format, NULL, &s->buf, &s->ipc, err);
     if (rc) {
       fclose(s->f);
       free(s->path);
@@ -501,11 +497,52 @@ int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
     lm_csv_write_header(&s->buf, schema, &s->csv);
     s->header_done = true;
   }
+  s->bytes = (int64_t)s->buf.len;
   *out = s;
   return 0;
 }
 
+int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
+                      lm_schema *schema, lm_file_sink **out, lm_error *err) {
+  *out = NULL;
+  const char *path = lm_kv_get(opts, n_opts, "path");
+  if (!path)
+    return lm_err(err, LM_ERR_BIND, "FILES sink needs a 'path' option");
+  const char *fmt = format ? format : lm_kv_get(opts, n_opts, "format");
+  if (!fmt)
+    fmt = "JSON";
+  if (lm_kv_get(opts, n_opts, "partition.by")) {
+    /* a directory of Hive-style partitions (files_partitioned.c) */
+    lm_file_sink *s = calloc(1, sizeof *s);
+    if (!s)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    int rc = lm_part_sink_open(opts, n_opts, fmt, schema, 0, &s->part, err);
+    if (rc) {
+      free(s);
+      return rc;
+    }
+    *out = s;
+    return 0;
+  }
+  /* the IPC file format (with a footer) for .arrow/.feather paths, the
+   * stream format otherwise */
+  size_t l = strlen(path);
+  bool file_fmt = (l >= 6 && !strcmp(path + l - 6, ".arrow")) ||
+                  (l >= 8 && !strcmp(path + l - 8, ".feather"));
+  return lm_file_sink_open_path(path, fmt, file_fmt, schema, out, err);
+}
+
+int lm_file_sink_tick(lm_file_sink *s, int64_t now_us, lm_error *err) {
+  return s->part ? lm_part_sink_tick(s->part, now_us, err) : 0;
+}
+
+int64_t lm_file_sink_bytes(const lm_file_sink *s) {
+  return s->bytes;
+}
+
 int lm_file_sink_flush(lm_file_sink *s, lm_error *err) {
+  if (s->part)
+    return lm_part_sink_flush(s->part, err);
   if (s->buf.len && fwrite(s->buf.data, 1, s->buf.len, s->f) != s->buf.len) {
     s->error = LM_ERR_IO;
     return lm_err(err, LM_ERR_IO, "%s: write failed: %s", s->path,
@@ -520,6 +557,9 @@ int lm_file_sink_flush(lm_file_sink *s, lm_error *err) {
 
 int lm_file_sink_write(lm_file_sink *s, const lm_batch *b, lm_error *err) {
   int rc;
+  if (s->part)
+    return lm_part_sink_write(s->part, b, err);
+  size_t before = s->buf.len;
   if (s->ipc) {
     if ((rc = lm_ipc_writer_write(s->ipc, b, err)))
       return rc;
@@ -527,6 +567,7 @@ int lm_file_sink_write(lm_file_sink *s, const lm_batch *b, lm_error *err) {
                      : lm_csv_write_batch(&s->buf, b, &s->csv))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   s->rows += b->num_rows;
+  s->bytes += (int64_t)(s->buf.len - before);
   if (s->buf.len >= (1 << 20))
     return lm_file_sink_flush(s, err);
   return 0;
@@ -535,6 +576,11 @@ int lm_file_sink_write(lm_file_sink *s, const lm_batch *b, lm_error *err) {
 int lm_file_sink_close(lm_file_sink *s, lm_error *err) {
   if (!s)
     return 0;
+  if (s->part) {
+    int prc = lm_part_sink_close(s->part, err);
+    free(s);
+    return prc;
+  }
   int rc = 0;
   if (s->ipc) {
     rc = lm_ipc_writer_finish(s->ipc, err); /* end marker (and footer) */
@@ -552,8 +598,8 @@ int lm_file_sink_close(lm_file_sink *s, lm_error *err) {
 }
 
 int64_t lm_file_sink_rows(const lm_file_sink *s) {
-  return s->rows;
+  return s->part ? lm_part_sink_rows(s->part) : s->rows;
 }
 const char *lm_file_sink_path(const lm_file_sink *s) {
-  return s->path;
+  return s->part ? lm_part_sink_path(s->part) : s->path;
 }

@@ -102,20 +102,68 @@ int lm_nexmark_source_schema(const lm_kv *opts, int n_opts,
 int lm_nexmark_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
                           lm_source_reader **out, lm_error *err);
 
-/* INTO FILES ('path' = ...) FORMAT JSON | CSV | ARROW_IPC: appends rows to
- * one file, creating missing parent directories. The file is created
- * (truncated) when the sink is opened. ARROW_IPC writes the IPC file
- * format (footer at close) to .arrow/.feather paths, else the stream
- * format. */
+/* INTO FILES ('path' = ...) FORMAT JSON | CSV | ARROW_IPC (or 'format' =
+ * ...; JSON by default): appends rows to one file, creating missing
+ * parent directories. The file is created (truncated) when the sink is
+ * opened. ARROW_IPC writes the IPC file format (footer at close) to
+ * .arrow/.feather paths, else the stream format.
+ * With 'partition.by' = 'a, b' the path is a directory of Hive-style
+ * partitions, path/a=<value>/b=<value>/part-<n>.<ext> (lm_part_sink below,
+ * docs/sinks.md); its first rollover interval starts at the first
+ * lm_file_sink_tick (processing time 0 until then). Errors: LM_ERR_BIND (a bad
+ * option, named), LM_ERR_IO (path and errno text), LM_ERR_NOMEM. */
 typedef struct lm_file_sink lm_file_sink;
 int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
                       lm_schema *schema, lm_file_sink **out, lm_error *err);
+/* One file at `path` in format JSON, CSV or ARROW_IPC (the IPC file format
+ * when ipc_file_format, else the stream format), rows of `schema`
+ * (retained by the writer as needed). Errors as above. */
+int lm_file_sink_open_path(const char *path, const char *format,
+                           bool ipc_file_format, lm_schema *schema,
+                           lm_file_sink **out, lm_error *err);
+/* Appends b's rows (b in the sink's schema; b is not taken over). Errors:
+ * LM_ERR_IO, LM_ERR_NOMEM. */
 int lm_file_sink_write(lm_file_sink *s, const lm_batch *b, lm_error *err);
+/* The processing-time clock moved to now_us (µs): a partitioned sink rolls
+ * the part files open for its rollover interval or longer. */
+int lm_file_sink_tick(lm_file_sink *s, int64_t now_us, lm_error *err);
 /* Writes buffered rows to the file (fflush). */
 int lm_file_sink_flush(lm_file_sink *s, lm_error *err);
 /* Flushes and closes; returns the first error met. Frees s. */
 int lm_file_sink_close(lm_file_sink *s, lm_error *err);
 int64_t lm_file_sink_rows(const lm_file_sink *s);
+/* Bytes produced so far (written or buffered) by a one-file sink. */
+int64_t lm_file_sink_bytes(const lm_file_sink *s);
 const char *lm_file_sink_path(const lm_file_sink *s);
+
+/* The partitioned files sink (files_partitioned.c), behind lm_file_sink
+ * when 'partition.by' is given. Options: 'path' (the base directory,
+ * created), 'partition.by' (input columns, in directory order),
+ * 'partition.columns-in-file' ('false': the partition columns are only in
+ * the path, as Flink writes them), 'partition.default-name' (the directory
+ * value of NULL or '', '__DEFAULT_PARTITION__'),
+ * 'sink.rolling-policy.file-size' or 'max_file_size' (bytes; '128MB'
+ * default), 'sink.rolling-policy.rollover-interval' ('30 min' default,
+ * processing time), 'sink.partition-commit.policy.kind' = 'success-file'
+ * (an empty _SUCCESS in each partition directory at close), 'prefix'
+ * ('part'). A part file is written as path/<partition>/.<prefix>-<n><ext>
+ * .inprogress and renamed to <prefix>-<n><ext> (n: sink-wide sequence,
+ * ext .csv/.json/.arrow) when rolled or closed. Partition values are
+ * their text (lm_array_format_value) with Hive's %XX path escaping.
+ * Errors as lm_file_sink_open; write: LM_ERR_IO, LM_ERR_NOMEM. */
+typedef struct lm_part_sink lm_part_sink;
+int lm_part_sink_open(const lm_kv *opts, int n_opts, const char *format,
+                      lm_schema *schema, int64_t now_us, lm_part_sink **out,
+                      lm_error *err);
+int lm_part_sink_write(lm_part_sink *s, const lm_batch *b, lm_error *err);
+int lm_part_sink_tick(lm_part_sink *s, int64_t now_us, lm_error *err);
+int lm_part_sink_flush(lm_part_sink *s, lm_error *err);
+/* Rolls every open part file (rename), writes the _SUCCESS files, frees
+ * s; returns the first error. */
+int lm_part_sink_close(lm_part_sink *s, lm_error *err);
+/* Frees without renaming (in-progress files stay hidden). */
+void lm_part_sink_free(lm_part_sink *s);
+int64_t lm_part_sink_rows(const lm_part_sink *s);
+const char *lm_part_sink_path(const lm_part_sink *s);
 
 #endif

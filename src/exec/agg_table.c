@@ -1188,6 +1188,24 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
     return 0;
   }
   lm_vt_kind k = vt_kind(sp->in_type);
+  if ((sp->kind == LM_AGG_MIN || sp->kind == LM_AGG_MAX) && !s->tree && !wj &&
+      k == LM_VT_INT &&
+      (x->type.id == LM_TYPE_INT64 || x->type.id == LM_TYPE_TIMESTAMP)) {
+    /* append-only integer MIN / MAX (Nexmark q7's MAX(price)): fold_val's
+     * rule without a value record per row */
+    const int64_t *v = lm_array_i64(x);
+    bool mx = sp->kind == LM_AGG_MAX;
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (nulls && isnull(x, r))
+        continue;
+      uint32_t g = gids[j];
+      if (s->cnt[g] == 0 || (mx ? v[r] > s->i[g] : v[r] < s->i[g]))
+        s->i[g] = v[r];
+      s->cnt[g]++;
+    }
+    return 0;
+  }
   for (int64_t j = 0; j < n; j++) {
     int64_t r = sel ? sel[j] : j;
     if (nulls && isnull(x, r))
@@ -1847,6 +1865,57 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
                       "CUMULATE and SESSION windows need that)");
       }
       d->cnt[x] += c;
+    }
+  }
+  return 0;
+}
+
+bool lm_aggtable_invertible(const lm_aggtable *t) {
+  if (t->retract)
+    return false;
+  for (int a = 0; a < t->n_aggs; a++) {
+    const lm_agg_spec *sp = &t->aggs[a];
+    if (t->st[a].tree)
+      return false;
+    switch (sp->kind) {
+    case LM_AGG_COUNT_STAR:
+    case LM_AGG_COUNT:
+      break;
+    case LM_AGG_SUM:
+    case LM_AGG_AVG:
+      if (is_float(sp->in_type)) /* a float sum is not exactly invertible */
+        return false;
+      break;
+    default:
+      return false;
+    }
+  }
+  return true;
+}
+
+int lm_aggtable_unmerge_groups(lm_aggtable *dst, const uint32_t *dg,
+                               const lm_aggtable *src, const uint32_t *sg,
+                               int64_t n) {
+  if (dst == src || dst->n_aggs != src->n_aggs ||
+      !lm_aggtable_invertible(dst) || !lm_aggtable_invertible(src))
+    return 1;
+  for (int64_t j = 0; j < n; j++)
+    dst->rows[dg[j]] -= src->rows[sg[j]];
+  for (int a = 0; a < dst->n_aggs; a++) {
+    const lm_agg_spec *sp = &dst->aggs[a];
+    agg_state *d = &dst->st[a];
+    const agg_state *s = &src->st[a];
+    for (int64_t j = 0; j < n; j++) {
+      uint32_t x = dg[j], y = sg[j];
+      if (sp->kind == LM_AGG_AVG) {
+        d->w[x] -= s->w[y];
+      } else if (sp->kind == LM_AGG_SUM) {
+        int64_t dif;
+        if (__builtin_sub_overflow(d->i[x], s->i[y], &dif))
+          return 1; /* dst is partly changed: the caller rebuilds it */
+        d->i[x] = dif;
+      }
+      d->cnt[x] -= s->cnt[y];
     }
   }
   return 0;

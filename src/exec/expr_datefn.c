@@ -165,7 +165,7 @@ static void to_char_one(lm_buf *o, int64_t us, const char *p, size_t len) {
       int64_t iy;
       int iw;
       iso_week(t.days, &iy, &iw);
-      put_num(o, iy, 4, fm), p += 4;
+      put_num(o, iy <= 0 ? 1 - iy : iy, 4, fm), p += 4; /* BC: magnitude */
     } else if (IS("YYYY")) {
       put_num(o, year, 4, fm), p += 4;
     } else if (IS("YYY")) {

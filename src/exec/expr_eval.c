@@ -207,13 +207,13 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
             p++, len--;
           while (len > 0 && isspace((unsigned char)p[len - 1]))
             len--;
-          if (lm_parse_timestamp(p, (size_t)len, &v) != 0) {
-            char s[80];
-            snprintf(s, sizeof s, "%.*s", utf8_cut(p, len, 60), p);
-            rc = lm_fn_error(err, e, "22007",
-                             "invalid input syntax for type timestamp: "
-                             "\"%s\"",
-                             s);
+          int prc = lm_parse_timestamp(p, (size_t)len, &v);
+          if (prc != 0) {
+            char m[200];
+            const char *state;
+            lm_dt_message(prc, "timestamp", p, (size_t)len, m, sizeof m,
+                          &state);
+            rc = lm_fn_error(err, e, state, "%s", m);
             break;
           }
         } else if (to.id == LM_TYPE_INTERVAL) {
@@ -323,9 +323,17 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     case LM_TYPE_UTF8:
       lm_buf_reset(&tmp);
       if (from == LM_TYPE_TIMESTAMP) {
-        char ts[40];
+        char ts[48];
         int k = lm_format_timestamp(lm_array_get_i64(a, i), ' ', ts);
-        lm_buf_append(&tmp, ts, (size_t)k);
+        /* PostgreSQL's text: the fraction without trailing zeros */
+        bool bc = k > 3 && !memcmp(ts + k - 3, " BC", 3);
+        int end = bc ? k - 3 : k;
+        if (memchr(ts, '.', (size_t)end))
+          while (ts[end - 1] == '0')
+            end--;
+        lm_buf_append(&tmp, ts, (size_t)end);
+        if (bc)
+          lm_buf_append(&tmp, " BC", 3);
       } else if (from == LM_TYPE_INTERVAL) {
         fmt_interval(&tmp, lm_array_get_i64(a, i));
       } else {
@@ -538,6 +546,102 @@ static bool compare_fast(const lm_bexpr *e, lm_array *x, lm_array *y,
         out_null(b, i);
       }
   return true;
+}
+
+/* x op c for a constant c (not NULL): a BIGINT-class or DOUBLE column of
+ * c's type, no NaN on either side. The result bits in a tight loop, without
+ * making c a column. false (nothing built) when x or c does not qualify. */
+#define CMPC_LOOP(T, OP, C)                                                    \
+  for (int64_t i = 0; i < n; i++)                                              \
+    if (((const T *)xa)[i] OP(C))                                              \
+      r[i >> 3] |= (uint8_t)(1u << (i & 7));
+#define CMPC_ALL(T, C)                                                         \
+  switch (op) {                                                                \
+  case LM_OP_EQ:                                                               \
+    CMPC_LOOP(T, ==, C) break;                                                 \
+  case LM_OP_NE:                                                               \
+    CMPC_LOOP(T, !=, C) break;                                                 \
+  case LM_OP_LT:                                                               \
+    CMPC_LOOP(T, <, C) break;                                                  \
+  case LM_OP_LE:                                                               \
+    CMPC_LOOP(T, <=, C) break;                                                 \
+  case LM_OP_GT:                                                               \
+    CMPC_LOOP(T, >, C) break;                                                  \
+  default:                                                                     \
+    CMPC_LOOP(T, >=, C) break;                                                 \
+  }
+
+static bool compare_const(lm_array *x, const lm_value *c, lm_op op,
+                          lm_builder *b) {
+  int64_t n = x->length;
+  lm_type_id t = x->type.id;
+  bool i64 = is_i64_class(t), f64 = t == LM_TYPE_FLOAT64;
+  if (!(i64 || f64) || !lm_type_eq(x->type, c->type) || c->is_null)
+    return false;
+  const void *xa =
+      i64 ? (const void *)lm_array_i64(x) : (const void *)lm_array_f64(x);
+  if (f64) { /* NaN: PostgreSQL's order, the general loop */
+    if (isnan(c->v.f))
+      return false;
+    for (int64_t i = 0; i < n; i++)
+      if (isnan(((const double *)xa)[i]))
+        return false;
+  }
+  uint8_t *r = b->values;
+  if (i64) {
+    const int64_t k = c->v.i;
+    CMPC_ALL(int64_t, k)
+  } else {
+    const double k = c->v.f;
+    CMPC_ALL(double, k)
+  }
+  if (x->validity)
+    for (int64_t i = 0; i < n; i++)
+      if (isnull(x, i)) {
+        r[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+        out_null(b, i);
+      }
+  return true;
+}
+
+/* e (a comparison) when one side is a literal compare_const takes: the
+ * other side evaluated, the literal not broadcast. -1: not taken (the
+ * caller evaluates e as usual); otherwise 0 or the error code. */
+static int compare_literal(const lm_bexpr *e, const lm_batch *in,
+                           lm_array **out, lm_error *err) {
+  static const lm_op flip[] = {
+      [LM_OP_EQ] = LM_OP_EQ, [LM_OP_NE] = LM_OP_NE, [LM_OP_LT] = LM_OP_GT,
+      [LM_OP_LE] = LM_OP_GE, [LM_OP_GT] = LM_OP_LT, [LM_OP_GE] = LM_OP_LE};
+  const lm_bexpr *l = e->args[0], *r = e->args[1];
+  lm_op op = e->op;
+  if (l->kind == LM_BX_LITERAL && r->kind != LM_BX_LITERAL) {
+    l = e->args[1];
+    r = e->args[0];
+    op = flip[e->op];
+  }
+  if (r->kind != LM_BX_LITERAL || r->lit.is_null ||
+      !lm_type_eq(l->type, r->type) ||
+      !(is_i64_class(l->type.id) || l->type.id == LM_TYPE_FLOAT64))
+    return -1;
+  lm_array *x = NULL;
+  int rc = eval(l, in, &x, err);
+  if (rc)
+    return rc;
+  lm_builder b;
+  if (out_fixed(&b, e->type, x->length)) {
+    lm_array_release(x);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  lm_value c = r->lit;
+  c.type = r->type;
+  if (!compare_const(x, &c, op, &b)) {
+    lm_builder_free(&b);
+    rc = -1; /* NaN or another shape: the general path */
+  } else {
+    rc = out_finish(&b, out, err);
+  }
+  lm_array_release(x);
+  return rc;
 }
 
 static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
@@ -961,7 +1065,7 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       else if (du == DU_QUARTER)
         v = (m - 1) / 3 + 1;
       else if (du == DU_YEAR)
-        v = y;
+        v = y > 0 ? y : y - 1; /* no year 0: 1 BC is -1 */
       else if (du == DU_DOW)
         v = (dow_mon0 + 1) % 7; /* Sunday = 0 */
       else if (du == DU_ISODOW)
@@ -977,8 +1081,10 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         int64_t thu = days - dow_mon0 + 3, ty;
         unsigned tm, td;
         lm_civil_from_days(thu, &ty, &tm, &td);
-        v = du == DU_WEEK ? (thu - lm_days_from_civil(ty, 1, 1)) / 7 + 1 : ty;
-      } else /* doy */
+        v = du == DU_WEEK ? (thu - lm_days_from_civil(ty, 1, 1)) / 7 + 1
+            : ty > 0      ? ty
+                          : ty - 1; /* PostgreSQL's isoyear: 1 BC is -1 */
+      } else                   /* doy */
         v = days - lm_days_from_civil(y, 1, 1) + 1;
       dv = (double)v;
     }
@@ -1658,6 +1764,9 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   case LM_BX_BINARY: {
     if (e->op == LM_OP_AND || e->op == LM_OP_OR)
       return logic_lazy(e, in, out, err);
+    if (e->op >= LM_OP_EQ && e->op <= LM_OP_GE && e->n_args == 2 &&
+        (rc = compare_literal(e, in, out, err)) != -1)
+      return rc; /* column op constant, the constant not made a column */
     lm_array *x, *y;
     if ((rc = eval(e->args[0], in, &x, err)))
       return rc;

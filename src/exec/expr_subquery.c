@@ -28,6 +28,7 @@ typedef struct subq_entry {
   size_t key_len;
   lm_batch *rows; /* the inner query's result (one reference) */
   subq_set *set;  /* IN: built on first use; NULL until then */
+  int64_t gid;    /* decorrelated: the group's number while grouping */
 } subq_entry;
 
 static void set_free(subq_set *s) {
@@ -42,6 +43,9 @@ static void set_free(subq_set *s) {
 struct lm_subq_cache {
   subq_entry *entries; /* open addressing, cap a power of two */
   int64_t n, cap;
+  /* decorrelated: the rows of a key not in entries (one reference) and
+   * its IN set */
+  subq_entry miss;
 };
 
 static _Thread_local int dry;
@@ -65,6 +69,8 @@ void lm_subplan_reset(lm_subplan *sp) {
     set_free(c->entries[i].set);
   }
   free(c->entries);
+  lm_batch_release(c->miss.rows);
+  set_free(c->miss.set);
   free(c);
   sp->cache = NULL;
 }
@@ -143,6 +149,10 @@ static int rows_for(lm_subplan *sp, lm_array *const *params, int64_t row,
       *ent = x;
       return 0;
     }
+  }
+  if (sp->decor && sp->decor->state == 1) { /* no inner row has the key */
+    *ent = &c->miss;
+    return 0;
   }
   for (int k = 0; k < sp->n_params; k++) {
     lm_array_get_value(params[k], row, sp->params[k]);
@@ -296,6 +306,193 @@ int lm_subplan_prime(lm_subplan *sp, lm_batch *rows, lm_error *err) {
   return 0;
 }
 
+/* Whether inner key values of type a and outer values of type b are equal
+ * exactly when key_add gives them equal bytes. */
+static bool key_types_match(lm_type a, lm_type b) {
+  if (lm_type_is_integer(a) && lm_type_is_integer(b))
+    return true; /* both as int64 */
+  if ((a.id == LM_TYPE_FLOAT32 || a.id == LM_TYPE_FLOAT64) &&
+      (b.id == LM_TYPE_FLOAT32 || b.id == LM_TYPE_FLOAT64))
+    return true; /* both as double, -0 and NaN normalized */
+  bool ta = a.id == LM_TYPE_UTF8 || a.id == LM_TYPE_LARGE_UTF8;
+  bool tb = b.id == LM_TYPE_UTF8 || b.id == LM_TYPE_LARGE_UTF8;
+  if (ta || tb)
+    return ta && tb;
+  if (a.id == LM_TYPE_DECIMAL128)
+    return b.id == LM_TYPE_DECIMAL128 && a.scale == b.scale;
+  switch (a.id) {
+  case LM_TYPE_BOOL:
+  case LM_TYPE_DATE32:
+  case LM_TYPE_TIMESTAMP:
+  case LM_TYPE_BINARY:
+  case LM_TYPE_LARGE_BINARY:
+  case LM_TYPE_UINT64:
+    return lm_type_eq(a, b);
+  default:
+    return false; /* intervals compare normalized; others: per key */
+  }
+}
+
+/* Runs one of the decorrelated queries of sp (*out: a new reference).
+ * Nonzero when it fails or still reads an outer reference (the error is
+ * dropped: the per-key SubPlan then decides). */
+static int decor_run(lm_subplan *sp, const lm_select *sel, lm_batch **out) {
+  lm_error e;
+  lm_err_clear(&e);
+  const lm_select *keep = sp->sel;
+  sp->sel = sel;
+  sp->decor->running = true;
+  sp->decor->ref_hits = 0;
+  int rc = sp->run(sp->run_ctx, sp, out, &e);
+  sp->decor->running = false;
+  sp->sel = keep;
+  if (!rc && sp->decor->ref_hits) {
+    lm_batch_release(*out);
+    *out = NULL;
+    rc = -1;
+  }
+  return rc;
+}
+
+/* Runs sp's decorrelated query once and fills the cache with its rows
+ * grouped by key tuple (an entry per tuple, as if each had been run per
+ * key), plus the rows of a key that has none (cache->miss). On any
+ * failure other than OOM, sp->decor->state becomes -1 (per-key runs) and
+ * 0 is returned. */
+static int decor_build(lm_subplan *sp, lm_error *err) {
+  lm_decor *d = sp->decor;
+  int nk = sp->n_params, rc = 0;
+  d->state = -1;
+  if (sp->cache && sp->cache->n)
+    return 0;
+  lm_batch *rows = NULL, *empty = NULL, *sorted = NULL;
+  int64_t *slot_of = NULL, *count = NULL;
+  int32_t *perm = NULL;
+  lm_array **cols = NULL;
+  lm_buf key;
+  lm_buf_init(&key);
+  if (decor_run(sp, d->sel, &rows))
+    goto out;
+  if (rows->num_columns != d->key_off + nk || rows->num_rows > INT32_MAX)
+    goto out;
+  for (int k = 0; k < nk; k++)
+    if (!key_types_match(rows->columns[d->key_off + k]->type,
+                         sp->param_exprs[k]->type))
+      goto out;
+  if (d->empty) {
+    if (decor_run(sp, d->empty, &empty) || empty->num_rows != 1)
+      goto out;
+  } else if (!(empty = lm_batch_slice(rows, 0, 0))) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  if (!sp->cache && !(sp->cache = calloc(1, sizeof *sp->cache))) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  struct lm_subq_cache *c = sp->cache;
+  int64_t n = rows->num_rows, m = 0, n_groups = 0;
+  slot_of = malloc(sizeof *slot_of * (size_t)(n + 1)); /* the row's group */
+  count = calloc((size_t)n + 2, sizeof *count);
+  perm = malloc(sizeof *perm * (size_t)(n + 1));
+  cols = calloc((size_t)rows->num_columns, sizeof *cols);
+  if (!slot_of || !count || !perm || !cols) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  /* group the rows by key tuple (an entry per group, gid its number); a
+   * NULL in the key matches no outer row */
+  for (int64_t i = 0; i < n && !rc; i++) {
+    bool null = false;
+    key.len = 0;
+    for (int k = 0; k < nk && !rc; k++) {
+      size_t at = key.len;
+      if (key_add(&key, rows->columns[d->key_off + k], i))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      else if (key.data[at] == 0)
+        null = true;
+    }
+    slot_of[i] = -1;
+    if (rc || null)
+      continue;
+    if ((c->n + 1) * 2 > c->cap && cache_grow(c)) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+    uint64_t h = lm_hash_bytes(key.data, key.len, 7);
+    int64_t j = (int64_t)(h & (uint64_t)(c->cap - 1));
+    for (; c->entries[j].key; j = (j + 1) & (c->cap - 1)) {
+      subq_entry *x = &c->entries[j];
+      if (x->hash == h && x->key_len == key.len &&
+          !memcmp(x->key, key.data, key.len))
+        break;
+    }
+    subq_entry *x = &c->entries[j];
+    if (!x->key) {
+      if (!(x->key = malloc(key.len + 1))) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+      memcpy(x->key, key.data, key.len);
+      x->hash = h;
+      x->key_len = key.len;
+      x->gid = n_groups++;
+      c->n++;
+    }
+    slot_of[i] = x->gid;
+    count[x->gid + 1]++;
+    m++;
+  }
+  if (rc)
+    goto out;
+  for (int64_t g = 0; g < n_groups; g++) /* count[g]: where group g starts */
+    count[g + 1] += count[g];
+  for (int64_t i = 0; i < n; i++)
+    if (slot_of[i] >= 0)
+      perm[count[slot_of[i]]++] = (int32_t)i;
+  for (int k = 0; k < rows->num_columns; k++)
+    if (!(cols[k] = lm_array_take_nullable(rows->columns[k], perm, m))) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+  if (!rc) {
+    sorted = lm_batch_new(lm_schema_retain(rows->schema), m, cols);
+    for (int k = 0; k < rows->num_columns; k++)
+      cols[k] = NULL; /* taken by lm_batch_new, also on failure */
+    if (!sorted)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  /* count[g] is now where group g ends, count[g - 1] where it starts */
+  for (int64_t j = 0; !rc && j < c->cap; j++) {
+    subq_entry *x = &c->entries[j];
+    if (!x->key)
+      continue;
+    int64_t start = x->gid ? count[x->gid - 1] : 0;
+    if (!(x->rows = lm_batch_slice(sorted, start, count[x->gid] - start)))
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  if (!rc) {
+    c->miss.rows = empty;
+    empty = NULL;
+    d->state = 1;
+  }
+out:
+  if (cols)
+    for (int k = 0; rows && k < rows->num_columns; k++)
+      lm_array_release(cols[k]);
+  free(cols);
+  free(perm);
+  free(slot_of);
+  free(count);
+  lm_buf_free(&key);
+  lm_batch_release(rows);
+  lm_batch_release(sorted);
+  lm_batch_release(empty);
+  if (rc)
+    lm_subplan_reset(sp); /* a partly filled cache */
+  return rc;
+}
+
 /* x op ANY / ALL over the rows: three-valued (ANY: TRUE when one
  * comparison is TRUE, else NULL when one is NULL, else FALSE; ALL the
  * dual). *res: 1 TRUE, 0 FALSE, -1 NULL. */
@@ -355,6 +552,8 @@ int lm_eval_subquery(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     rc = lm_eval(sp->param_exprs[k], in, &params[k], err);
   if (!rc && e->n_args > 0)
     rc = lm_eval(e->args[0], in, &left, err);
+  if (!rc && n > 0 && sp->decor && sp->decor->state == 0)
+    rc = decor_build(sp, err); /* once: then every key from the cache */
   bool hashed = !rc && left && hashable(sp);
   if (hashed)
     rc = left_coerced(sp, left, &lco, err);

@@ -139,21 +139,13 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
         p++, m--;
       while (m > 0 && sp(p[m - 1]))
         m--;
-      int64_t us;
-      if (lm_parse_timestamp(p, (size_t)m, &us)) {
-        /* digits in the date shape: a field out of range (PostgreSQL) */
-        bool shape = m >= 10 && p[4] == '-' && p[7] == '-';
-        for (int k = 0; shape && k < 10; k++)
-          shape = k == 4 || k == 7 || (p[k] >= '0' && p[k] <= '9');
-        if (shape)
-          return lm_fn_error(err, e, "22008",
-                             "date/time field value out of range: \"%s\"",
-                             quote(q, s, n));
-        return lm_fn_error(err, e, "22007",
-                           "invalid input syntax for type date: \"%s\"",
-                           quote(q, s, n));
+      int prc = lm_parse_date(p, (size_t)m, &days);
+      if (prc) {
+        char msg[200];
+        const char *state;
+        lm_dt_message(prc, "date", p, (size_t)m, msg, sizeof msg, &state);
+        return lm_fn_error(err, e, state, "%s", msg);
       }
-      days = lm_floor_div(us, LM_US_PER_DAY);
     } else
       return lm_fn_error(err, e, "42846", "cannot cast type %s to date",
                          lm_pg_type_name(a->type));
@@ -185,10 +177,13 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
     } else if (from == LM_TYPE_UTF8) {
       int32_t n;
       const char *s = lm_array_str(a, i, &n);
-      if (lm_parse_time_us(s, n, &us))
-        return lm_fn_error(err, e, "22007",
-                           "invalid input syntax for type time: \"%s\"",
-                           quote(q, s, n));
+      int prc = lm_parse_time_us(s, n, &us);
+      if (prc) {
+        char msg[200];
+        const char *state;
+        lm_dt_message(prc, "time", s, (size_t)n, msg, sizeof msg, &state);
+        return lm_fn_error(err, e, state, "%s", msg);
+      }
     } else
       return lm_fn_error(err, e, "42846", "cannot cast type %s to time",
                          lm_pg_type_name(a->type));

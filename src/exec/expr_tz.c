@@ -33,8 +33,10 @@ static int64_t floor_div(int64_t a, int64_t b) {
 }
 
 /* PostgreSQL's range of timestamptz text here: years 0001-9999 */
-#define TS_MIN (INT64_C(-62135596800000000)) /* 0001-01-01 */
-#define TS_MAX (INT64_C(253402300800000000)) /* 10000-01-01 */
+/* PostgreSQL's timestamp range, a day of margin each side (4714-11-24 BC
+ * .. 294277-01-01) */
+#define TS_MIN ((LM_DT_MIN_DAYS - 1) * LM_US_PER_DAY)
+#define TS_MAX ((LM_TS_END_DAYS + 1) * LM_US_PER_DAY)
 
 int lm_tz_cast(const lm_bexpr *e, lm_array *a, lm_type to, lm_array **out,
                lm_error *err) {
@@ -57,12 +59,13 @@ int lm_tz_cast(const lm_bexpr *e, lm_array *a, lm_type to, lm_array **out,
       case LM_TYPE_UTF8: {
         int32_t len;
         const char *p = lm_array_str(a, i, &len);
-        if (lm_tz_parse_timestamptz(p, (size_t)len, z, &v) != 0) {
-          int k = len > 60 ? 60 : len;
-          rc = lm_fn_error(err, e, "22007",
-                           "invalid input syntax for type timestamp with "
-                           "time zone: \"%.*s\"",
-                           k, p);
+        int prc = lm_tz_parse_timestamptz(p, (size_t)len, z, &v);
+        if (prc != 0) {
+          char m[200];
+          const char *state;
+          lm_dt_message(prc, "timestamp with time zone", p, (size_t)len, m,
+                        sizeof m, &state);
+          rc = lm_fn_error(err, e, state, "%s", m);
           continue;
         }
         break;

@@ -174,6 +174,19 @@ int lm_aggtable_intern(lm_aggtable *dst, const lm_aggtable *src,
 int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
                              const lm_aggtable *src, const uint32_t *sg,
                              int64_t n, lm_error *err);
+/* Sliding HOP windows (op_window_aggregate.c): lm_aggtable_invertible
+ * tells whether every aggregate of append-only table t has an exact
+ * inverse of its merge (COUNT(*), COUNT(x), SUM and AVG of integers; no
+ * DISTINCT, no float, MIN/MAX or other kinds). lm_aggtable_unmerge_groups
+ * subtracts src's states of groups sg[j] from dst's groups dg[j] (and
+ * their row counts), undoing an earlier lm_aggtable_merge_groups of them:
+ * 0 on success, 1 when it cannot (a table that is not invertible, or an
+ * int64 SUM leaving its range; dst may then be partly changed and must be
+ * rebuilt). No allocation, no error message. */
+bool lm_aggtable_invertible(const lm_aggtable *t);
+int lm_aggtable_unmerge_groups(lm_aggtable *dst, const uint32_t *dg,
+                               const lm_aggtable *src, const uint32_t *sg,
+                               int64_t n);
 int lm_aggtable_merge_group(lm_aggtable *dst, uint32_t dst_gid,
                             const lm_aggtable *src, uint32_t src_gid,
                             lm_error *err);
@@ -218,6 +231,11 @@ typedef struct lm_op_timer {
 } lm_op_timer;
 void lm_op_timer_start(lm_op_timer *t);
 void lm_op_timer_stop(lm_op_timer *t, lm_operator *op);
+/* Operator timing (time_ns) on or off, process-wide (on by default): off,
+ * the two clock reads per batch, watermark and operator are skipped and
+ * time_ns stays as it is (laminar_set_operator_timing). */
+void lm_op_timing_set(bool on);
+bool lm_op_timing(void);
 
 /* Default watermark handler: forwards to next. */
 int lm_operator_forward_watermark(lm_operator *op, int64_t wm, lm_error *err);

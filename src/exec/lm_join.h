@@ -34,7 +34,14 @@ typedef enum lm_join_algo {
    * per key on both sides, every change joined against the other side's
    * current state; outer rows NULL-padded while they have no match and
    * retracted when the first match arrives (and re-emitted when the last
-   * match goes). State is unbounded unless ttl_us > 0. */
+   * match goes). State is unbounded unless ttl_us > 0, or unless both
+   * sides have a time_col (TIMESTAMP or BIGINT µs) and one key pair is
+   * exactly those two columns: a side's time column then promises that
+   * none of its later changes (insertions or retractions) has a time
+   * below its watermark, and a key whose time is below both watermarks is
+   * evicted on both sides (no output: nothing can change for it any
+   * more); a change below that horizon is dropped and counted in
+   * late_dropped. */
   LM_JOIN_UPDATING,
   /* Time-bounded join of two append-only inputs with watermarks: a pair
    * matches when right.time - left.time lies in [lo_us, hi_us] (bounds
@@ -146,6 +153,9 @@ typedef struct lm_join_spec {
  *    flip when it was their last (outer rows NULL-padded again, ANTI rows
  *    re-emitted, SEMI rows retracted); retractions of dropped rows are
  *    then ignored instead of being errors.
+ *  - An append-only output (out_changelog false) writes a pair of
+ *    multiplicity k as k rows: more than INT32_MAX rows in one batch, or a
+ *    count past INT64_MAX, is LM_ERR_EXEC (not an allocation failure).
  *  - A refused over-retraction changes nothing for the failing row; the
  *    rows of the batch before it stay applied and their output is
  *    emitted. After an out-of-memory error the join refuses further input

@@ -115,13 +115,145 @@ int lm_wheap_push(lm_wheap *h, int64_t key, int64_t id, int32_t ix);
 /* Removes a[0]; h->n must be > 0. */
 void lm_wheap_pop(lm_wheap *h);
 
+/* --- session windows (op_session_common.c) --- */
+
+/* One input batch of a session operator, evaluated and split. */
+typedef struct lm_session_in {
+  /* the plan's keys (window columns: constant placeholders) and aggregate
+   * arguments over the batch's rows (owned; NULL for COUNT(*)) */
+  lm_array *keys[64], *aggs[64];
+  const int64_t *wts; /* the batch's __weight values (weighted), else NULL */
+  const lm_array *tc; /* the batch's time column (TIMESTAMP, borrowed) */
+  const int64_t *ts;  /* its values (µs) */
+  int32_t *sel;       /* the rows on time: sel[0..m) (owned) */
+  uint32_t *kids;     /* kids[j]: row sel[j]'s key id in kd (owned) */
+  int64_t m;
+} lm_session_in;
+/* Opens a session operator's push of b (num_rows n): evaluates the plan's
+ * keys and aggregate arguments (window key columns replaced by
+ * placeholders), splits the rows by time against `horizon` (µs; late =
+ * NULL time or below it; with `weighted`, rows of __weight 0 are neither),
+ * sends the late ones to `late` (counted in op->late_dropped) and looks up
+ * the key id of each row on time in kd (new keys get the next ids). m = 0
+ * when no row is on time. Release *in with lm_session_in_free, also on
+ * error. Errors: LM_ERR_BIND (over 64 keys or aggregates), LM_ERR_EXEC
+ * (weighted without a __weight column), LM_ERR_NOMEM, evaluation errors,
+ * the late callback's. */
+int lm_session_in_open(lm_operator *op, const lm_plan *p, lm_batch *b,
+                       lm_aggtable *kd, int64_t horizon, bool weighted,
+                       lm_output_cb late, lm_session_in *in, lm_error *err);
+void lm_session_in_free(const lm_plan *p, lm_session_in *in);
+/* Grows *arr (*cap entries of `elem` bytes) to 2 * need entries when need >
+ * *cap, the new entries zeroed; *arr and *cap are unchanged on error.
+ * LM_ERR_NOMEM. */
+int lm_grow_zeroed(void **arr, int64_t *cap, int64_t need, size_t elem,
+                   lm_error *err);
+
+/* --- streaming OVER (op_over_common.c) --- */
+
+struct lm_over_call;
+/* The aggregate function of an OVER call. */
+typedef enum lm_over_fn {
+  LM_OVER_COUNT,
+  LM_OVER_SUM,
+  LM_OVER_AVG,
+  LM_OVER_MIN,
+  LM_OVER_MAX
+} lm_over_fn;
+/* c's function (c->fn: count, sum, avg, min, else max); *isf: whether its
+ * argument is a float (FLOAT16/32/64; false for COUNT(*)). */
+lm_over_fn lm_over_fn_of(const struct lm_over_call *c, bool *isf);
+/* One value of a call: an argument of a row, or a result. i holds
+ * integers and times (µs), f floats; both 0 when null. */
+typedef struct lm_over_val {
+  int64_t i;
+  double f;
+  bool null;
+} lm_over_val;
+/* Row r of argument a (NULL for COUNT(*): a non-null 0) as a float (isf)
+ * or an integer, into *v. Inline: per row. */
+static inline void lm_over_arg(const lm_array *a, int64_t r, bool isf,
+                               lm_over_val *v) {
+  v->i = 0;
+  v->f = 0;
+  v->null = a && lm_array_is_null(a, r);
+  if (a && !v->null) {
+    if (isf)
+      v->f = lm_array_get_f64(a, r);
+    else
+      v->i = lm_array_get_i64(a, r);
+  }
+}
+/* Whether v is a better MIN (k = LM_OVER_MIN) or MAX (any other k) than
+ * the current best bi / bf (compared as floats when isf). Inline: per
+ * row. */
+static inline bool lm_over_better(lm_over_fn k, bool isf, const lm_over_val *v,
+                                  int64_t bi, double bf) {
+  bool mn = k == LM_OVER_MIN;
+  return isf ? (mn ? v->f < bf : v->f > bf) : (mn ? v->i < bi : v->i > bi);
+}
+/* A frame's totals: the sums of its non-null values, their count, its
+ * rows (COUNT(*)), and for MIN/MAX the best value (any: there is one). */
+typedef struct lm_over_frame {
+  __int128 isum;
+  double fsum;
+  int64_t cnt, rows;
+  bool any;
+  int64_t bi;
+  double bf;
+} lm_over_frame;
+/* The result of function k over frame fr (isf: float argument; has_arg:
+ * false for COUNT(*)) into *out: COUNT never null, SUM/AVG/MIN/MAX null
+ * over no value. LM_ERR_EXEC when an integer SUM leaves BIGINT. Inline:
+ * per row. */
+static inline int lm_over_result(const lm_over_frame *fr, lm_over_fn k,
+                                 bool isf, bool has_arg, lm_over_val *out,
+                                 lm_error *err) {
+  *out = (lm_over_val){0, 0, false};
+  switch (k) {
+  case LM_OVER_COUNT:
+    out->i = has_arg ? fr->cnt : fr->rows;
+    break;
+  case LM_OVER_SUM:
+    out->null = !fr->cnt;
+    if (isf)
+      out->f = fr->fsum;
+    else if (fr->isum > INT64_MAX || fr->isum < INT64_MIN)
+      return lm_err(err, LM_ERR_EXEC, "bigint out of range (sum() OVER)");
+    else
+      out->i = (int64_t)fr->isum;
+    break;
+  case LM_OVER_AVG:
+    out->null = !fr->cnt;
+    if (fr->cnt)
+      out->f = isf ? fr->fsum / (double)fr->cnt
+                   : (double)((long double)fr->isum / (long double)fr->cnt);
+    break;
+  default:
+    out->null = !fr->any;
+    out->i = fr->bi;
+    out->f = fr->bf;
+  }
+  return 0;
+}
+/* Appends v to b: NULL, v->f when the call's result type `out` is
+ * FLOAT64, else v->i. Inline: per row. */
+static inline void lm_over_append(lm_builder *b, const lm_over_val *v,
+                                  lm_type_id out) {
+  if (v->null)
+    lm_builder_append_null(b);
+  else if (out == LM_TYPE_FLOAT64)
+    lm_builder_append_double(b, v->f);
+  else
+    lm_builder_append_int(b, v->i);
+}
+
 /* The partition id (0-based, dense) of each of e's num_rows rows for the
  * OVER call c, written to gid[num_rows]; *keys (created on first use, owned
  * by the caller) maps PARTITION BY values to ids; *n_ids receives 1 + the
  * largest id of this batch (1 when c has no PARTITION BY). Shared by the
  * OVER operators over append-only and changelog inputs (op_over.c,
  * op_over_changelog.c). Errors: evaluating a key, no memory. */
-struct lm_over_call;
 int lm_over_part_ids(const struct lm_over_call *c, lm_aggtable **keys,
                      const lm_batch *e, uint32_t *gid, int64_t *n_ids,
                      lm_error *err);

@@ -53,6 +53,11 @@ typedef struct jint {
   int df_n;
   int64_t df_ws[4], df_v[4];
   bool df_known[4];
+  /* per batch: the times [dc_lo, dc_hi] that reach the same windows as
+   * the last row tested, and their verdict: keep every row (dc_all) or
+   * those with key >= dc_thr (MIN: <=) */
+  bool dc_valid, dc_all;
+  int64_t dc_lo, dc_hi, dc_thr;
 } jint;
 
 static int hp_push(jheap *h, int64_t t, uint32_t s) {
@@ -247,19 +252,22 @@ static bool df_bound(jint *u, int64_t ws, int64_t *v) {
  * below), so its final value cannot equal v. */
 static bool df_keep(jint *u, int64_t v, int64_t t) {
   const lm_join_dynfilter *df = &u->df;
+  if (u->dc_valid && t >= u->dc_lo && t <= u->dc_hi)
+    return u->dc_all || (df->max ? v >= u->dc_thr : v <= u->dc_thr);
   const lm_join_spec *sp = &u->b.spec;
-  __int128 a, z; /* the range of the other side's time */
+  __int128 c1, c2; /* the other side's time lies in [t + c1, t + c2] */
   if (df->side == 0) {
-    a = (__int128)t + sp->lo_us + (sp->lo_strict ? 1 : 0);
-    z = (__int128)t + sp->hi_us - (sp->hi_strict ? 1 : 0);
+    c1 = (__int128)sp->lo_us + (sp->lo_strict ? 1 : 0);
+    c2 = (__int128)sp->hi_us - (sp->hi_strict ? 1 : 0);
   } else {
-    a = (__int128)t - sp->hi_us + (sp->hi_strict ? 1 : 0);
-    z = (__int128)t - sp->lo_us - (sp->lo_strict ? 1 : 0);
+    c1 = -(__int128)sp->hi_us + (sp->hi_strict ? 1 : 0);
+    c2 = -(__int128)sp->lo_us - (sp->lo_strict ? 1 : 0);
   }
   if (df->time_is_end) {
-    a -= df->size;
-    z -= df->size;
+    c1 -= df->size;
+    c2 -= df->size;
   }
+  __int128 a = t + c1, z = t + c2;
   __int128 sl = df->slide, rem, y = a - df->off;
   if (y >= INT64_MIN && y <= INT64_MAX) /* a 64-bit division */
     rem = (int64_t)y % df->slide;
@@ -267,17 +275,44 @@ static bool df_keep(jint *u, int64_t v, int64_t t) {
     rem = y % sl;
   if (rem < 0)
     rem += sl;
-  __int128 ws = rem ? a + (sl - rem) : a; /* the first aligned start >= a */
+  __int128 ws0 = rem ? a + (sl - rem) : a; /* the first aligned start >= a */
+  /* the verdict for every window in range: the smallest running MAX (the
+   * largest MIN) a key must reach; unknown (or too many) windows keep */
+  bool all = false;
+  int64_t thr = df->max ? INT64_MAX : INT64_MIN;
   int n = 0;
+  __int128 ws = ws0;
   for (; ws <= z; ws += sl) {
     int64_t b;
     if (++n > 8 || ws < INT64_MIN || ws + df->size > INT64_MAX ||
-        !df_bound(u, (int64_t)ws, &b))
-      return true;
-    if (df->max ? v >= b : v <= b)
-      return true;
+        !df_bound(u, (int64_t)ws, &b)) {
+      all = true;
+      break;
+    }
+    if (df->max ? b < thr : b > thr)
+      thr = b;
   }
-  return n == 0; /* no window in range: keep (never reached for windows) */
+  if (n == 0)
+    all = true; /* no window in range: keep (never reached for windows) */
+  /* times t' reaching the same windows: the same first start (ws0 - sl <
+   * t' + c1 <= ws0) and, when the loop saw them all, the same last one
+   * (last <= t' + c2 < last + sl) */
+  __int128 lo = ws0 - sl - c1 + 1, hi = ws0 - c1;
+  if (n > 0 && ws > z) {
+    __int128 last = ws - sl;
+    if (last - c2 > lo)
+      lo = last - c2;
+    if (last + sl - c2 - 1 < hi)
+      hi = last + sl - c2 - 1;
+  } else {
+    lo = hi = t;
+  }
+  u->dc_valid = lo <= t && t <= hi && lo >= INT64_MIN && hi <= INT64_MAX;
+  u->dc_lo = (int64_t)(lo < INT64_MIN ? INT64_MIN : lo);
+  u->dc_hi = (int64_t)(hi > INT64_MAX ? INT64_MAX : hi);
+  u->dc_all = all;
+  u->dc_thr = thr;
+  return all || (df->max ? v >= thr : v <= thr);
 }
 
 static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
@@ -318,6 +353,7 @@ static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
   if (u->df_on && u->df.side == s) {
     dfk = lm_array_i64(b->columns[j->keys[s][u->df.key]]);
     u->df_n = 0;
+    u->dc_valid = false;
   }
   /* phase 1: probe (and, without a residual, settle at once) */
   for (int64_t r = 0; r < n; r++) {

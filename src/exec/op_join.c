@@ -287,9 +287,16 @@ uint32_t js_add(jstore *s, const lm_batch *b, int64_t r) {
       memcpy(p + jc->off, &x, sizeof x);
       break;
     }
-    default:
-      memcpy(p + jc->off, a->values->data + (size_t)(a->offset + r) * jc->width,
-             jc->width);
+    default: {
+      const uint8_t *src =
+          a->values->data + (size_t)(a->offset + r) * jc->width;
+      if (jc->width == 8) /* a constant size: inlined, no libc call */
+        memcpy(p + jc->off, src, 8);
+      else if (jc->width == 4)
+        memcpy(p + jc->off, src, 4);
+      else
+        memcpy(p + jc->off, src, jc->width);
+    }
     }
   }
   p[s->flag_off] = 1;
@@ -883,6 +890,58 @@ static void jb_free(jbase *j);
 static int side_batch(void *ctx, lm_batch *b, lm_error *err);
 static int side_watermark(void *ctx, int64_t wm, lm_error *err);
 
+/* Marks in used[] the columns x reads; false when it reads outer values
+ * through a subquery (then take every column). */
+static bool mark_cols(const lm_bexpr *x, uint8_t *used, int n) {
+  if (!x)
+    return true;
+  if (x->kind == LM_BX_SUBQUERY)
+    return false;
+  if (x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n)
+    used[x->col] = 1;
+  for (int i = 0; i < x->n_args; i++)
+    if (!mark_cols(x->args[i], used, n))
+      return false;
+  return true;
+}
+
+/* j->rcol / j->rnull for the residual (ncols set). LM_ERR_NOMEM. */
+static int residual_cols(jbase *j, lm_error *err) {
+  int nf = j->ncols[0] + j->ncols[1];
+  j->rcol = calloc((size_t)nf + 1, 1);
+  if (!j->rcol)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (!mark_cols(j->spec.residual, j->rcol, nf)) {
+    free(j->rcol); /* every column */
+    j->rcol = NULL;
+  }
+  return 0;
+}
+
+/* Column c of the residual's input for n pairs: gathered when the
+ * residual reads it, else a slice of a cached all-NULL array (of type
+ * NULL: the evaluator reads only the columns the expression names). */
+static lm_array *side_col(jbase *j, int s, int c, const lm_batch *b,
+                          const uint32_t *ix, int64_t n);
+static lm_array *residual_col(jbase *j, int s, int c, const lm_batch *b,
+                              const uint32_t *ix, int64_t n) {
+  int pc = s ? j->ncols[0] + c : c;
+  if (!j->rcol || j->rcol[pc])
+    return side_col(j, s, c, b, ix, n);
+  lm_array *z = j->rnull;
+  if (!z || z->length < n) {
+    int64_t len = z ? z->length : 1024;
+    while (len < n)
+      len *= 2;
+    lm_array *nz = lm_array_new_null(lm_type_make(LM_TYPE_NULL), len);
+    if (!nz)
+      return NULL;
+    lm_array_release(z);
+    j->rnull = z = nz;
+  }
+  return lm_array_slice(z, 0, n);
+}
+
 static bool key_type_ok(lm_type t) {
   return t.id != LM_TYPE_NULL && !lm_type_is_nested(t) &&
          (t.id == LM_TYPE_BOOL || lm_type_is_varbinary(t) ||
@@ -949,6 +1008,9 @@ int jb_init(jbase *j, const lm_join_spec *spec, const uint32_t hdr[2],
       if (lm_schema_set_field(j->pair_schema, o, f->name, f->type, true))
         return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
+  int rc0;
+  if (spec->residual && (rc0 = residual_cols(j, err)))
+    return rc0;
   for (int s = 0; s < 2; s++) {
     /* keys and the time column are always kept */
     bool *pr = NULL;
@@ -967,6 +1029,9 @@ int jb_init(jbase *j, const lm_join_spec *spec, const uint32_t hdr[2],
     free(pr);
     if (rc)
       return rc;
+    if (spec->side[s].pruned &&
+        !(j->pnull[s] = calloc((size_t)j->st[s].ncols + 1, sizeof(lm_array *))))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
     j->sctx[s].j = j;
     j->sctx[s].side = s;
   }
@@ -982,6 +1047,9 @@ void jb_destroy(jbase *j) {
 
 static void jb_free(jbase *j) {
   for (int s = 0; s < 2; s++) {
+    for (int c = 0; j->pnull[s] && c < j->st[s].ncols; c++)
+      lm_array_release(j->pnull[s][c]);
+    free(j->pnull[s]);
     js_free(&j->st[s]);
     free(j->keys[s]);
     free(j->out.ix[s]);
@@ -995,6 +1063,8 @@ static void jb_free(jbase *j) {
   free(j->hash);
   free(j->nul);
   free(j->ent);
+  lm_array_release(j->rnull);
+  free(j->rcol);
 }
 
 int jb_grow_scratch(jbase *j, int64_t n, lm_error *err) {
@@ -1087,6 +1157,22 @@ int jo_sources(jbase *j, const lm_batch *l, const lm_batch *r, lm_error *err) {
 
 static lm_array *side_col(jbase *j, int s, int c, const lm_batch *b,
                           const uint32_t *ix, int64_t n) {
+  if (j->st[s].cols[c].pruned && j->pnull[s]) {
+    /* nothing reads it: NULL, as a stored row gives it (a batch's strings
+     * are not copied: Nexmark q4's bid extra, url, channel) */
+    lm_array *z = j->pnull[s][c];
+    if (!z || z->length < n) {
+      int64_t len = z ? z->length : 1024;
+      while (len < n)
+        len *= 2;
+      lm_array *nz = lm_array_new_null(j->st[s].cols[c].type, len);
+      if (!nz)
+        return NULL;
+      lm_array_release(z);
+      j->pnull[s][c] = z = nz;
+    }
+    return lm_array_slice(z, 0, n);
+  }
   if (b)
     return lm_array_take_nullable(b->columns[c], (const int32_t *)ix, n);
   return js_gather(&j->st[s], c, ix, n);
@@ -1101,6 +1187,10 @@ static lm_array *i64_array(const int64_t *v, int64_t n) {
   return lm_array_new(lm_type_make(LM_TYPE_INT64), n, 0, 0, NULL, buf, NULL, 0,
                       NULL, NULL);
 }
+
+/* Rows an append-only output may expand to in one flush (a pair's weight
+ * k > 0 is k copies; row indexes are 32-bit). */
+#define JO_MAX_ROWS ((int64_t)INT32_MAX)
 
 int jo_flush(jbase *j, lm_error *err) {
   jout *o = &j->out;
@@ -1121,7 +1211,20 @@ int jo_flush(jbase *j, lm_error *err) {
         return lm_err(err, LM_ERR_EXEC,
                       "internal error: retraction in an append-only join "
                       "output");
-      total += w[i];
+      /* a pair of rows of multiplicities a and b is a * b output rows:
+       * checked, and bounded by what one batch can hold (the engine names
+       * the failing query) */
+      if (lm_add_overflow_i64(total, w[i], &total))
+        return lm_err(err, LM_ERR_EXEC,
+                      "integer out of range: the join's output rows number "
+                      "more than a BIGINT holds (rows of its inputs with "
+                      "huge __weight multiplicities)");
+      if (total > JO_MAX_ROWS)
+        return lm_err(err, LM_ERR_EXEC,
+                      "the join's output has %lld copies of its rows to "
+                      "emit at once, more than %lld (rows of its inputs with "
+                      "huge __weight multiplicities)",
+                      (long long)total, (long long)JO_MAX_ROWS);
       ones &= w[i] == 1;
     }
     if (!ones) {
@@ -1201,7 +1304,7 @@ int jb_residual(jbase *j, const lm_batch *lb, const lm_batch *rb,
   int o_c = 0, rc = 0;
   for (int s = 0; s < 2; s++)
     for (int c = 0; c < j->ncols[s]; c++) {
-      cols[o_c] = side_col(j, s, c, s ? rb : lb, s ? r : l, n);
+      cols[o_c] = residual_col(j, s, c, s ? rb : lb, s ? r : l, n);
       if (!cols[o_c++]) {
         for (int q = 0; q < o_c; q++)
           if (cols[q])

@@ -187,6 +187,15 @@ struct jbase {
   bool failed;  /* an error left the state unreliable */
   int64_t dead; /* stored rows already evicted (freed lazily) */
   jout out;
+  /* per column of [left..., right...]: whether the residual reads it
+   * (NULL = every column); the others enter it as a placeholder never
+   * read: a slice of rnull, an all-NULL array of type NULL (a bitmap
+   * only), grown on demand */
+  uint8_t *rcol;
+  lm_array *rnull;
+  /* per side and column: for a pruned column (never read after the join)
+   * an all-NULL array of its type, sliced for the output rows */
+  lm_array **pnull[2];
   /* scratch */
   uint64_t *hash;
   uint8_t *nul;

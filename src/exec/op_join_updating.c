@@ -28,6 +28,18 @@
  * is refused (LM_ERR_EXEC) before that row changes anything; the rows
  * before it stay applied and their output is emitted.
  *
+ * Eviction by time: when both sides have a time column and one equi-join
+ * key pair is the two time columns (Nexmark q5: AuctionBids and MaxBids on
+ * starttime), a side's watermark promises that none of its later changes
+ * (insertions or retractions) has a time below it (plan/join_bind.c
+ * changelog_time_col). A key whose time is below both watermarks can then
+ * neither meet a new row nor lose one: its rows of both sides are freed
+ * (no output: nothing about their pairs changes). Each key entry is pushed
+ * on a min-heap of times when created; a watermark pops the entries below
+ * min(wm_left, wm_right), the eviction horizon. A change whose time is
+ * below the horizon (late, against that promise) is dropped and counted in
+ * late_dropped: the rows it would meet are gone.
+ *
  * TTL (ttl_us > 0): each slot keeps the processing time of its last write;
  * lm_operator_tick drops slots idle for ttl_us and retractions of rows no
  * longer held are then ignored. The pairs an expired row formed are not
@@ -59,7 +71,56 @@ typedef struct jupd {
   uint32_t *fkey, *forder;
   int64_t *fval;
   uint32_t fcap, fn;
+  /* eviction by time (evk >= 0: key evk is the time columns tc[0], tc[1]) */
+  int evk, tc[2];
+  int64_t horizon; /* keys below it are evicted; INT64_MIN = none yet */
+  struct evh {
+    int64_t t;
+    uint32_t e;
+  } * eh; /* min-heap of (time, entry) */
+  uint32_t ehn, ehcap;
 } jupd;
+
+/* Pushes (t, e) on the eviction heap. -1 on OOM. */
+static int evh_push(jupd *u, int64_t t, uint32_t e) {
+  if (u->ehn == u->ehcap) {
+    uint32_t nc = u->ehcap ? u->ehcap * 2 : 64;
+    struct evh *n = nc > u->ehcap ? realloc(u->eh, (size_t)nc * sizeof *n) : 0;
+    if (!n)
+      return -1;
+    u->eh = n;
+    u->ehcap = nc;
+  }
+  uint32_t i = u->ehn++;
+  while (i > 0) {
+    uint32_t p = (i - 1) / 2;
+    if (u->eh[p].t <= t)
+      break;
+    u->eh[i] = u->eh[p];
+    i = p;
+  }
+  u->eh[i].t = t;
+  u->eh[i].e = e;
+  return 0;
+}
+
+static void evh_pop(jupd *u) {
+  struct evh last = u->eh[--u->ehn];
+  uint32_t i = 0, n = u->ehn;
+  for (;;) {
+    uint32_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && u->eh[c + 1].t < u->eh[c].t)
+      c++;
+    if (u->eh[c].t >= last.t)
+      break;
+    u->eh[i] = u->eh[c];
+    i = c;
+  }
+  if (n)
+    u->eh[i] = last;
+}
 
 static inline int64_t hget(const jstore *s, uint32_t i, int off) {
   int64_t v;
@@ -164,6 +225,13 @@ static int insert_row(jupd *u, int s, const lm_batch *b, int64_t r, uint32_t e,
     return 0;
   }
   jentry *en = &j->kt.ents[e];
+  if (u->evk >= 0 && en->head[0] == JNONE && en->head[1] == JNONE &&
+      evh_push(u, lm_array_i64(b->columns[u->tc[s]])[r], e)) {
+    /* a new key: its time goes on the eviction heap */
+    js_del(st, i);
+    jk_maybe_remove(&j->kt, e);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory (join state)");
+  }
   if (en->head[s] == JNONE)
     en->head[s] = i;
   else
@@ -226,6 +294,36 @@ static int flip_flush(jupd *u, int s, lm_error *err) {
 
 static int upd_push_rows(jbase *j, int s, lm_batch *b, lm_error *err);
 
+/* Whether rows a and b of the key columns kc[0..nk) (no NULLs) hold the
+ * same bytes: then they are the same key (a false "no" only costs a hash
+ * table probe). */
+static bool same_key_rows(lm_array *const *kc, int nk, int64_t a, int64_t b) {
+  for (int k = 0; k < nk; k++) {
+    const lm_array *x = kc[k];
+    if (lm_type_is_varbinary(x->type)) {
+      int64_t la, lb;
+      const uint8_t *pa = lm_array_bytes(x, a, &la),
+                    *pb = lm_array_bytes(x, b, &lb);
+      if (la != lb || (la && memcmp(pa, pb, (size_t)la)))
+        return false;
+      continue;
+    }
+    if (x->type.id == LM_TYPE_BOOL) {
+      if (lm_array_bool(x, a) != lm_array_bool(x, b))
+        return false;
+      continue;
+    }
+    int w = lm_type_width(x->type);
+    if (w <= 0 || lm_type_is_nested(x->type))
+      return false;
+    const uint8_t *v = x->values->data;
+    if (memcmp(v + (size_t)(x->offset + a) * (size_t)w,
+               v + (size_t)(x->offset + b) * (size_t)w, (size_t)w))
+      return false;
+  }
+  return true;
+}
+
 static int upd_push(jbase *j, int s, lm_batch *b, lm_error *err) {
   jupd *u = (jupd *)j;
   int rc = upd_push_rows(j, s, b, err);
@@ -244,6 +342,15 @@ static int upd_push_rows(jbase *j, int s, lm_batch *b, lm_error *err) {
   int rc = jb_hash_batch(j, s, b, err);
   if (rc)
     return rc;
+  if (u->evk >= 0 && u->horizon != INT64_MIN) {
+    /* changes below the eviction horizon: dropped (nul 2 = skip) */
+    const int64_t *tv = lm_array_i64(b->columns[u->tc[s]]);
+    for (int64_t r = 0; r < n; r++)
+      if (!j->nul[r] && tv[r] < u->horizon) {
+        j->nul[r] = 2;
+        j->op.late_dropped++;
+      }
+  }
   if (n + 1 > u->rcap) {
     int64_t *cs = realloc(u->cstart, (size_t)(n + 1) * 8);
     if (!cs)
@@ -291,10 +398,14 @@ static int upd_push_rows(jbase *j, int s, lm_batch *b, lm_error *err) {
     if ((rc = jb_residual(j, lb, rb, u->cand.cl, u->cand.cr, nc, u->cand.pass,
                           err)))
       return rc;
-    /* phase 3: apply the rows in order */
+    /* phase 3: apply the rows in order; a row with the key of the row just
+     * stored before it (a window's rows, Nexmark q5) takes its entry */
+    uint32_t last_e = JNONE;
     for (int64_t r = start; r < end; r++) {
+      uint32_t prev_e = last_e;
+      last_e = JNONE;
       int64_t w = W ? W[r] : 1;
-      if (w == 0)
+      if (w == 0 || j->nul[r] == 2)
         continue;
       int64_t c0 = u->cstart[r - start], c1 = u->cstart[r - start + 1];
       uint32_t *oix = s == 0 ? u->cand.cr : u->cand.cl;
@@ -302,7 +413,10 @@ static int upd_push_rows(jbase *j, int s, lm_batch *b, lm_error *err) {
       uint32_t e = JNONE;
       if (!j->nul[r]) {
         e = j->ent[r];
-        if (e == JNONE || j->kt.ents[e].head[o] == JNONE)
+        if ((e == JNONE || j->kt.ents[e].head[o] == JNONE) && prev_e != JNONE &&
+            j->hash[r] == j->hash[r - 1] && same_key_rows(kc, j->nk, r - 1, r))
+          e = prev_e;
+        else if (e == JNONE || j->kt.ents[e].head[o] == JNONE)
           e = w > 0 && store_own
                   ? jk_find_add(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r])
                   : jk_find(&j->kt, j->st, keys, j->nk, kc, r, j->hash[r]);
@@ -341,6 +455,7 @@ static int upd_push_rows(jbase *j, int s, lm_batch *b, lm_error *err) {
         if (w > 0) {
           if ((rc = insert_row(u, s, b, r, e, w, m, err)))
             return rc;
+          last_e = e;
         } else {
           int64_t took, mc;
           if (!j->nul[r] && e == JNONE) {
@@ -515,9 +630,45 @@ static int upd_tick(jbase *j, int64_t now, lm_error *err) {
   return rc;
 }
 
+/* Evicts the keys whose time is below min(wm_left, wm_right). */
+static int upd_watermark(jbase *j, int side, lm_error *err) {
+  (void)side;
+  (void)err;
+  jupd *u = (jupd *)j;
+  int64_t h = j->wm[0] < j->wm[1] ? j->wm[0] : j->wm[1];
+  if (u->evk < 0 || h <= u->horizon)
+    return 0;
+  u->horizon = h;
+  for (int s = 0; s < 2; s++)
+    j->st[s].defer_compact = true;
+  while (u->ehn && u->eh[0].t < h) {
+    uint32_t e = u->eh[0].e;
+    evh_pop(u);
+    jentry *en = &j->kt.ents[e];
+    int t = en->head[0] != JNONE ? 0 : 1;
+    if (en->head[t] == JNONE || js_i64(&j->st[t], en->head[t], u->tc[t]) >= h)
+      continue; /* removed (and maybe reused by a later key) since */
+    for (int s = 0; s < 2; s++) {
+      jstore *st = &j->st[s];
+      for (uint32_t i = en->head[s]; i != JNONE;) {
+        uint32_t nx = js_next(st, i);
+        js_del(st, i);
+        i = nx;
+      }
+      en->head[s] = en->tail[s] = JNONE;
+    }
+    jk_maybe_remove(&j->kt, e);
+  }
+  for (int s = 0; s < 2; s++) {
+    j->st[s].defer_compact = false;
+    js_maybe_compact(&j->st[s]);
+  }
+  return 0;
+}
+
 static int64_t upd_extra(const jbase *j) {
   const jupd *u = (const jupd *)j;
-  return u->cand.cap * 9 + u->rcap * 8;
+  return u->cand.cap * 9 + u->rcap * 8 + (int64_t)u->ehcap * 16;
 }
 
 static void upd_free(jbase *j) {
@@ -527,10 +678,11 @@ static void upd_free(jbase *j) {
   free(u->fkey);
   free(u->forder);
   free(u->fval);
+  free(u->eh);
 }
 
-static const jops upd_ops = {upd_push,  NULL,     upd_tick, NULL,
-                             upd_extra, upd_free, NULL};
+static const jops upd_ops = {upd_push,  upd_watermark, upd_tick, NULL,
+                             upd_extra, upd_free,      NULL};
 
 /* A lookup join's output keeps the left (stream) watermark: a table has no
  * event time. */
@@ -554,6 +706,22 @@ static lm_operator *upd_new(const lm_join_spec *spec, bool lookup,
   if (jb_init(&u->b, spec, hdrs, lookup ? &lookup_ops : &upd_ops, err)) {
     jb_destroy(&u->b);
     return NULL;
+  }
+  /* eviction by time: a key pair that is both sides' time columns */
+  u->evk = -1;
+  u->horizon = INT64_MIN;
+  for (int k = 0; !lookup && k < u->b.nk && u->evk < 0; k++) {
+    bool ok = true;
+    for (int s = 0; s < 2; s++) {
+      int tc = spec->side[s].time_col;
+      lm_type_id id =
+          tc >= 0 ? spec->side[s].schema->fields[tc].type.id : LM_TYPE_NULL;
+      ok &= tc >= 0 && spec->side[s].keys[k] == tc &&
+            (id == LM_TYPE_TIMESTAMP || id == LM_TYPE_INT64);
+      u->tc[s] = tc;
+    }
+    if (ok)
+      u->evk = k;
   }
   return &u->b.op;
 }

@@ -55,20 +55,27 @@ static int lf_push(lm_operator *op, lm_batch *b, lm_error *err) {
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   int64_t k = 0, nl = 0;
+  /* late: below wm - lateness (everything at the final watermark); the
+   * threshold is recomputed only when a row moves the watermark */
+  bool nulls = tc->validity != NULL, all_late = o->wm == INT64_MAX;
+  int64_t thr =
+      o->wm == INT64_MIN ? INT64_MIN : lm_sat_add(o->wm, -o->lateness);
   for (int64_t i = 0; i < n; i++) {
-    if (lm_array_is_null(tc, i)) {
+    if (nulls && lm_array_is_null(tc, i)) {
       keep[k++] = (int32_t)i; /* the window operators drop them */
       continue;
     }
     int64_t x = v[i];
-    if (o->wm != INT64_MIN &&
-        (o->wm == INT64_MAX || x < lm_sat_add(o->wm, -o->lateness))) {
+    if (all_late || x < thr) {
       late[nl++] = (int32_t)i;
       continue;
     }
     keep[k++] = (int32_t)i;
-    if (!o->wm_only)
+    if (!o->wm_only && x > o->max_ts) {
       lm_wm_observe(x, o->delay, o->skew, &o->max_ts, &o->cand, &o->wm);
+      all_late = o->wm == INT64_MAX;
+      thr = o->wm == INT64_MIN ? INT64_MIN : lm_sat_add(o->wm, -o->lateness);
+    }
   }
   op->late_dropped += nl;
   if (nl && o->late.batch) {

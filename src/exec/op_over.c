@@ -50,9 +50,7 @@ int lm_over_call_type(const char *fn, lm_type t, lm_type *out) {
 /* One value in a partition's frame. */
 typedef struct ent {
   int64_t ts;
-  int64_t i;
-  double f;
-  bool null;
+  lm_over_val v;
 } ent;
 
 /* A partition's state for one call: the frame's rows (a ring; only as
@@ -60,20 +58,14 @@ typedef struct ent {
 typedef struct part {
   ent *ring;
   int64_t head, len, cap;
-  __int128 isum;
-  double fsum;
-  int64_t cnt;  /* non-NULL values in the frame */
-  int64_t rows; /* rows in the frame (COUNT(*)) */
-  bool has_mm;  /* UNBOUNDED MIN/MAX: the running extreme */
-  int64_t mm_i;
-  double mm_f;
+  /* the frame's sums, non-NULL values and rows; for UNBOUNDED MIN/MAX the
+   * running extreme (bi / bf) */
+  lm_over_frame fr;
 } part;
-
-enum fnk { F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX };
 
 typedef struct call_state {
   lm_over_call c;
-  enum fnk k;
+  lm_over_fn k;
   bool isf; /* the argument is a float */
   lm_aggtable *keys;
   part *parts;
@@ -152,40 +144,6 @@ static void part_reset(part *p) {
   memset(p, 0, sizeof *p);
 }
 
-/* Declared in op_internal.h. */
-int lm_over_part_ids(const lm_over_call *c, lm_aggtable **keys,
-                     const lm_batch *e, uint32_t *gid, int64_t *n_ids,
-                     lm_error *err) {
-  int64_t n = e->num_rows;
-  if (!c->n_part) {
-    memset(gid, 0, sizeof *gid * (size_t)n);
-  } else {
-    lm_array *karr[64] = {0};
-    int rc = 0, nk = c->n_part > 64 ? 64 : c->n_part;
-    for (int k = 0; !rc && k < nk; k++)
-      rc = lm_eval(c->part[k], e, &karr[k], err);
-    if (!rc && !*keys) {
-      lm_type kt[64];
-      for (int k = 0; k < nk; k++)
-        kt[k] = karr[k]->type;
-      if (!(*keys = lm_aggtable_new(nk, kt, 0, NULL)))
-        rc = nomem(err);
-    }
-    if (!rc)
-      rc = lm_aggtable_lookup(*keys, karr, NULL, n, gid, err);
-    for (int k = 0; k < nk; k++)
-      lm_array_release(karr[k]);
-    if (rc)
-      return rc;
-  }
-  int64_t need = 1;
-  for (int64_t i = 0; i < n; i++)
-    if ((int64_t)gid[i] + 1 > need)
-      need = (int64_t)gid[i] + 1;
-  *n_ids = need;
-  return 0;
-}
-
 /* The partition id of each row of e (grows the state array). */
 static int part_ids(call_state *s, const lm_batch *e, uint32_t *gid,
                     lm_error *err) {
@@ -210,7 +168,7 @@ static int part_ids(call_state *s, const lm_batch *e, uint32_t *gid,
   return 0;
 }
 
-static ent *ring_at(part *p, int64_t i) {
+static ent *ring_at(const part *p, int64_t i) {
   return &p->ring[(p->head + i) % p->cap];
 }
 
@@ -232,26 +190,26 @@ static int ring_push(part *p, ent v) {
   return 0;
 }
 
-static void frame_add(part *p, const call_state *s, const ent *v) {
-  p->rows++;
-  if (v->null)
+static void frame_add(part *p, const call_state *s, const ent *e) {
+  p->fr.rows++;
+  if (e->v.null)
     return;
-  p->cnt++;
+  p->fr.cnt++;
   if (s->isf)
-    p->fsum += v->f;
+    p->fr.fsum += e->v.f;
   else
-    p->isum += v->i;
+    p->fr.isum += e->v.i;
 }
 
-static void frame_remove(part *p, const call_state *s, const ent *v) {
-  p->rows--;
-  if (v->null)
+static void frame_remove(part *p, const call_state *s, const ent *e) {
+  p->fr.rows--;
+  if (e->v.null)
     return;
-  p->cnt--;
+  p->fr.cnt--;
   if (s->isf)
-    p->fsum -= v->f;
+    p->fr.fsum -= e->v.f;
   else
-    p->isum -= v->i;
+    p->fr.isum -= e->v.i;
 }
 
 /* Drops the oldest rows the frame no longer needs. */
@@ -274,60 +232,32 @@ static void evict(part *p, const call_state *s, int64_t ts) {
 }
 
 /* Appends the current aggregate of p to the result builder. */
-static int emit_value(const call_state *s, part *p, lm_builder *b,
+static int emit_value(const call_state *s, const part *p, lm_builder *b,
                       lm_error *err) {
-  switch (s->k) {
-  case F_COUNT:
-    lm_builder_append_int(b, s->c.arg ? p->cnt : p->rows);
-    return 0;
-  case F_SUM:
-    if (!p->cnt)
-      lm_builder_append_null(b);
-    else if (s->isf)
-      lm_builder_append_double(b, p->fsum);
-    else if (p->isum > INT64_MAX || p->isum < INT64_MIN)
-      return lm_err(err, LM_ERR_EXEC, "bigint out of range (sum() OVER)");
-    else
-      lm_builder_append_int(b, (int64_t)p->isum);
-    return 0;
-  case F_AVG:
-    if (!p->cnt)
-      lm_builder_append_null(b);
-    else
-      lm_builder_append_double(
-          b, s->isf ? p->fsum / (double)p->cnt
-                    : (double)((long double)p->isum / (long double)p->cnt));
-    return 0;
-  default: {
-    bool mn = s->k == F_MIN, any = false;
-    int64_t bi = 0;
-    double bf = 0;
-    if (s->c.preceding < 0) {
-      any = p->has_mm;
-      bi = p->mm_i;
-      bf = p->mm_f;
-    } else {
-      for (int64_t i = 0; i < p->len; i++) {
-        const ent *v = ring_at(p, i);
-        if (v->null)
-          continue;
-        if (!any || (s->isf ? (mn ? v->f < bf : v->f > bf)
-                            : (mn ? v->i < bi : v->i > bi))) {
-          bi = v->i;
-          bf = v->f;
-        }
-        any = true;
+  const lm_over_frame *use = &p->fr;
+  lm_over_frame fr;
+  if ((s->k == LM_OVER_MIN || s->k == LM_OVER_MAX) && s->c.preceding >= 0) {
+    fr = p->fr; /* a bounded frame: scan it */
+    fr.any = false;
+    fr.bi = 0;
+    fr.bf = 0;
+    for (int64_t i = 0; i < p->len; i++) {
+      const lm_over_val *v = &ring_at(p, i)->v;
+      if (v->null)
+        continue;
+      if (!fr.any || lm_over_better(s->k, s->isf, v, fr.bi, fr.bf)) {
+        fr.bi = v->i;
+        fr.bf = v->f;
       }
+      fr.any = true;
     }
-    if (!any)
-      lm_builder_append_null(b);
-    else if (s->isf)
-      lm_builder_append_double(b, bf);
-    else
-      lm_builder_append_int(b, bi);
-    return 0;
+    use = &fr;
   }
-  }
+  lm_over_val out;
+  int rc = lm_over_result(use, s->k, s->isf, s->c.arg != NULL, &out, err);
+  if (!rc)
+    lm_over_append(b, &out, s->c.out_type.id);
+  return rc;
 }
 
 /* Sorts idx[0..n) by (ts[idx], idx): a stable merge sort (rows arrive
@@ -383,30 +313,19 @@ static int compute(over_op *o, const lm_batch *e, const int64_t *ts,
           j++;
       for (int64_t r = i; !rc && r < j; r++) {
         part *p = &s->parts[gid[r]];
-        ent v = {ts[r], 0, 0, !arg || lm_array_is_null(arg, r)};
-        if (!arg)
-          v.null = false;
-        if (arg && !v.null) {
-          if (s->isf)
-            v.f = lm_array_get_f64(arg, r);
-          else
-            v.i = lm_array_get_i64(arg, r);
-        }
-        if (!arg) /* COUNT(*): every row counts */
-          v.i = 0;
+        ent v = {ts[r], {0}};
+        lm_over_arg(arg, r, s->isf, &v.v); /* COUNT(*): every row counts */
         if (s->c.preceding >= 0 && ring_push(p, v)) {
           rc = nomem(err);
           break;
         }
         frame_add(p, s, &v);
-        if (s->c.preceding < 0 && !v.null && arg) {
-          bool mn = s->k == F_MIN;
-          if (!p->has_mm || (s->isf ? (mn ? v.f < p->mm_f : v.f > p->mm_f)
-                                    : (mn ? v.i < p->mm_i : v.i > p->mm_i))) {
-            p->mm_i = v.i;
-            p->mm_f = v.f;
-            p->has_mm = true;
-          }
+        if (s->c.preceding < 0 && !v.v.null && arg &&
+            (!p->fr.any ||
+             lm_over_better(s->k, s->isf, &v.v, p->fr.bi, p->fr.bf))) {
+          p->fr.bi = v.v.i;
+          p->fr.bf = v.v.f;
+          p->fr.any = true;
         }
         evict(p, s, ts[r]);
       }
@@ -560,13 +479,7 @@ lm_operator *lm_op_over_new(lm_bexpr *where, int time_col,
   for (int c = 0; c < n_calls; c++) {
     call_state *s = &o->calls[c];
     s->c = calls[c];
-    const char *f = calls[c].fn;
-    s->k = !strcmp(f, "count") ? F_COUNT
-           : !strcmp(f, "sum") ? F_SUM
-           : !strcmp(f, "avg") ? F_AVG
-           : !strcmp(f, "min") ? F_MIN
-                               : F_MAX;
-    s->isf = calls[c].arg && fl(calls[c].arg->type.id);
+    s->k = lm_over_fn_of(&calls[c], &s->isf);
   }
   return &o->base;
 }

@@ -35,14 +35,8 @@
 #include "exec/lm_window_fn.h"
 #include "exec/op_internal.h"
 
-enum fnk { F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX };
-
 /* One call's value for one row: its argument or its result. */
-typedef struct cval {
-  int64_t i;
-  double f;
-  bool null;
-} cval;
+typedef lm_over_val cval;
 
 typedef struct plist { /* one partition: live slots in (time, seq) order */
   int32_t *ids;
@@ -51,7 +45,7 @@ typedef struct plist { /* one partition: live slots in (time, seq) order */
 
 typedef struct ccall {
   lm_over_call c;
-  enum fnk k;
+  lm_over_fn k;
   bool isf;
   lm_aggtable *keys; /* partition keys -> partition id */
   plist *parts;
@@ -303,53 +297,27 @@ static int compute(const overc_op *o, int c, const plist *L, int64_t pos,
       }
     }
   }
-  __int128 isum = 0;
-  double fsum = 0, bf = 0;
-  int64_t cnt = 0, bi = 0;
-  bool mn = cc->k == F_MIN;
+  lm_over_frame fr = {0};
+  fr.rows = hi - lo + 1;
+  bool mm = cc->k == LM_OVER_MIN || cc->k == LM_OVER_MAX;
   for (int64_t i = lo; i <= hi; i++) {
     const cval *v = &o->arg[(int64_t)L->ids[i] * o->n_calls + c];
     if (v->null)
       continue;
-    if (cc->k == F_MIN || cc->k == F_MAX) {
-      if (!cnt || (cc->isf ? (mn ? v->f < bf : v->f > bf)
-                           : (mn ? v->i < bi : v->i > bi))) {
-        bi = v->i;
-        bf = v->f;
+    if (mm) {
+      if (!fr.cnt || lm_over_better(cc->k, cc->isf, v, fr.bi, fr.bf)) {
+        fr.bi = v->i;
+        fr.bf = v->f;
       }
     } else if (cc->isf) {
-      fsum += v->f;
+      fr.fsum += v->f;
     } else {
-      isum += v->i;
+      fr.isum += v->i;
     }
-    cnt++;
+    fr.cnt++;
   }
-  memset(out, 0, sizeof *out);
-  switch (cc->k) {
-  case F_COUNT:
-    out->i = cc->c.arg ? cnt : hi - lo + 1;
-    break;
-  case F_SUM:
-    out->null = !cnt;
-    if (cc->isf)
-      out->f = fsum;
-    else if (isum > INT64_MAX || isum < INT64_MIN)
-      return lm_err(err, LM_ERR_EXEC, "bigint out of range (sum() OVER)");
-    else
-      out->i = (int64_t)isum;
-    break;
-  case F_AVG:
-    out->null = !cnt;
-    if (cnt)
-      out->f = cc->isf ? fsum / (double)cnt
-                       : (double)((long double)isum / (long double)cnt);
-    break;
-  default:
-    out->null = !cnt;
-    out->i = bi;
-    out->f = bf;
-  }
-  return 0;
+  fr.any = fr.cnt > 0;
+  return lm_over_result(&fr, cc->k, cc->isf, cc->c.arg != NULL, out, err);
 }
 
 static bool cval_eq(const cval *a, const cval *b, bool isf) {
@@ -587,13 +555,7 @@ static int flush(overc_op *o, lm_error *err) {
         lm_builder_append_int(&b, o->o_w[r]);
         continue;
       }
-      const cval *v = &o->o_res[r * nc + c];
-      if (v->null)
-        lm_builder_append_null(&b);
-      else if (t.id == LM_TYPE_FLOAT64)
-        lm_builder_append_double(&b, v->f);
-      else
-        lm_builder_append_int(&b, v->i);
+      lm_over_append(&b, &o->o_res[r * nc + c], t.id);
     }
     if (lm_builder_finish(&b, &cols[nin + c]))
       rc = nomem(err);
@@ -689,13 +651,7 @@ static int overc_push(lm_operator *op, lm_batch *b, lm_error *err) {
       break;
     for (int64_t r = 0; r < n; r++) {
       pids[r * nc + c] = tmp[r];
-      cval *v = &args[r * nc + c];
-      if (a && lm_array_is_null(a, r))
-        v->null = true;
-      else if (a && cc->isf)
-        v->f = lm_array_get_f64(a, r);
-      else if (a)
-        v->i = lm_array_get_i64(a, r);
+      lm_over_arg(a, r, cc->isf, &args[r * nc + c]);
     }
     lm_array_release(a);
   }
@@ -821,15 +777,7 @@ lm_operator *lm_op_over_changelog_new(lm_bexpr *where, int time_col,
   for (int c = 0; c < n_calls; c++) {
     ccall *s = &o->calls[c];
     s->c = calls[c];
-    const char *f = calls[c].fn;
-    s->k = !strcmp(f, "count") ? F_COUNT
-           : !strcmp(f, "sum") ? F_SUM
-           : !strcmp(f, "avg") ? F_AVG
-           : !strcmp(f, "min") ? F_MIN
-                               : F_MAX;
-    lm_type_id at = calls[c].arg ? calls[c].arg->type.id : LM_TYPE_INT64;
-    s->isf =
-        at == LM_TYPE_FLOAT32 || at == LM_TYPE_FLOAT64 || at == LM_TYPE_FLOAT16;
+    s->k = lm_over_fn_of(&calls[c], &s->isf);
   }
   return &o->base;
 }

@@ -617,66 +617,39 @@ static int sc_push(lm_operator *op, lm_batch *b, lm_error *err) {
   sc_op *o = (sc_op *)op;
   const lm_plan *p = o->plan;
   int64_t n = b->num_rows;
-  lm_array *keys[64] = {0}, *aggs[64] = {0};
-  if (p->n_keys > 64 || p->n_aggs > 64)
-    return lm_err(err, LM_ERR_BIND, "too many GROUP BY keys or aggregates");
-  int32_t *sel = NULL, *late = NULL;
-  uint32_t *kids = NULL, *gids = NULL;
-  row_ref *refs = NULL;
-  int64_t *touched = NULL;
+  uint32_t *gids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+  row_ref *refs = malloc(sizeof(row_ref) * (size_t)(n + 1));
+  int64_t *touched = malloc(sizeof(int64_t) * (size_t)(n + 1));
   lm_array *wk = NULL;
-  int rc = lm_eval_inputs(p, b, keys, aggs, err);
-  if (rc)
-    goto done;
-  if ((rc = lm_window_placeholder_keys(p, keys, n, err)))
-    goto done;
-  const int64_t *wts = p->weight_col < b->num_columns
-                           ? lm_array_i64(b->columns[p->weight_col])
-                           : NULL;
-  if (!wts) {
-    rc = lm_err(err, LM_ERR_EXEC, "internal error: changelog without __weight");
-    goto done;
-  }
-  sel = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  late = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  kids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
-  gids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
-  refs = malloc(sizeof(row_ref) * (size_t)(n + 1));
-  touched = malloc(sizeof(int64_t) * (size_t)(n + 1));
-  if (!sel || !late || !kids || !gids || !refs || !touched) {
+  lm_session_in in = {0};
+  int rc = 0;
+  if (!gids || !refs || !touched) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto done;
   }
-  const lm_array *tc = b->columns[p->window_time_col];
-  const int64_t *ts = lm_array_i64(tc);
-  int64_t m = 0, n_late = 0;
-  lm_window_split_late(tc, n, lm_window_horizon(o->wm, o->lateness), wts, sel,
-                       &m, late, &n_late);
-  if ((rc = lm_window_send_late(op, o->late, b, late, n_late, err)))
+  rc =
+      lm_session_in_open(op, p, b, o->kd, lm_window_horizon(o->wm, o->lateness),
+                         true, o->late, &in, err);
+  if (rc)
     goto done;
+  lm_array **keys = in.keys, **aggs = in.aggs;
+  const int64_t *wts = in.wts, *ts = in.ts;
+  const int32_t *sel = in.sel;
+  const uint32_t *kids = in.kids;
+  int64_t m = in.m;
   if (!m)
     goto done;
-  if ((rc = lm_aggtable_lookup(o->kd, keys, sel, m, kids, err)))
+  int64_t k0 = o->n_keys;
+  if ((rc = lm_grow_zeroed((void **)&o->keys, &o->n_keys,
+                           lm_aggtable_groups(o->kd), sizeof(ckey), err)))
     goto done;
-  int64_t nk = lm_aggtable_groups(o->kd);
-  if (nk > o->n_keys) {
-    int64_t cap = nk * 2;
-    ckey *l = realloc(o->keys, sizeof(ckey) * (size_t)cap);
-    if (!l) {
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      goto done;
-    }
-    memset(l + o->n_keys, 0, sizeof(ckey) * (size_t)(cap - o->n_keys));
-    for (int64_t k = o->n_keys; k < cap; k++) {
-      l[k].due = INT64_MAX;
-      l[k].first = INT64_MIN;
-    }
-    o->keys = l;
-    o->n_keys = cap;
+  for (int64_t k = k0; k < o->n_keys; k++) {
+    o->keys[k].due = INT64_MAX;
+    o->keys[k].first = INT64_MIN;
   }
   /* the panes: the window start column holds the row's time */
   wk = keys[p->window_key];
-  keys[p->window_key] = (lm_array *)tc;
+  keys[p->window_key] = (lm_array *)in.tc;
   int64_t before = lm_aggtable_groups(o->pt);
   rc = lm_aggtable_lookup(o->pt, keys, sel, m, gids, err);
   if (!rc)
@@ -723,13 +696,10 @@ static int sc_push(lm_operator *op, lm_batch *b, lm_error *err) {
   if (!rc)
     rc = maybe_compact(o, err);
 done:
-  free(sel);
-  free(late);
-  free(kids);
   free(gids);
   free(refs);
   free(touched);
-  lm_release_inputs(p, keys, aggs);
+  lm_session_in_free(p, &in);
   return rc;
 }
 

@@ -275,52 +275,33 @@ static int ss_push(lm_operator *op, lm_batch *b, lm_error *err) {
   ss_op *o = (ss_op *)op;
   const lm_plan *p = o->plan;
   int64_t n = b->num_rows;
-  lm_array *keys[64] = {0}, *aggs[64] = {0};
-  if (p->n_keys > 64 || p->n_aggs > 64)
-    return lm_err(err, LM_ERR_BIND, "too many GROUP BY keys or aggregates");
-  int32_t *sel = NULL, *late = NULL, *rs = NULL, *aff = NULL, *parts = NULL;
-  uint32_t *kids = NULL, *gids = NULL;
+  int32_t *rs = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  int32_t *aff = malloc(sizeof(int32_t) * (size_t)(2 * n + 1));
+  int32_t *parts = malloc(sizeof(int32_t) * (size_t)(2 * n + 1));
+  uint32_t *gids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
   lm_array *sids = NULL;
   int64_t n_aff = 0, n_parts = 0;
-  int rc = lm_eval_inputs(p, b, keys, aggs, err);
-  if (rc)
-    goto done;
-  if ((rc = lm_window_placeholder_keys(p, keys, n, err)))
-    goto done;
-  sel = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  late = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  rs = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  aff = malloc(sizeof(int32_t) * (size_t)(2 * n + 1));
-  parts = malloc(sizeof(int32_t) * (size_t)(2 * n + 1));
-  kids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
-  gids = malloc(sizeof(uint32_t) * (size_t)(n + 1));
-  if (!sel || !late || !rs || !aff || !parts || !kids || !gids) {
+  lm_session_in in = {0};
+  int rc = 0;
+  if (!rs || !aff || !parts || !gids) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto done;
   }
-  const lm_array *tc = b->columns[p->window_time_col];
-  const int64_t *ts = lm_array_i64(tc);
-  int64_t m = 0, n_late = 0;
-  lm_window_split_late(tc, n, lm_window_horizon(o->wm, o->lateness), NULL, sel,
-                       &m, late, &n_late);
-  if ((rc = lm_window_send_late(op, o->late, b, late, n_late, err)))
+  rc =
+      lm_session_in_open(op, p, b, o->kd, lm_window_horizon(o->wm, o->lateness),
+                         false, o->late, &in, err);
+  if (rc)
     goto done;
+  lm_array **keys = in.keys, **aggs = in.aggs;
+  const int32_t *sel = in.sel;
+  const uint32_t *kids = in.kids;
+  const int64_t *ts = in.ts;
+  int64_t m = in.m;
   if (!m)
     goto done;
-  if ((rc = lm_aggtable_lookup(o->kd, keys, sel, m, kids, err)))
+  if ((rc = lm_grow_zeroed((void **)&o->lists, &o->n_lists,
+                           lm_aggtable_groups(o->kd), sizeof(slist), err)))
     goto done;
-  int64_t nk = lm_aggtable_groups(o->kd);
-  if (nk > o->n_lists) {
-    int64_t cap = nk * 2;
-    slist *l = realloc(o->lists, sizeof(slist) * (size_t)cap);
-    if (!l) {
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      goto done;
-    }
-    memset(l + o->n_lists, 0, sizeof(slist) * (size_t)(cap - o->n_lists));
-    o->lists = l;
-    o->n_lists = cap;
-  }
   /* sessions: place every row, merging as rows bridge sessions */
   o->epoch++;
   o->n_parts = 0;
@@ -446,15 +427,12 @@ static int ss_push(lm_operator *op, lm_batch *b, lm_error *err) {
   if (!rc && o->dead > 4096 && o->dead > o->live)
     rc = compact(o, err);
 done:
-  free(sel);
-  free(late);
   free(rs);
   free(aff);
   free(parts);
-  free(kids);
   free(gids);
   lm_array_release(sids);
-  lm_release_inputs(p, keys, aggs);
+  lm_session_in_free(p, &in);
   return rc;
 }
 

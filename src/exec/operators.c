@@ -8,14 +8,30 @@
  * itself (nested regions) is added to child_ns and subtracted from the
  * region's own. One thread runs a pipeline (engine.h). */
 static _Thread_local int64_t child_ns;
+/* read on every push: a plain flag (set between statements, not while a
+ * pipeline runs on another thread) */
+static bool timing_on = true;
+
+void lm_op_timing_set(bool on) {
+  timing_on = on;
+}
+bool lm_op_timing(void) {
+  return timing_on;
+}
 
 void lm_op_timer_start(lm_op_timer *t) {
+  if (!timing_on) {
+    t->t0 = -1;
+    return;
+  }
   t->saved = child_ns;
   child_ns = 0;
   t->t0 = lm_now_ns();
 }
 
 void lm_op_timer_stop(lm_op_timer *t, lm_operator *op) {
+  if (t->t0 < 0)
+    return;
   int64_t dt = lm_now_ns() - t->t0;
   op->time_ns += dt - child_ns;
   child_ns = t->saved + dt;

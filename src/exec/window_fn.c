@@ -461,6 +461,42 @@ static int64_t range_search(const lm_array *a, bool desc, const int32_t *perm,
   return lo;
 }
 
+/* The current row of a RANGE frame: its order key column `ok` (NULL
+ * without ORDER BY), direction, the partition's positions perm sorted by
+ * it with the non-NULL keys at [vs, ve), its key value v, and whether the
+ * key is NULL. */
+typedef struct range_key {
+  const lm_array *ok;
+  bool desc;
+  const int32_t *perm;
+  int64_t vs, ve;
+  long double v;
+  bool null;
+} range_key;
+
+/* The position of a RANGE frame bound of kind bk with offset off: CURRENT
+ * ROW (and an offset from a NULL key) is the row's peer boundary `peer`;
+ * an offset searches the keys (strict: the end, past the last key within
+ * the offset); other kinds keep `dflt`. */
+static int64_t range_bound(const range_key *k, lm_frame_bound_kind bk,
+                           long double off, int64_t peer, int64_t dflt,
+                           bool strict) {
+  switch (bk) {
+  case LM_BOUND_CURRENT_ROW:
+    return peer;
+  case LM_BOUND_PRECEDING:
+  case LM_BOUND_FOLLOWING: {
+    if (k->null)
+      return peer;
+    bool pre = bk == LM_BOUND_PRECEDING;
+    long double b = (pre != k->desc) ? k->v - off : k->v + off;
+    return range_search(k->ok, k->desc, k->perm, k->vs, k->ve, b, strict);
+  }
+  default:
+    return dflt;
+  }
+}
+
 int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
                       lm_error *err) {
   lm_type t;
@@ -686,44 +722,10 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           while (ve > vs && is_null_at(ok, perm[ve - 1]))
             ve--;
         }
-        bool desc = c->n_order ? c->desc[0] : false;
-        long double v = ok && !cur_null ? key_val(ok, row) : 0;
-        switch (c->start) {
-        case LM_BOUND_CURRENT_ROW:
-          fs = pgs[pos];
-          break;
-        case LM_BOUND_PRECEDING:
-        case LM_BOUND_FOLLOWING: {
-          if (cur_null) {
-            fs = pgs[pos];
-            break;
-          }
-          bool pre = c->start == LM_BOUND_PRECEDING;
-          long double b = (pre != desc) ? v - off_s : v + off_s;
-          fs = range_search(ok, desc, perm, vs, ve, b, false);
-          break;
-        }
-        default:
-          break;
-        }
-        switch (c->end) {
-        case LM_BOUND_CURRENT_ROW:
-          fe = pge[pos];
-          break;
-        case LM_BOUND_PRECEDING:
-        case LM_BOUND_FOLLOWING: {
-          if (cur_null) {
-            fe = pge[pos];
-            break;
-          }
-          bool pre = c->end == LM_BOUND_PRECEDING;
-          long double b = (pre != desc) ? v - off_e : v + off_e;
-          fe = range_search(ok, desc, perm, vs, ve, b, true);
-          break;
-        }
-        default:
-          break;
-        }
+        range_key rk = {ok, c->n_order ? c->desc[0] : false,        perm,    vs,
+                        ve, ok && !cur_null ? key_val(ok, row) : 0, cur_null};
+        fs = range_bound(&rk, c->start, off_s, pgs[pos], fs, false);
+        fe = range_bound(&rk, c->end, off_e, pge[pos], fe, true);
       }
       if (fe < fs)
         fe = fs;

@@ -313,6 +313,11 @@ static int csv_header(lm_csv_reader *r, const char *row, int nf) {
     size_t n;
     const char *name = field_text(r, &r->fields[i], &n);
     map[i] = -1;
+    if (r->opt.header_by_position) {
+      if (i < r->ncols)
+        seen[map[i] = i] = true;
+      continue;
+    }
     if (!name)
       continue;
     if (r->fields[i].kind == 0) { /* quoted names keep their spaces */

@@ -4,6 +4,7 @@
 
 #include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 
 #include <errno.h>
 #include <math.h>
@@ -320,8 +321,14 @@ size_t lm_fmt_utf8_check(const char *ptr, size_t len) {
 static int append_timestamp(lm_builder *b, const char *p, size_t len) {
   trim(&p, &len);
   int64_t us;
-  if (!len || lm_parse_timestamp(p, len, &us) != 0)
-    return LM_FMT_SYNTAX;
+  /* TIMESTAMPTZ text may name its zone ('... America/New_York', 'EST'):
+   * read as SQL reads it, zone-less text as UTC */
+  int prc = !len ? LM_DT_BAD_FORMAT
+            : lm_type_is_tstz(b->type)
+                ? lm_tz_parse_timestamptz(p, len, lm_tz_utc(), &us)
+                : lm_parse_timestamp(p, len, &us);
+  if (prc != 0)
+    return prc == LM_DT_BAD_FORMAT ? LM_FMT_SYNTAX : LM_FMT_RANGE;
   int64_t v = us;
   switch ((lm_time_unit)b->type.unit) {
   case LM_UNIT_SECOND:
@@ -422,10 +429,11 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
     return LM_FMT_OK;
   }
   case LM_TYPE_DATE32: { /* YYYY-MM-DD (a time part is dropped) */
-    int64_t us;
-    if (lm_parse_timestamp(p, len, &us))
-      return LM_FMT_SYNTAX;
-    lm_builder_append_int(b, lm_floor_div(us, INT64_C(86400000000)));
+    int64_t days;
+    int prc = lm_parse_date(p, len, &days);
+    if (prc)
+      return prc == LM_DT_BAD_FORMAT ? LM_FMT_SYNTAX : LM_FMT_RANGE;
+    lm_builder_append_int(b, days);
     return LM_FMT_OK;
   }
   case LM_TYPE_TIME64: {

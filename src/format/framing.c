@@ -156,6 +156,39 @@ int lm_framing_encoder_add_table(lm_framing_encoder *e, const char *name,
   return add_channel(e, name, LM_FRAMING_TABLE, schema, id, err);
 }
 
+int lm_framing_encoder_set_dictionary_ids(lm_framing_encoder *e, int ch,
+                                          const int64_t *ids, int n_ids,
+                                          lm_error *err) {
+  if (e->begun)
+    return lm_err(err, LM_ERR_INVALID,
+                  "framing: dictionary ids must be set before begin");
+  if (ch < 0 || ch >= e->n_ch || e->ch[ch].kind != LM_FRAMING_TABLE)
+    return lm_err(err, LM_ERR_INVALID, "framing: %d is not a table channel",
+                  ch);
+  enc_channel *c = &e->ch[ch];
+  lm_ipc_write_options o;
+  if (e->has_ipc)
+    o = e->ipc;
+  else
+    memset(&o, 0, sizeof o);
+  o.n_dictionary_ids = n_ids;
+  o.dictionary_ids = ids;
+  /* the writer appends to c->scratch (its Schema message at once): try
+   * the ids on a scratch buffer first, so a refusal leaves c as it was */
+  lm_buf trial;
+  lm_buf_init(&trial);
+  lm_ipc_writer *w;
+  int rc = lm_ipc_writer_new(c->schema, false, &o, &trial, &w, err);
+  lm_ipc_writer_free(rc ? NULL : w);
+  lm_buf_free(&trial);
+  if (rc)
+    return rc;
+  lm_ipc_writer_free(c->w);
+  c->w = NULL;
+  lm_buf_reset(&c->scratch);
+  return lm_ipc_writer_new(c->schema, false, &o, &c->scratch, &c->w, err);
+}
+
 int lm_framing_encoder_add_opaque(lm_framing_encoder *e, const char *name,
                                   int *id, lm_error *err) {
   return add_channel(e, name, LM_FRAMING_OPAQUE, NULL, id, err);
@@ -247,6 +280,8 @@ int lm_framing_encoder_write_batch_metadata(lm_framing_encoder *e, int ch,
   if (rc)
     return rc;
   enc_channel *c = &e->ch[ch];
+  if (!c->w) /* set_dictionary_ids ran out of memory */
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_buf_reset(&c->scratch);
   if ((rc = lm_ipc_writer_write_metadata(c->w, b, kv, n_kv, err)) != 0)
     return rc;
@@ -379,6 +414,7 @@ struct lm_framing_decoder {
   expect *exp;
   int n_exp;
   bool fed;
+  bool keep_dicts; /* channel readers deliver DICTIONARY arrays */
   bool have_seq;
   uint64_t last_seq;
   int err_code;
@@ -494,6 +530,7 @@ static int ipc_decode(lm_framing_decoder *d, const dec_channel *c,
   lm_ipc_stream_reader *r = lm_ipc_stream_reader_new(&d->ipc_lim, "ipc");
   if (!r)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_ipc_stream_reader_keep_dictionaries(r, d->keep_dicts);
   lm_error ie;
   lm_err_clear(&ie);
   int rc = 0;
@@ -1167,6 +1204,23 @@ int lm_framing_decoder_num_channels(const lm_framing_decoder *d) {
 }
 int lm_framing_decoder_find(const lm_framing_decoder *d, const char *name) {
   return name ? find_channel(d, name, strlen(name)) : -1;
+}
+
+int lm_framing_decoder_keep_dictionaries(lm_framing_decoder *d, bool keep,
+                                         lm_error *err) {
+  if (d->fed)
+    return lm_err(err, LM_ERR_INVALID,
+                  "framing: keep_dictionaries must precede the first feed");
+  d->keep_dicts = keep;
+  return 0;
+}
+
+int lm_framing_decoder_dictionary_ids(const lm_framing_decoder *d, int ch,
+                                      const int64_t **ids) {
+  *ids = NULL;
+  if (ch < 0 || ch >= d->n_ch || !d->ch[ch].rd)
+    return 0;
+  return lm_ipc_stream_reader_dictionary_ids(d->ch[ch].rd, ids);
 }
 
 void lm_framing_decoder_free(lm_framing_decoder *d) {

@@ -84,6 +84,10 @@ typedef struct ipc_schema {
   int n_fields;
   ipc_dict *dicts;
   int n_dicts, cap_dicts;
+  /* the id of every dictionary-encoded field, pre-order (a field before
+   * its children, columns in order): lm_ipc_*_dictionary_ids */
+  int64_t *dict_ids;
+  int n_dict_ids;
   lm_ipc_kv *kv;
   int n_kv;
 } ipc_schema;
@@ -109,6 +113,7 @@ static void ipc_schema_free(ipc_schema *s) {
       lm_array_release(s->dicts[i].values);
   }
   free(s->dicts);
+  free(s->dict_ids);
   for (int i = 0; i < s->n_kv; i++) {
     free(s->kv[i].key);
     free(s->kv[i].value);
@@ -574,6 +579,15 @@ static int decode_field(const ipc_ctx *c, const lm_fb_table *f,
 }
 
 /* Decodes a Schema table (Schema.fbs). */
+/* Appends the dictionary ids of fd and its children, pre-order, to
+ * s->dict_ids (room for every field was allocated). */
+static void collect_dict_ids(ipc_schema *s, const ipc_field *fd) {
+  if (fd->dict >= 0)
+    s->dict_ids[s->n_dict_ids++] = s->dicts[fd->dict].id;
+  for (int i = 0; i < fd->n_children; i++)
+    collect_dict_ids(s, &fd->children[i]);
+}
+
 static int decode_schema(const ipc_ctx *c, const lm_fb_table *st,
                          ipc_schema *out) {
   int rc;
@@ -618,6 +632,11 @@ static int decode_schema(const ipc_ctx *c, const lm_fb_table *st,
     if (rc)
       return rc;
   }
+  out->dict_ids = malloc(((size_t)count + 1) * sizeof *out->dict_ids);
+  if (!out->dict_ids)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < out->n_fields; i++)
+    collect_dict_ids(out, &out->fields[i]);
   return read_kvs(c, st, SCHEMA_CUSTOM_METADATA, &out->kv, &out->n_kv);
 }
 
@@ -1322,17 +1341,78 @@ static int apply_dictionary(const ipc_ctx *c, ipc_schema *s,
 
 /* ---------------------------------------------------------- stream reader */
 
-/* A message's custom_metadata (Message.fbs Message.custom_metadata). */
+/* A RecordBatch message's custom_metadata (Message.fbs
+ * Message.custom_metadata) and the DictionaryBatch messages applied since
+ * the record batch before it (one entry per id: the last one's map). */
 typedef struct ipc_md {
   lm_ipc_kv *kv;
   int n;
+  lm_ipc_dict_batch *db;
+  int n_db;
 } ipc_md;
+
+static void dbs_free(lm_ipc_dict_batch *db, int n) {
+  for (int i = 0; i < n; i++)
+    kvs_free(db[i].metadata, db[i].n_metadata);
+  free(db);
+}
+
+static void md_free(ipc_md *md) {
+  kvs_free(md->kv, md->n);
+  dbs_free(md->db, md->n_db);
+  memset(md, 0, sizeof *md);
+}
+
+/* Records the DictionaryBatch message msg (header db, already applied) in
+ * the list *list / *n (capacity *cap): its id, isDelta and custom_metadata.
+ * An entry for the same id is replaced (a delta after a replacement stays
+ * a replacement), so the list never holds more entries than the schema has
+ * dictionaries. LM_ERR_NOMEM or a metadata error. */
+static int record_dict_batch(const ipc_ctx *c, const lm_fb_table *db,
+                             const lm_fb_table *msg, lm_ipc_dict_batch **list,
+                             int *n, int *cap) {
+  int64_t id;
+  uint8_t delta;
+  int rc;
+  if ((rc = lm_fb_get_i64(db, DB_ID, 0, &id)) != 0 ||
+      (rc = lm_fb_get_u8(db, DB_IS_DELTA, 0, &delta)) != 0)
+    return rc;
+  lm_ipc_kv *kv = NULL;
+  int nkv = 0;
+  if (msg && (rc = read_kvs(c, msg, MSG_CUSTOM_METADATA, &kv, &nkv)) != 0) {
+    kvs_free(kv, nkv);
+    return rc;
+  }
+  int i = 0;
+  while (i < *n && (*list)[i].id != id)
+    i++;
+  if (i < *n) {
+    kvs_free((*list)[i].metadata, (*list)[i].n_metadata);
+    (*list)[i].is_delta = (*list)[i].is_delta && delta;
+  } else {
+    if (*n == *cap) {
+      int nc = *cap ? 2 * *cap : 4;
+      lm_ipc_dict_batch *p = realloc(*list, (size_t)nc * sizeof *p);
+      if (!p) {
+        kvs_free(kv, nkv);
+        return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      }
+      *list = p;
+      *cap = nc;
+    }
+    (*list)[i].id = id;
+    (*list)[i].is_delta = delta != 0;
+    (*n)++;
+  }
+  (*list)[i].metadata = kv;
+  (*list)[i].n_metadata = nkv;
+  return 0;
+}
 
 /* Reads msg's custom_metadata into *md (freed on error). */
 static int read_message_md(const ipc_ctx *c, const lm_fb_table *msg,
                            ipc_md *md) {
-  md->kv = NULL;
-  md->n = 0;
+  memset(md, 0, sizeof *md);
   int rc = read_kvs(c, msg, MSG_CUSTOM_METADATA, &md->kv, &md->n);
   if (rc) {
     kvs_free(md->kv, md->n);
@@ -1369,7 +1449,35 @@ struct lm_ipc_stream_reader {
   ipc_md *mdq;
   size_t mdq_head, mdq_len, mdq_cap;
   ipc_md last; /* of the batch last returned by next or decode_message */
+  /* DictionaryBatch messages applied since the last RecordBatch message
+   * (moved into that batch's ipc_md when it comes) */
+  lm_ipc_dict_batch *pdb;
+  int n_pdb, cap_pdb;
 };
+
+/* Applies DictionaryBatch header hdr (message msg) and records it in the
+ * reader's pending list. */
+static int stream_apply_dictionary(lm_ipc_stream_reader *r, const ipc_ctx *c,
+                                   const lm_fb_table *hdr,
+                                   const lm_fb_table *msg, body_ref *body) {
+  int rc = apply_dictionary(c, &r->sch, hdr, body, false);
+  return rc ? rc
+            : record_dict_batch(c, hdr, msg, &r->pdb, &r->n_pdb, &r->cap_pdb);
+}
+
+/* Reads the custom_metadata of RecordBatch message msg into *md, with the
+ * pending dictionary batches (which the reader no longer holds). */
+static int batch_md(lm_ipc_stream_reader *r, const ipc_ctx *c,
+                    const lm_fb_table *msg, ipc_md *md) {
+  int rc = read_message_md(c, msg, md);
+  if (rc)
+    return rc;
+  md->db = r->pdb;
+  md->n_db = r->n_pdb;
+  r->pdb = NULL;
+  r->n_pdb = r->cap_pdb = 0;
+  return 0;
+}
 
 /* Appends md to the metadata queue (taking it); LM_ERR_NOMEM. */
 static int mdq_push(lm_ipc_stream_reader *r, ipc_md md) {
@@ -1395,7 +1503,7 @@ static int mdq_push(lm_ipc_stream_reader *r, ipc_md md) {
 }
 
 static void set_last(lm_ipc_stream_reader *r, ipc_md md) {
-  kvs_free(r->last.kv, r->last.n);
+  md_free(&r->last);
   r->last = md;
 }
 
@@ -1489,25 +1597,25 @@ static int stream_pump(lm_ipc_stream_reader *r, lm_error *err) {
       body_ref body = {p + prefix + L, (size_t)blen, at + prefix + (size_t)L,
                        r->pend, -1};
       if (ht == ARROW_MSG_DICTIONARY_BATCH) {
-        if ((rc = apply_dictionary(&c, &r->sch, &hdr, &body, false)) != 0)
+        if ((rc = stream_apply_dictionary(r, &c, &hdr, &msg, &body)) != 0)
           return rc;
       } else {
         lm_batch *b;
         ipc_md md;
-        if ((rc = read_message_md(&c, &msg, &md)) != 0)
+        if ((rc = decode_batch(&c, &hdr, &r->sch, &body, &b)) != 0)
           return rc;
-        if ((rc = decode_batch(&c, &hdr, &r->sch, &body, &b)) != 0) {
-          kvs_free(md.kv, md.n);
+        if ((rc = batch_md(r, &c, &msg, &md)) != 0) {
+          lm_batch_release(b);
           return rc;
         }
         if (mdq_push(r, md)) {
-          kvs_free(md.kv, md.n);
+          md_free(&md);
           lm_batch_release(b);
           return lm_err(err, LM_ERR_NOMEM, "out of memory");
         }
         if (lm_fmt_queue_push(&r->q, b)) {
           r->mdq_len--;
-          kvs_free(md.kv, md.n);
+          md_free(&md);
           lm_batch_release(b);
           return lm_err(err, LM_ERR_NOMEM, "out of memory");
         }
@@ -1671,12 +1779,13 @@ static int decode_one(lm_ipc_stream_reader *r, const void *data, size_t len,
   body_ref body = {p + prefix + L, (size_t)blen, abs + prefix + (size_t)L,
                    owner, -1};
   if (ht == ARROW_MSG_DICTIONARY_BATCH)
-    return apply_dictionary(&c, &r->sch, &hdr, &body, false);
+    return stream_apply_dictionary(r, &c, &hdr, &msg, &body);
   ipc_md md;
-  if ((rc = read_message_md(&c, &msg, &md)) != 0)
+  if ((rc = decode_batch(&c, &hdr, &r->sch, &body, out)) != 0)
     return rc;
-  if ((rc = decode_batch(&c, &hdr, &r->sch, &body, out)) != 0) {
-    kvs_free(md.kv, md.n);
+  if ((rc = batch_md(r, &c, &msg, &md)) != 0) {
+    lm_batch_release(*out);
+    *out = NULL;
     return rc;
   }
   set_last(r, md);
@@ -1817,6 +1926,16 @@ int lm_ipc_stream_reader_batch_metadata(const lm_ipc_stream_reader *r,
   *kv = r->last.kv;
   return r->last.n;
 }
+int lm_ipc_stream_reader_dictionary_batches(const lm_ipc_stream_reader *r,
+                                            const lm_ipc_dict_batch **db) {
+  *db = r->last.db;
+  return r->last.n_db;
+}
+int lm_ipc_stream_reader_dictionary_ids(const lm_ipc_stream_reader *r,
+                                        const int64_t **ids) {
+  *ids = r->have_schema ? r->sch.dict_ids : NULL;
+  return r->have_schema ? r->sch.n_dict_ids : 0;
+}
 lm_schema *lm_ipc_stream_reader_schema(const lm_ipc_stream_reader *r) {
   if (!r->have_schema)
     return NULL;
@@ -1841,9 +1960,10 @@ void lm_ipc_stream_reader_free(lm_ipc_stream_reader *r) {
   ipc_schema_free(&r->sch);
   lm_fmt_queue_free(&r->q);
   for (size_t i = r->mdq_head; i < r->mdq_len; i++)
-    kvs_free(r->mdq[i].kv, r->mdq[i].n);
+    md_free(&r->mdq[i]);
   free(r->mdq);
-  kvs_free(r->last.kv, r->last.n);
+  md_free(&r->last);
+  dbs_free(r->pdb, r->n_pdb);
   if (r->pend)
     lm_buffer_release(r->pend);
   free(r->source);
@@ -1866,6 +1986,9 @@ struct lm_ipc_file_reader {
   int n_blocks;
   int next;
   ipc_md last; /* custom_metadata of the batch last decoded */
+  /* the footer's DictionaryBatch messages (one entry per id) */
+  lm_ipc_dict_batch *db;
+  int n_db, cap_db;
 };
 
 /* Verifies the footer Blocks of vector v (record batches or dictionaries):
@@ -2008,12 +2131,14 @@ int lm_ipc_file_open_memory(const void *data, size_t len, lm_buffer *owner,
   /* dictionaries (and deltas) in footer order, before any record batch */
   for (uint32_t i = 0; i < dicts.n; i++) {
     lm_fb_reader drd;
-    lm_fb_table hdr;
+    lm_fb_table hdr, msg;
     body_ref body;
     if ((rc = block_message(
              r, &c, lm_fb_vec_elem(&dicts, i), "dictionary batch", (int)i,
-             ARROW_MSG_DICTIONARY_BATCH, &drd, &hdr, &body, NULL)) != 0 ||
-        (rc = apply_dictionary(&c, &r->sch, &hdr, &body, true)) != 0)
+             ARROW_MSG_DICTIONARY_BATCH, &drd, &hdr, &body, &msg)) != 0 ||
+        (rc = apply_dictionary(&c, &r->sch, &hdr, &body, true)) != 0 ||
+        (rc = record_dict_batch(&c, &hdr, &msg, &r->db, &r->n_db,
+                                &r->cap_db)) != 0)
       goto fail;
   }
   *out = r;
@@ -2088,12 +2213,24 @@ int lm_ipc_file_read_batch(lm_ipc_file_reader *r, int i, lm_batch **out,
   if ((rc = read_message_md(&c, &msg, &md)) != 0)
     return rc;
   if ((rc = decode_batch(&c, &hdr, &r->sch, &body, out)) != 0) {
-    kvs_free(md.kv, md.n);
+    md_free(&md);
     return rc;
   }
-  kvs_free(r->last.kv, r->last.n);
+  md_free(&r->last);
   r->last = md;
   return 0;
+}
+
+int lm_ipc_file_dictionary_batches(const lm_ipc_file_reader *r,
+                                   const lm_ipc_dict_batch **db) {
+  *db = r->db;
+  return r->n_db;
+}
+
+int lm_ipc_file_dictionary_ids(const lm_ipc_file_reader *r,
+                               const int64_t **ids) {
+  *ids = r->sch.dict_ids;
+  return r->sch.n_dict_ids;
 }
 
 int lm_ipc_file_batch_metadata(const lm_ipc_file_reader *r,
@@ -2128,7 +2265,8 @@ void lm_ipc_file_reader_free(lm_ipc_file_reader *r) {
   if (!r)
     return;
   ipc_schema_free(&r->sch);
-  kvs_free(r->last.kv, r->last.n);
+  md_free(&r->last);
+  dbs_free(r->db, r->n_db);
   if (r->owner)
     lm_buffer_release(r->owner);
   free(r->source);

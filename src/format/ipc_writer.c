@@ -38,12 +38,16 @@ typedef struct wdict {
  * dictionary id: where its arrays are in a batch and what was written. */
 typedef struct wdictarr {
   int64_t id;
+  int owner;       /* the first occurrence with this id (holds the state) */
+  bool nested;     /* owner: some occurrence of the id has depth > 0 */
   int col;         /* top-level column */
   int depth;       /* steps below it */
   int path[64];    /* child index at each step (LIST: 0) */
   lm_array *last;  /* the dictionary last written (one reference) */
   int64_t base;    /* where `last` starts in the written dictionary */
   int64_t emitted; /* entries written for this id so far */
+  lm_ipc_kv *kv;   /* custom_metadata of its DictionaryBatch messages */
+  int n_kv;
 } wdictarr;
 
 struct lm_ipc_writer {
@@ -249,15 +253,15 @@ static lm_fb_ref build_type(lm_fb_builder *b, lm_type t, const char *tz,
 }
 
 /* Field table (Schema.fbs Field) for a field of type t, children first
- * (pre-order). DICTIONARY types take the next id from *next_dict (the
- * same order as writer_new's collect_dicts). utf8_dict_id >= 0 encodes a
- * VARCHAR field (dictionary_encode_utf8) with that id. */
+ * (pre-order). DICTIONARY types take the id of the next occurrence
+ * darr[*k] (the same pre-order as writer_new's collect_dicts). utf8_dict_id
+ * >= 0 encodes a VARCHAR field (dictionary_encode_utf8) with that id. */
 static lm_fb_ref build_field(lm_fb_builder *b, const char *name, lm_type t,
-                             bool nullable, const char *tz, int64_t *next_dict,
+                             bool nullable, const char *tz,
+                             const wdictarr *darr, int *k,
                              int64_t utf8_dict_id) {
-  int64_t dict_id = -1;
-  if (t.id == LM_TYPE_DICTIONARY)
-    dict_id = (*next_dict)++;
+  bool encoded = t.id == LM_TYPE_DICTIONARY;
+  int64_t dict_id = encoded ? darr[(*k)++].id : 0;
   lm_type vt = t.id == LM_TYPE_DICTIONARY ? lm_type_dict_value(t) : t;
   int n = vt.id == LM_TYPE_LIST || vt.id == LM_TYPE_LARGE_LIST ||
                   vt.id == LM_TYPE_STRUCT
@@ -271,8 +275,8 @@ static lm_fb_ref build_field(lm_fb_builder *b, const char *name, lm_type t,
   }
   for (int i = 0; i < n; i++) {
     const lm_type_field *f = &vt.node->children[i];
-    refs[i] = build_field(b, f->name, f->type, f->nullable, f->timezone,
-                          next_dict, -1);
+    refs[i] =
+        build_field(b, f->name, f->type, f->nullable, f->timezone, darr, k, -1);
   }
   lm_fb_ref children = lm_fb_create_ref_vector(b, refs, (size_t)n);
   if (refs != kids)
@@ -281,17 +285,16 @@ static lm_fb_ref build_field(lm_fb_builder *b, const char *name, lm_type t,
   uint8_t tid;
   lm_fb_ref type = build_type(b, vt, tz, &tid);
   lm_fb_ref dict = 0;
-  if (dict_id >= 0 || utf8_dict_id >= 0) {
-    lm_type it =
-        dict_id >= 0 ? lm_type_dict_index(t) : lm_type_make(LM_TYPE_INT32);
+  if (encoded || utf8_dict_id >= 0) {
+    lm_type it = encoded ? lm_type_dict_index(t) : lm_type_make(LM_TYPE_INT32);
     lm_fb_table_start(b);
     lm_fb_add_i32(b, INT_BIT_WIDTH, 8 * lm_type_width(it));
     lm_fb_add_u8(b, INT_IS_SIGNED, lm_type_is_integer(it) ? 1 : 0);
     lm_fb_ref itr = lm_fb_table_end(b);
     lm_fb_table_start(b);
-    lm_fb_add_i64(b, DE_ID, dict_id >= 0 ? dict_id : utf8_dict_id);
+    lm_fb_add_i64(b, DE_ID, encoded ? dict_id : utf8_dict_id);
     lm_fb_add_ref(b, DE_INDEX_TYPE, itr);
-    if (dict_id >= 0 && t.node->ordered)
+    if (encoded && t.node->ordered)
       lm_fb_add_u8(b, DE_IS_ORDERED, 1);
     dict = lm_fb_table_end(b);
   }
@@ -307,20 +310,21 @@ static lm_fb_ref build_field(lm_fb_builder *b, const char *name, lm_type t,
 }
 
 /* Schema table (Schema.fbs Schema) for s with the custom metadata.
- * DICTIONARY fields get ids from s->n_fields on (dictionary_encode_utf8
+ * DICTIONARY fields get the ids of darr, in order (dictionary_encode_utf8
  * uses the column numbers). */
 static lm_fb_ref build_schema(lm_fb_builder *b, const lm_schema *s,
-                              const lm_ipc_kv *kv, int n_kv, bool dict_utf8) {
+                              const lm_ipc_kv *kv, int n_kv, bool dict_utf8,
+                              const wdictarr *darr) {
   lm_fb_ref *fields = calloc((size_t)s->n_fields + 1, sizeof *fields);
   if (!fields) {
     b->oom = true;
     return 0;
   }
-  int64_t next_dict = s->n_fields;
+  int k = 0;
   for (int i = 0; i < s->n_fields; i++) {
     const lm_field *f = &s->fields[i];
     fields[i] =
-        build_field(b, f->name, f->type, f->nullable, f->timezone, &next_dict,
+        build_field(b, f->name, f->type, f->nullable, f->timezone, darr, &k,
                     dict_utf8 && f->type.id == LM_TYPE_UTF8 ? (int64_t)i : -1);
   }
   lm_fb_ref fv = lm_fb_create_ref_vector(b, fields, (size_t)s->n_fields);
@@ -370,6 +374,57 @@ static int collect_dicts(lm_ipc_writer *w, lm_type t, int col, int *path,
       if (rc)
         return rc;
     }
+  return 0;
+}
+
+/* The type (DICTIONARY) of occurrence d in the schema. */
+static lm_type dict_array_type(const lm_ipc_writer *w, const wdictarr *d) {
+  lm_type t = w->schema->fields[d->col].type;
+  for (int k = 0; k < d->depth; k++)
+    t = t.node->children[d->path[k]].type;
+  return t;
+}
+
+/* The dictionary ids of the occurrences: opts->dictionary_ids when given
+ * (checked: their count, a shared id's value type, no clash with a
+ * dictionary_encode_utf8 column number), else those collect_dicts
+ * numbered; sets each occurrence's owner (the first with its id). */
+static int set_dict_ids(lm_ipc_writer *w, const lm_ipc_write_options *opts,
+                        lm_error *err) {
+  int n = opts ? opts->n_dictionary_ids : 0;
+  if (n != 0 && (n != w->n_darr || !opts->dictionary_ids))
+    return lm_err(err, LM_ERR_INVALID,
+                  "%d dictionary ids given for %d dictionary-encoded fields", n,
+                  w->n_darr);
+  for (int k = 0; k < w->n_darr; k++) {
+    wdictarr *d = &w->darr[k];
+    if (n)
+      d->id = opts->dictionary_ids[k];
+    d->owner = k;
+    if (opts && opts->dictionary_encode_utf8 && d->id >= 0 &&
+        d->id < w->schema->n_fields &&
+        w->schema->fields[d->id].type.id == LM_TYPE_UTF8)
+      return lm_err(err, LM_ERR_INVALID,
+                    "dictionary id %lld is also the id of VARCHAR column '%s' "
+                    "(dictionary_encode_utf8)",
+                    (long long)d->id, w->schema->fields[d->id].name);
+    for (int j = 0; j < k; j++) {
+      if (w->darr[j].id != d->id)
+        continue;
+      lm_type a = dict_array_type(w, &w->darr[j]);
+      lm_type b = dict_array_type(w, d);
+      if (!lm_type_eq(lm_type_dict_value(a), lm_type_dict_value(b)))
+        return lm_err(err, LM_ERR_INVALID,
+                      "columns '%s' and '%s' share dictionary id %lld but "
+                      "their dictionaries hold different types",
+                      w->schema->fields[w->darr[j].col].name,
+                      w->schema->fields[d->col].name, (long long)d->id);
+      d->owner = j;
+      break;
+    }
+    if (d->depth > 0)
+      w->darr[d->owner].nested = true;
+  }
   return 0;
 }
 
@@ -490,6 +545,11 @@ static int writer_new(lm_schema *schema, bool file_format,
         return rc;
       }
     }
+    int rc = set_dict_ids(w, opts, err);
+    if (rc) {
+      lm_ipc_writer_free(w);
+      return rc;
+    }
   }
   w->out = out;
   if (sink) {
@@ -534,7 +594,8 @@ static int writer_new(lm_schema *schema, bool file_format,
     goto oom;
   lm_fb_builder b;
   lm_fb_builder_init(&b);
-  lm_fb_ref sch = build_schema(&b, schema, w->kv, w->n_kv, w->dict_utf8);
+  lm_fb_ref sch =
+      build_schema(&b, schema, w->kv, w->n_kv, w->dict_utf8, w->darr);
   const uint8_t *fb;
   size_t fb_len;
   int rc = finish_message(&b, ARROW_MSG_SCHEMA, sch, 0, NULL, 0, &fb, &fb_len);
@@ -802,11 +863,12 @@ static int add_column(lm_ipc_writer *w, const lm_array *a) {
   }
 }
 
-/* Writes one RecordBatch message over cols (n_rows rows), or, when
- * dict_id >= 0, a DictionaryBatch (Message.fbs {id, data, isDelta})
- * wrapping it. Records its Block in *blk. 0 or LM_ERR_NOMEM. */
+/* Writes one RecordBatch message over cols (n_rows rows), or, when dict
+ * is non-NULL, a DictionaryBatch (Message.fbs {id, data, isDelta})
+ * wrapping it for dictionary dict (its owner's map as the message's
+ * custom_metadata). Records its Block in *blk. 0 or LM_ERR_NOMEM. */
 static int write_record_batch(lm_ipc_writer *w, const lm_array *const *cols,
-                              int n_cols, int64_t n_rows, int64_t dict_id,
+                              int n_cols, int64_t n_rows, const wdictarr *dict,
                               bool is_delta, block *blk) {
   lm_buf_reset(&w->body);
   lm_buf_reset(&w->nodes);
@@ -841,9 +903,9 @@ static int write_record_batch(lm_ipc_writer *w, const lm_array *const *cols,
     lm_fb_add_ref(&b, RB_COMPRESSION, comp);
   lm_fb_ref rb = lm_fb_table_end(&b);
   uint8_t htype = ARROW_MSG_RECORD_BATCH;
-  if (dict_id >= 0) {
+  if (dict) {
     lm_fb_table_start(&b);
-    lm_fb_add_i64(&b, DB_ID, dict_id);
+    lm_fb_add_i64(&b, DB_ID, dict->id);
     lm_fb_add_ref(&b, DB_DATA, rb);
     if (is_delta)
       lm_fb_add_u8(&b, DB_IS_DELTA, 1);
@@ -853,8 +915,8 @@ static int write_record_batch(lm_ipc_writer *w, const lm_array *const *cols,
   const uint8_t *fb;
   size_t fb_len;
   int rc = finish_message(&b, htype, rb, (int64_t)w->blen,
-                          dict_id < 0 ? w->msg_kv : NULL,
-                          dict_id < 0 ? w->msg_n_kv : 0, &fb, &fb_len);
+                          dict ? dict->kv : w->msg_kv,
+                          dict ? dict->n_kv : w->msg_n_kv, &fb, &fb_len);
   if (rc == 0)
     rc = write_message(w, fb, fb_len, &w->body, blk);
   lm_fb_builder_free(&b);
@@ -1005,7 +1067,10 @@ static int encode_column(lm_ipc_writer *w, int c, const lm_array *a,
   dv.data = &db;
   const lm_array *cols[1] = {&dv};
   block blk;
-  if (write_record_batch(w, cols, 1, dv.length, c, delta, &blk) ||
+  wdictarr ud; /* dictionary id c, no metadata */
+  memset(&ud, 0, sizeof ud);
+  ud.id = c;
+  if (write_record_batch(w, cols, 1, dv.length, &ud, delta, &blk) ||
       (w->file_format && lm_buf_append(&w->dblocks, &blk, sizeof blk)))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   d->emitted = d->count;
@@ -1045,7 +1110,7 @@ static int write_dict_batch(lm_ipc_writer *w, const wdictarr *d, lm_array *dv,
     return LM_ERR_NOMEM;
   const lm_array *cols[1] = {part};
   block blk;
-  int rc = write_record_batch(w, cols, 1, len, d->id, delta, &blk);
+  int rc = write_record_batch(w, cols, 1, len, d, delta, &blk);
   if (rc == 0 && w->file_format && lm_buf_append(&w->dblocks, &blk, sizeof blk))
     rc = LM_ERR_NOMEM;
   lm_array_release(part);
@@ -1066,10 +1131,21 @@ static int write_dicts(lm_ipc_writer *w, const lm_batch *bt, lm_array **rebased,
   lm_buf_init(&y);
   int rc = 0;
   for (int k = 0; k < w->n_darr && !rc; k++) {
-    wdictarr *d = &w->darr[k];
-    const lm_array *a = dict_array(bt, d);
+    wdictarr *occ = &w->darr[k];
+    wdictarr *d = &w->darr[occ->owner]; /* the id's state */
+    const lm_array *a = dict_array(bt, occ);
     lm_array *dv = a->dictionary;
-    if (d->last != dv) {
+    if (occ != d && d->last != dv &&
+        !(d->last && dv->length == d->last->length &&
+          rows_equal(d->last, dv, dv->length, &x, &y))) {
+      rc = lm_err(err, LM_ERR_INVALID,
+                  "columns '%s' and '%s' share dictionary id %lld but hold "
+                  "different dictionaries",
+                  w->schema->fields[d->col].name,
+                  w->schema->fields[occ->col].name, (long long)d->id);
+      break;
+    }
+    if (occ == d && d->last != dv) {
       int64_t ll = d->last ? d->last->length : 0;
       bool tail = d->last && d->base + ll == d->emitted;
       if (tail && dv->length >= ll && rows_equal(d->last, dv, ll, &x, &y)) {
@@ -1082,7 +1158,7 @@ static int write_dicts(lm_ipc_writer *w, const lm_batch *bt, lm_array **rebased,
           rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
         d->base = 0;
         d->emitted = dv->length;
-      } else if (d->depth > 0) {
+      } else if (d->nested) {
         rc = lm_err(err, LM_ERR_INVALID,
                     "column '%s': a nested dictionary changed between "
                     "batches, which the IPC file format cannot replace (use "
@@ -1099,7 +1175,7 @@ static int write_dicts(lm_ipc_writer *w, const lm_batch *bt, lm_array **rebased,
       lm_array_release(d->last);
       d->last = lm_array_retain(dv);
     }
-    if (d->base == 0 || d->depth > 0)
+    if (d->base == 0 || occ->depth > 0)
       continue;
     /* file format: indices into the written dictionary start at base */
     lm_type it = lm_type_dict_index(a->type);
@@ -1111,7 +1187,7 @@ static int write_dicts(lm_ipc_writer *w, const lm_batch *bt, lm_array **rebased,
       rc = lm_err(err, LM_ERR_INVALID,
                   "column '%s': the file's dictionary grew to %lld entries, "
                   "more than its %s indices address",
-                  w->schema->fields[d->col].name, (long long)d->emitted,
+                  w->schema->fields[occ->col].name, (long long)d->emitted,
                   lm_type_name(it));
       break;
     }
@@ -1125,16 +1201,16 @@ static int write_dicts(lm_ipc_writer *w, const lm_batch *bt, lm_array **rebased,
           lm_array_is_null(a, i) ? 0 : lm_array_dict_index(a, i) + d->base;
       memcpy(v->data + i * wd, &ix, (size_t)wd); /* little-endian */
     }
-    rebased[d->col] =
+    rebased[occ->col] =
         lm_array_new(a->type, a->length, a->null_count, a->offset, NULL, v,
                      NULL, 0, NULL, lm_array_retain(a->dictionary));
-    if (!rebased[d->col]) {
+    if (!rebased[occ->col]) {
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
       break;
     }
     /* the values buffer starts at row 0: shift by offset */
-    rebased[d->col]->offset = 0;
-    rebased[d->col]->validity =
+    rebased[occ->col]->offset = 0;
+    rebased[occ->col]->validity =
         a->null_count > 0 ? lm_buffer_retain(a->validity) : NULL;
     if (a->offset && a->null_count > 0) {
       /* keep validity aligned with the new values: copy the bits */
@@ -1146,13 +1222,56 @@ static int write_dicts(lm_ipc_writer *w, const lm_batch *bt, lm_array **rebased,
       for (int64_t i = 0; i < a->length; i++)
         if (!lm_array_is_null(a, i))
           lm_bit_set(vb->data, i);
-      lm_buffer_release(rebased[d->col]->validity);
-      rebased[d->col]->validity = vb;
+      lm_buffer_release(rebased[occ->col]->validity);
+      rebased[occ->col]->validity = vb;
     }
   }
   lm_buf_free(&x);
   lm_buf_free(&y);
   return rc;
+}
+
+static void kvs_free(lm_ipc_kv *kv, int n) {
+  for (int i = 0; i < n; i++) {
+    free(kv[i].key);
+    free(kv[i].value);
+  }
+  free(kv);
+}
+
+int lm_ipc_writer_set_dictionary_metadata(lm_ipc_writer *w, int64_t id,
+                                          const lm_ipc_kv *kv, int n_kv,
+                                          lm_error *err) {
+  int k = 0;
+  while (k < w->n_darr && w->darr[k].id != id)
+    k++;
+  if (k == w->n_darr)
+    return lm_err(err, LM_ERR_INVALID,
+                  "no dictionary-encoded column has dictionary id %lld",
+                  (long long)id);
+  if (n_kv < 0 || (n_kv > 0 && !kv))
+    return lm_err(err, LM_ERR_INVALID, "bad dictionary metadata count %d",
+                  n_kv);
+  for (int i = 0; i < n_kv; i++)
+    if (!kv[i].key || !kv[i].value)
+      return lm_err(err, LM_ERR_INVALID,
+                    "dictionary metadata pair %d has a NULL key or value", i);
+  lm_ipc_kv *copy = n_kv ? calloc((size_t)n_kv, sizeof *copy) : NULL;
+  if (n_kv && !copy)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < n_kv; i++) {
+    copy[i].key = lm_strdup(kv[i].key);
+    copy[i].value = lm_strdup(kv[i].value);
+    if (!copy[i].key || !copy[i].value) {
+      kvs_free(copy, n_kv);
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+  }
+  wdictarr *d = &w->darr[w->darr[k].owner];
+  kvs_free(d->kv, d->n_kv);
+  d->kv = copy;
+  d->n_kv = n_kv;
+  return 0;
 }
 
 static int writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err);
@@ -1216,8 +1335,8 @@ static int writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err) {
     cols[c] = &ix[c];
   }
   block blk;
-  if (rc == 0 && (write_record_batch(w, cols, bt->num_columns, bt->num_rows, -1,
-                                     false, &blk) ||
+  if (rc == 0 && (write_record_batch(w, cols, bt->num_columns, bt->num_rows,
+                                     NULL, false, &blk) ||
                   (w->file_format && push_block(w, &blk))))
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   if (ixbuf)
@@ -1257,7 +1376,8 @@ static int writer_finish(lm_ipc_writer *w, lm_error *err) {
     return 0;
   lm_fb_builder b;
   lm_fb_builder_init(&b);
-  lm_fb_ref sch = build_schema(&b, w->schema, w->kv, w->n_kv, w->dict_utf8);
+  lm_fb_ref sch =
+      build_schema(&b, w->schema, w->kv, w->n_kv, w->dict_utf8, w->darr);
   uint8_t *blocks = calloc(w->n_blocks + 1, ARROW_BLOCK_SIZE);
   if (!blocks) {
     lm_fb_builder_free(&b);
@@ -1313,8 +1433,10 @@ void lm_ipc_writer_free(lm_ipc_writer *w) {
     for (int i = 0; i < w->schema->n_fields; i++)
       wdict_free(&w->dicts[i]);
   free(w->dicts);
-  for (int i = 0; i < w->n_darr; i++)
+  for (int i = 0; i < w->n_darr; i++) {
     lm_array_release(w->darr[i].last);
+    kvs_free(w->darr[i].kv, w->darr[i].n_kv);
+  }
   free(w->darr);
   lm_schema_release(w->schema);
   for (int i = 0; i < w->n_kv; i++) {

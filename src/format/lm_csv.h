@@ -56,6 +56,12 @@ typedef struct lm_csv_options {
    * is LM_ERR_LIMIT). Default 64 MiB. */
   int64_t max_row_bytes;
   bool crlf; /* writer: end records with CRLF instead of LF; default false */
+  /* reader, with header: the header's fields map to the declared columns
+   * by position, not by name (its names are ignored; a header with fewer
+   * fields than columns is an error as usual). For a schema whose names
+   * were derived from the header (e.g. empty or repeated names renamed,
+   * as `laminardb convert` does). Default false. */
+  bool header_by_position;
 } lm_csv_options;
 
 /* Fills *o with the defaults above. A zero delimiter / batch_rows /

@@ -77,6 +77,16 @@ lm_framing_encoder_new(lm_buf *out, uint32_t flags, uint64_t *seq_counter,
  * after begin, a type with no Arrow mapping), LM_ERR_NOMEM. */
 int lm_framing_encoder_add_table(lm_framing_encoder *e, const char *name,
                                  lm_schema *schema, int *id, lm_error *err);
+/* Gives table channel ch's dictionary-encoded fields the dictionary ids
+ * ids[0, n_ids) in its schema (§3.2) and DictionaryBatch messages, in
+ * pre-order as lm_ipc_write_options.dictionary_ids takes them (e.g. those
+ * an IPC reader or lm_framing_decoder_dictionary_ids gave; borrowed during
+ * the call); n_ids 0 numbers them again from the column count. Only before
+ * lm_framing_encoder_begin. Errors: LM_ERR_INVALID (after begin, not a
+ * table channel, ids the IPC writer refuses), LM_ERR_NOMEM. */
+int lm_framing_encoder_set_dictionary_ids(lm_framing_encoder *e, int ch,
+                                          const int64_t *ids, int n_ids,
+                                          lm_error *err);
 /* Declares an opaque channel `name` (rules as add_table) (§3). */
 int lm_framing_encoder_add_opaque(lm_framing_encoder *e, const char *name,
                                   int *id, lm_error *err);
@@ -214,6 +224,19 @@ bool lm_framing_decoder_sequenced(const lm_framing_decoder *d);
 int lm_framing_decoder_num_channels(const lm_framing_decoder *d);
 /* Id of the channel named `name` (exact bytes, §3), or -1. */
 int lm_framing_decoder_find(const lm_framing_decoder *d, const char *name);
+/* Whether table channels deliver dictionary-encoded fields as DICTIONARY
+ * arrays (keep true: channel schemas and batches carry DICTIONARY types
+ * sharing the current dictionary, so they can be written again encoded)
+ * or decoded into plain arrays of the value type (the default). Only
+ * before the first feed: LM_ERR_INVALID after it. */
+int lm_framing_decoder_keep_dictionaries(lm_framing_decoder *d, bool keep,
+                                         lm_error *err);
+/* The dictionary ids of table channel ch's dictionary-encoded fields, in
+ * pre-order (as lm_ipc_stream_reader_dictionary_ids): *ids borrowed until
+ * the decoder is freed; returns the count (0 for an unknown or opaque
+ * channel). */
+int lm_framing_decoder_dictionary_ids(const lm_framing_decoder *d, int ch,
+                                      const int64_t **ids);
 /* Frees the decoder, its queued events and its channels (event `name` and
  * `schema` pointers die with it). NULL is a no-op. */
 void lm_framing_decoder_free(lm_framing_decoder *d);

@@ -73,6 +73,16 @@ typedef struct lm_ipc_kv {
   char *value;
 } lm_ipc_kv;
 
+/* A DictionaryBatch message a reader applied (Message.fbs DictionaryBatch
+ * {id, isDelta} and the message's custom_metadata): n_metadata pairs,
+ * owned by the reader. */
+typedef struct lm_ipc_dict_batch {
+  int64_t id;
+  bool is_delta; /* false when any batch for the id replaced it */
+  int n_metadata;
+  lm_ipc_kv *metadata;
+} lm_ipc_dict_batch;
+
 /* ------------------------------------------------------------ stream read */
 
 typedef struct lm_ipc_stream_reader lm_ipc_stream_reader;
@@ -153,6 +163,23 @@ lm_batch *lm_ipc_stream_reader_next(lm_ipc_stream_reader *r);
  * every other flatbuffer field (count limited by max_columns). */
 int lm_ipc_stream_reader_batch_metadata(const lm_ipc_stream_reader *r,
                                         const lm_ipc_kv **kv);
+/* The DictionaryBatch messages applied between the record batch before
+ * the one last returned by lm_ipc_stream_reader_next (or decoded by
+ * _decode_message / _decode_messages) and that one: *db (borrowed until
+ * the next of those calls or free), one entry per dictionary id in
+ * first-seen order, with the map of the last batch for the id; returns
+ * the count (0: the batch uses the dictionaries the one before used).
+ * What lm_ipc_writer_set_dictionary_metadata takes to write the maps
+ * back. */
+int lm_ipc_stream_reader_dictionary_batches(const lm_ipc_stream_reader *r,
+                                            const lm_ipc_dict_batch **db);
+/* The dictionary ids (Schema.fbs DictionaryEncoding.id) of the schema's
+ * dictionary-encoded fields in pre-order (each field before its children,
+ * columns in order; ids may repeat when fields share a dictionary): *ids
+ * borrowed until free; returns the count, 0 before the Schema message.
+ * lm_ipc_write_options.dictionary_ids takes this list to keep the ids. */
+int lm_ipc_stream_reader_dictionary_ids(const lm_ipc_stream_reader *r,
+                                        const int64_t **ids);
 /* The stream's schema (borrowed; NULL until the Schema message arrived). */
 lm_schema *lm_ipc_stream_reader_schema(const lm_ipc_stream_reader *r);
 /* The schema's custom_metadata: *kv is borrowed, returns the count. */
@@ -195,6 +222,15 @@ int lm_ipc_file_read_batch(lm_ipc_file_reader *r, int i, lm_batch **out,
 /* Decodes the next batch in order; *out is NULL after the last one. */
 int lm_ipc_file_next(lm_ipc_file_reader *r, lm_batch **out, lm_error *err);
 lm_schema *lm_ipc_file_schema(const lm_ipc_file_reader *r); /* borrowed */
+/* Every DictionaryBatch message of the footer (all applied when the file
+ * was opened, before any record batch): as
+ * lm_ipc_stream_reader_dictionary_batches, one entry per id (borrowed
+ * until free); returns the count. */
+int lm_ipc_file_dictionary_batches(const lm_ipc_file_reader *r,
+                                   const lm_ipc_dict_batch **db);
+/* As lm_ipc_stream_reader_dictionary_ids (borrowed until free). */
+int lm_ipc_file_dictionary_ids(const lm_ipc_file_reader *r,
+                               const int64_t **ids);
 int lm_ipc_file_metadata(const lm_ipc_file_reader *r, const lm_ipc_kv **kv);
 /* As lm_ipc_stream_reader_batch_metadata: the message custom_metadata of
  * the batch last decoded by lm_ipc_file_read_batch / lm_ipc_file_next
@@ -223,6 +259,18 @@ typedef struct lm_ipc_write_options {
    * format (no replacement allowed): the first batch writes the dictionary,
    * later batches a delta with the values not seen before, when any. */
   bool dictionary_encode_utf8;
+  /* The dictionary id of each DICTIONARY occurrence in the schema, in
+   * pre-order (each field before its children, columns in order), e.g. as
+   * a reader gave them (lm_ipc_stream_reader_dictionary_ids /
+   * lm_ipc_file_dictionary_ids); borrowed during lm_ipc_writer_new.
+   * n_dictionary_ids 0: ids are numbered from the number of columns on.
+   * Otherwise the count must be that of the occurrences; fields with the
+   * same id share one dictionary (same value type; their arrays must hold
+   * the same dictionary array in every batch); an id may not be a VARCHAR
+   * column's number under dictionary_encode_utf8. LM_ERR_INVALID
+   * otherwise. */
+  int n_dictionary_ids;
+  const int64_t *dictionary_ids;
 } lm_ipc_write_options;
 
 typedef struct lm_ipc_writer lm_ipc_writer;
@@ -274,10 +322,20 @@ int lm_ipc_writer_write(lm_ipc_writer *w, const lm_batch *b, lm_error *err);
  * message's custom_metadata (Message.fbs Message.custom_metadata; readers
  * expose it with lm_ipc_stream_reader_batch_metadata /
  * lm_ipc_file_batch_metadata). n_kv 0 is lm_ipc_writer_write. Dictionary
- * batches written before it carry none. Errors as lm_ipc_writer_write, and
- * LM_ERR_INVALID for n_kv < 0 or a NULL key or value. */
+ * batches written before it carry their id's map
+ * (lm_ipc_writer_set_dictionary_metadata), not this one. Errors as
+ * lm_ipc_writer_write, and LM_ERR_INVALID for n_kv < 0 or a NULL key or value.
+ */
 int lm_ipc_writer_write_metadata(lm_ipc_writer *w, const lm_batch *b,
                                  const lm_ipc_kv *kv, int n_kv, lm_error *err);
+/* Sets the custom_metadata (Message.custom_metadata) of the
+ * DictionaryBatch messages the writer writes for dictionary `id` from now
+ * on: n_kv pairs (copied; keys and values NUL-terminated, not NULL); n_kv
+ * 0 clears it. Errors: LM_ERR_INVALID (no DICTIONARY column has the id,
+ * n_kv < 0, a NULL key or value), LM_ERR_NOMEM. */
+int lm_ipc_writer_set_dictionary_metadata(lm_ipc_writer *w, int64_t id,
+                                          const lm_ipc_kv *kv, int n_kv,
+                                          lm_error *err);
 /* Writes the end-of-stream marker (and for files the footer and the
  * trailing magic). Further writes are LM_ERR_INVALID. */
 int lm_ipc_writer_finish(lm_ipc_writer *w, lm_error *err);

@@ -87,6 +87,33 @@ int lm_plan_out_time_col(const lm_plan *p, int in_time_col,
   return -1;
 }
 
+/* The event-time column of a keyed aggregate's changelog output: a plain
+ * GROUP BY (no window, emitted at each change) over an append-only input
+ * with an event-time column, one of whose keys is that column as is and is
+ * selected as is (Nexmark q5's MaxBids: `GROUP BY starttime, endtime` over
+ * the window aggregate CountBids). The input brings no row below its
+ * watermark, so a group whose key is below it never changes again: every
+ * later change of the output carries a time at or after the watermark the
+ * aggregate forwards. That makes the column a time column of the changelog
+ * for the joins reading it (an updating join keyed on it evicts both
+ * sides' rows of closed times, docs/joins.md "Eviction by time"). -1
+ * otherwise. */
+static int changelog_time_col(const lm_plan *p, int in_time_col, bool in_cl) {
+  if (in_cl || in_time_col < 0 || !p->has_agg || p->topn ||
+      p->window_kind != LM_WIN_NONE || p->changelog_input ||
+      (p->emit != LM_EMIT_DEFAULT && p->emit != LM_EMIT_CHANGES &&
+       p->emit != LM_EMIT_ON_UPDATE))
+    return -1;
+  for (int k = 0; k < p->n_keys; k++) {
+    if (p->keys[k]->kind != LM_BX_COLUMN || p->keys[k]->col != in_time_col)
+      continue;
+    for (int o = 0; o < p->n_out; o++)
+      if (p->out[o]->kind == LM_BX_COLUMN && p->out[o]->col == k)
+        return o;
+  }
+  return -1;
+}
+
 /* Whether a plan over an input (changelog or not) emits a changelog: the
  * engine's rule (an updating aggregate, a changelog input, Top-N). */
 static bool plan_emits_changelog(const lm_plan *p, bool in_changelog) {
@@ -395,6 +422,8 @@ static int add_input(jb *b, const lm_from *rel) {
   in->info.changelog = !b->batch && plan_emits_changelog(sp, in_cl);
   in->info.time_col =
       b->batch ? -1 : lm_plan_out_time_col(sp, in_time, in->info.changelog);
+  if (!b->batch && in->info.changelog)
+    in->info.time_col = changelog_time_col(sp, in_time, in_cl);
   in->info.is_table = false;
   return 0;
 }
@@ -869,7 +898,10 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
     lm_bexpr *x = conj[i];
     lm_op op;
     int64_t k;
-    bool is_bound = !b->batch && time_cmp(x, lt, rt, &op, &k);
+    /* time bounds make interval joins, of append-only inputs only (a
+     * changelog's time column, changelog_time_col, serves eviction) */
+    bool is_bound = !b->batch && !(*cur_cl || ri->info.changelog) &&
+                    time_cmp(x, lt, rt, &op, &k);
     if (x->kind == LM_BX_BINARY && x->op == LM_OP_EQ) {
       int sa = sides_of(x->args[0], nl), sb = sides_of(x->args[1], nl);
       if ((sa == 1 && sb == 2) || (sa == 2 && sb == 1)) {
@@ -1497,7 +1529,9 @@ static int plan_join(const lm_select *sel, lm_rel_resolver resolve, void *ctx,
   lm_schema_release(cur);
   p->join = jp;
   p->join_arena = a;
-  p->join_time_col = cur_time;
+  /* a changelog's time column (changelog_time_col) is only for the joins
+   * reading it; the plan's output has none, as before */
+  p->join_time_col = cur_cl ? -1 : cur_time;
   if (!batch) {
     prune_state_cols(p, a);
     lm_plan_dynfilter(p); /* plan/dynfilter.c */

@@ -184,7 +184,33 @@ typedef struct lm_subplan {
   void *run_ctx;
   struct lm_subq_cache *cache; /* NULL until first run */
   int line, column;            /* of the subquery in the SQL text */
+  struct lm_decor *decor;      /* non-NULL: decorrelated (below) */
 } lm_subplan;
+
+/* A correlated subquery whose correlation is `inner = outer` equalities
+ * in its WHERE, decorrelated as PostgreSQL / DuckDB plan it
+ * (plan/decorrelate.c, docs/subqueries.md): `sel` is the inner query
+ * without those equalities, returning the inner side of each (column
+ * key_off + k pairs with parameter k; column 0 is the value when key_off
+ * is 1), grouped by them when the query aggregates. It runs once; its
+ * rows, hashed by the key columns, answer every outer row (a hash semi /
+ * anti join, or grouped aggregate + left join). A key without rows gets
+ * `empty`'s one row (an aggregate over no rows: COUNT 0), or no row when
+ * `empty` is NULL. Lives in the enclosing plan's arena; the hashed rows
+ * live in the subplan's cache. */
+typedef struct lm_decor {
+  const lm_select *sel;
+  const lm_select *empty;
+  int key_off;
+  int state;    /* 0 not run yet; 1 hashed; -1 per-key SubPlan */
+  bool running; /* while sel is planned and run */
+  int ref_hits; /* outer references met while running: then -1 */
+} lm_decor;
+
+/* The decorrelated form of sp (an lm_decor in arena a), or NULL when sp
+ * is not correlated by equalities only (it then runs per key, as a
+ * SubPlan) or on OOM. Reads sp->sel, sp->ref_exprs and sp->params. */
+lm_decor *lm_decorrelate(lm_arena *a, const lm_subplan *sp);
 
 /* How the binder plans subqueries: set for the statements that can run
  * them (ad-hoc SELECT, api/select_subq.c) around planning, NULL otherwise

@@ -119,6 +119,8 @@ lm_bexpr *lm_bind_outer_ref(lm_bctx *c, const lm_expr *e, bool *failed) {
     return NULL;
   subq_frame f = frames[n_frames - 1];
   if (!f.c) { /* re-planned for a run: the slot found when first bound */
+    if (f.sp->decor && f.sp->decor->running)
+      f.sp->decor->ref_hits++; /* still correlated: not decorrelated */
     for (int i = 0; i < f.sp->n_refs; i++)
       if (f.sp->ref_exprs[i] == e) {
         lm_value *slot = f.sp->ref_slots[i];
@@ -214,6 +216,8 @@ lm_bexpr *lm_bind_subquery(lm_bctx *c, const lm_expr *e) {
   }
   lm_bexpr *r = bind_form(c, e, sp, left, s);
   lm_schema_release(s);
+  if (r && sp->n_params > 0)
+    sp->decor = lm_decorrelate(c->arena, sp); /* NULL: per key */
   return r;
 }
 

@@ -335,6 +335,7 @@ typedef struct lm_select {
   int64_t offset;
   lm_emit_kind emit;
   int64_t emit_interval_us;
+  int emit_line, emit_column; /* the EMIT keyword (0 when no EMIT) */
   /* ALLOW LATENESS INTERVAL 'n' UNIT (µs; 0 = none) and LATE DATA TO name
    * (NULL = none), in either order after EMIT (docs/windows.md). */
   int64_t allowed_lateness_us;
@@ -381,6 +382,9 @@ typedef struct lm_column_def {
   lm_type type;
   bool not_null;
   bool primary_key; /* CREATE TABLE: `col type PRIMARY KEY` */
+  /* CREATE SOURCE: `col AS PROCTIME()`, the processing-time attribute
+   * (type TIMESTAMP; filled in by the engine, docs/windows.md) */
+  bool proctime;
   int line, column;
 } lm_column_def;
 
@@ -437,6 +441,7 @@ typedef enum lm_object_kind {
   LM_OBJ_SINK,
   LM_OBJ_TABLE,
   LM_OBJ_INDEX, /* DROP INDEX, REINDEX INDEX */
+  LM_OBJ_QUERY, /* SHOW QUERIES: the continuous queries (docs/failures.md) */
 } lm_object_kind;
 
 typedef struct lm_stmt {
@@ -494,6 +499,9 @@ typedef struct lm_stmt {
   const char *index_table;
   lm_index_col *index_cols;
   int n_index_cols;
+  /* CREATE [UNIQUE] INDEX ... (cols) NULLS NOT DISTINCT (PostgreSQL 15):
+   * NULLs conflict like values in a unique index */
+  bool index_nulls_not_distinct;
   bool unique;
 
   /* DELETE / UPDATE: WHERE (NULL = every row); UPDATE's SET col = expr */

@@ -1177,9 +1177,14 @@ static lm_expr *parse_primary(parser *p) {
         return NULL;
       e->lit = LM_LIT_TIMESTAMP;
       e->text = t1->text;
-      if (lm_parse_timestamp(t1->text, t1->text_len, &e->ival) != 0) {
-        fail_at(p, t1, "invalid TIMESTAMP literal %.*s",
-                (int)(t1->len > 60 ? 60 : t1->len), t1->start);
+      int prc = lm_parse_timestamp(t1->text, t1->text_len, &e->ival);
+      if (prc != 0) { /* PostgreSQL's message and SQLSTATE */
+        char m[200];
+        const char *state;
+        lm_dt_message(prc, "timestamp", t1->text, t1->text_len, m, sizeof m,
+                      &state);
+        fail_at(p, t1, "%s", m);
+        lm_err_state(&p->err, state);
         return NULL;
       }
       return e;
@@ -2023,7 +2028,51 @@ static bool parse_join_kw(parser *p, lm_sql_join *j, bool *asof, int *rc) {
 
 /* FROM rel { join rel [FOR SYSTEM_TIME AS OF e] [MATCH_CONDITION(e)]
  * [ON e | USING (c, ...)] }: a left-deep tree. */
+/* PostgreSQL's checkNameSpaceConflicts: the relation names of one FROM
+ * clause (a table's alias, else its name; a subquery's alias; a
+ * parenthesized join's alias hides the names inside it) must differ:
+ * 42712 `table name "a" specified more than once`, at the second one. */
+static int from_names(parser *p, const lm_from *f, const lm_from **seen, int *n,
+                      int cap) {
+  if (!f || p->rc)
+    return p->rc;
+  if (f->kind == LM_FROM_JOIN && !(f->parenthesized && f->alias)) {
+    if (from_names(p, f->left, seen, n, cap))
+      return p->rc;
+    return from_names(p, f->right, seen, n, cap);
+  }
+  const char *nm = f->alias                   ? f->alias
+                   : f->kind == LM_FROM_TABLE ? f->name
+                                              : NULL;
+  if (!nm)
+    return 0;
+  for (int i = 0; i < *n; i++) {
+    const lm_from *g = seen[i];
+    const char *gn = g->alias ? g->alias : g->name;
+    if (gn && !strcmp(gn, nm)) {
+      p->rc = lm_err_at(&p->err, LM_ERR_PARSE, f->line, f->column,
+                        "table name \"%s\" specified more than once", nm);
+      lm_err_state(&p->err, "42712");
+      return p->rc;
+    }
+  }
+  if (*n < cap)
+    seen[(*n)++] = f;
+  return 0;
+}
+
+static lm_from *parse_from_joins(parser *p);
+
 static lm_from *parse_from(parser *p) {
+  lm_from *f = parse_from_joins(p);
+  const lm_from *seen[64];
+  int n = 0;
+  if (f && from_names(p, f, seen, &n, 64))
+    return NULL;
+  return f;
+}
+
+static lm_from *parse_from_joins(parser *p) {
   lm_from *l = parse_from_rel(p);
   if (!l)
     return NULL;
@@ -2243,7 +2292,10 @@ static lm_select *parse_select_core(parser *p) {
    * most once, in any order */
   for (bool more = true; more;) {
     more = false;
-    if (!s->emit && accept_kw(p, "EMIT")) {
+    if (!s->emit && is_kw(p, "EMIT")) {
+      s->emit_line = peek(p, 0)->line; /* errors about the EMIT point here */
+      s->emit_column = peek(p, 0)->column;
+      next(p);
       if (parse_emit(p, s))
         return NULL;
       more = true;
@@ -2831,6 +2883,32 @@ static int parse_columns(parser *p, lm_stmt *s) {
         if (strcmp(s->columns[i].name, c.name) == 0)
           return fail_at(p, t, "duplicate column '%s'", c.name);
       const lm_token *tt = cur(p);
+      if (lm_token_is_kw(tt, "AS")) {
+        /* name AS PROCTIME(): the processing-time attribute (Flink's
+         * computed column), a TIMESTAMP filled in by the engine */
+        next(p);
+        const lm_token *f = cur(p);
+        if (!lm_token_is_kw(f, "PROCTIME") ||
+            peek(p, 1)->kind != LM_TK_LPAREN ||
+            peek(p, 2)->kind != LM_TK_RPAREN)
+          return fail_at(p, f,
+                         "a computed column of a source must be "
+                         "PROCTIME()");
+        next(p);
+        next(p);
+        next(p);
+        c.proctime = true;
+        c.type = lm_type_make(LM_TYPE_TIMESTAMP);
+        if (!(s->columns =
+                  vec_grow(p, s->columns, s->n_columns, &cap, sizeof c)))
+          return p->rc;
+        s->columns[s->n_columns++] = c;
+        if (accept(p, LM_TK_COMMA))
+          continue;
+        if (accept(p, LM_TK_RPAREN))
+          break;
+        return fail_expected(p, "',' or ')'", NULL);
+      }
       if (parse_type(p, &c.type))
         return p->rc;
       if (c.type.id == LM_TYPE_DECIMAL128 && c.type.precision == 0)
@@ -2943,7 +3021,7 @@ static int parse_create_query(parser *p, lm_stmt *s) {
 }
 
 /* [IF NOT EXISTS] [name] ON table [USING method] (col [ASC|DESC] [NULLS
- * FIRST|LAST], ...) after CREATE [UNIQUE] INDEX */
+ * FIRST|LAST], ...) [NULLS [NOT] DISTINCT] after CREATE [UNIQUE] INDEX */
 static int parse_create_index(parser *p, lm_stmt *s) {
   if (parse_if_not_exists(p, &s->if_not_exists))
     return p->rc;
@@ -2988,6 +3066,12 @@ static int parse_create_index(parser *p, lm_stmt *s) {
       break;
     static const char *const k[] = {"ASC", "DESC", "NULLS", NULL};
     return fail_expected(p, "',' or ')'", k);
+  }
+  /* [NULLS [NOT] DISTINCT], PostgreSQL 15 */
+  if (accept_kw(p, "NULLS")) {
+    s->index_nulls_not_distinct = accept_kw(p, "NOT");
+    if (expect_kw(p, "DISTINCT"))
+      return p->rc;
   }
   return 0;
 }
@@ -3086,6 +3170,10 @@ static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
     *out = LM_OBJ_MVIEW;
     return 0;
   }
+  if (plural && accept_kw(p, "QUERIES")) {
+    *out = LM_OBJ_QUERY;
+    return 0;
+  }
   static const char *const sing[] = {"SOURCE", "STREAM", "MATERIALIZED", "SINK",
                                      NULL};
   static const char *const plur[] = {"SOURCES", "STREAMS", "MATERIALIZED",
@@ -3104,7 +3192,7 @@ static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
   } else {
     return fail_expected(p,
                          plural ? "SOURCES, STREAMS, MATERIALIZED VIEWS, "
-                                  "SINKS or TABLES"
+                                  "SINKS, TABLES or QUERIES"
                                 : "SOURCE, STREAM, MATERIALIZED VIEW, SINK "
                                   "or TABLE",
                          kws);

@@ -24,7 +24,11 @@
 #      streams and flights-200k.arrow, SELECT * compared value by value;
 #  (f) message-level custom metadata both ways (batch_metadata.mjs);
 #  (g) other type mixes, zero-row batches, all-NULL columns of every type,
-#      a stream without batches, both ways, compressed and 64-aligned.
+#      a stream without batches, both ways, compressed and 64-aligned;
+#  (h) dictionary ids and dictionary batches' custom_metadata kept Arrow ->
+#      Arrow (dict_ids.mjs).
+# Node scripts run batched in one process (tests/interop/run_jobs.mjs);
+# LM_INTEROP_TIMES=1 prints where the time goes.
 # Until `laminardb convert` exists this prints "interop: SKIPPED" and exits 0.
 # Exits nonzero if any check fails, after running them all.
 set -uo pipefail
@@ -45,103 +49,137 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fx=$tmp/fixtures out=$tmp/out
+fx=$tmp/fixtures out=$tmp/out tx=$tmp/types bm=$tmp/bm di=$tmp/dict_ids
 mkdir -p "$out"
-node "$js/write_fixtures.mjs" "$fx" || { echo "interop: write_fixtures failed" >&2; exit 1; }
 
-fails=0 passes=0
-# run DESCRIPTION CMD...: one check; its output is shown only on failure
-run() {
-  local what=$1; shift
-  local log
+# Every node script runs inside tests/interop/run_jobs.mjs, many per node
+# process (a node start with apache-arrow costs ~0.6 s of CPU; one per
+# check made this case take minutes). A check is: conversions run by the
+# shell now (`check`), then node jobs queued for one run_jobs.mjs call at
+# the end (`job`); it passes when its conversions succeeded and every job
+# passed. Nothing is dropped: each check verifies what it verified as its
+# own node process before.
+jobs=$tmp/jobs
+: >"$jobs"
+ids=() descs=() conv_logs=()
+cur=-1 cur_ok=0
+# check DESCRIPTION CMD...: a new check; CMD (the conversions) runs now
+check() {
+  local what=$1 log; shift
+  cur=${#ids[@]}
+  ids+=("c$cur")
+  descs+=("$what")
   if log=$("$@" 2>&1); then
-    passes=$((passes + 1))
+    cur_ok=1
+    conv_logs+=("")
   else
-    fails=$((fails + 1))
-    echo "FAIL: $what"
-    sed 's/^/    /' <<<"$log" | head -20
+    cur_ok=0
+    conv_logs+=("${log:-(exit status $?, no output)}")
   fi
 }
+# job [>OUT] SCRIPT ARG...: a node job of the current check
+job() {
+  ((cur_ok)) || return 0
+  local IFS=$'\t'
+  printf 'c%s\t%s\n' "$cur" "$*" >>"$jobs"
+}
+# prep FILE: runs the jobs in FILE now (fixture writers, expectations)
+prep() {
+  if ! (cd "$js" && node run_jobs.mjs "$1") >"$1.out" 2>&1; then
+    echo "interop: preparing fixtures failed:" >&2
+    cat "$1.out" >&2
+    exit 1
+  fi
+}
+conv() { timeout 120 "$bin" convert "$@"; }
+t0=$EPOCHREALTIME
+# mark WHAT: with LM_INTEROP_TIMES=1, the seconds since the start
+mark() {
+  [[ -n ${LM_INTEROP_TIMES:-} ]] || return 0
+  awk -v a="$t0" -v b="$EPOCHREALTIME" -v w="$1" 'BEGIN { printf "interop: %-28s %6.1f s\n", w, b - a }' >&2
+}
+export -f conv
+export bin
+
+printf 'w\twrite_fixtures.mjs\t%s\nw\ttypes.mjs\twrite\t%s\nw\tbatch_metadata.mjs\twrite\t%s\nw\tdict_ids.mjs\twrite\t%s\n' \
+  "$fx" "$tx" "$bm" "$di" >"$tmp/prep1"
+prep "$tmp/prep1"
 names=()
 for e in "$fx"/*.expected.json; do
   n=$(basename "$e" .expected.json)
   names+=("$n")
 done
+flights=$data/flights-200k.arrow
+{
+  for n in "${names[@]}"; do
+    [[ $n == float_special || $n == no_batches ]] ||
+      printf 'p\t>%s\tarrow_to_csv.mjs\t--ndjson\t%s\n' "$fx/$n.ndjson" "$fx/$n.arrow"
+  done
+  printf 'p\t>%s\tarrow_to_csv.mjs\t%s\n' "$out/flights.apache.csv" "$flights"
+  printf 'p\t>%s\tmake_expected.mjs\t%s\n' "$out/flights.expected.json" "$flights"
+} >"$tmp/prep2"
+prep "$tmp/prep2"
 
+mark "prep done"
 # ---- (a) apache-arrow -> Laminar -> NDJSON
 for n in "${names[@]}"; do
   e=$fx/$n.expected.json
   for ext in arrow arrows; do
-    run "(a) $n.$ext -> NDJSON" bash -c \
-      'timeout 120 "$0" convert "$1" "$2" && node "$4/check_ndjson.mjs" "$2" "$3"' \
-      "$bin" "$fx/$n.$ext" "$out/$n.$ext.json" "$e" "$js"
+    check "(a) $n.$ext -> NDJSON" conv "$fx/$n.$ext" "$out/$n.$ext.json"
+    job check_ndjson.mjs "$out/$n.$ext.json" "$e"
   done
-  run "(a) $n.arrows on stdin -> NDJSON on stdout" bash -c \
-    'timeout 120 "$0" convert --from arrow-stream --to json - - <"$1" >"$2" && node "$4/check_ndjson.mjs" "$2" "$3"' \
-    "$bin" "$fx/$n.arrows" "$out/$n.stdin.json" "$e" "$js"
+  check "(a) $n.arrows on stdin -> NDJSON on stdout" bash -c \
+    'conv --from arrow-stream --to json - - <"$1" >"$2"' _ "$fx/$n.arrows" "$out/$n.stdin.json"
+  job check_ndjson.mjs "$out/$n.stdin.json" "$e"
 done
-run "(a) primitives.arrow (file format) on stdin -> NDJSON" bash -c \
-  'timeout 120 "$0" convert --from arrow-file --to json - - <"$1" >"$2" && node "$4/check_ndjson.mjs" "$2" "$3"' \
-  "$bin" "$fx/primitives.arrow" "$out/primitives.filestdin.json" "$fx/primitives.expected.json" "$js"
-echo "interop (a) apache-arrow -> laminardb -> NDJSON: $passes passed, $fails failed"
+check "(a) primitives.arrow (file format) on stdin -> NDJSON" bash -c \
+  'conv --from arrow-file --to json - - <"$1" >"$2"' _ "$fx/primitives.arrow" "$out/primitives.filestdin.json"
+job check_ndjson.mjs "$out/primitives.filestdin.json" "$fx/primitives.expected.json"
 
+mark "(a) converted"
 # ---- (b) Laminar -> Arrow -> apache-arrow
-p0=$passes f0=$fails
 for n in "${names[@]}"; do
   e=$fx/$n.expected.json
   # Arrow -> Arrow: types must survive exactly
-  run "(b) $n.arrow -> .arrows" bash -c \
-    'timeout 120 "$0" convert "$1" "$2" && node "$4/read_check.mjs" --format stream "$2" "$3"' \
-    "$bin" "$fx/$n.arrow" "$out/$n.rt.arrows" "$e" "$js"
-  run "(b) $n.arrows -> .arrow" bash -c \
-    'timeout 120 "$0" convert "$1" "$2" && node "$4/read_check.mjs" --format file "$2" "$3"' \
-    "$bin" "$fx/$n.arrows" "$out/$n.rt.arrow" "$e" "$js"
-  run "(b) $n.arrow -> arrow-stream on stdout" bash -c \
-    'timeout 120 "$0" convert --to arrow-stream "$1" - | node "$3/read_check.mjs" --format stream - "$2"' \
-    "$bin" "$fx/$n.arrow" "$e" "$js"
+  check "(b) $n.arrow -> .arrows" conv "$fx/$n.arrow" "$out/$n.rt.arrows"
+  job read_check.mjs --format stream "$out/$n.rt.arrows" "$e"
+  check "(b) $n.arrows -> .arrow" conv "$fx/$n.arrows" "$out/$n.rt.arrow"
+  job read_check.mjs --format file "$out/$n.rt.arrow" "$e"
+  # stdout as a pipe (partial writes), kept in a file for the check
+  check "(b) $n.arrow -> arrow-stream on stdout (a pipe)" bash -c \
+    'set -o pipefail; conv --to arrow-stream "$1" - | cat >"$2"' _ "$fx/$n.arrow" "$out/$n.stdout.arrows"
+  job read_check.mjs --format stream "$out/$n.stdout.arrows" "$e"
   # CSV -> Arrow: Laminar picks the types; values must be the same
   for ext in arrow arrows; do
     fmt=file; [[ $ext == arrows ]] && fmt=stream
-    run "(b) $n.csv -> .$ext" bash -c \
-      'timeout 120 "$0" convert "$1" "$2" && node "$4/read_check.mjs" --loose-types --format "$5" "$2" "$3"' \
-      "$bin" "$fx/$n.csv" "$out/$n.csv.$ext" "$e" "$js" "$fmt"
+    check "(b) $n.csv -> .$ext" conv "$fx/$n.csv" "$out/$n.csv.$ext"
+    job read_check.mjs --loose-types --format "$fmt" "$out/$n.csv.$ext" "$e"
   done
   # NDJSON -> Arrow, likewise (NaN/Infinity have no NDJSON form; a file
   # without rows has no columns to infer)
   if [[ $n != float_special && $n != no_batches ]]; then
-    node "$js/arrow_to_csv.mjs" --ndjson "$fx/$n.arrow" >"$fx/$n.ndjson"
-    run "(b) $n NDJSON -> .arrow" bash -c \
-      'timeout 120 "$0" convert --from json "$1" "$2" && node "$4/read_check.mjs" --loose-types --format file "$2" "$3"' \
-      "$bin" "$fx/$n.ndjson" "$out/$n.json.arrow" "$e" "$js"
+    check "(b) $n NDJSON -> .arrow" conv --from json "$fx/$n.ndjson" "$out/$n.json.arrow"
+    job read_check.mjs --loose-types --format file "$out/$n.json.arrow" "$e"
   fi
 done
-echo "interop (b) laminardb -> Arrow -> apache-arrow: $((passes - p0)) passed, $((fails - f0)) failed"
 
+mark "(b) converted"
 # ---- (c) flights-200k.arrow and the CSV files of ../shared/data
-p0=$passes f0=$fails
-flights=$data/flights-200k.arrow
-node "$js/arrow_to_csv.mjs" "$flights" >"$out/flights.apache.csv"
-node "$js/make_expected.mjs" "$flights" >"$out/flights.expected.json"
-run "(c) flights-200k.arrow -> CSV equals apache-arrow's reading" bash -c \
-  'timeout 120 "$0" convert "$1" "$2" && node "$3/compare_csv.mjs" "$1" "$2"' \
-  "$bin" "$flights" "$out/flights.laminar.csv" "$js"
-if [[ -f $out/flights.laminar.csv ]] && cmp -s "$out/flights.apache.csv" "$out/flights.laminar.csv"; then
-  echo "interop (c) flights CSV: byte-identical to arrow_to_csv.mjs"
-fi
-run "(c) flights-200k.arrow -> NDJSON" bash -c \
-  'timeout 120 "$0" convert "$1" "$2" && node "$4/check_ndjson.mjs" "$2" "$3"' \
-  "$bin" "$flights" "$out/flights.json" "$out/flights.expected.json" "$js"
-run "(c) flights-200k.arrow -> .arrows" bash -c \
-  'timeout 120 "$0" convert "$1" "$2" && node "$4/read_check.mjs" --format stream "$2" "$3"' \
-  "$bin" "$flights" "$out/flights.arrows" "$out/flights.expected.json" "$js"
+check "(c) flights-200k.arrow -> CSV equals apache-arrow's reading" conv "$flights" "$out/flights.laminar.csv"
+job compare_csv.mjs "$flights" "$out/flights.laminar.csv"
+flights_identical=0
+cmp -s "$out/flights.apache.csv" "$out/flights.laminar.csv" && flights_identical=1
+check "(c) flights-200k.arrow -> NDJSON" conv "$flights" "$out/flights.json"
+job check_ndjson.mjs "$out/flights.json" "$out/flights.expected.json"
+check "(c) flights-200k.arrow -> .arrows" conv "$flights" "$out/flights.arrows"
+job read_check.mjs --format stream "$out/flights.arrows" "$out/flights.expected.json"
 for csv in "$data"/*.csv; do
   b=$(basename "$csv" .csv)
-  run "(c) $b.csv -> .arrow -> apache-arrow equals the CSV" bash -c \
-    'timeout 120 "$0" convert "$1" "$2" && node "$3/compare_csv.mjs" "$2" "$1"' \
-    "$bin" "$csv" "$out/$b.arrow" "$js"
+  check "(c) $b.csv -> .arrow -> apache-arrow equals the CSV" conv "$csv" "$out/$b.arrow"
+  job compare_csv.mjs "$out/$b.arrow" "$csv"
 done
-echo "interop (c) flights-200k.arrow and ../shared/data CSV: $((passes - p0)) passed, $((fails - f0)) failed"
 
+mark "(c) converted"
 # ---- (d) the rest of the Arrow types (tests/interop/types.mjs): unsigned
 # ints, Float16, Decimal128, Date32, Time32/64, Duration, Interval
 # (MonthDayNano), LargeUtf8, Binary, LargeBinary, FixedSizeBinary, List,
@@ -153,40 +191,33 @@ echo "interop (c) flights-200k.arrow and ../shared/data CSV: $((passes - p0)) pa
 # uncompressed one, so its compressed files are not read here (Laminar
 # rejects them with an error naming the byte); apache-arrow reads
 # Laminar's compressed output (its codecs run the zstd / lz4 tools).
-p0=$passes f0=$fails
-tx=$tmp/types
-node "$js/types.mjs" write "$tx" || { echo "interop: types.mjs write failed" >&2; exit 1; }
 for n in flat nested dict; do
   for ext in arrow arrows; do
     e=$tx/$n.expected.json
     [[ $n == dict && $ext == arrow ]] && e=$tx/dict_file.expected.json
-    run "(d) $n.$ext -> NDJSON" bash -c \
-      'timeout 120 "$0" convert "$1" "$2" && node "$4/types.mjs" ndjson "$2" "$3"' \
-      "$bin" "$tx/$n.$ext" "$out/t_$n.$ext.json" "$e" "$js"
+    check "(d) $n.$ext -> NDJSON" conv "$tx/$n.$ext" "$out/t_$n.$ext.json"
+    job types.mjs ndjson "$out/t_$n.$ext.json" "$e"
     for comp in none zstd lz4; do
-      copt=(); [[ $comp != none ]] && copt=(--compression "$comp")
       for to in arrow arrows; do
-        run "(d) $n.$ext -> .$to ($comp) -> apache-arrow" bash -c \
-          'timeout 120 "$0" convert "${@:5}" "$1" "$2" && node "$4/types.mjs" read "$2" "$3"' \
-          "$bin" "$tx/$n.$ext" "$out/t_$n.$ext.$comp.$to" "$e" "$js" "${copt[@]}"
+        o=$out/t_$n.$ext.$comp.$to
+        check "(d) $n.$ext -> .$to ($comp) -> apache-arrow" conv --compression "$comp" "$tx/$n.$ext" "$o"
+        job types.mjs read "$o" "$e"
       done
     done
   done
 done
 # a stream whose dictionary is replaced, written as a file: Laminar appends
 # the new dictionary as a delta and rebases the indices
-run "(d) dict.arrows (replacement) -> .arrow -> apache-arrow" bash -c \
-  'timeout 120 "$0" convert "$1" "$2" && node "$4/types.mjs" read "$2" "$3"' \
-  "$bin" "$tx/dict.arrows" "$out/t_dict_repl.arrow" "$tx/dict.expected.json" "$js"
-echo "interop (d) the other Arrow types: $((passes - p0)) passed, $((fails - f0)) failed"
+check "(d) dict.arrows (replacement) -> .arrow -> apache-arrow" conv "$tx/dict.arrows" "$out/t_dict_repl.arrow"
+job types.mjs read "$out/t_dict_repl.arrow" "$tx/dict.expected.json"
 
+mark "(d) converted"
 # ---- (e) SQL FILES sources with FORMAT ARROW_IPC read apache-arrow's files
 # and streams, and flights-200k.arrow; `SELECT *` printed as CSV must equal
 # apache-arrow's reading value for value (compare_csv.mjs). apache-arrow's
 # IPC *file* writer puts the schema only in the footer (no Schema message
 # after the magic), so a source must read a file through its footer, not as
 # a stream (this failed with "record batch before the Schema message").
-p0=$passes f0=$fails
 declare -A sqlcols=(
   [csv_basic]="b BOOLEAN, i BIGINT, f DOUBLE, s VARCHAR, ts TIMESTAMP"
   [many_batches]="seq BIGINT, v DOUBLE, x REAL, tag VARCHAR, flag BOOLEAN, ts TIMESTAMP, small SMALLINT"
@@ -199,17 +230,17 @@ sql_read() { # NAME FILE: SELECT * through a FILES source, compared
   local sql=$out/sql_$1_$(basename "$2").sql
   printf "CREATE SOURCE s (%s) FROM FILES ('path' = '%s', 'mode' = 'once') FORMAT ARROW_IPC;\nSELECT * FROM s;\n" \
     "${sqlcols[$1]}" "$2" >"$sql"
-  run "(e) SQL FILES source reads $(basename "$2")" bash -c \
-    'timeout 120 "$0" run "$1" --output csv >"$2" && node "$3/compare_csv.mjs" "$4" "$2"' \
-    "$bin" "$sql" "$sql.csv" "$js" "$2"
+  check "(e) SQL FILES source reads $(basename "$2")" bash -c \
+    'timeout 120 "$bin" run "$1" --output csv >"$2"' _ "$sql" "$sql.csv"
+  job compare_csv.mjs "$2" "$sql.csv"
 }
 for n in csv_basic many_batches primitives strings timestamps empty_batches; do
   sql_read "$n" "$fx/$n.arrow"
   sql_read "$n" "$fx/$n.arrows"
 done
 sql_read flights "$flights"
-echo "interop (e) SQL FILES sources over apache-arrow files: $((passes - p0)) passed, $((fails - f0)) failed"
 
+mark "(e) converted"
 # ---- (f) message-level custom metadata (Message.custom_metadata; each
 # record batch's own map, apache-arrow's RecordBatch.metadata):
 # apache-arrow writes three batches (two with metadata) as a file and a
@@ -217,24 +248,20 @@ echo "interop (e) SQL FILES sources over apache-arrow files: $((passes - p0)) pa
 # writes it back; apache-arrow checks the maps batch by batch
 # (tests/interop/batch_metadata.mjs). Control: through NDJSON the maps are
 # gone, and the checker must notice.
-p0=$passes f0=$fails
-bm=$tmp/bm
-node "$js/batch_metadata.mjs" write "$bm" || { echo "interop: batch_metadata.mjs write failed" >&2; exit 1; }
 for src in bm.arrow bm.arrows; do
   for to in arrow arrows; do
-    run "(f) $src -> .$to keeps each batch's metadata" bash -c \
-      'timeout 120 "$0" convert "$1" "$2" && node "$3/batch_metadata.mjs" check "$2"' \
-      "$bin" "$bm/$src" "$out/bm_$src.$to" "$js"
+    check "(f) $src -> .$to keeps each batch's metadata" conv "$bm/$src" "$out/bm_$src.$to"
+    job batch_metadata.mjs check "$out/bm_$src.$to"
   done
 done
-run "(f) bm.arrows over a pipe (stream reader fed from stdin) -> .arrow" bash -c \
-  'timeout 120 "$0" convert --from arrow-stream - "$2" <"$1" && node "$3/batch_metadata.mjs" check "$2"' \
-  "$bin" "$bm/bm.arrows" "$out/bm_pipe.arrow" "$js"
-run "(f) control: metadata lost through NDJSON is detected" bash -c \
-  'timeout 120 "$0" convert "$1" "$2.json" && timeout 120 "$0" convert "$2.json" "$2" && ! node "$3/batch_metadata.mjs" check "$2"' \
-  "$bin" "$bm/bm.arrow" "$out/bm_lost.arrows" "$js"
-echo "interop (f) message custom metadata: $((passes - p0)) passed, $((fails - f0)) failed"
+check "(f) bm.arrows over a pipe (stream reader fed from stdin) -> .arrow" bash -c \
+  'conv --from arrow-stream - "$2" <"$1"' _ "$bm/bm.arrows" "$out/bm_pipe.arrow"
+job batch_metadata.mjs check "$out/bm_pipe.arrow"
+check "(f) control: metadata lost through NDJSON is detected" bash -c \
+  'conv "$1" "$2.json" && conv "$2.json" "$2"' _ "$bm/bm.arrow" "$out/bm_lost.arrows"
+job '!batch_metadata.mjs' check "$out/bm_lost.arrows"
 
+mark "(f) converted"
 # ---- (g) the checker's mixes (tests/interop/types.mjs: struct of list of
 # dictionary, list of struct, large list of large strings,
 # FixedSizeBinary(0), Decimal128 scale 0/38, zoned timestamps, Float16,
@@ -242,36 +269,111 @@ echo "interop (f) message custom metadata: $((passes - p0)) passed, $((fails - f
 # and last; every type all NULL; a schema without batches), written by
 # apache-arrow as file and stream: Laminar -> NDJSON checked value by
 # value; Laminar -> Arrow (file and stream; plain, ZSTD, LZ4; 8- and
-# 64-byte alignment) read back by apache-arrow, types and values. One
-# node run checks all outputs of a fixture.
-p0=$passes f0=$fails
-for n in mix mix_empty all_null mix_none; do
-  e=$tx/$n.expected.json
-  conv_ok=1 checks=()
-  for ext in arrow arrows; do
-    timeout 120 "$bin" convert "$tx/$n.$ext" "$out/g_$n.$ext.json" || conv_ok=0
-    checks+=("$out/g_$n.$ext.json" "$e")
-  done
-  run "(g) $n.arrow/.arrows -> NDJSON (every value)" bash -c \
-    '(($0)) && node "$1/types.mjs" ndjson "${@:2}"' "$conv_ok" "$js" "${checks[@]}"
-  conv_ok=1 checks=() log=$out/g_$n.convert.log
-  for ext in arrow arrows; do
-    for comp in none zstd lz4; do
-      for to in arrow arrows; do
-        al=8 # 64-byte alignment for the stream input's outputs
-        [[ $ext == arrows && $comp != zstd ]] && al=64
-        o=$out/g_$n.$ext.$comp.$al.$to
-        timeout 120 "$bin" convert --compression "$comp" --alignment "$al" \
-          "$tx/$n.$ext" "$o" 2>>"$log" || conv_ok=0
-        checks+=("$o" "$e")
-      done
+# 64-byte alignment) read back by apache-arrow, types and values.
+g_convert() { # SRC OUT: every compression x output format of SRC
+  local src=$1 o=$2 ext=${1##*.} comp to al
+  for comp in none zstd lz4; do
+    for to in arrow arrows; do
+      al=8 # 64-byte alignment for the stream input's outputs
+      [[ $ext == arrows && $comp != zstd ]] && al=64
+      conv --compression "$comp" --alignment "$al" "$src" "$o.$comp.$al.$to" || return 1
     done
   done
-  run "(g) $n -> Arrow file/stream x none/zstd/lz4, align 8/64 -> apache-arrow" bash -c \
-    '(($0)) || { cat "$1"; exit 1; }; node "$2/types.mjs" read "${@:3}"' \
-    "$conv_ok" "$log" "$js" "${checks[@]}"
+}
+export -f g_convert
+for n in mix mix_empty all_null mix_none; do
+  e=$tx/$n.expected.json
+  check "(g) $n.arrow/.arrows -> NDJSON (every value)" bash -c \
+    'conv "$1.arrow" "$2.arrow.json" && conv "$1.arrows" "$2.arrows.json"' _ "$tx/$n" "$out/g_$n"
+  job types.mjs ndjson "$out/g_$n.arrow.json" "$e" "$out/g_$n.arrows.json" "$e"
+  for ext in arrow arrows; do
+    check "(g) $n.$ext -> Arrow file/stream x none/zstd/lz4, align 8/64 -> apache-arrow" \
+      g_convert "$tx/$n.$ext" "$out/g_$n.$ext"
+    args=()
+    for o in "$out/g_$n.$ext".*.arrow "$out/g_$n.$ext".*.arrows; do
+      [[ -e $o ]] && args+=("$o" "$e")
+    done
+    job types.mjs read "${args[@]}"
+  done
 done
-echo "interop (g) other type mixes, empty batches, all-NULL, no batches: $((passes - p0)) passed, $((fails - f0)) failed"
+
+mark "(g) converted"
+
+# ---- (h) dictionary ids and the custom_metadata of dictionary batches
+# (tests/interop/dict_ids.mjs): apache-arrow writes three dictionary-encoded
+# columns with ids 42, 7 (inside a list) and 10^12, as a file and as a
+# stream whose DictionaryBatch messages carry {"dict": "id N"}; Laminar
+# Arrow -> Arrow must keep the ids (file -> file, stream -> file, stream ->
+# stream, over pipes, and its own file -> file) and the maps; apache-arrow
+# checks ids, index types, values and (--dict-metadata) each dictionary
+# batch's map. Control: through NDJSON the encoding is gone, and the
+# checker must notice.
+check "(h) apache-arrow stream -> .arrow keeps dictionary ids and dictionary batch metadata" \
+  conv "$di/ids.arrows" "$out/h_s.arrow"
+job dict_ids.mjs check --dict-metadata "$out/h_s.arrow"
+check "(h) apache-arrow stream -> .arrows keeps them" conv "$di/ids.arrows" "$out/h_s.arrows"
+job dict_ids.mjs check --dict-metadata "$out/h_s.arrows"
+check "(h) apache-arrow file -> .arrow keeps dictionary ids" conv "$di/ids.arrow" "$out/h_f.arrow"
+job dict_ids.mjs check "$out/h_f.arrow"
+check "(h) Laminar's file -> .arrow (file -> file) keeps them" \
+  bash -c 'conv "$1" "$2" && conv "$2" "$3"' _ "$di/ids.arrows" "$out/h_1.arrow" "$out/h_2.arrow"
+job dict_ids.mjs check --dict-metadata "$out/h_2.arrow"
+check "(h) stream on stdin -> stream on stdout (pipes) keeps them" bash -c \
+  'set -o pipefail; conv --from arrow-stream --to arrow-stream - - <"$1" | cat >"$2"' _ "$di/ids.arrows" "$out/h_p.arrows"
+job dict_ids.mjs check --dict-metadata "$out/h_p.arrows"
+check "(h) control: dictionary ids lost through NDJSON are detected" bash -c \
+  'conv "$1" "$2.json" && conv "$2.json" "$2"' _ "$di/ids.arrows" "$out/h_lost.arrow"
+job '!dict_ids.mjs' check "$out/h_lost.arrow"
+mark "(h) converted"
+# ---- every node check, in one process
+(cd "$js" && node run_jobs.mjs "$jobs") >"$tmp/results" 2>"$tmp/results.err"
+mark "node checks done"
+[[ -n ${LM_INTEROP_TIMES:-} ]] && cat "$tmp"/prep*.out "$tmp/results.err" | grep '^run_jobs:' | sort -k2 -g -r | head -25 >&2
+declare -A job_fail
+while IFS=$'\t' read -r id st msg; do
+  [[ $st == ok ]] && continue
+  job_fail[$id]+="${msg:-failed}"$'\n'
+done <"$tmp/results"
+nres=$(wc -l <"$tmp/results")
+njobs=$(wc -l <"$jobs")
+if ((nres != njobs)); then
+  echo "interop: run_jobs.mjs reported $nres of $njobs jobs:" >&2
+  cat "$tmp/results.err" >&2
+fi
+ran=" $(cut -f1 "$tmp/results" | tr '\n' ' ') "
+fails=0 passes=0
+declare -A part_pass part_fail
+for i in "${!ids[@]}"; do
+  id=${ids[$i]} what=${descs[$i]} part=${descs[$i]:1:1}
+  msg=${conv_logs[$i]}
+  [[ -z $msg ]] && msg=${job_fail[$id]:-}
+  # a queued job that never reported (the runner died) fails its check
+  if [[ -z $msg ]] && grep -q "^$id"$'\t' "$jobs" && [[ $ran != *" $id "* ]]; then
+    msg="run_jobs.mjs did not report this check's job"
+  fi
+  if [[ -z $msg ]]; then
+    passes=$((passes + 1))
+    part_pass[$part]=$((${part_pass[$part]:-0} + 1))
+  else
+    fails=$((fails + 1))
+    part_fail[$part]=$((${part_fail[$part]:-0} + 1))
+    echo "FAIL: $what"
+    sed 's/^/    /; s/ | /\n    /g' <<<"$msg" | head -20
+  fi
+done
+declare -A part_name=(
+  [a]="apache-arrow -> laminardb -> NDJSON"
+  [b]="laminardb -> Arrow -> apache-arrow"
+  [c]="flights-200k.arrow and ../shared/data CSV"
+  [d]="the other Arrow types"
+  [e]="SQL FILES sources over apache-arrow files"
+  [f]="message custom metadata"
+  [g]="other type mixes, empty batches, all-NULL, no batches"
+  [h]="dictionary ids and dictionary batch metadata")
+for p in a b c d e f g h; do
+  echo "interop ($p) ${part_name[$p]}: ${part_pass[$p]:-0} passed, ${part_fail[$p]:-0} failed"
+done
+((flights_identical)) && echo "interop (c) flights CSV: byte-identical to arrow_to_csv.mjs"
 
 if ((fails)); then
   echo "interop: $fails of $((passes + fails)) checks FAILED"

@@ -9,8 +9,11 @@ line entirely. A query's
 rows, printed as the slt runner prints them (NULL, (empty), reals with 3
 decimals) and sorted for rowsort, must equal the file's expected rows; a
 `query error` / `statement error` record must fail in PostgreSQL too (its
-message is not compared). Exit status 0 when every record agrees, 1 when
-any does not (each difference printed as FILE:LINE).
+message is not compared, except in a file with a "# pg: check messages"
+line: there the record's expected substring must appear in PostgreSQL's
+error text, its ERROR or its DETAIL line). A file with a "# pg: one
+session" line runs in one psql session (RESET ALL before each record). Exit status 0 when every record
+agrees, 1 when any does not (each difference printed as FILE:LINE).
 
   python3 tests/cases/slt_pg.py --psql "psql -h DIR -U postgres" FILE.slt...
 """
@@ -83,7 +86,54 @@ def run(psql, db, sql):
     return True, rows, ""
 
 
-def check(psql, path, n):
+def run_batch(psql, db, recs):
+    """Runs every record in one psql session (a file with a "# pg: one
+    session" line: much faster than a psql per record), RESET ALL before
+    each; returns {line: (ok, rows, error text)}. stdout is unbuffered
+    (stdbuf) so the results and the errors on stderr keep their order."""
+    script = []
+    for line, _, sql, _ in recs:
+        script.append("\\echo @@R %d" % line)
+        script.append("RESET ALL;")
+        script.append(sql.rstrip().rstrip(";") + ";")
+    pre = shlex.split(psql)
+    cmd = ["stdbuf", "-o0"] + pre
+    for i, a in enumerate(pre):  # after a runuser prefix (as root)
+        if a.endswith("psql"):
+            cmd = pre[:i] + ["stdbuf", "-o0"] + pre[i:]
+            break
+    cmd += ["-d", db, "-X", "-q", "-A", "-t", "-F", "\x1f", "-R", "\x1e",
+            "-P", "null=\x01", "-v", "ON_ERROR_STOP=0", "-f", "-"]
+    p = subprocess.run(cmd, input="\n".join(script) + "\n",
+                       capture_output=False, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    out = {}
+    cur, buf = None, []
+
+    def close():
+        if cur is None:
+            return
+        text = "\n".join(buf)
+        if "ERROR:" in text:
+            err = text[text.index("ERROR:"):]
+            out[cur] = (False, [], err)
+            return
+        if text.endswith("\n"):
+            text = text[:-1]
+        rows = [[None if c == "\x01" else c for c in r.split("\x1f")]
+                for r in text.split("\x1e")] if text else []
+        out[cur] = (True, rows, "")
+    for ln in p.stdout.split("\n"):
+        if ln.startswith("@@R "):
+            close()
+            cur, buf = int(ln[4:]), []
+        else:
+            buf.append(ln)
+    close()
+    return out
+
+
+def check(psql, path, n, messages=False, batch=False):
     db = "slt_pg_%d" % n
     admin = shlex.split(psql) + ["-d", "postgres", "-X", "-q", "-c"]
     subprocess.run(admin + ["DROP DATABASE IF EXISTS %s" % db], check=True,
@@ -91,15 +141,26 @@ def check(psql, path, n):
     subprocess.run(admin + ["CREATE DATABASE %s" % db], check=True,
                    capture_output=True)
     bad = 0
-    for line, head, sql, exp in records(path):
+    recs = list(records(path))
+    done = run_batch(psql, db, recs) if batch else {}
+    for line, head, sql, exp in recs:
         want_err = len(head) > 1 and head[1] == "error"
-        ok, rows, msg = run(psql, db, sql)
+        if batch:
+            ok, rows, msg = done.get(line, (False, [], "no result"))
+        else:
+            ok, rows, msg = run(psql, db, sql)
         where = "%s:%d" % (path, line)
         if want_err:
             if ok:
                 print("%s: PostgreSQL accepts what the file expects to fail:\n%s"
                       % (where, sql))
                 bad += 1
+            elif messages and len(head) > 2:
+                want = " ".join(head[2:])
+                if want not in msg:
+                    print("%s: PostgreSQL's error differs\n%s\n  expected: %s"
+                          "\n  postgres: %s" % (where, sql, want, msg))
+                    bad += 1
             continue
         if not ok:
             print("%s: PostgreSQL fails: %s\n%s" % (where, msg, sql))
@@ -135,7 +196,11 @@ def main():
         if "\n# pg: skip file\n" in open(f, encoding="utf-8").read():
             print("%s: Laminar-only (# pg: skip file)" % f)
             continue
-        b = check(a.psql, f, n)
+        text = open(f, encoding="utf-8").read()
+        marks = [ln for ln in text.split("\n") if ln.startswith("# pg: ")]
+        b = check(a.psql, f, n,
+                  any(m.startswith("# pg: check messages") for m in marks),
+                  any(m.startswith("# pg: one session") for m in marks))
         print("%s: %s" % (f, "agrees with PostgreSQL" if not b
                           else "%d records differ from PostgreSQL" % b))
         bad += b

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The expected answers of the PostgreSQL-checked .slt files (set operations,
-# WITH, VALUES: tests/slt/setops*.slt, cte*.slt, values*.slt, or the files
+# WITH, VALUES, PostgreSQL exactness: tests/slt/setops*.slt, cte*.slt,
+# values*.slt, pg_*.slt, or the files
 # given) against PostgreSQL 15 (tests/cases/slt_pg.py). Starts a throwaway
 # cluster on a Unix socket in a temporary directory (tests/lib/pg.sh) and
 # removes it on exit. Skipped (77) without PostgreSQL.
@@ -19,7 +20,7 @@ for a in "$@"; do
 done
 if [ ${#files[@]} -eq 0 ]; then
   shopt -s nullglob
-  files=(tests/slt/setops*.slt tests/slt/cte*.slt tests/slt/values*.slt)
+  files=(tests/slt/setops*.slt tests/slt/cte*.slt tests/slt/values*.slt tests/slt/pg_*.slt)
 fi
 pg_tmpdir laminar-sltpg
 tmp=$pg_dir

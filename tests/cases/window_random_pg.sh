@@ -8,19 +8,8 @@
 #   LM_WINDOW_SEEDS="1 2" LM_WINDOW_QUERIES=300 choose the runs; a failing
 #   seed is printed with the command that replays it.
 set -uo pipefail
-bin=$(realpath "$1")
-runner=$(dirname "$bin")/tests/slt_runner
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/pg.sh"
-pg_require window_random_pg
-[ -x "$runner" ] || { echo "window_random_pg: no slt_runner at $runner"; exit 1; }
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-pg_tmpdir laminar-winpg
-tmp=$pg_dir
-trap pg_stop EXIT
-trap 'exit 130' INT TERM
-pg_start window_random_pg
-psql="${as_pg[*]} $PGBIN/psql -h $tmp -p 5432 -U postgres"
+pg_slt_start window_random_pg laminar-winpg "$1"
 seeds=${LM_WINDOW_SEEDS:-"1 $(date -u +%Y%m%d)"}
 queries=${LM_WINDOW_QUERIES:-120}
 rc=0

@@ -206,6 +206,10 @@ class QGen:
         outer = self.col(rels, "int")
         if outer and r.random() < 0.5:
             corr = " AND %s.k = %s" % (al, outer)
+            # a second correlation key (both decorrelated: docs/subqueries.md)
+            more = [c for c in self.cols_of([inner], "int") if c != "%s.k" % al]
+            if more and r.random() < 0.3:
+                corr += " AND %s = %s" % (self.col(rels, "int"), r.choice(more))
         k = r.randint(0, 2)
         if k == 0:
             return "(%sEXISTS (SELECT 1 FROM %s %s WHERE %s%s))" % (
@@ -214,9 +218,10 @@ class QGen:
             return "(%s %sIN (SELECT %s.k FROM %s %s WHERE %s%s))" % (
                 outer, r.choice(["", "NOT "]), al, t.name, al, self.pred([inner], 0), corr)
         c = outer or "0"
-        return "(%s %s (SELECT %s(%s.k) FROM %s %s WHERE %s%s))" % (
-            c, r.choice(["=", "<", ">="]), r.choice(["MAX", "MIN", "COUNT", "SUM"]), al,
-            t.name, al, self.pred([inner], 0), corr)
+        fn = r.choice(["MAX", "MIN", "COUNT", "SUM", "COUNT*"])
+        arg = "COUNT(*)" if fn == "COUNT*" else "%s(%s.k)" % (fn, al)
+        return "(%s %s (SELECT %s FROM %s %s WHERE %s%s))" % (
+            c, r.choice(["=", "<", ">="]), arg, t.name, al, self.pred([inner], 0), corr)
 
     # ---- FROM
     def base(self, right=False):

@@ -15,7 +15,16 @@ export function fail(msg) {
 }
 
 // Runs main(), printing an interop failure as "PROG: message" and exiting 1.
+// Under run_jobs.mjs (globalThis.interopRunner set) the promise is handed
+// to the runner instead, which reports the failure and goes on.
 export function runMain(prog, main) {
+  if (globalThis.interopRunner) {
+    globalThis.interopRunner.pending = Promise.resolve().then(main).catch((e) => {
+      if (e.interop) e.message = `${prog}: ${e.message}`;
+      throw e;
+    });
+    return;
+  }
   Promise.resolve()
     .then(main)
     .then((code) => { process.exitCode = code ?? 0; })
@@ -394,9 +403,14 @@ export function matchText(f, exp, actual) {
     if (!p) return 'not a timestamp';
     const e = tsToNs(exp, f.unit);
     // text with at most 6 fraction digits carries microseconds: compare at
-    // that precision (floor), else to the nanosecond
+    // that precision, else to the nanosecond. A nanosecond value taken into
+    // microseconds (e.g. CSV text with 9 fraction digits read into a
+    // TIMESTAMP column) is either truncated (floor) or rounded to the
+    // nearest microsecond, as PostgreSQL does (ParseFractionalSecond:
+    // rint); both are that instant in microseconds, nothing else is.
     if (p.digits > 6) return p.ns === e ? null : 'different instant';
-    return floorDiv(p.ns, 1000n) === floorDiv(e, 1000n) ? null : 'different instant';
+    const us = floorDiv(p.ns, 1000n);
+    return us === floorDiv(e, 1000n) || us === floorDiv(e + 500n, 1000n) ? null : 'different instant';
   }
   if (t === 'Null') return 'expected NULL';
   return `cannot compare type ${t}`;

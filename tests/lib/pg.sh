@@ -53,3 +53,56 @@ pg_stop() {
   fi
   rm -rf "$pg_dir"
 }
+
+# The opening of a case that checks slt files generated from PostgreSQL's
+# answers (tests/cases/tables_pg.sh, unique_pg.sh, window_random_pg.sh):
+#
+#   pg_slt_start NAME PREFIX LAMINARDB
+#
+# sets runner (the slt_runner beside LAMINARDB), PY (python3), tmp (the
+# cluster's directory, from pg_tmpdir PREFIX) and psql (the psql command
+# line reaching the cluster), after pg_require NAME (77 without
+# PostgreSQL); exits 1 when there is no slt_runner. Installs the EXIT
+# trap (pg_stop) and exits 130 on INT/TERM, then starts the cluster.
+pg_slt_start() {
+  local bin
+  bin=$(realpath "$3")
+  runner=$(dirname "$bin")/tests/slt_runner
+  pg_require "$1"
+  [ -x "$runner" ] || { echo "$1: no slt_runner at $runner"; exit 1; }
+  PY=/usr/bin/python3
+  [ -x "$PY" ] || PY=python3
+  pg_tmpdir "$2"
+  tmp=$pg_dir
+  trap pg_stop EXIT
+  trap 'exit 130' INT TERM
+  pg_start "$1"
+  psql="${as_pg[*]} $PGBIN/psql -h $tmp -p 5432 -U postgres"
+}
+
+# The seeds of a trace generator (tests/diff/tables_pg.py, unique_pg.py):
+#
+#   pg_trace_seeds NAME GEN_PY STEPS KEEP_DIR REPLAY SEED...
+#
+# per seed: `$PY GEN_PY --psql "$psql" --seed S --steps STEPS --slt F`,
+# (F = $tmp/STEM_S.slt, STEM = NAME without _pg), then
+# `$runner --quiet F`; a failing seed is printed with REPLAY (the
+# command line that replays it, where @SEED@ stands for the seed) and its
+# .slt copied to KEEP_DIR when not empty. Returns 1 when any seed failed.
+pg_trace_seeds() {
+  local name=$1 gen=$2 steps=$3 keep=$4 replay=$5 rc=0 s slt
+  shift 5
+  for s in "$@"; do
+    slt="$tmp/${name%_pg}_$s.slt"
+    if ! "$PY" "$gen" --psql "$psql" --seed "$s" --steps "$steps" \
+         --slt "$slt"; then
+      echo "$name: seed $s: the generator failed"; rc=1; continue
+    fi
+    if ! "$runner" --quiet "$slt"; then
+      echo "$name: FAILED at seed $s (replay: ${replay//@SEED@/$s})"
+      [ -n "$keep" ] && mkdir -p "$keep" && cp "$slt" "$keep/"
+      rc=1
+    fi
+  done
+  return $rc
+}

@@ -57,6 +57,15 @@ static inline int lm_test_done(const char *name) {
   return 0;
 }
 
+/* Deterministic xorshift64 (shifts 13, 7, 17) of *s: advances the state
+ * and returns it. The randomized traces' generator (a nonzero seed). */
+static inline uint64_t lm_test_xorshift(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
 /* Deterministic xorshift64* for randomized round-trip tests. */
 static inline uint64_t lm_test_rand(uint64_t *s) {
   uint64_t x = *s;

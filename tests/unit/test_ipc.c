@@ -183,7 +183,7 @@ static void roundtrip(lm_schema *s, lm_batch **bs, int n, bool file, int align,
   lm_buf_init(&got);
   lm_error err;
   lm_ipc_kv kv[2] = {{"origin", "laminar"}, {"ARROW:x", "y=1"}};
-  lm_ipc_write_options o = {align, comp, meta ? 2 : 0, kv, g_dict};
+  lm_ipc_write_options o = {align, comp, meta ? 2 : 0, kv, g_dict, 0, NULL};
   lm_ipc_writer *w;
   CHECK(lm_ipc_writer_new(s, file, &o, &out, &w, &err) == 0);
   for (int i = 0; i < n; i++) {
@@ -300,7 +300,7 @@ static void test_alignment64(void) {
   lm_batch *b = all_types_batch(s, 10, 0);
   lm_buf out;
   lm_buf_init(&out);
-  lm_ipc_write_options o = {64, 0, 0, NULL, false};
+  lm_ipc_write_options o = {64, 0, 0, NULL, false, 0, NULL};
   lm_ipc_writer *w;
   lm_error err;
   CHECK(lm_ipc_writer_new(s, false, &o, &out, &w, &err) == 0);
@@ -400,7 +400,7 @@ static void small_file(lm_buf *out, bool file) {
   lm_batch *b = all_types_batch(s, 9, 1);
   lm_ipc_writer *w;
   lm_ipc_kv kv = {"k", "v"};
-  lm_ipc_write_options o = {8, 0, 1, &kv, false};
+  lm_ipc_write_options o = {8, 0, 1, &kv, false, 0, NULL};
   lm_ipc_writer_new(s, file, &o, out, &w, NULL);
   lm_ipc_kv mkv = {"mk", "mv"}; /* message custom_metadata too */
   lm_ipc_writer_write_metadata(w, b, &mkv, 1, NULL);
@@ -972,7 +972,7 @@ static void test_dictionary_write(void) {
   for (int d = 0; d < 2; d++) {
     lm_buf out;
     lm_buf_init(&out);
-    lm_ipc_write_options o = {8, 0, 0, NULL, d == 1};
+    lm_ipc_write_options o = {8, 0, 0, NULL, d == 1, 0, NULL};
     lm_ipc_writer *w;
     CHECK(lm_ipc_writer_new(s, false, &o, &out, &w, NULL) == 0);
     CHECK(lm_ipc_writer_write(w, b, NULL) == 0);
@@ -1124,7 +1124,8 @@ static void test_arrow_types(void) {
         lm_buf out, got;
         lm_buf_init(&out);
         lm_buf_init(&got);
-        lm_ipc_write_options o = {comp == 2 ? 64 : 8, comp, 0, NULL, false};
+        lm_ipc_write_options o = {
+            comp == 2 ? 64 : 8, comp, 0, NULL, false, 0, NULL};
         lm_ipc_writer *w;
         lm_error err = {0};
         CHECK_EQ_I64(lm_ipc_writer_new(b->schema, file, &o, &out, &w, &err), 0);
@@ -1233,7 +1234,7 @@ static void test_message_metadata(void) {
                         "=,k=a much longer value, to cross 8"};
   lm_ipc_kv skv = {"schema", "level"};
   for (int file = 0; file < 2; file++) {
-    lm_ipc_write_options o = {8, 0, 1, &skv, false};
+    lm_ipc_write_options o = {8, 0, 1, &skv, false, 0, NULL};
     lm_buf out, sunk;
     lm_buf_init(&out);
     lm_buf_init(&sunk);

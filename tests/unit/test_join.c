@@ -1070,6 +1070,249 @@ static void updating_ttl(void) {
   h_free(&h);
 }
 
+/* ------------------------------------------- updating: eviction by time */
+
+/* residual l.v >= r.v (Nexmark q5's num >= maxn) */
+static lm_bexpr ge_l, ge_r, ge_op;
+static lm_bexpr *ge_args[2];
+static const lm_bexpr *residual_ge(void) {
+  memset(&ge_l, 0, sizeof ge_l);
+  ge_l.kind = LM_BX_COLUMN;
+  ge_l.type = lm_type_make(LM_TYPE_INT64);
+  ge_l.col = 2;
+  ge_r = ge_l;
+  ge_r.col = 5;
+  memset(&ge_op, 0, sizeof ge_op);
+  ge_op.kind = LM_BX_BINARY;
+  ge_op.type = lm_type_make(LM_TYPE_BOOL);
+  ge_op.op = LM_OP_GE;
+  ge_args[0] = &ge_l;
+  ge_args[1] = &ge_r;
+  ge_op.args = ge_args;
+  ge_op.n_args = 2;
+  return &ge_op;
+}
+
+/* Nexmark q5's join by hand: left = AuctionBids (append-only: k auction,
+ * ts window start, v its count), right = MaxBids (a changelog: v the
+ * window's maximum count), keyed on ts (both sides' time column), residual
+ * l.v >= r.v. Window 0's maximum is first 3, then updated to 5 before the
+ * window closes (a late update: -3 +5); auctions 2 and 3 tie at 5. Then
+ * both watermarks pass 0: window 0's rows are evicted, window 10's stay; a
+ * change below the horizon is dropped and counted as late. */
+static void updating_evict_hand(void) {
+  lm_error err;
+  memset(&err, 0, sizeof err);
+  harness h;
+  h_init(&h, LM_JOIN_UPDATING, LM_JOIN_INNER, false, true, &err);
+  h.keys[0] = 1; /* ts */
+  h.spec.side[1].changelog = true;
+  h.spec.residual = residual_ge();
+  CHECK(h_open(&h, &err) == 0);
+  trow l0[3] = {{1, 0, 3, false}, {2, 0, 5, false}, {3, 0, 5, false}};
+  trow l10 = {4, 10, 7, false};
+  trow m3 = {0, 0, 3, false}, m5 = {0, 0, 5, false}, m7 = {0, 10, 7, false};
+  int64_t p = 1, m = -1;
+  CHECK_EQ_I64(h_push(&h, 0, l0, NULL, 3, &err), 0);
+  CHECK_EQ_I64(h_push(&h, 1, &m3, &p, 1, &err), 0);
+  /* max 3: every auction of window 0 has v >= 3 */
+  CHECK_EQ_I64(ms_get(&h.c.got, "1|0|3|0|0|3"), 1);
+  CHECK_EQ_I64(ms_get(&h.c.got, "2|0|5|0|0|3"), 1);
+  CHECK_EQ_I64(ms_get(&h.c.got, "3|0|5|0|0|3"), 1);
+  trow up[2] = {m3, m5};
+  int64_t upw[2] = {-1, 1};
+  CHECK_EQ_I64(h_push(&h, 1, up, upw, 2, &err), 0);
+  CHECK_EQ_I64(h_push(&h, 0, &l10, NULL, 1, &err), 0);
+  CHECK_EQ_I64(h_push(&h, 1, &m7, &p, 1, &err), 0);
+  /* net: the pairs at the maximum 5 (a tie: two), and window 10's */
+  CHECK_EQ_I64(ms_get(&h.c.got, "1|0|3|0|0|3"), 0);
+  CHECK_EQ_I64(ms_get(&h.c.got, "2|0|5|0|0|3"), 0);
+  CHECK_EQ_I64(ms_get(&h.c.got, "3|0|5|0|0|3"), 0);
+  CHECK_EQ_I64(ms_get(&h.c.got, "2|0|5|0|0|5"), 1);
+  CHECK_EQ_I64(ms_get(&h.c.got, "3|0|5|0|0|5"), 1);
+  CHECK_EQ_I64(ms_get(&h.c.got, "4|10|7|0|10|7"), 1);
+  CHECK_EQ_I64(lm_join_state_rows(h.j), 6);
+  /* one watermark alone evicts nothing: the other side may still change */
+  CHECK_EQ_I64(h_wm(&h, 0, 5, &err), 0);
+  CHECK_EQ_I64(lm_join_state_rows(h.j), 6);
+  CHECK_EQ_I64(h_wm(&h, 1, 5, &err), 0);
+  CHECK_EQ_I64(lm_join_state_rows(h.j), 2); /* window 10's two rows */
+  CHECK_EQ_I64(h.c.wm, 5);
+  /* changes below the horizon 5: dropped, counted, no output, no error */
+  int64_t rows = h.c.rows;
+  CHECK_EQ_I64(h_push(&h, 1, &m5, &m, 1, &err), 0);
+  CHECK_EQ_I64(h_push(&h, 0, &l0[0], NULL, 1, &err), 0);
+  CHECK_EQ_I64(h.c.rows, rows);
+  CHECK_EQ_I64(h.j->late_dropped, 2);
+  CHECK_EQ_I64(lm_join_state_rows(h.j), 2);
+  /* window 10 updated after the horizon moved: still joined */
+  trow m9 = {0, 10, 9, false};
+  trow up2[2] = {m7, m9};
+  CHECK_EQ_I64(h_push(&h, 1, up2, upw, 2, &err), 0);
+  CHECK_EQ_I64(ms_get(&h.c.got, "4|10|7|0|10|7"), 0);
+  CHECK_EQ_I64(h_wm(&h, 0, INT64_MAX, &err), 0);
+  CHECK_EQ_I64(h_wm(&h, 1, INT64_MAX, &err), 0);
+  CHECK_EQ_I64(lm_join_state_rows(h.j), 0);
+  /* without the time columns as a key pair: nothing is evicted */
+  harness g;
+  h_init(&g, LM_JOIN_UPDATING, LM_JOIN_INNER, false, true, &err);
+  g.spec.side[1].changelog = true;
+  CHECK(h_open(&g, &err) == 0);
+  CHECK_EQ_I64(h_push(&g, 0, l0, NULL, 3, &err), 0);
+  CHECK_EQ_I64(h_wm(&g, 0, INT64_MAX, &err), 0);
+  CHECK_EQ_I64(h_wm(&g, 1, INT64_MAX, &err), 0);
+  CHECK_EQ_I64(lm_join_state_rows(g.j), 3);
+  h_free(&g);
+  h_free(&h);
+}
+
+/* Random changelogs on both sides keyed on (k, ts) with k = ts (so the
+ * brute force's k equality is the key), every change at or after its
+ * side's watermark (the promise of a time column), watermarks advancing at
+ * random: eviction must change no output (checked against the brute force
+ * after every push), and the +inf watermarks leave no state. Now and then
+ * a change below the horizon: dropped without output. */
+static void random_evict(uint64_t seed, lm_join_type t, bool resid) {
+  uint64_t rs = seed * 104729 + (uint64_t)t * 17 + resid + 5;
+  harness h;
+  lm_error err;
+  memset(&err, 0, sizeof err);
+  h_init(&h, LM_JOIN_UPDATING, t, true, true, &err);
+  static int keys2[2] = {0, 1};
+  for (int s = 0; s < 2; s++) {
+    h.spec.side[s].n_keys = 2;
+    h.spec.side[s].keys = keys2;
+  }
+  if (resid)
+    h.spec.residual = residual_lt();
+  if (h_open(&h, &err)) {
+    fprintf(stderr, "evict open: %s\n", err.msg);
+    CHECK(0);
+    h_free(&h);
+    return;
+  }
+  trow rows[2][MAXR];
+  int64_t mult[2][MAXR], wm[2] = {0, 0};
+  int nrow[2] = {0, 0};
+  bspec bs = {t, resid, false, 0, 0, false, false};
+  bool ok = true;
+  int64_t late = 0, ins_ts[1024];
+  int n_ins = 0;
+  for (int step = 0; step < 80 && ok; step++) {
+    int side = (int)(lm_test_rand(&rs) % 2);
+    if (lm_test_rand(&rs) % 4 == 0) {
+      wm[side] += (int64_t)(lm_test_rand(&rs) % 3);
+      CHECK_EQ_I64(h_wm(&h, side, wm[side], &err), 0);
+      continue;
+    }
+    int n = 1 + (int)(lm_test_rand(&rs) % 4);
+    trow b[8];
+    int64_t w[8];
+    int nb = 0;
+    for (int i = 0; i < n; i++) {
+      int held = 0;
+      for (int q = 0; q < nrow[side]; q++)
+        held += mult[side][q] > 0 && rows[side][q].ts >= wm[side];
+      if (held && lm_test_rand(&rs) % 3 == 0) {
+        int pick = (int)(lm_test_rand(&rs) % (uint64_t)held);
+        for (int q = 0; q < nrow[side]; q++)
+          if (mult[side][q] > 0 && rows[side][q].ts >= wm[side] &&
+              pick-- == 0) {
+            b[nb] = rows[side][q];
+            w[nb] =
+                -(1 + (int64_t)(lm_test_rand(&rs) % (uint64_t)mult[side][q]));
+            mult[side][q] += w[nb++];
+            break;
+          }
+        continue;
+      }
+      trow x;
+      memset(&x, 0, sizeof x);
+      x.ts = wm[side] + (int64_t)(lm_test_rand(&rs) % 4);
+      x.k = x.ts;
+      x.v = (int64_t)(lm_test_rand(&rs) % 4);
+      int q = 0;
+      for (; q < nrow[side]; q++)
+        if (memcmp(&rows[side][q], &x, sizeof x) == 0)
+          break;
+      if (q == nrow[side]) {
+        if (nrow[side] == MAXR)
+          continue;
+        rows[side][q] = x;
+        mult[side][q] = 0;
+        nrow[side]++;
+      }
+      b[nb] = x;
+      w[nb] = 1 + (int64_t)(lm_test_rand(&rs) % 2);
+      mult[side][q] += w[nb++];
+      if (n_ins < 1024)
+        ins_ts[n_ins++] = x.ts;
+    }
+    if (nb && h_push(&h, side, b, w, nb, &err)) {
+      fprintf(stderr, "evict push: %s\n", err.msg);
+      ok = false;
+      break;
+    }
+    int64_t horizon = wm[0] < wm[1] ? wm[0] : wm[1];
+    if (horizon > 0 && lm_test_rand(&rs) % 6 == 0) {
+      /* below the horizon: breaks the promise, dropped */
+      trow x = {horizon - 1, horizon - 1, 1, false};
+      int64_t wx = 1, before = h.c.rows;
+      CHECK_EQ_I64(h_push(&h, side, &x, &wx, 1, &err), 0);
+      CHECK_EQ_I64(h.c.rows, before);
+      late++;
+    }
+    mset exp = {0};
+    brute(&bs, rows[0], mult[0], nrow[0], rows[1], mult[1], nrow[1], &exp);
+    char what[128];
+    snprintf(what, sizeof what, "evict %s%s seed %llu step %d", type_name(t),
+             resid ? " +residual" : "", (unsigned long long)seed, step);
+    ok = ms_eq(&h.c.got, &exp, what);
+    CHECK(ok);
+    ms_free(&exp);
+    for (int q = 0; q < h.c.got.n; q++)
+      CHECK(h.c.got.r[q].w >= 0);
+  }
+  CHECK_EQ_I64(h.j->late_dropped, late);
+  /* one slot per insertion (fewer after retractions), none below the
+   * horizon */
+  int64_t above = 0, horizon = wm[0] < wm[1] ? wm[0] : wm[1];
+  for (int i = 0; i < n_ins; i++)
+    above += ins_ts[i] >= horizon;
+  CHECK(lm_join_state_rows(h.j) <= above);
+  CHECK_EQ_I64(h_wm(&h, 0, INT64_MAX, &err), 0);
+  CHECK_EQ_I64(h_wm(&h, 1, INT64_MAX, &err), 0);
+  CHECK_EQ_I64(lm_join_state_rows(h.j), 0);
+  h_free(&h);
+}
+
+/* An append-only output expands a pair of multiplicity k into k rows: a
+ * lookup join whose table row has __weight 2^62 asks for 2^62 copies per
+ * stream row (and two rows overflow BIGINT). Refused with a clear
+ * LM_ERR_EXEC (the engine then stops the query, naming it), instead of an
+ * allocation of 2^64 bytes failing as "out of memory". */
+static void append_only_weight_overflow(void) {
+  lm_error err;
+  memset(&err, 0, sizeof err);
+  harness h;
+  h_init(&h, LM_JOIN_LOOKUP, LM_JOIN_INNER, false, false, &err);
+  h.spec.side[1].changelog = true;
+  CHECK(h_open(&h, &err) == 0);
+  trow t1 = {1, 0, 10, false};
+  int64_t big = (int64_t)1 << 62;
+  CHECK_EQ_I64(h_push(&h, 1, &t1, &big, 1, &err), 0);
+  trow s1[2] = {{1, 5, 0, false}, {1, 6, 0, false}};
+  CHECK_EQ_I64(h_push(&h, 0, s1, NULL, 1, &err), LM_ERR_EXEC);
+  CHECK(strstr(err.msg, "copies of its rows") != NULL);
+  memset(&err, 0, sizeof err);
+  trow t2 = {1, 0, 11, false};
+  CHECK_EQ_I64(h_push(&h, 1, &t2, &big, 1, &err), 0);
+  CHECK_EQ_I64(h_push(&h, 0, s1, NULL, 2, &err), LM_ERR_EXEC);
+  CHECK(strstr(err.msg, "integer out of range") != NULL);
+  CHECK_EQ_I64(h.c.rows, 0);
+  h_free(&h);
+}
+
 /* VARCHAR keys through the updating join: 10 000 left rows, the odd ones
  * retracted (enough dead string bytes to compact the string heap), then a
  * right row per key: 5 000 pairs, each with equal strings and the left row
@@ -1167,6 +1410,12 @@ int main(int argc, char **argv) {
   int seeds = argc > 1 ? atoi(argv[1]) : 40;
   updating_hand();
   updating_ttl();
+  updating_evict_hand();
+  append_only_weight_overflow();
+  for (int t = LM_JOIN_INNER; t <= LM_JOIN_ANTI; t++)
+    for (int resid = 0; resid < 2; resid++)
+      for (int s = 1; s <= seeds / 2 + 1; s++)
+        random_evict((uint64_t)s, (lm_join_type)t, resid);
   varchar_keys();
   scenario19();
   interval_edges();

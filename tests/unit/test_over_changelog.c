@@ -28,31 +28,18 @@
 
 #include "laminar.h"
 #include "lm_test.h"
+#include "lm_test_sql.h"
 
 static uint64_t rng;
 static uint64_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
+  return lm_test_xorshift(&rng);
 }
-
-static int exec(laminar_db *db, const char *sql, laminar_result **r) {
-  laminar_error e;
-  memset(&e, 0, sizeof e);
-  int rc = laminar_execute(db, sql, r, &e);
-  if (rc)
-    fprintf(stderr, "%s: %s\n", sql, e.message);
-  return rc;
-}
+#define exec lm_test_exec
 
 enum { MAXR = 3000, NULLV = -1000000 };
 
-typedef struct row {
-  int k;
-  int64_t t, v; /* seconds (NULLV: NULL), value (NULLV: NULL) */
-  bool live;
-} row;
+/* t: seconds (NULLV: NULL), v: value (NULLV: NULL) */
+typedef lm_test_row row;
 
 static row rows[MAXR];
 static int n_rows;
@@ -79,21 +66,14 @@ static void ts_text(char *buf, size_t n, int64_t s) {
   if (s == NULLV)
     snprintf(buf, n, "NULL");
   else
-    snprintf(buf, n, "1970-01-01T%02d:%02d:%02d", (int)(s / 3600),
-             (int)(s / 60 % 60), (int)(s % 60));
+    lm_test_ts_text(buf, n, s, 'T');
 }
 
-static int cmp_line(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char lines_buf[MAXR][256];
-
-/* The sorted text lines "k|t|v|s3|c|mn|n" of every live row. */
+/* The sorted text lines "k|t|v|s3|c|mn|n|a3" of every live row. */
 static void expected(char *out, size_t cap) {
   static int ord[MAXR];
-  static char *lp[MAXR];
-  int nl = 0;
+  size_t len = 0;
+  out[0] = 0;
   for (int i = 0; i < n_rows; i++) {
     if (!rows[i].live)
       continue;
@@ -162,41 +142,17 @@ static void expected(char *out, size_t cap) {
     if (s3n)
       snprintf(a3s, sizeof a3s, "%lld",
                (long long)llround((double)s3 / (double)s3n * 1000.0));
-    snprintf(lines_buf[nl], sizeof lines_buf[nl], "%c|%s|%s|%s|%lld|%s|%lld|%s",
-             'a' + r->k, ts, r->v == NULLV ? "NULL" : vs, s3n ? s3s : "NULL",
-             (long long)c, any ? mns : "NULL", (long long)cnt, a3s);
-    lp[nl] = lines_buf[nl];
-    nl++;
+    len += (size_t)snprintf(
+        out + len, cap - len, "%c|%s|%s|%s|%lld|%s|%lld|%s\n", 'a' + r->k, ts,
+        r->v == NULLV ? "NULL" : vs, s3n ? s3s : "NULL", (long long)c,
+        any ? mns : "NULL", (long long)cnt, a3s);
   }
-  qsort(lp, (size_t)nl, sizeof *lp, cmp_line);
-  size_t len = 0;
-  out[0] = 0;
-  for (int i = 0; i < nl; i++)
-    len += (size_t)snprintf(out + len, cap - len, "%s\n", lp[i]);
+  lm_test_sort_lines(out);
 }
 
 static void actual(laminar_db *db, char *out, size_t cap) {
-  static char *lp[MAXR];
-  laminar_result *r = NULL;
-  out[0] = 0;
-  if (exec(db, "SELECT k, ts, v, s3, c, mn, n, a3 FROM v", &r))
-    return;
-  int nl = 0;
-  for (int64_t i = 0; i < laminar_result_num_rows(r) && nl < MAXR; i++) {
-    size_t len = 0;
-    for (int c = 0; c < 8; c++) {
-      const char *t = laminar_result_value_text(r, i, c);
-      len += (size_t)snprintf(lines_buf[nl] + len, sizeof lines_buf[nl] - len,
-                              "%s%s", c ? "|" : "", t ? t : "NULL");
-    }
-    lp[nl] = lines_buf[nl];
-    nl++;
-  }
-  laminar_result_free(r);
-  qsort(lp, (size_t)nl, sizeof *lp, cmp_line);
-  size_t len = 0;
-  for (int i = 0; i < nl; i++)
-    len += (size_t)snprintf(out + len, cap - len, "%s\n", lp[i]);
+  lm_test_query_lines(db, "SELECT k, ts, v, s3, c, mn, n, a3 FROM v", 8, true,
+                      out, cap);
 }
 
 static int run(uint64_t seed, int steps) {
@@ -231,14 +187,9 @@ static int run(uint64_t seed, int steps) {
     size_t len = (size_t)snprintf(sql, sizeof sql, "INSERT INTO cl VALUES ");
     for (int j = 0; j < nb; j++) {
       int64_t k, t, v, w;
-      int live = 0;
-      for (int i = 0; i < n_rows; i++)
-        live += rows[i].live;
+      int live = lm_test_live(rows, n_rows);
       if (live && rnd() % 3 == 0) { /* retract a live row */
-        int pick = (int)(rnd() % (uint64_t)live), i = 0;
-        for (;; i++)
-          if (rows[i].live && pick-- == 0)
-            break;
+        int i = lm_test_nth_live(rows, n_rows, (int)(rnd() % (uint64_t)live));
         k = rows[i].k;
         t = rows[i].t;
         v = rows[i].v;

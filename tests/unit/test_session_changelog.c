@@ -20,31 +20,18 @@
 
 #include "laminar.h"
 #include "lm_test.h"
+#include "lm_test_sql.h"
 
 static uint64_t rng;
 static uint64_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
+  return lm_test_xorshift(&rng);
 }
-
-static int exec(laminar_db *db, const char *sql, laminar_result **r) {
-  laminar_error e;
-  memset(&e, 0, sizeof e);
-  int rc = laminar_execute(db, sql, r, &e);
-  if (rc)
-    fprintf(stderr, "%s: %s\n", sql, e.message);
-  return rc;
-}
+#define exec lm_test_exec
+#define ts_text lm_test_ts_text
 
 enum { MAXR = 4000, GAP = 3, DELAY = 5 };
 
-typedef struct row {
-  int k;
-  int64_t t, v; /* seconds, value */
-  bool live;
-} row;
+typedef lm_test_row row; /* t: seconds */
 
 static row rows[MAXR];
 static int n_rows;
@@ -52,11 +39,6 @@ static int n_rows;
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
-}
-
-static void ts_text(char *buf, size_t n, int64_t s, char sep) {
-  snprintf(buf, n, "1970-01-01%c%02d:%02d:%02d", sep, (int)(s / 3600),
-           (int)(s / 60 % 60), (int)(s % 60));
 }
 
 /* The expected rows "k|start|end|count|sum|min|max" of the sessions with
@@ -102,17 +84,7 @@ static void actual(laminar_db *db, const char *view, char *out, size_t cap) {
   char sql[256];
   snprintf(sql, sizeof sql,
            "SELECT k, ss, se, n, s, mn, mx FROM %s ORDER BY k, ss", view);
-  laminar_result *r = NULL;
-  size_t len = 0;
-  out[0] = 0;
-  if (exec(db, sql, &r))
-    return;
-  for (int64_t i = 0; i < laminar_result_num_rows(r); i++)
-    for (int c = 0; c < 7; c++)
-      len += (size_t)snprintf(out + len, cap - len, "%s%c",
-                              laminar_result_value_text(r, i, c),
-                              c == 6 ? '\n' : '|');
-  laminar_result_free(r);
+  lm_test_query_lines(db, sql, 7, false, out, cap);
 }
 
 /* lat = 0: an updating view v0 and an EMIT ON WINDOW CLOSE view v1;
@@ -155,14 +127,9 @@ static int run(uint64_t seed, int steps, int64_t lat) {
     int64_t wm_max = max_t;
     for (int j = 0; j < nb; j++) {
       int64_t k, t, v, w;
-      int live = 0;
-      for (int i = 0; i < n_rows; i++)
-        live += rows[i].live;
+      int live = lm_test_live(rows, n_rows);
       if (live && rnd() % 3 == 0) { /* retract a live row */
-        int pick = (int)(rnd() % (uint64_t)live), i = 0;
-        for (;; i++)
-          if (rows[i].live && pick-- == 0)
-            break;
+        int i = lm_test_nth_live(rows, n_rows, (int)(rnd() % (uint64_t)live));
         k = rows[i].k;
         t = rows[i].t;
         v = rows[i].v;

@@ -128,12 +128,14 @@ static void test_over_retraction(void) {
       "CREATE MATERIALIZED VIEW a6 AS SELECT g, COUNT(*) AS n, MAX(x) AS mx"
       " FROM ov GROUP BY g;"
       "INSERT INTO ov VALUES ('a', 1, 1)"));
+  /* the view fails, the INSERT does not (docs/failures.md): a notice */
   memset(&err, 0, sizeof err);
   CHECK(laminar_execute(db,
                         "INSERT INTO ov VALUES ('a', 5, 2), ('a', 5, -1),"
                         " ('a', 1, -1), ('a', 1, -1)",
-                        NULL, &err) != 0);
-  CHECK(strstr(err.message, "more retractions than insertions") != NULL);
+                        NULL, &err) == 0);
+  CHECK(strstr(laminar_notices(db), "more retractions than insertions") !=
+        NULL);
   laminar_result *r = NULL;
   memset(&err, 0, sizeof err);
   CHECK(laminar_execute(db, "SELECT * FROM a6", &r, &err) != 0);

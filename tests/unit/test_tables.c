@@ -13,23 +13,13 @@
 #include "api/engine.h"
 #include "laminar.h"
 #include "lm_test.h"
+#include "lm_test_sql.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static uint64_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
+  return lm_test_xorshift(&rng);
 }
-
-static int exec(laminar_db *db, const char *sql, laminar_result **r) {
-  laminar_error e;
-  memset(&e, 0, sizeof e);
-  int rc = laminar_execute(db, sql, r, &e);
-  if (rc)
-    fprintf(stderr, "%s: %s\n", sql, e.message);
-  return rc;
-}
+#define exec lm_test_exec
 
 enum { K = 40 };
 
