@@ -431,8 +431,19 @@ class QGen:
                 sel.append(self.scalar(rels, t, 1))
                 types.append(t)
             if "winfn" in self.feats and not for_view and r.random() < 0.35:
+                # Rows equal in every column are interchangeable within one
+                # window, but not across two: which of two equal rows gets
+                # ROW_NUMBER 1 in one window and the earlier LAG in another
+                # is unspecified (PostgreSQL sorts each window on its own).
+                # So a query keeps at most one order-sensitive window
+                # function; a second one is generated (same random draws)
+                # and left out.
+                sensitive = False
                 for _ in range(r.randint(1, 2)):
                     e, t = self.winfn(rels)
+                    if self.win_sensitive and sensitive:
+                        continue
+                    sensitive = sensitive or self.win_sensitive
                     sel.append(e)
                     types.append(t)
             if self.using and r.random() < 0.4:
@@ -500,6 +511,8 @@ class QGen:
         some = self.col(rels, r.choice(["int", "float", "ts"])) or self.col(rels, "int")
         some += r.choice(["", " DESC", " NULLS FIRST"])
         k = r.randint(0, 7)
+        # ROW_NUMBER, LAG/LEAD and ROWS frames depend on the order of equal rows
+        self.win_sensitive = k in (0, 2, 6, 7)
         num = self.col(rels, r.choice(["int", "float"])) or self.col(rels, "int")
         nt = "int" if num in self.cols_of(rels, "int") else "float"
         if k == 0:
