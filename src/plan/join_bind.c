@@ -1195,12 +1195,14 @@ static int rel_of(const jb *b, const lm_expr *e) {
 }
 
 /* The largest input index e reads into *maxrel; false when e cannot move
- * (an unresolvable name, an aggregate, a window function, '*'). */
+ * (an unresolvable name, an aggregate, a window function, '*', or a
+ * subquery: the outer columns it reads are not seen here, and a join
+ * step's ON binds it without the inputs of other steps). */
 static bool rels_of(const jb *b, const lm_expr *e, int *maxrel, int depth) {
   if (!e)
     return true;
-  if (depth > 200 || e->kind == LM_EXPR_STAR || e->over ||
-      (e->kind == LM_EXPR_FUNC && lm_bind_is_agg_name(e->name)))
+  if (depth > 200 || e->kind == LM_EXPR_STAR || e->kind == LM_EXPR_SUBQUERY ||
+      e->over || (e->kind == LM_EXPR_FUNC && lm_bind_is_agg_name(e->name)))
     return false;
   if (e->kind == LM_EXPR_COLUMN) {
     int r = rel_of(b, e);
