@@ -15,6 +15,11 @@
 # $LM_FLIGHTS_CSV (default BUILD_DIR/flights-3m.csv). Times are the best of
 # the repetitions (default 5), wall clock, ms; ratio = DuckDB ms / Laminar ms
 # (1.0 = as fast as DuckDB; the target is >= 0.5).
+#
+# LM_ADHOC_BEFORE=PATH (another build's bench_flights_adhoc, e.g. a copy
+# taken before a change) adds its times as a "before" column, from the
+# same run; LM_ADHOC_BEFORE_QUERIES="name ..." limits it to those queries
+# (the others print "-": per-key subqueries can take minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -50,7 +55,17 @@ PY
 fi
 lm=$("$build/bench/bench_flights_adhoc" "$csv" "$reps")
 dk=$(node bench/flights_adhoc.js "$csv" "$reps")
-/usr/bin/python3 - "$lm" "$dk" <<'PY'
+bf=""
+if [ -n "${LM_ADHOC_BEFORE:-}" ]; then
+  if [ -n "${LM_ADHOC_BEFORE_QUERIES:-}" ]; then
+    for q in $LM_ADHOC_BEFORE_QUERIES; do
+      bf+=$("$LM_ADHOC_BEFORE" "$csv" "$reps" "$q" | grep '^result')$'\n'
+    done
+  else
+    bf=$("$LM_ADHOC_BEFORE" "$csv" "$reps")
+  fi
+fi
+/usr/bin/python3 - "$lm" "$dk" "$bf" <<'PY'
 import sys
 def parse(t):
     res, load = {}, None
@@ -62,16 +77,30 @@ def parse(t):
             res[f[1]] = (int(f[2]), float(f[3]))
     return load, res
 (ll, lm), (dl, dk) = parse(sys.argv[1]), parse(sys.argv[2])
-print("| query | rows | Laminar ms | DuckDB ms | ratio (DuckDB/Laminar) |")
-print("| --- | ---: | ---: | ---: | ---: |")
+bf = parse(sys.argv[3])[1] if sys.argv[3].strip() else None
+if bf is None:
+    print("| query | rows | Laminar ms | DuckDB ms | ratio (DuckDB/Laminar) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+else:
+    print("| query | rows | Laminar ms before | ratio before | Laminar ms | DuckDB ms | ratio (DuckDB/Laminar) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 worst = None
 for name, (rows, ms) in lm.items():
     drows, dms = dk.get(name, (None, float("nan")))
     ratio = dms / ms if ms > 0 else float("nan")
     flag = "" if drows == rows else " (DuckDB: %s rows)" % drows
-    print("| %s | %d%s | %.1f | %.1f | %.2f |" % (name, rows, flag, ms, dms, ratio))
+    if bf is None:
+        print("| %s | %d%s | %.1f | %.1f | %.2f |" % (name, rows, flag, ms, dms, ratio))
+    elif name in bf:
+        bms = bf[name][1]
+        print("| %s | %d%s | %.1f | %.2f | %.1f | %.1f | %.2f |" % (name, rows, flag, bms, dms / bms, ms, dms, ratio))
+    else:
+        print("| %s | %d%s | - | - | %.1f | %.1f | %.2f |" % (name, rows, flag, ms, dms, ratio))
     worst = ratio if worst is None or ratio < worst else worst
-print("| (load, CSV -> table) | %d | %.0f | %.0f | %.2f |" % (ll[0], ll[1], dl[1], dl[1] / ll[1]))
+if bf is None:
+    print("| (load, CSV -> table) | %d | %.0f | %.0f | %.2f |" % (ll[0], ll[1], dl[1], dl[1] / ll[1]))
+else:
+    print("| (load, CSV -> table) | %d | | | %.0f | %.0f | %.2f |" % (ll[0], ll[1], dl[1], dl[1] / ll[1]))
 print()
 print("worst ratio %.2f (target >= 0.5)" % worst)
 PY

@@ -34,12 +34,25 @@
  *                 tcp_loopback_buf is the buffered path (writer into an
  *                 lm_buf sent per batch, 1 MiB reads fed with a copy).
  *                 LM_BENCH_SOCKBUF=N sets SO_SNDBUF/SO_RCVBUF to N bytes.
+ *   tcp_raw       the reference for tcp_loopback, in the same run: two
+ *                 threads doing plain send()/recv() of the same byte
+ *                 volume over loopback TCP, sent in pieces of one
+ *                 batch's size and received into a buffer of that size
+ *                 (no encoding, no decoding, nothing touched: the best
+ *                 the kernel gives). `ratio_raw` = IPC GB/s / raw GB/s.
+ *   unix_stream / unix_stream_buf / unix_raw  the same three over a Unix
+ *                 domain socket (a socket file in /tmp).
  * Batches: INT64, DOUBLE and UTF8 (8..24 bytes) columns, ~1.3 MiB each.
+ * LM_BENCH_TCP_ONLY=1 runs only the socket parts (=tcp, =unix: one of
+ * them; =direct: TCP's direct path and raw reference alone);
+ * LM_BENCH_DIRECT_ONLY=1 leaves out the buffered paths (profiling).
  * Usage: bench_ipc [repetitions (default 3)] [max open size MiB (512)].
  * Files live in a mkdtemp directory under $TMPDIR (or /tmp), removed at the
  * end. Prints a markdown table and one `result` line per part. Not a test.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +62,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,6 +107,7 @@ typedef struct part {
   double bytes;
   double secs;
   double memcpy_secs;
+  double raw_secs; /* the raw socket reference (0: none) */
 } part;
 
 static part parts[32];
@@ -100,7 +115,7 @@ static int n_parts;
 
 static void add_part(const char *name, double bytes, double secs,
                      double mc_secs) {
-  part p = {name, bytes, secs, mc_secs};
+  part p = {name, bytes, secs, mc_secs, 0};
   parts[n_parts++] = p;
 }
 
@@ -191,8 +206,16 @@ static double cpu_now(void) {
          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
-/* CPU seconds of the last tcp_once (both threads, kernel included). */
-static double g_tcp_cpu;
+/* CPU seconds of the calling thread (user + system). */
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds of the last tcp_once / raw_once (both threads, kernel
+ * included), and of its reading and writing thread alone. */
+static double g_tcp_cpu, g_rd_cpu, g_wr_cpu;
 
 /* LM_BENCH_SOCKBUF: explicit socket buffer sizes (0 = kernel autotuning). */
 static void sockbuf(lm_stream *st) {
@@ -207,22 +230,26 @@ static void sockbuf(lm_stream *st) {
 typedef struct tcp_writer {
   bool direct;
   int port;
+  const char *unix_path; /* NULL: TCP to 127.0.0.1:port */
   lm_schema *s;
   lm_batch **bs;
   int nb, n_batches;
   int64_t sent;
   int rc;
   lm_error err;
+  double cpu; /* the thread's CPU seconds */
 } tcp_writer;
 
 static void *tcp_writer_main(void *arg) {
   tcp_writer *tw = arg;
+  double c0 = thread_cpu();
   lm_stream *st = NULL;
   lm_ipc_writer *w = NULL;
   lm_buf out;
   lm_buf_init(&out);
   tw->sent = 0;
-  int rc = lm_tcp_connect("127.0.0.1", tw->port, &st, &tw->err);
+  int rc = tw->unix_path ? lm_unix_connect(tw->unix_path, &st, &tw->err)
+                         : lm_tcp_connect("127.0.0.1", tw->port, &st, &tw->err);
   if (rc == 0)
     sockbuf(st);
   if (rc == 0 && tw->direct) {
@@ -249,24 +276,33 @@ static void *tcp_writer_main(void *arg) {
   lm_buf_free(&out);
   int crc = lm_stream_close(st, rc ? NULL : &tw->err);
   tw->rc = rc ? rc : crc;
+  tw->cpu = thread_cpu() - c0;
   return NULL;
 }
 
-/* One transfer of n_batches batches; returns the seconds (wall, connect to
- * the last batch touched) or a negative value on error; *bytes = stream
- * size. */
-static double tcp_once(bool direct, lm_schema *s, lm_batch **bs, int nb,
-                       int n_batches, uint8_t *chunk, size_t chunk_n,
-                       double *bytes) {
+/* One transfer of n_batches batches over TCP loopback (unix_path NULL) or
+ * the Unix socket unix_path; returns the seconds (wall, connect to the last
+ * batch touched) or a negative value on error; *bytes = stream size. */
+static double tcp_once(bool direct, const char *unix_path, lm_schema *s,
+                       lm_batch **bs, int nb, int n_batches, uint8_t *chunk,
+                       size_t chunk_n, double *bytes) {
   lm_error err;
   lm_listener *l;
-  if (lm_tcp_listen("127.0.0.1", 0, &l, &err)) {
+  if (unix_path ? lm_unix_listen(unix_path, &l, &err)
+                : lm_tcp_listen("127.0.0.1", 0, &l, &err)) {
     fprintf(stderr, "tcp: %s\n", err.msg);
     return -1;
   }
-  tcp_writer tw = {direct, lm_listener_port(l), s, bs, nb, n_batches, 0, 0,
-                   {0}};
-  double t0 = now(), c0 = cpu_now();
+  tcp_writer tw;
+  memset(&tw, 0, sizeof tw);
+  tw.direct = direct;
+  tw.port = lm_listener_port(l);
+  tw.unix_path = unix_path;
+  tw.s = s;
+  tw.bs = bs;
+  tw.nb = nb;
+  tw.n_batches = n_batches;
+  double t0 = now(), c0 = cpu_now(), r0 = thread_cpu();
   pthread_t th;
   if (pthread_create(&th, NULL, tcp_writer_main, &tw)) {
     lm_listener_close(l);
@@ -308,9 +344,11 @@ static double tcp_once(bool direct, lm_schema *s, lm_batch **bs, int nb,
     lm_ipc_stream_reader_free(rd);
   }
   double t = now() - t0;
+  g_rd_cpu = thread_cpu() - r0;
   lm_stream_close(st, NULL); /* unblocks a writer stuck on a failed reader */
   pthread_join(th, NULL);
   g_tcp_cpu = cpu_now() - c0;
+  g_wr_cpu = tw.cpu;
   if (rc || tw.rc) {
     fprintf(stderr, "tcp: %s\n", rc ? err.msg : tw.err.msg);
     return -1;
@@ -325,6 +363,125 @@ static double tcp_once(bool direct, lm_schema *s, lm_batch **bs, int nb,
     return -1;
   }
   *bytes = (double)got;
+  return t;
+}
+
+/* ---- (d2) the raw reference: plain send()/recv() of total bytes in
+ * pieces of piece bytes, received into a buffer of piece bytes, over TCP
+ * loopback (unix_path NULL) or a Unix socket. No library code. */
+typedef struct raw_writer {
+  struct sockaddr_storage addr;
+  socklen_t addr_len;
+  size_t total, piece;
+  const uint8_t *src;
+  int rc;
+  double cpu;
+} raw_writer;
+
+static void raw_sockbuf(int fd) {
+  const char *e = getenv("LM_BENCH_SOCKBUF");
+  int v = e ? atoi(e) : 0;
+  if (v > 0) {
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v);
+  }
+}
+
+static void *raw_writer_main(void *arg) {
+  raw_writer *rw = arg;
+  double c0 = thread_cpu();
+  rw->rc = -1;
+  int fd = socket(rw->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return NULL;
+  raw_sockbuf(fd);
+  if (connect(fd, (struct sockaddr *)&rw->addr, rw->addr_len) != 0) {
+    close(fd);
+    return NULL;
+  }
+  size_t left = rw->total;
+  while (left) {
+    size_t n = LM_MIN(left, rw->piece), off = 0;
+    while (off < n) {
+      ssize_t k = send(fd, rw->src + off, n - off, MSG_NOSIGNAL);
+      if (k <= 0) {
+        close(fd);
+        return NULL;
+      }
+      off += (size_t)k;
+    }
+    left -= n;
+  }
+  close(fd);
+  rw->rc = 0;
+  rw->cpu = thread_cpu() - c0;
+  return NULL;
+}
+
+/* Seconds of one raw transfer (connect to the last byte received), or -1. */
+static double raw_once(const char *unix_path, size_t total, size_t piece,
+                       const uint8_t *src, uint8_t *dst) {
+  raw_writer rw;
+  memset(&rw, 0, sizeof rw);
+  rw.total = total;
+  rw.piece = piece;
+  rw.src = src;
+  int lfd;
+  if (unix_path) {
+    struct sockaddr_un *sa = (struct sockaddr_un *)&rw.addr;
+    sa->sun_family = AF_UNIX;
+    size_t pl = strlen(unix_path);
+    if (pl >= sizeof sa->sun_path)
+      return -1;
+    memcpy(sa->sun_path, unix_path, pl + 1);
+    rw.addr_len = sizeof *sa;
+    unlink(unix_path);
+    lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  } else {
+    struct sockaddr_in *sa = (struct sockaddr_in *)&rw.addr;
+    sa->sin_family = AF_INET;
+    sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    rw.addr_len = sizeof *sa;
+    lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  }
+  if (lfd < 0 || bind(lfd, (struct sockaddr *)&rw.addr, rw.addr_len) != 0 ||
+      listen(lfd, 1) != 0 ||
+      getsockname(lfd, (struct sockaddr *)&rw.addr, &rw.addr_len) != 0) {
+    perror("raw: listen");
+    if (lfd >= 0)
+      close(lfd);
+    return -1;
+  }
+  double t0 = now(), r0 = thread_cpu();
+  pthread_t th;
+  if (pthread_create(&th, NULL, raw_writer_main, &rw)) {
+    close(lfd);
+    return -1;
+  }
+  int fd = accept(lfd, NULL, NULL);
+  close(lfd);
+  if (unix_path)
+    unlink(unix_path);
+  size_t got = 0;
+  if (fd >= 0) {
+    raw_sockbuf(fd);
+    for (;;) {
+      ssize_t k = recv(fd, dst, piece, 0);
+      if (k <= 0)
+        break;
+      got += (size_t)k;
+    }
+  }
+  double t = now() - t0;
+  g_rd_cpu = thread_cpu() - r0;
+  if (fd >= 0)
+    close(fd);
+  pthread_join(th, NULL);
+  g_wr_cpu = rw.cpu;
+  if (rw.rc || got != total) {
+    fprintf(stderr, "raw: %zu of %zu bytes\n", got, total);
+    return -1;
+  }
   return t;
 }
 
@@ -473,7 +630,8 @@ int main(int argc, char **argv) {
   /* LM_BENCH_OPEN_ONLY=1: only the sparse-file open part (c2) */
   if (getenv("LM_BENCH_OPEN_ONLY"))
     goto open_part;
-  /* LM_BENCH_TCP_ONLY=1 (or =direct): only part (d), for profiling */
+  /* LM_BENCH_TCP_ONLY=1: only part (d), TCP and Unix socket; =tcp or
+   * =unix: only that one; =direct: only TCP's direct path (profiling) */
   if (getenv("LM_BENCH_TCP_ONLY"))
     goto tcp_part;
 
@@ -712,36 +870,66 @@ open_part:
 tcp_part:
   rmdir(dir);
 
-  /* (d) TCP loopback: 384 batches (~530 MB) per transfer */
-  {
+  /* (d) TCP loopback and Unix socket: 384 batches (~530 MB) per transfer;
+   * each beside the raw send/recv reference of the same bytes (d2) */
+  for (int net = 0; net < 2; net++) {
     const int n_tcp = 384;
+    const char *only = getenv("LM_BENCH_TCP_ONLY");
+    /* LM_BENCH_TCP_ONLY=tcp|direct: TCP alone; =unix: the Unix socket alone */
+    bool direct_only =
+        (only && !strcmp(only, "direct")) || getenv("LM_BENCH_DIRECT_ONLY");
+    if (only && !strcmp(only, "unix") && net == 0)
+      continue;
+    if (only && (!strcmp(only, "tcp") || !strcmp(only, "direct")) && net == 1)
+      continue;
+    char upath[108];
+    snprintf(upath, sizeof upath, "/tmp/bench_ipc.%d.sock", (int)getpid());
+    const char *up = net ? upath : NULL;
     size_t chunk_n = (size_t)1 << 20;
     uint8_t *chunk = malloc(chunk_n);
-    double best_t = 1e30, best_b = 1e30, tbytes = 0;
+    double best_t = 1e30, best_b = 1e30, best_raw = 1e30, tbytes = 0;
+    uint8_t *rsrc = NULL, *rdst = NULL;
+    size_t piece = 0;
     alarm(240);
     for (int r = 0; r < reps; r++) {
-      /* interleaved, so both see the same machine load */
-      double t = tcp_once(true, s, bs, NB, n_tcp, chunk, chunk_n, &tbytes);
-      double ct = g_tcp_cpu;
-      /* LM_BENCH_TCP_ONLY=direct: the direct path alone (profiling) */
-      const char *only = getenv("LM_BENCH_TCP_ONLY");
-      double tb =
-          only && !strcmp(only, "direct")
-              ? t
-              : tcp_once(false, s, bs, NB, n_tcp, chunk, chunk_n, &tbytes);
+      /* interleaved, so all three see the same machine load */
+      double t = tcp_once(true, up, s, bs, NB, n_tcp, chunk, chunk_n, &tbytes);
+      double ct = g_tcp_cpu, crd = g_rd_cpu, cwr = g_wr_cpu;
+      /* LM_BENCH_DIRECT_ONLY / TCP_ONLY=direct: no buffered path */
+      double tb = direct_only ? t
+                              : tcp_once(false, up, s, bs, NB, n_tcp, chunk,
+                                         chunk_n, &tbytes);
+      double cb = g_tcp_cpu, brd = g_rd_cpu, bwr = g_wr_cpu;
       if (t < 0 || tb < 0)
         return 1;
-      printf("tcp cpu: direct %.0f ms (%.2f GB per CPU-s), buffered %.0f ms "
-             "(%.2f GB per CPU-s)\n",
-             ct * 1e3, tbytes / ct / 1e9, g_tcp_cpu * 1e3,
-             tbytes / g_tcp_cpu / 1e9);
-      if (t < best_t)
-        best_t = t;
-      if (tb < best_b)
-        best_b = tb;
+      if (!rsrc) {
+        /* one batch's share of the stream, sent from and received into
+         * buffers already faulted in */
+        piece = (size_t)(tbytes / n_tcp);
+        rsrc = malloc(piece);
+        rdst = malloc(piece);
+        memset(rsrc, 7, piece);
+        memset(rdst, 0, piece);
+      }
+      double c0 = cpu_now();
+      double tr = raw_once(up, (size_t)tbytes, piece, rsrc, rdst);
+      double rc = cpu_now() - c0;
+      if (tr < 0)
+        return 1;
+      /* CPU ms: all threads (read thread + write thread) */
+      printf("%s cpu ms: direct %.0f (%.0f + %.0f), buffered %.0f (%.0f + "
+             "%.0f), raw %.0f (%.0f + %.0f); wall ms %.0f %.0f %.0f\n",
+             net ? "unix" : "tcp", ct * 1e3, crd * 1e3, cwr * 1e3, cb * 1e3,
+             brd * 1e3, bwr * 1e3, rc * 1e3, g_rd_cpu * 1e3, g_wr_cpu * 1e3,
+             t * 1e3, tb * 1e3, tr * 1e3);
+      best_t = LM_MIN(best_t, t);
+      best_b = LM_MIN(best_b, tb);
+      best_raw = LM_MIN(best_raw, tr);
     }
     alarm(0);
     free(chunk);
+    free(rsrc);
+    free(rdst);
     /* memcpy reference: 64 MiB of the same batches, scaled to tbytes */
     lm_buf ref;
     lm_buf_init(&ref);
@@ -752,28 +940,42 @@ tcp_part:
     lm_ipc_writer_free(w);
     mc = memcpy_time(ref.data, ref.len, reps) * (tbytes / (double)ref.len);
     lm_buf_free(&ref);
-    add_part("tcp_loopback", tbytes, best_t, mc);
-    add_part("tcp_loopback_buf", tbytes, best_b, mc);
+    add_part(net ? "unix_stream" : "tcp_loopback", tbytes, best_t, mc);
+    parts[n_parts - 1].raw_secs = best_raw;
+    add_part(net ? "unix_stream_buf" : "tcp_loopback_buf", tbytes, best_b, mc);
+    parts[n_parts - 1].raw_secs = best_raw;
+    add_part(net ? "unix_raw" : "tcp_raw", tbytes, best_raw, mc);
+    parts[n_parts - 1].raw_secs = best_raw;
   }
 
 report:
   rmdir(dir);
-  printf("| part | bytes | ms | GB/s | memcpy GB/s | ratio |\n");
-  printf("|---|---:|---:|---:|---:|---:|\n");
+  printf("| part | bytes | ms | GB/s | memcpy GB/s | ratio | raw GB/s | "
+         "IPC/raw |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int i = 0; i < n_parts; i++) {
     part *p = &parts[i];
     double gbs = p->bytes / p->secs / 1e9,
            mgbs = p->bytes / p->memcpy_secs / 1e9;
-    printf("| %s | %.0f | %.3f | %.2f | %.2f | %.2f |\n", p->name, p->bytes,
+    printf("| %s | %.0f | %.3f | %.2f | %.2f | %.2f |", p->name, p->bytes,
            p->secs * 1e3, gbs, mgbs, gbs / mgbs);
+    if (p->raw_secs > 0)
+      printf(" %.2f | %.2f |\n", p->bytes / p->raw_secs / 1e9,
+             p->raw_secs / p->secs);
+    else
+      printf("  |  |\n");
   }
   for (int i = 0; i < n_parts; i++) {
     part *p = &parts[i];
     double gbs = p->bytes / p->secs / 1e9,
            mgbs = p->bytes / p->memcpy_secs / 1e9;
     printf("result %s bytes=%.0f ms=%.4f gbps=%.3f memcpy_gbps=%.3f "
-           "ratio=%.3f\n",
+           "ratio=%.3f",
            p->name, p->bytes, p->secs * 1e3, gbs, mgbs, gbs / mgbs);
+    if (p->raw_secs > 0)
+      printf(" raw_gbps=%.3f ratio_raw=%.3f", p->bytes / p->raw_secs / 1e9,
+             p->raw_secs / p->secs);
+    printf("\n");
   }
   for (int i = 0; i < NB; i++)
     lm_batch_release(bs[i]);

@@ -37,6 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_message(rc, "timestamp", data, size);
   }
 
+  /* TIMESTAMP literals: a zone checked, then ignored (lm_tz.h) */
+  rc = lm_tz_parse_timestamp(s, size, lm_tz_utc(), &us);
+  if (rc != 0)
+    check_message(rc, "timestamp", data, size);
+
   int64_t days = 0;
   rc = lm_parse_date(s, size, &days);
   if (rc == 0) {

@@ -554,7 +554,10 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
       for (;;) {
         lm_batch *b = NULL;
         bool eof = false;
-        int rc = s->reader->poll(s->reader, &b, &eof, err);
+        /* generate only the columns the consumers read (NEXMARK) */
+        int rc = lm_source_pushdown(s, s->reader, err);
+        if (!rc)
+          rc = s->reader->poll(s->reader, &b, &eof, err);
         if (rc) {
           context(err, "source", s->name);
           return rc;
@@ -758,7 +761,7 @@ int lm_engine_pos_err(lm_error *err, int code, int line, int col,
  * no-op, LM_ERR_EXISTS (err set) otherwise, 0 when the name is free. */
 static int name_taken(laminar_db *db, const lm_stmt *st, lm_error *err) {
   if (!lm_engine_find(db, st->name) && !find_sink(db, st->name) &&
-      !lm_index_exists(db, st->name))
+      !lm_index_exists(db, st->name) && !lm_view_exists(db, st->name))
     return 0;
   if (st->if_not_exists)
     return -1;
@@ -773,9 +776,10 @@ lm_node *lm_engine_find_input(laminar_db *db, const char *name, int line,
                               int column, lm_error *err) {
   lm_node *n = lm_engine_find(db, name);
   if (!n) {
-    char m[300];
-    snprintf(m, sizeof m, "no source, stream or view named '%s'", name);
+    char m[300]; /* PostgreSQL's words and SQLSTATE */
+    snprintf(m, sizeof m, "relation \"%.200s\" does not exist", name);
     lm_engine_pos_err(err, LM_ERR_NOTFOUND, line, column, m);
+    lm_err_state(err, "42P01");
   } else if (n->query && n->query->failed) {
     /* docs/failures.md: its rows are no longer a result */
     char m[sizeof n->query->fail_msg + 200];
@@ -2133,14 +2137,20 @@ static lm_query *late_sender(laminar_db *db, const lm_node *n) {
 }
 
 /* Drops node n. Without cascade, anything depending on it (a query reading
- * it, a sink, a query sending its late rows there) is an error at the
- * statement's line:column; with cascade those are dropped first, depth
- * first (`depth` bounds the recursion). */
+ * it, a sink) is an error at the statement's line:column; with cascade
+ * those are dropped first, depth first (`depth` bounds the recursion). A
+ * query sending its late rows to n (LATE DATA TO n) is an error with or
+ * without cascade: it is n's producer, not a dependent. */
 static int drop_node(laminar_db *db, lm_node *n, bool cascade, int depth,
                      const lm_stmt *st, lm_error *err) {
   char m[400];
   if (depth > 10000)
     return lm_err(err, LM_ERR_LIMIT, "DROP CASCADE: dependency chain too deep");
+  /* views that read n (api/view.c): refused, or dropped by CASCADE */
+  int vrc =
+      lm_view_drop_check(db, n->name, kind_name(n->kind), cascade, st, err);
+  if (vrc)
+    return vrc;
   lm_query *ls;
   if (!cascade && (n->n_queries || n->n_sinks)) {
     const char *dep =
@@ -2150,11 +2160,14 @@ static int drop_node(laminar_db *db, lm_node *n, bool cascade, int depth,
              kind_name(n->kind), n->name, dep);
     return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
   }
-  if (!cascade && (ls = late_sender(db, n))) {
+  /* A query writing its late rows to n is upstream of n, not a dependent:
+   * CASCADE (PostgreSQL: drop what depends on the object) does not drop
+   * it, and n cannot go while it feeds n (docs/windows.md). */
+  if ((ls = late_sender(db, n))) {
     snprintf(m, sizeof m,
-             "cannot drop stream '%s': '%s' sends its late rows there (use "
-             "DROP ... CASCADE)",
-             n->name, ls->output->name);
+             "cannot drop stream '%s': '%s' sends its late rows there "
+             "(LATE DATA TO); drop '%s' first",
+             n->name, ls->output->name, ls->output->name);
     return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
   }
   int rc;
@@ -2163,9 +2176,6 @@ static int drop_node(laminar_db *db, lm_node *n, bool cascade, int depth,
       return rc;
   while (n->n_sinks)
     if ((rc = drop_sink(db, n->sinks[0], err)))
-      return rc;
-  while ((ls = late_sender(db, n)))
-    if ((rc = drop_node(db, ls->output, true, depth + 1, st, err)))
       return rc;
   if (n->query && n->query->n_ins) /* every input, once per occurrence */
     for (int i = 0; i < n->query->n_ins; i++)
@@ -2176,6 +2186,7 @@ static int drop_node(laminar_db *db, lm_node *n, bool cascade, int depth,
   for (int i = 0; i < n->n_subs; i++)
     n->subs[i]->node = NULL;
   REMOVE(db->nodes, db->n_nodes, n);
+  lm_view_forget_node(db, n->name);
   node_free(n);
   return 0;
 }
@@ -2209,8 +2220,12 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
                : n->kind == LM_NODE_STREAM ? "STREAM"
                : n->kind == LM_NODE_TABLE  ? "TABLE"
                                            : "MATERIALIZED VIEW");
-    else
-      snprintf(m, sizeof m, "no %s named '%s'", kind_name(want), st->name);
+    else { /* PostgreSQL: table "x" does not exist (42P01) */
+      snprintf(m, sizeof m, "%s \"%.200s\" does not exist", kind_name(want),
+               st->name);
+      lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+      return lm_err_state(err, "42P01");
+    }
     return lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
   return drop_node(db, n, st->cascade, 0, st, err);
@@ -2335,7 +2350,14 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
 static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   lm_node *n = lm_engine_find(db, st->name);
   char m[400];
-  if (!n || (n->kind != LM_NODE_SOURCE && n->kind != LM_NODE_TABLE)) {
+  if (!n) { /* PostgreSQL's words, at the name */
+    snprintf(m, sizeof m, "relation \"%.200s\" does not exist", st->name);
+    lm_engine_pos_err(err, LM_ERR_NOTFOUND,
+                      st->name_line ? st->name_line : st->line,
+                      st->name_line ? st->name_column : st->column, m);
+    return lm_err_state(err, "42P01");
+  }
+  if (n->kind != LM_NODE_SOURCE && n->kind != LM_NODE_TABLE) {
     snprintf(m, sizeof m, "no source or table named '%s'", st->name);
     return lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
   }
@@ -2491,10 +2513,14 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
                "'%s' is a %s: only tables (CREATE TABLE) can be %s", n->name,
                kind_name(n->kind),
                st->kind == LM_STMT_DELETE ? "deleted from" : "updated");
-    else
-      snprintf(m, sizeof m, "no table named '%s'", st->name);
-    return lm_engine_pos_err(err, n ? LM_ERR_BIND : LM_ERR_NOTFOUND, st->line,
-                             st->column, m);
+    else { /* PostgreSQL's words, at the name */
+      snprintf(m, sizeof m, "relation \"%.200s\" does not exist", st->name);
+      lm_engine_pos_err(err, LM_ERR_NOTFOUND,
+                        st->name_line ? st->name_line : st->line,
+                        st->name_line ? st->name_column : st->column, m);
+      return lm_err_state(err, "42P01");
+    }
+    return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
   }
   lm_schema *s = n->table_schema;
   int nc = s->n_fields;
@@ -2706,6 +2732,11 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
       if (b) {
         lm_batch *ch = NULL;
         rc = lm_table_insert(n->table, n->name, b, &ch, err);
+        int64_t first, bad = rc ? lm_table_err_row(n->table) : -1;
+        const char *path =
+            bad >= 0 && r->batch_origin ? r->batch_origin(r, &first) : NULL;
+        if (path) /* the file and its data row, as other load errors */
+          lm_err_prefix(err, "%s: row %lld", path, (long long)(first + bad));
         lm_batch_release(ch);
         lm_batch_release(b);
         continue;
@@ -2842,6 +2873,12 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
   int rc;
   db->stmt_line = st->line; /* failure notices name the statement */
   db->stmt_col = st->column;
+  if (!db->view_busy) { /* views expanded when read: api/view.c */
+    bool handled = false;
+    rc = lm_view_exec(db, st, res, err, &handled);
+    if (handled)
+      return rc;
+  }
   switch (st->kind) {
   case LM_STMT_CREATE_SOURCE:
     return create_source(db, st, err);
@@ -2888,6 +2925,7 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
 }
 
 void lm_engine_free(laminar_db *db) {
+  lm_view_free_all(db);
   /* dependents first: queries reference their inputs */
   for (int i = db->n_nodes - 1; i >= 0; i--)
     node_free(db->nodes[i]);

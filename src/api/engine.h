@@ -177,6 +177,9 @@ struct lm_node {
   lm_query *query;
   lm_batch **store; /* a view's rows when it is not an aggregate */
   int n_store, cap_store;
+  /* a temporary relation holding a view's rows, computed for the running
+   * statement (api/view.c; EXPLAIN calls it a view) */
+  bool view_rows;
 };
 
 struct lm_sink {
@@ -220,6 +223,10 @@ struct laminar_db {
   /* the session time zone (SET TIME ZONE; NULL = UTC, the default): set as
    * the thread's lm_tz_session() while a statement runs (docs/timezones.md) */
   const struct lm_tz *tz;
+  /* views expanded when read (api/view.c, docs/views.md): NULL until the
+   * first; view_busy while view.c runs a statement it has rewritten */
+  struct lm_views *views;
+  bool view_busy;
 };
 
 struct laminar_result {
@@ -382,6 +389,20 @@ int lm_setop_create_with(laminar_db *db, const lm_stmt *st, lm_error *err);
 lm_node *lm_engine_find_input(laminar_db *db, const char *name, int line,
                               int column, lm_error *err);
 int lm_engine_open_reader(lm_node *s, lm_source_reader **out, lm_error *err);
+
+/* api/source_pushdown.c (docs/nexmark.md "Projection pushdown").
+ * lm_source_needed_cols: marks in need[0..n) the columns of source src
+ * (indexes into src->schema; n >= its fields, else every column) that its
+ * consumers read: each query's bound plan (WHERE, keys, aggregate
+ * arguments, window time, projection; a join input's kept columns), the
+ * watermark and PROCTIME columns; every column when a sink or subscription
+ * reads src or a plan shape is not understood. Returns whether that is
+ * fewer than all. lm_source_pushdown: applies it to src's NEXMARK reader r
+ * (lm_nexmark_reader_project; nothing for other connectors); call before
+ * each poll, consumers may have changed. Errors: LM_ERR_NOMEM. */
+#define LM_PUSHDOWN_MAX_COLS 64
+bool lm_source_needed_cols(const lm_node *src, bool *need, int n);
+int lm_source_pushdown(lm_node *src, lm_source_reader *r, lm_error *err);
 lm_schema *lm_engine_with_weight(lm_schema *s);
 int lm_engine_pos_err(lm_error *err, int code, int line, int col,
                       const char *msg);
@@ -401,6 +422,29 @@ void lm_engine_join_err_at(lm_error *err, const lm_join_step *js);
 int lm_engine_share_input(lm_query *q, const lm_join_input *ji,
                           lm_operator *head, lm_node *in, bool *shared,
                           lm_error *err);
+
+/* ------------------------------------------------- views (api/view.c)
+ *
+ * A view (CREATE VIEW, docs/views.md) that is not materialized is kept as
+ * its query and expanded when a statement reads it.
+ * lm_view_exec: called first by lm_engine_exec; when st concerns views
+ * (CREATE VIEW, DROP / SHOW / DESCRIBE of one, a statement reading one,
+ * writing to one) it runs st (*handled = true; result and errors as
+ * lm_engine_exec, PostgreSQL's SQLSTATEs), else *handled = false and
+ * nothing happens. lm_view_exists: whether `name` is such a view.
+ * lm_view_drop_check: before node `name` (kind word `what`: "table",
+ * "materialized view", ...) is dropped: without cascade, LM_ERR_BIND
+ * 2BP01 at st's position when a view reads it; with cascade those views
+ * are dropped (and what reads them). lm_view_forget_node: node `name` is
+ * gone (its record of the views it was built from is dropped).
+ * lm_view_free_all: frees every view (database close). */
+int lm_view_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
+                 lm_error *err, bool *handled);
+bool lm_view_exists(laminar_db *db, const char *name);
+int lm_view_drop_check(laminar_db *db, const char *name, const char *what,
+                       bool cascade, const lm_stmt *st, lm_error *err);
+void lm_view_forget_node(laminar_db *db, const char *name);
+void lm_view_free_all(laminar_db *db);
 
 /* ---------------------------------------------- EXPLAIN (api/explain.c)
  *
@@ -485,6 +529,9 @@ int64_t lm_table_rows(const lm_table *t);
  * not-null constraint` (SQLSTATE 23502) for a NULL key, LM_ERR_NOMEM. */
 int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
                     lm_batch **change, lm_error *err);
+/* The row of b (0-based) that failed the last lm_table_insert on t (a NULL
+ * in a NOT NULL column, a repeated unique key), -1 when none did. */
+int64_t lm_table_err_row(const lm_table *t);
 /* DELETE: removes the live rows where `pred` (bound over the table schema,
  * BOOLEAN; NULL = every row) is true; *deleted = their count. Errors: the
  * predicate's evaluation errors, LM_ERR_NOMEM. */

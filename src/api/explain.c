@@ -770,6 +770,10 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
     node(x, d, "Scan %s", name ? name : "?");
     return;
   }
+  if (x->adhoc && n->view_rows) { /* api/view.c */
+    node(x, d, "Scan view %s  (its query, run for this statement)", n->name);
+    return;
+  }
   if (x->adhoc) {
     const char *how = n->kind == LM_NODE_SOURCE  ? "its connector read again"
                       : n->kind == LM_NODE_TABLE ? "current rows"

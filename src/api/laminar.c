@@ -55,7 +55,10 @@ int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
   for (int i = 0; i < script->n_stmts && !rc; i++) {
     laminar_result *r = NULL;
     lm_tz_session_set(db->tz);
+    lm_dt_statement_begin(0); /* 'now': the statement's start (temporal.h) */
+    lm_dt_statement_begin(lm_dt_now_us());
     rc = lm_engine_exec(db, script->stmts[i], &r, err);
+    lm_dt_statement_begin(0);
     if (r) {
       if (result) {
         laminar_result_free(*result);
@@ -169,6 +172,10 @@ void laminar_result_free(laminar_result *r) {
 /* Reorders/casts an imported batch to the source's columns by name. */
 static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
   lm_schema *s = src->schema;
+  if (in->schema == s) { /* imported as the source's columns, checked */
+    *out = lm_batch_retain(in);
+    return 0;
+  }
   lm_array **cols = calloc((size_t)s->n_fields + 1, sizeof *cols);
   if (!cols)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -230,7 +237,7 @@ static int push_arrow(laminar_db *db, const char *source,
                   source ? source : "(null)");
   }
   lm_batch *in = NULL, *b = NULL;
-  int rc = lm_cdata_import_batch(array, schema, &in, err);
+  int rc = lm_cdata_import_batch_like(array, schema, n->schema, &in, err);
   if (rc)
     return rc;
   rc = conform(n, in, &b, err);

@@ -553,14 +553,38 @@ static int result_of(lm_batch *b, laminar_result **res, lm_error *err) {
   return *res ? 0 : nomem(err);
 }
 
-/* left <op> right. */
+/* Whether s (the left operand of a UNION [ALL] `top`) is a plain link of
+ * the same chain: the same operator, no ORDER BY / LIMIT / OFFSET / WITH
+ * of its own. `a UNION b UNION c` parses left-deep; such a chain runs as
+ * one n-ary union (a ∪ b ∪ c, then DISTINCT for UNION), not one level of
+ * recursion per operand (thousands of operands would overflow the stack;
+ * PostgreSQL runs them). */
+static bool union_link(const lm_select *s, const lm_select *top) {
+  return s->setop == LM_SETOP_UNION && top->setop == LM_SETOP_UNION &&
+         s->set_all == top->set_all && !s->n_order_by && s->limit < 0 &&
+         !s->offset && !s->n_ctes && s->emit == LM_EMIT_DEFAULT;
+}
+
+/* left <op> right; a chain of the same UNION [ALL] as one n-ary union. */
 static int run_setop(laminar_db *db, const lm_select *sel, lm_batch **out,
                      lm_error *err) {
-  part ps[2];
-  memset(ps, 0, sizeof ps);
-  const lm_select *q[2] = {sel->set_left, sel->set_right};
+  int n = 2;
+  const lm_select *l = sel->set_left;
+  for (; union_link(l, sel); l = l->set_left)
+    n++;
+  part *ps = calloc((size_t)n, sizeof *ps);
+  const lm_select **q = calloc((size_t)n, sizeof *q);
+  if (!ps || !q) {
+    free(ps);
+    free(q);
+    return nomem(err);
+  }
+  q[0] = l; /* the leftmost operand, then the right sides bottom-up */
+  int k = n - 1;
+  for (const lm_select *t = sel; k >= 1; t = t->set_left)
+    q[k--] = t->set_right;
   int rc = 0;
-  for (int i = 0; i < 2 && !rc; i++) {
+  for (int i = 0; i < n && !rc; i++) {
     ps[i].q = q[i];
     ps[i].line = q[i]->line;
     ps[i].column = q[i]->column;
@@ -569,9 +593,11 @@ static int run_setop(laminar_db *db, const lm_select *sel, lm_batch **out,
   lm_batch *all = NULL;
   int64_t nl = 0;
   if (!rc)
-    rc = unify(ps, 2, setop_name(sel->setop), &all, &nl, err);
-  lm_batch_release(ps[0].b);
-  lm_batch_release(ps[1].b);
+    rc = unify(ps, n, setop_name(sel->setop), &all, &nl, err);
+  for (int i = 0; i < n; i++)
+    lm_batch_release(ps[i].b);
+  free(ps);
+  free(q);
   if (!rc)
     rc = combine(all, nl, sel->setop, sel->set_all, out, err);
   lm_batch_release(all);
@@ -669,7 +695,7 @@ static bool reorderable(const lm_select *sel) {
   int n = 1;
   for (; f->kind == LM_FROM_JOIN; f = f->left, n++) {
     if ((f->join != LM_SQL_JOIN_INNER && f->join != LM_SQL_JOIN_CROSS) ||
-        f->asof || f->system_time || f->match || f->n_using ||
+        f->asof || f->system_time || f->match || f->n_using || f->natural ||
         f->right->kind == LM_FROM_JOIN || n >= LM_JOIN_ORDER_MAX)
       return false;
   }

@@ -406,7 +406,7 @@ static int make_change(lm_table *t, const int64_t *old_ids, int64_t n_old,
  * the message, and the DETAIL `Failing row contains (1, null).` (every
  * value of the row in PostgreSQL's text form). */
 static int check_not_null(const lm_table *t, const char *name, lm_batch *b,
-                          lm_error *err) {
+                          int64_t *bad_row, lm_error *err) {
   int nf = t->schema->n_fields;
   bool any = false;
   for (int c = 0; c < nf && !any; c++) {
@@ -425,6 +425,8 @@ static int check_not_null(const lm_table *t, const char *name, lm_batch *b,
       if ((t->schema->fields[c].nullable && !key) ||
           !lm_array_is_null(b->columns[c], r))
         continue;
+      if (bad_row)
+        *bad_row = r;
       lm_err(err, LM_ERR_EXEC,
              "null value in column \"%s\" of relation \"%s\" violates "
              "not-null constraint",
@@ -529,8 +531,10 @@ static int check_insert(lm_table *t, lm_batch *b, uint32_t **ig,
       uint32_t ng = ig[x][r];
       if (ng == LM_TIX_NOKEY)
         continue;
-      if (lm_tix_holder(ix, ng) != -1)
+      if (lm_tix_holder(ix, ng) != -1) {
+        t->err_row = r;
         return lm_tix_dup_error(ix, t->schema, b, r, false, err);
+      }
       lm_tix_hold(ix, ng, -2 - r);
     }
   }
@@ -546,13 +550,18 @@ static void link_rows(lm_table *t, int64_t base, int64_t n, uint32_t **ig,
       lm_tix_link(t->ix[x], base + i, ig[x][rows ? rows[i] : i]);
 }
 
+int64_t lm_table_err_row(const lm_table *t) {
+  return t ? t->err_row : -1;
+}
+
 int lm_table_insert(lm_table *t, const char *name, lm_batch *b,
                     lm_batch **change, lm_error *err) {
   *change = NULL;
+  t->err_row = -1;
   int64_t n = b->num_rows;
   if (n == 0)
     return 0;
-  int rc = check_not_null(t, name, b, err);
+  int rc = check_not_null(t, name, b, &t->err_row, err);
   if (rc)
     return rc;
   uint32_t **ig = NULL;
@@ -755,7 +764,7 @@ int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
   if (!rc)
     rc = lm_project(exprs, t->schema->n_fields, t->schema, old, &nb, err);
   if (!rc)
-    rc = check_not_null(t, name, nb, err);
+    rc = check_not_null(t, name, nb, NULL, err);
   if (!rc && grow_rows(t, n))
     rc = nomem(err);
   if (!rc && t->n_pk) {

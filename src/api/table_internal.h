@@ -66,6 +66,9 @@ struct lm_table {
   /* UNIQUE constraints and indexes, in creation order */
   lm_tindex **ix;
   int n_ix;
+  /* the input row (0-based, in the batch given) that failed the last
+   * lm_table_insert (NOT NULL or unique), -1 for none */
+  int64_t err_row;
 };
 
 /* A new index over columns cols[0..n) of schema s (desc may be NULL),

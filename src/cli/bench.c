@@ -1,6 +1,6 @@
 /*
  * laminardb bench nexmark --query qN --events N [--threads T] [--rate R]
- *                         [--sql-dir DIR] [--batch-size B]
+ *                         [--sql-dir DIR] [--batch-size B] [--from-memory]
  *
  * Runs Nexmark query qN (DIR/qN.sql over the sources of DIR/ddl.sql, DIR =
  * bench/nexmark by default, else <dir of the binary>/../bench/nexmark; the
@@ -20,6 +20,13 @@
  * from a window's closing watermark to its emitted row is measured: every
  * row that reaches the subscription during a watermark call gets that
  * call's duration (an upper bound: the row was emitted within it).
+ *
+ * Only the columns the query reads are generated (projection pushdown,
+ * lm_source_pushdown; a line "<source> generates <columns>" says which).
+ * --from-memory is DuckDB's footing: every event, every column, is
+ * generated into memory first (not timed, kept until the end), then the
+ * query is timed over those batches; the result line then ends with
+ * from_memory=1 and peak RSS includes the stored events.
  *
  * Prints events/s (wall), events/s per core (process CPU time), output
  * rows, peak RSS (getrusage ru_maxrss), p50/p99 window-close delay when
@@ -189,14 +196,56 @@ static int64_t quantile(const bench_state *st, int64_t total, double q) {
   return st->n_d ? st->d[st->n_d - 1].ns : 0;
 }
 
-/* One NEXMARK source the query reads. */
+/* One NEXMARK source the query reads. With --from-memory its batches are
+ * generated first into mem[0..n_mem) (every column) and handed out from
+ * there (next: the next one). */
 typedef struct bench_src {
   lm_node *node;
   lm_source_reader *reader;
   int wm_col;
   int64_t wm_delay;
   bool done;
+  lm_batch **mem;
+  int64_t n_mem, cap_mem, next;
 } bench_src;
+
+/* Reads every batch of s's (bounded) reader into s->mem. */
+static int preload(bench_src *s, lm_error *err) {
+  for (;;) {
+    lm_batch *b = NULL;
+    bool eof = false;
+    int rc = s->reader->poll(s->reader, &b, &eof, err);
+    if (rc)
+      return rc;
+    if (b) {
+      if (s->n_mem == s->cap_mem) {
+        int64_t cap = s->cap_mem ? s->cap_mem * 2 : 256;
+        lm_batch **m = realloc(s->mem, sizeof *m * (size_t)cap);
+        if (!m) {
+          lm_batch_release(b);
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+        }
+        s->mem = m;
+        s->cap_mem = cap;
+      }
+      s->mem[s->n_mem++] = b;
+    } else if (eof) {
+      return 0;
+    }
+  }
+}
+
+/* The next batch of s: from memory (--from-memory) or its reader. */
+static int next_batch(bench_src *s, bool from_memory, lm_batch **b, bool *eof,
+                      lm_error *err) {
+  if (!from_memory)
+    return s->reader->poll(s->reader, b, eof, err);
+  *b = NULL;
+  *eof = s->next == s->n_mem;
+  if (!*eof)
+    *b = lm_batch_retain(s->mem[s->next++]); /* mem keeps its own */
+  return 0;
+}
 
 static int advance_wm(laminar_db *db, bench_state *st, bench_src *s, int64_t wm,
                       lm_error *err) {
@@ -213,7 +262,8 @@ static int advance_wm(laminar_db *db, bench_state *st, bench_src *s, int64_t wm,
 static int usage_bench(void) {
   fprintf(stderr,
           "usage: laminardb bench nexmark --query qN --events N [--threads 1] "
-          "[--rate EVENTS_PER_S] [--batch-size ROWS] [--sql-dir DIR]\n");
+          "[--rate EVENTS_PER_S] [--batch-size ROWS] [--sql-dir DIR] "
+          "[--from-memory]\n");
   return 1;
 }
 
@@ -222,8 +272,15 @@ int lm_cli_bench(int argc, char **argv) {
     return usage_bench();
   const char *query = NULL, *dir = NULL, *rate = "100000", *batch = NULL;
   long long events = 0, threads = 1;
+  bool from_memory = false;
+  bool need[LM_PUSHDOWN_MAX_COLS];
   for (int i = 2; i < argc; i += 2) {
     const char *a = argv[i];
+    if (!strcmp(a, "--from-memory")) {
+      from_memory = true;
+      i--;
+      continue;
+    }
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v)
       return usage_bench();
@@ -298,6 +355,7 @@ int lm_cli_bench(int argc, char **argv) {
   laminar_db *db = NULL;
   bench_state st = {0};
   bench_src src[8];
+  memset(src, 0, sizeof src);
   int n_src = 0;
   char stream[64];
   snprintf(stream, sizeof stream, "nexmark_%s", query);
@@ -324,9 +382,19 @@ int lm_cli_bench(int argc, char **argv) {
     if (batch)
       opts[no++] = (lm_kv){"batch.size", batch};
     if ((rc = lm_nexmark_reader_new(n->read_schema ? n->read_schema : n->schema,
-                                    opts, no, &s->reader, &err))) {
+                                    opts, no, &s->reader, &err)) ||
+        /* only the columns the query reads (unless --from-memory: all,
+         * as DuckDB's tables hold them) */
+        (!from_memory && (rc = lm_source_pushdown(n, s->reader, &err)))) {
       fprintf(stderr, "laminardb bench: source %s: %s\n", n->name, err.msg);
       break;
+    }
+    if (!from_memory && lm_source_needed_cols(n, need, LM_PUSHDOWN_MAX_COLS)) {
+      printf("  %s generates", n->name);
+      for (int c = 0; c < n->schema->n_fields; c++)
+        if (need[c])
+          printf(" %s", n->schema->fields[c].name);
+      printf("\n");
     }
     s->node = n;
     s->wm_col = n->wm_col;
@@ -340,6 +408,15 @@ int lm_cli_bench(int argc, char **argv) {
     fprintf(stderr, "laminardb bench: %s reads no NEXMARK source\n", query);
     rc = 1;
   }
+  /* --from-memory: every event generated first, not timed */
+  int64_t mem_ns = 0;
+  if (!rc && from_memory) {
+    int64_t t0 = now_ns();
+    for (int i = 0; !rc && i < n_src; i++)
+      if ((rc = preload(&src[i], &err)))
+        fprintf(stderr, "laminardb bench: %s: %s\n", query, err.msg);
+    mem_ns = now_ns() - t0;
+  }
   int64_t w0 = now_ns(), c0 = lm_cpu_time_us();
   for (int live = n_src; !rc && live > 0;) {
     for (int i = 0; !rc && i < n_src; i++) {
@@ -348,7 +425,7 @@ int lm_cli_bench(int argc, char **argv) {
         continue;
       lm_batch *b = NULL;
       bool eof = false;
-      if ((rc = s->reader->poll(s->reader, &b, &eof, &err)))
+      if ((rc = next_batch(s, from_memory, &b, &eof, &err)))
         break;
       if (b) {
         int64_t wm = INT64_MIN;
@@ -382,8 +459,12 @@ int lm_cli_bench(int argc, char **argv) {
   int64_t wall_ns = now_ns() - w0, cpu_us = lm_cpu_time_us() - c0;
   if (rc && rc != 1)
     fprintf(stderr, "laminardb bench: %s: %s\n", query, err.msg);
-  for (int i = 0; i < n_src; i++)
+  for (int i = 0; i < n_src; i++) {
+    for (int64_t k = 0; k < src[i].n_mem; k++)
+      lm_batch_release(src[i].mem[k]);
+    free(src[i].mem);
     src[i].reader->free(src[i].reader);
+  }
   laminar_unsubscribe(st.sub);
   laminar_close(db, NULL); /* closes the sinks: part files renamed */
   if (outdir[0]) {
@@ -403,6 +484,9 @@ int lm_cli_bench(int argc, char **argv) {
   double epc = (double)events * 1e6 / (double)(cpu_us ? cpu_us : 1);
   printf("nexmark %s: %lld events (first-event.rate %s), %lld output rows\n",
          query, events, rate, (long long)st.out_rows);
+  if (from_memory)
+    printf("  from memory: events generated first in %.3f s (not timed)\n",
+           (double)mem_ns / 1e9);
   printf("  wall %.3f s, CPU %.3f s\n", (double)wall_ns / 1e9,
          (double)cpu_us / 1e6);
   printf("  events/s          %.0f\n", eps);
@@ -423,8 +507,8 @@ int lm_cli_bench(int argc, char **argv) {
            "watermarks)\n");
   }
   printf("result query=%s events=%lld events_per_s=%.0f "
-         "events_per_core_s=%.0f peak_rss_bytes=%lld\n",
-         query, events, eps, epc, rss);
+         "events_per_core_s=%.0f peak_rss_bytes=%lld%s\n",
+         query, events, eps, epc, rss, from_memory ? " from_memory=1" : "");
   free(st.d);
   return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * laminardb convert [--from FMT] [--to FMT] [--compression zstd|lz4]
- *                   [--alignment 8|64] IN OUT
+ *                   [--alignment 8|64] [--batch-rows N] IN OUT
  *
  * Converts a table between arrow-file, arrow-stream, csv and json (NDJSON).
  * Formats default from the extensions (.arrow/.feather -> arrow-file,
@@ -569,6 +569,7 @@ typedef struct sink {
   lm_ipc_write_options o;
   lm_stream_options so; /* timeouts, for the input endpoint too */
   bool started;
+  int64_t batch_rows; /* > 0: at most this many rows per output batch */
 } sink;
 
 static int sink_flush(sink *s, lm_error *err) {
@@ -596,8 +597,9 @@ static int sink_start(sink *s, lm_schema *schema, lm_error *err) {
  * its message custom_metadata and db[0, n_db) the dictionary batches read
  * before it (their maps go on the dictionary batches written for the same
  * ids). */
-static int sink_write_md(sink *s, lm_batch *b, const lm_ipc_kv *kv, int n_kv,
-                         const lm_ipc_dict_batch *db, int n_db, lm_error *err) {
+static int sink_write_one(sink *s, lm_batch *b, const lm_ipc_kv *kv, int n_kv,
+                          const lm_ipc_dict_batch *db, int n_db,
+                          lm_error *err) {
   int rc = 0;
   if (!s->started && (rc = sink_start(s, b->schema, err)) != 0)
     return rc;
@@ -617,6 +619,28 @@ static int sink_write_md(sink *s, lm_batch *b, const lm_ipc_kv *kv, int n_kv,
   if (rc)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return s->buf.len > (1u << 20) ? sink_flush(s, err) : 0;
+}
+
+/* Writes b (with its message metadata kv and dictionary batch metadata
+ * db, when Arrow -> Arrow); with --batch-rows N a longer batch goes out as
+ * zero-copy slices of N rows (the last one shorter), kv and db with the
+ * first. */
+static int sink_write_md(sink *s, lm_batch *b, const lm_ipc_kv *kv, int n_kv,
+                         const lm_ipc_dict_batch *db, int n_db, lm_error *err) {
+  if (s->batch_rows <= 0 || b->num_rows <= s->batch_rows)
+    return sink_write_one(s, b, kv, n_kv, db, n_db, err);
+  for (int64_t at = 0; at < b->num_rows; at += s->batch_rows) {
+    lm_batch *piece =
+        lm_batch_slice(b, at, LM_MIN(s->batch_rows, b->num_rows - at));
+    if (!piece)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    int rc = at == 0 ? sink_write_one(s, piece, kv, n_kv, db, n_db, err)
+                     : sink_write_one(s, piece, NULL, 0, NULL, 0, err);
+    lm_batch_release(piece);
+    if (rc)
+      return rc;
+  }
+  return 0;
 }
 
 static int sink_write(sink *s, lm_batch *b, lm_error *err) {
@@ -903,8 +927,8 @@ static void convert_usage(FILE *f) {
   fprintf(f,
           "usage: laminardb convert [--from FMT] [--to FMT] "
           "[--compression zstd|lz4] [--alignment 8|64]\n"
-          "       [--infer-rows N] [--connect-timeout MS] [--accept-timeout "
-          "MS] IN OUT\n"
+          "       [--infer-rows N] [--batch-rows N] [--connect-timeout MS] "
+          "[--accept-timeout MS] IN OUT\n"
           "  FMT: arrow-file, arrow-stream, csv, json (NDJSON); inferred "
           "from .arrow/.feather, .arrows, .csv, .json/.ndjson/.jsonl\n"
           "  IN/OUT: a path, '-' (stdin/stdout), tcp://HOST:PORT, "
@@ -917,6 +941,9 @@ static void convert_usage(FILE *f) {
           "  --infer-rows N: CSV/NDJSON column types from the first N rows "
           "(default %d; 0 = all,\n"
           "    reading the whole input into memory first)\n"
+          "  --batch-rows N: at most N rows per output batch (longer input "
+          "batches are\n"
+          "    written as slices of them; default: as read)\n"
           "  --connect-timeout MS (default %d), --accept-timeout MS "
           "(default: none); 0 or -1 = none\n",
           INFER_ROWS_DEFAULT, LM_CONNECT_TIMEOUT_DEFAULT_MS);
@@ -1034,7 +1061,7 @@ int lm_cli_convert(int argc, char **argv) {
   const char *in = NULL, *outp = NULL;
   int comp = LM_IPC_COMPRESS_NONE;
   int align = 8;
-  int64_t infer_rows = INFER_ROWS_DEFAULT;
+  int64_t infer_rows = INFER_ROWS_DEFAULT, batch_rows = 0;
   lm_stream_options so = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -1057,6 +1084,20 @@ int lm_cli_convert(int argc, char **argv) {
         so.connect_timeout_ms = x == 0 ? -1 : (int)x;
       else
         so.accept_timeout_ms = x == 0 ? -1 : (int)x;
+      continue;
+    }
+    if (!strcmp(a, "--batch-rows")) {
+      const char *v = i + 1 < argc ? argv[++i] : "";
+      char *end;
+      long long x = strtoll(v, &end, 10);
+      if (!*v || *end || x < 1) {
+        fprintf(stderr,
+                "laminardb convert: --batch-rows needs a row count >= 1, not "
+                "'%s'\n",
+                v);
+        return 1;
+      }
+      batch_rows = (int64_t)x;
       continue;
     }
     if (!strcmp(a, "--alignment") && i + 1 < argc) {
@@ -1147,6 +1188,7 @@ int lm_cli_convert(int argc, char **argv) {
   s.path = eout->kind == LM_EP_STDIO ? "<stdout>" : eout->name;
   s.o.alignment = align;
   s.o.compression = comp;
+  s.batch_rows = batch_rows;
   s.so = so;
   lm_buf_init(&s.buf);
   bool use_tmp = etmp->kind == LM_EP_FILE;

@@ -288,7 +288,7 @@ static void usage(FILE *f) {
       "zstd|lz4] "
       "IN OUT\n"
       "       laminardb bench nexmark --query qN --events N [--threads 1] "
-      "[--rate R]\n"
+      "[--rate R] [--from-memory]\n"
       "       laminardb version\n"
       "\n"
       "  run FILE   run a .sql script or a laminardb.toml (sql = '''...''')\n"

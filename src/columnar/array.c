@@ -50,16 +50,16 @@ void lm_array_release(lm_array *a) {
     lm_array_release(a->children[i]);
   free(a->children);
   lm_array_release(a->dictionary);
-  free(a);
+  lm_aligned_free(a); /* recycled (lm_aligned_calloc) */
 }
 
 lm_array *lm_array_new(lm_type t, int64_t length, int64_t null_count,
                        int64_t offset, lm_buffer *validity, lm_buffer *values,
                        lm_buffer *data, int n_children, lm_array **children,
                        lm_array *dictionary) {
-  lm_array *a = calloc(1, sizeof *a);
+  lm_array *a = lm_aligned_calloc(sizeof *a);
   lm_array **kids =
-      n_children > 0 ? calloc((size_t)n_children, sizeof *kids) : NULL;
+      n_children > 0 ? lm_calloc((size_t)n_children, sizeof *kids) : NULL;
   if (!a || (n_children > 0 && !kids)) {
     free(a);
     free(kids);
@@ -90,11 +90,11 @@ lm_array *lm_array_new(lm_type t, int64_t length, int64_t null_count,
 lm_array *lm_array_slice(lm_array *a, int64_t off, int64_t len) {
   if (!a || off < 0 || len < 0 || off > a->length || len > a->length - off)
     return NULL;
-  lm_array *s = calloc(1, sizeof *s);
+  lm_array *s = lm_aligned_calloc(sizeof *s);
   if (!s)
     return NULL;
   if (a->n_children > 0) {
-    s->children = calloc((size_t)a->n_children, sizeof *s->children);
+    s->children = lm_calloc((size_t)a->n_children, sizeof *s->children);
     if (!s->children) {
       free(s);
       return NULL;
@@ -147,7 +147,7 @@ static int offset_width(lm_type_id id) {
 lm_array *lm_array_new_null(lm_type t, int64_t length) {
   if (length < 0 || !lm_type_valid(t))
     return NULL;
-  lm_array *a = calloc(1, sizeof *a);
+  lm_array *a = lm_aligned_calloc(sizeof *a);
   if (!a)
     return NULL;
   a->refcnt = 1;
@@ -164,7 +164,7 @@ lm_array *lm_array_new_null(lm_type t, int64_t length) {
     if (!a->values)
       goto oom;
     if (t.id == LM_TYPE_LIST || t.id == LM_TYPE_LARGE_LIST) {
-      a->children = calloc(1, sizeof *a->children);
+      a->children = lm_calloc(1, sizeof *a->children);
       if (!a->children)
         goto oom;
       a->n_children = 1;
@@ -183,7 +183,7 @@ lm_array *lm_array_new_null(lm_type t, int64_t length) {
   } else if (t.id == LM_TYPE_STRUCT) {
     int n = t.node->n_children;
     if (n > 0) {
-      a->children = calloc((size_t)n, sizeof *a->children);
+      a->children = lm_calloc((size_t)n, sizeof *a->children);
       if (!a->children)
         goto oom;
       a->n_children = n;
@@ -269,6 +269,57 @@ const uint8_t *lm_array_bytes(const lm_array *a, int64_t i, int64_t *len) {
   default:
     *len = 0;
     return (const uint8_t *)"";
+  }
+}
+
+bool lm_array_row_equal(const lm_array *a, int64_t i, int64_t j) {
+  bool ni = lm_array_is_null(a, i), nj = lm_array_is_null(a, j);
+  if (ni || nj)
+    return ni == nj;
+  if (i == j)
+    return true;
+  switch (a->type.id) {
+  case LM_TYPE_NULL:
+    return true;
+  case LM_TYPE_BOOL:
+    return lm_array_bool(a, i) == lm_array_bool(a, j);
+  case LM_TYPE_UTF8:
+  case LM_TYPE_BINARY:
+  case LM_TYPE_LARGE_UTF8:
+  case LM_TYPE_LARGE_BINARY:
+  case LM_TYPE_FIXED_SIZE_BINARY: {
+    int64_t li, lj;
+    const uint8_t *pi = lm_array_bytes(a, i, &li),
+                  *pj = lm_array_bytes(a, j, &lj);
+    return li == lj && (li == 0 || memcmp(pi, pj, (size_t)li) == 0);
+  }
+  case LM_TYPE_LIST:
+  case LM_TYPE_LARGE_LIST: {
+    int64_t si, ei, sj, ej;
+    lm_array_list_range(a, i, &si, &ei);
+    lm_array_list_range(a, j, &sj, &ej);
+    if (ei - si != ej - sj)
+      return false;
+    for (int64_t k = 0; k < ei - si; k++)
+      if (!lm_array_row_equal(a->children[0], si + k, sj + k))
+        return false;
+    return true;
+  }
+  case LM_TYPE_STRUCT:
+    for (int k = 0; k < a->n_children; k++)
+      if (!lm_array_row_equal(a->children[k], a->offset + i, a->offset + j))
+        return false;
+    return true;
+  case LM_TYPE_DICTIONARY: {
+    int64_t di = lm_array_dict_index(a, i), dj = lm_array_dict_index(a, j);
+    return di == dj || lm_array_row_equal(a->dictionary, di, dj);
+  }
+  default: {
+    int w = lm_type_width(a->type);
+    const uint8_t *p = a->values->data;
+    return memcmp(p + (size_t)(a->offset + i) * (size_t)w,
+                  p + (size_t)(a->offset + j) * (size_t)w, (size_t)w) == 0;
+  }
   }
 }
 

@@ -7,16 +7,15 @@
 lm_batch *lm_batch_new(lm_schema *schema, int64_t num_rows,
                        lm_array **columns) {
   int n = schema ? schema->n_fields : 0;
-  lm_batch *b = malloc(sizeof *b);
-  lm_array **cols = malloc((n ? (size_t)n : 1) * sizeof *cols);
-  if (!b || !cols) {
-    free(b);
-    free(cols);
+  /* the column pointers live in the same allocation, after the struct */
+  lm_batch *b = lm_aligned_alloc(sizeof *b + (size_t)n * sizeof *columns);
+  if (!b) {
     for (int i = 0; i < n; i++)
       lm_array_release(columns[i]);
     lm_schema_release(schema);
     return NULL;
   }
+  lm_array **cols = (lm_array **)(b + 1);
   if (n)
     memcpy(cols, columns, (size_t)n * sizeof *cols);
   b->refcnt = 1;
@@ -38,16 +37,15 @@ void lm_batch_release(lm_batch *b) {
     return;
   for (int i = 0; i < b->num_columns; i++)
     lm_array_release(b->columns[i]);
-  free(b->columns);
-  lm_schema_release(b->schema);
-  free(b);
+  lm_schema_release(b->schema); /* b->columns is part of b */
+  lm_aligned_free(b);
 }
 
 lm_batch *lm_batch_slice(lm_batch *b, int64_t off, int64_t len) {
   if (off < 0 || len < 0 || off > b->num_rows || len > b->num_rows - off)
     return NULL;
   int n = b->num_columns;
-  lm_array **cols = calloc(n ? (size_t)n : 1, sizeof *cols);
+  lm_array **cols = lm_calloc(n ? (size_t)n : 1, sizeof *cols);
   if (!cols)
     return NULL;
   for (int i = 0; i < n; i++) {
@@ -69,7 +67,7 @@ int lm_batch_builder_init(lm_batch_builder *bb, lm_schema *schema,
   bb->schema = NULL;
   bb->cols = NULL;
   int n = schema->n_fields;
-  lm_builder *cols = calloc(n ? (size_t)n : 1, sizeof *cols);
+  lm_builder *cols = lm_calloc(n ? (size_t)n : 1, sizeof *cols);
   if (!cols)
     return LM_ERR_NOMEM;
   for (int i = 0; i < n; i++) {
@@ -98,7 +96,7 @@ int lm_batch_builder_finish(lm_batch_builder *bb, lm_batch **out,
     else if (bb->cols[i].length != rows && rc == LM_OK)
       rc = LM_ERR_INVALID;
   }
-  lm_array **arrs = calloc(n > 0 ? (size_t)n : 1, sizeof *arrs);
+  lm_array **arrs = lm_calloc(n > 0 ? (size_t)n : 1, sizeof *arrs);
   if (!arrs)
     rc = LM_ERR_NOMEM;
   for (int i = 0; i < n; i++) {

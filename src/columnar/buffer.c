@@ -5,7 +5,7 @@
 #include <string.h>
 
 lm_buffer *lm_buffer_new(size_t capacity) {
-  lm_buffer *b = malloc(sizeof *b);
+  lm_buffer *b = lm_aligned_alloc(sizeof *b); /* recycled per thread */
   if (!b)
     return NULL;
   size_t cap = (capacity + (LM_ALIGN - 1)) & ~(size_t)(LM_ALIGN - 1);
@@ -31,7 +31,7 @@ static void release_nothing(lm_buffer *b) {
 
 lm_buffer *lm_buffer_wrap(const void *data, size_t size,
                           void (*release)(lm_buffer *), void *owner) {
-  lm_buffer *b = malloc(sizeof *b);
+  lm_buffer *b = lm_aligned_alloc(sizeof *b);
   if (!b)
     return NULL;
   if (!release)
@@ -58,5 +58,5 @@ void lm_buffer_release(lm_buffer *b) {
     b->release(b);
   else
     lm_aligned_free(b->data);
-  free(b);
+  lm_aligned_free(b);
 }

@@ -530,7 +530,7 @@ int lm_builder_finish(lm_builder *b, lm_array **out) {
   }
   lm_type t = b->type;
   int64_t n = b->length;
-  lm_array *a = calloc(1, sizeof *a);
+  lm_array *a = lm_aligned_calloc(sizeof *a);
   if (!a)
     goto oom;
   a->refcnt = 1;

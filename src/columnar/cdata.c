@@ -263,15 +263,26 @@ typedef struct schema_priv {
   char strs[];               /* name NUL format NUL: one allocation per field */
 } schema_priv;
 
-/* A zeroed schema_priv holding copies of name and format; NULL on OOM. */
-static schema_priv *schema_priv_new(const char *name, const char *format) {
+/* A zeroed schema_priv holding copies of name and format and, in the same
+ * allocation, room for n (at least 1) children (p->kids, p->ptrs; p->n
+ * stays 0 until they are filled); NULL on OOM. */
+static schema_priv *schema_priv_new(const char *name, const char *format,
+                                    int n) {
   size_t nl = strlen(name), fl = strlen(format);
-  schema_priv *p = calloc(1, sizeof *p + nl + fl + 2);
+  size_t room = n > 0 ? (size_t)n : 1; /* kids/ptrs never NULL */
+  size_t kids = room * sizeof(struct ArrowSchema);
+  size_t ptrs = room * sizeof(struct ArrowSchema *);
+  /* kids and ptrs first (pointer-aligned), then the strings */
+  size_t head = (sizeof(schema_priv) + 7) & ~(size_t)7;
+  schema_priv *p = lm_aligned_calloc(head + kids + ptrs + nl + fl + 2);
   if (!p)
     return NULL;
-  p->name = p->strs;
+  char *base = (char *)p + head;
+  p->kids = (struct ArrowSchema *)(void *)base;
+  p->ptrs = (struct ArrowSchema **)(void *)(base + kids);
+  p->name = base + kids + ptrs;
   memcpy(p->name, name, nl + 1);
-  p->format = p->strs + nl + 1;
+  p->format = p->name + nl + 1;
   memcpy(p->format, format, fl + 1);
   return p;
 }
@@ -288,9 +299,7 @@ static void release_schema(struct ArrowSchema *s) {
   if (p->dict && p->dict->release)
     p->dict->release(p->dict);
   free(p->dict);
-  free(p->ptrs);
-  free(p->kids);
-  free(p); /* with name and format */
+  lm_aligned_free(p); /* with the children, name and format */
   s->private_data = NULL;
   s->release = NULL;
 }
@@ -305,19 +314,15 @@ static int export_type(const char *name, lm_type t, bool nullable,
     return lm_err(err, LM_ERR_INVALID,
                   "column '%.200s': type %s has no Arrow format", name,
                   lm_type_name(t));
-  schema_priv *p = schema_priv_new(name ? name : "", fmt);
-  if (!p)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");
   int n = t.id == LM_TYPE_LIST || t.id == LM_TYPE_LARGE_LIST ||
                   t.id == LM_TYPE_STRUCT
               ? t.node->n_children
               : 0;
-  if (n) {
-    p->kids = calloc((size_t)n, sizeof *p->kids);
-    p->ptrs = calloc((size_t)n, sizeof *p->ptrs);
-  }
+  schema_priv *p = schema_priv_new(name ? name : "", fmt, n);
+  if (!p)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");
   if (t.id == LM_TYPE_DICTIONARY)
-    p->dict = calloc(1, sizeof *p->dict);
+    p->dict = lm_calloc(1, sizeof *p->dict);
   out->format = p->format;
   out->name = p->name;
   out->flags = nullable ? ARROW_FLAG_NULLABLE : 0;
@@ -372,19 +377,9 @@ static int export_schema(const lm_schema *s, lm_array *const *cols,
                     lm_type_name(t));
     }
   }
-  schema_priv *p = schema_priv_new("", "+s");
-  if (p) {
-    p->kids = calloc(n ? (size_t)n : 1, sizeof *p->kids);
-    p->ptrs = calloc(n ? (size_t)n : 1, sizeof *p->ptrs);
-  }
-  if (!p || !p->kids || !p->ptrs) {
-    if (p) {
-      free(p->kids);
-      free(p->ptrs);
-    }
-    free(p);
+  schema_priv *p = schema_priv_new("", "+s", n);
+  if (!p)
     return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a schema");
-  }
   out->format = p->format;
   out->name = p->name;
   out->release = release_schema;
@@ -434,6 +429,21 @@ typedef struct array_priv {
   struct ArrowArray *dict;
 } array_priv;
 
+/* A zeroed array_priv with room for n (at least 1) children in the same
+ * allocation (p->kids, p->ptrs; p->n stays 0 until they are filled); NULL
+ * on OOM. */
+static array_priv *array_priv_new(int n) {
+  size_t room = n > 0 ? (size_t)n : 1; /* kids/ptrs never NULL */
+  size_t kids = room * sizeof(struct ArrowArray);
+  array_priv *p = lm_aligned_calloc(sizeof(array_priv) + kids +
+                                    room * sizeof(struct ArrowArray *));
+  if (p) {
+    p->kids = (struct ArrowArray *)(void *)(p + 1);
+    p->ptrs = (struct ArrowArray **)(void *)((char *)(p + 1) + kids);
+  }
+  return p;
+}
+
 /* Release callback of every exported array: releases the children and
  * dictionary still in place, then the array/batch reference. */
 static void release_array(struct ArrowArray *a) {
@@ -448,9 +458,7 @@ static void release_array(struct ArrowArray *a) {
   free(p->dict);
   lm_array_release(p->arr);
   lm_batch_release(p->batch);
-  free(p->ptrs);
-  free(p->kids);
-  free(p);
+  lm_aligned_free(p); /* with the children */
   a->private_data = NULL;
   a->release = NULL;
 }
@@ -485,7 +493,7 @@ static int export_array(lm_array *a, const char *name, struct ArrowArray *out,
       (id == LM_TYPE_DICTIONARY && !a->dictionary))
     return lm_err(err, LM_ERR_INVALID, "column '%.200s': missing child arrays",
                   name);
-  array_priv *p = calloc(1, sizeof *p);
+  array_priv *p = array_priv_new(a->n_children > 0 ? a->n_children : 0);
   if (!p)
     return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a batch");
   p->arr = lm_array_retain(a);
@@ -515,12 +523,6 @@ static int export_array(lm_array *a, const char *name, struct ArrowArray *out,
     out->offset = 0; /* zero_buf holds one zero offset, no more */
   int n = a->n_children;
   if (n > 0) {
-    p->kids = calloc((size_t)n, sizeof *p->kids);
-    p->ptrs = calloc((size_t)n, sizeof *p->ptrs);
-    if (!p->kids || !p->ptrs) {
-      release_array(out);
-      return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a batch");
-    }
     for (int i = 0; i < n; i++) {
       int rc = export_array(a->children[i], name, &p->kids[i], err);
       if (rc) {
@@ -534,7 +536,7 @@ static int export_array(lm_array *a, const char *name, struct ArrowArray *out,
     out->children = p->ptrs;
   }
   if (id == LM_TYPE_DICTIONARY) {
-    p->dict = calloc(1, sizeof *p->dict);
+    p->dict = lm_calloc(1, sizeof *p->dict);
     int rc = p->dict ? export_array(a->dictionary, name, p->dict, err)
                      : lm_err(err, LM_ERR_NOMEM, "out of memory");
     if (rc) {
@@ -571,17 +573,8 @@ int lm_cdata_export_batch(lm_batch *b, struct ArrowArray *out_array,
   int rc = export_schema(b->schema, b->columns, out_schema, err);
   if (rc)
     return rc;
-  array_priv *p = calloc(1, sizeof *p);
-  if (p) {
-    p->kids = calloc(n ? (size_t)n : 1, sizeof *p->kids);
-    p->ptrs = calloc(n ? (size_t)n : 1, sizeof *p->ptrs);
-  }
-  if (!p || !p->kids || !p->ptrs) {
-    if (p) {
-      free(p->kids);
-      free(p->ptrs);
-    }
-    free(p);
+  array_priv *p = array_priv_new(n);
+  if (!p) {
     out_schema->release(out_schema);
     return lm_err(err, LM_ERR_NOMEM, "out of memory exporting a batch");
   }
@@ -754,7 +747,7 @@ static int import_copy(const col_src *s, lm_array **out, lm_error *err) {
  * byte-aligned). A parent bitmap is ANDed into a new validity bitmap. */
 static int import_wrap(import_holder *h, const col_src *s, int64_t nulls,
                        lm_array **out, lm_error *err) {
-  lm_array *a = calloc(1, sizeof *a);
+  lm_array *a = lm_aligned_calloc(sizeof *a);
   if (!a)
     goto oom;
   int64_t r = s->pos & 7, shift = s->pos - r, n = r + s->len;
@@ -926,7 +919,7 @@ static int import_type(const struct ArrowSchema *s, int depth, const char *path,
   int rc = 0;
   if (want_children > 0 || t.id == LM_TYPE_STRUCT) {
     int n = (int)want_children;
-    lm_type_field *kids = calloc((size_t)n + 1, sizeof *kids);
+    lm_type_field *kids = lm_calloc((size_t)n + 1, sizeof *kids);
     if (!kids)
       return lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
     for (int i = 0; i < n && !rc; i++) {
@@ -1108,7 +1101,7 @@ static int import_generic(import_holder *h, const struct ArrowSchema *s,
     }
   }
   if (nc > 0) {
-    kids = calloc((size_t)nc, sizeof *kids);
+    kids = lm_calloc((size_t)nc, sizeof *kids);
     if (!kids)
       goto oom;
     for (int64_t i = 0; i < nc && !rc; i++) {
@@ -1330,12 +1323,34 @@ static int import_column(import_holder *h, const struct ArrowSchema *cs,
   return import_wrap(h, &s, nulls, out, err);
 }
 
-/* Imports a "+s" struct array (moved) described by schema (borrowed) into
- * a new batch (*out, refcount 1) whose columns share the foreign buffers
- * where possible; see the header for the contract. */
+/* Whether imported column i (field f, array a, the C schema's name) can be
+ * labelled with field i of `like`: same name (ASCII case-insensitive), same
+ * type, and no NULLs when `like` says NOT NULL. */
+static bool like_field(const lm_schema *like, int i, const char *name,
+                       const lm_field *f, const lm_array *a) {
+  const lm_field *lf = &like->fields[i];
+  return lf->name && name && lm_type_eq(f->type, lf->type) &&
+         (lf->nullable || a->null_count == 0) &&
+         lm_strcasecmp(lf->name, name) == 0;
+}
+
+/* Few-column imports (the common push) keep their columns and fields on
+ * the stack. */
+#define IMPORT_SMALL 16
+
 int lm_cdata_import_batch(struct ArrowArray *array,
                           const struct ArrowSchema *schema, lm_batch **out,
                           lm_error *err) {
+  return lm_cdata_import_batch_like(array, schema, NULL, out, err);
+}
+
+/* Imports a "+s" struct array (moved) described by schema (borrowed) into
+ * a new batch (*out, refcount 1) whose columns share the foreign buffers
+ * where possible; see the header for the contract. */
+int lm_cdata_import_batch_like(struct ArrowArray *array,
+                               const struct ArrowSchema *schema,
+                               const lm_schema *like, lm_batch **out,
+                               lm_error *err) {
   if (out)
     *out = NULL;
   if (!array || !array->release)
@@ -1412,21 +1427,52 @@ int lm_cdata_import_batch(struct ArrowArray *array,
       pvalid = NULL;
   }
 
-  sch = lm_schema_new(n);
-  cols = calloc(n ? (size_t)n : 1, sizeof *cols);
-  if (!sch || !cols) {
+  /* a batch shaped like `like` takes its schema (no new one per call) */
+  bool small = n <= IMPORT_SMALL;
+  bool same = like && small && like->n_fields == n;
+  lm_array *col_buf[IMPORT_SMALL];
+  lm_field fld_buf[IMPORT_SMALL];
+  cols = small ? col_buf : lm_calloc((size_t)n, sizeof *cols);
+  if (!small)
+    sch = lm_schema_new(n);
+  if (!cols || (!small && !sch)) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
     goto done;
   }
   for (int i = 0; i < n; i++) {
     lm_field f = {0};
+    cols[i] = NULL;
     rc = import_column(h, schema->children[i], pa->children[i], pa->offset,
                        pa->length, pvalid, i, &f, &cols[i], err);
-    if (rc)
+    if (rc) {
+      n = i + 1; /* the columns to release */
       goto done;
+    }
     const char *name = schema->children[i]->name;
-    if (lm_schema_set_field(sch, i, name ? name : "", f.type, f.nullable) ||
-        (f.timezone && lm_schema_set_timezone(sch, i, f.timezone))) {
+    if (small) {
+      fld_buf[i] = f;
+      fld_buf[i].name = (char *)(uintptr_t)(name ? name : "");
+      same = same && like_field(like, i, name, &f, cols[i]);
+    } else if (lm_schema_set_field(sch, i, name ? name : "", f.type,
+                                   f.nullable) ||
+               (f.timezone && lm_schema_set_timezone(sch, i, f.timezone))) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
+      goto done;
+    }
+  }
+  if (same) {
+    sch = lm_schema_retain((lm_schema *)(uintptr_t)like);
+  } else if (small) {
+    sch = lm_schema_new(n);
+    for (int i = 0; sch && i < n; i++)
+      if (lm_schema_set_field(sch, i, fld_buf[i].name, fld_buf[i].type,
+                              fld_buf[i].nullable) ||
+          (fld_buf[i].timezone &&
+           lm_schema_set_timezone(sch, i, fld_buf[i].timezone))) {
+        lm_schema_release(sch);
+        sch = NULL;
+      }
+    if (!sch) {
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory importing an array");
       goto done;
     }
@@ -1441,7 +1487,8 @@ done:
   if (cols)
     for (int i = 0; i < n; i++)
       lm_array_release(cols[i]);
-  free(cols);
+  if (cols != col_buf)
+    free(cols);
   lm_schema_release(sch);
   holder_unref(h);
   return rc;

@@ -4,6 +4,7 @@
  */
 #include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -315,6 +316,19 @@ int lm_parse_time_us(const char *s, int32_t n, int64_t *out) {
   int rc = lm_dt_parse(s, n > 0 ? (size_t)n : 0, &f);
   if (rc)
     return rc;
+  if (f.special == LM_DT_SPECIAL_ALLBALLS) {
+    *out = 0; /* PostgreSQL's 'allballs': 00:00:00 */
+    return 0;
+  }
+  if (f.special == LM_DT_SPECIAL_NOW) { /* the session zone's time of day */
+    int64_t us;
+    if ((rc = lm_tz_special(&f, lm_tz_session(), true, &us)))
+      return rc;
+    *out = us - (us / LM_US_PER_DAY - (us % LM_US_PER_DAY < 0)) * LM_US_PER_DAY;
+    return 0;
+  }
+  if (f.special) /* PostgreSQL: 'today'::time is a syntax error */
+    return LM_DT_BAD_FORMAT;
   if (!f.has_time)
     return LM_DT_BAD_FORMAT;
   if (f.time_us > 24 * LM_US_PER_HOUR)

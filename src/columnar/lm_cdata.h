@@ -66,5 +66,17 @@ int lm_cdata_export_schema(const lm_schema *s, struct ArrowSchema *out,
 int lm_cdata_import_batch(struct ArrowArray *array,
                           const struct ArrowSchema *schema, lm_batch **out,
                           lm_error *err);
+/* lm_cdata_import_batch, and when the imported columns match `like`
+ * (borrowed; may be NULL) one for one, in order — same names, ASCII
+ * case-insensitive, same types, no NULLs where `like` says NOT NULL — the
+ * batch takes a reference to `like` as its schema instead of a new schema
+ * built from the C schema (the labels that differ then are `like`'s:
+ * nullability and timestamp zone labels). Validation is the same. Meant for
+ * pushes into a source with a fixed schema (laminar_push_arrow). Errors:
+ * those of lm_cdata_import_batch. */
+int lm_cdata_import_batch_like(struct ArrowArray *array,
+                               const struct ArrowSchema *schema,
+                               const lm_schema *like, lm_batch **out,
+                               lm_error *err);
 
 #endif

@@ -329,6 +329,12 @@ void lm_array_list_range(const lm_array *a, int64_t i, int64_t *start,
 /* Varbinary (UTF8, LARGE_UTF8, BINARY, LARGE_BINARY) value i; for
  * FIXED_SIZE_BINARY its bytes. *len in bytes. */
 const uint8_t *lm_array_bytes(const lm_array *a, int64_t i, int64_t *len);
+/* True when rows i and j of one array (0 <= i, j < length) hold the same
+ * value: both NULL, or the same bytes (floats by bit pattern, so NaN equals
+ * NaN and 0.0 differs from -0.0; DECIMAL128 by scaled integer, the scale
+ * being the array's), items compared recursively for LIST/LARGE_LIST and
+ * STRUCT, DICTIONARY by decoded value. Never fails. */
+bool lm_array_row_equal(const lm_array *a, int64_t i, int64_t j);
 
 static inline bool lm_bit_get(const uint8_t *bits, int64_t i) {
   return (bits[i >> 3] >> (i & 7)) & 1;
@@ -504,7 +510,9 @@ typedef struct lm_batch {
   lm_schema *schema; /* one reference owned */
   int64_t num_rows;
   int num_columns;
-  lm_array **columns; /* each: one reference owned */
+  lm_array **columns; /* each: one reference owned; the pointer array is
+                       * part of the batch's allocation (never freed or
+                       * replaced on its own) */
 } lm_batch;
 
 /* Takes ownership of the schema reference and of each column reference

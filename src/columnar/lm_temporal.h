@@ -27,6 +27,41 @@ enum {
 
 enum { LM_DT_ZONE_NONE = 0, LM_DT_ZONE_OFFSET, LM_DT_ZONE_NAME };
 
+/* PostgreSQL's special date/time words (lm_dt_text.special). */
+enum {
+  LM_DT_SPECIAL_NONE = 0,
+  LM_DT_SPECIAL_EPOCH,        /* 'epoch': 1970-01-01 00:00:00 (UTC) */
+  LM_DT_SPECIAL_INFINITY,     /* 'infinity' */
+  LM_DT_SPECIAL_NEG_INFINITY, /* '-infinity' */
+  LM_DT_SPECIAL_NOW,          /* 'now': the statement's wall clock */
+  LM_DT_SPECIAL_TODAY,        /* 'today' [time]: midnight (or the time) */
+  LM_DT_SPECIAL_TOMORROW,     /* 'tomorrow' [time] */
+  LM_DT_SPECIAL_YESTERDAY,    /* 'yesterday' [time] */
+  LM_DT_SPECIAL_ALLBALLS,     /* 'allballs': TIME 00:00:00 */
+};
+
+/* PostgreSQL's infinite TIMESTAMP / TIMESTAMPTZ (INT64 max / min µs) and
+ * DATE (INT32 max / min days): they print as "infinity" / "-infinity",
+ * compare above / below every finite value, and stay themselves through
+ * ± interval, date_trunc, AT TIME ZONE and casts between the three types. */
+#define LM_TS_INFINITY INT64_MAX
+#define LM_TS_NEG_INFINITY INT64_MIN
+#define LM_DATE_INFINITY INT64_C(2147483647)
+#define LM_DATE_NEG_INFINITY (-INT64_C(2147483647) - 1)
+static inline bool lm_ts_finite(int64_t us) {
+  return us != LM_TS_INFINITY && us != LM_TS_NEG_INFINITY;
+}
+static inline bool lm_date_finite(int64_t days) {
+  return days != LM_DATE_INFINITY && days != LM_DATE_NEG_INFINITY;
+}
+
+/* The wall clock (CLOCK_REALTIME) as µs since the Unix epoch, fixed for
+ * the statement running on this thread when lm_dt_statement_begin was
+ * called (PostgreSQL's 'now' is the transaction's start), else read at
+ * each call. lm_dt_statement_begin(0) ends the statement's clock. */
+int64_t lm_dt_now_us(void);
+void lm_dt_statement_begin(int64_t now_us);
+
 /* The fields of a date/time text, as lm_dt_parse reads them. */
 typedef struct lm_dt_text {
   bool has_date, has_time;
@@ -40,16 +75,31 @@ typedef struct lm_dt_text {
   size_t zone_len;
   bool zone_punct; /* the name holds '/', '+', '-', digits...: an unknown
                       one is LM_DT_BAD_ZONE, an all-letters one BAD_FORMAT */
+  int special;     /* LM_DT_SPECIAL_*: then has_date is false (has_time may
+                      be set after today / tomorrow / yesterday) */
+  char norm[160];  /* the text rewritten in ISO form (month names, ISO
+                      basic, M/D/Y: zone_name may point here) */
 } lm_dt_text;
 
-/* Reads PostgreSQL's ISO date/time text s[0, len) (spaces around
- * ignored): an optional date `Y-M-D` (year of 3 or more digits, month and
+/* Reads PostgreSQL's date/time text s[0, len) (spaces around ignored).
+ * First the forms PostgreSQL reads with DateStyle ISO, MDY, which are
+ * rewritten into the ISO form below: a month name or its abbreviation
+ * (`Jan 5 2024`, `5 January 2024`, `2024-Jan-05`, `January 5, 2024`,
+ * `05-Jan-24`: the other numbers are the day, then the year; a year of 1-2
+ * digits is 1970-2069 unless BC) and day names before it (ignored);
+ * `M/D/Y`, `M-D-Y`, `M.D.Y` and `Y/M/D`, `Y.M.D` (a year of 3+ digits
+ * first); ISO 8601 basic `YYYYMMDD` and `YYMMDD`, and a time `HHMMSS[.f]`
+ * or `HHMM` after a `T` or a space; the whole-text words epoch, infinity,
+ * -infinity, now, allballs, and today / tomorrow / yesterday optionally
+ * followed by a time (out->special). Then the ISO form: an optional date
+ * `Y-M-D` (year of 3 or more digits, month and
  * day of 1-2 digits), then, after one or more spaces or a `T`, an optional
  * time `H:M[:S[.f]]` (1-2 digits each; 24:00:00 and a leap second :60 are
  * fields in range; a fraction ('.' or ISO 8601's ',', which PostgreSQL
  * refuses) is rounded to µs as PostgreSQL rounds it:
  * rint(strtod(".f") * 10^6)), then in any order, separated by spaces or
- * not: an era `BC` / `AD`, and one zone: `Z`, an ISO offset (`+5`, `+05`,
+ * not: an era `BC` / `AD`, `AM` / `PM` after a time of hours 1-12, and one
+ * zone: `Z`, an ISO offset (`+5`, `+05`,
  * `+0530`, `+05:30`, `-08:00:15`; east positive; hours 0-15), or a name
  * (letters, or letters then `/ + - _ . :` and digits: `EST`,
  * `America/New_York`, `EST5EDT`, `UTC+3`) left for the caller to resolve.

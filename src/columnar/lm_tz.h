@@ -15,6 +15,7 @@
 #define LM_TZ_H
 
 #include "base/lm_base.h"
+#include "columnar/lm_temporal.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -109,6 +110,24 @@ int lm_tz_format_offset(int32_t off_s, char *buf);
  * LM_DT_OUT_OF_RANGE (22008, outside 4714-11-24 BC .. 294276 AD). */
 int lm_tz_parse_timestamptz(const char *s, size_t len, const lm_tz *session,
                             int64_t *out_us);
+
+/* The value of a special word f->special (lm_dt_parse: epoch, infinity,
+ * -infinity, now, today / tomorrow / yesterday [time]) as a timestamp:
+ * *out_us is a UTC instant, or (local) a wall-clock time in z ('now' is
+ * lm_dt_now_us(); 'today' is midnight of its date in z, or the time that
+ * follows). Infinity is LM_TS_INFINITY whatever z. Returns 0 or
+ * LM_DT_BAD_FORMAT (allballs, which only TIME reads). */
+int lm_tz_special(const lm_dt_text *f, const lm_tz *z, bool local,
+                  int64_t *out_us);
+
+/* TIMESTAMP (without time zone) text as PostgreSQL's timestamp_in reads
+ * it: lm_dt_parse's forms and special words ('now' and 'today' in zone
+ * `session`); a zone in the text is checked (as lm_tz_parse_timestamptz
+ * resolves it) and then IGNORED: '2024-01-01 10:00:00+05' is 10:00.
+ * Result: the wall-clock µs in *out_us. Returns 0 or an LM_DT_* code, as
+ * lm_tz_parse_timestamptz. */
+int lm_tz_parse_timestamp(const char *s, size_t len, const lm_tz *session,
+                          int64_t *out_us);
 
 /* The session zone of the calling thread: the engine sets it around each
  * statement (laminar_execute) from its SET TIME ZONE state; the binder

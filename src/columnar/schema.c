@@ -9,7 +9,7 @@ lm_schema *lm_schema_new(int n_fields) {
   lm_schema *s = malloc(sizeof *s);
   if (!s)
     return NULL;
-  s->fields = calloc(n_fields ? (size_t)n_fields : 1, sizeof(lm_field));
+  s->fields = lm_calloc(n_fields ? (size_t)n_fields : 1, sizeof(lm_field));
   if (!s->fields) {
     free(s);
     return NULL;

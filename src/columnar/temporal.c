@@ -1,6 +1,7 @@
 /* columnar/temporal.c — timestamp parse/format, civil calendar, intervals. */
 #include "base/lm_base.h"
 #include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 int64_t lm_days_from_civil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -101,6 +103,247 @@ static bool core_word(const char *w, size_t n) {
   return false;
 }
 
+/* ------------------------------------------------ statement clock */
+
+static _Thread_local int64_t stmt_now;
+
+int64_t lm_dt_now_us(void) {
+  if (stmt_now)
+    return stmt_now;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * LM_US_PER_SEC + ts.tv_nsec / 1000;
+}
+
+void lm_dt_statement_begin(int64_t now_us) {
+  stmt_now = now_us;
+}
+
+/* ------------------------------------ the forms rewritten to ISO */
+
+static bool word_is(const char *w, size_t n, const char *x) {
+  return strlen(x) == n && !strncasecmp(w, x, n);
+}
+
+/* 1-12 for a month name or its PostgreSQL abbreviation, else 0. */
+static int month_word(const char *w, size_t n) {
+  static const char *const names[] = {
+      "january", "february", "march",     "april",   "may",      "june",
+      "july",    "august",   "september", "october", "november", "december"};
+  for (int m = 0; m < 12; m++)
+    if ((n == 3 && !strncasecmp(w, names[m], 3)) || word_is(w, n, names[m]))
+      return m + 1;
+  return word_is(w, n, "sept") ? 9 : 0;
+}
+
+/* A day name or its abbreviation (PostgreSQL ignores them). */
+static bool day_word(const char *w, size_t n) {
+  static const char *const names[] = {
+      "sun",      "sunday", "mon",       "monday", "tue",     "tues",
+      "tuesday",  "wed",    "wednesday", "thu",    "thur",    "thurs",
+      "thursday", "fri",    "friday",    "sat",    "saturday"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (word_is(w, n, names[k]))
+      return true;
+  return false;
+}
+
+/* An ISO 8601 basic time at s[i]: HHMMSS or HHMM (then '.f' may follow),
+ * a whole digit run not followed by ':'. Writes "HH:MM[:SS]" to *p and
+ * returns the chars consumed, 0 when there is none. */
+static size_t basic_time(const char *s, size_t len, size_t i, char *p,
+                         size_t room) {
+  size_t j = i;
+  while (j < len && dig(s[j]))
+    j++;
+  size_t n = j - i;
+  if ((n != 6 && n != 4) || (j < len && s[j] == ':') || room < 9)
+    return 0;
+  p[0] = s[i], p[1] = s[i + 1], p[2] = ':', p[3] = s[i + 2], p[4] = s[i + 3];
+  if (n == 6)
+    p[5] = ':', p[6] = s[i + 4], p[7] = s[i + 5];
+  return n;
+}
+
+/* Rewrites the non-ISO forms of lm_dt_parse's comment into out->norm:
+ * returns 1 (then *nlen is the new length), 0 when the text is left to the
+ * ISO reader as it is, or an LM_DT_* code. */
+static int rewrite_iso(const char *s, size_t len, lm_dt_text *out,
+                       size_t *nlen) {
+  char *b = out->norm;
+  size_t cap = sizeof out->norm, o = 0, i = 0, date_end = 0;
+  int64_t num[3] = {0, 0, 0};
+  int nd[3] = {0, 0, 0}, nn = 0, month = 0;
+  char sep = 0;
+  bool words = false, iso = false;
+  /* ISO `Y-M-D` with a year of 3+ digits: the ISO reader's */
+  size_t j = 0;
+  while (j < len && dig(s[j]))
+    j++;
+  if (j >= 3 && j < len && s[j] == '-' && j + 1 < len && dig(s[j + 1])) {
+    iso = true;
+    j++;
+    while (j < len && dig(s[j]))
+      j++;
+    if (j < len && s[j] == '-') {
+      j++;
+      while (j < len && dig(s[j]))
+        j++;
+    }
+    date_end = j;
+  }
+  while (!iso && i < len) {
+    char c = s[i];
+    int fields = nn + (month ? 1 : 0);
+    if (space(c) || c == ',') {
+      i++;
+      continue;
+    }
+    if ((c == '-' || c == '/' || c == '.') && fields > 0 && fields < 3 &&
+        i + 1 < len && (dig(s[i + 1]) || alpha(s[i + 1]))) {
+      if (c != '-' || !month) /* Jan-05-2024 */
+        sep = sep ? sep : c;
+      i++;
+      continue;
+    }
+    if (dig(c)) {
+      size_t e = i;
+      while (e < len && dig(s[e]))
+        e++;
+      if ((e < len && s[e] == ':') || fields >= 3)
+        break; /* a time, or the date is complete */
+      if (e - i > 9)
+        return 0;
+      int64_t v = 0;
+      for (size_t k = i; k < e; k++)
+        v = v * 10 + (s[k] - '0');
+      num[nn] = v;
+      nd[nn++] = (int)(e - i);
+      i = date_end = e;
+      if (month == 0 && nn == 1 && (nd[0] == 6 || nd[0] == 8) &&
+          !(e < len && (s[e] == '-' || s[e] == '/' || s[e] == '.')))
+        break; /* ISO basic YYYYMMDD / YYMMDD */
+      continue;
+    }
+    if (alpha(c) && fields < 3) {
+      size_t e = i;
+      while (e < len && alpha(s[e]))
+        e++;
+      int m = month_word(s + i, e - i);
+      if (m && !month && !(e < len && dig(s[e]))) {
+        month = m;
+        words = true;
+        i = date_end = e;
+        continue;
+      }
+      if (!nn && !month && day_word(s + i, e - i)) {
+        words = true;
+        i = date_end = e;
+        continue;
+      }
+    }
+    break;
+  }
+  int64_t y = 0, m = 0, d = 0;
+  int ydig = 0;
+  if (!iso) {
+    if (month) {
+      if (nn != 2)
+        return LM_DT_BAD_FORMAT; /* `Jan 5`: no year */
+      m = month;
+      int yi = nd[0] >= 3 ? 0 : 1;
+      y = num[yi], ydig = nd[yi], d = num[1 - yi];
+    } else if (nn == 3 && sep && sep != ' ') {
+      if (nd[0] >= 3) /* Y/M/D */
+        y = num[0], ydig = nd[0], m = num[1], d = num[2];
+      else /* DateStyle MDY */
+        m = num[0], d = num[1], y = num[2], ydig = nd[2];
+    } else if (nn == 1 && (nd[0] == 8 || nd[0] == 6)) {
+      int yd = nd[0] - 4;
+      y = num[0] / 10000, ydig = yd, m = num[0] / 100 % 100, d = num[0] % 100;
+    } else {
+      return words ? LM_DT_BAD_FORMAT : 0;
+    }
+    if (m > 99 || d > 99)
+      return LM_DT_FIELD_OVERFLOW;
+    if (ydig <= 2) { /* PostgreSQL: 70-99 are 19xx, 0-69 20xx, unless BC */
+      bool bc = false;
+      for (size_t k = date_end; k + 1 < len; k++)
+        if ((s[k] == 'b' || s[k] == 'B') &&
+            (s[k + 1] == 'c' || s[k + 1] == 'C') && !alpha(s[k - 1]) &&
+            (k + 2 >= len || !alpha(s[k + 2])))
+          bc = true;
+      if (!bc)
+        y += y < 70 ? 2000 : 1900;
+    }
+    o = (size_t)snprintf(b, cap, "%04lld-%02lld-%02lld", (long long)y,
+                         (long long)m, (long long)d);
+  } else {
+    if (date_end + 1 > cap)
+      return LM_DT_BAD_FORMAT;
+    memcpy(b, s, date_end);
+    o = date_end;
+  }
+  /* an ISO basic time after a 'T' or spaces */
+  size_t k = date_end;
+  bool rewrote_time = false;
+  if (k < len && (s[k] == 'T' || s[k] == 't') && k + 1 < len && dig(s[k + 1])) {
+    size_t n = basic_time(s, len, k + 1, b + o + 1, cap - o - 1);
+    if (n) {
+      b[o] = 'T';
+      o += n == 6 ? 9 : 6;
+      date_end = k + 1 + n;
+      rewrote_time = true;
+    }
+  } else {
+    while (k < len && space(s[k]))
+      k++;
+    if (k > date_end && k < len && dig(s[k])) {
+      size_t n = basic_time(s, len, k, b + o + 1, cap - o - 1);
+      if (n) {
+        b[o] = ' ';
+        o += n == 6 ? 9 : 6;
+        date_end = k + n;
+        rewrote_time = true;
+      }
+    }
+  }
+  if (iso && !rewrote_time)
+    return 0;
+  if (o + (len - date_end) + 2 > cap)
+    return LM_DT_BAD_FORMAT; /* PostgreSQL refuses long texts too */
+  if (date_end < len && !space(s[date_end]) && !rewrote_time && !iso &&
+      !((s[date_end] == 'T' || s[date_end] == 't') && date_end + 1 < len &&
+        dig(s[date_end + 1])))
+    b[o++] = ' '; /* `20240105Z`, `Jan 5 2024BC`; not `20240105T10:11` */
+  memcpy(b + o, s + date_end, len - date_end);
+  o += len - date_end;
+  b[o] = '\0';
+  *nlen = o;
+  return 1;
+}
+
+/* The special words (the whole text), or LM_DT_SPECIAL_NONE. */
+static int special_word(const char *w, size_t n) {
+  static const struct {
+    const char *w;
+    int v;
+  } words[] = {{"epoch", LM_DT_SPECIAL_EPOCH},
+               {"infinity", LM_DT_SPECIAL_INFINITY},
+               {"-infinity", LM_DT_SPECIAL_NEG_INFINITY},
+               {"now", LM_DT_SPECIAL_NOW},
+               {"today", LM_DT_SPECIAL_TODAY},
+               {"tomorrow", LM_DT_SPECIAL_TOMORROW},
+               {"yesterday", LM_DT_SPECIAL_YESTERDAY},
+               {"allballs", LM_DT_SPECIAL_ALLBALLS}};
+  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+    if (word_is(w, n, words[k].w))
+      return words[k].v;
+  return LM_DT_SPECIAL_NONE;
+}
+
+static int dt_parse(const char *s, size_t len, lm_dt_text *out);
+
 int lm_dt_parse(const char *s, size_t len, lm_dt_text *out) {
   memset(out, 0, sizeof *out);
   if (!s)
@@ -109,6 +352,40 @@ int lm_dt_parse(const char *s, size_t len, lm_dt_text *out) {
     s++, len--;
   while (len > 0 && space(s[len - 1]))
     len--;
+  int sp = special_word(s, len);
+  if (sp) {
+    out->special = sp;
+    return 0;
+  }
+  /* today / tomorrow / yesterday, then a time of that day */
+  size_t w = 0;
+  while (w < len && alpha(s[w]))
+    w++;
+  sp = special_word(s, w);
+  if (w < len && space(s[w]) &&
+      (sp == LM_DT_SPECIAL_TODAY || sp == LM_DT_SPECIAL_TOMORROW ||
+       sp == LM_DT_SPECIAL_YESTERDAY)) {
+    int rc = lm_dt_parse(s + w, len - w, out);
+    if (rc)
+      return rc;
+    if (out->has_date || out->special)
+      return LM_DT_BAD_FORMAT;
+    out->special = sp;
+    return 0;
+  }
+  size_t nlen = 0;
+  int rc = rewrite_iso(s, len, out, &nlen);
+  if (rc < 0)
+    return rc;
+  if (rc == 1) {
+    s = out->norm;
+    len = nlen;
+  }
+  return dt_parse(s, len, out);
+}
+
+/* The ISO reader (lm_dt_parse's comment); out is zeroed but for norm. */
+static int dt_parse(const char *s, size_t len, lm_dt_text *out) {
   size_t i = 0;
   int64_t year = 0, mon = 0, day = 0, hh = 0, mi = 0, ss = 0, fsec = 0;
   int ydig = 0;
@@ -174,6 +451,7 @@ int lm_dt_parse(const char *s, size_t len, lm_dt_text *out) {
     return LM_DT_BAD_FORMAT;
   /* zone and era, in any order */
   bool tz_overflow = false;
+  int ampm = 0; /* 1 AM, 2 PM */
   while (i < len) {
     if (space(s[i])) {
       i++;
@@ -233,6 +511,13 @@ int lm_dt_parse(const char *s, size_t len, lm_dt_text *out) {
     }
     size_t wl = i - st;
     if (!punct && wl == 2 &&
+        (!strncasecmp(s + st, "am", 2) || !strncasecmp(s + st, "pm", 2))) {
+      if (ampm || !out->has_time)
+        return LM_DT_BAD_FORMAT;
+      ampm = s[st] == 'p' || s[st] == 'P' ? 2 : 1;
+      continue;
+    }
+    if (!punct && wl == 2 &&
         (!strncasecmp(s + st, "bc", 2) || !strncasecmp(s + st, "ad", 2))) {
       if (era)
         return LM_DT_BAD_FORMAT;
@@ -269,6 +554,14 @@ int lm_dt_parse(const char *s, size_t len, lm_dt_text *out) {
       overflow = true;
     if (!overflow)
       out->days = lm_days_from_civil(y, (unsigned)mon, (unsigned)day);
+  }
+  if (out->has_time && ampm) { /* PostgreSQL: hours 0-12 with AM / PM */
+    if (hh > 12)
+      overflow = true;
+    else if (ampm == 1 && hh == 12)
+      hh = 0;
+    else if (ampm == 2 && hh != 12)
+      hh += 12;
   }
   if (out->has_time) {
     if (mi > 59 || ss > 60 || hh > 24 ||
@@ -333,6 +626,8 @@ int lm_parse_timestamp(const char *s, size_t len, int64_t *out_us) {
   int rc = lm_dt_parse(s, len, &f);
   if (rc)
     return rc;
+  if (f.special)
+    return lm_tz_special(&f, lm_tz_utc(), false, out_us);
   if (!f.has_date)
     return LM_DT_BAD_FORMAT;
   if (f.zone == LM_DT_ZONE_NAME) {
@@ -354,6 +649,19 @@ int lm_parse_date(const char *s, size_t len, int64_t *out_days) {
   int rc = lm_dt_parse(s, len, &f);
   if (rc)
     return rc;
+  if (f.special == LM_DT_SPECIAL_INFINITY ||
+      f.special == LM_DT_SPECIAL_NEG_INFINITY) {
+    *out_days = f.special == LM_DT_SPECIAL_INFINITY ? LM_DATE_INFINITY
+                                                    : LM_DATE_NEG_INFINITY;
+    return 0;
+  }
+  if (f.special) { /* the date of that instant in the session's zone */
+    int64_t us;
+    if ((rc = lm_tz_special(&f, lm_tz_session(), true, &us)))
+      return rc;
+    *out_days = us / LM_US_PER_DAY - (us % LM_US_PER_DAY < 0);
+    return 0;
+  }
   if (!f.has_date)
     return LM_DT_BAD_FORMAT;
   if (f.days < LM_DT_MIN_DAYS || f.days >= LM_DATE_END_DAYS)
@@ -405,6 +713,8 @@ static char *put_date(char *p, int64_t days, bool *bc) {
 }
 
 int lm_format_date(int64_t days, char *buf) {
+  if (!lm_date_finite(days))
+    return sprintf(buf, "%s", days > 0 ? "infinity" : "-infinity");
   bool bc;
   char *p = put_date(buf, days, &bc);
   if (bc) {
@@ -416,6 +726,8 @@ int lm_format_date(int64_t days, char *buf) {
 }
 
 int lm_format_timestamp(int64_t us, char sep, char *buf) {
+  if (!lm_ts_finite(us))
+    return sprintf(buf, "%s", us > 0 ? "infinity" : "-infinity");
   /* floor division without overflow at INT64_MIN */
   int64_t days = us / LM_US_PER_DAY;
   int64_t rem = us % LM_US_PER_DAY;

@@ -189,6 +189,8 @@ int32_t lm_tz_offset_at(const lm_tz *z, int64_t utc_s, bool *is_dst,
 }
 
 int64_t lm_tz_to_local(const lm_tz *z, int64_t utc_us) {
+  if (!lm_ts_finite(utc_us))
+    return utc_us; /* infinity is infinity in every zone */
   int64_t s = floor_div(utc_us, LM_US_PER_SEC);
   return utc_us + (int64_t)lm_tz_offset_at(z, s, NULL, NULL) * LM_US_PER_SEC;
 }
@@ -228,6 +230,11 @@ static bool next_boundary(const lm_tz *z, int64_t t, int64_t *boundary,
 int64_t lm_tz_from_local(const lm_tz *z, int64_t local_us, int32_t *offset_s) {
   if (!z)
     z = lm_tz_utc();
+  if (!lm_ts_finite(local_us)) {
+    if (offset_s)
+      *offset_s = 0;
+    return local_us;
+  }
   int64_t t = floor_div(local_us, LM_US_PER_SEC);
   /* PostgreSQL's DetermineTimeZoneOffsetInternal: the boundary following
    * the instant one day before t read as UTC, and the offsets around it */
@@ -264,6 +271,8 @@ int lm_tz_format_offset(int32_t off_s, char *buf) {
 }
 
 int lm_tz_format(int64_t utc_us, const lm_tz *z, char *buf) {
+  if (!lm_ts_finite(utc_us))
+    return lm_format_timestamp(utc_us, ' ', buf); /* "infinity" */
   int32_t off =
       lm_tz_offset_at(z, floor_div(utc_us, LM_US_PER_SEC), NULL, NULL);
   int64_t local = utc_us + (int64_t)off * LM_US_PER_SEC;
@@ -748,6 +757,14 @@ static int bad_zone(lm_error *err, const char *name) {
 
 static int lookup(const char *name, bool numeric, const lm_tz **out,
                   lm_error *err);
+/* A time zone abbreviation (the table below): a fixed offset in seconds
+ * east, or (zone != NULL) a dynamic one, that zone's offset. */
+typedef struct tz_abbrev {
+  const char *name;
+  int32_t off;
+  const char *zone;
+} tz_abbrev;
+static const tz_abbrev *find_abbrev(const char *name);
 
 int lm_tz_lookup(const char *name, const lm_tz **out, lm_error *err) {
   return lookup(name, true, out, err);
@@ -781,6 +798,29 @@ static int lookup(const char *name, bool numeric, const lm_tz **out,
 
   bool out_of_range = false;
   lm_tz *z = numeric ? numeric_zone(name, &out_of_range) : NULL;
+  if (!numeric && strlen(name) < 64) {
+    /* AT TIME ZONE, timezone(), date_trunc(): an abbreviation first, as
+     * PostgreSQL's timestamp_zone (SET TIME ZONE takes none) */
+    char low[64];
+    size_t k = 0;
+    for (; name[k]; k++)
+      low[k] = (char)tolower((unsigned char)name[k]);
+    low[k] = '\0';
+    const tz_abbrev *ab = find_abbrev(low);
+    if (ab && ab->zone)
+      return lookup(ab->zone, false, out, err);
+    if (ab && (z = calloc(1, sizeof *z)) != NULL) {
+      for (k = 0; low[k]; k++)
+        low[k] = (char)toupper((unsigned char)low[k]);
+      if (!(z->name = strdup(low))) {
+        free(z);
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      }
+      z->has_rule = true;
+      z->std_off = ab->off;
+      snprintf(z->std_abbr, sizeof z->std_abbr, "%.12s", low);
+    }
+  }
   if (out_of_range) {
     bad_zone(err, name);
     return lm_err_detail(err, "UTC timezone offset is out of range.");
@@ -852,11 +892,6 @@ static int lookup(const char *name, bool numeric, const lm_tz **out,
  * Default, the `timezone_abbreviations = 'Default'` set), sorted: a fixed
  * offset in seconds east, or (zone != NULL) a dynamic abbreviation whose
  * offset is that zone's at the time read. */
-typedef struct tz_abbrev {
-  const char *name;
-  int32_t off;
-  const char *zone;
-} tz_abbrev;
 
 static const tz_abbrev ABBREVS[] = {
     {"acdt", 37800, NULL},
@@ -1060,12 +1095,163 @@ static int abbrev_cmp(const void *k, const void *e) {
   return strcmp((const char *)k, ((const tz_abbrev *)e)->name);
 }
 
+static int abbrev_sort(const void *a, const void *b) {
+  return strcmp(((const tz_abbrev *)a)->name, ((const tz_abbrev *)b)->name);
+}
+
+/* PostgreSQL's own abbreviation file, read once per process when it is
+ * installed (docs/timezones.md): `NAME OFFSET [D]` or `NAME ZONE` per
+ * line, '#' comments; @INCLUDE and @OVERRIDE lines are not followed (the
+ * Default set has none). NULL (then ABBREVS) when absent or unreadable. */
+static tz_abbrev *file_abbrevs;
+static size_t n_file_abbrevs;
+static pthread_once_t abbrev_once = PTHREAD_ONCE_INIT;
+
+static void load_abbrevs(void) {
+  const char *path = getenv("LM_PG_TIMEZONESETS");
+  if (!path || !*path)
+    path = "/usr/share/postgresql/15/timezonesets/Default";
+  size_t len = 0;
+  uint8_t *data = slurp(path, &len);
+  if (!data)
+    return;
+  size_t cap = 1024, n = 0;
+  tz_abbrev *v = malloc(cap * sizeof *v);
+  bool bad = !v;
+  char *text = (char *)data;
+  for (size_t i = 0; i < len && !bad;) {
+    size_t e = i;
+    while (e < len && text[e] != '\n')
+      e++;
+    char line[512];
+    size_t ll = e - i < sizeof line - 1 ? e - i : sizeof line - 1;
+    memcpy(line, text + i, ll);
+    line[ll] = '\0';
+    i = e + 1;
+    char *hash = strchr(line, '#');
+    if (hash)
+      *hash = '\0';
+    char *save = NULL, *name = strtok_r(line, " \t\r", &save);
+    char *what = name ? strtok_r(NULL, " \t\r", &save) : NULL;
+    if (!name || !what || name[0] == '@')
+      continue;
+    if (n == cap) {
+      tz_abbrev *g = realloc(v, 2 * cap * sizeof *v);
+      if (!g) {
+        bad = true;
+        break;
+      }
+      v = g, cap *= 2;
+    }
+    for (char *q = name; *q; q++)
+      *q = (char)tolower((unsigned char)*q);
+    tz_abbrev a = {strdup(name), 0, NULL};
+    if (isdigit((unsigned char)what[0]) || what[0] == '+' || what[0] == '-')
+      a.off = (int32_t)strtol(what, NULL, 10);
+    else
+      a.zone = strdup(what);
+    if (!a.name || (!a.zone && !isdigit((unsigned char)what[0]) &&
+                    what[0] != '+' && what[0] != '-')) {
+      bad = true;
+      break;
+    }
+    v[n++] = a;
+  }
+  free(data);
+  if (bad || n == 0) { /* keep the built-in table (the strings leak once) */
+    free(v);
+    return;
+  }
+  qsort(v, n, sizeof *v, abbrev_sort);
+  file_abbrevs = v;
+  n_file_abbrevs = n;
+}
+
+/* The abbreviation `name` (lower case) of the set in force, or NULL. */
+static const tz_abbrev *find_abbrev(const char *name) {
+  pthread_once(&abbrev_once, load_abbrevs);
+  if (file_abbrevs)
+    return bsearch(name, file_abbrevs, n_file_abbrevs, sizeof *file_abbrevs,
+                   abbrev_cmp);
+  return bsearch(name, ABBREVS, sizeof ABBREVS / sizeof *ABBREVS,
+                 sizeof *ABBREVS, abbrev_cmp);
+}
+
+int lm_tz_special(const lm_dt_text *f, const lm_tz *z, bool local,
+                  int64_t *out_us) {
+  if (!z)
+    z = lm_tz_utc();
+  switch (f->special) {
+  case LM_DT_SPECIAL_INFINITY:
+    *out_us = LM_TS_INFINITY;
+    return 0;
+  case LM_DT_SPECIAL_NEG_INFINITY:
+    *out_us = LM_TS_NEG_INFINITY;
+    return 0;
+  case LM_DT_SPECIAL_EPOCH:
+    *out_us = 0; /* 1970-01-01 00:00:00, UTC or wall clock alike */
+    return 0;
+  case LM_DT_SPECIAL_NOW: {
+    int64_t now = lm_dt_now_us();
+    *out_us = local ? lm_tz_to_local(z, now) : now;
+    return 0;
+  }
+  case LM_DT_SPECIAL_TODAY:
+  case LM_DT_SPECIAL_TOMORROW:
+  case LM_DT_SPECIAL_YESTERDAY: {
+    int64_t day = floor_div(lm_tz_to_local(z, lm_dt_now_us()), LM_US_PER_DAY);
+    day += f->special == LM_DT_SPECIAL_TOMORROW    ? 1
+           : f->special == LM_DT_SPECIAL_YESTERDAY ? -1
+                                                   : 0;
+    int64_t t = day * LM_US_PER_DAY + (f->has_time ? f->time_us : 0);
+    if (local)
+      *out_us = t;
+    else if (f->zone == LM_DT_ZONE_OFFSET)
+      *out_us = t - (int64_t)f->offset_s * LM_US_PER_SEC;
+    else
+      *out_us = lm_tz_from_local(z, t, NULL);
+    return 0;
+  }
+  default:
+    return LM_DT_BAD_FORMAT;
+  }
+}
+
+static int resolve_zone(const lm_dt_text *f, int64_t local, const lm_tz **zone,
+                        int64_t *fixed_off_s, bool *fixed);
+
+int lm_tz_parse_timestamp(const char *s, size_t len, const lm_tz *session,
+                          int64_t *out_us) {
+  lm_dt_text f;
+  int rc = lm_dt_parse(s, len, &f);
+  if (rc)
+    return rc;
+  if (f.special)
+    return lm_tz_special(&f, session, true, out_us);
+  if (!f.has_date)
+    return LM_DT_BAD_FORMAT;
+  if (f.days < LM_DT_MIN_DAYS || f.days >= LM_TS_END_DAYS)
+    return LM_DT_OUT_OF_RANGE;
+  int64_t local = f.days * LM_US_PER_DAY + f.time_us;
+  if (f.zone == LM_DT_ZONE_NAME) { /* checked, then ignored (PostgreSQL) */
+    const lm_tz *z = NULL;
+    int64_t off;
+    bool fixed;
+    if ((rc = resolve_zone(&f, local, &z, &off, &fixed)))
+      return rc;
+  }
+  *out_us = local;
+  return 0;
+}
+
 int lm_tz_parse_timestamptz(const char *s, size_t len, const lm_tz *session,
                             int64_t *out_us) {
   lm_dt_text f;
   int rc = lm_dt_parse(s, len, &f);
   if (rc)
     return rc;
+  if (f.special)
+    return lm_tz_special(&f, session, false, out_us);
   if (!f.has_date)
     return LM_DT_BAD_FORMAT;
   if (f.days < LM_DT_MIN_DAYS || f.days >= LM_TS_END_DAYS)
@@ -1077,33 +1263,48 @@ int lm_tz_parse_timestamptz(const char *s, size_t len, const lm_tz *session,
     return 0;
   }
   if (f.zone == LM_DT_ZONE_NAME) {
-    char name[256];
-    if (f.zone_len >= sizeof name)
-      return f.zone_punct ? LM_DT_BAD_ZONE : LM_DT_BAD_FORMAT;
-    for (size_t k = 0; k < f.zone_len; k++)
-      name[k] = (char)tolower((unsigned char)f.zone_name[k]);
-    name[f.zone_len] = '\0';
-    /* abbreviations first, as PostgreSQL's DecodeTimezoneAbbrev */
-    const tz_abbrev *ab =
-        f.zone_punct ? NULL
-                     : bsearch(name, ABBREVS, sizeof ABBREVS / sizeof *ABBREVS,
-                               sizeof *ABBREVS, abbrev_cmp);
-    if (ab && !ab->zone) {
-      *out_us = local - (int64_t)ab->off * LM_US_PER_SEC;
+    int64_t off;
+    bool fixed;
+    if ((rc = resolve_zone(&f, local, &zone, &off, &fixed)))
+      return rc;
+    if (fixed) {
+      *out_us = local - off * LM_US_PER_SEC;
       return 0;
-    }
-    lm_error e2;
-    if (ab) {
-      if (lm_tz_lookup_at(ab->zone, &zone, &e2) != 0)
-        return LM_DT_BAD_FORMAT;
-    } else if (!strcmp(name, "z") || !strcmp(name, "zulu")) {
-      zone = lm_tz_utc();
-    } else if (!safe_name(name) || lm_tz_lookup_at(name, &zone, &e2) != 0) {
-      /* PostgreSQL: an unknown all-letters word is a syntax error, a
-       * name with punctuation `time zone "x" not recognized` */
-      return f.zone_punct ? LM_DT_BAD_ZONE : LM_DT_BAD_FORMAT;
     }
   }
   *out_us = lm_tz_from_local(zone, local, NULL);
+  return 0;
+}
+
+/* The zone name of f: a fixed abbreviation (*fixed, *fixed_off_s seconds
+ * east) or a zone (*zone). 0 or LM_DT_BAD_FORMAT / LM_DT_BAD_ZONE. */
+static int resolve_zone(const lm_dt_text *f, int64_t local, const lm_tz **zone,
+                        int64_t *fixed_off_s, bool *fixed) {
+  (void)local;
+  *fixed = false;
+  char name[256];
+  if (f->zone_len >= sizeof name)
+    return f->zone_punct ? LM_DT_BAD_ZONE : LM_DT_BAD_FORMAT;
+  for (size_t k = 0; k < f->zone_len; k++)
+    name[k] = (char)tolower((unsigned char)f->zone_name[k]);
+  name[f->zone_len] = '\0';
+  /* abbreviations first, as PostgreSQL's DecodeTimezoneAbbrev */
+  const tz_abbrev *ab = f->zone_punct ? NULL : find_abbrev(name);
+  if (ab && !ab->zone) {
+    *fixed = true;
+    *fixed_off_s = ab->off;
+    return 0;
+  }
+  lm_error e2;
+  if (ab) {
+    if (lm_tz_lookup_at(ab->zone, zone, &e2) != 0)
+      return LM_DT_BAD_FORMAT;
+  } else if (!strcmp(name, "z") || !strcmp(name, "zulu")) {
+    *zone = lm_tz_utc();
+  } else if (!safe_name(name) || lm_tz_lookup_at(name, zone, &e2) != 0) {
+    /* PostgreSQL: an unknown all-letters word is a syntax error, a
+     * name with punctuation `time zone "x" not recognized` */
+    return f->zone_punct ? LM_DT_BAD_ZONE : LM_DT_BAD_FORMAT;
+  }
   return 0;
 }

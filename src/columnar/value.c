@@ -100,6 +100,8 @@ static int put_interval(lm_buf *out, int64_t us) {
                 (unsigned)(secs / 60 % 60), (unsigned)(secs % 60));
   if (frac)
     n += snprintf(tmp + n, sizeof tmp - (size_t)n, ".%06u", (unsigned)frac);
+  while (frac && tmp[n - 1] == '0') /* PostgreSQL: no trailing zeros */
+    n--;
   return lm_buf_append(out, tmp, (size_t)n);
 }
 
@@ -175,9 +177,9 @@ static int put_decimal(lm_buf *out, uint64_t lo, int64_t hi, int scale) {
 /* Unit of a value to nanoseconds. */
 static const int64_t NS_PER_UNIT[] = {1000000000, 1000000, 1000, 1};
 
-/* HH:MM:SS[.ffffff|.fffffffff] of a non-negative count of nanoseconds
- * (hours may exceed 23); the fraction has 6 digits, 9 when it is not a
- * whole number of µs. */
+/* HH:MM:SS[.f] of a non-negative count of nanoseconds (hours may exceed
+ * 23); the fraction has as many digits as it needs, at most 9 (PostgreSQL
+ * prints TIME and INTERVAL so: 12:00:00.5, not 12:00:00.500000). */
 static int put_hms_ns(lm_buf *out, uint64_t ns) {
   uint64_t secs = ns / 1000000000u, frac = ns % 1000000000u;
   char tmp[64];
@@ -189,6 +191,8 @@ static int put_hms_ns(lm_buf *out, uint64_t ns) {
   else if (frac)
     n += snprintf(tmp + n, sizeof tmp - (size_t)n, ".%06u",
                   (unsigned)(frac / 1000));
+  while (frac && tmp[n - 1] == '0')
+    n--;
   return lm_buf_append(out, tmp, (size_t)n);
 }
 

@@ -39,6 +39,7 @@ typedef struct open_file {
    * the record batches using it (Columnar.html "IPC File Format"). */
   bool ipc_file;
   lm_ipc_file_reader *ipcf;
+  int64_t rows_out; /* data rows delivered so far */
 } open_file;
 
 typedef struct files_reader {
@@ -51,6 +52,8 @@ typedef struct files_reader {
   open_file *files;
   int n_files, cur;
   char *chunk;
+  const char *last_path; /* the batch returned last: its file */
+  int64_t last_first;    /* and the 1-based row of its first row there */
 } files_reader;
 
 static void *reader_new(files_reader *r, const char *path) {
@@ -261,6 +264,20 @@ static int discover(files_reader *r, lm_error *err) {
   return rc;
 }
 
+/* Records that batch b (just read from f) is the one poll returns. */
+static void note_origin(files_reader *r, open_file *f, const lm_batch *b) {
+  r->last_path = f->path;
+  r->last_first = f->rows_out + 1;
+  f->rows_out += b->num_rows;
+}
+
+static const char *files_batch_origin(lm_source_reader *base,
+                                      int64_t *first_row) {
+  files_reader *r = (files_reader *)base;
+  *first_row = r->last_first;
+  return r->last_path;
+}
+
 static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
                       lm_error *err) {
   files_reader *r = (files_reader *)base;
@@ -288,6 +305,7 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
       return nrc;
     if (b) {
       *out = b;
+      note_origin(r, f, b);
       r->base.partition = r->cur; /* one partition per file */
       r->base.n_partitions = r->n_files;
       return 0;
@@ -312,9 +330,11 @@ static int files_poll(lm_source_reader *base, lm_batch **out, bool *eof,
     if (r->watch && r->cur == r->n_files - 1) {
       /* deliver the complete rows read so far, then wait for more */
       int rc = reader_flush(r, f, err);
-      if (rc)
-        return rc;
-      return reader_next(r, f, out, err);
+      if (!rc)
+        rc = reader_next(r, f, out, err);
+      if (!rc && *out)
+        note_origin(r, f, *out);
+      return rc;
     }
     int rc = reader_finish(r, f, err);
     if (rc)
@@ -384,6 +404,7 @@ int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
   r->base.poll = files_poll;
   r->base.free = files_free;
   r->base.partition_done = files_partition_done;
+  r->base.batch_origin = files_batch_origin;
   r->watch = mode && !lm_strcasecmp(mode, "watch");
   r->base.unbounded = r->watch;
   r->fmt = ff;

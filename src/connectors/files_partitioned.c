@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "connectors/lm_connectors.h"
 
@@ -49,7 +52,8 @@ struct lm_part_sink {
   int n_dirs, cap_dirs;
   int *slots; /* open addressing: index into dirs + 1; 0 = empty */
   int n_slots;
-  int64_t seq; /* part files opened, for unique names */
+  int64_t seq;     /* part files opened, for unique names */
+  char run_id[40]; /* a random UUID per sink instance (Flink's part-<uuid>) */
   int64_t rows;
   lm_buf key;
 };
@@ -88,10 +92,11 @@ static int row_key(lm_part_sink *s, const lm_batch *b, int64_t r) {
       rc = lm_buf_putc(&s->key, '=');
     lm_buf_reset(&v);
     if (!rc && lm_array_is_null(a, r))
-      rc = lm_buf_puts(&s->key, s->default_name);
+      rc = escape_append(&s->key, s->default_name, strlen(s->default_name));
     else if (!rc && !(rc = lm_array_format_value(&v, a, r, NULL)))
       rc = v.len ? escape_append(&s->key, v.data, v.len)
-                 : lm_buf_puts(&s->key, s->default_name);
+                 : escape_append(&s->key, s->default_name,
+                                 strlen(s->default_name));
   }
   lm_buf_free(&v);
   return rc ? LM_ERR_NOMEM : 0;
@@ -100,43 +105,9 @@ static int row_key(lm_part_sink *s, const lm_batch *b, int64_t r) {
 /* Whether row r has the same partition values as row p (p < r). */
 static bool same_partition(const lm_part_sink *s, const lm_batch *b, int64_t p,
                            int64_t r) {
-  for (int k = 0; k < s->n_part_cols; k++) {
-    const lm_array *a = b->columns[s->part_cols[k]];
-    bool np = lm_array_is_null(a, p), nr = lm_array_is_null(a, r);
-    if (np || nr) {
-      if (np != nr)
-        return false;
-      continue;
-    }
-    switch (a->type.id) {
-    case LM_TYPE_UTF8: {
-      const int32_t *o = (const int32_t *)a->values->data + a->offset;
-      int32_t lp = o[p + 1] - o[p], lr = o[r + 1] - o[r];
-      if (lp != lr)
-        return false;
-      if (lp && memcmp((const char *)a->data->data + o[p],
-                       (const char *)a->data->data + o[r], (size_t)lp))
-        return false;
-      break;
-    }
-    case LM_TYPE_INT64:
-    case LM_TYPE_TIMESTAMP: {
-      const int64_t *v = (const int64_t *)a->values->data + a->offset;
-      if (v[p] != v[r])
-        return false;
-      break;
-    }
-    case LM_TYPE_INT32:
-    case LM_TYPE_DATE32: {
-      const int32_t *v = (const int32_t *)a->values->data + a->offset;
-      if (v[p] != v[r])
-        return false;
-      break;
-    }
-    default:
-      return false; /* compared by text */
-    }
-  }
+  for (int k = 0; k < s->n_part_cols; k++)
+    if (!lm_array_row_equal(b->columns[s->part_cols[k]], p, r))
+      return false;
   return true;
 }
 
@@ -227,12 +198,13 @@ static int open_part(lm_part_sink *s, part_dir *d, lm_error *err) {
   lm_buf_init(&t);
   lm_buf_init(&f);
   int rc = lm_buf_printf(&dir, "%s/%s", s->dir, d->rel);
-  /* a name unique within the sink: the sequence number of the part file */
+  /* a name unique across runs: the sink instance's random id, then the
+   * sequence number of the part file within it */
   if (!rc)
-    rc = lm_buf_printf(&t, "%s/.%s-%lld%s.inprogress", dir.data, s->prefix,
-                       (long long)s->seq, s->ext);
+    rc = lm_buf_printf(&t, "%s/.%s-%s-%lld%s.inprogress", dir.data, s->prefix,
+                       s->run_id, (long long)s->seq, s->ext);
   if (!rc)
-    rc = lm_buf_printf(&f, "%s/%s-%lld%s", dir.data, s->prefix,
+    rc = lm_buf_printf(&f, "%s/%s-%s-%lld%s", dir.data, s->prefix, s->run_id,
                        (long long)s->seq, s->ext);
   if (rc) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -257,15 +229,66 @@ static int open_part(lm_part_sink *s, part_dir *d, lm_error *err) {
   return 0;
 }
 
+/* Renames the finished part file tmp to final without ever replacing an
+ * existing file: link() fails with EEXIST where rename() would overwrite.
+ * On a file system without hard links, rename() after a check. LM_ERR_IO
+ * naming the path when final exists or the rename fails. */
+static int publish(const char *tmp, const char *final, lm_error *err) {
+  if (link(tmp, final) == 0)
+    return unlink(tmp) == 0 ? 0
+                            : lm_err(err, LM_ERR_IO, "%s: cannot remove: %s",
+                                     tmp, strerror(errno));
+  if (errno == EEXIST)
+    return lm_err(err, LM_ERR_IO,
+                  "%s: part file already exists; not overwritten (the "
+                  "finished rows stay in %s)",
+                  final, tmp);
+  struct stat st;
+  if (stat(final, &st) == 0)
+    return lm_err(err, LM_ERR_IO,
+                  "%s: part file already exists; not overwritten (the "
+                  "finished rows stay in %s)",
+                  final, tmp);
+  if (rename(tmp, final) != 0)
+    return lm_err(err, LM_ERR_IO,
+                  "%s: cannot rename the finished part file: %s", tmp,
+                  strerror(errno));
+  return 0;
+}
+
+/* A random version-4 UUID text (36 characters + NUL) into out; from
+ * getrandom(), else the clock, the pid and a counter. */
+static void make_run_id(char out[40]) {
+  static unsigned counter;
+  unsigned char r[16];
+  if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t a = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t b =
+        ((uint64_t)getpid() << 32) ^ ++counter ^ (uint64_t)(uintptr_t)r;
+    for (int i = 0; i < 8; i++) {
+      r[i] = (unsigned char)(a >> (8 * i));
+      r[8 + i] = (unsigned char)(b >> (8 * i));
+    }
+  }
+  r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
+  r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+  snprintf(
+      out, 40,
+      "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+      r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+      r[12], r[13], r[14], r[15]);
+}
+
 /* Closes d's part file and renames it to its final name. */
 static int roll(lm_part_sink *s, part_dir *d, lm_error *err) {
   if (!d->file)
     return 0;
   int rc = lm_file_sink_close(d->file, err);
   d->file = NULL;
-  if (!rc && rename(d->tmp_path, d->final_path) != 0)
-    rc = lm_err(err, LM_ERR_IO, "%s: cannot rename the finished part file: %s",
-                d->tmp_path, strerror(errno));
+  if (!rc)
+    rc = publish(d->tmp_path, d->final_path, err);
   if (!rc)
     d->files++;
   free(d->tmp_path);
@@ -397,6 +420,18 @@ int lm_part_sink_open(const lm_kv *opts, int n_opts, const char *format,
   s->dir = lm_strdup(path);
   s->format = lm_strdup(format);
   const char *pre = lm_kv_get(opts, n_opts, "prefix");
+  if (pre && strchr(pre, '/')) {
+    lm_schema_release(s->schema);
+    lm_buf_free(&s->key);
+    free(s->dir);
+    free(s->format);
+    free(s);
+    return lm_err(err, LM_ERR_BIND,
+                  "FILES sink option 'prefix' = '%s' must not contain '/': it "
+                  "names the part files inside each partition directory",
+                  pre);
+  }
+  make_run_id(s->run_id);
   s->prefix = lm_strdup(pre && *pre ? pre : "part");
   const char *dn = lm_kv_get(opts, n_opts, "partition.default-name");
   s->default_name = lm_strdup(dn && *dn ? dn : "__DEFAULT_PARTITION__");

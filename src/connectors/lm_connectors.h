@@ -33,6 +33,12 @@ struct lm_source_reader {
   int n_partitions;
   int partition;
   bool (*partition_done)(lm_source_reader *r, int p);
+  /* Where the batch poll returned last came from, for error messages (NULL
+   * when the reader cannot tell): the file's path (owned by the reader,
+   * valid until the next poll) and *first_row, the 1-based data row of
+   * that file holding the batch's first row (headers and blank lines not
+   * counted). */
+  const char *(*batch_origin)(lm_source_reader *r, int64_t *first_row);
 };
 
 /* Options as written in SQL (`'key' = 'value'`). */
@@ -101,6 +107,18 @@ int lm_nexmark_source_schema(const lm_kv *opts, int n_opts,
  * LM_ERR_NOMEM. */
 int lm_nexmark_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
                           lm_source_reader **out, lm_error *err);
+/* Projection pushdown (docs/nexmark.md "Projection pushdown"): from the
+ * next poll on, NEXMARK reader r (made by lm_nexmark_reader_new) generates
+ * only the columns i of its schema with need[i] (n entries; NULL = every
+ * column; columns at or past n are generated); the others keep their
+ * place in the batches as placeholders (BIGINT/TIMESTAMP 0, VARCHAR '').
+ * The random draws of a column not generated are skipped without changing
+ * any other column's values: a generated column is identical whatever
+ * else is generated. Call it between polls, as often as the set of
+ * consumers changes (the same set again costs nothing). Errors:
+ * LM_ERR_NOMEM (the reader then fails its next poll with LM_ERR_NOMEM). */
+int lm_nexmark_reader_project(lm_source_reader *r, const bool *need, int n,
+                              lm_error *err);
 
 /* INTO FILES ('path' = ...) FORMAT JSON | CSV | ARROW_IPC (or 'format' =
  * ...; JSON by default): appends rows to one file, creating missing

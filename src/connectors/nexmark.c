@@ -230,6 +230,10 @@ typedef struct nx_reader {
   lm_schema *schema; /* output columns */
   int table;
   int out[A_N]; /* table field -> output column, -1 = not emitted */
+  /* field f's values are generated (out[f] >= 0 and a consumer reads it,
+   * lm_nexmark_reader_project); an emitted field that is not generated
+   * is a placeholder column (zeros / empty strings) */
+  bool gen[A_N];
   /* options */
   int64_t first, end; /* event ids [first, end); end = INT64_MAX unbounded */
   int64_t rate;       /* first-event.rate, events per second */
@@ -251,7 +255,9 @@ typedef struct nx_reader {
   int64_t ahead_q, ahead_r;
   /* bid extra: length bmin + take(2 * delta) */
   int64_t bmin, brange;
-  /* tables built once per reader from the seed */
+  /* tables built from the seed when a generated column first needs them
+   * (ensure_tables): the pad for `extra`, the urls, the channel names */
+  bool have_pad, have_urls, have_names;
   char *pad;        /* PAD_BYTES random a-z (+SLACK) */
   char *urls;       /* CHANNELS + 4 urls back to back (+SLACK) */
   int32_t *url_off; /* CHANNELS + 4 + 1 offsets; hot ones last */
@@ -266,6 +272,7 @@ typedef struct nx_reader {
   int64_t v_off[A_N]; /* values (int64) or offsets (int32) of field f */
   int64_t d_off[A_N]; /* string bytes of field f; -1 for int columns */
   int64_t d_max[A_N]; /* longest string of field f, bytes */
+  int64_t z_off;      /* zeros behind placeholder columns; -1 = none */
   size_t slab_bytes;
 } nx_reader;
 
@@ -489,9 +496,62 @@ static int format_u64(char *dst, uint64_t v) {
   return n;
 }
 
-/* The seed-dependent tables: the 1 MiB pad, the 4 hot urls and the 10,000
- * channel names and urls (9 in 10 with "&channel_id=<abs(reverse(i))>",
- * Java's int arithmetic included). */
+/* The seed-dependent tables come from one splitmix64 stream of the seed:
+ * first the 1 MiB pad (PAD_WORDS words), then the 4 hot urls and the
+ * 10,000 channel urls (9 in 10 with "&channel_id=<abs(reverse(i))>",
+ * Java's int arithmetic included). Each is built only when a generated
+ * column needs it; the stream is jumped over a table not built (a
+ * splitmix64 state advances by GOLDEN per word), so the urls are the same
+ * whether the pad was built or not. The channel names use no randomness. */
+#define PAD_WORDS ((PAD_BYTES + 11) / 12)
+
+static void build_pad(nx_reader *g) {
+  nx_rng r = {g->key ^ UINT64_C(0x7061646470616464)};
+  for (int i = 0; i < PAD_BYTES; i += 12) {
+    uint64_t w = rng_next(&r);
+    for (int k = 0; k < 12 && i + k < PAD_BYTES; k++)
+      g->pad[i + k] = (char)('a' + take(&w, 26));
+  }
+  memset(g->pad + PAD_BYTES, 'a', SLACK);
+}
+
+static void build_names(nx_reader *g) {
+  for (int i = 0; i < CHANNELS; i++) {
+    char *name = g->channel_names[i];
+    memcpy(name, "channel-", 8);
+    g->channel_len[i] = (uint8_t)(8 + format_u64(name + 8, (uint64_t)i));
+  }
+}
+
+static void build_urls(nx_reader *g) {
+  nx_rng r = {g->key ^ UINT64_C(0x7061646470616464)};
+  r.s += (uint64_t)PAD_WORDS * GOLDEN; /* past the pad's words */
+  int32_t pos = 0;
+  for (int i = 0; i < CHANNELS + 4; i++) {
+    g->url_off[i] = pos;
+    pos += url_string(&r, g->urls + pos);
+    if (i < CHANNELS && rng_below(&r, 10) > 0) {
+      /* Math.abs(Integer.reverse(i)): reverse(1) is INT_MIN, whose abs
+       * is itself */
+      uint32_t x = (uint32_t)i, rev = 0;
+      for (int b = 0; b < 32; b++)
+        rev |= ((x >> b) & 1u) << (31 - b);
+      int64_t s = (int32_t)rev;
+      if (s < 0 && s != INT32_MIN)
+        s = -s;
+      memcpy(g->urls + pos, "&channel_id=", 12);
+      pos += 12;
+      if (s < 0)
+        g->urls[pos++] = '-', s = -s;
+      pos += format_u64(g->urls + pos, (uint64_t)s);
+    }
+  }
+  g->url_off[CHANNELS + 4] = pos;
+  memset(g->urls + pos, 0, SLACK);
+}
+
+/* Allocates the tables and computes the price factors (every reader
+ * needs them). 0 or LM_ERR_NOMEM. */
 static int build_tables(nx_reader *g) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, init_chars);
@@ -500,43 +560,6 @@ static int build_tables(nx_reader *g) {
   g->url_off = malloc(sizeof(int32_t) * (CHANNELS + 5));
   if (!g->pad || !g->urls || !g->url_off)
     return LM_ERR_NOMEM;
-  nx_rng r = {g->key ^ UINT64_C(0x7061646470616464)};
-  for (int i = 0; i < PAD_BYTES; i += 12) {
-    uint64_t w = rng_next(&r);
-    for (int k = 0; k < 12 && i + k < PAD_BYTES; k++)
-      g->pad[i + k] = (char)('a' + take(&w, 26));
-  }
-  memset(g->pad + PAD_BYTES, 'a', SLACK);
-  int32_t pos = 0;
-  for (int i = 0; i < CHANNELS + 4; i++) {
-    g->url_off[i] = pos;
-    pos += url_string(&r, g->urls + pos);
-    if (i < CHANNELS) {
-      char *name = g->channel_names[i];
-      memcpy(name, "channel-", 8);
-      g->channel_len[i] = (uint8_t)(8 + format_u64(name + 8, (uint64_t)i));
-      if (rng_below(&r, 10) > 0) {
-        /* Math.abs(Integer.reverse(i)): reverse(1) is INT_MIN, whose abs
-         * is itself */
-        uint32_t x = (uint32_t)i, rev = 0;
-        for (int b = 0; b < 32; b++)
-          rev |= ((x >> b) & 1u) << (31 - b);
-        int64_t s = (int32_t)rev;
-        if (s < 0 && s != INT32_MIN)
-          s = -s;
-        memcpy(g->urls + pos, "&channel_id=", 12);
-        pos += 12;
-        if (s < 0)
-          g->urls[pos++] = '-', s = -s;
-        pos += format_u64(g->urls + pos, (uint64_t)s);
-      }
-    }
-  }
-  g->url_off[CHANNELS + 4] = pos;
-  for (int i = 0; i < CHANNELS + 4; i++)
-    if (g->url_off[i + 1] - g->url_off[i] > g->max_url)
-      g->max_url = g->url_off[i + 1] - g->url_off[i];
-  memset(g->urls + pos, 0, SLACK);
   /* price = round(10^(6 u) * 100) for u = k / 2^24: three 8-bit factors */
   for (int i = 0; i < 256; i++) {
     g->price_hi[i] = pow(10.0, 6.0 * i / 256.0);
@@ -544,6 +567,29 @@ static int build_tables(nx_reader *g) {
     g->price_lo[i] = pow(10.0, 6.0 * i / 16777216.0) * 100.0;
   }
   return 0;
+}
+
+/* Builds the tables the generated columns need and have not got yet
+ * (before layout(): the url column's room is the longest url). */
+static void ensure_tables(nx_reader *g) {
+  int x = g->table == NX_PERSON    ? P_EXTRA
+          : g->table == NX_AUCTION ? A_EXTRA
+                                   : B_EXTRA;
+  if (g->gen[x] && !g->have_pad) {
+    build_pad(g);
+    g->have_pad = true;
+  }
+  if (g->table == NX_BID && g->gen[B_URL] && !g->have_urls) {
+    build_urls(g);
+    for (int i = 0; i < CHANNELS + 4; i++)
+      if (g->url_off[i + 1] - g->url_off[i] > g->max_url)
+        g->max_url = g->url_off[i + 1] - g->url_off[i];
+    g->have_urls = true;
+  }
+  if (g->table == NX_BID && g->gen[B_CHANNEL] && !g->have_names) {
+    build_names(g);
+    g->have_names = true;
+  }
 }
 
 static inline int64_t price_of(const nx_reader *g, uint64_t *w) {
@@ -766,7 +812,10 @@ static inline int64_t round64i(int64_t n) {
 }
 
 /* Longest string of each field (bytes) and the slab layout: rows per batch
- * = batch.size, or fewer so that a batch's worst case fits BATCH_BYTES. */
+ * = batch.size, or fewer so that a batch's worst case fits BATCH_BYTES;
+ * room for the generated columns only, and one zeroed region that every
+ * placeholder column is a view of. A new pool (the old one closed: its
+ * slabs still out are freed when released). */
 static int layout(nx_reader *g) {
   int64_t xp = g->avg_person * 12 / 10 + 1, xa = g->avg_auction * 12 / 10 + 1;
   static const int64_t pmax[P_N] = {-1, 14, 15, 19, 13, 2, -1, 0};
@@ -784,15 +833,18 @@ static int layout(nx_reader *g) {
                                    : -1;
   }
   int64_t row = 1;
-  for (int f = 0; f < nf; f++)
-    if (g->out[f] >= 0)
+  bool zeros = false;
+  for (int f = 0; f < nf; f++) {
+    if (g->gen[f])
       row += g->d_max[f] < 0 ? 8 : 4 + g->d_max[f];
+    zeros |= g->out[f] >= 0 && !g->gen[f];
+  }
   int64_t rows = BATCH_BYTES / row;
   g->rows_cap = rows < 1 ? 1 : rows < g->batch ? rows : g->batch;
   int64_t cur = 0, n = g->rows_cap;
   for (int f = 0; f < nf; f++) {
     g->v_off[f] = g->d_off[f] = -1;
-    if (g->out[f] < 0)
+    if (!g->gen[f])
       continue;
     g->v_off[f] = cur;
     if (g->d_max[f] < 0) {
@@ -803,7 +855,13 @@ static int layout(nx_reader *g) {
       cur += round64i(n * g->d_max[f] + SLACK) + 64;
     }
   }
+  g->z_off = -1;
+  if (zeros) { /* (n + 1) * 8 bytes: int64 values or int32 offsets */
+    g->z_off = cur;
+    cur += round64i((n + 1) * 8) + 64;
+  }
   g->slab_bytes = (size_t)(cur ? cur : 64);
+  pool_close(g->pool);
   g->pool = pool_new(g->slab_bytes);
   return g->pool ? 0 : LM_ERR_NOMEM;
 }
@@ -879,39 +937,70 @@ static void put_extras(nx_out *c, const nx_src *x, int64_t first, int64_t n) {
   }
 }
 
+/* Jumps a splitmix64 stream over k words. */
+static inline void rng_skip(nx_rng *r, uint64_t k) {
+  r->s += k * GOLDEN;
+}
+
+/* Skips the words next_string(r, max, ...) would draw: its length draw,
+ * then one word per 5 characters. */
+static inline void skip_string(nx_rng *r, int max) {
+  int len = 3 + (int)rng_below(r, max - 3);
+  rng_skip(r, (uint64_t)(len + 4) / 5);
+}
+
 /* Makes the person of the current id as row `row` of c; its extra is only
- * noted in *x. */
+ * noted in *x. Columns not generated are not built: their draws are
+ * skipped (rng_skip) so that the later ones are the same; extra's length
+ * depends on the trimmed email length, so the email is built when extra
+ * is generated. */
 static void gen_person(nx_reader *g, int64_t epoch, int64_t off, nx_out *c,
                        int64_t row, nx_src *x) {
   nx_rng r = {g->key + (uint64_t)g->id * UINT64_C(0xd1b54a32d192ed03)};
+  const bool need_x = c[P_EXTRA].d != NULL;
   char name[48], email[48], card[48];
   const char *f = FIRST_NAMES[rng_below(&r, 11)];
   const char *l = LAST_NAMES[rng_below(&r, 9)];
   size_t fl = strlen(f), ll = strlen(l);
-  memcpy(name, f, fl);
-  name[fl] = ' ';
-  memcpy(name + fl + 1, l, ll);
   int name_len = (int)(fl + 1 + ll);
-  int el = next_string(&r, 7, ' ', email);
-  email[el++] = '@';
-  el += next_string(&r, 5, ' ', email + el);
-  memcpy(email + el, ".com", 4);
-  el += 4;
-  for (int k = 0; k < 4; k++) {
-    int v = (int)rng_below(&r, 10000);
-    char *d = card + k * 5;
-    d[0] = (char)('0' + v / 1000);
-    d[1] = (char)('0' + v / 100 % 10);
-    d[2] = (char)('0' + v / 10 % 10);
-    d[3] = (char)('0' + v % 10);
-    d[4] = ' ';
+  if (c[P_NAME].d) {
+    memcpy(name, f, fl);
+    name[fl] = ' ';
+    memcpy(name + fl + 1, l, ll);
+  }
+  int el = 0;
+  if (c[P_EMAIL].d || need_x) {
+    el = next_string(&r, 7, ' ', email);
+    email[el++] = '@';
+    el += next_string(&r, 5, ' ', email + el);
+    memcpy(email + el, ".com", 4);
+    el += 4;
+  } else {
+    skip_string(&r, 7);
+    skip_string(&r, 5);
+  }
+  if (c[P_CARD].d) {
+    for (int k = 0; k < 4; k++) {
+      int v = (int)rng_below(&r, 10000);
+      char *d = card + k * 5;
+      d[0] = (char)('0' + v / 1000);
+      d[1] = (char)('0' + v / 100 % 10);
+      d[2] = (char)('0' + v / 10 % 10);
+      d[3] = (char)('0' + v % 10);
+      d[4] = ' ';
+    }
+  } else {
+    rng_skip(&r, 4);
   }
   int ci = (int)rng_below(&r, 10);
   int si = (int)rng_below(&r, 6);
   int cl = CITY_LEN[ci], sl = 2;
-  int current = 8 + name_len + el + 19 + cl + sl;
-  int64_t xl = extra_len(&r, current, g->avg_person);
-  int64_t xo = rng_below(&r, PAD_BYTES - MAX_AVG_SIZE * 2);
+  if (need_x) {
+    int current = 8 + name_len + el + 19 + cl + sl;
+    int64_t xl = extra_len(&r, current, g->avg_person);
+    int64_t xo = rng_below(&r, PAD_BYTES - MAX_AVG_SIZE * 2);
+    want_extra(&c[P_EXTRA], g->pad + xo, xl, x);
+  }
   put_i64(&c[P_ID], row, last_person(g, epoch, off) + FIRST_PERSON_ID);
   put_str(&c[P_NAME], row, name, name_len);
   put_str(&c[P_EMAIL], row, email, el);
@@ -919,16 +1008,18 @@ static void gen_person(nx_reader *g, int64_t epoch, int64_t off, nx_out *c,
   put_str(&c[P_CITY], row, CITIES16[ci], cl);
   put_str(&c[P_STATE], row, STATES16[si], sl);
   put_i64(&c[P_TIME], row, now_us(g));
-  want_extra(&c[P_EXTRA], g->pad + xo, xl, x);
 }
 
 /* ------------------------------------------------------------- auctions */
 
 /* Makes the auction of the current id as row `row` of c; its extra is only
- * noted in *x. */
+ * noted in *x. Draws of columns not generated are skipped as in
+ * gen_person; itemName and description are built when extra is (its
+ * length depends on theirs). */
 static void gen_auction(nx_reader *g, int64_t epoch, int64_t off, nx_out *c,
                         int64_t row, nx_src *x) {
   nx_rng r = {g->key + (uint64_t)g->id * UINT64_C(0xd1b54a32d192ed03)};
+  const bool need_x = c[A_EXTRA].d != NULL;
   int64_t lp = last_person(g, epoch, off);
   uint64_t w = rng_next(&r);
   int64_t seller;
@@ -937,24 +1028,39 @@ static void gen_auction(nx_reader *g, int64_t epoch, int64_t off, nx_out *c,
   else
     seller = next_person(g, lp, &w);
   int64_t category = FIRST_CATEGORY_ID + (int64_t)take(&w, NUM_CATEGORIES);
-  uint64_t pw = rng_next(&r);
-  int64_t initial = price_of(g, &pw);
-  int64_t reserve = initial + price_of(g, &pw);
+  int64_t initial = 0, reserve = 0;
+  if (c[A_INITIAL].v || c[A_RESERVE].v) {
+    uint64_t pw = rng_next(&r);
+    initial = price_of(g, &pw);
+    reserve = initial + price_of(g, &pw);
+  } else {
+    rng_skip(&r, 1);
+  }
   /* expires: ts + 1 + rand(2 * horizon), horizon = the time the next
    * in_flight auctions take */
   int64_t ts_ms = g->base_ms + g->q / 1000;
-  int64_t horizon = time_ms_ahead(g) - ts_ms;
-  int64_t span = horizon * 2 > 1 ? horizon * 2 : 1;
-  int64_t expires = ts_ms + 1 + rng_below(&r, span);
+  int64_t expires = 0;
+  if (c[A_EXPIRES].v) {
+    int64_t horizon = time_ms_ahead(g) - ts_ms;
+    int64_t span = horizon * 2 > 1 ? horizon * 2 : 1;
+    expires = ts_ms + 1 + rng_below(&r, span);
+  } else {
+    rng_skip(&r, 1);
+  }
   /* itemName and description are generated in place */
-  char scratch[128];
-  int il = next_string(&r, 20, ' ', str_at(&c[A_ITEM], scratch));
-  str_done(&c[A_ITEM], row, il);
-  int dl = next_string(&r, 100, ' ', str_at(&c[A_DESC], scratch));
-  str_done(&c[A_DESC], row, dl);
-  int current = 8 + il + dl + 8 + 8 + 8 + 8 + 8;
-  int64_t xl = extra_len(&r, current, g->avg_auction);
-  int64_t xo = rng_below(&r, PAD_BYTES - MAX_AVG_SIZE * 2);
+  if (c[A_ITEM].d || c[A_DESC].d || need_x) {
+    char scratch[128];
+    int il = next_string(&r, 20, ' ', str_at(&c[A_ITEM], scratch));
+    str_done(&c[A_ITEM], row, il);
+    int dl = next_string(&r, 100, ' ', str_at(&c[A_DESC], scratch));
+    str_done(&c[A_DESC], row, dl);
+    if (need_x) {
+      int current = 8 + il + dl + 8 + 8 + 8 + 8 + 8;
+      int64_t xl = extra_len(&r, current, g->avg_auction);
+      int64_t xo = rng_below(&r, PAD_BYTES - MAX_AVG_SIZE * 2);
+      want_extra(&c[A_EXTRA], g->pad + xo, xl, x);
+    }
+  }
   put_i64(&c[A_ID], row, last_auction(g, epoch, off) + FIRST_AUCTION_ID);
   put_i64(&c[A_INITIAL], row, initial);
   put_i64(&c[A_RESERVE], row, reserve);
@@ -962,15 +1068,101 @@ static void gen_auction(nx_reader *g, int64_t epoch, int64_t off, nx_out *c,
   put_i64(&c[A_EXPIRES], row, expires * 1000);
   put_i64(&c[A_SELLER], row, seller + FIRST_PERSON_ID);
   put_i64(&c[A_CATEGORY], row, category);
-  want_extra(&c[A_EXTRA], g->pad + xo, xl, x);
 }
 
 /* ----------------------------------------------------------------- bids */
 
+/* gen_bids without string columns (channel, url, extra not generated):
+ * per epoch, the run of its bids in a tight loop; a word is drawn only
+ * for the columns generated (w1: auction, then bidder; w2: price). */
+static int64_t gen_bids_ints(nx_reader *g, nx_out *c, int64_t n) {
+  int64_t *auc = c[B_AUCTION].v, *bidder = c[B_BIDDER].v;
+  int64_t *price = c[B_PRICE].v, *tcol = c[B_TIME].v;
+  const int64_t P = g->P, A = g->A, T = g->T;
+  int64_t id = g->id, q = g->q, r = g->r;
+  const int64_t sq = g->sq, sr = g->sr, rate = g->rate, end = g->end;
+  const int64_t base_ms = g->base_ms, boff = g->bidder_offset;
+  const uint64_t key = g->key;
+  int64_t epoch = id / T, off = id % T;
+  int64_t rows = 0;
+  const uint64_t hot_a = (uint64_t)g->hot_auctions;
+  const uint64_t hot_b = (uint64_t)g->hot_bidders;
+  const bool w1_need = auc || bidder;
+  while (rows < n && id < end) {
+    if (off < P + A) { /* to the epoch's first bid */
+      int64_t k = P + A - off;
+      if (k > end - id)
+        k = end - id;
+      id += k;
+      off += k;
+      q += k * sq;
+      r += k * sr;
+      q += r / rate;
+      r %= rate;
+      continue;
+    }
+    int64_t la = epoch * A + A - 1, lp = epoch * P + P - 1;
+    int64_t hot_auc = (la / HOT_AUCTION_RATIO) * HOT_AUCTION_RATIO;
+    int64_t a_lo = la - g->in_flight > 0 ? la - g->in_flight : 0;
+    uint64_t a_range = (uint64_t)(la - a_lo + 1 + AUCTION_ID_LEAD);
+    int64_t hot_bid = (lp / HOT_BIDDER_RATIO) * HOT_BIDDER_RATIO + 1;
+    int64_t num = lp + 1;
+    int64_t active = num < g->active_people ? num : g->active_people;
+    int64_t p_lo = num - active;
+    uint64_t p_range = (uint64_t)(active + PERSON_ID_LEAD);
+    int64_t m = T - off; /* the epoch's bids left */
+    if (m > n - rows)
+      m = n - rows;
+    if (m > end - id)
+      m = end - id;
+    for (int64_t j = 0; j < m; j++) {
+      uint64_t base = key + (uint64_t)id * UINT64_C(0xd1b54a32d192ed03);
+      if (w1_need) {
+        uint64_t w1 = mix64(base + GOLDEN);
+        int64_t a =
+            take(&w1, hot_a) > 0 ? hot_auc : a_lo + (int64_t)take(&w1, a_range);
+        if (auc)
+          auc[rows] = a + FIRST_AUCTION_ID;
+        if (bidder) {
+          int64_t b = take(&w1, hot_b) > 0 ? hot_bid
+                                           : p_lo + (int64_t)take(&w1, p_range);
+          bidder[rows] = b + boff;
+        }
+      }
+      if (price) {
+        uint64_t w2 = mix64(base + 2 * GOLDEN);
+        price[rows] = price_of(g, &w2);
+      }
+      if (tcol)
+        tcol[rows] = (base_ms + q / 1000) * 1000;
+      rows++;
+      id++;
+      q += sq;
+      r += sr;
+      if (r >= rate) {
+        r -= rate;
+        q++;
+      }
+    }
+    off += m;
+    if (off == T) {
+      off = 0;
+      epoch++;
+    }
+  }
+  g->id = id;
+  g->q = q;
+  g->r = r;
+  return rows;
+}
+
 /* Writes up to n bids from the current id on into c; returns the rows
  * made. The hot loop: two splitmix words per bid, values written in
- * place. */
+ * place; the channel/url draws (the end of word 1) and extra's (the end
+ * of word 2) are only made when those columns are generated. */
 static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
+  if (!c[B_CHANNEL].d && !c[B_URL].d && !c[B_EXTRA].d)
+    return gen_bids_ints(g, c, n);
   int64_t *auc = c[B_AUCTION].v, *bidder = c[B_BIDDER].v;
   int64_t *price = c[B_PRICE].v, *tcol = c[B_TIME].v;
   nx_out s[3] = {c[B_CHANNEL], c[B_URL], c[B_EXTRA]};
@@ -1026,31 +1218,37 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
           take(&w1, hot_b) > 0 ? hot_bid : p_lo + (int64_t)take(&w1, p_range);
       int64_t pr = price_of(g, &w2);
       nx_src *x = &src[rows - first];
-      if (take(&w1, 2) > 0) {
-        uint64_t i = take(&w1, 4);
-        x->ch = HOT_CHANNELS[i];
-        x->chl = HOT_LEN[i];
-        x->url = g->urls + uo[CHANNELS + i];
-        x->urll = uo[CHANNELS + i + 1] - uo[CHANNELS + i];
-      } else {
-        uint64_t i = take(&w1, CHANNELS);
-        x->ch = g->channel_names[i];
-        x->chl = g->channel_len[i];
-        x->url = g->urls + uo[i];
-        x->urll = uo[i + 1] - uo[i];
+      if (s[0].d || s[1].d) {
+        if (take(&w1, 2) > 0) {
+          uint64_t i = take(&w1, 4);
+          x->ch = HOT_CHANNELS[i];
+          x->chl = HOT_LEN[i];
+          if (s[1].d) {
+            x->url = g->urls + uo[CHANNELS + i];
+            x->urll = uo[CHANNELS + i + 1] - uo[CHANNELS + i];
+          }
+        } else {
+          uint64_t i = take(&w1, CHANNELS);
+          x->ch = g->channel_names[i];
+          x->chl = g->channel_len[i];
+          if (s[1].d) {
+            x->url = g->urls + uo[i];
+            x->urll = uo[i + 1] - uo[i];
+          }
+        }
+        if (s[1].d) {
+          __builtin_prefetch(x->url);
+          __builtin_prefetch(x->url + x->urll + 15);
+        }
+        if (s[0].d)
+          __builtin_prefetch(x->ch);
       }
-      x->xl = (int32_t)(g->bmin + (brange ? (int64_t)take(&w2, brange) : 0));
-      x->x = g->pad + take(&w2, (uint64_t)(PAD_BYTES - MAX_AVG_SIZE * 2));
       if (s[2].d) {
+        x->xl = (int32_t)(g->bmin + (brange ? (int64_t)take(&w2, brange) : 0));
+        x->x = g->pad + take(&w2, (uint64_t)(PAD_BYTES - MAX_AVG_SIZE * 2));
         __builtin_prefetch(x->x);
         __builtin_prefetch(x->x + x->xl + 15);
       }
-      if (s[1].d) {
-        __builtin_prefetch(x->url);
-        __builtin_prefetch(x->url + x->urll + 15);
-      }
-      if (s[0].d)
-        __builtin_prefetch(x->ch);
       if (auc)
         auc[rows] = a + FIRST_AUCTION_ID;
       if (bidder)
@@ -1124,7 +1322,17 @@ static lm_batch *slab_batch(nx_reader *g, nx_slab *s, const nx_out *c,
     if (i < 0)
       continue;
     lm_buffer *vb, *db = NULL;
-    if (g->d_off[f] < 0) {
+    bool str = TABLE_COLS[g->table][f].type == LM_TYPE_UTF8;
+    if (!g->gen[f] && !str) { /* a placeholder: zeros */
+      vb = slab_view(s, g->z_off, (size_t)rows * 8);
+    } else if (!g->gen[f]) { /* a placeholder: empty strings */
+      vb = slab_view(s, g->z_off, (size_t)(rows + 1) * 4);
+      db = slab_view(s, g->z_off, 0);
+      if (!db) {
+        lm_buffer_release(vb);
+        vb = NULL;
+      }
+    } else if (g->d_off[f] < 0) {
       vb = slab_view(s, g->v_off[f], (size_t)rows * 8);
     } else {
       vb = slab_view(s, g->v_off[f], (size_t)(rows + 1) * 4);
@@ -1161,13 +1369,15 @@ static int nx_poll(lm_source_reader *base, lm_batch **out, bool *eof,
   int64_t stop = due_end(g);
   if (g->id >= stop)
     return 0;
-  nx_slab *slab = pool_get(g->pool);
+  nx_slab *slab = g->pool ? pool_get(g->pool) : NULL;
   if (!slab)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   nx_out c[A_N];
   memset(c, 0, sizeof c);
+  if (g->z_off >= 0)
+    memset(slab->mem + g->z_off, 0, (size_t)(g->rows_cap + 1) * 8);
   for (int f = 0; f < TABLE_NCOLS[g->table]; f++) {
-    if (g->out[f] < 0)
+    if (!g->gen[f])
       continue;
     if (g->d_off[f] < 0) {
       c[f].v = (int64_t *)(void *)(slab->mem + g->v_off[f]);
@@ -1303,6 +1513,9 @@ int lm_nexmark_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
     g->bmin = desired - delta;
     g->brange = 2 * delta;
   }
+  for (int f = 0; f < TABLE_NCOLS[g->table]; f++)
+    g->gen[f] = g->out[f] >= 0;
+  ensure_tables(g);
   if (layout(g)) {
     nx_free(&g->base);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1319,5 +1532,23 @@ int lm_nexmark_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
   }
   g->base.unbounded = g->end == INT64_MAX;
   *out = &g->base;
+  return 0;
+}
+
+int lm_nexmark_reader_project(lm_source_reader *r, const bool *need, int n,
+                              lm_error *err) {
+  nx_reader *g = (nx_reader *)r;
+  bool gen[A_N], same = true;
+  for (int f = 0; f < TABLE_NCOLS[g->table]; f++) {
+    int i = g->out[f];
+    gen[f] = i >= 0 && (!need || i >= n || need[i]);
+    same &= gen[f] == g->gen[f];
+  }
+  if (same)
+    return 0;
+  memcpy(g->gen, gen, sizeof gen);
+  ensure_tables(g);
+  if (layout(g))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   return 0;
 }

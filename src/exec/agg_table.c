@@ -614,19 +614,22 @@ static int64_t find_or_add_fixed(lm_aggtable *t, const int64_t *const *v,
   return find_or_add_key(t, kb, (size_t)kl, h);
 }
 
-/* Keys every one of which is an 8-byte integer-like column without NULLs
- * (BIGINT, TIMESTAMP, INTERVAL: window columns, integer ids): encoded
- * straight from the values, same bytes as encode_key. */
-static bool fixed_keys(const lm_aggtable *t, lm_array *const *keys) {
+/* Keys every one of which is an 8-byte integer-like column (BIGINT,
+ * TIMESTAMP, INTERVAL: window columns, integer ids): a row without NULLs
+ * is encoded straight from the values, same bytes as encode_key. *nulls:
+ * whether some key has NULLs (rows holding one take encode_key). */
+static bool fixed_keys(const lm_aggtable *t, lm_array *const *keys,
+                       bool *nulls) {
   if (t->n_keys > 8)
     return false;
+  *nulls = false;
   for (int k = 0; k < t->n_keys; k++) {
     const lm_array *a = keys[k];
     lm_type_id id = a->type.id;
-    if ((id != LM_TYPE_INT64 && id != LM_TYPE_TIMESTAMP &&
-         id != LM_TYPE_INTERVAL) ||
-        (a->validity && a->null_count != 0))
+    if (id != LM_TYPE_INT64 && id != LM_TYPE_TIMESTAMP &&
+        id != LM_TYPE_INTERVAL)
       return false;
+    *nulls = *nulls || (a->validity && a->null_count != 0);
   }
   return true;
 }
@@ -635,16 +638,28 @@ static inline bool isnull(const lm_array *a, int64_t r) {
   return a->validity && lm_array_is_null(a, r);
 }
 
+static bool row_has_null(lm_array *const *keys, int nk, int64_t r) {
+  for (int k = 0; k < nk; k++)
+    if (isnull(keys[k], r))
+      return true;
+  return false;
+}
+
 int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
                        const int32_t *sel, int64_t n, uint32_t *gids,
                        lm_error *err) {
-  if (fixed_keys(t, keys)) {
+  bool nulls;
+  if (fixed_keys(t, keys, &nulls)) {
     const int64_t *v[8];
     int nk = t->n_keys;
     for (int k = 0; k < nk; k++)
       v[k] = lm_array_i64(keys[k]);
     for (int64_t j = 0; j < n; j++) {
-      int64_t g = find_or_add_fixed(t, v, nk, sel ? sel[j] : j);
+      int64_t r = sel ? sel[j] : j, g;
+      if (nulls && row_has_null(keys, nk, r))
+        g = encode_key(t, keys, r) ? -1 : find_or_add(t);
+      else
+        g = find_or_add_fixed(t, v, nk, r);
       if (g < 0)
         return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
       gids[j] = (uint32_t)g;
@@ -657,6 +672,61 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
     if (g < 0)
       return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
     gids[j] = (uint32_t)g;
+  }
+  return 0;
+}
+
+/* The group of encoded key kp[0..kl) with hash h, or -1 when absent. */
+static int64_t find_key(const lm_aggtable *t, const char *kp, size_t kl,
+                        uint64_t h) {
+  uint64_t mask = t->n_slots - 1, i = h & mask;
+  for (uint32_t s; (s = t->slots[i]) != 0; i = (i + 1) & mask) {
+    int64_t g = (int64_t)s - 1;
+    if (t->hashes[g] == h &&
+        (size_t)(t->key_off[g + 1] - t->key_off[g]) == kl &&
+        key_eq(t->keys.data + t->key_off[g], kp, kl))
+      return g;
+  }
+  return -1;
+}
+
+int lm_aggtable_find(lm_aggtable *t, lm_array *const *keys, const int32_t *sel,
+                     int64_t n, uint32_t *gids, lm_error *err) {
+  bool nulls;
+  if (fixed_keys(t, keys, &nulls)) {
+    const int64_t *v[8];
+    int nk = t->n_keys;
+    char kb[72];
+    for (int k = 0; k < nk; k++)
+      v[k] = lm_array_i64(keys[k]);
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (nulls && row_has_null(keys, nk, r)) {
+        if (encode_key(t, keys, r))
+          return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+        const char *kp = t->scratch.data ? t->scratch.data : "";
+        size_t kl = t->scratch.len;
+        int64_t g = find_key(t, kp, kl, key_hash(kp, kl));
+        gids[j] = g < 0 ? UINT32_MAX : (uint32_t)g;
+        continue;
+      }
+      char *p = kb;
+      for (int k = 0; k < nk; k++, p += 9) {
+        p[0] = 1;
+        memcpy(p + 1, v[k] + r, 8);
+      }
+      int64_t g = find_key(t, kb, (size_t)(9 * nk), fixed_hash(v, nk, r));
+      gids[j] = g < 0 ? UINT32_MAX : (uint32_t)g;
+    }
+    return 0;
+  }
+  for (int64_t j = 0; j < n; j++) {
+    if (encode_key(t, keys, sel ? sel[j] : j))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+    const char *kp = t->scratch.data ? t->scratch.data : "";
+    size_t kl = t->scratch.len;
+    int64_t g = find_key(t, kp, kl, key_hash(kp, kl));
+    gids[j] = g < 0 ? UINT32_MAX : (uint32_t)g;
   }
   return 0;
 }

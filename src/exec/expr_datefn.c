@@ -370,6 +370,10 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   case LM_FN_TO_CHAR: {
     int32_t fl;
     const char *f = lm_array_str(a[1], i, &fl);
+    if (!lm_ts_finite(lm_array_get_i64(a[0], i))) {
+      lm_builder_append_null(b); /* PostgreSQL: to_char(infinity) is NULL */
+      break;
+    }
     lm_buf_reset(o);
     to_char_one(o, lm_array_get_i64(a[0], i), f, (size_t)fl);
     lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 #include "exec/expr_types.h"
 #include "exec/expr_tz.h"
 #include "exec/lm_exec.h"
@@ -67,6 +68,45 @@ static inline bool isnull(const lm_array *a, int64_t i) {
 }
 
 /* --------------------------------------------------------------- casts */
+
+/* A CAST to TIMESTAMP(p) / TIME(p) (e->tprec = p + 1, p < 6): replaces *io
+ * (µs, int64, length n) with a new array rounded to p fractional digits,
+ * half away from zero as PostgreSQL's AdjustTimestampForTypmod; infinities
+ * kept. Errors: LM_ERR_NOMEM (*io unchanged). */
+static int round_tprec(const lm_bexpr *e, lm_array **io, lm_error *err) {
+  static const int64_t scale[6] = {1000000, 100000, 10000, 1000, 100, 10};
+  const lm_array *a = *io;
+  if (a->type.id != LM_TYPE_TIMESTAMP && a->type.id != LM_TYPE_TIME64)
+    return 0;
+  int64_t s = scale[e->tprec - 1], h = s / 2, n = a->length;
+  lm_builder b;
+  if (out_fixed(&b, a->type, n))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  const int64_t *v = lm_array_i64(a);
+  /* PostgreSQL rounds ties away from its epoch, 2000-01-01 (µs after ours) */
+  const int64_t off =
+      a->type.id == LM_TYPE_TIMESTAMP ? INT64_C(946684800000000) : 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t x = v[i];
+    if (a->validity && lm_array_is_null(a, i)) {
+      out_null(&b, i);
+      x = 0;
+    } else if (a->type.id == LM_TYPE_TIMESTAMP && !lm_ts_finite(x)) {
+      /* ±infinity stays */
+    } else if (x > INT64_MIN / 2 && x < INT64_MAX / 2) {
+      int64_t y = x - off;
+      y = y >= 0 ? (y + h) / s * s : -((-y + h) / s * s);
+      x = y + off;
+    }
+    ((int64_t *)b.values)[i] = x;
+  }
+  lm_array *r;
+  if (out_finish(&b, &r, err))
+    return LM_ERR_NOMEM;
+  lm_array_release(*io);
+  *io = r;
+  return 0;
+}
 
 /* How many bytes of s (len bytes) to quote in a message: at most max,
  * never cutting a UTF-8 character. */
@@ -131,20 +171,27 @@ static int64_t int_max(lm_type_id id) {
   }
 }
 
+/* PostgreSQL's interval text (IntervalStyle postgres) of us µs: "1 day",
+ * "-1 days -01:00:00", "00:00:00.5" (the whole days apart, each part with
+ * its own sign, the fraction without trailing zeros). */
 static void fmt_interval(lm_buf *o, int64_t us) {
-  if (us < 0) {
-    lm_buf_putc(o, '-');
-    us = us == INT64_MIN ? INT64_MAX : -us;
-  }
-  int64_t days = us / LM_US_PER_DAY;
-  us %= LM_US_PER_DAY;
+  int64_t days = us / LM_US_PER_DAY, rem = us % LM_US_PER_DAY;
   if (days)
-    lm_buf_printf(o, "%lld day%s ", (long long)days, days == 1 ? "" : "s");
-  lm_buf_printf(o, "%02lld:%02lld:%02lld", (long long)(us / LM_US_PER_HOUR),
-                (long long)(us / LM_US_PER_MIN % 60),
-                (long long)(us / LM_US_PER_SEC % 60));
-  if (us % LM_US_PER_SEC)
-    lm_buf_printf(o, ".%06lld", (long long)(us % LM_US_PER_SEC));
+    lm_buf_printf(o, "%lld day%s", (long long)days, days == 1 ? "" : "s");
+  if (days && !rem)
+    return;
+  if (days)
+    lm_buf_putc(o, ' ');
+  uint64_t a = rem < 0 ? (uint64_t)0 - (uint64_t)rem : (uint64_t)rem;
+  lm_buf_printf(o, "%s%02llu:%02llu:%02llu", rem < 0 ? "-" : "",
+                (unsigned long long)(a / LM_US_PER_HOUR),
+                (unsigned long long)(a / LM_US_PER_MIN % 60),
+                (unsigned long long)(a / LM_US_PER_SEC % 60));
+  if (a % LM_US_PER_SEC) {
+    lm_buf_printf(o, ".%06llu", (unsigned long long)(a % LM_US_PER_SEC));
+    while (o->data[o->len - 1] == '0') /* PostgreSQL: 00:00:00.5 */
+      o->data[--o->len] = '\0';
+  }
 }
 
 static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
@@ -207,7 +254,8 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
             p++, len--;
           while (len > 0 && isspace((unsigned char)p[len - 1]))
             len--;
-          int prc = lm_parse_timestamp(p, (size_t)len, &v);
+          /* PostgreSQL's timestamp_in: a zone in the text is ignored */
+          int prc = lm_tz_parse_timestamp(p, (size_t)len, lm_tz_session(), &v);
           if (prc != 0) {
             char m[200];
             const char *state;
@@ -355,24 +403,78 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
 
 /* ---------------------------------------------------------- arithmetic */
 
+/* x op y over BIGINTs; y NULL: every row's right operand is *k (a
+ * literal, not broadcast into an array). */
 static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
-                     lm_array **out, lm_error *err) {
+                     const int64_t *k, lm_array **out, lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
   if (out_fixed(&b, e->type, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int64_t *r = (int64_t *)b.values;
-  const int64_t *xa = lm_array_i64(x), *ya = lm_array_i64(y);
-  bool nulls = x->null_count || y->null_count;
+  const int64_t *xa = lm_array_i64(x), *ya = y ? lm_array_i64(y) : k;
+  int64_t ystep = y ? 1 : 0;
+  bool nulls = x->null_count || (y && y->null_count);
   lm_op op = e->op;
+  if (!y && op == LM_OP_MOD && *k > 0 && *k <= (int64_t)UINT32_MAX) {
+    /* x % k for a literal k in [1, 2^32): Lemire's fastmod (Lemire, Kaser
+     * and Kurz 2019, exact for 32-bit operands) for the x in [0, 2^32)
+     * (Nexmark q2's auction ids), the % instruction for the others; a
+     * NULL's slot gets 0, as below */
+    const uint64_t d = (uint64_t)*k, m = UINT64_MAX / d + 1;
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t a = (uint64_t)xa[i];
+      r[i] = a <= UINT32_MAX ? (int64_t)(((unsigned __int128)(m * a) * d) >> 64)
+                             : xa[i] % *k;
+    }
+    if (nulls)
+      for (int64_t i = 0; i < n; i++)
+        if (isnull(x, i)) {
+          out_null(&b, i);
+          r[i] = 0;
+        }
+    return out_finish(&b, out, err);
+  }
+  /* timestamps (lm_temporal.h): infinity stays infinity through ±
+   * interval, a finite result must be in PostgreSQL's range, and
+   * PostgreSQL 15 refuses to subtract infinite timestamps */
+  bool ts_x = x->type.id == LM_TYPE_TIMESTAMP,
+       ts_y = y ? y->type.id == LM_TYPE_TIMESTAMP
+                : e->n_args > 1 && e->args[1]->type.id == LM_TYPE_TIMESTAMP;
+  bool ts_out = e->type.id == LM_TYPE_TIMESTAMP && (ts_x || ts_y) &&
+                (op == LM_OP_ADD || op == LM_OP_SUB);
+  bool ts_diff = ts_x && ts_y && e->type.id == LM_TYPE_INTERVAL;
   for (int64_t i = 0; i < n; i++) {
-    if (nulls && (isnull(x, i) || isnull(y, i))) {
+    if (nulls && (isnull(x, i) || (y && isnull(y, i)))) {
       out_null(&b, i);
       r[i] = 0;
       continue;
     }
-    int64_t a = xa[i], c = ya[i], v = 0;
+    int64_t a = xa[i], c = ya[i * ystep], v = 0;
     bool ovf = false;
+    if (ts_out || ts_diff) {
+      bool inf_a = ts_x && !lm_ts_finite(a), inf_c = ts_y && !lm_ts_finite(c);
+      if (ts_diff && (inf_a || inf_c)) {
+        lm_builder_free(&b);
+        return lm_fn_error(err, e, "22008",
+                           "cannot subtract infinite timestamps");
+      }
+      if (ts_out && (inf_a || inf_c)) {
+        r[i] = inf_a ? a : c;
+        continue;
+      }
+      if (ts_out) {
+        ovf = op == LM_OP_ADD ? lm_add_overflow_i64(a, c, &v)
+                              : lm_sub_overflow_i64(a, c, &v);
+        if (ovf || v < LM_DT_MIN_DAYS * LM_US_PER_DAY ||
+            v >= LM_TS_END_DAYS * LM_US_PER_DAY) {
+          lm_builder_free(&b);
+          return lm_fn_error(err, e, "22008", "timestamp out of range");
+        }
+        r[i] = v;
+        continue;
+      }
+    }
     switch (op) {
     case LM_OP_ADD:
       ovf = lm_add_overflow_i64(a, c, &v);
@@ -999,6 +1101,22 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       continue;
     }
     int64_t us = lm_array_i64(a)[i];
+    if (!lm_ts_finite(us)) {
+      /* PostgreSQL: date_trunc keeps infinity; the fields that grow with
+       * time (year, decade, century, millennium, isoyear, epoch) are
+       * ±Infinity, the others NULL */
+      if (trunc) {
+        ((int64_t *)b.values)[i] = us;
+      } else if (e->type.id == LM_TYPE_FLOAT64 &&
+                 (du == DU_YEAR || du == DU_DECADE || du == DU_CENTURY ||
+                  du == DU_MILLENNIUM || du == DU_ISOYEAR || du == DU_EPOCH)) {
+        ((double *)b.values)[i] = us > 0 ? INFINITY : -INFINITY;
+      } else {
+        out_null(&b, i);
+        ((int64_t *)b.values)[i] = 0;
+      }
+      continue;
+    }
     int64_t days = lm_floor_div(us, LM_US_PER_DAY);
     int64_t tod = us - days * LM_US_PER_DAY; /* µs into the day, >= 0 */
     if (days != last_days) {
@@ -1688,6 +1806,39 @@ static int broadcast(const lm_bexpr *e, int64_t n, lm_array **out,
   return out_finish(&b, out, err);
 }
 
+/* e (BIGINT + - * / % BIGINT) when its right operand is a non-NULL
+ * literal: the left side evaluated, the literal not broadcast; the same
+ * results and errors as arith_i64 over a broadcast column. -1: not taken
+ * (the caller evaluates e as usual); otherwise 0 or the error code. */
+static int arith_literal(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                         lm_error *err) {
+  const lm_bexpr *l = e->args[0], *r = e->args[1];
+  if (r->kind != LM_BX_LITERAL || r->lit.is_null || l->kind == LM_BX_LITERAL ||
+      e->type.id != LM_TYPE_INT64 || l->type.id != LM_TYPE_INT64 ||
+      r->type.id != LM_TYPE_INT64)
+    return -1;
+  lm_array *x = NULL;
+  int rc = eval(l, in, &x, err);
+  if (rc)
+    return rc;
+  if (x->type.id == LM_TYPE_INT64) {
+    int64_t k = r->lit.v.i;
+    rc = arith_i64(e, x, NULL, &k, out, err);
+  } else if (x->type.id == LM_TYPE_NULL) { /* as the general path */
+    *out = lm_array_new_null(e->type, in->num_rows);
+    rc = *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  } else { /* another shape: the general path's kernels */
+    lm_array *y = NULL;
+    rc = broadcast(r, in->num_rows, &y, err);
+    if (!rc)
+      rc = lm_types_arith_handles(e, x, y) ? lm_types_arith(e, x, y, out, err)
+                                           : arith_i64(e, x, y, NULL, out, err);
+    lm_array_release(y);
+  }
+  lm_array_release(x);
+  return rc;
+}
+
 static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                 lm_error *err) {
   int rc;
@@ -1704,6 +1855,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       return rc;
     rc = cast_array(e, a, e->type, out, err);
     lm_array_release(a);
+    if (!rc && e->tprec > 0 && e->tprec <= 6)
+      rc = round_tprec(e, out, err);
     return rc;
   }
   case LM_BX_IS_NULL: {
@@ -1767,6 +1920,9 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     if (e->op >= LM_OP_EQ && e->op <= LM_OP_GE && e->n_args == 2 &&
         (rc = compare_literal(e, in, out, err)) != -1)
       return rc; /* column op constant, the constant not made a column */
+    if (e->op >= LM_OP_ADD && e->op <= LM_OP_MOD && e->n_args == 2 &&
+        (rc = arith_literal(e, in, out, err)) != -1)
+      return rc; /* the same for BIGINT arithmetic */
     lm_array *x, *y;
     if ((rc = eval(e->args[0], in, &x, err)))
       return rc;
@@ -1799,7 +1955,7 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       } else if (e->type.id == LM_TYPE_FLOAT64)
         rc = arith_f64(e, x, y, out, err);
       else
-        rc = arith_i64(e, x, y, out, err);
+        rc = arith_i64(e, x, y, NULL, out, err);
     }
     lm_array_release(x);
     lm_array_release(y);

@@ -5,6 +5,11 @@
  * through the plan's runner (api/select.c supplies it) once per distinct
  * tuple of the outer values it reads; its rows are cached by that tuple
  * for the rest of the statement, so an uncorrelated subquery runs once.
+ *
+ * A decorrelated subquery (plan/decorrelate.c) runs once instead, as the
+ * build side of a hash join: its rows hashed by key tuple in a group
+ * table without aggregates (exec/agg_table.c) and ordered by key; each
+ * outer batch is then probed as a whole (decor_probe).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,11 +45,45 @@ static void set_free(subq_set *s) {
   free(s);
 }
 
+/* A decorrelated subquery's rows hashed by key tuple (decor_build). */
+typedef struct decor_hash {
+  lm_aggtable *keys; /* key tuple -> group (no aggregates) */
+  int64_t n_groups;
+  lm_batch *rows;     /* the decorrelated query's rows */
+  int32_t *perm;      /* the rows with a non-NULL key, group by group */
+  int64_t *start;     /* group g: rows perm[start[g] .. start[g + 1]) */
+  lm_batch **slices;  /* per group, made on first use (ANY / ALL) */
+  lm_array *value;    /* scalar: column 0 of rows, then the miss row */
+  int32_t miss_at;    /* scalar: the miss row's index in value, or -1 */
+  bool pairs_tried;   /* hashed IN: decor_pairs ran */
+  lm_array *val;      /* hashed IN: the coerced values, or NULL */
+  lm_aggtable *pairs; /* hashed IN: (group, value) of the big groups */
+  uint8_t *has_null;  /* hashed IN: per group, a NULL value */
+} decor_hash;
+
+static void decor_hash_free(decor_hash *h) {
+  if (!h)
+    return;
+  lm_aggtable_free(h->keys);
+  lm_aggtable_free(h->pairs);
+  for (int64_t g = 0; h->slices && g < h->n_groups; g++)
+    lm_batch_release(h->slices[g]);
+  free(h->slices);
+  free(h->start);
+  free(h->perm);
+  free(h->has_null);
+  lm_batch_release(h->rows);
+  lm_array_release(h->value);
+  lm_array_release(h->val);
+  free(h);
+}
+
 struct lm_subq_cache {
   subq_entry *entries; /* open addressing, cap a power of two */
   int64_t n, cap;
-  /* decorrelated: the rows of a key not in entries (one reference) and
-   * its IN set */
+  /* decorrelated: the rows hashed by key, and the rows of a key that has
+   * none (one reference) */
+  decor_hash *dh;
   subq_entry miss;
 };
 
@@ -69,6 +108,7 @@ void lm_subplan_reset(lm_subplan *sp) {
     set_free(c->entries[i].set);
   }
   free(c->entries);
+  decor_hash_free(c->dh);
   lm_batch_release(c->miss.rows);
   set_free(c->miss.set);
   free(c);
@@ -354,31 +394,100 @@ static int decor_run(lm_subplan *sp, const lm_select *sel, lm_batch **out) {
   return rc;
 }
 
-/* Runs sp's decorrelated query once and fills the cache with its rows
- * grouped by key tuple (an entry per tuple, as if each had been run per
- * key), plus the rows of a key that has none (cache->miss). On any
- * failure other than OOM, sp->decor->state becomes -1 (per-key runs) and
- * 0 is returned. */
-static int decor_build(lm_subplan *sp, lm_error *err) {
+/* Whether the group table encodes values of type t so that two values
+ * are equal exactly when their encodings are (agg_table.c encode_key). */
+static bool vec_key_type(lm_type t) {
+  switch (t.id) {
+  case LM_TYPE_INT8:
+  case LM_TYPE_INT16:
+  case LM_TYPE_INT32:
+  case LM_TYPE_INT64:
+  case LM_TYPE_UINT8:
+  case LM_TYPE_UINT16:
+  case LM_TYPE_UINT32:
+  case LM_TYPE_UINT64:
+  case LM_TYPE_FLOAT32:
+  case LM_TYPE_FLOAT64:
+  case LM_TYPE_UTF8:
+  case LM_TYPE_BINARY:
+  case LM_TYPE_BOOL:
+  case LM_TYPE_DATE32:
+  case LM_TYPE_TIMESTAMP:
+  case LM_TYPE_DECIMAL128:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Whether EXISTS (... inner op outer) can compare max / min(inner) of
+ * type a with outer values of type b as int64: integers of any width, or
+ * DATE / TIMESTAMP of one type. */
+static bool range_types(lm_type a, lm_type b) {
+  if (lm_type_is_integer(a) && lm_type_is_integer(b))
+    return true;
+  return (a.id == LM_TYPE_DATE32 || a.id == LM_TYPE_TIMESTAMP) &&
+         lm_type_eq(a, b);
+}
+
+/* v op x for EXISTS (... inner op outer) (op: < <= > >=). */
+static bool range_cmp(lm_op op, int64_t v, int64_t x) {
+  switch (op) {
+  case LM_OP_LT:
+    return v < x;
+  case LM_OP_LE:
+    return v <= x;
+  case LM_OP_GT:
+    return v > x;
+  default:
+    return v >= x;
+  }
+}
+
+/* Whether row i of any of keys[0..nk) is NULL. */
+static bool any_null(lm_array *const *keys, int nk, int64_t i) {
+  for (int k = 0; k < nk; k++)
+    if (keys[k]->type.id == LM_TYPE_NULL || lm_array_is_null(keys[k], i))
+      return true;
+  return false;
+}
+
+/* Runs sp's decorrelated query once and hashes its rows by key tuple
+ * (the build side of a hash semi / anti / left join, in an lm_aggtable
+ * without aggregates): rows with a NULL in the key are dropped (they
+ * match no outer row), the others are ordered by group (group g's rows
+ * are [start[g], start[g + 1])). The rows of a key that has none go to
+ * cache->miss. A scalar subquery's values (column 0, then the miss row if
+ * any) are kept as one array of e's type, gathered per outer batch. On
+ * any failure other than OOM, sp->decor->state becomes -1 (per-key runs)
+ * and 0 is returned. */
+static int decor_build(const lm_bexpr *e, lm_subplan *sp, lm_error *err) {
   lm_decor *d = sp->decor;
-  int nk = sp->n_params, rc = 0;
+  int nk = d->n_keys, rc = 0;
   d->state = -1;
   if (sp->cache && sp->cache->n)
     return 0;
-  lm_batch *rows = NULL, *empty = NULL, *sorted = NULL;
-  int64_t *slot_of = NULL, *count = NULL;
-  int32_t *perm = NULL;
-  lm_array **cols = NULL;
-  lm_buf key;
-  lm_buf_init(&key);
+  lm_batch *rows = NULL, *empty = NULL;
+  int32_t *sel = NULL, *perm = NULL;
+  uint32_t *gids = NULL;
+  lm_type key_types[32];
+  decor_hash *h = NULL;
   if (decor_run(sp, d->sel, &rows))
     goto out;
-  if (rows->num_columns != d->key_off + nk || rows->num_rows > INT32_MAX)
+  if (rows->num_columns != d->key_off + nk || rows->num_rows >= INT32_MAX)
     goto out;
-  for (int k = 0; k < nk; k++)
-    if (!key_types_match(rows->columns[d->key_off + k]->type,
-                         sp->param_exprs[k]->type))
+  lm_array *const *keys = rows->columns + d->key_off;
+  for (int k = 0; k < nk; k++) {
+    lm_type pt = sp->param_exprs[d->key_param[k]]->type;
+    key_types[k] = keys[k]->type;
+    if (!vec_key_type(key_types[k]) || !vec_key_type(pt) ||
+        !key_types_match(key_types[k], pt))
       goto out;
+  }
+  if (d->range_param >= 0 &&
+      !range_types(rows->columns[0]->type,
+                   sp->param_exprs[d->range_param]->type))
+    goto out;
   if (d->empty) {
     if (decor_run(sp, d->empty, &empty) || empty->num_rows != 1)
       goto out;
@@ -390,107 +499,303 @@ static int decor_build(lm_subplan *sp, lm_error *err) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto out;
   }
-  struct lm_subq_cache *c = sp->cache;
-  int64_t n = rows->num_rows, m = 0, n_groups = 0;
-  slot_of = malloc(sizeof *slot_of * (size_t)(n + 1)); /* the row's group */
-  count = calloc((size_t)n + 2, sizeof *count);
+  int64_t n = rows->num_rows, m = 0;
+  h = calloc(1, sizeof *h);
+  sel = malloc(sizeof *sel * (size_t)(n + 1));
   perm = malloc(sizeof *perm * (size_t)(n + 1));
-  cols = calloc((size_t)rows->num_columns, sizeof *cols);
-  if (!slot_of || !count || !perm || !cols) {
+  gids = malloc(sizeof *gids * (size_t)(n + 1));
+  if (!h || !sel || !perm || !gids ||
+      !(h->keys = lm_aggtable_new(nk, key_types, 0, NULL))) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto out;
   }
-  /* group the rows by key tuple (an entry per group, gid its number); a
-   * NULL in the key matches no outer row */
-  for (int64_t i = 0; i < n && !rc; i++) {
-    bool null = false;
-    key.len = 0;
-    for (int k = 0; k < nk && !rc; k++) {
-      size_t at = key.len;
-      if (key_add(&key, rows->columns[d->key_off + k], i))
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      else if (key.data[at] == 0)
-        null = true;
-    }
-    slot_of[i] = -1;
-    if (rc || null)
-      continue;
-    if ((c->n + 1) * 2 > c->cap && cache_grow(c)) {
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      break;
-    }
-    uint64_t h = lm_hash_bytes(key.data, key.len, 7);
-    int64_t j = (int64_t)(h & (uint64_t)(c->cap - 1));
-    for (; c->entries[j].key; j = (j + 1) & (c->cap - 1)) {
-      subq_entry *x = &c->entries[j];
-      if (x->hash == h && x->key_len == key.len &&
-          !memcmp(x->key, key.data, key.len))
-        break;
-    }
-    subq_entry *x = &c->entries[j];
-    if (!x->key) {
-      if (!(x->key = malloc(key.len + 1))) {
-        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-        break;
-      }
-      memcpy(x->key, key.data, key.len);
-      x->hash = h;
-      x->key_len = key.len;
-      x->gid = n_groups++;
-      c->n++;
-    }
-    slot_of[i] = x->gid;
-    count[x->gid + 1]++;
-    m++;
-  }
-  if (rc)
-    goto out;
-  for (int64_t g = 0; g < n_groups; g++) /* count[g]: where group g starts */
-    count[g + 1] += count[g];
   for (int64_t i = 0; i < n; i++)
-    if (slot_of[i] >= 0)
-      perm[count[slot_of[i]]++] = (int32_t)i;
-  for (int k = 0; k < rows->num_columns; k++)
-    if (!(cols[k] = lm_array_take_nullable(rows->columns[k], perm, m))) {
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
-      break;
+    if (!any_null(keys, nk, i))
+      sel[m++] = (int32_t)i;
+  if ((rc = lm_aggtable_lookup(h->keys, keys, sel, m, gids, err)))
+    goto out;
+  int64_t ng = lm_aggtable_groups(h->keys);
+  /* a counting sort of the rows by group: start[g + 1] counts, then
+   * prefix sums; perm lists the rows group by group, in input order */
+  if (!(h->start = calloc((size_t)ng + 2, sizeof *h->start))) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  h->n_groups = ng;
+  for (int64_t j = 0; j < m; j++)
+    h->start[gids[j] + 1]++;
+  for (int64_t g = 0; g < ng; g++)
+    h->start[g + 1] += h->start[g];
+  for (int64_t j = 0; j < m; j++)
+    perm[h->start[gids[j]]++] = sel[j];
+  for (int64_t g = ng; g > 0; g--) /* back to where each group starts */
+    h->start[g] = h->start[g - 1];
+  h->start[0] = 0;
+  if (d->limit > 0) { /* LIMIT n per key: each group's first n rows */
+    int64_t w = 0;
+    for (int64_t g = 0; g < ng; g++) {
+      int64_t r0 = h->start[g], r1 = h->start[g + 1];
+      if (r1 - r0 > d->limit)
+        r1 = r0 + d->limit;
+      h->start[g] = w;
+      for (int64_t r = r0; r < r1; r++)
+        perm[w++] = perm[r];
     }
-  if (!rc) {
-    sorted = lm_batch_new(lm_schema_retain(rows->schema), m, cols);
-    for (int k = 0; k < rows->num_columns; k++)
-      cols[k] = NULL; /* taken by lm_batch_new, also on failure */
-    if (!sorted)
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    h->start[ng] = w;
   }
-  /* count[g] is now where group g ends, count[g - 1] where it starts */
-  for (int64_t j = 0; !rc && j < c->cap; j++) {
-    subq_entry *x = &c->entries[j];
-    if (!x->key)
-      continue;
-    int64_t start = x->gid ? count[x->gid - 1] : 0;
-    if (!(x->rows = lm_batch_slice(sorted, start, count[x->gid] - start)))
-      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  h->rows = lm_batch_retain(rows);
+  h->perm = perm;
+  perm = NULL;
+  if (sp->kind == LM_SUBQ_SCALAR && e->type.id != LM_TYPE_NULL) {
+    /* the values, then the miss row's: one array of e's type */
+    lm_array *parts[2] = {rows->columns[0],
+                          empty->num_rows ? empty->columns[0] : NULL};
+    int np = empty->num_rows ? 2 : 1;
+    bool same = true;
+    for (int i = 0; i < np; i++)
+      same = same && lm_type_eq(parts[i]->type, e->type);
+    lm_error ce;
+    lm_err_clear(&ce);
+    if (same) {
+      if (!(h->value = lm_array_concat(parts, np, &ce)))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    } else { /* e.g. an all-NULL column: converted row by row, once */
+      lm_builder b;
+      if (lm_builder_init(&b, e->type, m + 1)) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      } else {
+        for (int i = 0; i < np; i++)
+          for (int64_t r = 0; r < parts[i]->length; r++)
+            lm_builder_append_from(&b, parts[i], r);
+        if (lm_builder_finish(&b, &h->value))
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        lm_builder_free(&b);
+      }
+    }
+    h->miss_at = empty->num_rows ? (int32_t)n : -1;
   }
   if (!rc) {
-    c->miss.rows = empty;
+    sp->cache->miss.rows = empty;
     empty = NULL;
+    sp->cache->dh = h;
+    h = NULL;
     d->state = 1;
   }
 out:
-  if (cols)
-    for (int k = 0; rows && k < rows->num_columns; k++)
-      lm_array_release(cols[k]);
-  free(cols);
   free(perm);
-  free(slot_of);
-  free(count);
-  lm_buf_free(&key);
+  free(sel);
+  free(gids);
+  decor_hash_free(h);
   lm_batch_release(rows);
-  lm_batch_release(sorted);
   lm_batch_release(empty);
   if (rc)
     lm_subplan_reset(sp); /* a partly filled cache */
   return rc;
+}
+
+/* A BIGINT array of v[0..n) (a new reference), or NULL on OOM. */
+static lm_array *i64_array(const int64_t *v, int64_t n) {
+  lm_builder b;
+  lm_array *a = NULL;
+  if (lm_builder_init(&b, lm_type_make(LM_TYPE_INT64), n))
+    return NULL;
+  for (int64_t i = 0; i < n; i++)
+    lm_builder_append_i64_fast(&b, v[i]);
+  if (lm_builder_finish(&b, &a))
+    a = NULL;
+  lm_builder_free(&b);
+  return a;
+}
+
+/* Groups with more rows than this get their values hashed for IN (the
+ * pairs table); smaller ones are scanned. */
+#define DECOR_SCAN_MAX 32
+
+/* Whether non-NULL value i of a equals non-NULL value j of b (one type of
+ * vec_key_type), as `=` over that type: floats with -0 = 0 and NaN = NaN,
+ * as PostgreSQL orders them. */
+static bool val_eq(const lm_array *a, int64_t i, const lm_array *b, int64_t j) {
+  switch (a->type.id) {
+  case LM_TYPE_INT64:
+  case LM_TYPE_TIMESTAMP:
+    return lm_array_i64(a)[i] == lm_array_i64(b)[j];
+  case LM_TYPE_FLOAT32:
+  case LM_TYPE_FLOAT64: {
+    double x = lm_array_get_f64(a, i), y = lm_array_get_f64(b, j);
+    return x == y || (isnan(x) && isnan(y));
+  }
+  case LM_TYPE_UTF8:
+  case LM_TYPE_BINARY: {
+    int32_t lx, ly;
+    const char *x = lm_array_str(a, i, &lx), *y = lm_array_str(b, j, &ly);
+    return lx == ly && (!lx || !memcmp(x, y, (size_t)lx));
+  }
+  case LM_TYPE_BOOL:
+    return lm_array_bool(a, i) == lm_array_bool(b, j);
+  case LM_TYPE_DECIMAL128:
+    return !memcmp(a->values->data + (size_t)(a->offset + i) * 16,
+                   b->values->data + (size_t)(b->offset + j) * 16, 16);
+  default:
+    return lm_array_get_i64(a, i) == lm_array_get_i64(b, j);
+  }
+}
+
+/* For a hashable x IN (SELECT ...): the values coerced as the comparison
+ * does (sp->cmp's right side over the rows), per group whether one is
+ * NULL, and a hash table of the (group, value) pairs of the groups with
+ * more than DECOR_SCAN_MAX rows. Nothing is built (no error) when the
+ * coerced type cannot be compared that way. */
+static int decor_pairs(lm_subplan *sp, decor_hash *h, lm_error *err) {
+  h->pairs_tried = true;
+  int rc = 0;
+  lm_array *val = NULL, *cols[2] = {NULL, NULL};
+  int64_t n = 0;
+  int32_t *sel = NULL;
+  int64_t *g64 = NULL;
+  uint32_t *gids = NULL;
+  if ((rc = lm_eval(sp->cmp->args[1], h->rows, &val, err)))
+    return rc;
+  if (!vec_key_type(val->type))
+    goto out;
+  h->has_null = calloc((size_t)h->n_groups + 1, 1);
+  if (!h->has_null) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  for (int64_t g = 0; g < h->n_groups; g++) {
+    int64_t r0 = h->start[g], r1 = h->start[g + 1];
+    bool big = r1 - r0 > DECOR_SCAN_MAX;
+    for (int64_t r = r0; r < r1; r++)
+      if (val->type.id == LM_TYPE_NULL || lm_array_is_null(val, h->perm[r]))
+        h->has_null[g] = 1;
+      else if (big)
+        n++;
+  }
+  if (n > 0) { /* keyed by (group, value), both without NULLs */
+    sel = malloc(sizeof *sel * (size_t)n);
+    g64 = malloc(sizeof *g64 * (size_t)n);
+    gids = malloc(sizeof *gids * (size_t)n);
+    if (!sel || !g64 || !gids) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto out;
+    }
+    n = 0;
+    for (int64_t g = 0; g < h->n_groups; g++)
+      if (h->start[g + 1] - h->start[g] > DECOR_SCAN_MAX)
+        for (int64_t r = h->start[g]; r < h->start[g + 1]; r++)
+          if (val->type.id != LM_TYPE_NULL &&
+              !lm_array_is_null(val, h->perm[r])) {
+            g64[n] = g;
+            sel[n++] = h->perm[r];
+          }
+    lm_type types[2] = {lm_type_make(LM_TYPE_INT64), val->type};
+    if (!(cols[0] = i64_array(g64, n)) ||
+        !(cols[1] = lm_array_take_nullable(val, sel, n)) ||
+        !(h->pairs = lm_aggtable_new(2, types, 0, NULL)) ||
+        lm_aggtable_reserve(h->pairs, n, 0)) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto out;
+    }
+    rc = lm_aggtable_lookup(h->pairs, cols, NULL, n, gids, err);
+  }
+  if (!rc) {
+    h->val = val;
+    val = NULL;
+  }
+out:
+  if (rc) {
+    lm_aggtable_free(h->pairs);
+    h->pairs = NULL;
+  }
+  lm_array_release(cols[0]);
+  lm_array_release(cols[1]);
+  free(sel);
+  free(g64);
+  free(gids);
+  lm_array_release(val);
+  return rc;
+}
+
+/* For the outer rows i that hit a group (gids[i]) and whose x (lco) is
+ * not NULL, pg[i]: whether x is one of the group's values (a scan of a
+ * small group, a probe of the pairs table for a big one); other rows'
+ * pg[i] are left unset. */
+static int decor_pairs_probe(decor_hash *h, const uint32_t *gids, lm_array *lco,
+                             int64_t n, uint8_t *pg, lm_error *err) {
+  int32_t *sel = NULL;
+  int64_t *g64 = NULL;
+  uint32_t *out = NULL;
+  lm_array *cols[2] = {NULL, NULL};
+  int64_t m = 0;
+  int rc = 0;
+  const lm_array *v = h->val;
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t g = gids[i];
+    if (g == UINT32_MAX || lm_array_is_null(lco, i))
+      continue;
+    int64_t r0 = h->start[g], r1 = h->start[g + 1];
+    if (r1 - r0 > DECOR_SCAN_MAX) {
+      m++;
+      continue;
+    }
+    bool hit = false;
+    const int32_t *pr = h->perm;
+    if (v->type.id == LM_TYPE_INT64 && !v->validity) {
+      const int64_t *vv = lm_array_i64(v), x = lm_array_i64(lco)[i];
+      for (int64_t r = r0; r < r1 && !hit; r++)
+        hit = vv[pr[r]] == x;
+    } else {
+      for (int64_t r = r0; r < r1 && !hit; r++)
+        hit = !lm_array_is_null(v, pr[r]) && val_eq(v, pr[r], lco, i);
+    }
+    pg[i] = hit;
+  }
+  if (m == 0)
+    return 0;
+  sel = malloc(sizeof *sel * (size_t)m);
+  g64 = malloc(sizeof *g64 * (size_t)m);
+  out = malloc(sizeof *out * (size_t)m);
+  if (!sel || !g64 || !out) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  m = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (gids[i] != UINT32_MAX && !lm_array_is_null(lco, i) &&
+        h->start[gids[i] + 1] - h->start[gids[i]] > DECOR_SCAN_MAX) {
+      g64[m] = gids[i];
+      sel[m++] = (int32_t)i;
+    }
+  if (!(cols[0] = i64_array(g64, m)) ||
+      !(cols[1] = lm_array_take_nullable(lco, sel, m))) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  if ((rc = lm_aggtable_find(h->pairs, cols, NULL, m, out, err)))
+    goto out;
+  for (int64_t j = 0; j < m; j++)
+    pg[sel[j]] = out[j] != UINT32_MAX;
+out:
+  lm_array_release(cols[0]);
+  lm_array_release(cols[1]);
+  free(sel);
+  free(g64);
+  free(out);
+  return rc;
+}
+
+/* Group g's rows (g < 0: the miss rows) as a batch borrowed from h. */
+static lm_batch *decor_group(struct lm_subq_cache *c, int64_t g) {
+  decor_hash *h = c->dh;
+  if (g < 0)
+    return c->miss.rows;
+  if (!h->slices &&
+      !(h->slices = calloc((size_t)h->n_groups + 1, sizeof *h->slices)))
+    return NULL;
+  if (!h->slices[g])
+    h->slices[g] = lm_batch_take(h->rows, h->perm + h->start[g],
+                                 h->start[g + 1] - h->start[g]);
+  return h->slices[g];
 }
 
 /* x op ANY / ALL over the rows: three-valued (ANY: TRUE when one
@@ -528,6 +833,117 @@ static int any_all(lm_subplan *sp, const lm_array *left, int64_t row,
   return 0;
 }
 
+/* The decorrelated subquery e over a whole outer batch of n rows (the
+ * probe side): one hash probe per row of the key tuple (params), then a
+ * gather of the scalar values, the hit flags of EXISTS, or for a hashed
+ * IN a second probe of (key, x) pairs; other ANY / ALL comparisons run
+ * over each row's group. *out: a new array of e's type. */
+static int decor_probe(const lm_bexpr *e, lm_subplan *sp, lm_array **params,
+                       lm_array *left, lm_array *lco, bool hashed, int64_t n,
+                       lm_array **out, lm_error *err) {
+  struct lm_subq_cache *c = sp->cache;
+  decor_hash *h = c->dh;
+  int rc = 0;
+  uint32_t *gids = malloc(sizeof *gids * (size_t)(n + 1));
+  uint8_t *pg = NULL; /* hashed IN: (group, x) found */
+  int32_t *idx = NULL;
+  lm_builder b;
+  bool have_b = false;
+  if (!gids)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  const lm_decor *d = sp->decor;
+  lm_array *pk[32];
+  for (int k = 0; k < d->n_keys; k++)
+    pk[k] = params[d->key_param[k]];
+  if ((rc = lm_aggtable_find(h->keys, pk, NULL, n, gids, err)))
+    goto done;
+  if (sp->kind == LM_SUBQ_SCALAR) {
+    for (int64_t i = 0; i < n; i++)
+      if (gids[i] != UINT32_MAX &&
+          h->start[gids[i] + 1] - h->start[gids[i]] > 1) {
+        rc = lm_err(err, LM_ERR_EXEC,
+                    "more than one row returned by a subquery used as an "
+                    "expression");
+        lm_err_state(err, "21000");
+        goto done;
+      }
+    if (e->type.id == LM_TYPE_NULL) {
+      if (!(*out = lm_array_new_null(e->type, n)))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    if (!(idx = malloc(sizeof *idx * (size_t)(n + 1)))) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    for (int64_t i = 0; i < n; i++)
+      idx[i] = gids[i] == UINT32_MAX ? h->miss_at : h->perm[h->start[gids[i]]];
+    if (!(*out = lm_array_take_nullable(h->value, idx, n)))
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if (hashed && !h->pairs_tried && (rc = decor_pairs(sp, h, err)))
+    goto done;
+  if (hashed && h->val) {
+    if (!(pg = malloc((size_t)n + 1))) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    if ((rc = decor_pairs_probe(h, gids, lco, n, pg, err)))
+      goto done;
+  }
+  if (lm_builder_init(&b, e->type, n)) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  have_b = true;
+  lm_batch *miss = c->miss.rows;
+  for (int64_t i = 0; i < n && !rc; i++) {
+    uint32_t g = gids[i];
+    int res; /* 1 TRUE, 0 FALSE, -1 NULL */
+    if (sp->kind == LM_SUBQ_EXISTS && d->range_param >= 0) {
+      /* some inner value op x: max / min(inner) op x, NULLs FALSE */
+      const lm_array *v = h->rows->columns[0], *x = params[d->range_param];
+      int64_t r = g == UINT32_MAX ? -1 : h->perm[h->start[g]];
+      res = r >= 0 && !lm_array_is_null(v, r) && !lm_array_is_null(x, i) &&
+            x->type.id != LM_TYPE_NULL &&
+            range_cmp(d->range_op, lm_array_get_i64(v, r),
+                      lm_array_get_i64(x, i));
+    } else if (sp->kind == LM_SUBQ_EXISTS) {
+      res = g != UINT32_MAX;
+    } else if (g == UINT32_MAX && miss->num_rows == 0) {
+      res = sp->kind == LM_SUBQ_ANY ? 0 : 1; /* over no rows */
+    } else if (pg && g != UINT32_MAX) {      /* hashed IN */
+      res = lm_array_is_null(lco, i) ? -1 : pg[i] ? 1 : h->has_null[g] ? -1 : 0;
+    } else {
+      lm_batch *rows = decor_group(c, g == UINT32_MAX ? -1 : (int64_t)g);
+      if (!rows) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+      rc = any_all(sp, left, i, rows, &res, err);
+    }
+    if (res >= 0 && e->negated)
+      res = !res;
+    if (res < 0)
+      lm_builder_append_null(&b);
+    else
+      lm_builder_append_bool(&b, res == 1);
+  }
+  if (!rc) {
+    rc = lm_builder_finish(&b, out);
+    if (rc)
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+done:
+  if (have_b)
+    lm_builder_free(&b);
+  free(gids);
+  free(pg);
+  free(idx);
+  return rc;
+}
+
 int lm_eval_subquery(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                      lm_error *err) {
   lm_subplan *sp = e->sub;
@@ -553,12 +969,17 @@ int lm_eval_subquery(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   if (!rc && e->n_args > 0)
     rc = lm_eval(e->args[0], in, &left, err);
   if (!rc && n > 0 && sp->decor && sp->decor->state == 0)
-    rc = decor_build(sp, err); /* once: then every key from the cache */
+    rc = decor_build(e, sp, err); /* once: then probed batch by batch */
   bool hashed = !rc && left && hashable(sp);
   if (hashed)
     rc = left_coerced(sp, left, &lco, err);
   if (rc)
     goto done;
+  if (n > 0 && sp->decor && sp->decor->state == 1 && sp->cache &&
+      sp->cache->dh) {
+    rc = decor_probe(e, sp, params, left, lco, hashed, n, out, err);
+    goto done;
+  }
   bool null_type = e->type.id == LM_TYPE_NULL;
   if (!null_type) {
     if (lm_builder_init(&b, e->type, n)) {

@@ -129,7 +129,10 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
   if (to.id == LM_TYPE_DATE32) {
     int64_t days;
     if (from == LM_TYPE_TIMESTAMP) {
-      days = lm_floor_div(lm_array_get_i64(a, i), LM_US_PER_DAY);
+      int64_t us = lm_array_get_i64(a, i);
+      days = lm_ts_finite(us)       ? lm_floor_div(us, LM_US_PER_DAY)
+             : us == LM_TS_INFINITY ? LM_DATE_INFINITY
+                                    : LM_DATE_NEG_INFINITY;
     } else if (from == LM_TYPE_UTF8) {
       int32_t n;
       const char *s = lm_array_str(a, i, &n);
@@ -155,7 +158,9 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
   if (from == LM_TYPE_DATE32) {
     int64_t d = lm_array_get_i64(a, i);
     if (to.id == LM_TYPE_TIMESTAMP)
-      lm_builder_append_int(b, d * LM_US_PER_DAY);
+      lm_builder_append_int(b, lm_date_finite(d)       ? d * LM_US_PER_DAY
+                               : d == LM_DATE_INFINITY ? LM_TS_INFINITY
+                                                       : LM_TS_NEG_INFINITY);
     else if (to.id == LM_TYPE_UTF8) {
       lm_buf_reset(tmp);
       if (lm_array_format_value(tmp, a, i, ""))
@@ -353,7 +358,18 @@ int lm_types_arith(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
       continue;
     }
     int64_t a = lm_array_get_i64(x, i), c = lm_array_get_i64(y, i), r = 0;
-    if (tx == LM_TYPE_DATE32 && ty == LM_TYPE_DATE32) { /* date - date */
+    /* an infinite date (lm_temporal.h) stays infinite; PostgreSQL 15
+     * refuses date - date over one */
+    int64_t inf = tx == LM_TYPE_DATE32 && !lm_date_finite(a)   ? a
+                  : ty == LM_TYPE_DATE32 && !lm_date_finite(c) ? c
+                                                               : 0;
+    if (inf && tx == LM_TYPE_DATE32 && ty == LM_TYPE_DATE32) {
+      rc = lm_fn_error(err, e, "22008", "cannot subtract infinite dates");
+    } else if (inf && (tx == LM_TYPE_TIME64 || ty == LM_TYPE_TIME64)) {
+      r = inf > 0 ? LM_TS_INFINITY : LM_TS_NEG_INFINITY;
+    } else if (inf) {
+      r = inf;
+    } else if (tx == LM_TYPE_DATE32 && ty == LM_TYPE_DATE32) { /* date - date */
       r = a - c;
     } else if (tx == LM_TYPE_DATE32 && ty == LM_TYPE_TIME64) {
       r = a * LM_US_PER_DAY + c; /* date + time -> timestamp */

@@ -70,9 +70,12 @@ int lm_tz_cast(const lm_bexpr *e, lm_array *a, lm_type to, lm_array **out,
         }
         break;
       }
-      case LM_TYPE_DATE32:
-        v = lm_tz_from_local(z, lm_array_get_i64(a, i) * LM_US_PER_DAY, NULL);
+      case LM_TYPE_DATE32: {
+        int64_t d = lm_array_get_i64(a, i);
+        v = !lm_date_finite(d) ? (d > 0 ? LM_TS_INFINITY : LM_TS_NEG_INFINITY)
+                               : lm_tz_from_local(z, d * LM_US_PER_DAY, NULL);
         break;
+      }
       default: /* TIMESTAMP µs: a local time in z */
         v = lm_array_get_i64(a, i);
         if (v > TS_MIN && v < TS_MAX)
@@ -93,7 +96,10 @@ int lm_tz_cast(const lm_bexpr *e, lm_array *a, lm_type to, lm_array **out,
       break;
     }
     case LM_TYPE_DATE32:
-      lm_builder_append_int(&b, floor_div(local, LM_US_PER_DAY));
+      lm_builder_append_int(&b, lm_ts_finite(u)
+                                    ? floor_div(local, LM_US_PER_DAY)
+                                : u > 0 ? LM_DATE_INFINITY
+                                        : LM_DATE_NEG_INFINITY);
       break;
     case LM_TYPE_TIME64:
       lm_builder_append_int(&b, local - floor_div(local, LM_US_PER_DAY) *

@@ -13,7 +13,7 @@ lm_array *lm_array_take(const lm_array *a, const int32_t *idx, int64_t n) {
 
 lm_batch *lm_batch_take(const lm_batch *b, const int32_t *idx, int64_t n) {
   int nc = b->num_columns;
-  lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
+  lm_array **cols = lm_calloc((size_t)nc + 1, sizeof *cols);
   if (!cols)
     return NULL;
   for (int c = 0; c < nc; c++) {
@@ -311,7 +311,10 @@ static int sel_where(const lm_bexpr *where, lm_batch *b, lm_batch **out,
     lm_array_release(pred);
   }
   if (!rc) {
-    *out = k == n ? lm_batch_retain(b) : lm_batch_take(b, sel, k);
+    /* no row left: an empty slice (no copy of any column) */
+    *out = k == n   ? lm_batch_retain(b)
+           : k == 0 ? lm_batch_slice(b, 0, 0)
+                    : lm_batch_take(b, sel, k);
     if (!*out)
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
@@ -339,7 +342,7 @@ int lm_batch_where(const lm_bexpr *where, lm_batch *b, lm_batch **out,
 
 int lm_project(lm_bexpr *const *exprs, int n, lm_schema *schema,
                const lm_batch *in, lm_batch **out, lm_error *err) {
-  lm_array **cols = calloc((size_t)n + 1, sizeof *cols);
+  lm_array **cols = lm_calloc((size_t)n + 1, sizeof *cols);
   if (!cols)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   for (int i = 0; i < n; i++) {
@@ -367,8 +370,8 @@ int lm_batch_concat(lm_schema *schema, lm_batch *const *batches, int n,
    * from the schema (e.g. an all-NULL column) goes through a builder,
    * which converts. */
   int nc = schema->n_fields;
-  lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
-  lm_array **parts = calloc((size_t)n + 1, sizeof *parts);
+  lm_array **cols = lm_calloc((size_t)nc + 1, sizeof *cols);
+  lm_array **parts = lm_calloc((size_t)n + 1, sizeof *parts);
   int64_t rows = 0;
   int rc = 0;
   if (!cols || !parts) {

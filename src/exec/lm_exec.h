@@ -103,6 +103,13 @@ int lm_aggtable_update(lm_aggtable *t, lm_array *const *keys,
 int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
                        const int32_t *sel, int64_t n, uint32_t *gids,
                        lm_error *err);
+/* lm_aggtable_lookup without creating groups (a hash probe, as a join's
+ * probe side): gids[j] is the group of row sel[j] (or j), or UINT32_MAX
+ * when t has no group with that key. Keys encode as in lm_aggtable_lookup
+ * (integers of any width as int64, floats as double with -0 = 0 and one
+ * NaN; a NULL is its own value). Errors: LM_ERR_NOMEM. */
+int lm_aggtable_find(lm_aggtable *t, lm_array *const *keys, const int32_t *sel,
+                     int64_t n, uint32_t *gids, lm_error *err);
 int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *agg_inputs,
                            const int32_t *sel, int64_t n, const uint32_t *gids,
                            lm_error *err);

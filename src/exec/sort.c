@@ -172,7 +172,9 @@ int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
   int64_t count = n - start;
   if (limit >= 0 && limit < count)
     count = limit;
-  *out = lm_batch_take(b, idx + start, count);
+  /* nothing to reorder or cut: the rows themselves, not a copy */
+  *out = !n_keys && count == n ? lm_batch_retain(b)
+                               : lm_batch_take(b, idx + start, count);
   free(idx);
   free(tmp);
   free(cols);

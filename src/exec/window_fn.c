@@ -320,7 +320,8 @@ typedef struct acc {
   const int32_t *perm;
   int64_t cnt;
   __int128 isum;
-  double fsum, fcomp; /* Neumaier-compensated float sum */
+  double fsum, fcomp; /* Neumaier-compensated float sum (finite values) */
+  int64_t n_nan, n_pinf, n_ninf; /* non-finite values in the frame */
   long double sx, sxx;
   int64_t n_true;
   /* MIN/MAX: a monotonic deque of positions (into perm) */
@@ -332,18 +333,41 @@ static void acc_reset(acc *s) {
   s->cnt = 0;
   s->isum = 0;
   s->fsum = s->fcomp = 0;
+  s->n_nan = s->n_pinf = s->n_ninf = 0;
   s->sx = s->sxx = 0;
   s->n_true = 0;
   s->dh = s->dt = 0;
 }
 
-static void acc_fadd(acc *s, double v) {
+/* Adds (dir = 1) or removes (dir = -1) v. NaN and ±Infinity are counted,
+ * not summed (as PostgreSQL's float8 moving aggregates), so the sum is
+ * right again once they leave the frame. */
+static void acc_fadd(acc *s, double v, int dir) {
+  if (!isfinite(v)) {
+    int64_t *n = isnan(v) ? &s->n_nan : v > 0 ? &s->n_pinf : &s->n_ninf;
+    *n += dir;
+    return;
+  }
+  if (dir < 0)
+    v = -v;
   double t = s->fsum + v;
   if (fabs(s->fsum) >= fabs(v))
     s->fcomp += (s->fsum - t) + v;
   else
     s->fcomp += (v - t) + s->fsum;
   s->fsum = t;
+}
+
+/* The frame's float sum: NaN with a NaN or both infinities in it, else
+ * the infinity in it, else the compensated finite sum. */
+static double acc_fsum(const acc *s) {
+  if (s->n_nan || (s->n_pinf && s->n_ninf))
+    return NAN;
+  if (s->n_pinf)
+    return INFINITY;
+  if (s->n_ninf)
+    return -INFINITY;
+  return s->fsum + s->fcomp;
 }
 
 static void acc_add(acc *s, int64_t pos, bool count_star) {
@@ -359,7 +383,7 @@ static void acc_add(acc *s, int64_t pos, bool count_star) {
   case WF_SUM:
   case WF_AVG:
     if (is_float_type(s->a->type.id))
-      acc_fadd(s, lm_array_get_f64(s->a, r));
+      acc_fadd(s, lm_array_get_f64(s->a, r), 1);
     else
       s->isum += lm_array_get_i64(s->a, r);
     break;
@@ -405,7 +429,7 @@ static void acc_remove(acc *s, int64_t pos, bool count_star) {
   case WF_SUM:
   case WF_AVG:
     if (is_float_type(s->a->type.id))
-      acc_fadd(s, -lm_array_get_f64(s->a, r));
+      acc_fadd(s, lm_array_get_f64(s->a, r), -1);
     else
       s->isum -= lm_array_get_i64(s->a, r);
     break;
@@ -568,7 +592,7 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
     perm[i] = (int32_t)i;
   merge_sort(c, perm, tmp, n);
   const lm_array *a0 = c->n_args ? c->args[0] : NULL;
-  acc s = {k, a0, perm, 0, 0, 0, 0, 0, 0, 0, dq, 0, 0};
+  acc s = {k, a0, perm, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dq, 0, 0};
   for (int64_t ps = 0; ps < n && !rc;) {
     int64_t pe = ps + 1;
     while (pe < n && cmp_part(c, perm[ps], perm[pe]) == 0)
@@ -776,7 +800,7 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
         if (!s.cnt) {
           r.null[row] = 1;
         } else if (is_float_type(a0->type.id)) {
-          r.f[row] = s.fsum + s.fcomp;
+          r.f[row] = acc_fsum(&s);
         } else if (s.isum > INT64_MAX || s.isum < INT64_MIN) {
           rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
                          "bigint out of range (sum() OVER (...))");
@@ -788,7 +812,7 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
         if (!s.cnt)
           r.null[row] = 1;
         else if (is_float_type(a0->type.id))
-          r.f[row] = (s.fsum + s.fcomp) / (double)s.cnt;
+          r.f[row] = acc_fsum(&s) / (double)s.cnt;
         else
           r.f[row] = (double)((long double)s.isum / (long double)s.cnt);
         break;

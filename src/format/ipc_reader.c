@@ -1645,9 +1645,17 @@ static void release_pending(lm_buffer *b) {
  * of a new pending buffer (the old one lives on in its views).
  * LM_ERR_NOMEM on failure (state unchanged). */
 static int stream_make_room(lm_ipc_stream_reader *r, size_t len) {
+  size_t tail = r->pend ? r->pend_len - r->pend_off : 0;
+  if (r->pend && tail == 0 && r->pend_off > 0 && r->pend_cap >= len &&
+      __atomic_load_n(&r->pend->refcnt, __ATOMIC_ACQUIRE) == 1) {
+    /* every message decoded and no batch uses pend: start again at its
+     * front (nothing to move; the same memory stays in the cache) */
+    r->abs += r->pend_off;
+    r->pend_len = r->pend_off = 0;
+    return 0;
+  }
   if (r->pend && r->pend_cap - r->pend_len >= len)
     return 0;
-  size_t tail = r->pend ? r->pend_len - r->pend_off : 0;
   if (len > SIZE_MAX / 2 - tail)
     return LM_ERR_NOMEM;
   size_t want = tail + len;
@@ -1836,6 +1844,8 @@ int lm_ipc_stream_reader_decode_messages(lm_ipc_stream_reader *r,
 
 /* Bytes to ask for when the next message's size is not known yet. */
 #define DIRECT_PROBE ((size_t)256 << 10)
+/* The most a declared (not yet received) message length reserves at once. */
+#define DIRECT_DECLARED ((size_t)8 << 20)
 
 int lm_ipc_stream_reader_reserve(lm_ipc_stream_reader *r, size_t max, void **p,
                                  size_t *n, lm_error *err) {
@@ -1852,9 +1862,11 @@ int lm_ipc_stream_reader_reserve(lm_ipc_stream_reader *r, size_t max, void **p,
    * else a probe for the next header */
   size_t want = r->need > avail ? r->need - avail : DIRECT_PROBE;
   /* a declared length alone never reserves more than the bytes at hand
-   * (or the probe): a hostile header cannot make us allocate its body */
-  if (want > LM_MAX(avail, DIRECT_PROBE))
-    want = LM_MAX(avail, DIRECT_PROBE);
+   * or DIRECT_DECLARED: a hostile header cannot make us allocate its
+   * body, and a message of up to 8 MiB arrives in two reads (the probe,
+   * then the rest) */
+  if (want > LM_MAX(avail, DIRECT_DECLARED))
+    want = LM_MAX(avail, DIRECT_DECLARED);
   if (want > max)
     want = max;
   if (want == 0)

@@ -13,9 +13,11 @@
 
 #include "format/format_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define JSON_DEFAULT_BATCH_ROWS 8192
 #define JSON_DEFAULT_MAX_LINE ((int64_t)64 << 20)
@@ -610,6 +612,26 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
   }
   case LM_TYPE_FLOAT32:
   case LM_TYPE_FLOAT64: {
+    if (v->kind == J_STR && !(v->flags & JF_ESC)) {
+      /* "NaN", "Infinity", "-Infinity" (what the JSON writer and
+       * PostgreSQL's to_json give; case-insensitive, "inf" and a '+'
+       * also taken, as PostgreSQL's float8in) */
+      const char *t = v->p + 1;
+      size_t n = len - 2;
+      bool neg = n > 0 && t[0] == '-';
+      if (n > 0 && (t[0] == '-' || t[0] == '+'))
+        t++, n--;
+      double d;
+      if (t == v->p + 1 && n == 3 && !strncasecmp(t, "nan", 3))
+        d = NAN;
+      else if ((n == 8 && !strncasecmp(t, "infinity", 8)) ||
+               (n == 3 && !strncasecmp(t, "inf", 3)))
+        d = neg ? -INFINITY : INFINITY;
+      else
+        return type_error(r, c, v);
+      lm_builder_append_double(b, d);
+      return 0;
+    }
     if (v->kind != J_NUM)
       return type_error(r, c, v);
     double d;

@@ -104,8 +104,11 @@ static int put_value(lm_buf *out, const lm_array *a, int64_t i) {
   case LM_TYPE_FLOAT64: {
     double v = a->type.id == LM_TYPE_FLOAT32 ? (double)lm_array_f32(a)[i]
                                              : lm_array_f64(a)[i];
-    if (!isfinite(v))
-      return lm_buf_append(out, "null", 4);
+    if (isnan(v)) /* as PostgreSQL's to_json: a string, read back */
+      return lm_buf_append(out, "\"NaN\"", 5);
+    if (isinf(v))
+      return v > 0 ? lm_buf_append(out, "\"Infinity\"", 10)
+                   : lm_buf_append(out, "\"-Infinity\"", 11);
     return lm_array_format_value(out, a, i, "null");
   }
   case LM_TYPE_UINT8:

@@ -107,9 +107,12 @@ int lm_ipc_stream_reader_feed(lm_ipc_stream_reader *r, const void *data,
  * *n (1..max) to how many to read there: the rest of the incomplete
  * message when its size is known (so a read ends on a message boundary
  * and no partial message has to be moved later), but never more than
- * the bytes of it already at hand or 256 KiB, whichever is larger (a
- * declared length alone does not allocate); else up to the free room
- * (at least 256 KiB, when max allows). The caller reads up to *n
+ * the bytes of it already at hand or 8 MiB, whichever is larger (a
+ * declared length alone allocates at most 8 MiB); else up to the free
+ * room (at least 256 KiB, when max allows). Once every message fed so
+ * far is decoded and no batch still uses the pending buffer, the room
+ * starts again at that buffer's front (the same memory, still in the
+ * CPU caches, for each message). The caller reads up to *n
  * bytes into *p (e.g. with lm_stream_read) and calls commit with the
  * count, which decodes every complete message as feed does. *p is valid
  * until the next reserve, feed or free. Errors as feed (LM_ERR_NOMEM);

@@ -879,6 +879,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     if (!r)
       return NULL;
     r->args[0] = a;
+    if (ct.id == LM_TYPE_TIMESTAMP || ct.id == LM_TYPE_TIME64)
+      r->tprec = e->cast_tprec; /* TIMESTAMP(p): expr_eval.c rounds */
     return r;
   }
   case LM_EXPR_IS_NULL: {
@@ -923,22 +925,46 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     return r;
   }
   case LM_EXPR_IN: {
-    /* x IN (a, b, ...)  =>  x = a OR x = b ... (three-valued as in SQL) */
-    lm_bexpr *acc = NULL;
-    for (int i = 1; i < e->n_args; i++) {
-      lm_bexpr *eq =
-          lm_bind_binary(c, e->args[i], LM_OP_EQ, lm_bind_expr(c, e->args[0]),
-                         lm_bind_expr(c, e->args[i]));
-      if (!eq)
-        return NULL;
-      acc = acc ? lm_bind_binary(c, e, LM_OP_OR, acc, eq) : eq;
-      if (!acc)
-        return NULL;
-    }
-    if (!acc) {
+    /* x IN (a, b, ...)  =>  x = a OR x = b ... (three-valued as in SQL).
+     * The ORs form a balanced tree (depth log2(n)), not a chain: a list of
+     * 100,000 constants must not recurse 100,000 deep in the evaluator.
+     * OR is associative and the tree keeps the left-to-right order, so the
+     * short circuit and the NULL rules are those of the written chain. */
+    int n_eq = e->n_args - 1;
+    if (n_eq < 1) {
       lm_bind_fail(c, e, "IN needs at least one value", NULL, NULL);
       return NULL;
     }
+    lm_bexpr **eqs = malloc(sizeof(*eqs) * (size_t)n_eq);
+    if (!eqs) {
+      lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+    for (int i = 1; i < e->n_args; i++) {
+      eqs[i - 1] =
+          lm_bind_binary(c, e->args[i], LM_OP_EQ, lm_bind_expr(c, e->args[0]),
+                         lm_bind_expr(c, e->args[i]));
+      if (!eqs[i - 1]) {
+        free(eqs);
+        return NULL;
+      }
+    }
+    while (n_eq > 1) { /* pair neighbours: [a b c d e] -> [(a|b) (c|d) e] */
+      int m = 0;
+      for (int i = 0; i < n_eq; i += 2) {
+        lm_bexpr *r = i + 1 < n_eq
+                          ? lm_bind_binary(c, e, LM_OP_OR, eqs[i], eqs[i + 1])
+                          : eqs[i];
+        if (!r) {
+          free(eqs);
+          return NULL;
+        }
+        eqs[m++] = r;
+      }
+      n_eq = m;
+    }
+    lm_bexpr *acc = eqs[0];
+    free(eqs);
     if (e->negated) {
       lm_bexpr *n = lm_bind_node(c, LM_BX_UNARY, acc->type, e, 1);
       if (!n)
@@ -1400,9 +1426,37 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
     for (int i = 0, o = 0; i < sel->n_items; i++) {
       const lm_expr *e = sel->items[i].expr;
       if (e->kind == LM_EXPR_STAR) {
-        lm_err_at(err, LM_ERR_BIND, e->line, e->column,
-                  "SELECT * cannot be used with GROUP BY or aggregates");
-        goto fail;
+        /* As PostgreSQL: each column '*' stands for is bound as a column
+         * reference, so it must be a GROUP BY key ("column ... must appear
+         * in the GROUP BY clause" otherwise). */
+        int nk = scope ? star_entries(scope, e->table, NULL) : input->n_fields;
+        int *idx =
+            scope ? lm_arena_alloc(&p->arena, sizeof(int) * (size_t)(nk + 1))
+                  : NULL;
+        if (scope && !idx) {
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+          goto fail;
+        }
+        if (scope)
+          star_entries(scope, e->table, idx);
+        for (int j = 0; j < nk; j++) {
+          lm_expr *ref = lm_arena_alloc(&p->arena, sizeof *ref);
+          if (!ref) {
+            rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+            goto fail;
+          }
+          memset(ref, 0, sizeof *ref);
+          ref->kind = LM_EXPR_COLUMN;
+          ref->line = e->line;
+          ref->column = e->column;
+          ref->table = scope ? scope->cols[idx[j]].rel : NULL;
+          ref->name = scope ? scope->cols[idx[j]].name : input->fields[j].name;
+          p->out[o] = lm_bind_expr(&c, ref);
+          if (!p->out[o])
+            goto fail;
+          names[o++] = ref->name;
+        }
+        continue;
       }
       p->out[o] = lm_bind_expr(&c, e);
       if (!p->out[o])
@@ -1515,6 +1569,21 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
   }
   p->n_sort = sel->n_order_by;
 
+  if (any_agg && p->n_keys == 0 && p->n_aggs == 0) {
+    /* HAVING without GROUP BY or an aggregate (SELECT 1 HAVING true): one
+     * group over all rows, as PostgreSQL; a hidden COUNT(*) gives the
+     * aggregate's output batch its one row */
+    lm_agg_spec *na = lm_arena_alloc(c.arena, sizeof *na);
+    if (!na) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+    memset(na, 0, sizeof *na);
+    na->kind = LM_AGG_COUNT_STAR;
+    na->out_type = lm_type_make(LM_TYPE_INT64);
+    p->aggs = na;
+    p->n_aggs = 1;
+  }
   if (any_agg) {
     /* The aggregate operator's output schema, once ORDER BY has added any
      * aggregate of its own. */

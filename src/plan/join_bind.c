@@ -615,8 +615,29 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
   /* USING (cols): equalities, and one merged column each */
   lm_scope_col merged[64];
   int n_merged = 0;
-  for (int u = 0; u < j->n_using; u++) {
-    const char *nm = j->using_cols[u];
+  /* NATURAL JOIN: USING the names both sides show, in the left's order */
+  const char **ucols = j->using_cols;
+  int n_ucols = j->n_using;
+  const char *natural[64];
+  if (j->natural) {
+    n_ucols = 0;
+    for (int i = 0; i < first_right && n_ucols < 64; i++) {
+      const lm_scope_col *x = &cs.cols[i];
+      bool dup = x->qualified_only;
+      for (int k = 0; k < n_ucols && !dup; k++)
+        dup = !lm_strcasecmp(natural[k], x->name);
+      for (int r = first_right; r < cs.n && !dup; r++) {
+        if (!cs.cols[r].qualified_only &&
+            !lm_strcasecmp(cs.cols[r].name, x->name)) {
+          natural[n_ucols++] = x->name;
+          break;
+        }
+      }
+    }
+    ucols = natural;
+  }
+  for (int u = 0; u < n_ucols; u++) {
+    const char *nm = ucols[u];
     int hit[2] = {-1, -1};
     for (int i = 0; i < cs.n; i++) {
       const lm_scope_col *x = &cs.cols[i];

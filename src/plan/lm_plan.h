@@ -142,6 +142,9 @@ struct lm_bexpr {
    * TIME ZONE): the session zone when bound, or AT TIME ZONE's zone;
    * process-lifetime (columnar/lm_tz.h). */
   const struct lm_tz *tz;
+  /* CAST to TIMESTAMP(p) / TIME(p): p + 1, the result rounded to p
+   * fractional digits (half away from zero, as PostgreSQL); 0: none */
+  int8_t tprec;
 };
 
 /* ------------------------------------------------ subquery expressions */
@@ -202,6 +205,15 @@ typedef struct lm_decor {
   const lm_select *sel;
   const lm_select *empty;
   int key_off;
+  int64_t limit; /* rows a key keeps, in sel's order (-1 = all) */
+  /* key column k of sel pairs with parameter key_param[k] */
+  int n_keys, key_param[32];
+  /* EXISTS (... AND inner op outer): sel returns max(inner) (op > / >=)
+   * or min(inner) (< / <=) per key, and an outer row gets whether that
+   * value op parameter range_param is TRUE (FALSE for a key without
+   * rows); -1 = none */
+  int range_param;
+  lm_op range_op;
   int state;    /* 0 not run yet; 1 hashed; -1 per-key SubPlan */
   bool running; /* while sel is planned and run */
   int ref_hits; /* outer references met while running: then -1 */

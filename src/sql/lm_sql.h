@@ -24,9 +24,11 @@
  *       [FROM FILES (opts)] [FORMAT ...]
  *   CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING btree|hash]
  *       (col [ASC|DESC] [NULLS FIRST|LAST], ...)
- *   CREATE [TEMP|TEMPORARY] VIEW: CREATE MATERIALIZED VIEW (docs/tables.md)
- *   DROP INDEX [IF EXISTS] name [CASCADE | RESTRICT]; DROP VIEW: DROP
- *       MATERIALIZED VIEW; every DROP takes a list: DROP TABLE a, b
+ *   CREATE [OR REPLACE] [TEMP|TEMPORARY] VIEW name [(col, ...)] AS select:
+ *       a view (plain_view; docs/views.md)
+ *   DROP INDEX [IF EXISTS] name [CASCADE | RESTRICT]; DROP VIEW (object
+ *       MVIEW, plain_view); every DROP takes a list: DROP TABLE a, b
+ *   SHOW VIEWS (object MVIEW, plain_view)
  *   REINDEX INDEX|TABLE name
  *   SET [SESSION|LOCAL] TIME ZONE value | SET timezone {TO|=} value |
  *       RESET timezone | SHOW TIME ZONE | SHOW timezone (docs/timezones.md)
@@ -193,6 +195,9 @@ struct lm_expr {
   bool icase;        /* ILIKE (LIKE: args[2], when present, is ESCAPE) */
   bool symmetric;    /* BETWEEN SYMMETRIC */
   lm_type cast_type; /* CAST target */
+  /* CAST to TIMESTAMP(p) / TIME(p) / TIMESTAMPTZ(p): p + 1 (fractional
+   * seconds rounded to p digits, as PostgreSQL); 0: no precision given */
+  int8_t cast_tprec;
   /* FUNC followed by OVER (PARTITION BY ... ORDER BY ...): a window function
    * call such as ROW_NUMBER() OVER (...). over is false for plain calls;
    * partition_by / over_order may be empty. */
@@ -274,6 +279,8 @@ struct lm_from {
   lm_expr *on;             /* ON cond; NULL = none */
   const char **using_cols; /* USING (c, ...); NULL = none */
   int n_using;
+  bool natural; /* NATURAL [INNER|LEFT|RIGHT|FULL] JOIN: USING the columns
+                   both sides name (none: a cross join) */
   /* JOIN r FOR SYSTEM_TIME AS OF expr (a temporal join); NULL = none */
   lm_expr *system_time;
   /* ASOF JOIN r MATCH_CONDITION(expr); NULL = none (the condition is then
@@ -449,6 +456,7 @@ typedef struct lm_stmt {
   int line, column;
   const char *text; /* the statement's own SQL text (NUL-terminated copy) */
   const char *name; /* object created/dropped/described/inserted into */
+  int name_line, name_column; /* of `name` in INSERT / DELETE / UPDATE */
   bool if_not_exists, if_exists;
   bool cascade; /* DROP ... CASCADE (RESTRICT, the default, is accepted) */
   /* DROP kind [IF EXISTS] name, more[0], more[1], ...: the names after the
@@ -521,6 +529,14 @@ typedef struct lm_stmt {
   const char *set_value;
   bool analyze;
   bool no_timing; /* TIMING OFF: ANALYZE prints no times */
+  /* CREATE [OR REPLACE] [TEMP] VIEW name [(cols)] AS select (kind
+   * LM_STMT_CREATE_MVIEW), DROP VIEW, SHOW VIEWS (object LM_OBJ_MVIEW):
+   * written with VIEW, not MATERIALIZED VIEW (api/view.c, docs/views.md);
+   * view_cols: the column names given (NULL = the query's) */
+  bool plain_view;
+  bool or_replace;
+  const char **view_cols;
+  int n_view_cols;
 } lm_stmt;
 
 typedef struct lm_sql_script {

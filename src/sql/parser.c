@@ -4,6 +4,7 @@
  * reaches it), then statements are parsed one by one. Every node, string
  * and list lives in the script's arena. */
 #include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 #include "sql/sql_internal.h"
 
 #include <limits.h>
@@ -28,6 +29,7 @@ typedef struct parser {
   int rc;
   int depth;
   int subquery; /* > 0 while parsing a FROM (SELECT ...) subquery */
+  int tprec;    /* the last parse_type's TIMESTAMP(p)/TIME(p): p + 1, or 0 */
 } parser;
 
 /* --------------------------------------------------------------- tokens */
@@ -369,7 +371,7 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
       {"BIGINT", LM_TYPE_INT64, false},
       {"INT8", LM_TYPE_INT64, false},
       {"REAL", LM_TYPE_FLOAT32, false},
-      {"FLOAT", LM_TYPE_FLOAT32, false},
+      {"FLOAT", LM_TYPE_FLOAT64, false}, /* PostgreSQL: double precision */
       {"FLOAT4", LM_TYPE_FLOAT32, false},
       {"DOUBLE", LM_TYPE_FLOAT64, false},
       {"DOUBLE PRECISION", LM_TYPE_FLOAT64, false},
@@ -418,6 +420,26 @@ static int parse_type(parser *p, lm_type *out) {
   snprintf(name, sizeof name, "%.*s", (int)(t->len > 40 ? 40 : t->len),
            t->text);
   next(p);
+  p->tprec = 0;
+  if ((lm_token_is_kw(t, "TIMESTAMP") || lm_token_is_kw(t, "TIMESTAMPTZ") ||
+       lm_token_is_kw(t, "TIME")) &&
+      is_kind(p, LM_TK_LPAREN)) {
+    /* TIMESTAMP(p) / TIME(p), as PostgreSQL: p fractional digits, 0-6
+     * (above 6 PostgreSQL warns and uses 6); the type stays µs, a CAST
+     * rounds (docs/types.md) */
+    next(p);
+    const lm_token *pt = cur(p);
+    if (!is_kind(p, LM_TK_INTEGER))
+      return fail_expected(p, "a precision", NULL);
+    long prec = strtol(pt->text ? pt->text : pt->start, NULL, 10);
+    next(p);
+    if (expect(p, LM_TK_RPAREN, "')'"))
+      return p->rc;
+    if (prec < 0)
+      return fail_at(p, pt, "%s(%ld) precision must not be negative", name,
+                     prec);
+    p->tprec = (int)(prec > 6 ? 6 : prec) + 1;
+  }
   if (lm_token_is_kw(t, "DOUBLE") && accept_kw(p, "PRECISION")) {
     snprintf(name, sizeof name, "double precision");
   } else if (lm_token_is_kw(t, "CHARACTER") && accept_kw(p, "VARYING")) {
@@ -479,6 +501,24 @@ static int parse_type(parser *p, lm_type *out) {
   if (lm_sql_type_from_name(name, out) != 0)
     return fail_at(p, t, "unknown type '%.*s'",
                    (int)(t->len > 40 ? 40 : t->len), t->start);
+  if (lm_token_is_kw(t, "FLOAT") && is_kind(p, LM_TK_LPAREN)) {
+    /* FLOAT(p), as PostgreSQL: p binary digits, 1-24 REAL, 25-53 DOUBLE */
+    next(p);
+    const lm_token *pt = cur(p);
+    if (!is_kind(p, LM_TK_INTEGER))
+      return fail_expected(p, "a precision", NULL);
+    long prec = strtol(pt->text ? pt->text : pt->start, NULL, 10);
+    next(p);
+    if (expect(p, LM_TK_RPAREN, "')'"))
+      return p->rc;
+    if (prec < 1)
+      return fail_at(p, pt, "precision for type float must be at least 1 bit");
+    if (prec > 53)
+      return fail_at(p, pt,
+                     "precision for type float must be less than 54 bits");
+    *out = lm_type_make(prec <= 24 ? LM_TYPE_FLOAT32 : LM_TYPE_FLOAT64);
+    return 0;
+  }
   if (out->id == LM_TYPE_UTF8 && is_kind(p, LM_TK_LPAREN)) {
     next(p);
     if (!is_kind(p, LM_TK_INTEGER))
@@ -1138,6 +1178,7 @@ static lm_expr *parse_primary(parser *p) {
         return NULL;
       if (parse_type(p, &e->cast_type))
         return NULL;
+      e->cast_tprec = (int8_t)p->tprec;
       if (expect(p, LM_TK_RPAREN, "')'"))
         return NULL;
       e->args[0] = x;
@@ -1177,7 +1218,9 @@ static lm_expr *parse_primary(parser *p) {
         return NULL;
       e->lit = LM_LIT_TIMESTAMP;
       e->text = t1->text;
-      int prc = lm_parse_timestamp(t1->text, t1->text_len, &e->ival);
+      /* PostgreSQL's timestamp_in: a zone in the text is ignored */
+      int prc = lm_tz_parse_timestamp(t1->text, t1->text_len, lm_tz_session(),
+                                      &e->ival);
       if (prc != 0) { /* PostgreSQL's message and SQLSTATE */
         char m[200];
         const char *state;
@@ -1282,6 +1325,7 @@ static lm_expr *parse_postfix(parser *p) {
       e = NULL;
       break;
     }
+    c->cast_tprec = (int8_t)p->tprec;
     c->args[0] = e;
     c->n_args = 1;
     e = c;
@@ -1832,7 +1876,8 @@ static bool starts_query(const parser *p, size_t k);
 static bool join_word(const lm_token *t) {
   static const char *const w[] = {
       "JOIN", "INNER", "LEFT", "RIGHT",           "FULL", "CROSS", "ASOF",
-      "ON",   "USING", "FOR",  "MATCH_CONDITION", "SEMI", "ANTI",  NULL};
+      "ON",   "USING", "FOR",  "MATCH_CONDITION", "SEMI", "ANTI",  "NATURAL",
+      NULL};
   for (size_t i = 0; w[i]; i++)
     if (lm_token_is_kw(t, w[i]))
       return true;
@@ -2061,10 +2106,10 @@ static int from_names(parser *p, const lm_from *f, const lm_from **seen, int *n,
   return 0;
 }
 
-static lm_from *parse_from_joins(parser *p);
+static lm_from *parse_from_joins(parser *p, bool one_item);
 
 static lm_from *parse_from(parser *p) {
-  lm_from *f = parse_from_joins(p);
+  lm_from *f = parse_from_joins(p, false);
   const lm_from *seen[64];
   int n = 0;
   if (f && from_names(p, f, seen, &n, 64))
@@ -2072,25 +2117,49 @@ static lm_from *parse_from(parser *p) {
   return f;
 }
 
-static lm_from *parse_from_joins(parser *p) {
+/* A FROM list: items separated by commas, each a relation followed by its
+ * explicit joins. A comma binds looser than JOIN, as in PostgreSQL:
+ * "a, b JOIN c ON ..." is a CROSS JOIN (b JOIN c), so the ON condition
+ * cannot name a. one_item: parse one item (stop at a comma). */
+static lm_from *parse_from_joins(parser *p, bool one_item) {
   lm_from *l = parse_from_rel(p);
   if (!l)
     return NULL;
   for (;;) {
     const lm_token *kw = cur(p);
+    if (one_item && kw->kind == LM_TK_COMMA)
+      break;
     lm_sql_join jt;
     bool asof;
     int jrc;
-    if (!parse_join_kw(p, &jt, &asof, &jrc))
-      break;
+    bool natural = accept_kw(p, "NATURAL");
+    if (!parse_join_kw(p, &jt, &asof, &jrc)) {
+      if (!natural)
+        break;
+      fail_at(p, kw, "NATURAL takes [INNER | LEFT | RIGHT | FULL] JOIN");
+      return NULL;
+    }
     if (jrc)
       return NULL;
+    if (natural &&
+        (asof || (jt != LM_SQL_JOIN_INNER && jt != LM_SQL_JOIN_LEFT &&
+                  jt != LM_SQL_JOIN_RIGHT && jt != LM_SQL_JOIN_FULL))) {
+      fail_at(p, kw, "NATURAL takes [INNER | LEFT | RIGHT | FULL] JOIN");
+      return NULL;
+    }
     lm_from *j = new_from(p, LM_FROM_JOIN, kw);
     if (!j)
       return NULL;
     j->join = jt;
     j->asof = asof;
+    j->natural = natural;
     j->left = l;
+    if (kw->kind == LM_TK_COMMA) {
+      if (!(j->right = parse_from_joins(p, true)))
+        return NULL;
+      l = j;
+      continue;
+    }
     if (!(j->right = parse_from_rel(p)))
       return NULL;
     if (is_kw(p, "FOR")) { /* FOR SYSTEM_TIME AS OF expr [[AS] alias] */
@@ -2119,6 +2188,10 @@ static lm_from *parse_from_joins(parser *p) {
           expect(p, LM_TK_RPAREN, "')' after the match condition"))
         return NULL;
     }
+    if (natural && (is_kw(p, "ON") || is_kw(p, "USING"))) {
+      fail_at(p, cur(p), "a NATURAL JOIN takes no ON or USING clause");
+      return NULL;
+    }
     if (accept_kw(p, "ON")) {
       if (jt == LM_SQL_JOIN_CROSS) {
         fail_at(p, kw, "a CROSS JOIN takes no ON condition");
@@ -2146,7 +2219,7 @@ static lm_from *parse_from_joins(parser *p) {
       } while (accept(p, LM_TK_COMMA));
       if (expect(p, LM_TK_RPAREN, "')' after the USING columns"))
         return NULL;
-    } else if (jt != LM_SQL_JOIN_CROSS && !(asof && j->match)) {
+    } else if (jt != LM_SQL_JOIN_CROSS && !(asof && j->match) && !natural) {
       static const char *const c[] = {"ON", "USING", NULL};
       fail_expected(p, "ON or USING after the joined relation", c);
       return NULL;
@@ -3006,6 +3079,19 @@ static int parse_create_query(parser *p, lm_stmt *s) {
       s->kind == LM_STMT_CREATE_STREAM ? "a stream name" : "a view name";
   if (!(s->name = parse_name(p, what, NULL, NULL)))
     return p->rc;
+  /* CREATE VIEW name (col, ...) AS: the view's column names */
+  if (s->plain_view && accept(p, LM_TK_LPAREN)) {
+    int cap = 0;
+    do {
+      const char *c = parse_name(p, "a column name", NULL, NULL);
+      if (!c || !(s->view_cols = vec_grow(p, s->view_cols, s->n_view_cols, &cap,
+                                          sizeof *s->view_cols)))
+        return p->rc;
+      s->view_cols[s->n_view_cols++] = c;
+    } while (accept(p, LM_TK_COMMA));
+    if (expect(p, LM_TK_RPAREN, "')'"))
+      return p->rc;
+  }
   /* WITH ('state.ttl' = '1 hour', ...): query options (docs/joins.md) */
   if (accept_kw(p, "WITH") && parse_options(p, s))
     return p->rc;
@@ -3104,7 +3190,8 @@ static int parse_create_sink(parser *p, lm_stmt *s) {
 static int parse_insert(parser *p, lm_stmt *s) {
   if (expect_kw(p, "INTO"))
     return p->rc;
-  if (!(s->name = parse_name(p, "a source name", NULL, NULL)))
+  if (!(s->name =
+            parse_name(p, "a source name", &s->name_line, &s->name_column)))
     return p->rc;
   if (accept(p, LM_TK_LPAREN)) {
     int cap = 0;
@@ -3155,8 +3242,9 @@ static int parse_insert(parser *p, lm_stmt *s) {
   return 0;
 }
 
-/* SOURCE[S] | STREAM[S] | MATERIALIZED VIEW[S] | SINK[S] | TABLE[S];
- * singular (DROP) also INDEX and VIEW (a materialized view) */
+/* SOURCE[S] | STREAM[S] | MATERIALIZED VIEW[S] | SINK[S] | TABLE[S] |
+ * VIEW[S]; singular (DROP) also INDEX. Returns 0, -1 for VIEW[S] (*out
+ * LM_OBJ_MVIEW, a plain view), or the parse error. */
 static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
   if (accept_kw(p, plural ? "TABLES" : "TABLE")) {
     *out = LM_OBJ_TABLE;
@@ -3166,9 +3254,9 @@ static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
     *out = LM_OBJ_INDEX;
     return 0;
   }
-  if (!plural && accept_kw(p, "VIEW")) {
-    *out = LM_OBJ_MVIEW;
-    return 0;
+  if (accept_kw(p, plural ? "VIEWS" : "VIEW")) {
+    *out = LM_OBJ_MVIEW; /* the caller marks plain_view */
+    return -1;
   }
   if (plural && accept_kw(p, "QUERIES")) {
     *out = LM_OBJ_QUERY;
@@ -3304,7 +3392,8 @@ static int parse_explain(parser *p, lm_stmt *s) {
 static int parse_delete(parser *p, lm_stmt *s) {
   if (expect_kw(p, "FROM"))
     return p->rc;
-  if (!(s->name = parse_name(p, "a table name", NULL, NULL)))
+  if (!(s->name =
+            parse_name(p, "a table name", &s->name_line, &s->name_column)))
     return p->rc;
   if (accept_kw(p, "WHERE") && !(s->where = parse_expr(p)))
     return p->rc;
@@ -3313,7 +3402,8 @@ static int parse_delete(parser *p, lm_stmt *s) {
 
 /* UPDATE name SET col = expr, ... [WHERE expr] (UPDATE consumed) */
 static int parse_update(parser *p, lm_stmt *s) {
-  if (!(s->name = parse_name(p, "a table name", NULL, NULL)))
+  if (!(s->name =
+            parse_name(p, "a table name", &s->name_line, &s->name_column)))
     return p->rc;
   if (expect_kw(p, "SET"))
     return p->rc;
@@ -3389,16 +3479,32 @@ static lm_stmt *parse_statement(parser *p) {
       s->unique = unique;
       if (parse_create_index(p, s))
         return NULL;
-    } else if (is_kw(p, "VIEW") ||
+    } else if (is_kw(p, "VIEW") || is_kw(p, "OR") ||
                ((is_kw(p, "TEMP") || is_kw(p, "TEMPORARY")) &&
                 lm_token_is_kw(peek(p, 1), "VIEW"))) {
-      /* a view is a materialized view: maintained as its inputs change, it
-       * reads as PostgreSQL's view does (docs/tables.md) */
+      /* CREATE [OR REPLACE] [TEMP] VIEW: a view (api/view.c decides
+       * whether it is materialized; docs/views.md) */
+      bool repl = false;
+      if (accept_kw(p, "OR")) {
+        if (expect_kw(p, "REPLACE"))
+          return NULL;
+        repl = true;
+        if (is_kw(p, "TEMP") || is_kw(p, "TEMPORARY"))
+          next(p);
+        if (!is_kw(p, "VIEW")) {
+          static const char *const v[] = {"VIEW", NULL};
+          fail_expected(p, "VIEW", v);
+          return NULL;
+        }
+      }
       if (!is_kw(p, "VIEW"))
         next(p);
       next(p);
-      if (!(s = new_stmt(p, LM_STMT_CREATE_MVIEW, t)) ||
-          parse_create_query(p, s))
+      if (!(s = new_stmt(p, LM_STMT_CREATE_MVIEW, t)))
+        return NULL;
+      s->plain_view = true;
+      s->or_replace = repl;
+      if (parse_create_query(p, s))
         return NULL;
     } else {
       fail_expected(p,
@@ -3421,9 +3527,11 @@ static lm_stmt *parse_statement(parser *p) {
       return NULL;
   } else if (lm_token_is_kw(t, "DROP")) {
     next(p);
+    int k;
     if (!(s = new_stmt(p, LM_STMT_DROP, t)) ||
-        parse_object_kind(p, false, &s->object))
+        (k = parse_object_kind(p, false, &s->object)) > 0)
       return NULL;
+    s->plain_view = k < 0; /* DROP VIEW */
     if (is_kw(p, "IF")) {
       next(p);
       if (expect_kw(p, "EXISTS"))
@@ -3481,9 +3589,11 @@ static lm_stmt *parse_statement(parser *p) {
     s->name = "timezone";
   } else if (lm_token_is_kw(t, "SHOW")) {
     next(p);
+    int k;
     if (!(s = new_stmt(p, LM_STMT_SHOW, t)) ||
-        parse_object_kind(p, true, &s->object))
+        (k = parse_object_kind(p, true, &s->object)) > 0)
       return NULL;
+    s->plain_view = k < 0; /* SHOW VIEWS */
   } else if (lm_token_is_kw(t, "EXPLAIN")) {
     next(p);
     if (!(s = new_stmt(p, LM_STMT_EXPLAIN, t)) || parse_explain(p, s))

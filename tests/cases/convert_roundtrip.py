@@ -105,6 +105,10 @@ def same(a, b):
         return pa == pb
     if a == b and type(a) is type(b):
         return True
+    # fast path: an NDJSON integer against its CSV text
+    if type(b) is int and type(a) is str and a == str(b) or \
+            type(a) is int and type(b) is str and b == str(a):
+        return True
     x, y = as_num(a), as_num(b)
     if x is not None and y is not None:
         if isinstance(x, int) and isinstance(y, int):

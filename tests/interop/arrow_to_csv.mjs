@@ -15,7 +15,9 @@
 //     (whatever the column's zone), the fraction the floor to microseconds,
 //     6 digits, only when nonzero (Laminar's text form).
 // With --ndjson it prints one JSON object per row instead: numbers as JSON
-// numbers (NaN/Infinity as null), timestamps as the text above, in quotes.
+// numbers (NaN/Infinity as null), timestamps as the text above, in quotes,
+// except that a nanosecond value with a sub-microsecond part keeps all 9
+// fraction digits (so a reader's rounding to microseconds is tested).
 // compare_csv.mjs compares such output with another writer's, by value.
 import { arrowValues, csvLines, fail, ndjsonLines, readInput, runMain, writeLines } from './lib.mjs';
 

@@ -55,14 +55,14 @@ runMain('check_ndjson', () => {
         if (!ok) why = `${want} must be null or "${want}"`;
         else if (tok.kind === 'null') lenient++;
       } else if (tok.kind === 'null') {
-        why = matchText(f, want, null);
+        why = matchText(f, want, null, 'floor');
       } else {
         const kindOk = {
           Bool: tok.kind === 'bool', Utf8: tok.kind === 'str', LargeUtf8: tok.kind === 'str',
           Timestamp: tok.kind === 'str', Null: false,
         }[f.type] ?? tok.kind === 'num';
         if (!kindOk) why = `a JSON ${tok.kind} for a ${typeText(f)}`;
-        else why = matchText(f, want, String(tok.v));
+        else why = matchText(f, want, String(tok.v), 'floor');
       }
       if (why)
         fail(`${at}: column '${f.name}' (${typeText(f)}): ${why}: got ${tok.kind === 'num' ? tok.v : JSON.stringify(tok.v)}, ` +

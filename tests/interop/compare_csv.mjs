@@ -40,7 +40,7 @@ runMain('compare_csv', () => {
     v.fields.forEach((f, k) => {
       if (bad >= max) return;
       const want = v.columns[k][i];
-      const why = matchText(f, want, csvCellText(f, rec[k]));
+      const why = matchText(f, want, csvCellText(f, rec[k]), 'floor');
       if (why) {
         bad++;
         process.stderr.write(`${csvFile}: row ${i} column '${f.name}' (${typeText(f)}): ${why}: got ` +

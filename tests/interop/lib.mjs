@@ -124,6 +124,23 @@ function daysFromCivil(y, m, d) {
 }
 
 const floorDiv = (a, b) => (a >= 0n ? a / b : -((-a + b - 1n) / b));
+
+// rint(): to the nearest integer, halves to even (the default rounding mode).
+const rint = (x) => {
+  const fl = Math.floor(x), d = x - fl;
+  return d > 0.5 ? fl + 1 : d < 0.5 ? fl : fl % 2 === 0 ? fl : fl + 1;
+};
+// The microsecond PostgreSQL (and Laminar, src/columnar/temporal.c frac_us)
+// reads from the text of instant `ns` (BigInt nanoseconds since the epoch)
+// written with 9 fraction digits: the whole seconds, plus
+// rint(strtod("0.<9 digits>") * 10^6) microseconds (ParseFractionalSecond).
+// JavaScript's Number() parses decimal text correctly rounded, as strtod
+// does, and multiplies in the same IEEE doubles.
+export function usRounded(ns) {
+  const sec = floorDiv(ns, 1000000000n), frac = ns - sec * 1000000000n;
+  const f = Number('0.' + String(frac).padStart(9, '0')) * 1e6;
+  return sec * 1000000n + BigInt(rint(f));
+}
 const pad = (n, w) => String(n).padStart(w, '0');
 
 // Nanoseconds since the epoch (BigInt) -> "YYYY-MM-DDTHH:MM:SS[.ffffff]"
@@ -372,8 +389,12 @@ const sameNum = (a, b) => (Number.isNaN(a) ? Number.isNaN(b) : Object.is(a, b));
 // expected cell of field `f`? Returns null when it does, else a reason.
 // `actual` null means NULL. Tolerant of formatting (numbers parsed, floats
 // compared as float32/float64 values, timestamps as instants), strict about
-// values.
-export function matchText(f, exp, actual) {
+// values. `subUs` says how a timestamp finer than a microsecond reached
+// microseconds (text with at most 6 fraction digits): 'floor' when Laminar
+// printed the value (lm_format_timestamp floors to the microsecond), 'round'
+// when Laminar read text with more fraction digits into a µs TIMESTAMP
+// (rounded as PostgreSQL does: usRounded). Only that one value matches.
+export function matchText(f, exp, actual, subUs) {
   if (exp == null) return actual == null ? null : 'expected NULL';
   if (actual == null) return 'unexpected NULL';
   const t = f.type;
@@ -404,13 +425,13 @@ export function matchText(f, exp, actual) {
     const e = tsToNs(exp, f.unit);
     // text with at most 6 fraction digits carries microseconds: compare at
     // that precision, else to the nanosecond. A nanosecond value taken into
-    // microseconds (e.g. CSV text with 9 fraction digits read into a
-    // TIMESTAMP column) is either truncated (floor) or rounded to the
-    // nearest microsecond, as PostgreSQL does (ParseFractionalSecond:
-    // rint); both are that instant in microseconds, nothing else is.
+    // microseconds is floored when Laminar printed it and rounded when
+    // Laminar read its 9-digit text (subUs); exactly that instant matches.
     if (p.digits > 6) return p.ns === e ? null : 'different instant';
+    if (subUs !== 'floor' && subUs !== 'round') fail(`matchText: subUs must be 'floor' or 'round', not ${subUs}`);
     const us = floorDiv(p.ns, 1000n);
-    return us === floorDiv(e, 1000n) || us === floorDiv(e + 500n, 1000n) ? null : 'different instant';
+    const want = subUs === 'floor' ? floorDiv(e, 1000n) : usRounded(e);
+    return us === want ? null : `different instant (want ${subUs === 'floor' ? 'floored' : 'rounded'} µs ${want})`;
   }
   if (t === 'Null') return 'expected NULL';
   return `cannot compare type ${t}`;
@@ -552,7 +573,7 @@ export function ndjsonLines(v) {
       const c = v.columns[k][i];
       let j;
       if (c == null) j = 'null';
-      else if (isText(f) || f.type === 'Timestamp') j = JSON.stringify(displayText(f, c));
+      else if (isText(f) || f.type === 'Timestamp') j = JSON.stringify(displayText(f, c, true));
       else if (/^Float/.test(f.type)) j = /^(-?Infinity|NaN)$/.test(c) ? 'null' : c;
       else j = c; // Bool, ints
       return `${JSON.stringify(f.name)}:${j}`;

@@ -59,7 +59,7 @@ runMain('read_check', () => {
     for (let k = 0; k < ef.length; k++) {
       const e = ef[k], want = e.values[i], have = got.columns[k][i];
       let why = null;
-      if (loose && !sameType(gf[k], e)) why = matchText(e, want, displayText(gf[k], have, true));
+      if (loose && !sameType(gf[k], e)) why = matchText(e, want, displayText(gf[k], have, true), 'round');
       else if (want !== have) why = 'different value';
       if (why)
         fail(`${where}: row ${i} column '${e.name}' (${typeText(gf[k])}): ${why}: ` +

@@ -18,7 +18,11 @@
 // strings, FixedSizeBinary(0), Decimal128 scale 0 and 38 at +-(10^38 - 1),
 // timestamps with zones and int64 bounds, Float16 bounds and subnormal,
 // int64/uint64 bounds, zero-length strings and binaries, dictionaries over
-// Binary and LargeUtf8), `mix_empty` (the same with zero-row batches first,
+// Binary and LargeUtf8, List<Struct<List<Dictionary>>>, Float16 NaN / -0 /
+// +-Infinity, Decimal128 of precision 1 and 38/37 negative, timestamps in
+// the zones Asia/Kathmandu, -03:30, +14:00, Etc/GMT+12 and
+// America/Argentina/Buenos_Aires, negative and extreme MonthDayNano
+// intervals), `mix_empty` (the same with zero-row batches first,
 // between and last), `all_null` (every nullable column of all of them,
 // NULL in every row, and a Null column) and `mix_none` (schema, no batch);
 // their batches are slices of one record batch (non-zero offsets).
@@ -26,7 +30,7 @@
 // The expectation holds, per column, the apache-arrow type text, the
 // nullability and each value in Laminar's text form (lm_array_format_value /
 // lm_array_format_json: decimals exact, binary as \x hex, DATE "YYYY-MM-DD",
-// TIME "HH:MM:SS[.ffffff]", DURATION "[-][N days ]HH:MM:SS[.f]", intervals
+// TIME "HH:MM:SS[.f]" (no trailing zeros), DURATION "[-][N days ]HH:MM:SS[.f]", intervals
 // PostgreSQL style, lists as arrays, structs as objects, dictionaries as
 // their values), computed from the values put in, never read back.
 // Compression: apache-arrow 21 compresses and decompresses through codecs
@@ -153,11 +157,12 @@ function civil(z) { // days since epoch -> [y, m, d] (H. Hinnant)
   const d = doy - Math.floor((153 * mp + 2) / 5) + 1, m = mp < 10 ? mp + 3 : mp - 9;
   return [era * 400 + yoe + (m <= 2 ? 1 : 0), m, d];
 }
-function hmsNs(ns) { // BigInt >= 0
+// HH:MM:SS[.f] of BigInt ns >= 0: the fraction with as many digits as it
+// needs, at most 9 (PostgreSQL's TIME / INTERVAL text: 12:00:00.5)
+function hmsNs(ns) {
   const secs = ns / 1000000000n, frac = ns % 1000000000n;
   let s = `${pad(secs / 3600n, 2)}:${pad((secs / 60n) % 60n, 2)}:${pad(secs % 60n, 2)}`;
-  if (frac % 1000n) s += '.' + pad(frac, 9);
-  else if (frac) s += '.' + pad(frac / 1000n, 6);
+  if (frac) s += '.' + pad(frac, 9).replace(/0+$/, '');
   return s;
 }
 function durationText(v, unit) {
@@ -212,7 +217,10 @@ function jvOf(type, d, i) {
   if (bm && bm.length && !((bm[j >> 3] >> (j & 7)) & 1)) return null;
   switch (type.typeId) {
     case A.Type.Int: return { num: String(A.makeVector(d).get(i)) };
-    case A.Type.Float: return { num: String(A.makeVector(d).get(i)), float: type.precision };
+    case A.Type.Float: {
+      const x = A.makeVector(d).get(i);
+      return { num: Object.is(x, -0) ? '-0' : String(x), float: type.precision };
+    }
     case A.Type.Decimal: {
       const w = d.values; // Uint32Array, 4 words per value
       let big = 0n;
@@ -297,7 +305,12 @@ function parseJson(s) {
 // the same half: within half a unit in the last place of b (2^-11 of |b|
 // for normal halves; 2^-25, half the subnormal step 2^-24, below 2^-14)
 const toHalfTol = (a, b) => Math.abs(a - b) <= Math.max(Math.abs(b) * 2 ** -10, 2 ** -25) || (Object.is(a, b));
+// In NDJSON (JSON has no NaN or Infinity) a float's NaN / +-Infinity may be
+// null, as check_ndjson.mjs allows; set by checkNdjson only.
+let specialsAsNull = false;
+const SPECIAL_FLOAT = ['NaN', 'Infinity', '-Infinity'];
 function same(a, b, path) {
+  if (a === null && specialsAsNull && b && b.float !== undefined && SPECIAL_FLOAT.includes(b.num)) return;
   if (a === null || b === null) { if (a !== b) fail(`${path}: ${show(a)} != expected ${show(b)}`); return; }
   if (typeof b === 'string') { if (a !== b) fail(`${path}: ${show(a)} != expected ${show(b)}`); return; }
   if (Array.isArray(b)) {
@@ -316,9 +329,13 @@ function same(a, b, path) {
     b.obj.forEach(([k, x], n) => { if (a.obj[n][0] !== k) fail(`${path}: key ${a.obj[n][0]} != ${k}`); same(a.obj[n][1], x, `${path}.${k}`); });
     return;
   }
+  // NaN and +-Infinity have no JSON number: NDJSON gives them as strings
+  if (b.float !== undefined && typeof a === 'string' && SPECIAL_FLOAT.includes(a)) a = { num: a };
   if (!a || a.num === undefined) fail(`${path}: ${show(a)} != expected ${show(b)}`);
   if (b.float !== undefined) {
     const x = Number(a.num), y = Number(b.num);
+    // a zero keeps its sign
+    if (y === 0 && !Object.is(x, y)) fail(`${path}: ${a.num} != expected ${b.num} (the sign of zero)`);
     const ok = b.float === A.Precision.HALF ? toHalfTol(x, y)
       : b.float === A.Precision.SINGLE ? Math.fround(x) === Math.fround(y) || (isNaN(x) && isNaN(y)) : x === y || (isNaN(x) && isNaN(y));
     if (!ok) fail(`${path}: ${a.num} != expected ${b.num}`);
@@ -436,6 +453,8 @@ function mixColumns() {
   const TS = (u, z) => new A.Timestamp(u, z);
   const U = A.TimeUnit;
   const D38 = 10n ** 38n - 1n;
+  const dW = new A.Dictionary(new A.Utf8(), new A.Int32(), 13);
+  const lsld = new A.List(item(new A.Struct([F('ws', new A.List(item(dW))), F('k', new A.Int8())])));
   return [
     [F('s_l_dict', sld), [{ tags: ['a', 'b', 'a'], n: 1 }, null, { tags: [], n: null }, { tags: null, n: 4 }],
       [{ tags: ['', 'b'], n: 5 }, { tags: [null, 'c'], n: 6 }]],
@@ -456,6 +475,27 @@ function mixColumns() {
     [F('utf8_0', new A.Utf8()), ['', '', null, ' '], ['', null]],
     [F('d_bin', new A.Dictionary(new A.Binary(), new A.Uint32(), 11)), [u8(1), u8(), null, u8(1)], [u8(2), u8()]],
     [F('d_lutf8', new A.Dictionary(new A.LargeUtf8(), new A.Uint8(), 12)), ['', 'q', 'q', null], [null, 'r']],
+    // List<Struct<List<Dictionary>>>: a dictionary four levels down
+    [F('l_s_l_dict', lsld), [[{ ws: ['x', 'y'], k: 1 }, null], [], null, [{ ws: [], k: null }, { ws: null, k: -1 }]],
+      [[{ ws: [null, 'x', ''], k: 2 }], [null]]],
+    // Float16 specials: NaN, -0, +-Infinity
+    [F('f16_sp', new A.Float16()), [NaN, -0, null, 0], [Infinity, -Infinity]],
+    // Decimal128 at the precision bounds: 1 digit (scale 0 and 1) and
+    // 38 digits with scale 37, negative values
+    [F('dec_p1', new A.Decimal(0, 1, 128)), [-9n, 9n, null, 0n], [-1n, 1n]],
+    [F('dec_p1s1', new A.Decimal(1, 1, 128)), [-9n, 9n, null, -1n], [5n, 0n]],
+    [F('dec_p38s37', new A.Decimal(37, 38, 128)), [-D38, D38, null, -(10n ** 37n)], [-1n, 10n ** 37n + 5n]],
+    // more zone strings: offsets west and with 45 / 30 minutes, +14:00,
+    // Etc/GMT+12 (POSIX sign: UTC-12), a three-part zone name
+    [F('ts_us_ktm', TS(U.MICROSECOND, 'Asia/Kathmandu')), [0n, -1n, null, 1700000000000000n], [1n, 86400000000n]],
+    [F('ts_ms_m0330', TS(U.MILLISECOND, '-03:30')), [-1n, 0n, null, 951782400000n], [1n, null]],
+    [F('ts_s_p14', TS(U.SECOND, '+14:00')), [0n, 1n, null, -1n], [253402300799n, -62135596800n]],
+    [F('ts_ns_gmt12', TS(U.NANOSECOND, 'Etc/GMT+12')), [1n, -1n, null, 0n], [1700000000000000001n, null]],
+    [F('ts_ms_ba', TS(U.MILLISECOND, 'America/Argentina/Buenos_Aires')), [0n, 86400000n, null, -86400001n], [1n, -1n]],
+    // Interval(MonthDayNano) negative, mixed signs and at the field bounds
+    [F('mdn_neg', new A.IntervalMonthDayNano()),
+      [[-14, -3, -1n], [1, -1, 0n], null, [0, 0, -86400000000000n]],
+      [[-2147483648, -2147483648, -9223372036854775808n], [2147483647, 2147483647, 9223372036854775807n]]],
   ];
 }
 
@@ -490,7 +530,7 @@ function expectedOf(type, v) { // jv of a JS input value
   if (v == null) return null;
   switch (type.typeId) {
     case A.Type.Int: return { num: String(v) };
-    case A.Type.Float: return { num: String(v), float: type.precision };
+    case A.Type.Float: return { num: Object.is(v, -0) ? '-0' : String(v), float: type.precision };
     case A.Type.Decimal: return { num: decimalText(BigInt(v), type.scale) };
     case A.Type.Date: {
       const [y, m, d] = civil(Math.floor(v / 86400000));
@@ -625,6 +665,7 @@ function writeAll(dir) {
 // ---------------------------------------------------------------- checks
 
 function checkNdjson(file, expFile) {
+  specialsAsNull = true;
   const exp = JSON.parse(readFileSync(expFile, 'utf8'));
   const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.length);
   if (lines.length !== exp.rows.length) fail(`${lines.length} lines, expected ${exp.rows.length}`);

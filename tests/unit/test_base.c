@@ -3,6 +3,7 @@
 #include "base/lm_base.h"
 #include "lm_test.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -228,9 +229,61 @@ static void test_clock_and_math(void) {
   CHECK_EQ_I64(lm_floor_mod(-1000, 1000), 0);
 }
 
+/* Thread body of test_alloc_recycle: blocks made and dropped in a thread
+ * that then exits (its recycled blocks are freed with it). */
+static void *alloc_thread(void *arg) {
+  (void)arg;
+  void *p[40];
+  for (int i = 0; i < 40; i++)
+    p[i] = lm_aligned_alloc((size_t)(i % 5 + 1) * 64);
+  for (int i = 0; i < 40; i++)
+    lm_aligned_free(p[i]);
+  return NULL;
+}
+
+/* Small aligned blocks are recycled per thread (alloc.c): whatever the
+ * path, every block is 64-byte aligned, has its requested size usable, and
+ * lm_aligned_calloc zeroes a recycled block; blocks from malloc or calloc
+ * may be given to lm_aligned_free. */
+static void test_alloc_recycle(void) {
+  enum { N = 200 };
+  uint8_t *p[N];
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < N; i++) {
+      size_t sz = (size_t)(i * 37 % 5000) + 1;
+      p[i] = round == 1 ? lm_aligned_calloc(sz) : lm_aligned_alloc(sz);
+      CHECK(p[i] != NULL && (uintptr_t)p[i] % 64 == 0);
+      if (round == 1)
+        for (size_t k = 0; k < sz; k++)
+          if (p[i][k]) {
+            CHECK(!"lm_aligned_calloc: not zeroed");
+            break;
+          }
+      memset(p[i], 0x5c, (sz + 63) / 64 * 64);
+    }
+    for (int i = 0; i < N; i++)
+      lm_aligned_free(p[i]);
+  }
+  /* realloc across classes keeps the data */
+  uint8_t *q = lm_aligned_alloc(64);
+  memset(q, 7, 64);
+  q = lm_aligned_realloc(q, 64, 1000);
+  CHECK(q[63] == 7 && (uintptr_t)q % 64 == 0);
+  lm_aligned_free(q);
+  /* foreign blocks */
+  lm_aligned_free(malloc(100));
+  lm_aligned_free(calloc(3, 50));
+  lm_aligned_free(lm_calloc(4, 30));
+  CHECK(lm_calloc(SIZE_MAX / 2, 4) == NULL); /* n * size overflows */
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, alloc_thread, NULL) == 0);
+  pthread_join(t, NULL);
+}
+
 int main(void) {
   test_errors();
   test_alloc();
+  test_alloc_recycle();
   test_arena();
   test_buf();
   test_hash();

@@ -1226,6 +1226,108 @@ static void test_arrow_types_malformed(void) {
   }
 }
 
+/* ------------------------------------------- import shaped like a schema */
+
+/* A batch (id BIGINT NOT NULL, name VARCHAR) of 3 rows, name[1] NULL,
+ * exported through the C Data Interface. */
+static void export_two(struct ArrowArray *a, struct ArrowSchema *s) {
+  lm_schema *sch = lm_schema_new(2);
+  lm_schema_set_field(sch, 0, "id", lm_type_make(LM_TYPE_INT64), false);
+  lm_schema_set_field(sch, 1, "name", lm_type_make(LM_TYPE_UTF8), true);
+  lm_batch_builder bb;
+  CHECK(lm_batch_builder_init(&bb, sch, 3) == 0);
+  for (int i = 0; i < 3; i++) {
+    lm_builder_append_int(&bb.cols[0], 10 + i);
+    if (i == 1)
+      lm_builder_append_null(&bb.cols[1]);
+    else
+      lm_builder_append_str(&bb.cols[1], "ab", 1 + i / 2);
+  }
+  lm_batch *b = NULL;
+  lm_error err;
+  lm_err_clear(&err);
+  CHECK(lm_batch_builder_finish(&bb, &b, &err) == 0);
+  CHECK(lm_cdata_export_batch(b, a, s, &err) == 0);
+  lm_batch_release(b);
+  lm_batch_builder_free(&bb);
+  lm_schema_release(sch);
+}
+
+/* lm_cdata_import_batch_like: the batch takes `like` as its schema only
+ * when the columns match it one for one (names ASCII case-insensitive,
+ * types, no NULL under NOT NULL); values and validation are the same. */
+static void test_import_like(void) {
+  lm_type i64 = lm_type_make(LM_TYPE_INT64), str = lm_type_make(LM_TYPE_UTF8),
+          f64 = lm_type_make(LM_TYPE_FLOAT64);
+  struct {
+    const char *n0, *n1;
+    lm_type t1;
+    bool null1, same;
+  } cases[] = {
+      {"ID", "Name", str, true, true},   /* case differs: same */
+      {"id", "name", str, false, false}, /* NOT NULL, a NULL is there */
+      {"id", "name", f64, true, false},  /* type differs */
+      {"id", "nom", str, true, false},   /* name differs */
+      {"name", "id", str, true, false},  /* order differs */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    lm_schema *like = lm_schema_new(2);
+    lm_schema_set_field(like, 0, cases[k].n0, i64, false);
+    lm_schema_set_field(like, 1, cases[k].n1, cases[k].t1, cases[k].null1);
+    if (!strcmp(cases[k].n0, "name")) { /* order differs: name first */
+      lm_schema_set_field(like, 0, "name", str, true);
+      lm_schema_set_field(like, 1, "id", i64, false);
+    }
+    struct ArrowArray a;
+    struct ArrowSchema s;
+    export_two(&a, &s);
+    lm_batch *b = NULL;
+    lm_error err;
+    lm_err_clear(&err);
+    CHECK(lm_cdata_import_batch_like(&a, &s, like, &b, &err) == 0);
+    CHECK(a.release == NULL); /* moved */
+    if (!b) {
+      s.release(&s);
+      lm_schema_release(like);
+      continue;
+    }
+    CHECK((b->schema == like) == cases[k].same);
+    CHECK_EQ_I64(b->num_rows, 3);
+    CHECK_EQ_I64(lm_array_i64(b->columns[0])[2], 12);
+    CHECK(lm_array_is_null(b->columns[1], 1));
+    int32_t len = 0;
+    const char *p = lm_array_str(b->columns[1], 2, &len);
+    CHECK(len == 2 && !memcmp(p, "ab", 2));
+    if (!cases[k].same) { /* the C schema's labels */
+      CHECK_EQ_STR(b->schema->fields[0].name, "id");
+      CHECK_EQ_STR(b->schema->fields[1].name, "name");
+      CHECK(b->schema->fields[1].nullable);
+    }
+    lm_batch_release(b);
+    s.release(&s);
+    CHECK_EQ_I64(like->refcnt, 1); /* the batch's reference is gone */
+    lm_schema_release(like);
+  }
+
+  /* a malformed array is still rejected, and released */
+  lm_schema *like = lm_schema_new(2);
+  lm_schema_set_field(like, 0, "id", i64, false);
+  lm_schema_set_field(like, 1, "name", str, true);
+  struct ArrowArray a;
+  struct ArrowSchema s;
+  export_two(&a, &s);
+  a.children[0]->length = 1; /* shorter than the parent's 3 rows */
+  lm_batch *b = NULL;
+  lm_error err;
+  lm_err_clear(&err);
+  CHECK(lm_cdata_import_batch_like(&a, &s, like, &b, &err) == LM_ERR_INVALID);
+  CHECK(b == NULL && a.release == NULL);
+  CHECK(strstr(err.msg, "column 'id'") != NULL);
+  s.release(&s);
+  CHECK_EQ_I64(like->refcnt, 1);
+  lm_schema_release(like);
+}
+
 int main(void) {
   test_roundtrip_all_types();
   test_roundtrip_slices();
@@ -1238,5 +1340,6 @@ int main(void) {
   test_malformed_parent();
   test_arrow_types_roundtrip();
   test_arrow_types_malformed();
+  test_import_like();
   return lm_test_done("test_cdata");
 }

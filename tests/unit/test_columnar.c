@@ -705,7 +705,7 @@ static void test_format(void) {
             {2 * LM_US_PER_DAY + LM_US_PER_HOUR, "2 days 01:00:00"},
             {-LM_US_PER_HOUR, "-01:00:00"},
             {-LM_US_PER_DAY - LM_US_PER_HOUR, "-1 days -01:00:00"},
-            {1500, "00:00:00.001500"}};
+            {1500, "00:00:00.0015"}}; /* PostgreSQL: no trailing zeros */
   for (size_t i = 0; i < LM_ARRAY_LEN(iv); i++) {
     v = (lm_value){.type = lm_type_make(LM_TYPE_INTERVAL), .v.i = iv[i].us};
     lm_buf_reset(&out);
@@ -983,6 +983,20 @@ static void test_nested_arrow_types(void) {
   CHECK_EQ_STR(txt(stake, 0), "{\"a\": 40, \"l\": [3, null]}");
   CHECK_EQ_STR(txt(stake, 1), "{\"a\": 30, \"l\": []}");
   lm_array_release(stake);
+  /* row equality, nested: take repeats rows of the slice (children keep
+   * their rows): {0: row 3, 1: row 2, 2: row 3, 3: NULL, 4: NULL} */
+  int32_t eidx[] = {1, 0, 1, -1, -1};
+  lm_array *se = lm_array_take_nullable(ss, eidx, 5);
+  CHECK(lm_array_row_equal(se, 0, 2) && lm_array_row_equal(se, 3, 4));
+  CHECK(!lm_array_row_equal(se, 0, 1) && !lm_array_row_equal(se, 0, 3));
+  lm_array_release(se);
+  /* LIST: [1, 2] twice, [] and NULL differ, [3, NULL] equals itself */
+  int32_t lidx[] = {0, 3, 0, -1, 2, 1};
+  lm_array *le = lm_array_take_nullable(l, lidx, 6);
+  CHECK(lm_array_row_equal(le, 0, 2) && lm_array_row_equal(le, 3, 5));
+  CHECK(!lm_array_row_equal(le, 0, 1) && !lm_array_row_equal(le, 4, 5));
+  CHECK(!lm_array_row_equal(le, 4, 0) && lm_array_row_equal(le, 1, 1));
+  lm_array_release(le);
   /* NULL arrays of nested types are complete */
   lm_array *nn = lm_array_new_null(st, 3);
   CHECK(nn && nn->n_children == 2 && nn->children[1]->n_children == 1);
@@ -1099,6 +1113,48 @@ static void test_dictionary_arrays(void) {
   lm_schema_release(sch);
 }
 
+/* lm_array_row_equal over flat types, sliced at an odd offset. */
+static void test_row_equal(void) {
+  int64_t iv[] = {9, 5, INT64_MIN, 5, 7, INT64_MIN};
+  lm_array *a = build_ints(lm_type_make(LM_TYPE_INT64), iv, 6);
+  lm_array *s = lm_array_slice(a, 1, 5); /* 5, NULL, 5, 7, NULL */
+  CHECK(lm_array_row_equal(s, 0, 2) && lm_array_row_equal(s, 1, 4));
+  CHECK(!lm_array_row_equal(s, 0, 1) && !lm_array_row_equal(s, 0, 3));
+  lm_array_release(s);
+  lm_array_release(a);
+  lm_builder b;
+  lm_builder_init(&b, lm_type_make(LM_TYPE_UTF8), 0);
+  lm_builder_append_str(&b, "x", 1);
+  lm_builder_append_str(&b, "ab", 2);
+  lm_builder_append_str(&b, "", 0);
+  lm_builder_append_null(&b);
+  lm_builder_append_str(&b, "ab", 2);
+  lm_builder_append_str(&b, "", 0);
+  CHECK_EQ_I64(lm_builder_finish(&b, &a), 0);
+  s = lm_array_slice(a, 1, 5); /* "ab", "", NULL, "ab", "" */
+  CHECK(lm_array_row_equal(s, 0, 3) && lm_array_row_equal(s, 1, 4));
+  CHECK(!lm_array_row_equal(s, 1, 2) && !lm_array_row_equal(s, 0, 1));
+  lm_array_release(s);
+  lm_array_release(a);
+  /* doubles by bit pattern: NaN = NaN, 0.0 <> -0.0 */
+  lm_builder_init(&b, lm_type_make(LM_TYPE_FLOAT64), 0);
+  double dv[] = {NAN, NAN, 0.0, -0.0, 1.5, 1.5};
+  for (int i = 0; i < 6; i++)
+    lm_builder_append_double(&b, dv[i]);
+  CHECK_EQ_I64(lm_builder_finish(&b, &a), 0);
+  CHECK(lm_array_row_equal(a, 0, 1) && lm_array_row_equal(a, 4, 5));
+  CHECK(!lm_array_row_equal(a, 2, 3) && !lm_array_row_equal(a, 1, 4));
+  lm_array_release(a);
+  /* BOOL bits */
+  lm_builder_init(&b, lm_type_make(LM_TYPE_BOOL), 0);
+  lm_builder_append_bool(&b, true);
+  lm_builder_append_bool(&b, false);
+  lm_builder_append_bool(&b, true);
+  CHECK_EQ_I64(lm_builder_finish(&b, &a), 0);
+  CHECK(lm_array_row_equal(a, 0, 2) && !lm_array_row_equal(a, 0, 1));
+  lm_array_release(a);
+}
+
 int main(void) {
   test_types();
   test_schema();
@@ -1118,5 +1174,6 @@ int main(void) {
   test_flat_arrow_types();
   test_nested_arrow_types();
   test_dictionary_arrays();
+  test_row_equal();
   return lm_test_done("test_columnar");
 }

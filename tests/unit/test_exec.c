@@ -814,6 +814,57 @@ static void test_aggtable_keys(void) {
   lm_aggtable_free(t);
 }
 
+/* lm_aggtable_find: the probe side of a hash join over a group table
+ * without aggregates (decorrelated subqueries): hits give the group
+ * lookup gave, misses and keys never added give UINT32_MAX, nothing is
+ * added. Two BIGINT keys with NULLs in some rows (the fixed-width path
+ * for the rows without, encode_key for the others), then VARCHAR. */
+static void test_aggtable_find(void) {
+  lm_error err;
+  lm_type it[2] = {lm_type_make(LM_TYPE_INT64), lm_type_make(LM_TYPE_INT64)};
+  lm_aggtable *t = lm_aggtable_new(2, it, 0, NULL);
+  lm_array *k[2] = {I64(1, 2, NUL, 1, 3), I64(10, 20, 30, 10, NUL)};
+  uint32_t g[6];
+  CHECK_EQ_I64(lm_aggtable_lookup(t, k, NULL, 5, g, &err), 0);
+  CHECK_EQ_I64(lm_aggtable_groups(t), 4); /* (1,10) twice */
+  CHECK_EQ_I64(g[0], g[3]);
+  lm_array *p[2] = {I64(3, 1, NUL, 2, 9, 2), I64(NUL, 10, 30, 20, 9, 21)};
+  uint32_t f[6];
+  CHECK_EQ_I64(lm_aggtable_find(t, p, NULL, 6, f, &err), 0);
+  CHECK_EQ_I64(f[0], g[4]); /* (3, NULL) was added: NULL is a value */
+  CHECK_EQ_I64(f[1], g[0]);
+  CHECK_EQ_I64(f[2], g[2]);
+  CHECK_EQ_I64(f[3], g[1]);
+  CHECK_EQ_I64(f[4], UINT32_MAX);
+  CHECK_EQ_I64(f[5], UINT32_MAX);
+  int32_t sel[2] = {5, 1};
+  CHECK_EQ_I64(lm_aggtable_find(t, p, sel, 2, f, &err), 0);
+  CHECK_EQ_I64(f[0], UINT32_MAX);
+  CHECK_EQ_I64(f[1], g[0]);
+  CHECK_EQ_I64(lm_aggtable_groups(t), 4); /* nothing added */
+  for (int i = 0; i < 2; i++) {
+    lm_array_release(k[i]);
+    lm_array_release(p[i]);
+  }
+  lm_aggtable_free(t);
+
+  lm_type st = lm_type_make(LM_TYPE_UTF8);
+  t = lm_aggtable_new(1, &st, 0, NULL);
+  lm_array *sk = STR("ab", "", "a");
+  CHECK_EQ_I64(lm_aggtable_lookup(t, &sk, NULL, 3, g, &err), 0);
+  lm_array *sp = STR("a", NULL, "", "abc", "ab");
+  CHECK_EQ_I64(lm_aggtable_find(t, &sp, NULL, 5, f, &err), 0);
+  CHECK_EQ_I64(f[0], g[2]);
+  CHECK_EQ_I64(f[1], UINT32_MAX);
+  CHECK_EQ_I64(f[2], g[1]);
+  CHECK_EQ_I64(f[3], UINT32_MAX);
+  CHECK_EQ_I64(f[4], g[0]);
+  CHECK_EQ_I64(lm_aggtable_groups(t), 3);
+  lm_array_release(sk);
+  lm_array_release(sp);
+  lm_aggtable_free(t);
+}
+
 static void test_aggtable_aggregates(void) {
   lm_agg_spec aggs[10] = {spec(LM_AGG_COUNT_STAR, LM_TYPE_NULL, LM_TYPE_INT64),
                           spec(LM_AGG_COUNT, LM_TYPE_INT64, LM_TYPE_INT64),
@@ -1270,6 +1321,7 @@ int main(void) {
   test_sort();
   test_aggtable_many_groups();
   test_aggtable_keys();
+  test_aggtable_find();
   test_aggtable_aggregates();
   test_window_operator();
   test_aggregate_changelog();

@@ -404,9 +404,9 @@ static void test_writer(void) {
                "\"volume\":150,\"high\":189.7}\n"
                "{\"symbol\":\"q\\\"\\\\\\u0001\\n\\t\x7f\xC3\xA9\xEF\xBF\xBD\","
                "\"minute\":\"2026-10-18T09:30:00.000001\",\"volume\":null,"
-               "\"high\":null}\n"
+               "\"high\":\"NaN\"}\n" /* as PostgreSQL's to_json (B3_17) */
                "{\"symbol\":null,\"minute\":null,\"volume\":"
-               "-9223372036854775808,\"high\":null}\n");
+               "-9223372036854775808,\"high\":\"-Infinity\"}\n");
   lm_buf_free(&out);
   lm_batch_release(b);
   lm_schema_release(s);

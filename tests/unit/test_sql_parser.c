@@ -778,7 +778,9 @@ static void test_types(void) {
   CHECK(lm_sql_type_from_name("SMALLINT", &t) == 0 && t.id == LM_TYPE_INT16);
   CHECK(lm_sql_type_from_name("TINYINT", &t) == 0 && t.id == LM_TYPE_INT8);
   CHECK(lm_sql_type_from_name("REAL", &t) == 0 && t.id == LM_TYPE_FLOAT32);
-  CHECK(lm_sql_type_from_name("FLOAT", &t) == 0 && t.id == LM_TYPE_FLOAT32);
+  /* FLOAT is PostgreSQL's double precision (FLOAT(p): tests/slt) */
+  CHECK(lm_sql_type_from_name("FLOAT", &t) == 0 && t.id == LM_TYPE_FLOAT64);
+  CHECK(lm_sql_type_from_name("FLOAT4", &t) == 0 && t.id == LM_TYPE_FLOAT32);
   CHECK(lm_sql_type_from_name("DOUBLE", &t) == 0 && t.id == LM_TYPE_FLOAT64);
   CHECK(lm_sql_type_from_name("double  precision", &t) == 0 &&
         t.id == LM_TYPE_FLOAT64);

@@ -1,0 +1,140 @@
+/*
+ * Projection pushdown into generated sources (docs/nexmark.md "Projection
+ * pushdown"): which columns of a source its consumers read, from their
+ * bound plans, so that a NEXMARK reader generates only those
+ * (lm_nexmark_reader_project). Conservative: any consumer or plan shape
+ * not understood here reads every column.
+ */
+#include <string.h>
+
+#include "api/engine.h"
+
+/* Marks in used[0..n) the input columns x reads. */
+static void mark_expr(const lm_bexpr *x, bool *used, int n) {
+  if (!x)
+    return;
+  if (x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n)
+    used[x->col] = true;
+  for (int i = 0; i < x->n_args; i++)
+    mark_expr(x->args[i], used, n);
+  if (x->kind == LM_BX_SUBQUERY && x->sub) /* the outer values it reads */
+    for (int i = 0; i < x->sub->n_params; i++)
+      mark_expr(x->sub->param_exprs[i], used, n);
+}
+
+/* The input columns a plan over one input (no join, no Top-N) reads: WHERE,
+ * GROUP BY keys, aggregate arguments, the window's time column, and the
+ * projection when there is no aggregation. false when the plan has a
+ * shape not understood here (the caller then takes every column). */
+static bool mark_plan(const lm_plan *p, bool *used, int n) {
+  if (!p || p->join || p->topn || p->n_sort || p->changelog_input ||
+      !p->input_schema || p->input_schema->n_fields > n)
+    return false;
+  mark_expr(p->where, used, n);
+  for (int k = 0; k < p->n_keys; k++)
+    mark_expr(p->keys[k], used, n);
+  for (int k = 0; k < p->n_aggs; k++)
+    mark_expr(p->aggs[k].arg, used, n);
+  if (p->window_time_col >= 0 && p->window_time_col < n)
+    used[p->window_time_col] = true;
+  if (!p->has_agg)
+    for (int o = 0; o < p->n_out; o++)
+      mark_expr(p->out[o], used, n);
+  return true;
+}
+
+/* The leaves of a join plan in the order api/engine.c build_join gives
+ * them q->ins[] slots: each input in turn, an input with a join of its own
+ * replaced by its leaves (a shared window aggregate keeps its slot).
+ * Returns the count, or -1 past max. */
+typedef struct jleaf {
+  const lm_join_plan *jp;
+  int i;
+} jleaf;
+
+static int leaves(const lm_join_plan *jp, jleaf *out, int n, int max) {
+  for (int i = 0; n >= 0 && i < jp->n_inputs; i++) {
+    const lm_plan *sub = jp->inputs[i].sub;
+    if (sub && sub->join) {
+      n = leaves(sub->join, out, n, max);
+    } else if (n < max) {
+      out[n++] = (jleaf){jp, i};
+    } else {
+      n = -1;
+    }
+  }
+  return n;
+}
+
+/* The columns leaf l reads: a subquery input what its plan reads; a table
+ * input what its join step keeps (lm_join_step.pruned: keys, time,
+ * residual and what the query reads after the join). */
+static bool mark_leaf(jleaf l, bool *used, int n) {
+  const lm_join_plan *jp = l.jp;
+  const lm_join_input *ji = &jp->inputs[l.i];
+  if (ji->sub)
+    return mark_plan(ji->sub, used, n);
+  if (!jp->n_steps)
+    return false;
+  const lm_join_step *js = &jp->steps[l.i ? l.i - 1 : 0];
+  int side = l.i ? (js->swapped ? 0 : 1) : (js->swapped ? 1 : 0);
+  const bool *pr = js->pruned[side];
+  const lm_schema *ss = js->side_schema[side];
+  if (!pr || js->n_proj[side] || !ss || ss->n_fields > n ||
+      js->side_changelog[side])
+    return false;
+  for (int c = 0; c < ss->n_fields; c++)
+    used[c] |= !pr[c];
+  return true;
+}
+
+/* The columns input k of join query q (q->ins[k].node == src) reads. */
+static bool mark_join_input(const lm_query *q, int k, bool *used, int n) {
+  jleaf lv[64];
+  const lm_join_plan *jp = q->plan ? q->plan->join : NULL;
+  int nl = jp ? leaves(jp, lv, 0, 64) : -1;
+  if (nl != q->n_ins || k >= nl)
+    return false;
+  return mark_leaf(lv[k], used, n);
+}
+
+bool lm_source_needed_cols(const lm_node *src, bool *need, int n) {
+  for (int i = 0; i < n; i++)
+    need[i] = false;
+  bool all = src->kind != LM_NODE_SOURCE || src->n_sinks > 0 ||
+             src->n_subs > 0 || !src->schema || src->schema->n_fields > n;
+  for (int i = 0; !all && i < src->n_queries; i++) {
+    const lm_query *q = src->queries[i];
+    if (q->late_to || q->uni) { /* late rows go on whole */
+      all = true;
+    } else if (!q->n_ins) {
+      all = q->input != src || !mark_plan(q->plan, need, n);
+    } else {
+      for (int k = 0; !all && k < q->n_ins; k++)
+        if (q->ins[k].node == src)
+          all = !mark_join_input(q, k, need, n);
+    }
+  }
+  if (src->wm_col >= 0 && src->wm_col < n)
+    need[src->wm_col] = true;
+  if (src->proctime_col1 > 0 && src->proctime_col1 - 1 < n)
+    need[src->proctime_col1 - 1] = true;
+  int used = 0;
+  for (int i = 0; i < n; i++) {
+    if (all)
+      need[i] = true;
+    used += need[i];
+  }
+  return !all && src->schema && used < src->schema->n_fields;
+}
+
+int lm_source_pushdown(lm_node *src, lm_source_reader *r, lm_error *err) {
+  if (!r || !src->connector || lm_strcasecmp(src->connector, "NEXMARK"))
+    return 0;
+  bool need[LM_PUSHDOWN_MAX_COLS];
+  lm_schema *rs = src->read_schema ? src->read_schema : src->schema;
+  if (!rs || !src->schema || src->schema->n_fields > LM_PUSHDOWN_MAX_COLS)
+    return lm_nexmark_reader_project(r, NULL, 0, err);
+  bool some = lm_source_needed_cols(src, need, LM_PUSHDOWN_MAX_COLS);
+  return lm_nexmark_reader_project(r, some ? need : NULL, rs->n_fields, err);
+}
