@@ -304,6 +304,14 @@ int lm_engine_emit_wm_check(const lm_select *sel, bool windowed,
                             lm_node *const *ins, int n, bool any_blocks,
                             lm_error *err);
 
+/* Registers `b` (a reference taken over, released on error too) as a
+ * temporary relation `name` that lm_engine_find sees until
+ * lm_engine_temps_pop; view_rows marks the rows of a non-materialized view
+ * (api/view.c). LM_ERR_NOMEM. Implemented in api/setop.c (WITH queries). */
+int lm_engine_temp_push(laminar_db *db, const char *name, lm_batch *b,
+                        bool view_rows, lm_error *err);
+/* Drops the temporary relations above index `to` of db->temps. */
+void lm_engine_temps_pop(laminar_db *db, int to);
 /* ------------------------------ shared by engine.c and select.c
  *
  * lm_engine_select: runs an ad-hoc SELECT (api/select.c) over the current

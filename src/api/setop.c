@@ -33,10 +33,8 @@ static void temp_free(lm_node *n) {
   free(n);
 }
 
-/* Registers `b` (a reference taken over) as a temporary relation `name`
- * visible to lm_engine_find until temps_pop. */
-static int temp_push(laminar_db *db, const char *name, lm_batch *b,
-                     lm_error *err) {
+int lm_engine_temp_push(laminar_db *db, const char *name, lm_batch *b,
+                        bool view_rows, lm_error *err) {
   lm_node *n = calloc(1, sizeof *n);
   lm_node **nt = realloc(db->temps, sizeof *nt * (size_t)(db->n_temps + 1));
   if (nt)
@@ -49,6 +47,7 @@ static int temp_push(laminar_db *db, const char *name, lm_batch *b,
     lm_batch_release(b);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
+  n->view_rows = view_rows;
   n->kind = LM_NODE_MVIEW;
   n->schema = lm_schema_retain(b->schema);
   n->table_schema = lm_schema_retain(b->schema);
@@ -61,7 +60,7 @@ static int temp_push(laminar_db *db, const char *name, lm_batch *b,
   return 0;
 }
 
-static void temps_pop(laminar_db *db, int to) {
+void lm_engine_temps_pop(laminar_db *db, int to) {
   while (db->n_temps > to)
     temp_free(db->temps[--db->n_temps]);
   if (!db->n_temps) {
@@ -772,7 +771,7 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
   if (!rc && !nm)
     rc = nomem(err);
   if (!rc) {
-    rc = temp_push(w->db, name, b, err);
+    rc = lm_engine_temp_push(w->db, name, b, false, err);
     b = NULL;
   }
   lm_batch_release(b);
@@ -1007,7 +1006,7 @@ static int reorder(rewrite *w, lm_select *body, lm_error *err) {
       rc = nomem(err);
     if (!rc) {
       r[i].rows = b->num_rows;
-      rc = temp_push(w->db, name, b, err);
+      rc = lm_engine_temp_push(w->db, name, b, false, err);
       b = NULL;
     }
     lm_batch_release(b);
@@ -1084,7 +1083,7 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
         rc = rename_cols(&b, c->cols, c->n_cols, "WITH query", c->name, c->line,
                          c->column, err);
       if (!rc) {
-        rc = temp_push(db, c->name, b, err);
+        rc = lm_engine_temp_push(db, c->name, b, false, err);
         b = NULL;
       }
       lm_batch_release(b);
@@ -1094,7 +1093,7 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     body.n_ctes = 0;
     if (!rc)
       rc = lm_engine_select(db, &body, res, err);
-    temps_pop(db, base);
+    lm_engine_temps_pop(db, base);
     return rc;
   }
   if (sel->setop || sel->values) {
@@ -1136,7 +1135,7 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     if (!rc)
       rc = lm_engine_select(db, &body, res, err);
   }
-  temps_pop(db, base);
+  lm_engine_temps_pop(db, base);
   lm_arena_free(&a);
   return rc;
 }

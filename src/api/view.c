@@ -322,50 +322,6 @@ static bool refs_views(laminar_db *db, const refs *r) {
 
 /* ----------------------------------------------------- temp relations */
 
-static int temp_push(laminar_db *db, const char *name, lm_batch *b,
-                     bool view_rows, lm_error *err) {
-  lm_node *n = calloc(1, sizeof *n);
-  lm_node **nt = realloc(db->temps, sizeof *nt * (size_t)(db->n_temps + 1));
-  if (nt)
-    db->temps = nt;
-  if (!n || !nt || !(n->name = lm_strdup(name)) ||
-      !(n->store = malloc(sizeof *n->store))) {
-    if (n)
-      free(n->name);
-    free(n);
-    lm_batch_release(b);
-    return nomem(err);
-  }
-  n->kind = LM_NODE_MVIEW;
-  n->schema = lm_schema_retain(b->schema);
-  n->table_schema = lm_schema_retain(b->schema);
-  n->wm = INT64_MIN;
-  n->wm_col = -1;
-  n->max_ts = INT64_MIN;
-  n->store[0] = b;
-  n->n_store = n->cap_store = 1;
-  n->view_rows = view_rows;
-  db->temps[db->n_temps++] = n;
-  return 0;
-}
-
-static void temps_pop(laminar_db *db, int to) {
-  while (db->n_temps > to) {
-    lm_node *n = db->temps[--db->n_temps];
-    for (int i = 0; i < n->n_store; i++)
-      lm_batch_release(n->store[i]);
-    free(n->store);
-    lm_schema_release(n->schema);
-    lm_schema_release(n->table_schema);
-    free(n->name);
-    free(n);
-  }
-  if (!db->n_temps) {
-    free(db->temps);
-    db->temps = NULL;
-  }
-}
-
 static bool temp_has(laminar_db *db, int from, const char *name) {
   for (int i = from; i < db->n_temps; i++)
     if (!strcmp(db->temps[i]->name, name))
@@ -538,7 +494,7 @@ static int materialize(laminar_db *db, lm_view *v, int base, int line, int col,
   }
   rc = rename_as(&b, v->schema, err);
   if (!rc) {
-    rc = temp_push(db, v->name, b, true, err);
+    rc = lm_engine_temp_push(db, v->name, b, true, err);
     b = NULL;
   }
   lm_batch_release(b);
@@ -564,7 +520,7 @@ static int adhoc(laminar_db *db, const lm_stmt *st, const refs *r,
   rc = materialize_refs(db, r, base, 0, 0, 0, err);
   if (!rc)
     rc = exec_inner(db, st, res, err);
-  temps_pop(db, base);
+  lm_engine_temps_pop(db, base);
   return rc;
 }
 
@@ -800,7 +756,7 @@ static int bind_schema(laminar_db *db, const lm_select *sel, const refs *r,
     if (!s || temp_has(db, base, r->names[i]))
       continue;
     lm_batch *b = empty_of(lm_schema_retain(s));
-    rc = b ? temp_push(db, r->names[i], b, false, err) : nomem(err);
+    rc = b ? lm_engine_temp_push(db, r->names[i], b, false, err) : nomem(err);
   }
   laminar_result *res = NULL;
   if (!rc)
@@ -808,7 +764,7 @@ static int bind_schema(laminar_db *db, const lm_select *sel, const refs *r,
   if (!rc)
     *schema = lm_schema_retain(res->schema);
   laminar_result_free(res);
-  temps_pop(db, base);
+  lm_engine_temps_pop(db, base);
   return rc;
 }
 
