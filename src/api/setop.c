@@ -112,20 +112,7 @@ static int rename_cols(lm_batch **b, const char *const *names, int n,
                    "%s \"%s\" has %d columns available but %d columns "
                    "specified",
                    what, rel, nf, n);
-  lm_schema *s = lm_schema_new(nf);
-  lm_array **cols = calloc((size_t)nf + 1, sizeof *cols);
-  if (!s || !cols) {
-    lm_schema_release(s);
-    free(cols);
-    return nomem(err);
-  }
-  for (int c = 0; c < nf; c++) {
-    const lm_field *f = &in->schema->fields[c];
-    lm_schema_set_field(s, c, c < n ? names[c] : f->name, f->type, f->nullable);
-    cols[c] = lm_array_retain(in->columns[c]);
-  }
-  lm_batch *o = lm_batch_new(s, in->num_rows, cols);
-  free(cols);
+  lm_batch *o = lm_batch_rename(in, names, n);
   if (!o)
     return nomem(err);
   lm_batch_release(in);

@@ -352,31 +352,19 @@ static lm_batch *empty_of(lm_schema *s) {
 /* b's columns under the names of s (a new reference; b released). The
  * types are b's own. */
 static int rename_as(lm_batch **b, const lm_schema *s, lm_error *err) {
-  lm_batch *in = *b;
-  int nf = in->schema->n_fields;
-  lm_schema *o = lm_schema_new(nf);
-  lm_array **cols = calloc((size_t)nf + 1, sizeof *cols);
-  if (!o || !cols) {
-    lm_schema_release(o);
-    free(cols);
-    return nomem(err);
+  int nf = (*b)->schema->n_fields;
+  const char **names = calloc((size_t)nf + 1, sizeof *names);
+  lm_batch *o = NULL;
+  if (names) {
+    for (int c = 0; c < nf; c++)
+      names[c] = s->fields[c].name;
+    o = lm_batch_rename(*b, names, nf);
   }
-  for (int c = 0; c < nf; c++) {
-    const lm_field *f = &in->schema->fields[c];
-    if (lm_schema_set_field(o, c, s->fields[c].name, f->type, f->nullable) ||
-        (f->timezone && lm_schema_set_timezone(o, c, f->timezone))) {
-      lm_schema_release(o);
-      free(cols);
-      return nomem(err);
-    }
-    cols[c] = lm_array_retain(in->columns[c]);
-  }
-  lm_batch *r = lm_batch_new(o, in->num_rows, cols);
-  free(cols);
-  if (!r)
+  free(names);
+  if (!o)
     return nomem(err);
-  lm_batch_release(in);
-  *b = r;
+  lm_batch_release(*b);
+  *b = o;
   return 0;
 }
 

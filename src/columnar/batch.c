@@ -26,6 +26,29 @@ lm_batch *lm_batch_new(lm_schema *schema, int64_t num_rows,
   return b;
 }
 
+lm_batch *lm_batch_rename(const lm_batch *b, const char *const *names, int n) {
+  int nf = b->schema->n_fields;
+  lm_schema *s = lm_schema_new(nf);
+  lm_array **cols = calloc((size_t)nf + 1, sizeof *cols);
+  bool ok = s && cols;
+  for (int c = 0; ok && c < nf; c++) {
+    const lm_field *f = &b->schema->fields[c];
+    ok = !lm_schema_set_field(s, c, c < n ? names[c] : f->name, f->type,
+                              f->nullable) &&
+         (!f->timezone || !lm_schema_set_timezone(s, c, f->timezone));
+  }
+  if (!ok) {
+    lm_schema_release(s);
+    free(cols);
+    return NULL;
+  }
+  for (int c = 0; c < nf; c++)
+    cols[c] = lm_array_retain(b->columns[c]);
+  lm_batch *o = lm_batch_new(s, b->num_rows, cols);
+  free(cols);
+  return o;
+}
+
 lm_batch *lm_batch_retain(lm_batch *b) {
   if (b)
     __atomic_fetch_add(&b->refcnt, 1, __ATOMIC_RELAXED);

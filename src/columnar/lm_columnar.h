@@ -522,6 +522,11 @@ lm_batch *lm_batch_retain(lm_batch *b);
 void lm_batch_release(lm_batch *b);
 /* Zero-copy slice of all columns. */
 lm_batch *lm_batch_slice(lm_batch *b, int64_t off, int64_t len);
+/* A new batch with b's columns (shared, no copy) whose first n columns
+ * (0 <= n <= b's column count) are named names[0..n); the rest keep their
+ * names; types, nullability and time zones are kept. b is not released.
+ * NULL on OOM. */
+lm_batch *lm_batch_rename(const lm_batch *b, const char *const *names, int n);
 
 /* A set of builders, one per schema field, for producing batches row-wise
  * or column-wise (readers, operators). */
