@@ -21,7 +21,10 @@
  * key (an array indexed by key) a ring of the frame's values with a running
  * sum. Both sides print rows emitted and the sum of a; they must agree.
  *
- * Usage: bench_over [events=4000000] [repetitions=3] [k=KEYS] [q=rows|range]
+ *   rows_float, range_float: the same over AVG(CAST(v AS DOUBLE)) (the
+ *          compensated float sum of op_over.c)
+ * Usage: bench_over [events=4000000] [repetitions=3] [k=KEYS]
+ *                   [q=rows|range|rows_float|range_float]
  * Prints a markdown table (best repetition) and a `result` line per case.
  * Not a test: timings vary.
  */
@@ -132,15 +135,16 @@ static void reference(const dataset *d, bool range, totals *tot) {
 
 /* ------------------------------------------------------------ the engine */
 
-static int engine(const dataset *d, bool range, totals *tot) {
+static int engine(const dataset *d, bool range, bool fl, totals *tot) {
   memset(tot, 0, sizeof *tot);
   char sql[1024];
   snprintf(sql, sizeof sql,
            "CREATE SOURCE ev (k BIGINT NOT NULL, v BIGINT NOT NULL,"
            " ts TIMESTAMP NOT NULL,"
            " WATERMARK FOR ts AS ts - INTERVAL '100' MILLISECOND);"
-           "CREATE STREAM out AS SELECT k, v, AVG(v) OVER (PARTITION BY k"
+           "CREATE STREAM out AS SELECT k, v, AVG(%s) OVER (PARTITION BY k"
            " ORDER BY ts %s) AS a FROM ev;",
+           fl ? "CAST(v AS DOUBLE)" : "v",
            range ? "RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT "
                    "ROW"
                  : "ROWS BETWEEN 10 PRECEDING AND CURRENT ROW");
@@ -200,16 +204,17 @@ int main(int argc, char **argv) {
   make_data(&d, false, keys, n);
   printf("| query | events | keys | Laminar events/s/core | plain C events/s "
          "| ratio |\n|---|---|---|---|---|---|\n");
-  for (int q = 0; q < 2; q++) {
-    bool range = q == 1;
-    const char *name = range ? "range" : "rows";
+  for (int q = 0; q < 4; q++) {
+    bool range = q % 2 == 1, fl = q >= 2;
+    const char *name = fl ? (range ? "range_float" : "rows_float")
+                          : (range ? "range" : "rows");
     if (only && strcmp(only, name))
       continue;
     double best_e = 1e99, best_r = 1e99;
     totals te = {0}, tr = {0};
     for (int r = 0; r < reps; r++) {
       double t0 = cpu_s();
-      if (engine(&d, range, &te))
+      if (engine(&d, range, fl, &te))
         return 1;
       double t1 = cpu_s();
       reference(&d, range, &tr);

@@ -5,6 +5,7 @@
 
 #include "api/engine.h"
 #include "exec/lm_join.h"
+#include "exec/lm_window_fn.h"
 
 static const char *kind_name(lm_node_kind k) {
   return k == LM_NODE_SOURCE   ? "source"
@@ -567,8 +568,15 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
           rc = s->reader->n_partitions > 1 ? push_partition(db, s, b, err)
                                            : lm_engine_push(db, s, b, err);
           lm_batch_release(b);
-          if (rc)
-            return rc;
+        }
+        /* rows a pushed-down filter skipped moved event time too */
+        bool moved = false;
+        if (!rc && !eof)
+          rc = lm_source_filter_watermark(db, s, &moved, err);
+        if (rc)
+          return rc;
+        if (b || moved) {
+          progress = true;
           if (db->interrupted)
             break;
           continue;
@@ -1282,9 +1290,45 @@ static int unique_columns(const lm_plan *plan, const lm_select *sel,
   return 0;
 }
 
+/* The first call in e of an order-sensitive aggregate (string_agg,
+ * first_value, last_value; not DISTINCT) with ORDER BY inside, or NULL. */
+static const lm_expr *ordered_agg(const lm_expr *e) {
+  if (!e)
+    return NULL;
+  if (e->kind == LM_EXPR_FUNC && e->n_agg_order && !e->distinct && e->name &&
+      (!strcmp(e->name, "string_agg") || !strcmp(e->name, "first_value") ||
+       !strcmp(e->name, "last_value"))) {
+    /* string_agg(col, sep ORDER BY col): a sorted multiset, any order */
+    const lm_expr *k = e->agg_order[0].expr, *x = e->args[0];
+    bool self = !strcmp(e->name, "string_agg") && e->n_agg_order == 1 &&
+                k->kind == LM_EXPR_COLUMN && x->kind == LM_EXPR_COLUMN &&
+                !lm_strcasecmp(k->name, x->name) &&
+                (!k->table) == (!x->table) &&
+                (!k->table || !lm_strcasecmp(k->table, x->table));
+    if (!self)
+      return e;
+  }
+  for (int i = 0; i < e->n_args; i++) {
+    const lm_expr *f = ordered_agg(e->args[i]);
+    if (f)
+      return f;
+  }
+  return NULL;
+}
+
 /* What every continuous query refuses of its SELECT: ORDER BY, LIMIT,
- * OFFSET and DISTINCT (LM_ERR_BIND at the SELECT). */
+ * OFFSET and DISTINCT (LM_ERR_BIND at the SELECT), and ORDER BY inside an
+ * order-sensitive aggregate (0A000 at the call). */
 static int continuous_select_check(const lm_select *sel, lm_error *err) {
+  const lm_expr *oa = ordered_agg(sel->having);
+  for (int i = 0; i < sel->n_items && !oa; i++)
+    oa = ordered_agg(sel->items[i].expr);
+  if (oa) {
+    lm_engine_pos_err(err, LM_ERR_BIND, oa->line, oa->column,
+                      "ORDER BY inside an aggregate is not supported in a "
+                      "continuous query (its rows arrive in time order)");
+    return lm_err_state(err, "0A000");
+  }
   if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
     return lm_engine_pos_err(
         err, LM_ERR_BIND, sel->line, sel->column,
@@ -1714,6 +1758,16 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   /* a window over the source's PROCTIME() column closes by the clock */
   bool proc = windowed && in->kind == LM_NODE_SOURCE && in->proctime_col1 &&
               plan->window_time_col == in->proctime_col1 - 1;
+  /* OVER (ORDER BY the source's PROCTIME() column): rows are in order on
+   * arrival, each is emitted then (op_over.c) */
+  int over_tc = -1;
+  bool over_oa = false;
+  if (over && in->kind == LM_NODE_SOURCE && in->proctime_col1 &&
+      lm_op_over_call(over, 0, &over_tc, &over_oa) &&
+      over_tc == in->proctime_col1 - 1) {
+    lm_op_over_on_arrival(over);
+    proc = true;
+  }
   const char *bad = emit_check(sel, plan, windowed);
   if (!bad && windowed && in->kind == LM_NODE_SOURCE && !proc &&
       in->wm_col != plan->window_time_col)
@@ -1819,6 +1873,19 @@ static int nexmark_schema(const lm_stmt *st, lm_schema **s, lm_error *err) {
   return rc;
 }
 
+/* Records column definition c's declared modifier (VARCHAR(n), CHAR(n),
+ * TIMESTAMP(p): lm_typmod) on field i of s; none: nothing. (On OOM the
+ * modifier is not kept: the column takes any length / precision.) */
+static void set_typmod(lm_schema *s, int i, const lm_column_def *c) {
+  lm_typmod m = {c->char_len, c->bpchar, c->tprec};
+  if (c->type.id != LM_TYPE_UTF8)
+    m.char_len = 0, m.bpchar = false;
+  if (c->type.id != LM_TYPE_TIMESTAMP && c->type.id != LM_TYPE_TIME64)
+    m.tprec = 0;
+  if (m.char_len || m.bpchar || m.tprec)
+    (void)lm_schema_set_typmod(s, i, m);
+}
+
 static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   int taken = name_taken(db, st, err);
   if (taken)
@@ -1859,9 +1926,11 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
           return lm_engine_pos_err(err, LM_ERR_BIND, st->columns[i].line,
                                    st->columns[i].column, m);
         }
-      if (!st->columns[i].proctime)
-        lm_schema_set_field(s, k++, st->columns[i].name, st->columns[i].type,
+      if (!st->columns[i].proctime) {
+        lm_schema_set_field(s, k, st->columns[i].name, st->columns[i].type,
                             !st->columns[i].not_null);
+        set_typmod(s, k++, &st->columns[i]);
+      }
     }
   }
   if (!s)
@@ -1918,8 +1987,18 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
     wm_col = lm_schema_find(s, st->watermark_column);
     char m[300];
     if (wm_col < 0) {
-      snprintf(m, sizeof m, "WATERMARK column '%s' is not a column of '%s'",
-               st->watermark_column, st->name);
+      int ci = -1; /* an unquoted name folds to lower case: dateTime */
+      for (int i = 0; i < s->n_fields && ci < 0; i++)
+        if (!lm_strcasecmp(s->fields[i].name, st->watermark_column))
+          ci = i;
+      if (ci >= 0)
+        snprintf(m, sizeof m,
+                 "WATERMARK column '%s' is not a column of '%s' (an unquoted "
+                 "name folds to lower case: write \"%s\")",
+                 st->watermark_column, st->name, s->fields[ci].name);
+      else
+        snprintf(m, sizeof m, "WATERMARK column '%s' is not a column of '%s'",
+                 st->watermark_column, st->name);
       lm_schema_release(s);
       lm_schema_release(read_schema);
       return lm_engine_pos_err(err, LM_ERR_BIND, st->wm_line, st->wm_column, m);
@@ -2050,6 +2129,30 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
   return 0;
 }
 
+/* Gives an option error of CREATE SINK its place: the line:column of the
+ * option the message names ('key'), else of the statement. Keeps the
+ * SQLSTATE and DETAIL; errors that already have a place are left alone. */
+static void sink_option_place(const lm_stmt *st, lm_error *err) {
+  if (!err || err->line || err->code == LM_ERR_NOMEM)
+    return;
+  int line = st->line, col = st->column, best = 0;
+  for (int i = 0; i < st->n_options; i++) {
+    char q[200];
+    snprintf(q, sizeof q, "'%s'", st->options[i].key);
+    const char *at = strstr(err->msg, q);
+    int score = !at ? 0 : at == err->msg ? 2 : 1; /* "'key': ..." first */
+    if (score > best && st->options[i].line) {
+      best = score;
+      line = st->options[i].line;
+      col = st->options[i].column;
+    }
+  }
+  lm_error e = *err;
+  lm_err_at(err, e.code, line, col, "%s", e.msg);
+  memcpy(err->sqlstate, e.sqlstate, sizeof err->sqlstate);
+  memcpy(err->detail, e.detail, sizeof err->detail);
+}
+
 static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
   int taken = name_taken(db, st, err);
   if (taken)
@@ -2084,6 +2187,8 @@ static int create_sink(laminar_db *db, const lm_stmt *st, lm_error *err) {
       kv[i].value = st->options[i].value;
     }
     int rc = lm_file_sink_open(kv, n, st->format, from->schema, &s->file, err);
+    if (rc)
+      sink_option_place(st, err);
     if (!rc && (rc = lm_file_sink_tick(s->file, db->now_us, err))) {
       lm_error e2; /* the processing time its rollover interval starts at */
       lm_err_clear(&e2);
@@ -2221,7 +2326,9 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
                : n->kind == LM_NODE_TABLE  ? "TABLE"
                                            : "MATERIALIZED VIEW");
     else { /* PostgreSQL: table "x" does not exist (42P01) */
-      snprintf(m, sizeof m, "%s \"%.200s\" does not exist", kind_name(want),
+      snprintf(m, sizeof m, "%s \"%.200s\" does not exist",
+               want == LM_NODE_MVIEW && st->plain_view ? "view"
+                                                       : kind_name(want),
                st->name);
       lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
       return lm_err_state(err, "42P01");
@@ -2277,6 +2384,28 @@ static int table_insert(laminar_db *db, lm_node *n, lm_batch *b,
   return rc;
 }
 
+/* Whether column c of s was declared with a modifier (VARCHAR(n), CHAR(n),
+ * TIMESTAMP(p): lm_typmod), which an assignment applies with a cast. */
+static bool has_typmod(const lm_schema *s, int c) {
+  lm_typmod m = lm_schema_typmod(s, c);
+  return m.char_len || m.bpchar || m.tprec;
+}
+
+/* Makes `cast` (a CAST to column c's type) PostgreSQL's assignment to a
+ * column declared with a modifier: VARCHAR(n) / CHAR(n) 22001 past n
+ * characters, CHAR padded, TIMESTAMP(p) / TIME(p) rounded (expr_eval.c). */
+static void assign_typmod(lm_bexpr *cast, const lm_schema *s, int c) {
+  lm_typmod m = lm_schema_typmod(s, c);
+  if (s->fields[c].type.id == LM_TYPE_TIMESTAMP ||
+      s->fields[c].type.id == LM_TYPE_TIME64)
+    cast->tprec = m.tprec;
+  if (s->fields[c].type.id == LM_TYPE_UTF8) {
+    cast->tlen = m.char_len;
+    cast->tbpchar = m.bpchar;
+    cast->tassign = true;
+  }
+}
+
 /* INSERT INTO n [(cols)] SELECT ...: the query's rows, each column cast to
  * its target column's type, missing columns NULL. */
 static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
@@ -2289,6 +2418,13 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
     return rc;
   int nv = r->schema->n_fields;
   int want = st->insert_columns ? st->n_insert_columns : s->n_fields;
+  int pmap[256]; /* map, with a left-out PROCTIME() column (the last) */
+  if (!st->insert_columns && n->kind == LM_NODE_SOURCE &&
+      n->proctime_col1 == want && nv == want - 1 && want <= 256) {
+    memcpy(pmap, map, sizeof *map * (size_t)want);
+    pmap[--want] = -1;
+    map = pmap;
+  }
   if (nv != want) {
     snprintf(m, sizeof m,
              "INSERT has %d target columns but the SELECT gives %d", want, nv);
@@ -2326,8 +2462,9 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
     cast.tz = lm_tz_session(); /* an assignment cast is CAST's (lm_tz.h) */
     cast.args = &arg;
     cast.n_args = 1;
-    rc = lm_eval(lm_type_eq(col.type, cast.type) ? &col : &cast, in, &cols[c],
-                 err);
+    assign_typmod(&cast, s, c);
+    bool same = lm_type_eq(col.type, cast.type) && !has_typmod(s, c);
+    rc = lm_eval(same ? &col : &cast, in, &cols[c], err);
   }
   /* (a table checks its own: lm_table_insert, with PostgreSQL's DETAIL) */
   for (int c = 0; c < nc && !rc && n->kind != LM_NODE_TABLE; c++)
@@ -2373,10 +2510,14 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   if (st->insert_columns) {
     for (int j = 0; j < st->n_insert_columns; j++) {
       int c = lm_schema_find(s, st->insert_columns[j]);
-      if (c < 0) {
-        snprintf(m, sizeof m, "column '%s' does not exist in '%s'",
+      if (c < 0) { /* PostgreSQL's message, at the column's name */
+        snprintf(m, sizeof m, "column \"%s\" of relation \"%s\" does not exist",
                  st->insert_columns[j], n->name);
-        return lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column, m);
+        lm_engine_pos_err(
+            err, LM_ERR_BIND,
+            st->insert_col_lines ? st->insert_col_lines[j] : st->line,
+            st->insert_col_lines ? st->insert_col_cols[j] : st->column, m);
+        return lm_err_state(err, "42703");
       }
       map[c] = j;
     }
@@ -2387,7 +2528,11 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
   } else {
     for (int c = 0; c < nc; c++)
       map[c] = c;
-    if (!st->select && n_vals != nc) {
+    /* a source's PROCTIME() column (its last) may be left out: the clock
+     * fills it (docs/windows.md) */
+    if (!st->select && !table && n->proctime_col1 == nc && n_vals == nc - 1)
+      map[nc - 1] = -1;
+    else if (!st->select && n_vals != nc) {
       snprintf(m, sizeof m,
                "INSERT has %d values per row but '%s' has %d "
                "columns",
@@ -2439,7 +2584,7 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
       if ((rc = lm_bind_scalar(e, NULL, &arena, &b, err)))
         break;
       lm_bexpr *cast = b;
-      if (!lm_type_eq(b->type, s->fields[c].type)) {
+      if (!lm_type_eq(b->type, s->fields[c].type) || has_typmod(s, c)) {
         cast = lm_arena_alloc(&arena, sizeof *cast);
         lm_bexpr **args = lm_arena_alloc(&arena, sizeof(lm_bexpr *));
         if (!cast || !args) {
@@ -2454,6 +2599,7 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
         cast->args = args;
         cast->args[0] = b;
         cast->n_args = 1;
+        assign_typmod(cast, s, c);
       }
       lm_array *a = NULL;
       if ((rc = lm_eval(cast, one, &a, err)))
@@ -2555,9 +2701,10 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
     for (int i = 0; !rc && i < st->n_set; i++) {
       int c = lm_schema_find(s, st->set_columns[i]);
       if (c < 0) {
-        rc = lm_err_at(err, LM_ERR_BIND, st->set_lines[i], st->set_cols[i],
-                       "column \"%s\" of relation \"%s\" does not exist",
-                       st->set_columns[i], n->name);
+        lm_err_at(err, LM_ERR_BIND, st->set_lines[i], st->set_cols[i],
+                  "column \"%s\" of relation \"%s\" does not exist",
+                  st->set_columns[i], n->name);
+        rc = lm_err_state(err, "42703");
         break;
       }
       for (int j = 0; j < i; j++)
@@ -2568,7 +2715,7 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
       lm_bexpr *b = NULL;
       if (rc || (rc = lm_bind_scalar(st->set_exprs[i], s, &arena, &b, err)))
         break;
-      if (!lm_type_eq(b->type, s->fields[c].type)) {
+      if (!lm_type_eq(b->type, s->fields[c].type) || has_typmod(s, c)) {
         lm_bexpr *cast = lm_arena_alloc(&arena, sizeof *cast);
         lm_bexpr **args = lm_arena_alloc(&arena, sizeof(lm_bexpr *));
         if (!cast || !args) {
@@ -2584,6 +2731,7 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
         cast->args = args;
         args[0] = b;
         cast->n_args = 1;
+        assign_typmod(cast, s, c);
         b = cast;
       }
       exprs[c] = b;
@@ -2654,6 +2802,7 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
           "__weight is reserved: a table's changes carry it");
     }
     lm_schema_set_field(s, i, c->name, c->type, !c->not_null);
+    set_typmod(s, i, c);
   }
   int pk[64];
   int n_pk = st->n_primary_key;
@@ -2856,13 +3005,27 @@ static int describe(laminar_db *db, const lm_stmt *st, laminar_result **res,
   const char **cells = calloc((size_t)rows * 3 + 1, sizeof(char *));
   if (!cells)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  /* the declared types, with their modifiers: VARCHAR(3), DECIMAL(10,2) */
+  char(*types)[48] = calloc((size_t)rows + 1, sizeof *types);
+  if (!types) {
+    free(cells);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
   for (int i = 0; i < rows; i++) {
+    lm_buf tb = {0};
     cells[i * 3] = s->fields[i].name;
-    cells[i * 3 + 1] = lm_type_name(s->fields[i].type);
+    if (lm_schema_format_type(&tb, s, i) == 0 && tb.len < sizeof types[i]) {
+      memcpy(types[i], tb.data, tb.len);
+      cells[i * 3 + 1] = types[i];
+    } else {
+      cells[i * 3 + 1] = lm_type_name(s->fields[i].type);
+    }
+    lm_buf_free(&tb);
     cells[i * 3 + 2] = s->fields[i].nullable ? "true" : "false";
   }
   *res = text_result(names, 3, cells, rows);
   free(cells);
+  free(types);
   return *res ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
@@ -2873,6 +3036,10 @@ int lm_engine_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
   int rc;
   db->stmt_line = st->line; /* failure notices name the statement */
   db->stmt_col = st->column;
+  /* now() and the like are refused in continuous queries (datefn_bind.c) */
+  lm_bind_continuous(st->kind == LM_STMT_CREATE_STREAM ||
+                     st->kind == LM_STMT_CREATE_MVIEW ||
+                     st->kind == LM_STMT_CREATE_SINK);
   if (!db->view_busy) { /* views expanded when read: api/view.c */
     bool handled = false;
     rc = lm_view_exec(db, st, res, err, &handled);

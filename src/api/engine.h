@@ -411,6 +411,19 @@ int lm_engine_open_reader(lm_node *s, lm_source_reader **out, lm_error *err);
 #define LM_PUSHDOWN_MAX_COLS 64
 bool lm_source_needed_cols(const lm_node *src, bool *need, int n);
 int lm_source_pushdown(lm_node *src, lm_source_reader *r, lm_error *err);
+/* The predicates (at most max, into p) a NEXMARK reader of src may apply
+ * for its consumers (docs/nexmark.md "Predicate pushdown"): when one query
+ * and nothing else reads src, the conjuncts of its WHERE of the forms
+ * `col op literal` and `col % k op literal` over INT64 / TIMESTAMP columns
+ * (op: = <> < <= > >=), and src's watermark, if any, is on dateTime. The
+ * query still evaluates its whole WHERE. Returns their count (0: none). */
+int lm_source_filter_preds(const lm_node *src, lm_gen_pred *p, int max);
+/* After a poll of src's reader: when a pushed-down filter made it skip
+ * rows later than src's largest event time, src's watermark moves as if
+ * they had arrived (largest time - delay; *moved set). Nothing for other
+ * readers. Errors: those of lm_engine_watermark (a query's own). */
+int lm_source_filter_watermark(laminar_db *db, lm_node *src, bool *moved,
+                               lm_error *err);
 lm_schema *lm_engine_with_weight(lm_schema *s);
 int lm_engine_pos_err(lm_error *err, int code, int line, int col,
                       const char *msg);

@@ -17,6 +17,7 @@
 
 #include "api/engine.h"
 #include "exec/lm_join.h"
+#include "exec/lm_window_fn.h"
 
 /* Counters of one operator, copied (an ad-hoc query's operators are freed
  * before the plan is printed). */
@@ -103,6 +104,7 @@ typedef struct ex {
   const lm_plan *top;    /* the explained query's plan */
   int jn, in;            /* next join / input index (build_join's order) */
   int cte_depth;         /* inside a query with WITH */
+  lm_operator *over;     /* the OVER operator of the pipeline printed */
 } ex;
 
 static void add_line(ex *x, int indent, bool arrow, const char *fmt, va_list ap)
@@ -383,6 +385,12 @@ static const char *agg_name(lm_agg_kind k) {
     return "stddev_pop";
   case LM_AGG_APPROX_DISTINCT:
     return "approx_count_distinct";
+  case LM_AGG_BOOL_AND:
+    return "bool_and";
+  case LM_AGG_BOOL_OR:
+    return "bool_or";
+  case LM_AGG_STRING_AGG:
+    return "string_agg";
   }
   return "aggregate";
 }
@@ -400,13 +408,18 @@ typedef enum stage_kind {
   ST_AGG,
   ST_PROJECT,
   ST_PERIODIC,
+  ST_OVER,    /* exec/op_over.c */
+  ST_OVER_CL, /* exec/op_over_changelog.c */
 } stage_kind;
 
 static const char *stage_op(stage_kind k) {
   static const char *const names[] = {
-      "late_filter", "filter",           "filter",         "topn",
-      "project",     "window_aggregate", "session_window", "aggregate",
-      "project",     "emit_periodically"};
+      "late_filter",    "filter",
+      "filter",         "topn",
+      "project",        "window_aggregate",
+      "session_window", "aggregate",
+      "project",        "emit_periodically",
+      "over_aggregate", "over_aggregate_changelog"};
   return names[k];
 }
 
@@ -510,6 +523,55 @@ static void out_list(lm_buf *b, const lm_schema *s) {
 }
 
 /* The details of stage k of plan (sel: its SELECT, may be NULL). */
+/* The OVER operator x->over's calls, order and filter (the input's
+ * columns are the first of plan's input). */
+static void over_details(ex *x, int d, stage_kind k, const lm_plan *plan,
+                         const lm_select *sel) {
+  lm_buf b;
+  lm_buf_init(&b);
+  int tc = -1;
+  bool oa = false;
+  const lm_schema *is = plan->input_schema;
+  for (int c = 0;; c++) {
+    const lm_over_call *oc = lm_op_over_call(x->over, c, &tc, &oa);
+    if (!oc)
+      break;
+    lm_buf_printf(&b, "%s(", oc->fn);
+    if (oc->arg)
+      bx_text(&b, oc->arg, is);
+    else
+      lm_buf_printf(&b, "*");
+    lm_buf_printf(&b, ") OVER (");
+    for (int i = 0; i < oc->n_part; i++) {
+      lm_buf_printf(&b, i ? ", " : "PARTITION BY ");
+      bx_text(&b, oc->part[i], is);
+    }
+    lm_buf_printf(&b, "%sORDER BY %s %s BETWEEN ", oc->n_part ? " " : "",
+                  is && tc >= 0 && tc < is->n_fields ? is->fields[tc].name
+                                                     : "?",
+                  oc->unit == LM_FRAME_ROWS ? "ROWS" : "RANGE");
+    char iv[64];
+    if (oc->preceding < 0)
+      lm_buf_printf(&b, "UNBOUNDED");
+    else if (oc->unit == LM_FRAME_ROWS)
+      lm_buf_printf(&b, "%lld", (long long)oc->preceding);
+    else
+      lm_buf_printf(&b, "%s", interval_text(iv, sizeof iv, oc->preceding));
+    lm_buf_printf(&b, " PRECEDING AND CURRENT ROW)");
+    detail(x, d, "Call: %s", b.data ? b.data : "");
+    lm_buf_reset(&b);
+  }
+  if (sel && sel->where) {
+    lm_sql_expr_to_string(sel->where, &b);
+    detail(x, d, "Filter: %s", b.data ? b.data : "");
+  }
+  detail(x, d, "Emit: %s",
+         k == ST_OVER_CL ? "each change at once (updating input)"
+         : oa            ? "each row on arrival (processing time)"
+                         : "each row when the watermark passes it");
+  lm_buf_free(&b);
+}
+
 static void stage_details(ex *x, int d, stage_kind k, const lm_plan *plan,
                           const lm_select *sel) {
   lm_buf b;
@@ -518,6 +580,10 @@ static void stage_details(ex *x, int d, stage_kind k, const lm_plan *plan,
   switch (k) {
   case ST_LATE:
   case ST_PERIODIC:
+    break;
+  case ST_OVER:
+  case ST_OVER_CL:
+    over_details(x, d, k, plan, sel);
     break;
   case ST_FILTER:
   case ST_TOPN_FILTER: {
@@ -666,6 +732,9 @@ static const char *stage_title(stage_kind k, const lm_plan *plan) {
     return "Aggregate";
   case ST_PERIODIC:
     return "Emit Periodically";
+  case ST_OVER:
+  case ST_OVER_CL:
+    return "Over Aggregate";
   }
   return "?";
 }
@@ -739,7 +808,8 @@ static int print_pipe(ex *x, int d, const xpipe *p, const sprops *sp,
     }
     stage_details(x, d, k, plan, sel);
     stat_details(x, d, p->ops[i],
-                 k == ST_LATE || k == ST_WINDOW || k == ST_SESSION);
+                 k == ST_LATE || k == ST_WINDOW || k == ST_SESSION ||
+                     k == ST_OVER);
     d++;
   }
   return d;
@@ -1214,9 +1284,29 @@ static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
               in->proctime_col1 && plan->has_agg &&
               plan->window_kind != LM_WIN_NONE &&
               plan->window_time_col == in->proctime_col1 - 1;
+  /* a window function (OVER): its operator heads the chain, after the
+   * late filter (api/engine.c); ordered by PROCTIME(), it emits on arrival */
+  x->over = NULL;
+  for (lm_operator *op = head; op && !x->over; op = op->next) {
+    int tc;
+    bool oa;
+    if (lm_op_over_call(op, 0, &tc, &oa)) {
+      x->over = op;
+      proc = proc || oa;
+    }
+    if (strcmp(op->vt->name, "late_filter"))
+      break;
+  }
   bool lf = !x->adhoc && !plan->join && in && in->kind == LM_NODE_SOURCE &&
             in->wm_col >= 0 && !proc;
   plan_stages(&p, plan, lf, !x->adhoc, changelog_out);
+  if (x->over && p.n < 12) { /* after the late filter */
+    int at = lf ? 1 : 0;
+    memmove(&p.st[at + 1], &p.st[at], sizeof p.st[0] * (size_t)(p.n - at));
+    p.st[at] =
+        strcmp(x->over->vt->name, "over_aggregate") ? ST_OVER_CL : ST_OVER;
+    p.ops[p.n++] = NULL;
+  }
   jmap maps[32];
   int n_maps = 0;
   x->jn = x->in = 0;

@@ -85,11 +85,13 @@ int64_t laminar_changes(const laminar_db *db) {
 int laminar_query_state(laminar_db *db, const char *name, int *state,
                         const char **error, laminar_error *e) {
   ERR(e);
-  lm_node *n = db && name ? lm_engine_find_api(db, name) : NULL;
+  if (!db || !name)
+    return lm_err(err, LM_ERR_INVALID,
+                  "laminar_query_state: NULL database or name");
+  lm_node *n = lm_engine_find_api(db, name);
   if (!n || !n->query)
     return lm_err(err, LM_ERR_NOTFOUND,
-                  "no stream or materialized view named '%s'",
-                  name ? name : "(null)");
+                  "no stream or materialized view named '%s'", name);
   bool failed = n->query->failed;
   if (state)
     *state = failed ? LAMINAR_QUERY_FAILED : LAMINAR_QUERY_RUNNING;
@@ -235,6 +237,14 @@ static int push_arrow(laminar_db *db, const char *source,
       array->release(array);
     return lm_err(err, LM_ERR_NOTFOUND, "no source named '%s'",
                   source ? source : "(null)");
+  }
+  if (n->ended) { /* after the +infinity watermark every row is late */
+    if (array && array->release)
+      array->release(array);
+    return lm_err(err, LM_ERR_INVALID,
+                  "source '%s' has ended (laminar_end_source): no more rows "
+                  "can be pushed",
+                  source);
   }
   lm_batch *in = NULL, *b = NULL;
   int rc = lm_cdata_import_batch_like(array, schema, n->schema, &in, err);

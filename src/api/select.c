@@ -199,7 +199,11 @@ int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
   /* subquery expressions are planned and run within (select_subq.c) */
   lm_subq_env *env = lm_engine_subq_enter(db);
   int rc;
-  if (lm_setop_applies(sel)) /* UNION, WITH, VALUES, derived tables */
+  if (sel->n_distinct_on && lm_select_has_over(sel))
+    rc = lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column,
+                           "SELECT DISTINCT ON with window functions is not "
+                           "supported");
+  else if (lm_setop_applies(sel)) /* UNION, WITH, VALUES, derived tables */
     rc = lm_setop_select(db, sel, res, err);
   else if (lm_select_has_over(sel)) /* window functions: select_over.c */
     rc = lm_engine_select_over(db, sel, res, err);
@@ -350,6 +354,121 @@ static lm_batch *slim_input(const lm_plan *p, lm_batch *b) {
   return r;
 }
 
+/* agg(... ORDER BY k, ...) (plan->agg_order): the input rows as one batch
+ * sorted by the keys (stable: ties keep their order), replacing
+ * input's batches. */
+static int sort_agg_input(const lm_plan *p, laminar_result *input,
+                          lm_error *err) {
+  if (!input->n_batches)
+    return 0;
+  lm_schema *sch = input->batches[0]->schema;
+  int nc = sch->n_fields, nk = p->n_agg_order;
+  lm_batch *all = NULL, *ext = NULL, *sorted = NULL;
+  lm_schema *es = lm_schema_new(nc + nk);
+  lm_array **cols = calloc((size_t)(nc + nk) + 1, sizeof *cols);
+  lm_bexpr *refs = calloc((size_t)nk + 1, sizeof *refs);
+  lm_sort_key *keys = calloc((size_t)nk + 1, sizeof *keys);
+  int rc =
+      !es || !cols || !refs || !keys
+          ? lm_err(err, LM_ERR_NOMEM, "out of memory")
+          : lm_batch_concat(sch, input->batches, input->n_batches, &all, err);
+  for (int c = 0; !rc && c < nc; c++) {
+    lm_schema_set_field(es, c, sch->fields[c].name, sch->fields[c].type,
+                        sch->fields[c].nullable);
+    cols[c] = lm_array_retain(all->columns[c]);
+  }
+  for (int k = 0; !rc && k < nk; k++) {
+    rc = lm_eval(p->agg_order[k].expr, all, &cols[nc + k], err);
+    if (rc)
+      break;
+    lm_schema_set_field(es, nc + k, "__agg_order", cols[nc + k]->type, true);
+    refs[k].kind = LM_BX_COLUMN;
+    refs[k].type = cols[nc + k]->type;
+    refs[k].col = nc + k;
+    keys[k] = p->agg_order[k];
+    keys[k].expr = &refs[k];
+  }
+  if (!rc) {
+    ext = lm_batch_new(lm_schema_retain(es), all->num_rows, cols);
+    free(cols); /* the batch owns the arrays */
+    cols = NULL;
+    rc = ext ? lm_batch_sort(ext, keys, nk, 0, -1, &sorted, err)
+             : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  if (!rc) {
+    lm_array **oc = calloc((size_t)nc + 1, sizeof *oc);
+    lm_batch *r = NULL;
+    if (oc) {
+      for (int c = 0; c < nc; c++)
+        oc[c] = lm_array_retain(sorted->columns[c]);
+      r = lm_batch_new(lm_schema_retain(sch), sorted->num_rows, oc);
+      free(oc);
+    }
+    if (!r) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    } else {
+      for (int i = 0; i < input->n_batches; i++)
+        lm_batch_release(input->batches[i]);
+      input->batches[0] = r;
+      input->n_batches = 1;
+    }
+  }
+  if (cols)
+    for (int c = 0; c < nc + nk; c++)
+      lm_array_release(cols[c]);
+  free(cols);
+  free(refs);
+  free(keys);
+  lm_batch_release(all);
+  lm_batch_release(ext);
+  lm_batch_release(sorted);
+  lm_schema_release(es);
+  return rc;
+}
+
+/* DISTINCT ON: the first row of each run of equal plan->distinct_on values
+ * of the sorted rows *all (NULLs equal), then OFFSET / LIMIT; replaces
+ * *all. */
+static int distinct_on_rows(const lm_plan *p, lm_batch **all, lm_error *err) {
+  lm_batch *b = *all;
+  int nd = p->n_distinct_on;
+  lm_type types[64];
+  lm_array *keys[64];
+  if (nd > 64)
+    return lm_err(err, LM_ERR_BIND, "too many DISTINCT ON expressions");
+  for (int i = 0; i < nd; i++) {
+    keys[i] = b->columns[p->distinct_on[i]];
+    types[i] = keys[i]->type;
+  }
+  lm_aggtable *t = lm_aggtable_new(nd, types, 0, NULL);
+  uint32_t *g = malloc(sizeof(uint32_t) * (size_t)(b->num_rows + 1));
+  int32_t *firsts = malloc(sizeof(int32_t) * (size_t)(b->num_rows + 1));
+  int rc = !t || !g || !firsts
+               ? lm_err(err, LM_ERR_NOMEM, "out of memory")
+               : lm_aggtable_lookup(t, keys, NULL, b->num_rows, g, err);
+  lm_batch *d = NULL, *cut = NULL;
+  if (!rc) {
+    int64_t k = 0, seen = 0;
+    for (int64_t i = 0; i < b->num_rows; i++)
+      if (g[i] == seen) {
+        firsts[k++] = (int32_t)i;
+        seen++;
+      }
+    d = lm_batch_take(b, firsts, k);
+    rc = d ? lm_batch_sort(d, NULL, 0, p->offset, p->limit, &cut, err)
+           : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  lm_batch_release(d);
+  lm_aggtable_free(t);
+  free(g);
+  free(firsts);
+  if (!rc) {
+    lm_batch_release(*all);
+    *all = cut;
+  }
+  return rc;
+}
+
 /* The plan of sel over its input rows (input: borrowed batch list, its
  * batches released here; in_schema: a reference, released here), run to
  * *res. rc: an error already met (then only cleans up). */
@@ -401,6 +520,8 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
     for (int i = 0; !rc && i + 1 < n_ops; i++)
       ops[i]->next = ops[i + 1];
   }
+  if (!rc && plan->n_agg_order)
+    rc = sort_agg_input(plan, input, err);
   for (int i = 0; !rc && i < input->n_batches; i++) {
     lm_batch *slim = slim_input(plan, input->batches[i]);
     rc = lm_operator_push(ops[0], slim ? slim : input->batches[i], err);
@@ -467,9 +588,12 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
     free(firsts);
   }
   lm_batch *sorted = NULL;
+  bool don = plan && plan->n_distinct_on;
   if (!rc)
-    rc = lm_batch_sort(all, plan->sort, plan->n_sort, plan->offset, plan->limit,
-                       &sorted, err);
+    rc = lm_batch_sort(all, plan->sort, plan->n_sort, don ? 0 : plan->offset,
+                       don ? -1 : plan->limit, &sorted, err);
+  if (!rc && don)
+    rc = distinct_on_rows(plan, &sorted, err);
   lm_batch_release(all);
   if (!rc) {
     /* drop hidden sort columns */

@@ -375,11 +375,7 @@ static lm_expr *skel(rw *r, lm_expr *e) {
 }
 
 static const char *default_name(const lm_expr *e) {
-  if (e->kind == LM_EXPR_COLUMN || e->kind == LM_EXPR_FUNC)
-    return e->name;
-  if (e->kind == LM_EXPR_CAST)
-    return default_name(e->args[0]);
-  return "?column?";
+  return lm_expr_default_name(e); /* binder.c */
 }
 
 /* ------------------------------------------------------------ the run */
@@ -742,7 +738,12 @@ static int stream_call(rw *r, const wcall *w, const lm_schema *in,
                      "the same event-time column");
   *time_col = tc;
   memset(oc, 0, sizeof *oc);
-  oc->fn = fn;
+  /* a static name: the operator outlives the statement's syntax tree */
+  oc->fn = !strcmp(fn, "sum")     ? "sum"
+           : !strcmp(fn, "avg")   ? "avg"
+           : !strcmp(fn, "count") ? "count"
+           : !strcmp(fn, "min")   ? "min"
+                                  : "max";
   oc->unit = LM_FRAME_RANGE;
   oc->preceding = -1;
   const lm_window_frame *f = w->frame;

@@ -276,6 +276,18 @@ typedef struct part {
   int line, column;   /* of the operand (errors) */
 } part;
 
+/* Where column c of part p was written: its select-list item (PostgreSQL
+ * places a UNION's column errors there), else the operand. */
+static void col_pos(const part *p, int c, int *line, int *column) {
+  *line = p->line;
+  *column = p->column;
+  if (p->q && !p->q->setop && c < p->q->n_items && p->q->items[c].expr &&
+      p->q->items[c].expr->line > 0) {
+    *line = p->q->items[c].expr->line;
+    *column = p->q->items[c].expr->column;
+  }
+}
+
 /* Casts every part to one schema (names of part 0, types unified over
  * all parts) and concatenates them into *out (a new reference). *n_left
  * receives the row count of part 0. `what` names the operation in
@@ -284,13 +296,16 @@ static int unify(part *ps, int n, const char *what, lm_batch **out,
                  int64_t *n_left, lm_error *err) {
   int nf = ps[0].b->schema->n_fields;
   for (int i = 1; i < n; i++)
-    if (ps[i].b->schema->n_fields != nf)
-      return pos_err(err, ps[i].line, ps[i].column, "42601",
+    if (ps[i].b->schema->n_fields != nf) {
+      int el, ec; /* at the right side's select list, as PostgreSQL */
+      col_pos(&ps[i], 0, &el, &ec);
+      return pos_err(err, el, ec, "42601",
                      !strcmp(what, "VALUES")
                          ? "VALUES lists must all be the same length"
                          : "each %s query must have the same number of "
                            "columns",
                      what);
+    }
   lm_type *ty = calloc((size_t)nf + 1, sizeof *ty);
   bool *unk = calloc((size_t)nf + 1, sizeof *unk);
   lm_schema *os = lm_schema_new(nf);
@@ -315,7 +330,9 @@ static int unify(part *ps, int n, const char *what, lm_batch **out,
         char a[64], b[64];
         snprintf(a, sizeof a, "%s", lm_pg_type_name(ty[c]));
         snprintf(b, sizeof b, "%s", lm_pg_type_name(t));
-        rc = pos_err(err, ps[i].line, ps[i].column, "42804",
+        int el, ec;
+        col_pos(&ps[i], c, &el, &ec);
+        rc = pos_err(err, el, ec, "42804",
                      "%s types %s and %s cannot be matched", what, a, b);
         break;
       }
@@ -338,8 +355,7 @@ static int unify(part *ps, int n, const char *what, lm_batch **out,
       col->kind = LM_BX_COLUMN;
       col->type = is->fields[c].type;
       col->col = c;
-      col->line = ps[i].line;
-      col->column = ps[i].column;
+      col_pos(&ps[i], c, &col->line, &col->column);
       px[c] = col;
       if (!lm_type_eq(col->type, ty[c])) {
         memset(cx, 0, sizeof *cx);
@@ -348,8 +364,8 @@ static int unify(part *ps, int n, const char *what, lm_batch **out,
         cx->tz = lm_tz_session(); /* TIMESTAMP -> TIMESTAMPTZ (lm_tz.h) */
         cx->args = &px[c];
         cx->n_args = 1;
-        cx->line = ps[i].line;
-        cx->column = ps[i].column;
+        cx->line = col->line;
+        cx->column = col->column;
       }
     }
     lm_bexpr **use = calloc((size_t)nf + 1, sizeof *use);

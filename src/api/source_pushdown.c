@@ -1,9 +1,11 @@
 /*
- * Projection pushdown into generated sources (docs/nexmark.md "Projection
- * pushdown"): which columns of a source its consumers read, from their
- * bound plans, so that a NEXMARK reader generates only those
- * (lm_nexmark_reader_project). Conservative: any consumer or plan shape
- * not understood here reads every column.
+ * Projection and predicate pushdown into generated sources (docs/nexmark.md
+ * "Projection pushdown", "Predicate pushdown"): which columns of a source
+ * its consumers read, from their bound plans, so that a NEXMARK reader
+ * generates only those (lm_nexmark_reader_project); and, when one query
+ * reads the source, the simple conjuncts of its WHERE, so that the reader
+ * skips the rows failing them (lm_nexmark_reader_filter). Conservative: any
+ * consumer or plan shape not understood here reads every column and row.
  */
 #include <string.h>
 
@@ -128,13 +130,137 @@ bool lm_source_needed_cols(const lm_node *src, bool *need, int n) {
   return !all && src->schema && used < src->schema->n_fields;
 }
 
+/* ------------------------------------------------ predicate pushdown */
+
+/* x's value when it is a non-NULL literal of an integer type, or a cast of
+ * one to an integer type (widening: the value is kept), or of type `t`
+ * (the column's, e.g. TIMESTAMP µs). */
+static bool lit_value(const lm_bexpr *x, lm_type t, int64_t *v) {
+  if (x->kind == LM_BX_CAST && x->n_args == 1 && lm_type_is_integer(x->type) &&
+      x->args[0]->kind == LM_BX_LITERAL &&
+      lm_type_is_integer(x->args[0]->type) && x->type.id >= x->args[0]->type.id)
+    x = x->args[0];
+  if (x->kind != LM_BX_LITERAL || x->lit.is_null)
+    return false;
+  bool ok = lm_type_is_integer(t) ? lm_type_is_integer(x->lit.type)
+                                  : lm_type_eq(x->lit.type, t);
+  if (ok)
+    *v = x->lit.v.i;
+  return ok;
+}
+
+/* A column of an INT64 or TIMESTAMP (µs) type, < n. */
+static bool int_col(const lm_bexpr *x, int n) {
+  return x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n &&
+         (x->type.id == LM_TYPE_INT64 ||
+          lm_type_eq(x->type, lm_type_make(LM_TYPE_TIMESTAMP)));
+}
+
+/* x as `col op literal`, `literal op col` or `col % k op literal` (k a
+ * non-zero integer literal), into *p. */
+static bool simple_pred(const lm_bexpr *x, int n, lm_gen_pred *p) {
+  static const lm_op OPS[] = {LM_OP_EQ, LM_OP_NE, LM_OP_LT,
+                              LM_OP_LE, LM_OP_GT, LM_OP_GE};
+  static const lm_gen_cmp FLIP[] = {LM_GEN_EQ, LM_GEN_NE, LM_GEN_GT,
+                                    LM_GEN_GE, LM_GEN_LT, LM_GEN_LE};
+  if (x->kind != LM_BX_BINARY || x->n_args != 2)
+    return false;
+  int op = -1;
+  for (int i = 0; i < 6; i++)
+    if (x->op == OPS[i])
+      op = i;
+  if (op < 0)
+    return false;
+  const lm_bexpr *l = x->args[0], *r = x->args[1];
+  bool flip = false;
+  if (l->kind == LM_BX_LITERAL || l->kind == LM_BX_CAST) {
+    const lm_bexpr *t = l;
+    l = r;
+    r = t;
+    flip = true;
+  }
+  *p = (lm_gen_pred){-1, flip ? FLIP[op] : (lm_gen_cmp)op, 0, 0};
+  if (l->kind == LM_BX_BINARY && l->op == LM_OP_MOD && l->n_args == 2 &&
+      int_col(l->args[0], n) && lm_type_is_integer(l->args[0]->type)) {
+    int64_t k;
+    if (!lit_value(l->args[1], l->args[0]->type, &k) || k == 0 ||
+        k == INT64_MIN)
+      return false;
+    p->mod = k < 0 ? -k : k; /* x % -k = x % k (the dividend's sign) */
+    l = l->args[0];
+  }
+  if (!int_col(l, n) || !lit_value(r, l->type, &p->value))
+    return false;
+  p->col = l->col;
+  return true;
+}
+
+/* The simple predicates among the AND-ed conjuncts of x (the others are
+ * left to the query): appended to p[*np], at most max. */
+static void conjuncts(const lm_bexpr *x, int n, lm_gen_pred *p, int *np,
+                      int max) {
+  if (!x)
+    return;
+  if (x->kind == LM_BX_BINARY && x->op == LM_OP_AND && x->n_args == 2) {
+    conjuncts(x->args[0], n, p, np, max);
+    conjuncts(x->args[1], n, p, np, max);
+  } else if (*np < max && simple_pred(x, n, &p[*np])) {
+    ++*np;
+  }
+}
+
+int lm_source_filter_preds(const lm_node *src, lm_gen_pred *p, int max) {
+  if (src->kind != LM_NODE_SOURCE || src->n_sinks > 0 || src->n_subs > 0 ||
+      src->n_queries != 1 || !src->schema || src->proctime_col1)
+    return 0;
+  /* the watermark follows the skipped rows' dateTime
+   * (lm_nexmark_reader_time_through) */
+  if (src->wm_col >= 0 &&
+      (src->wm_col >= src->schema->n_fields ||
+       lm_strcasecmp(src->schema->fields[src->wm_col].name, "dateTime")))
+    return 0;
+  const lm_query *q = src->queries[0];
+  const lm_plan *pl = q->plan;
+  if (q->late_to || q->uni || q->n_ins || q->input != src || q->lateness > 0 ||
+      q->proctime || !pl || pl->join || pl->topn || pl->n_sort ||
+      pl->changelog_input || !pl->input_schema ||
+      pl->input_schema->n_fields > src->schema->n_fields)
+    return 0;
+  int np = 0;
+  conjuncts(pl->where, pl->input_schema->n_fields, p, &np, max);
+  return np;
+}
+
 int lm_source_pushdown(lm_node *src, lm_source_reader *r, lm_error *err) {
   if (!r || !src->connector || lm_strcasecmp(src->connector, "NEXMARK"))
     return 0;
   bool need[LM_PUSHDOWN_MAX_COLS];
   lm_schema *rs = src->read_schema ? src->read_schema : src->schema;
+  lm_gen_pred preds[LM_GEN_MAX_PREDS];
+  int np = rs ? lm_source_filter_preds(src, preds, LM_GEN_MAX_PREDS) : 0;
+  for (int k = 0; k < np; k++)
+    if (preds[k].col >= rs->n_fields)
+      np = 0;
+  bool applied;
+  int rc = lm_nexmark_reader_filter(r, preds, np, &applied, err);
+  if (rc)
+    return rc;
   if (!rs || !src->schema || src->schema->n_fields > LM_PUSHDOWN_MAX_COLS)
     return lm_nexmark_reader_project(r, NULL, 0, err);
   bool some = lm_source_needed_cols(src, need, LM_PUSHDOWN_MAX_COLS);
   return lm_nexmark_reader_project(r, some ? need : NULL, rs->n_fields, err);
+}
+
+int lm_source_filter_watermark(laminar_db *db, lm_node *src, bool *moved,
+                               lm_error *err) {
+  *moved = false;
+  if (!src->reader || src->wm_col < 0 || src->ended || !src->connector ||
+      lm_strcasecmp(src->connector, "NEXMARK"))
+    return 0;
+  int64_t t = lm_nexmark_reader_time_through(src->reader);
+  if (t == INT64_MIN || (src->max_ts != INT64_MIN && t <= src->max_ts))
+    return 0;
+  src->max_ts = t;
+  *moved = true;
+  return lm_engine_watermark(db, src, t - src->wm_delay, err);
 }

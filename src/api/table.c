@@ -745,6 +745,27 @@ static int check_update(lm_table *t, const int64_t *ids, lm_batch *nb,
   return 0;
 }
 
+/* PostgreSQL's DETAIL of a primary-key violation by row r of the new rows
+ * b: "Key (a, b)=(1, x) already exists." (left empty when out of memory). */
+static void pk_detail(const lm_table *t, lm_batch *b, int64_t r,
+                      lm_error *err) {
+  lm_buf cols, vals;
+  lm_buf_init(&cols);
+  lm_buf_init(&vals);
+  int rc = 0;
+  for (int k = 0; k < t->n_pk && !rc; k++)
+    rc = lm_buf_puts(&cols, k ? ", " : "") ||
+         lm_buf_puts(&cols, t->schema->fields[t->pk[k]].name) ||
+         lm_buf_puts(&vals, k ? ", " : "") ||
+         lm_tix_pg_text(&vals, b->columns[t->pk[k]], r);
+  if (!rc)
+    lm_err_detail(err, "Key (%.*s)=(%.*s) already exists.", (int)cols.len,
+                  cols.data ? cols.data : "", (int)vals.len,
+                  vals.data ? vals.data : "");
+  lm_buf_free(&cols);
+  lm_buf_free(&vals);
+}
+
 int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
                     lm_bexpr *const *exprs, lm_batch **change, int64_t *updated,
                     lm_error *err) {
@@ -796,6 +817,7 @@ int lm_table_update(lm_table *t, const char *name, const lm_bexpr *pred,
                    "duplicate key value violates unique constraint "
                    "\"%s_pkey\"",
                    name);
+          pk_detail(t, nb, i, err);
           rc = lm_err_state(err, "23505");
         }
         t->stamp[g[i]] = t->epoch;

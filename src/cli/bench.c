@@ -1,6 +1,7 @@
 /*
  * laminardb bench nexmark --query qN --events N [--threads T] [--rate R]
  *                         [--sql-dir DIR] [--batch-size B] [--from-memory]
+ *                         [--no-filter-pushdown]
  *
  * Runs Nexmark query qN (DIR/qN.sql over the sources of DIR/ddl.sql, DIR =
  * bench/nexmark by default, else <dir of the binary>/../bench/nexmark; the
@@ -22,7 +23,10 @@
  * call's duration (an upper bound: the row was emitted within it).
  *
  * Only the columns the query reads are generated (projection pushdown,
- * lm_source_pushdown; a line "<source> generates <columns>" says which).
+ * lm_source_pushdown; a line "<source> generates <columns>" says which),
+ * and a query's simple WHERE conjuncts skip the bids failing them in the
+ * generator (predicate pushdown; a line "<source> skips the rows failing
+ * ..." says which; --no-filter-pushdown turns it off).
  * --from-memory is DuckDB's footing: every event, every column, is
  * generated into memory first (not timed, kept until the end), then the
  * query is timed over those batches; the result line then ends with
@@ -263,7 +267,7 @@ static int usage_bench(void) {
   fprintf(stderr,
           "usage: laminardb bench nexmark --query qN --events N [--threads 1] "
           "[--rate EVENTS_PER_S] [--batch-size ROWS] [--sql-dir DIR] "
-          "[--from-memory]\n");
+          "[--from-memory] [--no-filter-pushdown]\n");
   return 1;
 }
 
@@ -272,12 +276,17 @@ int lm_cli_bench(int argc, char **argv) {
     return usage_bench();
   const char *query = NULL, *dir = NULL, *rate = "100000", *batch = NULL;
   long long events = 0, threads = 1;
-  bool from_memory = false;
+  bool from_memory = false, no_filter = false;
   bool need[LM_PUSHDOWN_MAX_COLS];
   for (int i = 2; i < argc; i += 2) {
     const char *a = argv[i];
     if (!strcmp(a, "--from-memory")) {
       from_memory = true;
+      i--;
+      continue;
+    }
+    if (!strcmp(a, "--no-filter-pushdown")) {
+      no_filter = true;
       i--;
       continue;
     }
@@ -396,6 +405,24 @@ int lm_cli_bench(int argc, char **argv) {
           printf(" %s", n->schema->fields[c].name);
       printf("\n");
     }
+    lm_gen_pred preds[LM_GEN_MAX_PREDS];
+    int np =
+        from_memory ? 0 : lm_source_filter_preds(n, preds, LM_GEN_MAX_PREDS);
+    bool applied = false;
+    if (np && no_filter &&
+        (rc = lm_nexmark_reader_filter(s->reader, NULL, 0, &applied, &err)))
+      break;
+    if (np && !no_filter) {
+      static const char *const OPS[] = {"=", "<>", "<", "<=", ">", ">="};
+      printf("  %s skips the rows failing", n->name);
+      for (int k = 0; k < np; k++) {
+        printf("%s %s", k ? " AND" : "", n->schema->fields[preds[k].col].name);
+        if (preds[k].mod)
+          printf(" %% %lld", (long long)preds[k].mod);
+        printf(" %s %lld", OPS[preds[k].op], (long long)preds[k].value);
+      }
+      printf(" (predicate pushdown)\n");
+    }
     s->node = n;
     s->wm_col = n->wm_col;
     s->wm_delay = n->wm_delay;
@@ -437,6 +464,10 @@ int lm_cli_bench(int argc, char **argv) {
             mx = v[r] > mx ? v[r] : mx;
           wm = mx - s->wm_delay;
         }
+        /* bids a pushed-down filter skipped moved event time too */
+        int64_t th = lm_nexmark_reader_time_through(s->reader);
+        if (s->wm_col >= 0 && th != INT64_MIN && th - s->wm_delay > wm)
+          wm = th - s->wm_delay;
         rc = lm_engine_push(db, s->node, b, &err);
         lm_batch_release(b);
         if (!rc)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "columnar/lm_temporal.h"
 #include "format/lm_csv.h"
 #include "format/lm_json.h"
 #include "format/lm_toml.h"
@@ -209,7 +210,9 @@ static int cmd_run(const char *file, out_fmt fmt) {
   for (int i = 0; i < script->n_stmts && !rc && !db->interrupted; i++) {
     laminar_result *r = NULL;
     lm_stmt_kind k = script->stmts[i]->kind;
+    lm_dt_statement_begin(lm_dt_clock_us()); /* now(): the statement's */
     rc = lm_engine_exec(db, script->stmts[i], &r, &err);
+    lm_dt_statement_begin(0);
     if (db->notices.len) { /* e.g. a join whose state grows without bound */
       for (const char *l = db->notices.data; *l;) {
         const char *e = strchr(l, '\n');
@@ -247,10 +250,11 @@ static int cmd_run(const char *file, out_fmt fmt) {
   /* summaries of where sinks wrote */
   for (int i = 0; !rc && i < db->n_sinks; i++) {
     lm_sink *s = db->sinks[i];
-    if (s->file)
-      fprintf(stderr, "sink %s: %lld rows written to %s\n", s->name,
-              (long long)lm_file_sink_rows(s->file),
-              lm_file_sink_path(s->file));
+    if (s->file) {
+      long long n = (long long)lm_file_sink_rows(s->file);
+      fprintf(stderr, "sink %s: %lld %s written to %s\n", s->name, n,
+              n == 1 ? "row" : "rows", lm_file_sink_path(s->file));
+    }
   }
   for (int i = 0; !rc && i < db->n_nodes; i++) {
     lm_node *n = db->nodes[i];
@@ -288,7 +292,7 @@ static void usage(FILE *f) {
       "zstd|lz4] "
       "IN OUT\n"
       "       laminardb bench nexmark --query qN --events N [--threads 1] "
-      "[--rate R] [--from-memory]\n"
+      "[--rate R] [--from-memory] [--no-filter-pushdown]\n"
       "       laminardb version\n"
       "\n"
       "  run FILE   run a .sql script or a laminardb.toml (sql = '''...''')\n"

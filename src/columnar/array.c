@@ -1,5 +1,6 @@
 /* columnar/array.c — refcounted arrays: slices, all-NULL arrays, accessors. */
 #include "columnar/lm_columnar.h"
+#include "columnar/lm_decimal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -319,6 +320,81 @@ bool lm_array_row_equal(const lm_array *a, int64_t i, int64_t j) {
     const uint8_t *p = a->values->data;
     return memcmp(p + (size_t)(a->offset + i) * (size_t)w,
                   p + (size_t)(a->offset + j) * (size_t)w, (size_t)w) == 0;
+  }
+  }
+}
+
+static int cmp_dec(lm_i128 p, int sp, lm_i128 q, int sq) {
+  if (sp != sq) { /* at the larger scale; an overflow there decides by sign */
+    int s = sp > sq ? sp : sq;
+    lm_i128 p2, q2;
+    bool op = lm_dec_rescale(p, sp, s, &p2) != 0,
+         oq = lm_dec_rescale(q, sq, s, &q2) != 0;
+    if (op != oq)
+      return op ? (p < 0 ? -1 : 1) : (q < 0 ? 1 : -1);
+    if (!op) {
+      p = p2;
+      q = q2;
+    }
+  }
+  return p < q ? -1 : p > q;
+}
+
+int lm_array_cmp(const lm_array *a, int64_t x, const lm_array *b, int64_t y) {
+  if (a->type.id == LM_TYPE_DICTIONARY)
+    return lm_array_cmp(a->dictionary, lm_array_dict_index(a, x), b, y);
+  if (b->type.id == LM_TYPE_DICTIONARY)
+    return lm_array_cmp(a, x, b->dictionary, lm_array_dict_index(b, y));
+  switch (a->type.id) {
+  case LM_TYPE_FLOAT16:
+  case LM_TYPE_FLOAT32:
+  case LM_TYPE_FLOAT64: {
+    double p = lm_array_get_f64(a, x), q = lm_array_get_f64(b, y);
+    if (isnan(p) || isnan(q)) /* NaN above every number, as PostgreSQL */
+      return isnan(p) && isnan(q) ? 0 : isnan(p) ? 1 : -1;
+    return p < q ? -1 : p > q;
+  }
+  case LM_TYPE_DECIMAL128:
+    return cmp_dec(lm_dec_get(a, x), a->type.scale, lm_dec_get(b, y),
+                   b->type.id == LM_TYPE_DECIMAL128 ? b->type.scale
+                                                    : a->type.scale);
+  case LM_TYPE_UTF8:
+  case LM_TYPE_LARGE_UTF8:
+  case LM_TYPE_BINARY:
+  case LM_TYPE_LARGE_BINARY:
+  case LM_TYPE_FIXED_SIZE_BINARY: {
+    int64_t pl, ql;
+    const uint8_t *p = lm_array_bytes(a, x, &pl),
+                  *q = lm_array_bytes(b, y, &ql);
+    int64_t m = pl < ql ? pl : ql;
+    int c = m ? memcmp(p, q, (size_t)m) : 0;
+    if (!c)
+      return pl < ql ? -1 : pl > ql;
+    return c < 0 ? -1 : 1;
+  }
+  case LM_TYPE_BOOL:
+    return (int)lm_array_bool(a, x) - (int)lm_array_bool(b, y);
+  case LM_TYPE_UINT64: {
+    uint64_t p = (uint64_t)lm_array_get_i64(a, x),
+             q = (uint64_t)lm_array_get_i64(b, y);
+    return p < q ? -1 : p > q;
+  }
+  case LM_TYPE_INTERVAL_MDN: {
+    lm_value p, q;
+    lm_array_get_value(a, x, &p);
+    lm_array_get_value(b, y, &q);
+    /* span in ns as PostgreSQL's interval_cmp_value (month = 30 days) */
+    lm_i128 sp = ((lm_i128)p.v.mdn.months * 30 + p.v.mdn.days) *
+                     (lm_i128)86400000000000LL +
+                 p.v.mdn.ns,
+            sq = ((lm_i128)q.v.mdn.months * 30 + q.v.mdn.days) *
+                     (lm_i128)86400000000000LL +
+                 q.v.mdn.ns;
+    return sp < sq ? -1 : sp > sq;
+  }
+  default: {
+    int64_t p = lm_array_get_i64(a, x), q = lm_array_get_i64(b, y);
+    return p < q ? -1 : p > q;
   }
   }
 }

@@ -41,8 +41,10 @@ bool lm_conform_possible(lm_type from, lm_type to) {
     return from.id == LM_TYPE_TIMESTAMP || from.id == LM_TYPE_DATE32;
   case LM_TYPE_INTERVAL:
     return from.id == LM_TYPE_DURATION;
-  case LM_TYPE_UTF8:
-    return is_arrow_only(from.id);
+  case LM_TYPE_UTF8: /* the text form; INTERVAL (Arrow Duration(µs)) too */
+    /* (VARCHAR into a CHAR(n) column and back: the text as is) */
+    return is_arrow_only(from.id) || from.id == LM_TYPE_INTERVAL ||
+           from.id == LM_TYPE_UTF8;
   case LM_TYPE_DECIMAL128: /* SQL NUMERIC(p,s): rescaled, checked */
     return from.id == LM_TYPE_DECIMAL128 || is_sql_int(from.id);
   case LM_TYPE_TIME64: /* SQL TIME: µs */

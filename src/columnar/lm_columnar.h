@@ -122,6 +122,18 @@ static inline lm_type lm_type_timestamptz(void) {
 static inline bool lm_type_is_tstz(lm_type t) {
   return t.id == LM_TYPE_TIMESTAMP && t.precision == 1;
 }
+/* PostgreSQL's blank-padded CHAR(n) (bpchar): a UTF8 whose `precision`
+ * field is 1. Values are text padded with spaces to the column's n (an
+ * assignment or cast pads); used as text (a comparison, a function, ||)
+ * the trailing spaces are dropped, as PostgreSQL's cast to text
+ * (docs/types.md). Exported as Arrow Utf8. */
+static inline lm_type lm_type_bpchar(void) {
+  lm_type t = {LM_TYPE_UTF8, 0, 1, 0, NULL};
+  return t;
+}
+static inline bool lm_type_is_bpchar(lm_type t) {
+  return t.id == LM_TYPE_UTF8 && t.precision == 1;
+}
 /* DECIMAL128(precision 1..38, scale); lm_type_valid checks the ranges. */
 static inline lm_type lm_type_decimal128(int precision, int scale) {
   lm_type t = {LM_TYPE_DECIMAL128, 0, (uint8_t)precision, (int8_t)scale, NULL};
@@ -171,7 +183,8 @@ bool lm_type_is_varbinary(lm_type t);
 /* LIST, LARGE_LIST, STRUCT, DICTIONARY. */
 bool lm_type_is_nested(lm_type t);
 /* SQL name: "BIGINT", "VARCHAR", "TIMESTAMP", "UBIGINT", "LIST", ...
- * (static string; parameters are not spelled). */
+ * (static string; parameters are not spelled, except a valid DECIMAL's:
+ * "DECIMAL(10,2)"). */
 const char *lm_type_name(lm_type t);
 /* Appends the full spelling of t: "DECIMAL(10,2)", "LIST<BIGINT>",
  * "STRUCT<a BIGINT, b VARCHAR>", "DICTIONARY<INTEGER, VARCHAR>",
@@ -190,10 +203,20 @@ typedef struct lm_field {
   char *timezone;
 } lm_field;
 
+/* A column's declared SQL type modifier (PostgreSQL's typmod), kept by a
+ * table's / source's schema for assignments (INSERT, UPDATE) and DESCRIBE;
+ * the column's lm_type is the plain type (docs/types.md). All zero: none. */
+typedef struct lm_typmod {
+  int32_t char_len; /* VARCHAR(n) / CHAR(n): n characters; 0 = no limit */
+  bool bpchar;      /* CHAR(n) / CHARACTER(n) / BPCHAR: blank-padded */
+  int8_t tprec;     /* TIMESTAMP(p) / TIMESTAMPTZ(p) / TIME(p): p + 1 */
+} lm_typmod;
+
 typedef struct lm_schema {
   int refcnt;
   int n_fields;
   lm_field *fields; /* owned array of n_fields */
+  lm_typmod *mods;  /* owned array of n_fields, or NULL: no modifiers */
 } lm_schema;
 
 /* Creates an empty schema with room for n fields (names NULL, to be set via
@@ -205,6 +228,16 @@ int lm_schema_set_field(lm_schema *s, int i, const char *name, lm_type type,
 /* Sets (copies) or clears (tz NULL) field i's time zone label.
  * LM_ERR_NOMEM / LM_ERR_INVALID. */
 int lm_schema_set_timezone(lm_schema *s, int i, const char *tz);
+/* Sets field i's type modifier (copied). LM_ERR_NOMEM / LM_ERR_INVALID
+ * (i out of range). */
+int lm_schema_set_typmod(lm_schema *s, int i, lm_typmod mod);
+/* Field i's type modifier: all zero when none was set (or i is out of
+ * range). */
+lm_typmod lm_schema_typmod(const lm_schema *s, int i);
+/* Appends field i's SQL type as DESCRIBE shows it: lm_type_name plus the
+ * modifier ("VARCHAR(3)", "CHAR(2)", "TIMESTAMP(3)",
+ * "DECIMAL(10,2)"). LM_ERR_NOMEM. */
+int lm_schema_format_type(lm_buf *out, const lm_schema *s, int i);
 lm_schema *lm_schema_retain(lm_schema *s);
 void lm_schema_release(lm_schema *s);
 /* Case-insensitive lookup; returns index or -1. */
@@ -335,6 +368,15 @@ const uint8_t *lm_array_bytes(const lm_array *a, int64_t i, int64_t *len);
  * being the array's), items compared recursively for LIST/LARGE_LIST and
  * STRUCT, DICTIONARY by decoded value. Never fails. */
 bool lm_array_row_equal(const lm_array *a, int64_t i, int64_t j);
+/* Order of row x of a against row y of b, both non-NULL and of the same
+ * type id: -1, 0 or 1, in PostgreSQL's order: numbers by value (UINT64
+ * unsigned; floats with NaN above every number and -0 equal to 0; DECIMAL128
+ * exactly, at the larger of the two scales), UTF8/BINARY (and LARGE_, and
+ * FIXED_SIZE_BINARY) bytewise then shorter first, BOOL false < true,
+ * INTERVAL_MDN by its span (a month 30 days, a day 24 hours), DICTIONARY by
+ * decoded value, other types by lm_array_get_i64. The one cell comparator of
+ * sort, Top-N and window functions. Never fails. */
+int lm_array_cmp(const lm_array *a, int64_t x, const lm_array *b, int64_t y);
 
 static inline bool lm_bit_get(const uint8_t *bits, int64_t i) {
   return (bits[i >> 3] >> (i & 7)) & 1;

@@ -17,7 +17,8 @@
  *  - DURATION(unit) and INTERVAL to INTERVAL (µs; ns floored);
  *  - LARGE_UTF8 to VARCHAR when the column's bytes fit int32 offsets;
  *  - any other Arrow-only type (unsigned, FLOAT16, DECIMAL, DATE, TIME,
- *    DURATION, INTERVAL_MDN, BYTEA, FIXED_SIZE_BINARY, LIST, STRUCT) to
+ *    DURATION, INTERVAL_MDN, BYTEA, FIXED_SIZE_BINARY, LIST, STRUCT) and
+ *    INTERVAL (Arrow Duration(µs): "-1 days -00:00:01") to
  *    VARCHAR as its text form (lm_array_format_value: "123.45",
  *    "2024-01-02", "\x0102", "[1, 2]", ...).
  * Anything else is LM_ERR_BIND with *err untouched, so the caller can word

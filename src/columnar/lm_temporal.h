@@ -61,6 +61,9 @@ static inline bool lm_date_finite(int64_t days) {
  * each call. lm_dt_statement_begin(0) ends the statement's clock. */
 int64_t lm_dt_now_us(void);
 void lm_dt_statement_begin(int64_t now_us);
+/* The wall clock (CLOCK_REALTIME) in µs since the Unix epoch, read at
+ * every call whatever the statement clock (clock_timestamp()). */
+int64_t lm_dt_clock_us(void);
 
 /* The fields of a date/time text, as lm_dt_parse reads them. */
 typedef struct lm_dt_text {
@@ -174,6 +177,11 @@ unsigned lm_days_in_month(int64_t y, unsigned m);
  * rounded as PostgreSQL rounds them (a clock part's seconds: rint; a
  * number with a unit: the µs truncated, then the rest rint-ed). Output µs in
  * *out_us. Returns 0 ok, -1 on bad text or int64 overflow. */
+/* Whether interval text s[0, len) names years, months, decades,
+ * centuries or millennia ("1 year 2 mons", "3 months"): Laminar's INTERVAL
+ * (a count of µs) cannot hold them, and the readers refuse such text; the
+ * callers say why (SQLSTATE 0A000, docs/functions.md). */
+bool lm_interval_has_months(const char *s, size_t len);
 int lm_parse_interval(const char *num, size_t num_len, const char *unit,
                       size_t unit_len, int64_t *out_us);
 /* Same, and *out_days = the whole days written in day or week units ('1

@@ -16,6 +16,7 @@ lm_schema *lm_schema_new(int n_fields) {
   }
   s->refcnt = 1;
   s->n_fields = n_fields;
+  s->mods = NULL;
   for (int i = 0; i < n_fields; i++)
     s->fields[i].nullable = true;
   return s;
@@ -63,7 +64,41 @@ void lm_schema_release(lm_schema *s) {
     free(s->fields[i].timezone);
   }
   free(s->fields);
+  free(s->mods);
   free(s);
+}
+
+int lm_schema_set_typmod(lm_schema *s, int i, lm_typmod mod) {
+  if (i < 0 || i >= s->n_fields)
+    return LM_ERR_INVALID;
+  if (!s->mods && !(s->mods = lm_calloc(s->n_fields ? (size_t)s->n_fields : 1,
+                                        sizeof(lm_typmod))))
+    return LM_ERR_NOMEM;
+  s->mods[i] = mod;
+  return LM_OK;
+}
+
+lm_typmod lm_schema_typmod(const lm_schema *s, int i) {
+  lm_typmod none = {0, false, 0};
+  if (!s || !s->mods || i < 0 || i >= s->n_fields)
+    return none;
+  return s->mods[i];
+}
+
+int lm_schema_format_type(lm_buf *out, const lm_schema *s, int i) {
+  lm_type t = s->fields[i].type;
+  lm_typmod m = lm_schema_typmod(s, i);
+  if (t.id == LM_TYPE_UTF8 && (m.bpchar || lm_type_is_bpchar(t)))
+    return m.char_len ? lm_buf_printf(out, "CHAR(%d)", (int)m.char_len)
+                      : lm_buf_puts(out, "BPCHAR");
+  int rc = lm_buf_puts(out, lm_type_name(t));
+  if (rc)
+    return rc;
+  if (t.id == LM_TYPE_UTF8 && m.char_len)
+    return lm_buf_printf(out, "(%d)", (int)m.char_len);
+  if ((t.id == LM_TYPE_TIMESTAMP || t.id == LM_TYPE_TIME64) && m.tprec > 0)
+    return lm_buf_printf(out, "(%d)", m.tprec - 1);
+  return 0;
 }
 
 int lm_schema_find(const lm_schema *s, const char *name) {

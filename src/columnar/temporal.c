@@ -115,6 +115,12 @@ int64_t lm_dt_now_us(void) {
   return (int64_t)ts.tv_sec * LM_US_PER_SEC + ts.tv_nsec / 1000;
 }
 
+int64_t lm_dt_clock_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * LM_US_PER_SEC + ts.tv_nsec / 1000;
+}
+
 void lm_dt_statement_begin(int64_t now_us) {
   stmt_now = now_us;
 }
@@ -945,6 +951,29 @@ static void split_days(int64_t u, __int128 *part, __int128 *days) {
 
 static int parse_interval(const char *num, size_t num_len, const char *unit,
                           size_t unit_len, int64_t *out_us, int64_t *out_days);
+
+bool lm_interval_has_months(const char *s, size_t len) {
+  static const char *const words[] = {
+      "y",         "yr",      "yrs",       "year",   "years",   "mon",
+      "mons",      "month",   "months",    "decade", "decades", "dec",
+      "decs",      "century", "centuries", "cent",   "c",       "millennium",
+      "millennia", "mil",     "mils"};
+  for (size_t i = 0; i < len;) {
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))) {
+      i++;
+      continue;
+    }
+    size_t j = i;
+    while (j < len &&
+           ((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= 'A' && s[j] <= 'Z')))
+      j++;
+    for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+      if (strlen(words[k]) == j - i && !strncasecmp(s + i, words[k], j - i))
+        return true;
+    i = j;
+  }
+  return false;
+}
 
 int lm_parse_interval(const char *num, size_t num_len, const char *unit,
                       size_t unit_len, int64_t *out_us) {

@@ -4,6 +4,7 @@
 #include "columnar/lm_columnar.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +101,22 @@ int lm_type_depth(lm_type t) {
   return t.node ? t.node->depth : 1;
 }
 
+/* "DECIMAL(p,s)" for every valid p, s: filled once, process-lifetime, so
+ * lm_type_name can return them as static strings. */
+static char dec_names[39][39][16];
+static pthread_once_t dec_names_once = PTHREAD_ONCE_INIT;
+static void dec_names_fill(void) {
+  for (int p = 1; p <= 38; p++)
+    for (int s = 0; s <= p; s++)
+      snprintf(dec_names[p][s], sizeof dec_names[p][s], "DECIMAL(%d,%d)", p, s);
+}
+
 const char *lm_type_name(lm_type t) {
+  if (t.id == LM_TYPE_DECIMAL128 && t.precision >= 1 && t.precision <= 38 &&
+      t.scale >= 0 && t.scale <= t.precision) {
+    pthread_once(&dec_names_once, dec_names_fill);
+    return dec_names[t.precision][t.scale];
+  }
   switch (t.id) {
   case LM_TYPE_NULL:
     return "NULL";
@@ -119,7 +135,7 @@ const char *lm_type_name(lm_type t) {
   case LM_TYPE_FLOAT64:
     return "DOUBLE";
   case LM_TYPE_UTF8:
-    return "VARCHAR";
+    return t.precision == 1 ? "CHAR" : "VARCHAR"; /* lm_type_bpchar */
   case LM_TYPE_TIMESTAMP:
     return t.precision == 1 ? "TIMESTAMPTZ" : "TIMESTAMP";
   case LM_TYPE_INTERVAL:
@@ -173,7 +189,10 @@ int lm_type_format(lm_buf *out, lm_type t) {
   if (rc)
     return rc;
   switch (t.id) {
-  case LM_TYPE_DECIMAL128:
+  case LM_TYPE_DECIMAL128: /* lm_type_name spells (p,s) when valid */
+    if (t.precision >= 1 && t.precision <= 38 && t.scale >= 0 &&
+        t.scale <= t.precision)
+      return 0;
     return lm_buf_printf(out, "(%d,%d)", t.precision, t.scale);
   case LM_TYPE_TIMESTAMP:
     if (t.unit == LM_UNIT_MICRO)

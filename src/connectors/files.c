@@ -523,12 +523,41 @@ int lm_file_sink_open_path(const char *path, const char *format,
   return 0;
 }
 
+/* The options of INTO FILES (docs/sinks.md); any other key is refused, as
+ * Flink refuses them, rather than silently ignored. */
+static const char *const sink_keys[] = {
+    "path",
+    "format",
+    "partition.by",
+    "partition.columns-in-file",
+    "partition.default-name",
+    "prefix",
+    "sink.rolling-policy.file-size",
+    "max_file_size",
+    "sink.rolling-policy.rollover-interval",
+    "sink.partition-commit.policy.kind",
+};
+
 int lm_file_sink_open(const lm_kv *opts, int n_opts, const char *format,
                       lm_schema *schema, lm_file_sink **out, lm_error *err) {
   *out = NULL;
   const char *path = lm_kv_get(opts, n_opts, "path");
   if (!path)
     return lm_err(err, LM_ERR_BIND, "FILES sink needs a 'path' option");
+  for (int i = 0; i < n_opts; i++) {
+    bool known = false;
+    for (size_t k = 0; k < LM_ARRAY_LEN(sink_keys) && !known; k++)
+      known = !strcmp(opts[i].key, sink_keys[k]);
+    if (!known)
+      return lm_err(err, LM_ERR_BIND,
+                    "'%s': unknown FILES sink option (known: 'path', "
+                    "'format', 'partition.by', 'partition.columns-in-file', "
+                    "'partition.default-name', 'prefix', "
+                    "'sink.rolling-policy.file-size', "
+                    "'sink.rolling-policy.rollover-interval', "
+                    "'sink.partition-commit.policy.kind')",
+                    opts[i].key);
+  }
   const char *fmt = format ? format : lm_kv_get(opts, n_opts, "format");
   if (!fmt)
     fmt = "JSON";

@@ -410,6 +410,17 @@ int lm_part_sink_open(const lm_kv *opts, int n_opts, const char *format,
                   "FILES sink format %s is not supported (JSON, CSV or "
                   "ARROW_IPC)",
                   format);
+  const char *pre = lm_kv_get(opts, n_opts, "prefix");
+  if (pre && strchr(pre, '/'))
+    return lm_err(err, LM_ERR_BIND,
+                  "FILES sink option 'prefix' = '%s' must not contain '/': it "
+                  "names the part files inside each partition directory",
+                  pre);
+  const char *dn = lm_kv_get(opts, n_opts, "partition.default-name");
+  if (dn && !*dn)
+    return lm_err(err, LM_ERR_BIND,
+                  "'partition.default-name' must not be empty: it names the "
+                  "directory of NULL and empty values");
   lm_part_sink *s = calloc(1, sizeof *s);
   if (!s)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -419,22 +430,9 @@ int lm_part_sink_open(const lm_kv *opts, int n_opts, const char *format,
   s->schema = lm_schema_retain(schema);
   s->dir = lm_strdup(path);
   s->format = lm_strdup(format);
-  const char *pre = lm_kv_get(opts, n_opts, "prefix");
-  if (pre && strchr(pre, '/')) {
-    lm_schema_release(s->schema);
-    lm_buf_free(&s->key);
-    free(s->dir);
-    free(s->format);
-    free(s);
-    return lm_err(err, LM_ERR_BIND,
-                  "FILES sink option 'prefix' = '%s' must not contain '/': it "
-                  "names the part files inside each partition directory",
-                  pre);
-  }
   make_run_id(s->run_id);
   s->prefix = lm_strdup(pre && *pre ? pre : "part");
-  const char *dn = lm_kv_get(opts, n_opts, "partition.default-name");
-  s->default_name = lm_strdup(dn && *dn ? dn : "__DEFAULT_PARTITION__");
+  s->default_name = lm_strdup(dn ? dn : "__DEFAULT_PARTITION__");
   s->part_cols = calloc((size_t)schema->n_fields + 1, sizeof(int));
   s->file_cols = calloc((size_t)schema->n_fields + 1, sizeof(int));
   int rc = 0;

@@ -102,7 +102,9 @@ int lm_nexmark_source_schema(const lm_kv *opts, int n_opts,
  * strings would exceed 2 MiB; their buffers are views of a slab from a
  * pool the reader owns, reused once every reference to the batch is
  * released (on any thread; batches may outlive the reader). The reader
- * holds ~1.7 MB of tables built from the seed. Errors:
+ * holds ~1.7 MB of tables from the seed, filled at the first poll for the
+ * columns generated then (lm_nexmark_reader_project; a failed slab layout
+ * then fails that poll with LM_ERR_NOMEM). Errors:
  * LM_ERR_BIND for unknown options or bad values (named in the message),
  * LM_ERR_NOMEM. */
 int lm_nexmark_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
@@ -119,6 +121,47 @@ int lm_nexmark_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
  * LM_ERR_NOMEM (the reader then fails its next poll with LM_ERR_NOMEM). */
 int lm_nexmark_reader_project(lm_source_reader *r, const bool *need, int n,
                               lm_error *err);
+
+/* A predicate pushed down into a generator (docs/nexmark.md "Predicate
+ * pushdown"): a row passes when (value of column col) op value, or with
+ * mod > 0, (value % mod) op value (C's / SQL's truncating remainder). col is
+ * an index into the reader's schema; value is in the column's unit (µs for
+ * TIMESTAMP). */
+typedef enum lm_gen_cmp {
+  LM_GEN_EQ,
+  LM_GEN_NE,
+  LM_GEN_LT,
+  LM_GEN_LE,
+  LM_GEN_GT,
+  LM_GEN_GE
+} lm_gen_cmp;
+typedef struct lm_gen_pred {
+  int col;
+  lm_gen_cmp op;
+  int64_t mod; /* 0: none; else > 0 */
+  int64_t value;
+} lm_gen_pred;
+#define LM_GEN_MAX_PREDS 8
+
+/* Predicate pushdown (docs/nexmark.md "Predicate pushdown"): from the next
+ * poll on, NEXMARK reader r makes only the rows passing every one of the n
+ * predicates p (n = 0: every row, as before). Lazy: a bid's fields the
+ * predicates read (auction, bidder, price, dateTime) are made first, and a
+ * bid that fails is skipped without making its other fields; a row that
+ * passes is identical to the unfiltered reader's. Applied only to table bid
+ * with n <= LM_GEN_MAX_PREDS predicates on those columns, each emitted by
+ * the reader; else the filter is cleared and *applied is false (the caller
+ * filters). Event time moves past the skipped rows:
+ * lm_nexmark_reader_time_through. Call it between polls (the same
+ * predicates again cost nothing). Returns 0 (no errors today; err is for
+ * later ones). */
+int lm_nexmark_reader_filter(lm_source_reader *r, const lm_gen_pred *p, int n,
+                             bool *applied, lm_error *err);
+/* The event time (µs) of the last bid that the polls of r so far went past,
+ * made or skipped by a pushed-down filter; INT64_MIN when r has no filter or
+ * has gone past no bid yet. With a filter, a source's watermark follows
+ * this, as if the skipped rows had arrived (api/engine.c). */
+int64_t lm_nexmark_reader_time_through(lm_source_reader *r);
 
 /* INTO FILES ('path' = ...) FORMAT JSON | CSV | ARROW_IPC (or 'format' =
  * ...; JSON by default): appends rows to one file, creating missing

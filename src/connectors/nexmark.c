@@ -225,6 +225,19 @@ static inline int64_t rng_below(nx_rng *r, int64_t n) {
 
 /* ----------------------------------------------------------------- config */
 
+/* One pushed-down predicate over bid field f (B_AUCTION, B_BIDDER, B_PRICE
+ * or B_TIME), as a range: x = v % mod (mod > 0) or v (mod 0) passes when
+ * lo <= x <= hi, or when it does not if neg (<>, and the comparisons no
+ * value meets); m32 is Lemire's fastmod constant when 1 < mod < 2^32
+ * (0: use %). */
+typedef struct nx_pred {
+  int f;
+  bool neg;
+  int64_t mod;
+  uint64_t lo, width; /* lo as unsigned; hi - lo (two's complement) */
+  uint64_t m32;
+} nx_pred;
+
 typedef struct nx_reader {
   lm_source_reader base;
   lm_schema *schema; /* output columns */
@@ -258,6 +271,9 @@ typedef struct nx_reader {
   /* tables built from the seed when a generated column first needs them
    * (ensure_tables): the pad for `extra`, the urls, the channel names */
   bool have_pad, have_urls, have_names;
+  /* gen changed since the last layout (ensure_tables + layout at the next
+   * poll: the tables of columns projected away are never built) */
+  bool dirty;
   char *pad;        /* PAD_BYTES random a-z (+SLACK) */
   char *urls;       /* CHANNELS + 4 urls back to back (+SLACK) */
   int32_t *url_off; /* CHANNELS + 4 + 1 offsets; hot ones last */
@@ -265,6 +281,13 @@ typedef struct nx_reader {
   char channel_names[CHANNELS][16];
   uint8_t channel_len[CHANNELS];
   double price_hi[256], price_mid[256], price_lo[256];
+  /* predicate pushdown (lm_nexmark_reader_filter): a bid failing one of
+   * pred[0..n_pred) is skipped; through_us is the event time of the last
+   * bid gone past (INT64_MIN: none yet) */
+  nx_pred pred[LM_GEN_MAX_PREDS];
+  int n_pred;
+  uint32_t pred_need; /* bit f: a predicate reads bid field f */
+  int64_t through_us;
   /* batch memory: every batch is one slab from the pool, laid out as
    * below for rows_cap rows; -1 = column not emitted */
   struct nx_pool *pool;
@@ -507,9 +530,15 @@ static int format_u64(char *dst, uint64_t v) {
 
 static void build_pad(nx_reader *g) {
   nx_rng r = {g->key ^ UINT64_C(0x7061646470616464)};
-  for (int i = 0; i < PAD_BYTES; i += 12) {
+  int i = 0;
+  for (; i + 12 <= PAD_BYTES; i += 12) { /* whole words: unrolled */
     uint64_t w = rng_next(&r);
-    for (int k = 0; k < 12 && i + k < PAD_BYTES; k++)
+    for (int k = 0; k < 12; k++)
+      g->pad[i + k] = (char)('a' + take(&w, 26));
+  }
+  if (i < PAD_BYTES) {
+    uint64_t w = rng_next(&r);
+    for (int k = 0; i + k < PAD_BYTES; k++)
       g->pad[i + k] = (char)('a' + take(&w, 26));
   }
   memset(g->pad + PAD_BYTES, 'a', SLACK);
@@ -907,6 +936,8 @@ static inline void str_done(nx_out *c, int64_t row, int64_t len) {
  * (extra slices of the 1 MiB pad and bid urls are random reads, mostly L2
  * misses); the second copies them. */
 #define CHUNK 64
+/* ids a filtered unbounded reader goes past per poll at most */
+#define SCAN_CAP (INT64_C(1) << 20)
 
 typedef struct nx_src {
   const char *ch, *url, *x;
@@ -1156,12 +1187,186 @@ static int64_t gen_bids_ints(nx_reader *g, nx_out *c, int64_t n) {
   return rows;
 }
 
+/* (v % p->mod) for p->mod > 0: Lemire's fastmod when v and mod fit 32
+ * bits, else the % instruction (C's truncating remainder, as SQL's). */
+static inline int64_t pred_mod(const nx_pred *p, int64_t v) {
+  if (p->m32 && (uint64_t)v < (UINT64_C(1) << 32)) {
+    uint64_t low = p->m32 * (uint64_t)v;
+    return (int64_t)(((unsigned __int128)low * (uint64_t)p->mod) >> 64);
+  }
+  return v % p->mod;
+}
+
+static inline bool pred_ok(const nx_pred *p, int64_t v) {
+  if (p->mod)
+    v = pred_mod(p, v);
+  return ((uint64_t)v - p->lo <= p->width) != p->neg;
+}
+
+/* The per-epoch constants of the bids' ids (Flink's lastBase0AuctionId /
+ * lastBase0PersonId windows): hot ids and the ranges of the random ones. */
+typedef struct nx_epoch {
+  int64_t hot_auc, a_lo, hot_bid, p_lo;
+  uint64_t a_range, p_range;
+} nx_epoch;
+
+/* The epoch's constants (nx_epoch) of the bids of `epoch`. */
+static inline nx_epoch epoch_of(const nx_reader *g, int64_t epoch) {
+  nx_epoch e;
+  int64_t la = epoch * g->A + g->A - 1, lp = epoch * g->P + g->P - 1;
+  e.hot_auc = (la / HOT_AUCTION_RATIO) * HOT_AUCTION_RATIO;
+  e.a_lo = la - g->in_flight > 0 ? la - g->in_flight : 0;
+  e.a_range = (uint64_t)(la - e.a_lo + 1 + AUCTION_ID_LEAD);
+  e.hot_bid = (lp / HOT_BIDDER_RATIO) * HOT_BIDDER_RATIO + 1;
+  int64_t num = lp + 1;
+  int64_t active = num < g->active_people ? num : g->active_people;
+  e.p_lo = num - active;
+  e.p_range = (uint64_t)(active + PERSON_ID_LEAD);
+  return e;
+}
+
+/* Whether the bid whose words come from `base` (event time t_us, read only
+ * when a predicate reads dateTime) passes every pushed-down predicate.
+ * Only the fields the predicates read are made, by the same draws as
+ * gen_bids (auction, then bidder, from word 1; price from word 2), so they
+ * are the values the row would hold; the hot-or-not choices are made
+ * without branches (they are coin flips: a branch would mispredict). */
+static inline bool bid_passes(const nx_reader *g, uint64_t base,
+                              const nx_epoch *e, int64_t t_us) {
+  int64_t v[B_N];
+  const nx_pred *pr = g->pred;
+  const uint32_t need = g->pred_need;
+  if (need & ((1u << B_AUCTION) | (1u << B_BIDDER))) {
+    uint64_t w1 = mix64(base + GOLDEN);
+    bool hot = take(&w1, (uint64_t)g->hot_auctions) > 0;
+    uint64_t w1r = w1;
+    int64_t ar = e->a_lo + (int64_t)take(&w1r, e->a_range);
+    v[B_AUCTION] = (hot ? e->hot_auc : ar) + FIRST_AUCTION_ID;
+    if (need & (1u << B_BIDDER)) {
+      w1 = hot ? w1 : w1r;
+      bool hb = take(&w1, (uint64_t)g->hot_bidders) > 0;
+      int64_t br = e->p_lo + (int64_t)take(&w1, e->p_range);
+      v[B_BIDDER] = (hb ? e->hot_bid : br) + g->bidder_offset;
+    }
+  }
+  if (need & (1u << B_PRICE)) {
+    uint64_t w2 = mix64(base + 2 * GOLDEN);
+    v[B_PRICE] = price_of(g, &w2);
+  }
+  v[B_TIME] = t_us;
+  for (int k = 0; k < g->n_pred; k++)
+    if (!pred_ok(&pr[k], v[pr[k].f]))
+      return false;
+  return true;
+}
+
+/* A reader's position while a batch is made (gen_bids keeps it in
+ * locals): the id, its time as q + r / rate (time_at), its epoch and
+ * offset in the epoch. */
+typedef struct nx_pos {
+  int64_t id, q, r, epoch, off;
+} nx_pos;
+
+/* Moves *p from p->id to the first bid before end that passes every
+ * pushed-down predicate (returns true), or to end (false). The failing
+ * bids are gone past in a tight loop over each epoch's run of bids,
+ * making only the fields the predicates read; the time is kept per id
+ * only when a predicate reads dateTime, else moved once at the stop.
+ * *last_bid becomes the last bid id looked at (unchanged when none). */
+static bool scan_bids(const nx_reader *g, nx_pos *p, int64_t end,
+                      int64_t *last_bid) {
+  const int64_t P = g->P, A = g->A, T = g->T;
+  const int64_t sq = g->sq, sr = g->sr, rate = g->rate;
+  const bool need_t = (g->pred_need & (1u << B_TIME)) != 0;
+  const uint64_t key = g->key;
+  int64_t id = p->id, q = p->q, r = p->r, epoch = p->epoch, off = p->off;
+  const int64_t id0 = id;
+  bool found = false;
+  const bool auc1 = g->n_pred == 1 && g->pred_need == 1u << B_AUCTION;
+  const nx_pred p0 = g->pred[0];
+  const uint64_t hot_a = (uint64_t)g->hot_auctions;
+  while (id < end && !found) {
+    if (off < P + A) { /* to the epoch's first bid */
+      int64_t k = P + A - off;
+      if (k > end - id)
+        k = end - id;
+      id += k;
+      off += k;
+      if (need_t) {
+        q += k * sq;
+        r += k * sr;
+        q += r / rate;
+        r %= rate;
+      }
+      continue;
+    }
+    nx_epoch e = epoch_of(g, epoch);
+    int64_t m = T - off; /* the epoch's bids left */
+    if (m > end - id)
+      m = end - id;
+    int64_t j = 0;
+    if (auc1) { /* one predicate, on auction (q2): all in registers */
+      uint64_t base = key + (uint64_t)id * UINT64_C(0xd1b54a32d192ed03);
+      /* hot or not is a coin flip: both are computed and the verdict
+       * selected by a mask (a branch would mispredict half the time) */
+      const uint64_t hot_ok = pred_ok(&p0, e.hot_auc + FIRST_AUCTION_ID);
+      for (; j < m; j++, base += UINT64_C(0xd1b54a32d192ed03)) {
+        uint64_t w1 = mix64(base + GOLDEN);
+        uint64_t hot = -(uint64_t)(take(&w1, hot_a) > 0);
+        int64_t ar = e.a_lo + (int64_t)take(&w1, e.a_range);
+        uint64_t ok = (uint64_t)pred_ok(&p0, ar + FIRST_AUCTION_ID);
+        if ((hot & hot_ok) | (~hot & ok)) {
+          found = true;
+          break;
+        }
+      }
+      m = found ? j : m;
+    }
+    for (; j < m; j++) {
+      uint64_t base = key + (uint64_t)(id + j) * UINT64_C(0xd1b54a32d192ed03);
+      int64_t t_us = need_t ? (g->base_ms + q / 1000) * 1000 : 0;
+      if (bid_passes(g, base, &e, t_us)) {
+        found = true;
+        break;
+      }
+      if (need_t) {
+        q += sq;
+        r += sr;
+        if (r >= rate) {
+          r -= rate;
+          q++;
+        }
+      }
+    }
+    *last_bid = found ? id + j : id + m - 1;
+    id += j;
+    off += j;
+    if (off == T) {
+      off = 0;
+      epoch++;
+    }
+  }
+  if (!need_t && id > id0) {
+    int64_t k = id - id0;
+    if (k < (INT64_C(1) << 20)) {
+      q += k * sq;
+      r += k * sr;
+      q += r / rate;
+      r %= rate;
+    } else {
+      time_at(g, id, &q, &r);
+    }
+  }
+  *p = (nx_pos){id, q, r, epoch, off};
+  return found;
+}
+
 /* Writes up to n bids from the current id on into c; returns the rows
  * made. The hot loop: two splitmix words per bid, values written in
  * place; the channel/url draws (the end of word 1) and extra's (the end
  * of word 2) are only made when those columns are generated. */
 static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
-  if (!c[B_CHANNEL].d && !c[B_URL].d && !c[B_EXTRA].d)
+  if (!c[B_CHANNEL].d && !c[B_URL].d && !c[B_EXTRA].d && !g->n_pred)
     return gen_bids_ints(g, c, n);
   int64_t *auc = c[B_AUCTION].v, *bidder = c[B_BIDDER].v;
   int64_t *price = c[B_PRICE].v, *tcol = c[B_TIME].v;
@@ -1178,13 +1383,35 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
   const uint64_t brange = (uint64_t)g->brange;
   const int32_t *uo = g->url_off;
   nx_src src[CHUNK];
+  const bool filtered = g->n_pred > 0;
+  int64_t last_bid = -1;
   /* per epoch: the hot ids and the ranges of the random ones */
   int64_t ep = -1, hot_auc = 0, a_lo = 0, hot_bid = 0, p_lo = 0;
   uint64_t a_range = 1, p_range = 1;
   while (rows < n && id < end) {
     int64_t first = rows, lim = n - rows < CHUNK ? n : rows + CHUNK;
     while (rows < lim && id < end) {
-      if (off < P + A) { /* a person or an auction */
+      if (filtered) { /* lazy: to the next bid passing the predicates */
+        nx_pos ps = {id, q, r, epoch, off};
+        bool found = scan_bids(g, &ps, end, &last_bid);
+        id = ps.id, q = ps.q, r = ps.r, epoch = ps.epoch, off = ps.off;
+        if (!found)
+          break;
+      }
+      bool skip = off < P + A; /* a person or an auction */
+      if (!skip && epoch != ep) {
+        ep = epoch;
+        int64_t la = epoch * A + A - 1, lp = epoch * P + P - 1;
+        hot_auc = (la / HOT_AUCTION_RATIO) * HOT_AUCTION_RATIO;
+        a_lo = la - g->in_flight > 0 ? la - g->in_flight : 0;
+        a_range = (uint64_t)(la - a_lo + 1 + AUCTION_ID_LEAD);
+        hot_bid = (lp / HOT_BIDDER_RATIO) * HOT_BIDDER_RATIO + 1;
+        int64_t num = lp + 1;
+        int64_t active = num < g->active_people ? num : g->active_people;
+        p_lo = num - active;
+        p_range = (uint64_t)(active + PERSON_ID_LEAD);
+      }
+      if (skip) {
         id++;
         q += sq;
         r += sr;
@@ -1197,18 +1424,6 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
           epoch++;
         }
         continue;
-      }
-      if (epoch != ep) {
-        ep = epoch;
-        int64_t la = epoch * A + A - 1, lp = epoch * P + P - 1;
-        hot_auc = (la / HOT_AUCTION_RATIO) * HOT_AUCTION_RATIO;
-        a_lo = la - g->in_flight > 0 ? la - g->in_flight : 0;
-        a_range = (uint64_t)(la - a_lo + 1 + AUCTION_ID_LEAD);
-        hot_bid = (lp / HOT_BIDDER_RATIO) * HOT_BIDDER_RATIO + 1;
-        int64_t num = lp + 1;
-        int64_t active = num < g->active_people ? num : g->active_people;
-        p_lo = num - active;
-        p_range = (uint64_t)(active + PERSON_ID_LEAD);
       }
       uint64_t base = g->key + (uint64_t)id * UINT64_C(0xd1b54a32d192ed03);
       uint64_t w1 = mix64(base + GOLDEN), w2 = mix64(base + 2 * GOLDEN);
@@ -1293,6 +1508,11 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
   g->id = id;
   g->q = q;
   g->r = r;
+  if (last_bid >= 0) { /* the time of the last bid gone past */
+    int64_t lq, lr;
+    time_at(g, last_bid, &lq, &lr);
+    g->through_us = (base_ms + lq / 1000) * 1000;
+  }
   c[B_CHANNEL].pos = s[0].pos;
   c[B_URL].pos = s[1].pos;
   c[B_EXTRA].pos = s[2].pos;
@@ -1369,6 +1589,12 @@ static int nx_poll(lm_source_reader *base, lm_batch **out, bool *eof,
   int64_t stop = due_end(g);
   if (g->id >= stop)
     return 0;
+  if (g->dirty) { /* the columns to generate changed (or first poll) */
+    ensure_tables(g);
+    if (layout(g))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    g->dirty = false;
+  }
   nx_slab *slab = g->pool ? pool_get(g->pool) : NULL;
   if (!slab)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1389,6 +1615,10 @@ static int nx_poll(lm_source_reader *base, lm_batch **out, bool *eof,
     }
   }
   int64_t saved_end = g->end;
+  /* a filtered unbounded reader goes past at most SCAN_CAP ids per poll
+   * (a predicate that no bid passes must not hold the poll forever) */
+  if (g->n_pred && g->base.unbounded && stop - g->id > SCAN_CAP)
+    stop = g->id + SCAN_CAP;
   g->end = stop;
   int64_t rows = 0;
   if (g->table == NX_BID) {
@@ -1442,6 +1672,72 @@ static int nx_poll(lm_source_reader *base, lm_batch **out, bool *eof,
   }
   *out = slab_batch(g, slab, c, rows);
   return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
+int lm_nexmark_reader_filter(lm_source_reader *r, const lm_gen_pred *p, int n,
+                             bool *applied, lm_error *err) {
+  (void)err;
+  nx_reader *g = (nx_reader *)r;
+  nx_pred np[LM_GEN_MAX_PREDS];
+  memset(np, 0, sizeof np); /* padding too: compared with memcmp */
+  uint32_t need = 0;
+  bool ok = g->table == NX_BID && n >= 0 && n <= LM_GEN_MAX_PREDS;
+  for (int k = 0; ok && k < n; k++) {
+    int f = -1;
+    for (int x = 0; x < B_N; x++)
+      if (g->out[x] >= 0 && g->out[x] == p[k].col)
+        f = x;
+    ok = (f == B_AUCTION || f == B_BIDDER || f == B_PRICE || f == B_TIME) &&
+         p[k].mod >= 0 && p[k].op >= LM_GEN_EQ && p[k].op <= LM_GEN_GE;
+    if (ok) {
+      /* as a range [lo, hi], negated for <> and for an empty range */
+      int64_t v = p[k].value, lo = INT64_MIN, hi = INT64_MAX;
+      bool neg = false;
+      switch (p[k].op) {
+      case LM_GEN_NE:
+        neg = true;
+        /* fall through */
+      case LM_GEN_EQ:
+        lo = hi = v;
+        break;
+      case LM_GEN_LT:
+        neg = v == INT64_MIN;
+        hi = neg ? INT64_MAX : v - 1;
+        break;
+      case LM_GEN_LE:
+        hi = v;
+        break;
+      case LM_GEN_GT:
+        neg = v == INT64_MAX;
+        lo = neg ? INT64_MIN : v + 1;
+        break;
+      default:
+        lo = v;
+      }
+      np[k].f = f;
+      np[k].neg = neg;
+      np[k].mod = p[k].mod;
+      np[k].lo = (uint64_t)lo;
+      np[k].width = (uint64_t)hi - (uint64_t)lo;
+      if (p[k].mod > 1 && p[k].mod < (INT64_C(1) << 32))
+        np[k].m32 = UINT64_MAX / (uint64_t)p[k].mod + 1;
+      need |= 1u << f;
+    }
+  }
+  if (!ok)
+    n = 0;
+  *applied = ok && n > 0;
+  if (n == g->n_pred && !memcmp(np, g->pred, sizeof(nx_pred) * (size_t)n))
+    return 0;
+  memcpy(g->pred, np, sizeof(nx_pred) * (size_t)n);
+  g->n_pred = n;
+  g->pred_need = need;
+  return 0;
+}
+
+int64_t lm_nexmark_reader_time_through(lm_source_reader *r) {
+  const nx_reader *g = (const nx_reader *)r;
+  return g->n_pred ? g->through_us : INT64_MIN;
 }
 
 static int64_t nx_wait(lm_source_reader *base) {
@@ -1515,12 +1811,9 @@ int lm_nexmark_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
   }
   for (int f = 0; f < TABLE_NCOLS[g->table]; f++)
     g->gen[f] = g->out[f] >= 0;
-  ensure_tables(g);
-  if (layout(g)) {
-    nx_free(&g->base);
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  }
+  g->dirty = true; /* tables and layout at the first poll, once projected */
   g->id = g->first;
+  g->through_us = INT64_MIN;
   time_at(g, g->first, &g->q, &g->r);
   g->sq = 1000000 / g->rate;
   g->sr = 1000000 % g->rate;
@@ -1547,8 +1840,6 @@ int lm_nexmark_reader_project(lm_source_reader *r, const bool *need, int n,
   if (same)
     return 0;
   memcpy(g->gen, gen, sizeof gen);
-  ensure_tables(g);
-  if (layout(g))
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  g->dirty = true;
   return 0;
 }

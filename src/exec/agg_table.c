@@ -36,10 +36,24 @@
  *                       (~1.6% standard error; linear counting for small
  *                       cardinalities), merged by register max; it cannot
  *                       retract (the planner refuses it over a changelog)
+ *   BOOL_AND/BOOL_OR    the count of TRUE inputs beside cnt (non-NULL
+ *                       inputs): AND = all true, OR = one true
+ *   STRING_AGG          append-only: per group a buffer of sep,value pairs
+ *                       in arrival order and the length of its first sep
+ *                       (skipped in the result; PostgreSQL 16's state, so
+ *                       two buffers merge by appending); retractable: the
+ *                       first/last_value trees (arrival order); DISTINCT:
+ *                       the multiset, read in value order (PostgreSQL
+ *                       sorts a DISTINCT aggregate's input)
+ * Float SUM/AVG over append-only input also run PostgreSQL's own double
+ * state beside the long double sum (float8pl; float8_accum's N, Sx, Sxx),
+ * only to raise its "value out of range: overflow" (22003) where it does:
+ * when finite inputs make that state infinite, in the same row order.
  * Per group, `rows` is the sum of the weights of its rows: a group whose
  * rows fall to 0 has no result row (lm_aggtable_group_rows), and a batch
  * that would take it below 0 is refused before anything changes.
  */
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -55,8 +69,21 @@
 
 typedef struct fsum { /* a float sum that survives retractions */
   long double s;      /* sum of the finite values */
+  long double c;      /* its Neumaier compensation: 1e300 + 1 - 1e300 = 1 */
   int64_t nan, pinf, ninf;
 } fsum;
+
+/* PostgreSQL's float8 SUM / AVG state (float8pl; float8_accum's Sx and
+ * Sxx, N being the group's count): where it overflows. */
+typedef struct fshadow {
+  double sx, sxx;
+} fshadow;
+
+typedef struct sbuf { /* STRING_AGG (append-only): sep,value pairs */
+  char *p;
+  int64_t len, cap;
+  int32_t first; /* the length of the first sep (not in the result) */
+} sbuf;
 
 typedef struct var_state { /* shifted sums for VAR/STDDEV */
   long double k, s, ss;    /* shift, sum(x-k), sum((x-k)^2) */
@@ -69,6 +96,9 @@ typedef struct agg_state {
   double *f;     /* MIN/MAX/first/last float (append-only) */
   __int128 *w;   /* AVG of integers: exact sum */
   fsum *fs;      /* SUM/AVG of floats */
+  fshadow *fd;   /* SUM/AVG of floats, append-only: PostgreSQL's state */
+  int64_t *nt;   /* BOOL_AND/BOOL_OR: TRUE inputs (sum of weights) */
+  sbuf *sb;      /* STRING_AGG (append-only, not DISTINCT) */
   var_state *vr; /* VAR/STDDEV */
   char **s;      /* MIN/MAX/first/last VARCHAR (append-only): owned copies */
   int32_t *sl;
@@ -154,14 +184,121 @@ static bool is_minmax(lm_agg_kind k) {
 static bool is_firstlast(lm_agg_kind k) {
   return k == LM_AGG_FIRST || k == LM_AGG_LAST;
 }
+static bool is_bool(lm_agg_kind k) {
+  return k == LM_AGG_BOOL_AND || k == LM_AGG_BOOL_OR;
+}
 /* agg(DISTINCT x) that differs from agg(x). */
 static bool is_distinct(const lm_agg_spec *sp) {
   return sp->distinct && !is_minmax(sp->kind) && !is_firstlast(sp->kind) &&
-         sp->kind != LM_AGG_COUNT_STAR && sp->kind != LM_AGG_APPROX_DISTINCT;
+         sp->kind != LM_AGG_COUNT_STAR && sp->kind != LM_AGG_APPROX_DISTINCT &&
+         !is_bool(sp->kind);
+}
+/* Kept in arrival order by sequence number when retractable (the
+ * first/last_value trees). */
+static bool is_seq(const lm_agg_spec *sp) {
+  return is_firstlast(sp->kind) ||
+         (sp->kind == LM_AGG_STRING_AGG && !sp->distinct && !sp->by_value);
+}
+/* STRING_AGG(x ORDER BY x): the sorted multiset (gid, x) -> count. */
+static bool is_by_value(const lm_agg_spec *sp) {
+  return sp->kind == LM_AGG_STRING_AGG && !sp->distinct && sp->by_value;
 }
 
 static lm_vt_kind vt_kind(lm_type t) {
   return t.id == LM_TYPE_UTF8 ? LM_VT_STR : is_float(t) ? LM_VT_F64 : LM_VT_INT;
+}
+/* How aggregate sp's input values are kept (STRING_AGG: bytes, for BYTEA
+ * too). */
+static lm_vt_kind sp_kind(const lm_agg_spec *sp) {
+  return sp->kind == LM_AGG_STRING_AGG ? LM_VT_STR : vt_kind(sp->in_type);
+}
+
+static int overflow_err(lm_error *err) {
+  lm_err(err, LM_ERR_EXEC, "value out of range: overflow");
+  return lm_err_state(err, "22003");
+}
+
+/* One step of PostgreSQL's float8 SUM (float8pl; avg false) or AVG
+ * (float8_accum) state f, n values before v: -1 when finite inputs make
+ * it infinite (PostgreSQL's 22003), else 0. */
+static int fshadow_add(fshadow *f, int64_t n, double v, bool avg) {
+  if (!avg) {
+    if (n == 0) {
+      f->sx = v;
+      return 0;
+    }
+    double r = f->sx + v;
+    if (isinf(r) && !isinf(f->sx) && !isinf(v))
+      return -1;
+    f->sx = r;
+    return 0;
+  }
+  double sx0 = f->sx, sx = sx0 + v, nn = (double)n + 1;
+  if (n > 0) {
+    double tmp = v * nn - sx, sxx = f->sxx + tmp * tmp / (nn * (double)n);
+    if (isinf(sx) || isinf(sxx)) {
+      if (!isinf(sx0) && !isinf(v))
+        return -1;
+      sxx = NAN;
+    }
+    f->sxx = sxx;
+  } else if (!isfinite(v)) {
+    f->sxx = NAN;
+  }
+  f->sx = sx;
+  return 0;
+}
+
+/* PostgreSQL's combine of two such states (float8pl; float8_combine) of
+ * n and m values into d. -1 on its overflow. */
+static int fshadow_merge(fshadow *d, int64_t n, const fshadow *s, int64_t m,
+                         bool avg) {
+  if (m == 0)
+    return 0;
+  if (n == 0) {
+    *d = *s;
+    return 0;
+  }
+  double sx = d->sx + s->sx;
+  if (isinf(sx) && !isinf(d->sx) && !isinf(s->sx))
+    return -1;
+  if (avg) {
+    double tmp = d->sx / (double)n - s->sx / (double)m;
+    double sxx = d->sxx + s->sxx +
+                 (double)n * (double)m * tmp * tmp / ((double)n + (double)m);
+    if (isinf(sxx) && !isinf(d->sxx) && !isinf(s->sxx))
+      return -1;
+    d->sxx = sxx;
+  }
+  d->sx = sx;
+  return 0;
+}
+
+/* Appends sep (NULL: none) and v to a STRING_AGG buffer; -1 on OOM. */
+static int sbuf_add(sbuf *b, const char *sep, int32_t sep_len, const lm_vval *v,
+                    bool first) {
+  int32_t sl = sep ? sep_len : 0;
+  int64_t need = b->len + sl + v->len;
+  if (need > b->cap) {
+    int64_t cap = b->cap ? b->cap * 2 : 64;
+    while (cap < need)
+      cap *= 2;
+    char *n = realloc(b->p, (size_t)cap);
+    if (!n)
+      return -1;
+    b->p = n;
+    b->cap = cap;
+  }
+  if (first) {
+    b->len = 0;
+    b->first = sl;
+  }
+  if (sl)
+    memcpy(b->p + b->len, sep, (size_t)sl);
+  if (v->len)
+    memcpy(b->p + b->len + sl, v->s, (size_t)v->len);
+  b->len += sl + v->len;
+  return 0;
 }
 
 static lm_vval get_val(const lm_array *x, int64_t r, lm_vt_kind k) {
@@ -180,11 +317,11 @@ static void choose_layout(lm_aggtable *t) {
   for (int a = 0; a < t->n_aggs; a++) {
     const lm_agg_spec *sp = &t->aggs[a];
     agg_state *s = &t->st[a];
-    s->tree = is_distinct(sp) ||
-              (t->retract && (is_minmax(sp->kind) || is_firstlast(sp->kind)));
-    lm_vt_kind vk = vt_kind(sp->in_type);
+    s->tree = is_distinct(sp) || is_by_value(sp) ||
+              (t->retract && (is_minmax(sp->kind) || is_seq(sp)));
+    lm_vt_kind vk = sp_kind(sp);
     s->dset_only = is_distinct(sp) && !t->retract && vk == LM_VT_INT;
-    if (is_firstlast(sp->kind)) {
+    if (is_seq(sp)) {
       lm_vtree_init(&s->vt, LM_VT_INT, vk);
       lm_vtree_init(&s->vt2, vk, LM_VT_NONE);
     } else {
@@ -247,6 +384,10 @@ static void free_group_values(lm_aggtable *t, int64_t from) {
         free(s->hll[g]);
         s->hll[g] = NULL;
       }
+      if (s->sb) {
+        free(s->sb[g].p);
+        memset(&s->sb[g], 0, sizeof s->sb[g]);
+      }
     }
   }
 }
@@ -262,6 +403,9 @@ void lm_aggtable_free(lm_aggtable *t) {
     free(s->f);
     free(s->w);
     free(s->fs);
+    free(s->fd);
+    free(s->nt);
+    free(s->sb);
     free(s->vr);
     free(s->s);
     free(s->sl);
@@ -338,6 +482,8 @@ static int grow_groups(lm_aggtable *t) {
     case LM_AGG_AVG:
       if (is_float(sp->in_type)) {
         GROW(s->fs, fsum);
+        if (!t->retract)
+          GROW(s->fd, fshadow);
       } else if (sp->kind == LM_AGG_SUM && !t->retract) {
         GROW(s->i, int64_t);
       } else {
@@ -369,6 +515,14 @@ static int grow_groups(lm_aggtable *t) {
       break;
     case LM_AGG_APPROX_DISTINCT:
       GROW(s->hll, uint8_t *);
+      break;
+    case LM_AGG_BOOL_AND:
+    case LM_AGG_BOOL_OR:
+      GROW(s->nt, int64_t);
+      break;
+    case LM_AGG_STRING_AGG:
+      if (!s->tree)
+        GROW(s->sb, sbuf);
       break;
     }
   }
@@ -742,6 +896,55 @@ static int grow_check(lm_aggtable *t, lm_error *err) {
   return 0;
 }
 
+/* Float SUM / AVG (append-only): whether the batch would overflow
+ * PostgreSQL's double state of a group (22003), before anything changes.
+ * Quick when no value and no state is near the double range; otherwise
+ * PostgreSQL's steps run on copies of the touched groups' states. */
+static int check_float(lm_aggtable *t, int a, const lm_array *x,
+                       const int32_t *sel, int64_t n, const uint32_t *gids,
+                       lm_error *err) {
+  const agg_state *s = &t->st[a];
+  bool avg = t->aggs[a].kind == LM_AGG_AVG;
+  const double *v = lm_array_f64(x);
+  bool nulls = x->null_count > 0;
+  double m = 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    if (!(nulls && isnull(x, r)) && isfinite(v[r]) && fabs(v[r]) > m)
+      m = fabs(v[r]);
+  }
+  bool safe = true;
+  for (int64_t j = 0; j < n && safe; j++) {
+    const fshadow *f = &s->fd[gids[j]];
+    double reach = m * ((double)s->cnt[gids[j]] + (double)n) + fabs(f->sx);
+    safe = !isfinite(f->sx) || (avg ? reach < 1e100 && !(fabs(f->sxx) >= 1e300)
+                                    : m * (double)n + fabs(f->sx) < 1e300);
+  }
+  if (safe)
+    return 0;
+  fshadow *cp = malloc(sizeof *cp * (size_t)(t->n_groups + 1));
+  int64_t *cn = malloc(sizeof *cn * (size_t)(t->n_groups + 1));
+  int rc = 0;
+  if (!cp || !cn) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  } else {
+    for (int64_t j = 0; j < n; j++) {
+      cp[gids[j]] = s->fd[gids[j]];
+      cn[gids[j]] = s->cnt[gids[j]];
+    }
+    for (int64_t j = 0; j < n && !rc; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (nulls && isnull(x, r))
+        continue;
+      if (fshadow_add(&cp[gids[j]], cn[gids[j]]++, v[r], avg))
+        rc = overflow_err(err);
+    }
+  }
+  free(cp);
+  free(cn);
+  return rc;
+}
+
 int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
                         const int64_t *weights, const int32_t *sel, int64_t n,
                         const uint32_t *gids, lm_error *err) {
@@ -768,6 +971,12 @@ int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
   for (int a = 0; a < t->n_aggs; a++) {
     const lm_agg_spec *sp = &t->aggs[a];
     const lm_array *x = in[a];
+    if (t->st[a].fd && x && x->type.id == LM_TYPE_FLOAT64 && !sp->distinct) {
+      int rc = check_float(t, a, x, sel, n, gids, err);
+      if (rc)
+        return rc;
+      continue;
+    }
     if (sp->kind != LM_AGG_SUM || sp->distinct || is_float(sp->in_type) || !x ||
         x->type.id == LM_TYPE_NULL)
       continue;
@@ -914,6 +1123,10 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
         s->w[g] = 0;
       if (s->fs)
         memset(&s->fs[g], 0, sizeof s->fs[g]);
+      if (s->fd)
+        memset(&s->fd[g], 0, sizeof s->fd[g]);
+      if (s->nt)
+        s->nt[g] = 0;
       if (s->vr)
         memset(&s->vr[g], 0, sizeof s->vr[g]);
       if (s->sq)
@@ -975,13 +1188,20 @@ static int over_retraction(lm_error *err) {
                 "retracts a value its group does not hold");
 }
 
+/* f->s + f->c += x, compensated (Neumaier). */
+static void fsum_acc(fsum *f, long double x) {
+  long double t = f->s + x;
+  f->c += fabsl(f->s) >= fabsl(x) ? (f->s - t) + x : (x - t) + f->s;
+  f->s = t;
+}
+
 static void fsum_add(fsum *f, double v, int64_t w) {
   if (isnan(v))
     f->nan += w;
   else if (isinf(v))
     *(v > 0 ? &f->pinf : &f->ninf) += w;
   else
-    f->s += (long double)v * (long double)w;
+    fsum_acc(f, (long double)v * (long double)w);
 }
 
 static double fsum_value(const fsum *f) {
@@ -991,7 +1211,7 @@ static double fsum_value(const fsum *f) {
     return INFINITY;
   if (f->ninf > 0)
     return -INFINITY;
-  return (double)f->s;
+  return (double)(f->s + f->c);
 }
 
 /* Replaces an owned string copy. */
@@ -1067,14 +1287,22 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
                     int64_t w, lm_error *err) {
   const lm_agg_spec *sp = &t->aggs[a];
   agg_state *s = &t->st[a];
-  lm_vt_kind k = vt_kind(sp->in_type);
+  lm_vt_kind k = sp_kind(sp);
   switch (sp->kind) {
   case LM_AGG_COUNT_STAR:
   case LM_AGG_COUNT:
     break;
+  case LM_AGG_BOOL_AND:
+  case LM_AGG_BOOL_OR:
+    if (v->i)
+      s->nt[g] += w;
+    break;
   case LM_AGG_SUM:
   case LM_AGG_AVG:
     if (is_float(sp->in_type)) {
+      if (s->fd &&
+          fshadow_add(&s->fd[g], s->cnt[g], v->f, sp->kind == LM_AGG_AVG))
+        return overflow_err(err);
       fsum_add(&s->fs[g], v->f, w);
       if (s->cnt[g] + w == 0)
         memset(&s->fs[g], 0, sizeof s->fs[g]);
@@ -1109,6 +1337,25 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
         return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
     break;
+  case LM_AGG_STRING_AGG:
+    if (sp->distinct)
+      break; /* the multiset is the state (distinct_add) */
+    if (sp->by_value) {
+      int rc = lm_vtree_add(&s->vt, g, v, 0, w, NULL, NULL);
+      if (rc)
+        return rc == -2 ? over_retraction(err)
+                        : lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+    if (!s->tree) {
+      if (w < 0)
+        return over_retraction(err);
+      for (int64_t c = 0; c < w; c++)
+        if (sbuf_add(&s->sb[g], sp->sep, sp->sep_len, v, s->cnt[g] + c == 0))
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+    __attribute__((fallthrough)); /* retractable: arrival-order trees */
   case LM_AGG_FIRST:
   case LM_AGG_LAST:
     if (s->tree) {
@@ -1229,15 +1476,30 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
     }
     return 0;
   }
+  if (is_bool(sp->kind) && x->type.id == LM_TYPE_BOOL) {
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      if (nulls && isnull(x, r))
+        continue;
+      int64_t w = wj ? wj[j] : 1;
+      if (lm_array_bool(x, r))
+        s->nt[gids[j]] += w;
+      s->cnt[gids[j]] += w;
+    }
+    return 0;
+  }
   if ((sp->kind == LM_AGG_SUM || sp->kind == LM_AGG_AVG) &&
       x->type.id == LM_TYPE_FLOAT64) {
     const double *v = lm_array_f64(x);
+    bool avg = sp->kind == LM_AGG_AVG;
     for (int64_t j = 0; j < n; j++) {
       int64_t r = sel ? sel[j] : j;
       if (nulls && isnull(x, r))
         continue;
       uint32_t g = gids[j];
       int64_t w = wj ? wj[j] : 1;
+      if (s->fd && fshadow_add(&s->fd[g], s->cnt[g], v[r], avg))
+        return overflow_err(err);
       fsum_add(&s->fs[g], v[r], w);
       if ((s->cnt[g] += w) == 0)
         memset(&s->fs[g], 0, sizeof s->fs[g]); /* no rounding residue */
@@ -1257,7 +1519,7 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
     }
     return 0;
   }
-  lm_vt_kind k = vt_kind(sp->in_type);
+  lm_vt_kind k = sp_kind(sp);
   if ((sp->kind == LM_AGG_MIN || sp->kind == LM_AGG_MAX) && !s->tree && !wj &&
       k == LM_VT_INT &&
       (x->type.id == LM_TYPE_INT64 || x->type.id == LM_TYPE_TIMESTAMP)) {
@@ -1451,7 +1713,7 @@ static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
                                lm_error *err) {
   if (!x || x->type.id == LM_TYPE_NULL)
     return 0;
-  lm_vt_kind k = vt_kind(t->aggs[a].in_type);
+  lm_vt_kind k = sp_kind(&t->aggs[a]);
   if (!wj && !t->retract && k == LM_VT_INT) {
     /* append-only integers: the cache decides which pairs are new */
     agg_state *s = &t->st[a];
@@ -1627,6 +1889,63 @@ static bool var_value(const lm_agg_spec *sp, const agg_state *s, int64_t g,
   return true;
 }
 
+/* STRING_AGG kept in a tree: the values of group g joined by sp->sep, in
+ * arrival order (payloads of (gid, seq)) or, DISTINCT, in value order
+ * (descending with order_desc), appended to b. 0; -1 OOM; -2 too long. */
+static int string_agg_tree(const lm_agg_spec *sp, const agg_state *s,
+                           uint32_t g, lm_builder *b) {
+  const lm_vtree *vt = &s->vt;
+  int64_t nv = 0;
+  for (int32_t nd = lm_vtree_first(vt, g); nd >= 0; nd = lm_vtree_next(vt, nd))
+    nv++;
+  int32_t *ord = malloc(sizeof *ord * (size_t)(nv + 1));
+  if (!ord)
+    return -1;
+  int64_t k = 0, len = 0;
+  int32_t sl = sp->sep ? sp->sep_len : 0;
+  for (int32_t nd = lm_vtree_first(vt, g); nd >= 0; nd = lm_vtree_next(vt, nd))
+    ord[k++] = nd;
+  bool bykey = sp->distinct || sp->by_value;
+  if (bykey && sp->order_desc)
+    for (int64_t i = 0; i < nv / 2; i++) {
+      int32_t x = ord[i];
+      ord[i] = ord[nv - 1 - i];
+      ord[nv - 1 - i] = x;
+    }
+  for (int64_t i = 0; i < nv; i++) {
+    lm_vval v = bykey ? lm_vtree_key(vt, ord[i]) : lm_vtree_payload(vt, ord[i]);
+    int64_t reps = sp->distinct ? 1 : vt->nodes[ord[i]].cnt;
+    len += reps * (v.len + sl);
+  }
+  if (len > INT32_MAX) {
+    free(ord);
+    return -2;
+  }
+  char *buf = malloc((size_t)len + 1);
+  if (!buf) {
+    free(ord);
+    return -1;
+  }
+  int64_t o = 0;
+  for (int64_t i = 0; i < nv; i++) {
+    lm_vval v = bykey ? lm_vtree_key(vt, ord[i]) : lm_vtree_payload(vt, ord[i]);
+    int64_t reps = sp->distinct ? 1 : vt->nodes[ord[i]].cnt;
+    for (int64_t r = 0; r < reps; r++) {
+      if ((i || r) && sl) {
+        memcpy(buf + o, sp->sep, (size_t)sl);
+        o += sl;
+      }
+      if (v.len)
+        memcpy(buf + o, v.s, (size_t)v.len);
+      o += v.len;
+    }
+  }
+  lm_builder_append_str(b, buf, (int32_t)o);
+  free(buf);
+  free(ord);
+  return 0;
+}
+
 int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
                      lm_batch_builder *bb, lm_error *err) {
   if (!gids)
@@ -1641,12 +1960,43 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
       const agg_state *s = &t->st[a];
       lm_builder *b = &bb->cols[t->n_keys + a];
       int64_t c = s->cnt[g];
-      lm_vt_kind vk = vt_kind(sp->in_type);
+      lm_vt_kind vk = sp_kind(sp);
+      if ((sp->kind == LM_AGG_SUM || sp->kind == LM_AGG_AVG) && c > 0 &&
+          is_float(sp->in_type) && !s->fs[g].nan && !s->fs[g].pinf &&
+          !s->fs[g].ninf &&
+          fabsl(s->fs[g].s + s->fs[g].c) > (long double)DBL_MAX)
+        return overflow_err(err); /* finite values overflow a double */
       switch (sp->kind) {
       case LM_AGG_COUNT_STAR:
       case LM_AGG_COUNT:
         lm_builder_append_int(b, c);
         break;
+      case LM_AGG_BOOL_AND:
+      case LM_AGG_BOOL_OR:
+        if (c <= 0)
+          lm_builder_append_null(b);
+        else
+          lm_builder_append_bool(b, sp->kind == LM_AGG_BOOL_AND ? s->nt[g] == c
+                                                                : s->nt[g] > 0);
+        break;
+      case LM_AGG_STRING_AGG: {
+        if (c <= 0) {
+          lm_builder_append_null(b);
+          break;
+        }
+        if (!s->tree) {
+          const sbuf *sb = &s->sb[g];
+          lm_builder_append_str(b, sb->p ? sb->p + sb->first : "",
+                                (int32_t)(sb->len - sb->first));
+          break;
+        }
+        int rc = string_agg_tree(sp, s, (uint32_t)g, b);
+        if (rc)
+          return lm_err(err, rc == -2 ? LM_ERR_EXEC : LM_ERR_NOMEM,
+                        rc == -2 ? "string_agg result exceeds 2 GB"
+                                 : "out of memory");
+        break;
+      }
       case LM_AGG_SUM:
         if (c <= 0)
           lm_builder_append_null(b);
@@ -1667,7 +2017,7 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
           lm_builder_append_double(
               b, (double)(s->fs[g].nan || s->fs[g].pinf || s->fs[g].ninf
                               ? (long double)fsum_value(&s->fs[g])
-                              : s->fs[g].s / (long double)c));
+                              : (s->fs[g].s + s->fs[g].c) / (long double)c));
         else
           lm_builder_append_double(
               b, (double)((long double)s->w[g] / (long double)c));
@@ -1807,7 +2157,7 @@ static int merge_tree(lm_aggtable *dst, int a, uint32_t x,
         return rc;
       continue;
     }
-    if (is_firstlast(sp->kind)) {
+    if (is_seq(sp)) {
       lm_vval pv = lm_vtree_payload(sv, nd);
       rc = lm_vtree_add(&d->vt, x, &key, 0, c, &pv, NULL);
       if (!rc)
@@ -1856,7 +2206,7 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
     agg_state *d = &dst->st[a];
     const agg_state *s = &src->st[a];
     bool fl = is_float(sp->in_type);
-    lm_vt_kind vk = vt_kind(sp->in_type);
+    lm_vt_kind vk = sp_kind(sp);
     for (int64_t j = 0; j < n; j++) {
       uint32_t x = dg[j], y = sg[j];
       if (dst == src && x == y)
@@ -1872,11 +2222,32 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
       case LM_AGG_COUNT_STAR:
       case LM_AGG_COUNT:
         break;
+      case LM_AGG_BOOL_AND:
+      case LM_AGG_BOOL_OR:
+        d->nt[x] += s->nt[y];
+        break;
+      case LM_AGG_STRING_AGG: {
+        if (c <= 0)
+          break;
+        const sbuf *sb = &s->sb[y];
+        lm_vval all = {0, 0, sb->p ? sb->p : "", (int32_t)sb->len};
+        bool first = d->cnt[x] <= 0;
+        if (sb->len > INT32_MAX || sbuf_add(&d->sb[x], NULL, 0, &all, first))
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+        if (first)
+          d->sb[x].first = sb->first;
+        break;
+      }
       case LM_AGG_SUM:
       case LM_AGG_AVG:
         if (fl) {
+          if (d->fd && s->fd &&
+              fshadow_merge(&d->fd[x], d->cnt[x], &s->fd[y], c,
+                            sp->kind == LM_AGG_AVG))
+            return overflow_err(err);
           fsum *f = &d->fs[x];
-          f->s += s->fs[y].s;
+          fsum_acc(f, s->fs[y].s);
+          fsum_acc(f, s->fs[y].c);
           f->nan += s->fs[y].nan;
           f->pinf += s->fs[y].pinf;
           f->ninf += s->fs[y].ninf;
@@ -1950,6 +2321,8 @@ bool lm_aggtable_invertible(const lm_aggtable *t) {
     switch (sp->kind) {
     case LM_AGG_COUNT_STAR:
     case LM_AGG_COUNT:
+    case LM_AGG_BOOL_AND:
+    case LM_AGG_BOOL_OR:
       break;
     case LM_AGG_SUM:
     case LM_AGG_AVG:
@@ -1977,7 +2350,9 @@ int lm_aggtable_unmerge_groups(lm_aggtable *dst, const uint32_t *dg,
     const agg_state *s = &src->st[a];
     for (int64_t j = 0; j < n; j++) {
       uint32_t x = dg[j], y = sg[j];
-      if (sp->kind == LM_AGG_AVG) {
+      if (is_bool(sp->kind)) {
+        d->nt[x] -= s->nt[y];
+      } else if (sp->kind == LM_AGG_AVG) {
         d->w[x] -= s->w[y];
       } else if (sp->kind == LM_AGG_SUM) {
         int64_t dif;

@@ -18,10 +18,12 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 #include "exec/lm_exec.h"
 #include "exec/lm_strfn.h"
 
@@ -64,152 +66,1029 @@ static void iso_week(int64_t days, int64_t *iy, int *iw) {
   *iw = (int)((thursday - lm_days_from_civil(y, 1, 1)) / 7 + 1);
 }
 
-static void put_num(lm_buf *o, int64_t v, int width, bool fm) {
-  if (v < 0) { /* years BC are printed by magnitude with BC */
-    lm_buf_putc(o, '-');
-    v = -v;
-  }
-  lm_buf_printf(o, "%0*lld", fm ? 1 : width, (long long)v);
-}
-
-/* A name with PostgreSQL's case of the pattern: "Month" capitalised,
- * "MONTH" upper, "month" lower; padded to 9 unless FM. */
-static void put_name(lm_buf *o, const char *name, int pcase, size_t abbrev,
-                     bool fm) {
-  size_t n = abbrev ? abbrev : strlen(name);
-  for (size_t k = 0; k < n; k++) {
-    char c = name[k];
-    if (pcase == 2 || (pcase == 1 && k == 0))
-      c = (char)(c >= 'a' && c <= 'z' ? c - 32 : c);
-    else if (pcase == 0 || (pcase == 1 && k > 0))
-      c = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    lm_buf_putc(o, c);
-  }
-  if (!abbrev && !fm)
-    for (size_t k = n; k < 9; k++)
-      lm_buf_putc(o, ' ');
-}
-
-/* 2 = all upper, 1 = capitalised, 0 = lower, judged on the pattern's first
- * two letters. */
-static int pat_case(const char *p) {
-  bool u0 = p[0] >= 'A' && p[0] <= 'Z', u1 = p[1] >= 'A' && p[1] <= 'Z';
-  return u0 && u1 ? 2 : u0 ? 1 : 0;
-}
-
 static bool pre(const char *p, const char *kw) {
   return !strncasecmp(p, kw, strlen(kw));
 }
 
-static void to_char_one(lm_buf *o, int64_t us, const char *p, size_t len) {
+/* ------------------------------------------------------------ to_char */
+
+/* PostgreSQL's to_char template keywords (formatting.c DCH_keywords), in
+ * its order: a keyword is matched case-sensitively, the first in this
+ * list that the template continues with wins ("DDD" before "DD"). */
+typedef enum dch {
+  K_A_D,
+  K_A_M,
+  K_AD,
+  K_AM,
+  K_B_C,
+  K_BC,
+  K_CC,
+  K_DAY_U,
+  K_DDD,
+  K_DD,
+  K_DY_U,
+  K_DAY_C,
+  K_DY_C,
+  K_D,
+  K_FF1,
+  K_FF2,
+  K_FF3,
+  K_FF4,
+  K_FF5,
+  K_FF6,
+  K_FX,
+  K_HH24,
+  K_HH12,
+  K_HH,
+  K_IDDD,
+  K_ID,
+  K_IW,
+  K_IYYY,
+  K_IYY,
+  K_IY,
+  K_I,
+  K_J,
+  K_MI,
+  K_MM,
+  K_MONTH_U,
+  K_MON_U,
+  K_MS,
+  K_MONTH_C,
+  K_MON_C,
+  K_OF,
+  K_P_M,
+  K_PM,
+  K_Q,
+  K_RM,
+  K_SSSSS,
+  K_SSSS,
+  K_SS,
+  K_TZH,
+  K_TZM,
+  K_TZ,
+  K_US,
+  K_WW,
+  K_W,
+  K_Y_YYY,
+  K_YYYY,
+  K_YYY,
+  K_YY,
+  K_Y,
+  /* lower case */
+  K_a_d,
+  K_a_m,
+  K_ad,
+  K_am,
+  K_b_c,
+  K_bc,
+  K_cc,
+  K_day,
+  K_ddd,
+  K_dd,
+  K_dy,
+  K_d,
+  K_ff1,
+  K_ff2,
+  K_ff3,
+  K_ff4,
+  K_ff5,
+  K_ff6,
+  K_fx,
+  K_hh24,
+  K_hh12,
+  K_hh,
+  K_iddd,
+  K_id,
+  K_iw,
+  K_iyyy,
+  K_iyy,
+  K_iy,
+  K_i,
+  K_j,
+  K_mi,
+  K_mm,
+  K_month,
+  K_mon,
+  K_ms,
+  K_of,
+  K_p_m,
+  K_pm,
+  K_q,
+  K_rm,
+  K_sssss,
+  K_ssss,
+  K_ss,
+  K_tzh,
+  K_tzm,
+  K_tz,
+  K_us,
+  K_ww,
+  K_w,
+  K_y_yyy,
+  K_yyyy,
+  K_yyy,
+  K_yy,
+  K_y,
+  K__COUNT
+} dch;
+
+static const char *const dch_names[K__COUNT] = {
+    "A.D.",  "A.M.",  "AD",   "AM",   "B.C.", "BC",   "CC",   "DAY",   "DDD",
+    "DD",    "DY",    "Day",  "Dy",   "D",    "FF1",  "FF2",  "FF3",   "FF4",
+    "FF5",   "FF6",   "FX",   "HH24", "HH12", "HH",   "IDDD", "ID",    "IW",
+    "IYYY",  "IYY",   "IY",   "I",    "J",    "MI",   "MM",   "MONTH", "MON",
+    "MS",    "Month", "Mon",  "OF",   "P.M.", "PM",   "Q",    "RM",    "SSSSS",
+    "SSSS",  "SS",    "TZH",  "TZM",  "TZ",   "US",   "WW",   "W",     "Y,YYY",
+    "YYYY",  "YYY",   "YY",   "Y",    "a.d.", "a.m.", "ad",   "am",    "b.c.",
+    "bc",    "cc",    "day",  "ddd",  "dd",   "dy",   "d",    "ff1",   "ff2",
+    "ff3",   "ff4",   "ff5",  "ff6",  "fx",   "hh24", "hh12", "hh",    "iddd",
+    "id",    "iw",    "iyyy", "iyy",  "iy",   "i",    "j",    "mi",    "mm",
+    "month", "mon",   "ms",   "of",   "p.m.", "pm",   "q",    "rm",    "sssss",
+    "ssss",  "ss",    "tzh",  "tzm",  "tz",   "us",   "ww",   "w",     "y,yyy",
+    "yyyy",  "yyy",   "yy",   "y"};
+
+/* The keyword the template p[0, rest) starts with, or -1. */
+static int dch_search(const char *p, size_t rest) {
+  for (int k = 0; k < K__COUNT; k++) {
+    size_t l = strlen(dch_names[k]);
+    if (dch_names[k][0] == p[0] && l <= rest && !memcmp(p, dch_names[k], l))
+      return k;
+  }
+  return -1;
+}
+
+/* Folds the lower-case keywords onto their upper-case twins (the case of
+ * the output is `lower`). */
+static dch dch_fold(int k, bool *lower) {
+  static const struct {
+    dch lo, up;
+  } pairs[] = {{K_a_d, K_A_D},   {K_a_m, K_A_M},     {K_ad, K_AD},
+               {K_am, K_AM},     {K_b_c, K_B_C},     {K_bc, K_BC},
+               {K_cc, K_CC},     {K_day, K_DAY_U},   {K_ddd, K_DDD},
+               {K_dd, K_DD},     {K_dy, K_DY_U},     {K_d, K_D},
+               {K_ff1, K_FF1},   {K_ff2, K_FF2},     {K_ff3, K_FF3},
+               {K_ff4, K_FF4},   {K_ff5, K_FF5},     {K_ff6, K_FF6},
+               {K_fx, K_FX},     {K_hh24, K_HH24},   {K_hh12, K_HH12},
+               {K_hh, K_HH},     {K_iddd, K_IDDD},   {K_id, K_ID},
+               {K_iw, K_IW},     {K_iyyy, K_IYYY},   {K_iyy, K_IYY},
+               {K_iy, K_IY},     {K_i, K_I},         {K_j, K_J},
+               {K_mi, K_MI},     {K_mm, K_MM},       {K_month, K_MONTH_U},
+               {K_mon, K_MON_U}, {K_ms, K_MS},       {K_of, K_OF},
+               {K_p_m, K_P_M},   {K_pm, K_PM},       {K_q, K_Q},
+               {K_rm, K_RM},     {K_sssss, K_SSSSS}, {K_ssss, K_SSSS},
+               {K_ss, K_SS},     {K_tzh, K_TZH},     {K_tzm, K_TZM},
+               {K_tz, K_TZ},     {K_us, K_US},       {K_ww, K_WW},
+               {K_w, K_W},       {K_y_yyy, K_Y_YYY}, {K_yyyy, K_YYYY},
+               {K_yyy, K_YYY},   {K_yy, K_YY},       {K_y, K_Y}};
+  *lower = false;
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+    if ((int)pairs[i].lo == k) {
+      *lower = true;
+      return pairs[i].up;
+    }
+  return (dch)k;
+}
+
+/* The zone facts a to_char of a TIMESTAMPTZ prints (TZ, OF, TZH, TZM);
+ * a TIMESTAMP has no abbreviation and offset 0, as in PostgreSQL. */
+typedef struct tc_zone {
+  int32_t off_s;      /* seconds east */
+  const char *abbrev; /* NULL: TIMESTAMP (TZ prints nothing) */
+} tc_zone;
+
+/* PostgreSQL's ordinal suffix (get_th) of the number num[0, n): st, nd,
+ * rd, th (the teens th), upper case when `up`. */
+static const char *th_suffix(const char *num, size_t n, bool up) {
+  char last = n ? num[n - 1] : '0';
+  if (n > 1 && num[n - 2] == '1')
+    last = '0';
+  switch (last) {
+  case '1':
+    return up ? "ST" : "st";
+  case '2':
+    return up ? "ND" : "nd";
+  case '3':
+    return up ? "RD" : "rd";
+  default:
+    return up ? "TH" : "th";
+  }
+}
+
+/* Appends the suffix of the number written at o->data[from..]. */
+static void put_th(lm_buf *o, size_t from, bool up) {
+  if (o->len > from)
+    lm_buf_puts(o, th_suffix(o->data + from, o->len - from, up));
+}
+
+static void put_int(lm_buf *o, int64_t v, int width) {
+  lm_buf_printf(o, "%0*lld", width, (long long)v);
+}
+
+/* A name in the case of its keyword: 2 upper, 1 capitalised, 0 lower;
+ * padded to `pad` characters (0: none). */
+static void put_word(lm_buf *o, const char *name, int wcase, size_t n,
+                     int pad) {
+  size_t k = 0;
+  for (; k < n && name[k]; k++) {
+    char c = name[k];
+    if (wcase == 2 || (wcase == 1 && k == 0))
+      c = (char)(c >= 'a' && c <= 'z' ? c - 32 : c);
+    else
+      c = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    lm_buf_putc(o, c);
+  }
+  for (; (int)k < pad; k++)
+    lm_buf_putc(o, ' ');
+}
+
+static const char *const roman_months[] = {
+    "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"};
+
+/* to_char(ts, template) as PostgreSQL 15's DCH_to_char: us the local
+ * wall-clock µs, z the zone facts. Appends to o. */
+static void to_char_one(lm_buf *o, int64_t us, const tc_zone *z, const char *p,
+                        size_t len) {
   tm_us t;
   split(us, &t);
   const char *end = p + len;
-  int64_t year = t.y <= 0 ? 1 - t.y : t.y; /* no year 0: 1 BC */
+  int64_t year = t.y <= 0 ? 1 - t.y : t.y; /* ADJUST_YEAR: no year 0 */
+  int64_t iy = 0;
+  int iw = 0;
+  iso_week(t.days, &iy, &iw);
+  int64_t iyear = iy <= 0 ? 1 - iy : iy;
+  int isodow = t.dow ? t.dow : 7;
   while (p < end) {
-    bool fm = false;
-    if (end - p >= 2 && pre(p, "FM")) {
-      fm = true;
-      p += 2;
-      if (p >= end)
-        break;
-    }
+    bool fm = false, tm = false;
     size_t rest = (size_t)(end - p);
-#define IS(kw) (rest >= sizeof(kw) - 1 && pre(p, kw))
-    if (*p == '"') {
-      for (p++; p < end && *p != '"'; p++) {
-        if (*p == '\\' && p + 1 < end)
+    if (rest >= 2 && (!memcmp(p, "FM", 2) || !memcmp(p, "fm", 2)))
+      fm = true, p += 2;
+    else if (rest >= 2 && (!memcmp(p, "TM", 2) || !memcmp(p, "tm", 2)))
+      tm = true, p += 2;
+    if (p >= end)
+      break;
+    rest = (size_t)(end - p);
+    int kw = dch_search(p, rest);
+    if (kw < 0) {
+      if (*p == '"') { /* a quoted literal; \ quotes the next character */
+        for (p++; p < end; p++) {
+          if (*p == '"') {
+            p++;
+            break;
+          }
+          if (*p == '\\' && p + 1 < end)
+            p++;
+          lm_buf_putc(o, *p);
+        }
+      } else {
+        if (*p == '\\' && p + 1 < end && p[1] == '"')
           p++;
-        lm_buf_putc(o, *p);
+        lm_buf_putc(o, *p++);
       }
-      if (p < end)
-        p++;
-    } else if (*p == '\\' && p + 1 < end) {
-      lm_buf_putc(o, p[1]);
-      p += 2;
-    } else if (IS("HH24")) {
-      put_num(o, t.h, 2, fm), p += 4;
-    } else if (IS("HH12")) {
-      put_num(o, t.h % 12 ? t.h % 12 : 12, 2, fm), p += 4;
-    } else if (IS("HH")) {
-      put_num(o, t.h % 12 ? t.h % 12 : 12, 2, fm), p += 2;
-    } else if (IS("MI")) {
-      put_num(o, t.mi, 2, fm), p += 2;
-    } else if (IS("SSSS")) {
-      put_num(o, t.h * 3600 + t.mi * 60 + t.s, 1, fm), p += 4;
-    } else if (IS("SS")) {
-      put_num(o, t.s, 2, fm), p += 2;
-    } else if (IS("MS")) {
-      put_num(o, t.us / 1000, 3, fm), p += 2;
-    } else if (IS("US")) {
-      put_num(o, t.us, 6, fm), p += 2;
-    } else if (rest >= 3 && pre(p, "FF") && p[2] >= '1' && p[2] <= '6') {
-      int d = p[2] - '0', v = t.us;
-      for (int k = d; k < 6; k++)
-        v /= 10;
-      put_num(o, v, d, fm), p += 3;
-    } else if (IS("A.M.") || IS("P.M.")) {
-      bool up = p[0] == 'A' || p[0] == 'P';
-      lm_buf_puts(o,
-                  t.h >= 12 ? (up ? "P.M." : "p.m.") : (up ? "A.M." : "a.m."));
-      p += 4;
-    } else if (IS("AM") || IS("PM")) {
-      bool up = p[0] == 'A' || p[0] == 'P';
-      lm_buf_puts(o, t.h >= 12 ? (up ? "PM" : "pm") : (up ? "AM" : "am"));
-      p += 2;
-    } else if (IS("AD") || IS("BC")) {
-      bool up = p[0] == 'A' || p[0] == 'B';
-      lm_buf_puts(o, t.y <= 0 ? (up ? "BC" : "bc") : (up ? "AD" : "ad"));
-      p += 2;
-    } else if (IS("IYYY")) {
-      int64_t iy;
-      int iw;
-      iso_week(t.days, &iy, &iw);
-      put_num(o, iy <= 0 ? 1 - iy : iy, 4, fm), p += 4; /* BC: magnitude */
-    } else if (IS("YYYY")) {
-      put_num(o, year, 4, fm), p += 4;
-    } else if (IS("YYY")) {
-      put_num(o, year % 1000, 3, fm), p += 3;
-    } else if (IS("YY")) {
-      put_num(o, year % 100, 2, fm), p += 2;
-    } else if (IS("Y") && !IS("Y,")) {
-      put_num(o, year % 10, 1, fm), p += 1;
-    } else if (IS("MONTH")) {
-      put_name(o, month_names[t.mo - 1], pat_case(p), 0, fm), p += 5;
-    } else if (IS("MON")) {
-      put_name(o, month_names[t.mo - 1], pat_case(p), 3, fm), p += 3;
-    } else if (IS("MM")) {
-      put_num(o, t.mo, 2, fm), p += 2;
-    } else if (IS("DAY")) {
-      put_name(o, day_names[t.dow], pat_case(p), 0, fm), p += 3;
-    } else if (IS("DY")) {
-      put_name(o, day_names[t.dow], pat_case(p), 3, fm), p += 2;
-    } else if (IS("DDD")) {
-      put_num(o, t.doy, 3, fm), p += 3;
-    } else if (IS("DD")) {
-      put_num(o, t.d, 2, fm), p += 2;
-    } else if (IS("D")) {
-      put_num(o, t.dow + 1, 1, fm), p += 1;
-    } else if (IS("ID")) {
-      put_num(o, t.dow ? t.dow : 7, 1, fm), p += 2;
-    } else if (IS("IW")) {
-      int64_t iy;
-      int iw;
-      iso_week(t.days, &iy, &iw);
-      put_num(o, iw, 2, fm), p += 2;
-    } else if (IS("WW")) {
-      put_num(o, (t.doy - 1) / 7 + 1, 2, fm), p += 2;
-    } else if (IS("W")) {
-      put_num(o, (t.d - 1) / 7 + 1, 1, fm), p += 1;
-    } else if (IS("Q")) {
-      put_num(o, (t.mo - 1) / 3 + 1, 1, fm), p += 1;
-    } else if (IS("J")) {
-      put_num(o, t.days + 2440588, 1, fm), p += 1;
-    } else {
-      lm_buf_putc(o, *p++);
+      continue;
     }
-#undef IS
+    p += strlen(dch_names[kw]);
+    int th = 0; /* 1 th, 2 TH */
+    if (end - p >= 2) {
+      if (!memcmp(p, "TH", 2))
+        th = 2, p += 2;
+      else if (!memcmp(p, "th", 2))
+        th = 1, p += 2;
+      else if (!memcmp(p, "SP", 2))
+        p += 2; /* PostgreSQL accepts SP and ignores it */
+    }
+    bool lower;
+    int kc = kw; /* the keyword as written, for the case of names */
+    dch k = dch_fold(kw, &lower);
+    size_t from = o->len;
+    bool num = true; /* a number: TH applies */
+    int pad = fm ? 0 : 2;
+    switch (k) {
+    case K_A_D:
+    case K_B_C:
+      num = false;
+      lm_buf_puts(o, t.y <= 0 ? (lower ? "b.c." : "B.C.")
+                              : (lower ? "a.d." : "A.D."));
+      break;
+    case K_AD:
+    case K_BC:
+      num = false;
+      lm_buf_puts(o, t.y <= 0 ? (lower ? "bc" : "BC") : (lower ? "ad" : "AD"));
+      break;
+    case K_A_M:
+    case K_P_M:
+      num = false;
+      lm_buf_puts(o, t.h >= 12 ? (lower ? "p.m." : "P.M.")
+                               : (lower ? "a.m." : "A.M."));
+      break;
+    case K_AM:
+    case K_PM:
+      num = false;
+      lm_buf_puts(o, t.h >= 12 ? (lower ? "pm" : "PM") : (lower ? "am" : "AM"));
+      break;
+    case K_CC: {
+      int64_t c = t.y > 0 ? (t.y - 1) / 100 + 1 : t.y / 100 - 1;
+      if (c <= 99 && c >= -99)
+        lm_buf_printf(o, "%0*lld", fm ? 0 : c >= 0 ? 2 : 3, (long long)c);
+      else
+        lm_buf_printf(o, "%lld", (long long)c);
+      break;
+    }
+    case K_DAY_U:
+    case K_DAY_C:
+    case K_DY_U:
+    case K_DY_C: {
+      num = false;
+      bool full = k == K_DAY_U || k == K_DAY_C;
+      int wc = lower ? 0 : (k == K_DAY_C || k == K_DY_C) ? 1 : 2;
+      put_word(o, day_names[t.dow], wc, full ? 99 : 3,
+               full && !fm && !tm ? 9 : 0);
+      break;
+    }
+    case K_MONTH_U:
+    case K_MONTH_C:
+    case K_MON_U:
+    case K_MON_C: {
+      num = false;
+      bool full = k == K_MONTH_U || k == K_MONTH_C;
+      int wc = lower ? 0 : (k == K_MONTH_C || k == K_MON_C) ? 1 : 2;
+      put_word(o, month_names[t.mo - 1], wc, full ? 99 : 3,
+               full && !fm && !tm ? 9 : 0);
+      break;
+    }
+    case K_RM: {
+      num = false;
+      const char *r = roman_months[t.mo - 1];
+      put_word(o, r, lower ? 0 : 2, 4, fm ? 0 : 4);
+      break;
+    }
+    case K_DDD:
+      put_int(o, t.doy, fm ? 0 : 3);
+      break;
+    case K_DD:
+      put_int(o, t.d, pad);
+      break;
+    case K_D:
+      put_int(o, t.dow + 1, 0);
+      break;
+    case K_ID:
+      put_int(o, isodow, 0);
+      break;
+    case K_FF1:
+    case K_FF2:
+    case K_FF3:
+    case K_FF4:
+    case K_FF5:
+    case K_FF6: {
+      int d = (int)(k - K_FF1) + 1, v = t.us;
+      for (int i = d; i < 6; i++)
+        v /= 10;
+      put_int(o, v, d); /* FM does not apply */
+      break;
+    }
+    case K_MS:
+      put_int(o, t.us / 1000, 3);
+      break;
+    case K_US:
+      put_int(o, t.us, 6);
+      break;
+    case K_FX:
+      num = false;
+      break;
+    case K_HH24:
+      put_int(o, t.h, pad);
+      break;
+    case K_HH12:
+    case K_HH:
+      put_int(o, t.h % 12 ? t.h % 12 : 12, pad);
+      break;
+    case K_IDDD:
+      put_int(o, (int64_t)(iw - 1) * 7 + isodow, fm ? 0 : 3);
+      break;
+    case K_IW:
+      put_int(o, iw, pad);
+      break;
+    case K_IYYY:
+      put_int(o, iyear, fm ? 0 : 4);
+      break;
+    case K_IYY:
+      put_int(o, iyear % 1000, fm ? 0 : 3);
+      break;
+    case K_IY:
+      put_int(o, iyear % 100, pad);
+      break;
+    case K_I:
+      put_int(o, iyear % 10, fm ? 0 : 1);
+      break;
+    case K_J:
+      put_int(o, t.days + 2440588, 0);
+      break;
+    case K_MI:
+      put_int(o, t.mi, pad);
+      break;
+    case K_MM:
+      put_int(o, t.mo, pad);
+      break;
+    case K_OF: {
+      num = false;
+      int32_t a = z->off_s < 0 ? -z->off_s : z->off_s;
+      lm_buf_printf(o, "%c%0*d", z->off_s >= 0 ? '+' : '-', fm ? 0 : 2,
+                    a / 3600);
+      if (a % 3600)
+        lm_buf_printf(o, ":%02d", a % 3600 / 60);
+      break;
+    }
+    case K_TZH: {
+      num = false;
+      int32_t a = z->off_s < 0 ? -z->off_s : z->off_s;
+      lm_buf_printf(o, "%c%02d", z->off_s >= 0 ? '+' : '-', a / 3600);
+      break;
+    }
+    case K_TZM: {
+      num = false;
+      int32_t a = z->off_s < 0 ? -z->off_s : z->off_s;
+      lm_buf_printf(o, "%02d", a % 3600 / 60);
+      break;
+    }
+    case K_TZ:
+      num = false;
+      if (z->abbrev)
+        put_word(o, z->abbrev, lower ? 0 : 2, 99, 0);
+      break;
+    case K_Q:
+      put_int(o, (t.mo - 1) / 3 + 1, 0);
+      break;
+    case K_SSSSS:
+    case K_SSSS:
+      put_int(o, (int64_t)t.h * 3600 + t.mi * 60 + t.s, 0);
+      break;
+    case K_SS:
+      put_int(o, t.s, pad);
+      break;
+    case K_WW:
+      put_int(o, (t.doy - 1) / 7 + 1, pad);
+      break;
+    case K_W:
+      put_int(o, (t.d - 1) / 7 + 1, 0);
+      break;
+    case K_Y_YYY: {
+      int64_t th1 = year / 1000;
+      lm_buf_printf(o, "%lld,%03lld", (long long)th1,
+                    (long long)(year - th1 * 1000));
+      break;
+    }
+    case K_YYYY:
+      put_int(o, year, fm ? 0 : 4);
+      break;
+    case K_YYY:
+      put_int(o, year % 1000, fm ? 0 : 3);
+      break;
+    case K_YY:
+      put_int(o, year % 100, pad);
+      break;
+    case K_Y:
+      put_int(o, year % 10, fm ? 0 : 1);
+      break;
+    default:
+      num = false;
+      break;
+    }
+    (void)kc;
+    if (th && num)
+      put_th(o, from, th == 2);
   }
+}
+
+/* ---------------------------------------------------- to_char(number) */
+
+/* PostgreSQL 15's to_char(number, template) (formatting.c NUM_processor)
+ * in the C locale: decimal point '.', group separator ',', signs '+' /
+ * '-', currency ' '. */
+enum {
+  N_COMMA,
+  N_DEC,
+  N_0,
+  N_9,
+  N_B,
+  N_D,
+  N_E,
+  N_FM,
+  N_G,
+  N_L,
+  N_MI,
+  N_PL,
+  N_PR,
+  N_RN,
+  N_SG,
+  N_SP,
+  N_S,
+  N_TH,
+  N_V,
+  N_rn,
+  N_th
+};
+static const struct {
+  const char *name;
+  int id;
+} num_kw[] = {
+    {",", N_COMMA}, {".", N_DEC},  {"0", N_0},   {"9", N_9},   {"B", N_B},
+    {"D", N_D},     {"EEEE", N_E}, {"FM", N_FM}, {"G", N_G},   {"L", N_L},
+    {"MI", N_MI},   {"PL", N_PL},  {"PR", N_PR}, {"RN", N_RN}, {"SG", N_SG},
+    {"SP", N_SP},   {"S", N_S},    {"TH", N_TH}, {"V", N_V},   {"b", N_B},
+    {"d", N_D},     {"eeee", N_E}, {"fm", N_FM}, {"g", N_G},   {"l", N_L},
+    {"mi", N_MI},   {"pl", N_PL},  {"pr", N_PR}, {"rn", N_rn}, {"sg", N_SG},
+    {"sp", N_SP},   {"s", N_S},    {"th", N_th}, {"v", N_V}};
+
+enum {
+  NF_DECIMAL = 1,
+  NF_LDECIMAL = 2,
+  NF_ZERO = 4,
+  NF_BLANK = 8,
+  NF_FILLMODE = 16,
+  NF_LSIGN = 32,
+  NF_BRACKET = 64,
+  NF_MINUS = 128,
+  NF_PLUS = 256,
+  NF_ROMAN = 512,
+  NF_MULTI = 1024,
+  NF_EEEE = 2048
+};
+enum { LSIGN_NONE, LSIGN_PRE, LSIGN_POST };
+
+typedef struct num_node {
+  int id;  /* a keyword, or -1 for a literal character */
+  char ch; /* the literal */
+} num_node;
+
+typedef struct num_desc {
+  int pre, post, lsign, flag, pre_lsign_num, multi, zero_start, zero_end;
+} num_desc;
+
+/* Parses the template into nodes (n[0..*nn), at most len) and d; 0, or
+ * an error message (PostgreSQL's) in msg. */
+static int num_parse(const char *p, size_t len, num_node *n, int *nn,
+                     num_desc *d, const char **msg) {
+  const char *end = p + len;
+  memset(d, 0, sizeof *d);
+  *nn = 0;
+  while (p < end) {
+    int id = -1;
+    size_t kl = 0;
+    for (size_t k = 0; k < sizeof num_kw / sizeof *num_kw; k++) {
+      size_t l = strlen(num_kw[k].name);
+      if ((size_t)(end - p) >= l && !memcmp(p, num_kw[k].name, l)) {
+        id = num_kw[k].id;
+        kl = l;
+        break;
+      }
+    }
+    if (id < 0) {
+      if (*p == '"') {
+        for (p++; p < end; p++) {
+          if (*p == '"') {
+            p++;
+            break;
+          }
+          if (*p == '\\' && p + 1 < end)
+            p++;
+          n[(*nn)++] = (num_node){-1, *p};
+        }
+      } else {
+        if (*p == '\\' && p + 1 < end && p[1] == '"')
+          p++;
+        n[(*nn)++] = (num_node){-1, *p++};
+      }
+      continue;
+    }
+    p += kl;
+    n[(*nn)++] = (num_node){id, 0};
+    int f = d->flag;
+    switch (id) {
+    case N_9:
+      if (f & NF_BRACKET)
+        return *msg = "\"9\" must be ahead of \"PR\"", -1;
+      if (f & NF_MULTI) {
+        d->multi++;
+        break;
+      }
+      if (f & NF_DECIMAL)
+        d->post++;
+      else
+        d->pre++;
+      break;
+    case N_0:
+      if (f & NF_BRACKET)
+        return *msg = "\"0\" must be ahead of \"PR\"", -1;
+      if (!(f & NF_ZERO) && !(f & NF_DECIMAL)) {
+        d->flag |= NF_ZERO;
+        d->zero_start = d->pre + 1;
+      }
+      if (!(f & NF_DECIMAL))
+        d->pre++;
+      else
+        d->post++;
+      d->zero_end = d->pre + d->post;
+      break;
+    case N_B:
+      if (d->pre == 0 && d->post == 0 && !(f & NF_ZERO))
+        d->flag |= NF_BLANK;
+      break;
+    case N_D:
+    case N_DEC:
+      if (f & NF_DECIMAL)
+        return *msg = "multiple decimal points", -1;
+      if (f & NF_MULTI)
+        return *msg = "cannot use \"V\" and decimal point together", -1;
+      d->flag |= NF_DECIMAL | (id == N_D ? NF_LDECIMAL : 0);
+      break;
+    case N_FM:
+      d->flag |= NF_FILLMODE;
+      break;
+    case N_S:
+      if (f & NF_LSIGN)
+        return *msg = "cannot use \"S\" twice", -1;
+      if (f & (NF_PLUS | NF_MINUS | NF_BRACKET))
+        return *msg =
+                   "cannot use \"S\" and \"PL\"/\"MI\"/\"SG\"/\"PR\" together",
+               -1;
+      if (!(f & NF_DECIMAL)) {
+        d->lsign = LSIGN_PRE;
+        d->pre_lsign_num = d->pre;
+        d->flag |= NF_LSIGN;
+      } else if (d->lsign == LSIGN_NONE) {
+        d->lsign = LSIGN_POST;
+        d->flag |= NF_LSIGN;
+      }
+      break;
+    case N_MI:
+    case N_PL:
+    case N_SG:
+      if (f & NF_LSIGN)
+        return *msg = id == N_MI   ? "cannot use \"S\" and \"MI\" together"
+                      : id == N_PL ? "cannot use \"S\" and \"PL\" together"
+                                   : "cannot use \"S\" and \"SG\" together",
+               -1;
+      d->flag |= id == N_MI   ? NF_MINUS
+                 : id == N_PL ? NF_PLUS
+                              : NF_MINUS | NF_PLUS;
+      break;
+    case N_PR:
+      if (f & (NF_LSIGN | NF_PLUS | NF_MINUS))
+        return *msg = "cannot use \"PR\" and \"S\"/\"PL\"/\"MI\"/\"SG\" "
+                      "together",
+               -1;
+      d->flag |= NF_BRACKET;
+      break;
+    case N_RN:
+    case N_rn:
+      d->flag |= NF_ROMAN;
+      break;
+    case N_V:
+      if (f & NF_DECIMAL)
+        return *msg = "cannot use \"V\" and decimal point together", -1;
+      d->flag |= NF_MULTI;
+      break;
+    case N_E:
+      if (f & NF_EEEE)
+        return *msg = "cannot use \"EEEE\" twice", -1;
+      if (f & (NF_BLANK | NF_FILLMODE | NF_LSIGN | NF_BRACKET | NF_MINUS |
+               NF_PLUS | NF_ROMAN | NF_MULTI))
+        return *msg = "\"EEEE\" is incompatible with other formats", -1;
+      d->flag |= NF_EEEE;
+      break;
+    default:
+      break;
+    }
+  }
+  if ((d->flag & NF_EEEE) &&
+      (d->flag & ~(NF_EEEE | NF_DECIMAL | NF_ZERO | NF_LDECIMAL)))
+    return *msg = "\"EEEE\" is incompatible with other formats", -1;
+  return 0;
+}
+
+static void roman(int64_t v, char *out) {
+  static const char *const th[] = {"", "M", "MM", "MMM"};
+  static const char *const hu[] = {"",  "C",  "CC",  "CCC",  "CD",
+                                   "D", "DC", "DCC", "DCCC", "CM"};
+  static const char *const te[] = {"",  "X",  "XX",  "XXX",  "XL",
+                                   "L", "LX", "LXX", "LXXX", "XC"};
+  static const char *const on[] = {"",  "I",  "II",  "III",  "IV",
+                                   "V", "VI", "VII", "VIII", "IX"};
+  if (v < 1 || v > 3999) {
+    strcpy(out, "###############");
+    return;
+  }
+  sprintf(out, "%s%s%s%s", th[v / 1000], hu[v / 100 % 10], te[v / 10 % 10],
+          on[v % 10]);
+}
+
+/* The number's digits as PostgreSQL lays them out: number (digits and
+ * '.', no sign), *sign '+' or '-', *pre_spaces. */
+typedef struct num_proc {
+  num_desc *d;
+  const char *number, *number_p, *last_relevant;
+  char sign;
+  bool sign_wrote, num_in;
+  int num_curr, num_count, out_pre_spaces;
+  lm_buf *o;
+} num_proc;
+
+static bool predec_space(const num_proc *np) {
+  return !(np->d->flag & NF_ZERO) && np->number == np->number_p &&
+         np->number[0] == '0' && np->d->post != 0;
+}
+
+static void num_part(num_proc *np, int id) {
+  num_desc *d = np->d;
+  lm_buf *o = np->o;
+  int fl = d->flag;
+  np->num_in = false;
+  if (!np->sign_wrote &&
+      (np->num_curr >= np->out_pre_spaces ||
+       ((fl & NF_ZERO) && d->zero_start == np->num_curr)) &&
+      (!predec_space(np) || (np->last_relevant && *np->last_relevant == '.'))) {
+    if (fl & NF_LSIGN) {
+      if (d->lsign == LSIGN_PRE) {
+        lm_buf_putc(o, np->sign == '-' ? '-' : '+');
+        np->sign_wrote = true;
+      }
+    } else if (fl & NF_BRACKET) {
+      lm_buf_putc(o, np->sign == '+' ? ' ' : '<');
+      np->sign_wrote = true;
+    } else if (np->sign == '+') {
+      if (!(fl & NF_FILLMODE))
+        lm_buf_putc(o, ' ');
+      np->sign_wrote = true;
+    } else if (np->sign == '-') {
+      lm_buf_putc(o, '-');
+      np->sign_wrote = true;
+    }
+  }
+  if (np->num_curr < np->out_pre_spaces &&
+      (d->zero_start > np->num_curr || !(fl & NF_ZERO))) {
+    if (!(fl & NF_FILLMODE))
+      lm_buf_putc(o, ' ');
+  } else if ((fl & NF_ZERO) && np->num_curr < np->out_pre_spaces &&
+             d->zero_start <= np->num_curr) {
+    lm_buf_putc(o, '0');
+    np->num_in = true;
+  } else {
+    if (*np->number_p == '.') {
+      if (!np->last_relevant || *np->last_relevant != '.')
+        lm_buf_putc(o, '.');
+      else if ((fl & NF_FILLMODE) && np->last_relevant &&
+               *np->last_relevant == '.')
+        lm_buf_putc(o, '.');
+    } else {
+      if (np->last_relevant && np->number_p > np->last_relevant && id != N_0)
+        ;
+      else if (predec_space(np)) {
+        if (!(fl & NF_FILLMODE))
+          lm_buf_putc(o, ' ');
+        else if (np->last_relevant && *np->last_relevant == '.')
+          lm_buf_putc(o, '0');
+      } else {
+        lm_buf_putc(o, *np->number_p);
+        np->num_in = true;
+      }
+    }
+    if (*np->number_p)
+      np->number_p++;
+  }
+  int end = np->num_count + (np->out_pre_spaces ? 1 : 0) +
+            ((fl & NF_DECIMAL) ? 1 : 0);
+  if (np->last_relevant && np->last_relevant == np->number_p)
+    end = np->num_curr;
+  if (np->num_curr + 1 == end) {
+    if (np->sign_wrote && (fl & NF_BRACKET))
+      lm_buf_putc(o, np->sign == '+' ? ' ' : '>');
+    else if ((fl & NF_LSIGN) && d->lsign == LSIGN_POST)
+      lm_buf_putc(o, np->sign == '-' ? '-' : '+');
+  }
+  np->num_curr++;
+}
+
+/* to_char(number, fmt) into o: is_int selects iv (BIGINT) or dv. 0, or
+ * with *msg (PostgreSQL's message): -1 a bad template (42601), -2 out of
+ * memory, -3 V overflowing a BIGINT (22003). */
+static int to_char_num(lm_buf *o, bool is_int, int64_t iv, double dv,
+                       const char *fmt, size_t len, const char **msg) {
+  num_node stack[64], *n = stack;
+  if (len > 64 && !(n = malloc(sizeof *n * len)))
+    return *msg = "out of memory", -2;
+  num_desc d;
+  int nn, rc = num_parse(fmt, len, n, &nn, &d, msg);
+  char *num = NULL;
+  if (rc)
+    goto done;
+  char sign = '+';
+  int out_pre_spaces = 0;
+  size_t cap = (size_t)d.pre + (size_t)d.post + (size_t)d.multi + 400;
+  num = malloc(cap);
+  if (!num) {
+    *msg = "out of memory";
+    rc = -2;
+    goto done;
+  }
+  if (d.flag & NF_ROMAN) {
+    roman(is_int ? iv
+                 : (int64_t)(isfinite(dv) && fabs(dv) < 1e9 ? rint(dv) : 0),
+          num);
+    d.lsign = d.pre_lsign_num = d.post = d.pre = 0;
+    d.flag = NF_ROMAN | (d.flag & NF_FILLMODE);
+    for (int i = 0; i < nn; i++) {
+      if (n[i].id == N_RN || n[i].id == N_rn) {
+        char low[32];
+        size_t l = strlen(num);
+        for (size_t k = 0; k <= l && k < sizeof low; k++)
+          low[k] = n[i].id == N_rn && num[k] >= 'A' && num[k] <= 'Z'
+                       ? (char)(num[k] + 32)
+                       : num[k];
+        if (d.flag & NF_FILLMODE)
+          lm_buf_puts(o, low);
+        else
+          lm_buf_printf(o, "%15s", low);
+      } else if (n[i].id < 0) {
+        lm_buf_putc(o, n[i].ch);
+      }
+    }
+    goto done;
+  }
+  if (d.flag & NF_EEEE) {
+    double v = is_int ? (double)iv : dv;
+    if (!isfinite(v)) {
+      size_t w = (size_t)d.pre + (size_t)d.post + 6;
+      for (size_t k = 0; k < w; k++)
+        num[k] = '#';
+      num[0] = ' ';
+      num[d.pre + 1] = '.';
+      num[w] = 0;
+    } else {
+      snprintf(num, cap, "%+.*e", d.post, v);
+      if (num[0] == '+')
+        num[0] = ' ';
+    }
+    lm_buf_puts(o, num);
+    goto done;
+  }
+  const char *digits;
+  int pre_len;
+  if (is_int) {
+    int64_t v = iv;
+    if (d.flag & NF_MULTI) {
+      for (int k = 0; k < d.multi; k++)
+        if (__builtin_mul_overflow(v, 10, &v)) {
+          *msg = "bigint out of range";
+          rc = -3;
+          goto done;
+        }
+      d.pre += d.multi;
+    }
+    snprintf(num, cap, "%lld", (long long)v);
+    if (num[0] == '-') {
+      sign = '-';
+      memmove(num, num + 1, strlen(num));
+    }
+    pre_len = (int)strlen(num);
+    if (d.post) {
+      num[pre_len] = '.';
+      memset(num + pre_len + 1, '0', (size_t)d.post);
+      num[pre_len + 1 + d.post] = 0;
+    }
+  } else {
+    double v = dv;
+    if (d.flag & NF_MULTI) {
+      v = dv * pow(10, d.multi);
+      d.pre += d.multi;
+    }
+    int l0 = isnan(v) ? 3 : isinf(v) ? 8 : snprintf(num, cap, "%.0f", fabs(v));
+    if (l0 >= (int)cap - 1) { /* a huge value: '#' below */
+      l0 = (int)cap;
+    }
+    if (l0 >= 15) /* DBL_DIG */
+      d.post = 0;
+    else if (l0 + d.post > 15)
+      d.post = 15 - l0;
+    if (isnan(v) || isinf(v)) /* PostgreSQL's snprintf spelling */
+      snprintf(num, cap, "%s",
+               isnan(v) ? "NaN"
+               : v < 0  ? "-Infinity"
+                        : "Infinity");
+    else if (l0 >= (int)cap) {
+      memset(num, '9', 399);
+      num[399] = 0;
+    } else {
+      snprintf(num, cap, "%.*f", d.post, v);
+    }
+    if (num[0] == '-') {
+      sign = '-';
+      memmove(num, num + 1, strlen(num));
+    }
+    const char *dot = strchr(num, '.');
+    pre_len = dot ? (int)(dot - num) : (int)strlen(num);
+  }
+  if (pre_len < d.pre) {
+    out_pre_spaces = d.pre - pre_len;
+  } else if (pre_len > d.pre) {
+    memset(num, '#', (size_t)(d.pre + d.post + 1));
+    num[d.pre] = '.';
+    num[d.pre + d.post + 1] = 0;
+  }
+  digits = num;
+  /* NUM_processor */
+  num_proc np = {&d, digits, digits, NULL, sign, false, false, 0, 0, 0, o};
+  if (d.zero_start)
+    d.zero_start--;
+  if ((d.flag & (NF_PLUS | NF_MINUS))) {
+    np.sign_wrote = !((d.flag & NF_PLUS) && !(d.flag & NF_MINUS));
+  } else {
+    if (np.sign != '-' && (d.flag & NF_FILLMODE))
+      d.flag &= ~NF_BRACKET;
+    np.sign_wrote =
+        np.sign == '+' && (d.flag & NF_FILLMODE) && !(d.flag & NF_LSIGN);
+    if (d.lsign == LSIGN_PRE && d.pre == d.pre_lsign_num)
+      d.lsign = LSIGN_POST;
+  }
+  np.num_count = d.post + d.pre - 1;
+  np.out_pre_spaces = out_pre_spaces;
+  if ((d.flag & NF_FILLMODE) && (d.flag & NF_DECIMAL)) {
+    const char *dot = strchr(digits, '.');
+    if (dot) {
+      const char *r = dot;
+      for (const char *q = dot + 1; *q; q++)
+        if (*q != '0')
+          r = q;
+      np.last_relevant = r;
+    }
+    if (np.last_relevant && d.zero_end > np.out_pre_spaces) {
+      int lz = (int)strlen(digits) - 1;
+      if (d.zero_end - np.out_pre_spaces < lz)
+        lz = d.zero_end - np.out_pre_spaces;
+      if (np.last_relevant < digits + lz)
+        np.last_relevant = digits + lz;
+    }
+  }
+  if (!np.sign_wrote && np.out_pre_spaces == 0)
+    np.num_count++;
+  for (int i = 0; i < nn; i++) {
+    int id = n[i].id;
+    bool fm = d.flag & NF_FILLMODE;
+    switch (id) {
+    case -1:
+      lm_buf_putc(o, n[i].ch);
+      break;
+    case N_9:
+    case N_0:
+    case N_DEC:
+    case N_D:
+      num_part(&np, id);
+      break;
+    case N_COMMA:
+    case N_G:
+      if (!np.num_in) {
+        if (!fm)
+          lm_buf_putc(o, ' ');
+      } else {
+        lm_buf_putc(o, ',');
+      }
+      break;
+    case N_L:
+      lm_buf_putc(o, ' ');
+      break;
+    case N_TH:
+    case N_th:
+      if (*digits == '#' || np.sign == '-' || (d.flag & NF_DECIMAL))
+        break;
+      lm_buf_puts(o, th_suffix(digits, strlen(digits), id == N_TH));
+      break;
+    case N_MI:
+      if (np.sign == '-')
+        lm_buf_putc(o, '-');
+      else if (!fm)
+        lm_buf_putc(o, ' ');
+      break;
+    case N_PL:
+      if (np.sign == '+')
+        lm_buf_putc(o, '+');
+      else if (!fm)
+        lm_buf_putc(o, ' ');
+      break;
+    case N_SG:
+      lm_buf_putc(o, np.sign);
+      break;
+    default:
+      break;
+    }
+  }
+done:
+  /* PostgreSQL writes the end of the digits, a NUL, when the template has
+   * more digits than the number (float8: 15 significant) and its text
+   * ends there */
+  if (o->data && memchr(o->data, 0, o->len))
+    o->len = strlen(o->data);
+  free(num);
+  if (n != stack)
+    free(n);
+  return rc;
 }
 
 /* Parses `s` with the to_char patterns (numbers, month/day names, AM/PM);
@@ -292,7 +1171,12 @@ static int to_ts_parse(const char *s, size_t sl, const char *p, size_t pl,
       s++;
     int64_t v = 0;
     int k = 0;
-    for (; s < se && k < width + (dst == &y ? 2 : 0) && *s >= '0' && *s <= '9';
+    /* a year may have more digits, unless a field follows at once
+     * (YYYYMMDD: PostgreSQL reads the width then) */
+    bool more =
+        dst == &y &&
+        !(p < pe && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')));
+    for (; s < se && k < width + (more ? 2 : 0) && *s >= '0' && *s <= '9';
          k++, s++)
       v = v * 10 + (*s - '0');
     if (k == 0)
@@ -370,12 +1254,21 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   case LM_FN_TO_CHAR: {
     int32_t fl;
     const char *f = lm_array_str(a[1], i, &fl);
-    if (!lm_ts_finite(lm_array_get_i64(a[0], i))) {
-      lm_builder_append_null(b); /* PostgreSQL: to_char(infinity) is NULL */
+    int64_t v = lm_array_get_i64(a[0], i);
+    if (!lm_ts_finite(v) || fl == 0) {
+      /* PostgreSQL: to_char(infinity) and an empty template are NULL */
+      lm_builder_append_null(b);
       break;
     }
+    tc_zone z = {0, NULL};
+    if (lm_type_is_tstz(a[0]->type)) { /* fields in the bound zone */
+      const lm_tz *tz = e->tz ? e->tz : lm_tz_utc();
+      z.off_s =
+          lm_tz_offset_at(tz, lm_floor_div(v, LM_US_PER_SEC), NULL, &z.abbrev);
+      v += (int64_t)z.off_s * LM_US_PER_SEC;
+    }
     lm_buf_reset(o);
-    to_char_one(o, lm_array_get_i64(a[0], i), f, (size_t)fl);
+    to_char_one(o, v, &z, f, (size_t)fl);
     lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);
     break;
   }
@@ -440,6 +1333,158 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     lm_builder_append_int(b, v);
     break;
   }
+  case LM_FN_TO_CHAR_NUM: {
+    int32_t fl;
+    const char *f = lm_array_str(a[1], i, &fl);
+    bool is_int = a[0]->type.id != LM_TYPE_FLOAT64;
+    lm_buf_reset(o);
+    const char *msg = NULL;
+    int r = to_char_num(o, is_int, is_int ? lm_array_get_i64(a[0], i) : 0,
+                        is_int ? 0 : lm_array_get_f64(a[0], i), f, (size_t)fl,
+                        &msg);
+    if (r == -2) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+    if (r) {
+      rc = lm_fn_error(err, e, r == -3 ? "22003" : "42601", "%s", msg);
+      break;
+    }
+    lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);
+    break;
+  }
+  case LM_FN_TO_DATE: {
+    int32_t sl, fl;
+    const char *s = lm_array_str(a[0], i, &sl);
+    const char *f = lm_array_str(a[1], i, &fl);
+    int64_t v;
+    int r = to_ts_parse(s, (size_t)sl, f, (size_t)fl, &v);
+    if (r) {
+      int q = sl > 60 ? 60 : (int)sl;
+      while (q > 0 && q < sl && ((unsigned char)s[q] & 0xC0) == 0x80)
+        q--;
+      rc = lm_fn_error(err, e, r == -2 ? "22008" : "22007",
+                       r == -2 ? "date/time field value out of range: \"%.*s\""
+                               : "invalid value \"%.*s\" for the format",
+                       q, s);
+      break;
+    }
+    lm_builder_append_int(b, lm_floor_div(v, LM_US_PER_DAY));
+    break;
+  }
+  case LM_FN_MAKE_DATE: {
+    int64_t y = lm_array_get_i64(a[0], i), mo = lm_array_get_i64(a[1], i),
+            d = lm_array_get_i64(a[2], i);
+    /* PostgreSQL: negative years are BC; no year 0 */
+    if (y == 0 || mo < 1 || mo > 12 || d < 1 || y > 5874897 || y < -4714 ||
+        d > (int64_t)lm_days_in_month(y < 0 ? y + 1 : y, (unsigned)mo)) {
+      rc = lm_fn_error(err, e, "22008",
+                       "date field value out of range: %lld-%02lld-%02lld",
+                       (long long)y, (long long)mo, (long long)d);
+      break;
+    }
+    int64_t days =
+        lm_days_from_civil(y < 0 ? y + 1 : y, (unsigned)mo, (unsigned)d);
+    if (days < LM_DT_MIN_DAYS) {
+      rc = lm_fn_error(err, e, "22008", "date out of range: %lld-%02lld-%02lld",
+                       (long long)y, (long long)mo, (long long)d);
+      break;
+    }
+    lm_builder_append_int(b, days);
+    break;
+  }
+  case LM_FN_MAKE_TIME: {
+    int64_t h = lm_array_get_i64(a[0], i), mi = lm_array_get_i64(a[1], i);
+    double sec = lm_array_get_f64(a[2], i);
+    if (h < 0 || mi < 0 || mi > 59 || !(sec >= 0) || sec > 60 || h > 24 ||
+        (h == 24 && (mi > 0 || sec > 0))) {
+      rc = lm_fn_error(err, e, "22008",
+                       "time field value out of range: %lld:%02lld:%02g",
+                       (long long)h, (long long)mi, sec);
+      break;
+    }
+    lm_builder_append_int(b, h * LM_US_PER_HOUR + mi * LM_US_PER_MIN +
+                                 (int64_t)nearbyint(sec * 1e6));
+    break;
+  }
+  case LM_FN_MAKE_INTERVAL: {
+    int64_t v[6];
+    for (int k = 0; k < 6; k++)
+      v[k] = lm_array_get_i64(a[k], i);
+    double sec = lm_array_get_f64(a[6], i);
+    if (v[0] || v[1]) {
+      rc = lm_fn_error(err, e, "0A000",
+                       "make_interval: years and months are not supported "
+                       "(Laminar's INTERVAL is a count of microseconds, "
+                       "without months)");
+      break;
+    }
+    /* weeks, days, hours, minutes in µs, then the seconds; PostgreSQL's
+     * "interval out of range" on overflow */
+    __int128 t =
+        ((((__int128)v[2] * 7 + v[3]) * 24 + v[4]) * 60 + v[5]) * LM_US_PER_MIN;
+    double su = nearbyint(sec * 1e6);
+    if (isnan(sec) || !(su > -9.3e18 && su < 9.3e18)) {
+      rc = lm_fn_error(err, e, "22008", "interval out of range");
+      break;
+    }
+    t += (__int128)su;
+    if (t > INT64_MAX || t < INT64_MIN) {
+      rc = lm_fn_error(err, e, "22008", "interval out of range");
+      break;
+    }
+    lm_builder_append_int(b, (int64_t)t);
+    break;
+  }
+  case LM_FN_JUSTIFY_DAYS:
+  case LM_FN_JUSTIFY_HOURS:
+  case LM_FN_JUSTIFY_INTERVAL: {
+    /* The INTERVAL is one count of µs, printed as days and a time of day
+     * (hours past 24 are already days): justify_hours changes nothing;
+     * 30 days or more would become months, which it cannot hold. */
+    int64_t v = lm_array_get_i64(a[0], i);
+    if (e->fn != LM_FN_JUSTIFY_HOURS &&
+        (v >= 30 * LM_US_PER_DAY || v <= -30 * LM_US_PER_DAY)) {
+      rc = lm_fn_error(err, e, "0A000",
+                       "%s: the result has months, which Laminar's INTERVAL "
+                       "(a count of microseconds) cannot hold",
+                       e->fn == LM_FN_JUSTIFY_DAYS ? "justify_days"
+                                                   : "justify_interval");
+      break;
+    }
+    lm_builder_append_int(b, v);
+    break;
+  }
+  case LM_FN_INTERVAL_PART: {
+    const char *u = e->args[0]->lit.v.s.p;
+    int64_t v = lm_array_get_i64(a[1], i);
+    int64_t days = v / LM_US_PER_DAY, t = v % LM_US_PER_DAY; /* toward 0 */
+    int64_t sec_us = t % LM_US_PER_MIN; /* seconds and fraction, in µs */
+    double r = 0;
+    if (!strncasecmp(u, "microsecond", 11))
+      r = (double)sec_us;
+    else if (!strncasecmp(u, "millisecond", 11))
+      r = (double)sec_us / 1e3;
+    else if (!strncasecmp(u, "second", 6))
+      r = (double)sec_us / 1e6;
+    else if (!strncasecmp(u, "minute", 6))
+      r = (double)(t / LM_US_PER_MIN % 60);
+    else if (!strncasecmp(u, "hour", 4))
+      r = (double)(t / LM_US_PER_HOUR);
+    else if (!strncasecmp(u, "day", 3))
+      r = (double)days;
+    else if (!strncasecmp(u, "quarter", 7))
+      r = 1; /* PostgreSQL: months / 3 + 1, no months here */
+    else if (!strncasecmp(u, "epoch", 5))
+      r = (double)v / 1e6;
+    else /* month, year, decade, century, millennium: no months here */
+      r = 0;
+    lm_builder_append_double(b, r);
+    break;
+  }
+  case LM_FN_CLOCK_TIMESTAMP:
+    lm_builder_append_int(b, lm_dt_clock_us());
+    break;
   case LM_FN_AGE:
     lm_builder_append_int(
         b, age_us(lm_array_get_i64(a[0], i), lm_array_get_i64(a[1], i)));

@@ -108,6 +108,74 @@ static int round_tprec(const lm_bexpr *e, lm_array **io, lm_error *err) {
   return 0;
 }
 
+/* A CAST to VARCHAR(n) / CHAR(n) (e->tlen = n, e->tbpchar, e->tassign;
+ * lm_plan.h): replaces *io (UTF8, n rows) with the values cut to n
+ * characters (an assignment: 22001 unless only spaces are cut), CHAR's
+ * padded with spaces to n. Errors: 22001, LM_ERR_NOMEM (*io unchanged). */
+static int char_typmod(const lm_bexpr *e, lm_array **io, lm_error *err) {
+  const lm_array *a = *io;
+  int64_t n = a->length;
+  lm_builder b;
+  if (lm_builder_init(&b, a->type, n))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int rc = 0;
+  for (int64_t i = 0; i < n && !rc; i++) {
+    if (a->validity && lm_array_is_null(a, i)) {
+      lm_builder_append_null(&b);
+      continue;
+    }
+    int32_t len;
+    const char *s = lm_array_str(a, i, &len);
+    int32_t cut = len, chars = 0; /* byte length of the first tlen chars */
+    for (int32_t k = 0; k < len; k++) {
+      if (((unsigned char)s[k] & 0xC0) == 0x80)
+        continue;
+      if (e->tlen > 0 && chars == e->tlen) {
+        cut = k;
+        break;
+      }
+      chars++;
+    }
+    if (cut < len && e->tassign) {
+      for (int32_t k = cut; k < len && !rc; k++)
+        if (s[k] != ' ')
+          rc = lm_fn_error(err, e, "22001", "value too long for type %s(%d)",
+                           e->tbpchar ? "character" : "character varying",
+                           (int)e->tlen);
+      if (rc)
+        break;
+    }
+    if (e->tbpchar && chars < e->tlen) {
+      int32_t pad = e->tlen - chars;
+      char small[64];
+      char *t = (size_t)cut + (size_t)pad <= sizeof small
+                    ? small
+                    : malloc((size_t)cut + (size_t)pad);
+      if (!t) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+      memcpy(t, s, (size_t)cut);
+      memset(t + cut, ' ', (size_t)pad);
+      lm_builder_append_str(&b, t, cut + pad);
+      if (t != small)
+        free(t);
+    } else {
+      lm_builder_append_str(&b, s, cut);
+    }
+  }
+  lm_array *r = NULL;
+  if (rc) {
+    lm_builder_free(&b);
+    return rc;
+  }
+  if ((rc = out_finish(&b, &r, err)))
+    return rc;
+  lm_array_release(*io);
+  *io = r;
+  return 0;
+}
+
 /* How many bytes of s (len bytes) to quote in a message: at most max,
  * never cutting a UTF-8 character. */
 static int utf8_cut(const char *s, int32_t len, int max) {
@@ -206,6 +274,26 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     *out = lm_array_new_null(to, n);
     return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
+  if (from == LM_TYPE_UTF8 && to.id == LM_TYPE_UTF8) {
+    /* CHAR(n) to text drops the padding (PostgreSQL's rtrim); text to
+     * CHAR keeps the text (char_typmod pads it to n) */
+    bool trim = lm_type_is_bpchar(a->type) && !lm_type_is_bpchar(to);
+    lm_builder b;
+    if (lm_builder_init(&b, to, n))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+      if (isnull(a, i)) {
+        lm_builder_append_null(&b);
+        continue;
+      }
+      int32_t len;
+      const char *v = lm_array_str(a, i, &len);
+      while (trim && len > 0 && v[len - 1] == ' ')
+        len--;
+      lm_builder_append_str(&b, v, len);
+    }
+    return out_finish(&b, out, err);
+  }
   if (lm_tz_cast_handles(a->type, to)) /* expr_tz.c: TIMESTAMPTZ */
     return lm_tz_cast(e, a, to, out, err);
   if (lm_types_cast_handles(a->type, to)) /* expr_types.c */
@@ -268,9 +356,17 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
           if (lm_parse_interval(p, (size_t)len, NULL, 0, &v) != 0) {
             char s[80];
             snprintf(s, sizeof s, "%.*s", utf8_cut(p, len, 60), p);
-            rc = lm_fn_error(err, e, "22007",
-                             "invalid input syntax for type interval: \"%s\"",
-                             s);
+            if (lm_interval_has_months(p, (size_t)len))
+              rc = lm_fn_error(err, e, "0A000",
+                               "INTERVAL '%s': years and months are not "
+                               "supported (Laminar's INTERVAL is a count of "
+                               "microseconds)",
+                               s);
+            else
+              rc = lm_fn_error(err, e, "22007",
+                               "invalid input syntax for type interval: "
+                               "\"%s\"",
+                               s);
             break;
           }
         } else {
@@ -950,14 +1046,17 @@ static bool bytes_eq(const char *a, const char *b, int32_t n, bool icase) {
 }
 
 typedef struct like_tok {
-  uint8_t kind; /* 0 one literal character, 1 '_', 2 '%' */
+  uint8_t kind; /* 0 one literal character, 1 '_', 2 '%', 3 a trailing
+                 * escape character (an error only when reached) */
   int32_t off, len;
 } like_tok;
 
 /* PostgreSQL LIKE / ILIKE (ASCII case folding): '_' one character, '%'
  * any run, `esc` (esc_len bytes: one character, or 0 for none) makes the
- * next pattern character literal. 1 match, 0 no match, -1 when the pattern
- * ends with the escape character, -2 out of memory. */
+ * next pattern character literal. 1 match, 0 no match, -1 when the match
+ * reaches an escape character that ends the pattern while text remains
+ * (PostgreSQL 15's MatchText: 'a' LIKE 'a\' is false, 'ab' LIKE 'a\' and
+ * 'a' LIKE '%\' are errors), -2 out of memory. */
 static int like_match(const char *s, int32_t sl, const char *p, int32_t pl,
                       const char *esc, int32_t esc_len, bool icase) {
   like_tok stack[128], *t = stack;
@@ -970,7 +1069,7 @@ static int like_match(const char *s, int32_t sl, const char *p, int32_t pl,
     if (esc_len && n == esc_len && !memcmp(p + k, esc, (size_t)n)) {
       k += n;
       if (k >= pl) {
-        rc = -1;
+        t[nt++] = (like_tok){3, k, 0};
         break;
       }
       n = utf8_len(p, pl, k);
@@ -987,6 +1086,11 @@ static int like_match(const char *s, int32_t sl, const char *p, int32_t pl,
     int32_t si = 0, ti = 0, star_t = -1, star_s = 0;
     bool ok = true;
     while (si < sl) {
+      if (ti < nt && t[ti].kind == 3) {
+        ok = false;
+        rc = -1;
+        break;
+      }
       if (ti < nt && t[ti].kind == 1) {
         si += utf8_len(s, sl, si);
         ti++;
@@ -996,6 +1100,20 @@ static int like_match(const char *s, int32_t sl, const char *p, int32_t pl,
         si += t[ti].len;
         ti++;
       } else if (ti < nt && t[ti].kind == 2) {
+        /* PostgreSQL checks the escape after a '%' (and the '_' that
+         * follow it) before trying any position */
+        int32_t j = ti + 1, need = 0;
+        while (j < nt && (t[j].kind == 1 || t[j].kind == 2))
+          need += t[j++].kind == 1;
+        if (j < nt && t[j].kind == 3) {
+          for (int32_t q = si; q < sl && need > 0; q += utf8_len(s, sl, q))
+            need--;
+          if (need == 0) {
+            ok = false;
+            rc = -1;
+            break;
+          }
+        }
         star_t = ti++;
         star_s = si;
       } else if (star_t >= 0) {
@@ -1009,7 +1127,8 @@ static int like_match(const char *s, int32_t sl, const char *p, int32_t pl,
     }
     while (ok && ti < nt && t[ti].kind == 2)
       ti++;
-    rc = ok && ti == nt;
+    if (rc != -1)
+      rc = ok && ti == nt;
   }
   if (t != stack)
     free(t);
@@ -1043,6 +1162,7 @@ typedef enum date_unit {
   DU_CENTURY,
   DU_MILLENNIUM,
   DU_ISOYEAR,
+  DU_JULIAN,
   DU_OTHER, /* date_trunc: year; date_part: doy */
 } date_unit;
 
@@ -1073,6 +1193,8 @@ static date_unit date_unit_of(const char *u) {
     return DU_ISODOW;
   if (!lm_strcasecmp(u, "isoyear"))
     return DU_ISOYEAR;
+  if (!lm_strcasecmp(u, "julian"))
+    return DU_JULIAN;
   return DU_OTHER;
 }
 
@@ -1154,6 +1276,17 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       case DU_QUARTER:
         r = lm_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * LM_US_PER_DAY;
         break;
+      case DU_DECADE: /* PostgreSQL's timestamp_trunc (y: 0 = 1 BC) */
+      case DU_CENTURY:
+      case DU_MILLENNIUM: {
+        int64_t w = du == DU_DECADE ? 10 : du == DU_CENTURY ? 100 : 1000;
+        int64_t ty = du == DU_DECADE
+                         ? (y > 0 ? y / 10 * 10 : -((8 - (y - 1)) / 10) * 10)
+                     : y > 0 ? (y + w - 1) / w * w - (w - 1)
+                             : -((w - 1 - (y - 1)) / w) * w + 1;
+        r = lm_days_from_civil(ty, 1, 1) * LM_US_PER_DAY;
+        break;
+      }
       default:
         r = lm_days_from_civil(y, 1, 1) * LM_US_PER_DAY;
       }
@@ -1170,6 +1303,8 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       dv = (double)(tod % LM_US_PER_MIN);
     } else if (du == DU_EPOCH) {
       dv = (double)us / 1e6;
+    } else if (du == DU_JULIAN) { /* the Julian day, with the time */
+      dv = (double)(days + 2440588) + (double)tod / 86400e6;
     } else {
       int64_t v;
       if (du == DU_MINUTE)
@@ -1365,8 +1500,7 @@ static int cmp_values(const lm_array *a, int64_t i, const lm_array *b,
     return (int)lm_array_bool(a, i) - (int)lm_array_bool(b, j);
   if (t == LM_TYPE_DECIMAL128 || t == LM_TYPE_BINARY)
     return lm_types_cmp(a, i, b, j); /* expr_types.c */
-  int64_t x = lm_array_get_i64(a, i), y = lm_array_get_i64(b, j);
-  return x < y ? -1 : x > y;
+  return lm_array_cmp(a, i, b, j);
 }
 
 /* GREATEST / LEAST (NULL arguments ignored; NULL only when all are) and
@@ -1468,7 +1602,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         lm_array_release(a);
         lm_array_release(a1);
         lm_array_release(a2);
-        return at_err(err, e, "negative substring length not allowed", NULL);
+        at_err(err, e, "negative substring length not allowed", NULL);
+        return lm_err_state(err, "22011"); /* substring_error */
       }
       /* characters [start, start + cnt) intersected with [1, n] */
       int64_t end =
@@ -1586,8 +1721,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
               : e->fn == LM_FN_FLOOR ? floor(v)
                                      : ceil(v);
         }
-        if (v == 0)
-          v = 0; /* no -0 */
+        if (v == 0 && e->negated)
+          v = 0; /* no -0 from a numeric origin (PostgreSQL's numeric) */
         ((double *)b.values)[i] = v;
       } else {
         int64_t v = lm_array_i64(a)[i];
@@ -1857,6 +1992,12 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     lm_array_release(a);
     if (!rc && e->tprec > 0 && e->tprec <= 6)
       rc = round_tprec(e, out, err);
+    if (!rc && (e->tlen > 0 || e->tbpchar) && (*out)->type.id == LM_TYPE_UTF8)
+      rc = char_typmod(e, out, err);
+    if (rc && *out) { /* a rounding / length error: no result */
+      lm_array_release(*out);
+      *out = NULL;
+    }
     return rc;
   }
   case LM_BX_IS_NULL: {

@@ -32,10 +32,16 @@ typedef struct rx {
   int32_t len;
   uint32_t opts;
   uint32_t ngroups;
+  bool dfa;          /* the backtracking matcher hit its limits on this pattern:
+                      * the boolean operators use pcre2_dfa_match */
+  pcre2_code *dcode; /* the pattern for pcre2_dfa_match (compiled on first
+                      * use without PCRE2_MATCH_INVALID_UTF, which the DFA
+                      * matcher does not support) */
 } rx;
 
 static void rx_free(rx *r) {
   pcre2_match_data_free(r->md);
+  pcre2_code_free(r->dcode);
   pcre2_code_free(r->code);
   free(r->pat);
   memset(r, 0, sizeof *r);
@@ -100,12 +106,77 @@ static int parse_flags(const lm_bexpr *e, const char *f, int32_t fl,
   return 0;
 }
 
+/* Whether the function needs only the whole match (ovector pair 0), not
+ * the groups: then the DFA matcher can stand in for the backtracking one. */
+static bool rx_whole_match_only(const rx *r, const lm_bexpr *e) {
+  return e->fn == LM_FN_REGEX_OP || e->fn == LM_FN_REGEXP_SUBSTR ||
+         r->ngroups == 0;
+}
+
+/* pcre2_dfa_match at `start`: the longest match at the leftmost position
+ * in ovector pair 0 (PostgreSQL's engine is a DFA/NFA hybrid with no
+ * exponential backtracking: '(a+)+$' against 'aaa...a!' is simply false).
+ * Same returns as pcre2_match (>= 0 match, NOMATCH, < 0 error). The
+ * workspace grows from 1k to 1M ints while PCRE2 reports it too small. */
+static int rx_dfa(rx *r, const char *s, int32_t sl, int32_t start,
+                  uint32_t mopts) {
+  if (!r->dcode) {
+    int ec;
+    PCRE2_SIZE off;
+    r->dcode =
+        pcre2_compile((PCRE2_SPTR)r->pat, (size_t)r->len,
+                      PCRE2_UTF | PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | r->opts,
+                      &ec, &off, NULL);
+    if (!r->dcode)
+      return PCRE2_ERROR_DFA_UITEM;
+  }
+  int stack_ws[1024];
+  int *ws = stack_ws;
+  size_t wn = LM_ARRAY_LEN(stack_ws);
+  int m;
+  for (;;) {
+    m = pcre2_dfa_match(r->dcode, (PCRE2_SPTR)s, (size_t)sl, (size_t)start,
+                        mopts, r->md, NULL, ws, wn);
+    if (m != PCRE2_ERROR_DFA_WSSIZE || wn >= (size_t)1 << 20)
+      break;
+    int *bigger = malloc(sizeof(int) * wn * 8);
+    if (!bigger)
+      break;
+    if (ws != stack_ws)
+      free(ws);
+    ws = bigger;
+    wn *= 8;
+  }
+  if (ws != stack_ws)
+    free(ws);
+  return m;
+}
+
 /* Runs a match at byte offset `start`; returns >0 on a match, 0 for none,
- * <0 for a PCRE2 error (reported in err). */
+ * <0 for a PCRE2 error (reported in err). When the backtracking matcher
+ * hits its match / depth / heap limit (nested quantifiers: '(a+)+$') and
+ * the function needs no groups, the DFA matcher answers instead (and, for
+ * the boolean operators, directly for the pattern's later rows). */
 static int rx_match(rx *r, const lm_bexpr *e, const char *s, int32_t sl,
                     int32_t start, uint32_t mopts, lm_error *err) {
-  int m = pcre2_match(r->code, (PCRE2_SPTR)s, (size_t)sl, (size_t)start, mopts,
-                      r->md, NULL);
+  int m;
+  if (r->dfa && e->fn == LM_FN_REGEX_OP) { /* a yes / no: the same answer */
+    m = rx_dfa(r, s, sl, start, mopts);
+  } else {
+    m = pcre2_match(r->code, (PCRE2_SPTR)s, (size_t)sl, (size_t)start, mopts,
+                    r->md, NULL);
+    if ((m == PCRE2_ERROR_MATCHLIMIT || m == PCRE2_ERROR_DEPTHLIMIT ||
+         m == PCRE2_ERROR_HEAPLIMIT || m == PCRE2_ERROR_JIT_STACKLIMIT) &&
+        rx_whole_match_only(r, e)) {
+      int d = rx_dfa(r, s, sl, start, mopts);
+      /* back references and some other items have no DFA form: keep the
+       * backtracking matcher's error then */
+      if (d >= 0 || d == PCRE2_ERROR_NOMATCH) {
+        r->dfa = true;
+        m = d;
+      }
+    }
+  }
   if (m == PCRE2_ERROR_NOMATCH)
     return 0;
   if (m < 0) {

@@ -288,7 +288,7 @@ static int text_row(const lm_bexpr *e, lm_array *const *a, int64_t i, lm_buf *o,
     if (v == 0)
       return lm_fn_error(err, e, "54000", "null character not permitted");
     if (v < 0)
-      return lm_fn_error(err, e, "54000", "character number must be positive");
+      return lm_fn_error(err, e, "22023", "character number must be positive");
     if (v > 0x10FFFF)
       return lm_fn_error(err, e, "54000",
                          "requested character too large for encoding: %lld",

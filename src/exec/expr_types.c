@@ -96,12 +96,16 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
     } else
       return lm_fn_error(err, e, "42846", "cannot cast type %s to numeric",
                          lm_pg_type_name(a->type));
-    if (rc || !lm_dec_fits(v, to.precision))
-      return lm_fn_error(err, e, "22003",
-                         "numeric field overflow (a field with precision "
-                         "%d, scale %d must round to an absolute value less "
-                         "than 10^%d)",
-                         to.precision, to.scale, to.precision - to.scale);
+    if (rc || !lm_dec_fits(v, to.precision)) {
+      /* PostgreSQL's message and DETAIL (10^0 shown as 1) */
+      int maxd = to.precision - to.scale;
+      lm_fn_error(err, e, "22003", "numeric field overflow");
+      return lm_err_detail(err,
+                           "A field with precision %d, scale %d must round "
+                           "to an absolute value less than %s%d.",
+                           to.precision, to.scale, maxd ? "10^" : "",
+                           maxd ? maxd : 1);
+    }
     lm_dec_append(b, v);
     return 0;
   }
@@ -285,8 +289,8 @@ static lm_i128 dec_at(const lm_array *a, int64_t i, int *scale) {
 }
 
 static int overflow(lm_error *err, const lm_bexpr *e) {
-  return lm_fn_error(err, e, "22003",
-                     "numeric field overflow (DECIMAL128 holds 38 digits)");
+  lm_fn_error(err, e, "22003", "numeric field overflow");
+  return lm_err_detail(err, "DECIMAL128 holds 38 digits.");
 }
 
 static int dec_op(const lm_bexpr *e, const lm_array *x, const lm_array *y,

@@ -107,4 +107,23 @@ lm_operator *lm_op_over_changelog_new(lm_bexpr *where, int time_col,
 /* As lm_op_over_own_arena, for an lm_op_over_changelog_new operator. */
 void lm_op_over_changelog_own_arena(lm_operator *op, lm_arena *arena);
 
+/* Makes an lm_op_over_new operator emit each row on arrival instead of
+ * when the watermark passes it: for an ORDER BY column whose values only
+ * grow as rows arrive (a source's PROCTIME() column, stamped on arrival).
+ * Rows are not dropped as late; a row's RANGE peers are the rows of the
+ * same time that arrived before it or in its batch. Watermarks pass
+ * through. Other operators are left alone. */
+void lm_op_over_on_arrival(lm_operator *op);
+
+/* Call k (0-based) of an OVER operator (lm_op_over_new or
+ * lm_op_over_changelog_new; borrowed, lives as long as op) and its time
+ * column (an index into the input) in *time_col and, for lm_op_over_new,
+ * whether it emits on arrival (false otherwise); NULL when op is not an
+ * OVER operator or k is out of range. For EXPLAIN. */
+const lm_over_call *lm_op_over_call(const lm_operator *op, int k, int *time_col,
+                                    bool *on_arrival);
+/* As lm_op_over_call for an lm_op_over_changelog_new operator only. */
+const lm_over_call *lm_op_over_changelog_call(const lm_operator *op, int k,
+                                              int *time_col);
+
 #endif

@@ -1,4 +1,16 @@
-/* exec/op_over.c — streaming OVER aggregation (lm_window_fn.h). */
+/* exec/op_over.c — streaming OVER aggregation (lm_window_fn.h).
+ *
+ * Float SUM/AVG over a sliding frame: the entering row is added and the
+ * leaving one subtracted, with a Neumaier-compensated pair (fsum, fcomp) of
+ * the frame's finite values and counts of its NaN, +Infinity and -Infinity
+ * (a sum with a NaN, or both infinities, is NaN; with one infinity, that
+ * infinity: PostgreSQL's answers for the frame). The compensation keeps a
+ * large value leaving exact (1e20, 1, 1 -> 1, 1); the rounding the pair
+ * itself could not hold is bounded in `lost`, and when that bound is no
+ * longer negligible beside the sum (a cancellation), the frame's sum is
+ * recomputed exactly from its rows (Shewchuk's partials), once. O(1) per
+ * row otherwise. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,8 +71,12 @@ typedef struct part {
   ent *ring;
   int64_t head, len, cap;
   /* the frame's sums, non-NULL values and rows; for UNBOUNDED MIN/MAX the
-   * running extreme (bi / bf) */
+   * running extreme (bi / bf). For floats fr.fsum is the compensated sum of
+   * the finite values, fcomp its compensation, lost a bound on the error
+   * neither holds, n_nan / n_pinf / n_ninf the non-finite values. */
   lm_over_frame fr;
+  double fcomp, lost;
+  int64_t n_nan, n_pinf, n_ninf;
 } part;
 
 typedef struct call_state {
@@ -82,12 +98,15 @@ typedef struct over_op {
   lm_batch **pending; /* rows not yet passed by the watermark */
   int n_pending, cap_pending;
   int64_t wm;
+  bool on_arrival; /* lm_op_over_on_arrival */
   lm_arena *arena;
 } over_op;
 
 static int nomem(lm_error *err) {
   return lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
+
+static int release(over_op *o, int64_t wm, bool all_rows, lm_error *err);
 
 static int over_push(lm_operator *op, lm_batch *b, lm_error *err) {
   over_op *o = (over_op *)op;
@@ -108,7 +127,8 @@ static int over_push(lm_operator *op, lm_batch *b, lm_error *err) {
       op->late_dropped++; /* no event time: never passed by a watermark */
       continue;
     }
-    if (o->wm != INT64_MIN && lm_array_get_i64(tc, i) < o->wm) {
+    if (!o->on_arrival && o->wm != INT64_MIN &&
+        lm_array_get_i64(tc, i) < o->wm) {
       op->late_dropped++;
       continue;
     }
@@ -137,7 +157,8 @@ static int over_push(lm_operator *op, lm_batch *b, lm_error *err) {
     o->cap_pending = nc;
   }
   o->pending[o->n_pending++] = in;
-  return 0;
+  /* ordered by processing time: every row is in order on arrival */
+  return o->on_arrival ? release(o, 0, true, err) : 0;
 }
 
 static void part_reset(part *p) {
@@ -190,13 +211,34 @@ static int ring_push(part *p, ent v) {
   return 0;
 }
 
+/* Adds v (dir 1) or removes it (dir -1) from p's float sum: non-finite
+ * values counted, finite ones summed with Neumaier's compensation; the
+ * rounding of the compensation itself is added to p->lost. */
+static void fsum_add(part *p, double v, int dir) {
+  if (!isfinite(v)) {
+    int64_t *n = isnan(v) ? &p->n_nan : v > 0 ? &p->n_pinf : &p->n_ninf;
+    *n += dir;
+    return;
+  }
+  if (dir < 0)
+    v = -v;
+  double s = p->fr.fsum, t = s + v;
+  double e = fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s; /* exact */
+  double c = p->fcomp, z = c + e, bv = z - c, av = z - bv;
+  double r = (c - av) + (e - bv); /* what z could not hold */
+  p->fr.fsum = t;
+  p->fcomp = z;
+  if (r != 0 || !isfinite(t))
+    p->lost += fabs(r) + (isfinite(t) ? 0 : INFINITY);
+}
+
 static void frame_add(part *p, const call_state *s, const ent *e) {
   p->fr.rows++;
   if (e->v.null)
     return;
   p->fr.cnt++;
   if (s->isf)
-    p->fr.fsum += e->v.f;
+    fsum_add(p, e->v.f, 1);
   else
     p->fr.isum += e->v.i;
 }
@@ -207,9 +249,103 @@ static void frame_remove(part *p, const call_state *s, const ent *e) {
     return;
   p->fr.cnt--;
   if (s->isf)
-    p->fr.fsum -= e->v.f;
+    fsum_add(p, e->v.f, -1);
   else
     p->fr.isum -= e->v.i;
+  if (!p->fr.cnt) { /* an empty frame: exactly 0 again */
+    p->fr.fsum = p->fcomp = p->lost = 0;
+    p->n_nan = p->n_pinf = p->n_ninf = 0;
+  }
+}
+
+/* Shewchuk's partials: a sum of doubles held exactly as non-overlapping
+ * values of increasing magnitude (at most ~40 for doubles' range). */
+#define LM_PARTIALS 64
+/* Adds x to the partials q[0..n); returns their new count, -1 when the sum
+ * leaves the double range. */
+static int partials_add(double *q, int n, double x) {
+  int j = 0;
+  for (int i = 0; i < n; i++) {
+    double y = q[i];
+    if (fabs(x) < fabs(y)) {
+      double t = x;
+      x = y;
+      y = t;
+    }
+    double hi = x + y, lo = y - (hi - x);
+    if (!isfinite(hi))
+      return -1;
+    if (lo != 0)
+      q[j++] = lo;
+    x = hi;
+  }
+  if (j >= LM_PARTIALS) /* cannot happen for doubles; stay in bounds */
+    j = LM_PARTIALS - 1;
+  q[j++] = x;
+  return j;
+}
+
+/* The correctly rounded value of the partials q[0..n) (CPython's
+ * math.fsum: half-even across partials). */
+static double partials_round(const double *q, int n) {
+  if (n <= 0)
+    return 0;
+  double hi = q[--n], lo = 0;
+  while (n > 0) {
+    double x = hi, y = q[--n];
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo != 0)
+      break;
+  }
+  if (n > 0 && ((lo < 0 && q[n - 1] < 0) || (lo > 0 && q[n - 1] > 0))) {
+    double y = lo * 2, x = hi + y;
+    if (y == x - hi)
+      hi = x;
+  }
+  return hi;
+}
+
+/* p's float sum for a result into *out: NaN with a NaN or both infinities
+ * in the frame, else its infinity, else the compensated sum of its finite
+ * values (recomputed from the frame's rows, which the ring holds, when the
+ * error bound is not negligible beside it: more than 2^-50 of it).
+ * LM_ERR_EXEC (22003) when finite values overflow, as PostgreSQL's. */
+static int frame_fsum(part *p, const call_state *s, double *out,
+                      lm_error *err) {
+  if (p->n_nan || (p->n_pinf && p->n_ninf))
+    *out = NAN;
+  else if (p->n_pinf || p->n_ninf)
+    *out = p->n_pinf ? INFINITY : -INFINITY;
+  if (p->n_nan || p->n_pinf || p->n_ninf)
+    return 0;
+  double v = p->fr.fsum + p->fcomp;
+  if (p->lost != 0 && s->c.preceding >= 0 &&
+      (!isfinite(v) || !(p->lost * 0x1p50 <= fabs(v)))) {
+    /* the frame's exact sum as partials, then as a pair (sum, rest) */
+    double q[LM_PARTIALS];
+    int nq = 0;
+    for (int64_t i = 0; i < p->len && nq >= 0; i++) {
+      const lm_over_val *x = &ring_at(p, i)->v;
+      if (!x->null) /* finite: the counts are 0 */
+        nq = partials_add(q, nq, x->f);
+    }
+    double hi = nq < 0 ? INFINITY : partials_round(q, nq);
+    if (nq >= 0 && isfinite(hi))
+      nq = partials_add(q, nq, -hi);
+    p->fr.fsum = hi;
+    p->fcomp = nq < 0 ? 0 : partials_round(q, nq);
+    p->lost = 0; /* exact to the pair's precision */
+    v = p->fr.fsum + p->fcomp;
+  }
+  if (!isfinite(v)) {
+    int rc = lm_err(err, LM_ERR_EXEC,
+                    "value out of range: overflow (%s() OVER)", s->c.fn);
+    lm_err_state(err, "22003");
+    return rc;
+  }
+  *out = v;
+  return 0;
 }
 
 /* Drops the oldest rows the frame no longer needs. */
@@ -232,11 +368,18 @@ static void evict(part *p, const call_state *s, int64_t ts) {
 }
 
 /* Appends the current aggregate of p to the result builder. */
-static int emit_value(const call_state *s, const part *p, lm_builder *b,
+static int emit_value(const call_state *s, part *p, lm_builder *b,
                       lm_error *err) {
   const lm_over_frame *use = &p->fr;
   lm_over_frame fr;
-  if ((s->k == LM_OVER_MIN || s->k == LM_OVER_MAX) && s->c.preceding >= 0) {
+  if (s->isf && (s->k == LM_OVER_SUM || s->k == LM_OVER_AVG)) {
+    fr = p->fr;
+    int rc = fr.cnt ? frame_fsum(p, s, &fr.fsum, err) : 0;
+    if (rc)
+      return rc;
+    use = &fr;
+  } else if ((s->k == LM_OVER_MIN || s->k == LM_OVER_MAX) &&
+             s->c.preceding >= 0) {
     fr = p->fr; /* a bounded frame: scan it */
     fr.any = false;
     fr.bi = 0;
@@ -342,11 +485,10 @@ static int compute(over_op *o, const lm_batch *e, const int64_t *ts,
   return rc;
 }
 
-static int over_watermark(lm_operator *op, int64_t wm, lm_error *err) {
-  over_op *o = (over_op *)op;
-  if (wm <= o->wm)
-    return lm_operator_forward_watermark(op, wm, err);
-  o->wm = wm;
+/* Computes and emits the pending rows of time < wm (every pending row when
+ * all), in time order; keeps the others pending. */
+static int release(over_op *o, int64_t wm, bool all_rows, lm_error *err) {
+  lm_operator *op = &o->base;
   int rc = 0;
   if (o->n_pending) {
     lm_batch *all = NULL;
@@ -369,7 +511,7 @@ static int over_watermark(lm_operator *op, int64_t wm, lm_error *err) {
     const lm_array *tc = all->columns[o->time_col];
     for (int64_t i = 0; !rc && i < n; i++) {
       tsv[i] = lm_array_get_i64(tc, i);
-      if (tsv[i] < wm)
+      if (all_rows || tsv[i] < wm)
         emit[ne++] = (int32_t)i;
       else
         keep[nk++] = (int32_t)i;
@@ -415,6 +557,15 @@ static int over_watermark(lm_operator *op, int64_t wm, lm_error *err) {
     free(ets);
     free(cols);
   }
+  return rc;
+}
+
+static int over_watermark(lm_operator *op, int64_t wm, lm_error *err) {
+  over_op *o = (over_op *)op;
+  if (wm <= o->wm)
+    return lm_operator_forward_watermark(op, wm, err);
+  o->wm = wm;
+  int rc = release(o, wm, false, err);
   return rc ? rc : lm_operator_forward_watermark(op, wm, err);
 }
 
@@ -486,4 +637,20 @@ lm_operator *lm_op_over_new(lm_bexpr *where, int time_col,
 
 void lm_op_over_own_arena(lm_operator *op, lm_arena *arena) {
   ((over_op *)op)->arena = arena;
+}
+
+void lm_op_over_on_arrival(lm_operator *op) {
+  if (!strcmp(op->vt->name, over_vt.name))
+    ((over_op *)op)->on_arrival = true;
+}
+
+const lm_over_call *lm_op_over_call(const lm_operator *op, int k, int *time_col,
+                                    bool *on_arrival) {
+  *on_arrival = false;
+  if (!op || strcmp(op->vt->name, over_vt.name))
+    return lm_op_over_changelog_call(op, k, time_col);
+  const over_op *o = (const over_op *)op;
+  *time_col = o->time_col;
+  *on_arrival = o->on_arrival;
+  return k >= 0 && k < o->n_calls ? &o->calls[k].c : NULL;
 }

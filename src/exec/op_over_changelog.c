@@ -785,3 +785,12 @@ lm_operator *lm_op_over_changelog_new(lm_bexpr *where, int time_col,
 void lm_op_over_changelog_own_arena(lm_operator *op, lm_arena *arena) {
   ((overc_op *)op)->arena = arena;
 }
+
+const lm_over_call *lm_op_over_changelog_call(const lm_operator *op, int k,
+                                              int *time_col) {
+  if (!op || strcmp(op->vt->name, overc_vt.name))
+    return NULL;
+  const overc_op *o = (const overc_op *)op;
+  *time_col = o->time_col;
+  return k >= 0 && k < o->n_calls ? &o->calls[k].c : NULL;
+}

@@ -96,29 +96,7 @@ static int cell_cmp(const lm_array *a, int64_t x, const lm_array *b, int64_t y,
     *null_side = xn ? -1 : 1;
     return xn ? 1 : -1;
   }
-  switch (a->type.id) {
-  case LM_TYPE_FLOAT32:
-  case LM_TYPE_FLOAT64: {
-    double p = lm_array_get_f64(a, x), q = lm_array_get_f64(b, y);
-    if (isnan(p) || isnan(q)) /* NaN above every number, as PostgreSQL */
-      return isnan(p) && isnan(q) ? 0 : isnan(p) ? 1 : -1;
-    return p < q ? -1 : p > q;
-  }
-  case LM_TYPE_UTF8: {
-    int32_t pl, ql;
-    const char *p = lm_array_str(a, x, &pl), *q = lm_array_str(b, y, &ql);
-    int c = memcmp(p, q, (size_t)(pl < ql ? pl : ql));
-    if (!c)
-      return pl < ql ? -1 : pl > ql;
-    return c < 0 ? -1 : 1;
-  }
-  case LM_TYPE_BOOL:
-    return (int)lm_array_bool(a, x) - (int)lm_array_bool(b, y);
-  default: {
-    int64_t p = lm_array_get_i64(a, x), q = lm_array_get_i64(b, y);
-    return p < q ? -1 : p > q;
-  }
-  }
+  return lm_array_cmp(a, x, b, y);
 }
 
 /* Order of two staged rows by the ORDER BY keys only. */

@@ -30,40 +30,7 @@ static int cmp_rows(const sort_ctx *s, int32_t x, int32_t y) {
         c = -c;
       return c;
     }
-    switch (a->type.id) {
-    case LM_TYPE_FLOAT32:
-    case LM_TYPE_FLOAT64: {
-      double p = lm_array_get_f64(a, x), q = lm_array_get_f64(a, y);
-      if (isnan(p) || isnan(q))
-        c = isnan(p) && isnan(q) ? 0 : isnan(p) ? 1 : -1;
-      else
-        c = p < q ? -1 : p > q;
-      break;
-    }
-    case LM_TYPE_DECIMAL128: {
-      __int128 p = lm_dec_get(a, x), q = lm_dec_get(a, y);
-      c = p < q ? -1 : p > q;
-      break;
-    }
-    case LM_TYPE_UTF8:
-    case LM_TYPE_BINARY: {
-      int32_t pl, ql;
-      const char *p = lm_array_str(a, x, &pl), *q = lm_array_str(a, y, &ql);
-      c = memcmp(p, q, (size_t)(pl < ql ? pl : ql));
-      if (!c)
-        c = pl < ql ? -1 : pl > ql;
-      else
-        c = c < 0 ? -1 : 1;
-      break;
-    }
-    case LM_TYPE_BOOL:
-      c = (int)lm_array_bool(a, x) - (int)lm_array_bool(a, y);
-      break;
-    default: {
-      int64_t p = lm_array_get_i64(a, x), q = lm_array_get_i64(a, y);
-      c = p < q ? -1 : p > q;
-    }
-    }
+    c = lm_array_cmp(a, x, a, y);
     if (c)
       return s->keys[k].desc ? -c : c;
   }

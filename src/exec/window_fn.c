@@ -15,33 +15,9 @@ static bool is_float_type(lm_type_id t) {
   return t == LM_TYPE_FLOAT32 || t == LM_TYPE_FLOAT64 || t == LM_TYPE_FLOAT16;
 }
 
-/* Compares two non-NULL values of a (as sort.c: NaN above numbers). */
+/* Compares two non-NULL values of a (lm_array_cmp: NaN above numbers). */
 static int cmp_val(const lm_array *a, int64_t x, int64_t y) {
-  switch (a->type.id) {
-  case LM_TYPE_FLOAT16:
-  case LM_TYPE_FLOAT32:
-  case LM_TYPE_FLOAT64: {
-    double p = lm_array_get_f64(a, x), q = lm_array_get_f64(a, y);
-    if (isnan(p) || isnan(q))
-      return isnan(p) && isnan(q) ? 0 : isnan(p) ? 1 : -1;
-    return p < q ? -1 : p > q;
-  }
-  case LM_TYPE_UTF8:
-  case LM_TYPE_LARGE_UTF8: {
-    int32_t pl, ql;
-    const char *p = lm_array_str(a, x, &pl), *q = lm_array_str(a, y, &ql);
-    int c = memcmp(p, q, (size_t)(pl < ql ? pl : ql));
-    if (!c)
-      return pl < ql ? -1 : pl > ql;
-    return c < 0 ? -1 : 1;
-  }
-  case LM_TYPE_BOOL:
-    return (int)lm_array_bool(a, x) - (int)lm_array_bool(a, y);
-  default: {
-    int64_t p = lm_array_get_i64(a, x), q = lm_array_get_i64(a, y);
-    return p < q ? -1 : p > q;
-  }
-  }
+  return lm_array_cmp(a, x, a, y);
 }
 
 /* Key comparison, NULLs equal to each other. */
@@ -321,7 +297,15 @@ typedef struct acc {
   int64_t cnt;
   __int128 isum;
   double fsum, fcomp; /* Neumaier-compensated float sum (finite values) */
+  double flost;       /* a bound on what fcomp's own rounding lost */
   int64_t n_nan, n_pinf, n_ninf; /* non-finite values in the frame */
+  /* PostgreSQL's own float state while the frame only grew since the
+   * reset (float8pl for SUM; float8_accum's Sx, Sxx for AVG, pn values):
+   * ovf when finite values overflow it (its 22003); after a removal, the
+   * finite sum no longer finite is the overflow */
+  double psx, psxx;
+  int64_t pn;
+  bool shrunk, ovf;
   long double sx, sxx;
   int64_t n_true;
   /* MIN/MAX: a monotonic deque of positions (into perm) */
@@ -332,8 +316,11 @@ typedef struct acc {
 static void acc_reset(acc *s) {
   s->cnt = 0;
   s->isum = 0;
-  s->fsum = s->fcomp = 0;
+  s->fsum = s->fcomp = s->flost = 0;
   s->n_nan = s->n_pinf = s->n_ninf = 0;
+  s->psx = s->psxx = 0;
+  s->pn = 0;
+  s->shrunk = s->ovf = false;
   s->sx = s->sxx = 0;
   s->n_true = 0;
   s->dh = s->dt = 0;
@@ -343,6 +330,26 @@ static void acc_reset(acc *s) {
  * not summed (as PostgreSQL's float8 moving aggregates), so the sum is
  * right again once they leave the frame. */
 static void acc_fadd(acc *s, double v, int dir) {
+  if (dir > 0 && !s->shrunk) { /* PostgreSQL's step (agg_table.c's too) */
+    double sx0 = s->psx, sx = sx0 + v, nn = (double)s->pn + 1;
+    if (s->pn == 0) {
+      sx = v;
+      s->psxx = isfinite(v) ? 0 : NAN;
+    } else if (s->k == WF_AVG) {
+      double tmp = v * nn - sx;
+      s->psxx += tmp * tmp / (nn * (double)s->pn);
+      if ((isinf(sx) || isinf(s->psxx)) && !isinf(sx0) && !isinf(v))
+        s->ovf = true;
+      if (isinf(sx) || isinf(s->psxx))
+        s->psxx = NAN;
+    } else if (isinf(sx) && !isinf(sx0) && !isinf(v)) {
+      s->ovf = true;
+    }
+    s->psx = sx;
+    s->pn++;
+  } else if (dir < 0) {
+    s->shrunk = true;
+  }
   if (!isfinite(v)) {
     int64_t *n = isnan(v) ? &s->n_nan : v > 0 ? &s->n_pinf : &s->n_ninf;
     *n += dir;
@@ -351,11 +358,30 @@ static void acc_fadd(acc *s, double v, int dir) {
   if (dir < 0)
     v = -v;
   double t = s->fsum + v;
-  if (fabs(s->fsum) >= fabs(v))
-    s->fcomp += (s->fsum - t) + v;
-  else
-    s->fcomp += (v - t) + s->fsum;
+  double e = fabs(s->fsum) >= fabs(v) ? (s->fsum - t) + v : (v - t) + s->fsum;
+  double z = s->fcomp + e, bv = z - s->fcomp, av = z - bv;
+  s->flost += fabs((s->fcomp - av) + (e - bv)); /* z's rounding (TwoSum) */
+  s->fcomp = z;
   s->fsum = t;
+}
+
+/* Whether the rounding the compensated float sum could not hold may show
+ * in it (more than 2^-50 of it, or not finite): after a large value left
+ * the frame. The frame is then summed again from its rows. */
+static bool acc_fdrift(const acc *s) {
+  double v = s->fsum + s->fcomp;
+  return s->flost != 0 && (!isfinite(s->flost) || !isfinite(v) ||
+                           !(s->flost * 0x1p50 <= fabs(v)));
+}
+
+/* Whether the frame's finite float values overflow a double, as
+ * PostgreSQL's SUM / AVG report it (22003). */
+static bool acc_foverflow(const acc *s) {
+  if (!s->shrunk)
+    return s->ovf;
+  return !s->n_nan && !s->n_pinf && !s->n_ninf &&
+         !(isfinite(s->fsum) && isfinite(s->fcomp) &&
+           isfinite(s->fsum + s->fcomp));
 }
 
 /* The frame's float sum: NaN with a NaN or both infinities in it, else
@@ -592,7 +618,7 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
     perm[i] = (int32_t)i;
   merge_sort(c, perm, tmp, n);
   const lm_array *a0 = c->n_args ? c->args[0] : NULL;
-  acc s = {k, a0, perm, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dq, 0, 0};
+  acc s = {.k = k, .a = a0, .perm = perm, .dq = dq};
   for (int64_t ps = 0; ps < n && !rc;) {
     int64_t pe = ps + 1;
     while (pe < n && cmp_part(c, perm[ps], perm[pe]) == 0)
@@ -640,8 +666,9 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
         }
         int64_t b = lm_array_get_i64(a0, perm[ps]);
         if (b <= 0) {
-          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
-                         "argument of ntile must be greater than zero");
+          lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                    "argument of ntile must be greater than zero");
+          rc = lm_err_state(err, "22014"); /* invalid_argument_for_ntile */
           continue;
         }
         /* PostgreSQL: the first np % b buckets get one extra row */
@@ -786,7 +813,8 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
         acc_add(&s, ce++, c->count_star);
       while (cs < fs)
         acc_remove(&s, cs++, c->count_star);
-      if (ce > fe) { /* cannot shrink from the right: recompute */
+      /* cannot shrink from the right, or a float sum drifted: recompute */
+      if (ce > fe || (s.shrunk && acc_fdrift(&s))) {
         acc_reset(&s);
         cs = ce = fs;
         while (ce < fe)
@@ -799,6 +827,10 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
       case WF_SUM:
         if (!s.cnt) {
           r.null[row] = 1;
+        } else if (is_float_type(a0->type.id) && acc_foverflow(&s)) {
+          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                         "value out of range: overflow");
+          lm_err_state(err, "22003");
         } else if (is_float_type(a0->type.id)) {
           r.f[row] = acc_fsum(&s);
         } else if (s.isum > INT64_MAX || s.isum < INT64_MIN) {
@@ -811,7 +843,11 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
       case WF_AVG:
         if (!s.cnt)
           r.null[row] = 1;
-        else if (is_float_type(a0->type.id))
+        else if (is_float_type(a0->type.id) && acc_foverflow(&s)) {
+          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                         "value out of range: overflow");
+          lm_err_state(err, "22003");
+        } else if (is_float_type(a0->type.id))
           r.f[row] = acc_fsum(&s) / (double)s.cnt;
         else
           r.f[row] = (double)((long double)s.isum / (long double)s.cnt);

@@ -739,6 +739,125 @@ static int decompress(const ipc_ctx *c, size_t at, int codec,
   return 0;
 }
 
+/* Decompresses src[0, n) to as many bytes as its frames hold (at most
+ * `max`), into a new buffer *out: for a prefix that does not give the
+ * uncompressed length (see take_buffer). A single ZSTD frame that records
+ * its content size is decoded in one call, others (and LZ4 frames) by
+ * streaming into a buffer that doubles as needed. */
+static int decompress_unsized(const ipc_ctx *c, size_t at, int codec,
+                              const uint8_t *src, size_t n, size_t max,
+                              lm_buffer **out) {
+  *out = NULL;
+  if (n == 0) { /* an empty buffer (arrow-java writes prefix 0, no frame) */
+    *out = lm_buffer_new(0);
+    return *out ? 0 : lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  }
+  if (codec == ARROW_CODEC_ZSTD) {
+    /* one frame recording its size: decoded in one call */
+    unsigned long long fs = ZSTD_getFrameContentSize(src, n);
+    if (fs == ZSTD_CONTENTSIZE_ERROR)
+      return ipc_err(c, LM_ERR_PARSE, at, "ZSTD buffer is not a ZSTD frame");
+    if (fs != ZSTD_CONTENTSIZE_UNKNOWN &&
+        ZSTD_findFrameCompressedSize(src, n) == n) {
+      if (fs > max)
+        return ipc_err(c, LM_ERR_LIMIT, at,
+                       "ZSTD buffer of %llu bytes is over the buffer size "
+                       "limit",
+                       fs);
+      lm_buffer *nb = lm_buffer_new((size_t)fs);
+      if (!nb)
+        return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      int rc = decompress(c, at, codec, src, n, nb->data, (size_t)fs);
+      if (rc) {
+        lm_buffer_release(nb);
+        return rc;
+      }
+      *out = nb;
+      return 0;
+    }
+  }
+  size_t cap = n < 64 ? 256 : n * 4, len = 0, in = 0;
+  if (cap > max)
+    cap = max;
+  uint8_t *dst = malloc(cap ? cap : 1);
+  ZSTD_DCtx *z = NULL;
+  LZ4F_dctx *l = NULL;
+  if (codec == ARROW_CODEC_ZSTD)
+    z = ZSTD_createDCtx();
+  else if (LZ4F_isError(LZ4F_createDecompressionContext(&l, LZ4F_VERSION)))
+    l = NULL;
+  int rc = 0;
+  if (!dst || (!z && !l)) {
+    rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (;;) {
+    if (len == cap) {
+      if (cap >= max) {
+        rc = ipc_err(c, LM_ERR_LIMIT, at,
+                     "compressed buffer decompresses to more than the buffer "
+                     "size limit (%zu bytes)",
+                     max);
+        goto done;
+      }
+      size_t ncap = cap > max / 2 ? max : cap * 2;
+      uint8_t *nd = realloc(dst, ncap);
+      if (!nd) {
+        rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+        goto done;
+      }
+      dst = nd;
+      cap = ncap;
+    }
+    size_t before_in = in, before_len = len, r;
+    if (z) {
+      ZSTD_inBuffer ib = {src, n, in};
+      ZSTD_outBuffer ob = {dst, cap, len};
+      r = ZSTD_decompressStream(z, &ob, &ib);
+      if (ZSTD_isError(r)) {
+        rc = ipc_err(c, LM_ERR_PARSE, at, "ZSTD buffer does not decompress: %s",
+                     ZSTD_getErrorName(r));
+        goto done;
+      }
+      in = ib.pos;
+      len = ob.pos;
+    } else {
+      size_t dn = cap - len, sn = n - in;
+      r = LZ4F_decompress(l, dst + len, &dn, src + in, &sn, NULL);
+      if (LZ4F_isError(r)) {
+        rc = ipc_err(c, LM_ERR_PARSE, at,
+                     "LZ4 frame buffer does not decompress: %s",
+                     LZ4F_getErrorName(r));
+        goto done;
+      }
+      in += sn;
+      len += dn;
+    }
+    if (r == 0 && in == n)
+      break; /* the last frame is complete and every byte used */
+    if (in == n && len < cap && before_in == in && before_len == len) {
+      rc = ipc_err(c, LM_ERR_PARSE, at,
+                   "compressed buffer ends inside its frame");
+      goto done;
+    }
+  }
+  lm_buffer *nb = lm_buffer_new(len);
+  if (!nb) {
+    rc = lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if (len)
+    memcpy(nb->data, dst, len);
+  *out = nb;
+done:
+  free(dst);
+  if (z)
+    ZSTD_freeDCtx(z);
+  if (l)
+    LZ4F_freeDecompressionContext(l);
+  return rc;
+}
+
 typedef struct batch_cursor {
   const ipc_ctx *c;
   const body_ref *body;
@@ -785,6 +904,16 @@ static int take_buffer(batch_cursor *bc, lm_buffer **out, size_t *at_out) {
                        "buffer %u uncompressed length %lld is %s", i,
                        (long long)ulen,
                        ulen < 0 ? "negative" : "over the buffer size limit");
+      if (ulen == len - 8)
+        /* apache-arrow (JavaScript) 21 writes the compressed length in
+         * the prefix (apache/arrow-js#470, fixed after 21.2.0): a prefix
+         * equal to the bytes that follow is read as "size unknown" and
+         * the frames give the size; the layout checks that follow still
+         * apply. (A true uncompressed length equal to it decodes to the
+         * same bytes.) */
+        return decompress_unsized(c, at, bc->body->codec, p + 8,
+                                  (size_t)len - 8,
+                                  (size_t)c->lim->max_buffer_bytes, out);
       lm_buffer *nb = lm_buffer_new((size_t)ulen);
       if (!nb)
         return lm_err(c->err, LM_ERR_NOMEM, "out of memory");

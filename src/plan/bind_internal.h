@@ -101,6 +101,13 @@ int lm_plan_topn_scope(const lm_select *sel, const lm_select *in,
 /* A scalar function call (func_bind.c): resolves the name, checks and
  * casts the arguments. NULL with err set ("function f() does not exist"). */
 lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e);
+/* The date/time functions of datefn_bind.c (now() and the other
+ * statement-time functions, to_char, to_date, make_date, make_time,
+ * make_interval, justify_*, EXTRACT over an INTERVAL). false when `e` is
+ * none of them (nothing done); true otherwise, with *out the bound node or
+ * NULL with c->err set. args: e's arguments, bound. */
+bool lm_bind_datefn(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                    lm_bexpr **out);
 
 /* The SQL types DECIMAL, DATE, TIME and BYTEA (bind_types.c,
  * docs/types.md). Whether t is one of them (DECIMAL128 with precision
@@ -124,7 +131,8 @@ int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
 /* The common type of t and a when one is DECIMAL or DATE (CASE, COALESCE,
  * GREATEST...): DECIMAL with the larger integer part and scale (integers
  * as DECIMAL(19, 0)), DOUBLE with a float, TIMESTAMP for DATE with
- * TIMESTAMP. false (out untouched) when neither rule applies. */
+ * TIMESTAMP, VARCHAR for CHAR(n) with VARCHAR. false (out untouched) when
+ * neither rule applies. */
 bool lm_bind_types_merge(lm_type t, lm_type a, lm_type *out);
 /* TIMESTAMPTZ in date_trunc / date_part / EXTRACT (func_bind.c calls it
  * before casting args[1] to TIMESTAMP): when args[1] is a TIMESTAMPTZ,
@@ -146,6 +154,11 @@ void lm_bind_types_lits(lm_bctx *c, lm_bexpr **args, int n);
  * PostgreSQL scale: "1.50" 2, "1e-3" 3, "15e1" 0; 0 for NULL). A DOUBLE
  * literal node keeps it in `col` so that it becomes that exact DECIMAL. */
 int lm_bind_lit_scale(const char *text);
+/* A DOUBLE literal x that keeps its text (x->lit_text) as the exact
+ * DECIMAL literal of that text (its own precision and scale; arena-owned);
+ * NULL when x is not one or the text does not fit DECIMAL(38) (no error
+ * set but on out of memory). */
+lm_bexpr *lm_bind_lit_exact(lm_bctx *c, lm_bexpr *x);
 /* round/trunc/abs/ceil/floor/sign of a DECIMAL and length/octet_length/
  * md5 of a BYTEA (args bound): *handled false when e is none of them. */
 lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,

@@ -87,6 +87,9 @@ static bool is_float_lit(const lm_bexpr *x) {
 /* A FLOAT64 literal as the exact DECIMAL it was written as: its shortest
  * digits at the scale of its text (x->col, lm_bind_lit_scale). */
 static lm_bexpr *float_lit_to_dec(lm_bctx *c, lm_bexpr *x) {
+  lm_bexpr *exact = lm_bind_lit_exact(c, x);
+  if (exact)
+    return exact;
   char buf[64];
   shortest(x->lit.v.f, buf, sizeof buf);
   lm_bexpr *d = dec_literal(c, x, buf);
@@ -103,6 +106,18 @@ static lm_bexpr *float_lit_to_dec(lm_bctx *c, lm_bexpr *x) {
     }
   }
   return d;
+}
+
+lm_bexpr *lm_bind_lit_exact(lm_bctx *c, lm_bexpr *x) {
+  if (!is_float_lit(x) || !x->lit_text)
+    return NULL;
+  lm_i128 v;
+  int frac = 0;
+  const char *s = x->lit_text;
+  /* at most 38 digits after the point, all of them kept */
+  if (lm_dec_parse(s, strlen(s), 0, &v, &frac) == LM_DEC_ESYNTAX || frac > 38)
+    return NULL;
+  return dec_literal(c, x, s);
 }
 
 int lm_bind_lit_scale(const char *text) {
@@ -496,6 +511,13 @@ lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
 }
 
 bool lm_bind_types_merge(lm_type t, lm_type a, lm_type *out) {
+  if (t.id == LM_TYPE_UTF8 && a.id == LM_TYPE_UTF8) {
+    /* CHAR(n) with VARCHAR: text (PostgreSQL's preferred string type) */
+    if (lm_type_eq(t, a))
+      return false;
+    *out = lm_type_make(LM_TYPE_UTF8);
+    return true;
+  }
   if (is_dec(t) || is_dec(a)) {
     if (lm_type_is_integer(t))
       t = int_dec(t);

@@ -3,6 +3,7 @@
  * inserts implicit casts, and splits an aggregate query into keys,
  * aggregate calls and post-aggregation expressions.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/lm_strfn.h" /* lm_pg_type_name */
 #include "plan/bind_internal.h"
 
 #define LM_BIND_MAX_DEPTH 256
@@ -62,6 +64,14 @@ lm_bexpr *lm_bind_cast(lm_bctx *c, lm_bexpr *x, lm_type t) {
     x->lit.type = t;
     return x;
   }
+  if (t.id == LM_TYPE_DECIMAL128 && x->kind == LM_BX_LITERAL && x->lit_text) {
+    /* 1.25 to DECIMAL: from its digits, not through the double */
+    lm_bexpr *d = lm_bind_lit_exact(c, x);
+    if (d && lm_type_eq(d->type, t))
+      return d;
+    if (d)
+      x = d;
+  }
   lm_bexpr *b = lm_bind_node(c, LM_BX_CAST, t, NULL, 1);
   if (!b)
     return NULL;
@@ -79,7 +89,10 @@ bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
   if (a->kind != b->kind || !lm_type_eq(a->type, b->type) ||
       a->n_args != b->n_args)
     return false;
-  if (a->kind == LM_BX_CAST && a->tz != b->tz) /* AT TIME ZONE 'x' vs 'y' */
+  if (a->kind == LM_BX_CAST &&
+      (a->tz != b->tz || /* AT TIME ZONE 'x' vs 'y' */
+       a->tprec != b->tprec || a->tlen != b->tlen || a->tbpchar != b->tbpchar ||
+       a->tassign != b->tassign))
     return false;
   switch (a->kind) {
   case LM_BX_COLUMN:
@@ -143,8 +156,68 @@ bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
   return true;
 }
 
+/* A decimal literal too large for DOUBLE PRECISION (1e400): PostgreSQL's
+ * 22003 error, naming the value as its numeric prints it (1 and 400 zeros;
+ * cut at 900 characters). Returns the error code. */
+static int literal_overflow(lm_bctx *c, const lm_expr *e) {
+  char out[904];
+  size_t n = 0;
+  long frac = 0, ex = 0;
+  bool dot = false;
+  const char *t = e->text ? e->text : "";
+  for (; *t && *t != 'e' && *t != 'E'; t++) {
+    if (*t == '.') {
+      dot = true;
+    } else if (*t >= '0' && *t <= '9') {
+      frac += dot;
+      if ((n > 0 || *t != '0') && n < 900)
+        out[n++] = *t;
+    }
+  }
+  if (*t)
+    ex = strtol(t + 1, NULL, 10);
+  for (long z = ex - frac; z > 0 && n > 0 && n < 900; z--)
+    out[n++] = '0';
+  out[n] = 0;
+  lm_err_at(c->err, LM_ERR_BIND, e->line, e->column,
+            "\"%s\" is out of range for type double precision", out);
+  return lm_err_state(c->err, "22003");
+}
+
+/* Whether a decimal literal's text must be an exact DECIMAL rather than
+ * the documented DOUBLE: an integer beyond BIGINT (PostgreSQL: numeric),
+ * or more significant digits than a double keeps (15), without exponent. */
+static bool lit_needs_numeric(const char *t) {
+  int sig = 0;
+  bool dot = false, lead = true;
+  for (const char *s = t; *s; s++) {
+    if (*s == '.') {
+      dot = true;
+    } else if (*s >= '0' && *s <= '9') {
+      if (*s != '0')
+        lead = false;
+      if (!lead)
+        sig++;
+    } else if (*s != '-' && *s != '+') {
+      return false; /* 1e5 */
+    }
+  }
+  if (!dot)
+    return true; /* the parser made it DECIMAL: beyond BIGINT */
+  /* trailing zeros after the point are digits PostgreSQL keeps (scale),
+   * the double keeps them too (lm_bind_lit_scale): not counted */
+  const char *end = t + strlen(t);
+  while (end > t && end[-1] == '0')
+    end--, sig--;
+  return sig > 15;
+}
+
 static lm_bexpr *literal(lm_bctx *c, const lm_expr *e) {
   lm_type t;
+  if (e->lit == LM_LIT_DECIMAL && isinf(e->dval)) {
+    literal_overflow(c, e);
+    return NULL;
+  }
   switch (e->lit) {
   case LM_LIT_NULL:
     t = lm_type_make(LM_TYPE_NULL);
@@ -188,6 +261,18 @@ static lm_bexpr *literal(lm_bctx *c, const lm_expr *e) {
   case LM_LIT_DECIMAL:
     b->lit.v.f = e->dval;
     b->col = lm_bind_lit_scale(e->text); /* 1.50: 2 (bind_types.c) */
+    if (e->text) {
+      b->lit_text = lm_arena_strndup(c->arena, e->text, strlen(e->text));
+      if (!b->lit_text) {
+        lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+        return NULL;
+      }
+      if (lit_needs_numeric(e->text)) {
+        lm_bexpr *d = lm_bind_lit_exact(c, b);
+        if (d)
+          return d;
+      }
+    }
     break;
   case LM_LIT_STRING: {
     size_t n = e->text ? strlen(e->text) : 0;
@@ -216,6 +301,7 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
         if (hit) { /* (a JOIN b ...) AS x where both have the column */
           lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name,
                        NULL);
+          lm_err_state(c->err, "42702"); /* ambiguous_column */
           return NULL;
         }
         hit = &s->cols[i];
@@ -228,12 +314,14 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
         return o;
       lm_bind_fail(c, e, "missing FROM-clause entry for table \"%s\"", e->table,
                    NULL);
+      lm_err_state(c->err, "42P01"); /* undefined_table */
       return NULL;
     }
     if (!hit) {
       char q[300];
       snprintf(q, sizeof q, "%s.%s", e->table, e->name);
       lm_bind_fail(c, e, "column %s does not exist", q, NULL);
+      lm_err_state(c->err, "42703");
       return NULL;
     }
   } else {
@@ -244,6 +332,7 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
       if (hit) {
         lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name,
                      NULL);
+        lm_err_state(c->err, "42702"); /* ambiguous_column */
         return NULL;
       }
       hit = x;
@@ -254,6 +343,7 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
       if (o || bad)
         return o;
       lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
+      lm_err_state(c->err, "42703");
       return NULL;
     }
   }
@@ -285,8 +375,9 @@ static lm_bexpr *column(lm_bctx *c, const lm_expr *e) {
   if (e->table && c->from && lm_strcasecmp(e->table, c->from) != 0) {
     /* Qualified names must name the FROM object (or its alias, which the
      * caller passes as `from`). */
-    lm_bind_fail(c, e, "unknown table '%s' in column reference", e->table,
+    lm_bind_fail(c, e, "missing FROM-clause entry for table \"%s\"", e->table,
                  NULL);
+    lm_err_state(c->err, "42P01"); /* undefined_table */
     return NULL;
   }
   int i = lm_schema_find(c->in, e->name);
@@ -294,9 +385,11 @@ static lm_bexpr *column(lm_bctx *c, const lm_expr *e) {
     if (c->post)
       lm_bind_fail(c, e, "column '%s' does not exist in the aggregate result",
                    e->name, NULL);
-    else
+    else if (c->from) /* our wording: names the relation */
       lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
-                   c->from ? c->from : "input");
+                   c->from);
+    else /* no FROM: PostgreSQL's wording */
+      lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
     lm_err_state(c->err, "42703");
     return NULL;
   }
@@ -330,6 +423,26 @@ static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
   if (is_null(tb)) {
     *pb = lm_bind_cast(c, b, ta);
     return 0;
+  }
+  if (lm_type_is_bpchar(ta) || lm_type_is_bpchar(tb)) {
+    /* CHAR(n): trailing spaces do not count (PostgreSQL's bpchar
+     * comparison, and its cast to text against a text value); a string
+     * literal is read as CHAR too */
+    lm_type v = lm_type_make(LM_TYPE_UTF8);
+    if (ta.id == LM_TYPE_UTF8 && tb.id == LM_TYPE_UTF8) {
+      if (a->kind == LM_BX_LITERAL)
+        a = lm_bind_cast(c, a, lm_type_bpchar());
+      if (b->kind == LM_BX_LITERAL)
+        b = lm_bind_cast(c, b, lm_type_bpchar());
+      *pa = lm_bind_cast(c, a, v);
+      *pb = lm_bind_cast(c, b, v);
+      return *pa && *pb ? 0 : -1;
+    }
+    if (lm_type_is_bpchar(ta) && !(*pa = lm_bind_cast(c, a, v)))
+      return -1;
+    if (lm_type_is_bpchar(tb) && !(*pb = lm_bind_cast(c, b, v)))
+      return -1;
+    a = *pa, b = *pb, ta = a->type, tb = b->type;
   }
   int tr = lm_bind_types_pair(c, at, pa, pb); /* bind_types.c */
   if (tr <= 0)
@@ -492,6 +605,8 @@ static const char *const agg_names[] = {"count",       "sum",
                                         "stddev_samp", "stddev_pop",
                                         "variance",    "var_samp",
                                         "var_pop",     "approx_count_distinct",
+                                        "bool_and",    "bool_or",
+                                        "every",       "string_agg",
                                         NULL};
 
 bool lm_bind_is_agg_name(const char *n) {
@@ -510,6 +625,115 @@ static bool expr_has_agg(const lm_expr *e) {
     if (expr_has_agg(e->args[i]))
       return true;
   return false;
+}
+
+/* PostgreSQL's 42883 for an aggregate call no signature takes, e.g.
+ * "function bool_and(integer) does not exist": each argument's type (a
+ * string literal is 'unknown' there), bound over the input `in`. */
+static lm_bexpr *agg_undefined(lm_bctx *c, lm_bctx *in, const lm_expr *e) {
+  char sig[400];
+  size_t k = 0;
+  sig[0] = '\0';
+  for (int i = 0; i < e->n_args && k < sizeof sig - 40; i++) {
+    const lm_expr *a = e->args[i];
+    const char *tn = "unknown";
+    if (!(a->kind == LM_EXPR_LITERAL &&
+          (a->lit == LM_LIT_STRING || a->lit == LM_LIT_NULL))) {
+      lm_bexpr *x = a->kind == LM_EXPR_STAR ? NULL : lm_bind_expr(in, a);
+      if (!x && a->kind != LM_EXPR_STAR)
+        return NULL;
+      tn = x ? lm_pg_type_name(x->type) : "*";
+    }
+    k += (size_t)snprintf(sig + k, sizeof sig - k, "%s%s", i ? ", " : "", tn);
+  }
+  char what[600];
+  snprintf(what, sizeof what, "%s(%s)", e->name, sig);
+  lm_bind_fail(c, e, "function %s does not exist", what, NULL);
+  lm_err_state(c->err, "42883");
+  return NULL;
+}
+
+/* Whether an aggregate's result depends on the order of its input rows. */
+static bool agg_order_matters(const char *n, bool distinct) {
+  return !distinct && (!strcmp(n, "string_agg") || !strcmp(n, "first_value") ||
+                       !strcmp(n, "last_value"));
+}
+
+/* agg(... ORDER BY k, ...): DISTINCT string_agg may order by its value
+ * only (*desc: descending); string_agg ordered by its own value alone
+ * keeps a sorted multiset (*by_value); the other order-sensitive calls
+ * make the query's input sorted by the keys (p->agg_order, one ORDER BY
+ * for every such call of the query: 0A000 otherwise). Errors as
+ * PostgreSQL's (42P10) where it has them. 0 or an error code. */
+static int agg_order_keys(lm_bctx *c, lm_bctx *in, const lm_expr *e,
+                          const lm_bexpr *value, bool *desc, bool *by_value) {
+  lm_plan *p = c->plan;
+  *desc = false;
+  *by_value = false;
+  if (!e->n_agg_order)
+    return 0;
+  lm_sort_key *keys =
+      lm_arena_alloc(c->arena, sizeof *keys * (size_t)e->n_agg_order);
+  if (!keys)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < e->n_agg_order; i++) {
+    const lm_order_item *oi = &e->agg_order[i];
+    if (expr_has_agg(oi->expr)) {
+      lm_bind_fail(c, oi->expr, "aggregate function calls cannot be nested",
+                   NULL, NULL);
+      return lm_err_state(c->err, "42803"); /* grouping_error */
+    }
+    lm_bexpr *k = lm_bind_expr(in, oi->expr);
+    if (!k)
+      return c->err->code ? c->err->code : LM_ERR_BIND;
+    keys[i].expr = k;
+    keys[i].desc = oi->desc;
+    keys[i].nulls_first = oi->nulls == 1 || (oi->nulls == 0 && oi->desc);
+    if (e->distinct) {
+      bool in_args = value && lm_bexpr_equal(k, value);
+      for (int a = 1; a < e->n_args && !in_args; a++) {
+        const lm_expr *x = e->args[a];
+        in_args = x->kind == oi->expr->kind && x->kind == LM_EXPR_LITERAL &&
+                  x->lit == oi->expr->lit && x->text && oi->expr->text &&
+                  !strcmp(x->text, oi->expr->text);
+      }
+      if (!in_args) {
+        lm_bind_fail(c, oi->expr,
+                     "in an aggregate with DISTINCT, ORDER BY expressions "
+                     "must appear in argument list",
+                     NULL, NULL);
+        return lm_err_state(c->err, "42P10");
+      }
+      if (value && lm_bexpr_equal(k, value) && i == 0)
+        *desc = oi->desc;
+    }
+  }
+  if (!agg_order_matters(e->name, e->distinct))
+    return 0; /* count, sum, min ... : the order changes nothing */
+  if (!strcmp(e->name, "string_agg") && e->n_agg_order == 1 && value &&
+      lm_bexpr_equal(keys[0].expr, value)) {
+    *by_value = true; /* NULL values are skipped: NULLS FIRST/LAST moot */
+    *desc = keys[0].desc;
+    return 0;
+  }
+  if (!p->n_agg_order) {
+    p->agg_order = keys;
+    p->n_agg_order = e->n_agg_order;
+    return 0;
+  }
+  bool same = p->n_agg_order == e->n_agg_order;
+  for (int i = 0; same && i < e->n_agg_order; i++)
+    same = lm_bexpr_equal(p->agg_order[i].expr, keys[i].expr) &&
+           p->agg_order[i].desc == keys[i].desc &&
+           p->agg_order[i].nulls_first == keys[i].nulls_first;
+  if (!same) {
+    lm_bind_fail(c, e->agg_order[0].expr,
+                 "aggregates with different ORDER BY clauses in one query "
+                 "are not supported",
+                 NULL, NULL);
+    return lm_err_state(c->err, "0A000");
+  }
+  return 0;
 }
 
 /* Finds or adds an aggregate call; returns a column reference to its slot
@@ -533,6 +757,7 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
     if (expr_has_agg(e->filter)) {
       lm_bind_fail(c, e->filter,
                    "aggregate functions are not allowed in FILTER", NULL, NULL);
+      lm_err_state(c->err, "42803"); /* grouping_error */
       return NULL;
     }
     if (!(flt = lm_bind_expr(&in, e->filter)))
@@ -559,15 +784,22 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
     bool star = !strcmp(n, "count") &&
                 (e->n_args == 0 ||
                  (e->n_args == 1 && e->args[0]->kind == LM_EXPR_STAR));
-    if (e->n_args != 1 && !star) {
+    bool sagg = !strcmp(n, "string_agg");
+    bool bagg =
+        !strcmp(n, "bool_and") || !strcmp(n, "bool_or") || !strcmp(n, "every");
+    if ((sagg || bagg) && e->n_args != (sagg ? 2 : 1))
+      return agg_undefined(c, &in, e);
+    if (e->n_args != 1 && !star && !sagg) {
       lm_bind_fail(c, e, "%s() takes exactly one argument", n, NULL);
       return NULL;
     }
-    if (!star && expr_has_agg(e->args[0])) {
-      lm_bind_fail(c, e->args[0], "aggregate function calls cannot be nested",
-                   NULL, NULL);
-      return NULL;
-    }
+    for (int i = 0; !star && i < e->n_args; i++)
+      if (expr_has_agg(e->args[i])) {
+        lm_bind_fail(c, e->args[i], "aggregate function calls cannot be nested",
+                     NULL, NULL);
+        lm_err_state(c->err, "42803"); /* grouping_error */
+        return NULL;
+      }
     if (star) { /* COUNT(*) FILTER (WHERE f) = COUNT(CASE WHEN f THEN TRUE) */
       s.arg =
           lm_bind_node(&in, LM_BX_LITERAL, lm_type_make(LM_TYPE_BOOL), e, 0);
@@ -607,7 +839,55 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
       lm_bexpr *su = aggregate(c, &es), *cn = su ? aggregate(c, &ec) : NULL;
       return cn ? lm_bind_binary(c, e, LM_OP_DIV, su, cn) : NULL;
     }
-    if (!strcmp(n, "count")) {
+    if (bagg) {
+      if (is_null(t))
+        s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_BOOL));
+      else if (t.id != LM_TYPE_BOOL)
+        return agg_undefined(c, &in, e);
+      s.kind = !strcmp(n, "bool_or") ? LM_AGG_BOOL_OR : LM_AGG_BOOL_AND;
+      s.in_type = s.out_type = lm_type_make(LM_TYPE_BOOL);
+    } else if (sagg) {
+      /* string_agg(text, text) or string_agg(bytea, bytea) */
+      lm_bexpr *d = lm_bind_expr(&in, e->args[1]);
+      if (!d)
+        return NULL;
+      bool bin = t.id == LM_TYPE_BINARY ||
+                 (is_null(t) && d->type.id == LM_TYPE_BINARY);
+      lm_type st = lm_type_make(bin ? LM_TYPE_BINARY : LM_TYPE_UTF8);
+      bool lit1 =
+          e->args[1]->kind == LM_EXPR_LITERAL &&
+          (e->args[1]->lit == LM_LIT_STRING || e->args[1]->lit == LM_LIT_NULL);
+      if ((!is_null(t) && t.id != st.id) ||
+          (!is_null(d->type) && d->type.id != st.id && !lit1))
+        return agg_undefined(c, &in, e);
+      if (is_null(t))
+        s.arg = lm_bind_cast(&in, s.arg, st);
+      if (!(d = lm_bind_cast(&in, d, st)) || !(d = lm_bind_fold(&in, d)))
+        return NULL;
+      if (d->kind != LM_BX_LITERAL) {
+        lm_bind_fail(c, e->args[1],
+                     "string_agg with a delimiter that is not a constant is "
+                     "not supported",
+                     NULL, NULL);
+        lm_err_state(c->err, "0A000");
+        return NULL;
+      }
+      if (!d->lit.is_null) {
+        int32_t len = d->lit.v.s.len;
+        char *sep = lm_arena_alloc(c->arena, (size_t)len + 1);
+        if (!sep) {
+          lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+          return NULL;
+        }
+        if (len)
+          memcpy(sep, d->lit.v.s.p, (size_t)len);
+        sep[len] = '\0';
+        s.sep = sep;
+        s.sep_len = len;
+      }
+      s.kind = LM_AGG_STRING_AGG;
+      s.in_type = s.out_type = st;
+    } else if (!strcmp(n, "count")) {
       s.kind = LM_AGG_COUNT;
       s.out_type = lm_type_make(LM_TYPE_INT64);
     } else if (!strcmp(n, "sum") || !strcmp(n, "avg")) {
@@ -662,10 +942,29 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
     if (!s.arg)
       return NULL;
   }
+  if (e->n_agg_order) {
+    bool desc = false, byv = false;
+    /* the value without FILTER's CASE WHEN f THEN x END around it */
+    const lm_bexpr *val = s.kind == LM_AGG_COUNT_STAR ? NULL : s.arg;
+    if (val && flt && val->kind == LM_BX_CASE && val->n_args == 2 &&
+        val->args[0] == flt)
+      val = val->args[1];
+    if (agg_order_keys(c, &in, e, val, &desc, &byv))
+      return NULL;
+    s.ordered = agg_order_matters(n, e->distinct);
+    s.order_desc = desc;
+    s.by_value = byv;
+  }
   int idx = -1;
   for (int i = 0; i < p->n_aggs; i++)
     if (p->aggs[i].kind == s.kind && p->aggs[i].distinct == s.distinct &&
-        lm_bexpr_equal(p->aggs[i].arg, s.arg)) {
+        lm_bexpr_equal(p->aggs[i].arg, s.arg) &&
+        p->aggs[i].ordered == s.ordered &&
+        p->aggs[i].order_desc == s.order_desc &&
+        p->aggs[i].by_value == s.by_value &&
+        (p->aggs[i].sep == NULL) == (s.sep == NULL) &&
+        p->aggs[i].sep_len == s.sep_len &&
+        (!s.sep || !memcmp(p->aggs[i].sep, s.sep, (size_t)s.sep_len))) {
       idx = i;
       break;
     }
@@ -704,10 +1003,16 @@ static lm_bexpr *match_key(lm_bctx *c, const lm_expr *e) {
   in.in = p->input_schema;
   in.window_ok = true;
   lm_error scratch;
+  lm_err_clear(&scratch);
   in.err = &scratch;
   lm_bexpr *x = lm_bind_expr(&in, e);
-  if (!x)
+  if (!x) {
+    /* an unknown function (or argument types no function takes) is
+     * PostgreSQL's 42883 at the call, found before the GROUP BY check */
+    if (scratch.code && !strcmp(scratch.sqlstate, "42883") && c->err)
+      *c->err = scratch;
     return NULL;
+  }
   for (int k = 0; k < p->n_keys; k++) {
     if (lm_bexpr_equal(p->keys[k], x)) {
       lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
@@ -758,15 +1063,27 @@ static lm_bexpr *bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
     }
     /* Not a key: is it a known input column at all? */
     if (lm_schema_find(c->plan->input_schema, e->name) < 0) {
-      lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
-                   c->from ? c->from : "input");
+      if (c->from)
+        lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
+                     c->from);
+      else
+        lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
+      lm_err_state(c->err, "42703");
       return NULL;
     }
-    lm_bind_fail(
-        c, e,
-        "column '%s' must appear in the GROUP BY clause or be used in an "
-        "aggregate function",
-        e->name, NULL);
+    /* PostgreSQL's wording (42803 grouping_error): the column qualified by
+     * its relation when one is known */
+    const char *rel = e->table ? e->table : c->from;
+    for (int i = 0; !rel && sc && i < sc->n; i++)
+      if (sc->cols[i].rel && !lm_strcasecmp(sc->cols[i].name, e->name))
+        rel = sc->cols[i].rel;
+    char q[300];
+    snprintf(q, sizeof q, "%s%s%s", rel ? rel : "", rel ? "." : "", e->name);
+    lm_bind_fail(c, e,
+                 "column \"%s\" must appear in the GROUP BY clause or be used "
+                 "in an aggregate function",
+                 q, NULL);
+    lm_err_state(c->err, "42803");
     return NULL;
   }
   (void)matched;
@@ -820,6 +1137,21 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
         }
         if (a->type.id == LM_TYPE_FLOAT64) {
           a->lit.v.f = -a->lit.v.f;
+          if (a->lit_text) { /* keep the digits: "-" + text, or text less "-" */
+            size_t n = strlen(a->lit_text);
+            char *t = lm_arena_alloc(c->arena, n + 2);
+            if (!t) {
+              lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+              return NULL;
+            }
+            if (a->lit_text[0] == '-')
+              memcpy(t, a->lit_text + 1, n);
+            else {
+              t[0] = '-';
+              memcpy(t + 1, a->lit_text, n + 1);
+            }
+            a->lit_text = t;
+          }
           return a;
         }
       }
@@ -879,8 +1211,18 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     if (!r)
       return NULL;
     r->args[0] = a;
+    if (e->args[0]->kind == LM_EXPR_LITERAL && e->args[0]->line > 0) {
+      /* a literal's bad text is reported at the literal (PostgreSQL) */
+      r->line = e->args[0]->line;
+      r->column = e->args[0]->column;
+    }
     if (ct.id == LM_TYPE_TIMESTAMP || ct.id == LM_TYPE_TIME64)
       r->tprec = e->cast_tprec; /* TIMESTAMP(p): expr_eval.c rounds */
+    /* VARCHAR(n) truncates, CHAR(n) pads */
+    if (ct.id == LM_TYPE_UTF8) {
+      r->tlen = e->cast_tlen;
+      r->tbpchar = e->cast_bpchar;
+    }
     return r;
   }
   case LM_EXPR_IS_NULL: {
@@ -976,8 +1318,11 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     return acc;
   }
   case LM_EXPR_LIKE: {
-    lm_bexpr *a = lm_bind_cast(c, lm_bind_expr(c, e->args[0]),
-                               lm_type_make(LM_TYPE_UTF8));
+    /* a CHAR(n) value is matched with its padding, as PostgreSQL's
+     * bpcharlike ('x  ' LIKE 'x' is false) */
+    lm_bexpr *a = lm_bind_expr(c, e->args[0]);
+    if (a && !lm_type_is_bpchar(a->type))
+      a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_UTF8));
     lm_bexpr *p = lm_bind_cast(c, lm_bind_expr(c, e->args[1]),
                                lm_type_make(LM_TYPE_UTF8));
     lm_bexpr *esc = NULL;
@@ -1144,13 +1489,75 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
 
 /* ------------------------------------------------------- SELECT planning */
 
+/* PostgreSQL's internal name of a cast's target type, a result column's
+ * name when the cast operand has none (1::bigint is "int8"). */
+static const char *cast_colname(const lm_expr *e) {
+  lm_type t = e->cast_type;
+  switch (t.id) {
+  case LM_TYPE_BOOL:
+    return "bool";
+  case LM_TYPE_INT8:
+  case LM_TYPE_INT16:
+    return "int2";
+  case LM_TYPE_INT32:
+    return "int4";
+  case LM_TYPE_INT64:
+    return "int8";
+  case LM_TYPE_FLOAT32:
+    return "float4";
+  case LM_TYPE_FLOAT64:
+    return "float8";
+  case LM_TYPE_DECIMAL128:
+    return "numeric";
+  case LM_TYPE_UTF8:
+    return e->cast_bpchar || lm_type_is_bpchar(t) ? "bpchar"
+           : e->cast_tlen                         ? "varchar"
+                                                  : "text";
+  case LM_TYPE_TIMESTAMP:
+    return lm_type_is_tstz(t) ? "timestamptz" : "timestamp";
+  case LM_TYPE_DATE32:
+    return "date";
+  case LM_TYPE_TIME64:
+    return "time";
+  case LM_TYPE_INTERVAL:
+    return "interval";
+  case LM_TYPE_BINARY:
+    return "bytea";
+  default:
+    return "?column?";
+  }
+}
+
 static const char *default_name(const lm_expr *e) {
+  return lm_expr_default_name(e);
+}
+
+/* PostgreSQL's FigureColname strength of e's name: 2 for a column's,
+ * function's or subquery's, 1 for a cast's type name and "case", 0 none. */
+static int name_strength(const lm_expr *e) {
+  if (e->kind == LM_EXPR_CAST) {
+    int s = name_strength(e->args[0]);
+    return s == 2 ? 2 : strcmp(cast_colname(e), "?column?") ? 1 : s;
+  }
+  if (e->kind == LM_EXPR_CASE) {
+    int s = e->has_else ? name_strength(e->args[e->n_args - 1]) : 0;
+    return s == 2 ? 2 : 1;
+  }
+  return strcmp(default_name(e), "?column?") ? 2 : 0;
+}
+
+const char *lm_expr_default_name(const lm_expr *e) {
   if (e->kind == LM_EXPR_COLUMN)
     return e->name;
   if (e->kind == LM_EXPR_FUNC)
     return e->name;
-  if (e->kind == LM_EXPR_CAST)
-    return default_name(e->args[0]);
+  if (e->kind == LM_EXPR_CAST) /* the operand's name, else the type's */
+    return name_strength(e->args[0]) == 2 ? default_name(e->args[0])
+                                          : cast_colname(e);
+  if (e->kind == LM_EXPR_CASE) /* the ELSE value's name, else "case" */
+    return e->has_else && name_strength(e->args[e->n_args - 1]) == 2
+               ? default_name(e->args[e->n_args - 1])
+               : "case";
   if (e->kind == LM_EXPR_SUBQUERY && e->subq == LM_SUBQ_EXISTS)
     return "exists";
   if (e->kind == LM_EXPR_SUBQUERY && e->subq == LM_SUBQ_SCALAR && e->subquery &&
@@ -1170,6 +1577,7 @@ static const lm_expr *resolve_group_expr(const lm_select *sel,
       lm_err_at(err, LM_ERR_BIND, g->line, g->column,
                 "GROUP BY position %lld is not in select list",
                 (long long)g->ival);
+      lm_err_state(err, "42P10"); /* invalid_column_reference */
       *bad = true;
       return NULL;
     }
@@ -1282,6 +1690,105 @@ static int plan_window(lm_plan *p, const lm_select *sel, lm_error *err) {
   return 0;
 }
 
+/* DISTINCT ON (e, ...) of sel (ad-hoc; after ORDER BY is bound): each
+ * expression names an output column as ORDER BY items do (an output name,
+ * an ordinal, else an expression: a hidden column, out[*n_total]); they
+ * must match the leftmost ORDER BY items (PostgreSQL's rule: 42P10 at the
+ * DISTINCT ON expression), and those ORDER BY does not list are appended
+ * to the sort (ascending). Fills p->distinct_on and clears p->distinct. 0
+ * or an error code (err set). */
+static int plan_distinct_on(lm_bctx *c, lm_plan *p, const lm_select *sel,
+                            const char **names, int n_items, int *n_total) {
+  int nd = sel->n_distinct_on;
+  p->distinct_on = lm_arena_alloc(&p->arena, sizeof(int) * (size_t)nd);
+  lm_sort_key *sk =
+      lm_arena_alloc(&p->arena, sizeof *sk * (size_t)(p->n_sort + nd));
+  if (!p->distinct_on || !sk)
+    return lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < nd; i++) {
+    const lm_expr *e = sel->distinct_on[i];
+    int idx = -1;
+    if (expr_has_agg(e) && !c->plan)
+      return lm_bind_fail(c, e, "aggregate functions are not allowed here",
+                          NULL, NULL);
+    if (e->kind == LM_EXPR_LITERAL && e->lit == LM_LIT_INT) {
+      if (e->ival < 1 || e->ival > n_items) {
+        lm_err_at(c->err, LM_ERR_BIND, e->line, e->column,
+                  "SELECT DISTINCT ON position %lld is not in select list",
+                  (long long)e->ival);
+        return lm_err_state(c->err, "42P10");
+      }
+      idx = (int)e->ival - 1;
+    } else if (e->kind == LM_EXPR_COLUMN && !e->table) {
+      for (int o = 0; o < n_items; o++)
+        if (!lm_strcasecmp(names[o], e->name)) {
+          idx = o;
+          break;
+        }
+    }
+    if (idx < 0) {
+      lm_bexpr *b = lm_bind_expr(c, e);
+      if (!b)
+        return c->err->code ? c->err->code : LM_ERR_BIND;
+      for (int o = 0; o < *n_total; o++)
+        if (lm_bexpr_equal(p->out[o], b))
+          idx = o;
+      if (idx < 0) {
+        p->out[*n_total] = b;
+        idx = (*n_total)++;
+      }
+    }
+    p->distinct_on[i] = idx;
+  }
+  p->n_distinct_on = nd;
+  p->distinct = false;
+  /* ORDER BY items that are DISTINCT ON columns must come first */
+  bool skipped = false;
+  for (int i = 0; i < p->n_sort; i++) {
+    int col = p->sort[i].expr->col, j = 0;
+    while (j < nd && p->distinct_on[j] != col)
+      j++;
+    if (j == nd) {
+      skipped = true;
+    } else if (skipped) {
+      lm_bind_fail(c, sel->distinct_on[j],
+                   "SELECT DISTINCT ON expressions must match initial ORDER "
+                   "BY expressions",
+                   NULL, NULL);
+      return lm_err_state(c->err, "42P10");
+    }
+    sk[i] = p->sort[i];
+  }
+  int ns = p->n_sort;
+  for (int j = 0; j < nd; j++) {
+    bool listed = false;
+    for (int i = 0; i < ns && !listed; i++)
+      listed = sk[i].expr->col == p->distinct_on[j];
+    if (listed)
+      continue;
+    if (skipped) {
+      lm_bind_fail(c, sel->distinct_on[j],
+                   "SELECT DISTINCT ON expressions must match initial ORDER "
+                   "BY expressions",
+                   NULL, NULL);
+      return lm_err_state(c->err, "42P10");
+    }
+    const lm_expr *e = sel->distinct_on[j];
+    lm_bexpr *ref =
+        lm_bind_node(c, LM_BX_COLUMN, p->out[p->distinct_on[j]]->type, e, 0);
+    if (!ref)
+      return c->err->code ? c->err->code : LM_ERR_NOMEM;
+    ref->col = p->distinct_on[j];
+    sk[ns].expr = ref;
+    sk[ns].desc = false;
+    sk[ns].nulls_first = false;
+    ns++;
+  }
+  p->sort = sk;
+  p->n_sort = ns;
+  return 0;
+}
+
 int lm_plan_select(const lm_select *sel, lm_schema *input,
                    const char *from_name, lm_plan **out, lm_error *err) {
   return lm_plan_select_scope(sel, input, from_name, NULL, out, err);
@@ -1343,6 +1850,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
     if (expr_has_agg(sel->where)) {
       lm_err_at(err, LM_ERR_BIND, sel->where->line, sel->where->column,
                 "aggregate functions are not allowed in WHERE");
+      lm_err_state(err, "42803"); /* grouping_error */
       goto fail;
     }
     p->where = lm_bind_expr(&c, sel->where);
@@ -1380,7 +1888,8 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
       n_items += k;
     }
   }
-  int n_extra = sel->n_order_by; /* hidden sort columns, at most */
+  /* hidden sort and DISTINCT ON columns, at most */
+  int n_extra = sel->n_order_by + sel->n_distinct_on;
   p->out = lm_arena_alloc(&p->arena,
                           sizeof(lm_bexpr *) * (size_t)(n_items + n_extra + 1));
   const char **names =
@@ -1406,6 +1915,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
       if (expr_has_agg(g)) {
         lm_err_at(err, LM_ERR_BIND, g->line, g->column,
                   "aggregate functions are not allowed in GROUP BY");
+        lm_err_state(err, "42803"); /* grouping_error */
         goto fail;
       }
       c.window_ok = true;
@@ -1537,6 +2047,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
         lm_err_at(err, LM_ERR_BIND, e->line, e->column,
                   "ORDER BY position %lld is not in select list",
                   (long long)e->ival);
+        lm_err_state(err, "42P10"); /* invalid_column_reference */
         goto fail;
       }
       idx = (int)e->ival - 1;
@@ -1554,6 +2065,14 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
       for (int o = 0; o < n_total; o++)
         if (lm_bexpr_equal(p->out[o], b))
           idx = o;
+      if (idx < 0 && sel->distinct && !sel->n_distinct_on) {
+        /* a hidden sort column would change what DISTINCT compares */
+        lm_err_at(err, LM_ERR_BIND, e->line, e->column,
+                  "for SELECT DISTINCT, ORDER BY expressions must appear in "
+                  "select list");
+        lm_err_state(err, "42P10"); /* invalid_column_reference */
+        goto fail;
+      }
       if (idx < 0) {
         p->out[n_total] = b;
         idx = n_total++;
@@ -1568,6 +2087,9 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
     p->sort[i].nulls_first = oi->nulls == 1 || (oi->nulls == 0 && oi->desc);
   }
   p->n_sort = sel->n_order_by;
+  if (sel->n_distinct_on &&
+      (rc = plan_distinct_on(&c, p, sel, names, n_items, &n_total)))
+    goto fail;
 
   if (any_agg && p->n_keys == 0 && p->n_aggs == 0) {
     /* HAVING without GROUP BY or an aggregate (SELECT 1 HAVING true): one

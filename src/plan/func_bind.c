@@ -100,6 +100,7 @@ static const pg_sig pg_funcs[] = {
     {"char_length", LM_FN_LENGTH, 1, 1, "T", 'I'},
     {"character_length", LM_FN_LENGTH, 1, 1, "T", 'I'},
     {"strpos", LM_FN_STRPOS, 2, 2, "TT", 'I'},
+    {"position", LM_FN_STRPOS, 2, 2, "TT", 'I'}, /* position(a IN b) */
     {"btrim", LM_FN_TRIM, 1, 1, "T", 'T'},
     {"trim", LM_FN_TRIM, 1, 1, "T", 'T'},
     {"ltrim", LM_FN_LTRIM, 1, 1, "T", 'T'},
@@ -160,17 +161,61 @@ static bool numeric_origin(const lm_bexpr *x) {
   }
 }
 
+/* Whether an argument's text names a float: a CAST to REAL / DOUBLE
+ * (2.5::float8) in it makes it float8 in PostgreSQL too. */
+static bool explicit_float(const lm_expr *x) {
+  if (!x)
+    return false;
+  if (x->kind == LM_EXPR_CAST)
+    return x->cast_type.id == LM_TYPE_FLOAT64 ||
+           x->cast_type.id == LM_TYPE_FLOAT32;
+  if (x->kind == LM_EXPR_UNARY || x->kind == LM_EXPR_BINARY) {
+    for (int i = 0; i < x->n_args; i++)
+      if (explicit_float(x->args[i]))
+        return true;
+  }
+  return false;
+}
+
 /* PostgreSQL's name of a type, for "function f(integer) does not exist". */
 static const char *pg_name(lm_type t) {
   return lm_pg_type_name(t);
 }
 
+/* The type PostgreSQL gives a literal before any coercion ('x' unknown, 1
+ * integer, 1.5 numeric), or NULL for other expressions. */
+static const char *literal_pg_type(const lm_expr *x) {
+  if (x->kind != LM_EXPR_LITERAL)
+    return NULL;
+  if (x->lit == LM_LIT_STRING)
+    return "unknown";
+  if (x->lit == LM_LIT_INT)
+    return x->ival >= INT32_MIN && x->ival <= INT32_MAX ? "integer" : "bigint";
+  if (x->lit == LM_LIT_DECIMAL)
+    return "numeric";
+  return NULL;
+}
+
 static int undefined_function(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
+  static const char *const window_only[] = {
+      "row_number", "rank", "dense_rank",  "percent_rank", "cume_dist", "ntile",
+      "lag",        "lead", "first_value", "last_value",   "nth_value"};
+  for (size_t i = 0; !e->over && i < LM_ARRAY_LEN(window_only); i++)
+    if (!lm_strcasecmp(e->name, window_only[i])) {
+      /* PostgreSQL: 42809 wrong_object_type */
+      int rc = lm_bind_fail(c, e, "window function %s requires an OVER clause",
+                            window_only[i], NULL);
+      lm_err_state(c->err, "42809");
+      return rc;
+    }
   char sig[400];
   size_t k = 0;
   for (int i = 0; i < e->n_args && k < sizeof sig - 40; i++)
     k += (size_t)snprintf(sig + k, sizeof sig - k, "%s%s", i ? ", " : "",
-                          args[i] ? pg_name(args[i]->type) : "?");
+                          literal_pg_type(e->args[i])
+                              ? literal_pg_type(e->args[i])
+                          : args[i] ? pg_name(args[i]->type)
+                                    : "?");
   sig[k] = '\0';
   char what[600];
   snprintf(what, sizeof what, "%s(%s)", e->name, sig);
@@ -333,6 +378,10 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
       nt = lm_type_make(LM_TYPE_FLOAT64);
     for (int i = 0; i < e->n_args; i++) {
       char code = s->args[(size_t)i < na ? (size_t)i : na - 1];
+      /* octet_length(CHAR(n)) counts the padding (PostgreSQL's
+       * bpcharoctetlen); every other text function sees the text */
+      if (s->fn == LM_FN_OCTET_LENGTH && lm_type_is_bpchar(args[i]->type))
+        continue;
       if (!(args[i] = lm_bind_cast(c, args[i], code_type(code, nt))))
         return true;
     }
@@ -381,7 +430,8 @@ static bool is_const(const lm_bexpr *x) {
     return false;
   case LM_BX_FUNC:
     if (x->fn == LM_FN_RANDOM || x->fn == LM_FN_SETSEED ||
-        x->fn == LM_FN_TUMBLE || x->fn == LM_FN_TUMBLE_END ||
+        x->fn == LM_FN_CLOCK_TIMESTAMP || x->fn == LM_FN_TUMBLE ||
+        x->fn == LM_FN_TUMBLE_END ||
         (x->fn >= LM_FN_HOP && x->fn <= LM_FN_SESSION_END))
       return false;
     break;
@@ -549,8 +599,11 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                       : 2;
     for (int i = 0; i < n_sizes; i++)
       if (iv[i] <= 0) {
-        lm_bind_fail(c, e->args[i + 1], "window size must be positive", NULL,
-                     NULL);
+        lm_bind_fail(c, e->args[i + 1],
+                     wfn == LM_FN_SESSION || wfn == LM_FN_SESSION_END
+                         ? "session gap must be positive"
+                         : "window size must be positive",
+                     NULL, NULL);
         return NULL;
       }
     if ((wfn == LM_FN_CUMULATE || wfn == LM_FN_CUMULATE_END) &&
@@ -571,12 +624,16 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     if (!r)
       return NULL;
     r->fn = wfn;
+  } else if (lm_bind_datefn(c, e, args, &r)) { /* datefn_bind.c */
+    return r;
   } else if (pg_bind(c, e, args, &r)) {
     return r; /* complete (arguments filled), or NULL with err set */
   } else if (!strcmp(n, "abs") || !strcmp(n, "round") || !strcmp(n, "floor") ||
              !strcmp(n, "ceil") || !strcmp(n, "ceiling")) {
     bool two = e->n_args == 2 && !strcmp(n, "round");
-    if ((e->n_args != 1 && !two) || !is_num(args[0]->type) ||
+    if (e->n_args >= 1 && args[0]->type.id == LM_TYPE_NULL) /* abs(NULL) */
+      args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_FLOAT64));
+    if ((e->n_args != 1 && !two) || !args[0] || !is_num(args[0]->type) ||
         (two && !is_int(args[1]->type))) {
       lm_bind_fail(c, e,
                    !strcmp(n, "round")
@@ -599,7 +656,7 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     /* PostgreSQL rounds float8 half to even (rint) but numeric half away
      * from zero; decimal literals are numeric there (DOUBLE here), so an
      * argument made only of literals and integers rounds half away. */
-    r->negated = numeric_origin(args[0]);
+    r->negated = numeric_origin(args[0]) && !explicit_float(e->args[0]);
     r->fn = !strcmp(n, "abs")     ? LM_FN_ABS
             : !strcmp(n, "round") ? LM_FN_ROUND
             : !strcmp(n, "floor") ? LM_FN_FLOOR
@@ -648,13 +705,14 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       return tzr > 0 ? tzdone : NULL;
     const char *u = args[0]->lit.v.s.p;
     static const char *const trunc_units[] = {
-        "microsecond", "millisecond", "second",  "minute", "hour", "day",
-        "week",        "month",       "quarter", "year",   NULL};
+        "microsecond", "millisecond", "second",     "minute",  "hour",
+        "day",         "week",        "month",      "quarter", "year",
+        "decade",      "century",     "millennium", NULL};
     static const char *const part_units[] = {
         "microsecond", "millisecond", "second",  "minute", "hour",
         "day",         "month",       "quarter", "year",   "dow",
         "isodow",      "doy",         "epoch",   "decade", "century",
-        "millennium",  "week",        "isoyear", NULL};
+        "millennium",  "week",        "isoyear", "julian", NULL};
     const char *const *units = trunc ? trunc_units : part_units;
     bool ok = false, dbl = false;
     int ui = -1; /* the unit's index */

@@ -1028,6 +1028,19 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
       rc = b->err->code;
       goto out;
     }
+    /* keys of two DECIMAL types (scales, or an integer against a DECIMAL)
+     * compare exactly but hash apart: both become their common DECIMAL,
+     * as PostgreSQL joins numeric keys by value (docs/joins.md) */
+    lm_type kt;
+    if (eq->kind == LM_BX_BINARY && eq->n_args == 2 &&
+        !lm_type_eq(eq->args[0]->type, eq->args[1]->type) &&
+        lm_bind_types_merge(eq->args[0]->type, eq->args[1]->type, &kt))
+      for (int s = 0; s < 2; s++)
+        if (!lm_type_eq(eq->args[s]->type, kt) &&
+            !(eq->args[s] = lm_bind_cast(&c, eq->args[s], kt))) {
+          rc = b->err->code ? b->err->code : nomem(b);
+          goto out;
+        }
     for (int s = 0; s < 2; s++) {
       lm_bexpr *x = eq->args[s];
       if (x->kind == LM_BX_COLUMN) {

@@ -111,7 +111,17 @@ typedef enum lm_func_id {
   LM_FN_TO_CHAR,        /* (ts, fmt) -> VARCHAR */
   LM_FN_TO_TIMESTAMP,   /* (seconds DOUBLE) or (text, fmt) -> TIMESTAMP */
   LM_FN_MAKE_TIMESTAMP, /* (y, mo, d, h, mi, sec DOUBLE) -> TIMESTAMP */
-  LM_FN_AGE,            /* (ts, ts) -> INTERVAL */
+  LM_FN_TO_CHAR_NUM,    /* (BIGINT | DOUBLE, fmt) -> VARCHAR */
+  LM_FN_TO_DATE,        /* (text, fmt) -> DATE */
+  LM_FN_MAKE_DATE,      /* (y, mo, d) -> DATE */
+  LM_FN_MAKE_TIME,      /* (h, mi, sec DOUBLE) -> TIME */
+  LM_FN_MAKE_INTERVAL,  /* (y, mo, w, d, h, mi, sec DOUBLE) -> INTERVAL */
+  LM_FN_JUSTIFY_DAYS,   /* (INTERVAL) -> INTERVAL; also _HOURS, _INTERVAL */
+  LM_FN_JUSTIFY_HOURS,
+  LM_FN_JUSTIFY_INTERVAL,
+  LM_FN_INTERVAL_PART,   /* ('field', INTERVAL) -> DOUBLE */
+  LM_FN_CLOCK_TIMESTAMP, /* () -> TIMESTAMPTZ: the wall clock, per row */
+  LM_FN_AGE,             /* (ts, ts) -> INTERVAL */
   /* JSON over text (expr_jsonfn.c) */
   LM_FN_JSON_GET,      /* (json, key or index...) -> VARCHAR json; negated:
                           the -> / ->> operator (text keys: objects only) */
@@ -145,6 +155,19 @@ struct lm_bexpr {
   /* CAST to TIMESTAMP(p) / TIME(p): p + 1, the result rounded to p
    * fractional digits (half away from zero, as PostgreSQL); 0: none */
   int8_t tprec;
+  /* CAST to VARCHAR(n) / CHAR(n): n characters, 0: no limit; tbpchar: CHAR
+   * (blank-padded to n). An explicit cast truncates longer text; an
+   * assignment (tassign: INSERT / UPDATE into a column declared so) is
+   * PostgreSQL's 22001 "value too long for type character varying(n)"
+   * unless the characters past n are all spaces. */
+  int32_t tlen;
+  bool tbpchar;
+  bool tassign;
+  /* LITERAL of type FLOAT64 written as a decimal number (1.5, 1e-3): its
+   * text (arena-owned, with the sign of a folded unary minus), so that it
+   * becomes the exact DECIMAL it was written as where one is wanted
+   * (bind_types.c); NULL otherwise */
+  const char *lit_text;
 };
 
 /* ------------------------------------------------ subquery expressions */
@@ -268,6 +291,9 @@ typedef enum lm_agg_kind {
   LM_AGG_STDDEV_SAMP,     /* STDDEV, STDDEV_SAMP */
   LM_AGG_STDDEV_POP,      /* STDDEV_POP */
   LM_AGG_APPROX_DISTINCT, /* APPROX_COUNT_DISTINCT: HyperLogLog, BIGINT */
+  LM_AGG_BOOL_AND,        /* BOOL_AND, EVERY: BOOLEAN, NULL for no input */
+  LM_AGG_BOOL_OR,         /* BOOL_OR: BOOLEAN, NULL for no input */
+  LM_AGG_STRING_AGG,      /* STRING_AGG(x, sep): VARCHAR (or BYTEA) */
 } lm_agg_kind;
 
 /* One aggregate call. `agg(x) FILTER (WHERE c)` is bound as
@@ -278,6 +304,16 @@ typedef struct lm_agg_spec {
   lm_bexpr *arg; /* over the (filtered) input; NULL for COUNT(*) */
   lm_type in_type, out_type;
   bool distinct; /* agg(DISTINCT x): each value once per group */
+  /* STRING_AGG: the delimiter (a constant; owned by the plan arena; NULL
+   * = a NULL delimiter: the values are concatenated), sep_len bytes, and
+   * whether the call has ORDER BY (the rows reach it in that order: the
+   * plan's agg_order) or, with DISTINCT, ORDER BY x DESC (order_desc). */
+  const char *sep;
+  int32_t sep_len;
+  bool ordered, order_desc;
+  /* STRING_AGG(x, sep ORDER BY x [DESC]) without DISTINCT: kept as the
+   * sorted multiset of x (order_desc: read backwards), not by agg_order */
+  bool by_value;
 } lm_agg_spec;
 
 /* ------------------------------------------------------------ the plan */
@@ -450,6 +486,16 @@ typedef struct lm_plan {
   int64_t limit; /* -1 none */
   int64_t offset;
   bool distinct;
+  /* DISTINCT ON (e, ...): the output columns (n_distinct_on of them,
+   * hidden ones included) whose values keep only the first row, in the
+   * order of `sort` (which starts with them: PostgreSQL's rule, 42P10) */
+  int *distinct_on;
+  int n_distinct_on;
+  /* agg(... ORDER BY k, ...) (ad-hoc only): the input rows are sorted by
+   * these keys (bound over the input, in the arena) before aggregation;
+   * every ordered call of the query has the same ORDER BY */
+  lm_sort_key *agg_order;
+  int n_agg_order;
 
   lm_emit_kind emit;
 
@@ -496,6 +542,18 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
                    lm_bexpr **out, lm_error *err);
 
 void lm_plan_free(lm_plan *p);
+/* The name PostgreSQL gives a select-list item without an alias (its
+ * FigureColname): a column's or function's name, a cast's operand's name
+ * or else its type's internal name (1::bigint: "int8"), "case" for a CASE
+ * without a named ELSE value, "exists", else "?column?". Static or AST-
+ * owned string. */
+const char *lm_expr_default_name(const lm_expr *e);
+/* Whether what is bound next on this thread is a continuous query (CREATE
+ * STREAM / MATERIALIZED VIEW / SINK: lm_engine_exec sets it for each
+ * statement): now(), current_timestamp and the other statement-time
+ * functions are refused there (SQLSTATE 0A000), constants of the statement
+ * elsewhere (plan/datefn_bind.c). */
+void lm_bind_continuous(bool on);
 
 /* Binds a SELECT whose FROM is a join tree or a subquery that is not a
  * Top-N (sel->from_clause: docs/joins.md) into a plan with plan->join set.

@@ -187,8 +187,11 @@ struct lm_expr {
    * the operand; then WHEN/THEN pairs; then ELSE if has_else. */
   lm_expr **args;
   int n_args;
-  bool distinct;    /* FUNC: agg(DISTINCT x) */
-  lm_expr *filter;  /* FUNC: agg(...) FILTER (WHERE filter); NULL = none */
+  bool distinct;   /* FUNC: agg(DISTINCT x) */
+  lm_expr *filter; /* FUNC: agg(...) FILTER (WHERE filter); NULL = none */
+  /* FUNC: agg(x, ... ORDER BY k [ASC|DESC] [NULLS ...], ...); 0 = none */
+  struct lm_order_item *agg_order;
+  int n_agg_order;
   bool negated;     /* IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE */
   bool has_operand; /* CASE x WHEN ... */
   bool has_else;
@@ -198,6 +201,10 @@ struct lm_expr {
   /* CAST to TIMESTAMP(p) / TIME(p) / TIMESTAMPTZ(p): p + 1 (fractional
    * seconds rounded to p digits, as PostgreSQL); 0: no precision given */
   int8_t cast_tprec;
+  /* CAST to VARCHAR(n) / CHAR(n): n (the text truncated to n characters;
+   * CHAR pads to n), 0: none; cast_bpchar: CHAR / CHARACTER / BPCHAR */
+  int32_t cast_tlen;
+  bool cast_bpchar;
   /* FUNC followed by OVER (PARTITION BY ... ORDER BY ...): a window function
    * call such as ROW_NUMBER() OVER (...). over is false for plain calls;
    * partition_by / over_order may be empty. */
@@ -315,6 +322,9 @@ typedef struct lm_cte {
 typedef struct lm_select {
   int line, column;
   bool distinct;
+  /* SELECT DISTINCT ON (e, ...): the expressions (distinct is set too) */
+  lm_expr **distinct_on;
+  int n_distinct_on;
   lm_select_item *items;
   int n_items;
   const char *from; /* source/stream/view name */
@@ -393,6 +403,11 @@ typedef struct lm_column_def {
    * (type TIMESTAMP; filled in by the engine, docs/windows.md) */
   bool proctime;
   int line, column;
+  /* the declared modifier (lm_typmod): VARCHAR(n) / CHAR(n) n, CHAR's
+   * blank padding, TIMESTAMP(p) / TIME(p) p + 1 */
+  int32_t char_len;
+  bool bpchar;
+  int8_t tprec;
 } lm_column_def;
 
 /* CREATE TABLE: a UNIQUE constraint (docs/tables.md): column `UNIQUE`,
@@ -488,7 +503,8 @@ typedef struct lm_stmt {
   /* INSERT */
   const char **insert_columns; /* NULL = all, in order */
   int n_insert_columns;
-  lm_expr ***rows; /* rows[i][j] */
+  int *insert_col_lines, *insert_col_cols; /* position of each column name */
+  lm_expr ***rows;                         /* rows[i][j] */
   int n_rows;
   int n_values; /* values per row (all rows equal; checked by the parser) */
   /* INSERT INTO name [(cols)] SELECT ...: `select` is set, rows NULL */

@@ -30,6 +30,8 @@ typedef struct parser {
   int depth;
   int subquery; /* > 0 while parsing a FROM (SELECT ...) subquery */
   int tprec;    /* the last parse_type's TIMESTAMP(p)/TIME(p): p + 1, or 0 */
+  int32_t tlen; /* the last parse_type's VARCHAR(n) / CHAR(n): n, or 0 */
+  bool tbpchar; /* the last parse_type was CHAR[(n)] / CHARACTER / BPCHAR */
 } parser;
 
 /* --------------------------------------------------------------- tokens */
@@ -121,6 +123,13 @@ static int fail_at(parser *p, const lm_token *t, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   p->rc = lm_err_at(&p->err, LM_ERR_PARSE, t->line, t->column, "%s", msg);
+  return p->rc;
+}
+
+/* Records PostgreSQL's SQLSTATE on the parser's error (after fail_at); returns
+ * p->rc. */
+static int fail_state(parser *p, const char *state) {
+  lm_err_state(&p->err, state);
   return p->rc;
 }
 
@@ -378,6 +387,10 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
       {"FLOAT8", LM_TYPE_FLOAT64, false},
       {"VARCHAR", LM_TYPE_UTF8, true},
       {"CHARACTER VARYING", LM_TYPE_UTF8, true},
+      {"CHAR VARYING", LM_TYPE_UTF8, true},
+      {"CHAR", LM_TYPE_UTF8, true}, /* blank-padded: parse_type */
+      {"CHARACTER", LM_TYPE_UTF8, true},
+      {"BPCHAR", LM_TYPE_UTF8, true},
       {"TEXT", LM_TYPE_UTF8, false},
       {"STRING", LM_TYPE_UTF8, false},
       {"TIMESTAMP", LM_TYPE_TIMESTAMP, false},
@@ -388,6 +401,7 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
       {"TIME", LM_TYPE_TIME64, false},
       {"TIME WITHOUT TIME ZONE", LM_TYPE_TIME64, false},
       {"BYTEA", LM_TYPE_BINARY, false},
+      {"INTERVAL", LM_TYPE_INTERVAL, false}, /* µs; no fields / precision */
       /* bare DECIMAL / NUMERIC: precision 0 marks "unconstrained"; the
        * binder resolves it (docs/types.md); parse_type reads (p[,s]) */
       {"DECIMAL", LM_TYPE_DECIMAL128, false},
@@ -404,6 +418,10 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
         if (!strcmp(names[i].name, "TIMESTAMPTZ") ||
             !strcmp(names[i].name, "TIMESTAMP WITH TIME ZONE"))
           *out = lm_type_timestamptz();
+        if (!strcmp(names[i].name, "CHAR") ||
+            !strcmp(names[i].name, "CHARACTER") ||
+            !strcmp(names[i].name, "BPCHAR"))
+          *out = lm_type_bpchar();
       }
       return 0;
     }
@@ -421,6 +439,8 @@ static int parse_type(parser *p, lm_type *out) {
            t->text);
   next(p);
   p->tprec = 0;
+  p->tlen = 0;
+  p->tbpchar = false;
   if ((lm_token_is_kw(t, "TIMESTAMP") || lm_token_is_kw(t, "TIMESTAMPTZ") ||
        lm_token_is_kw(t, "TIME")) &&
       is_kind(p, LM_TK_LPAREN)) {
@@ -442,8 +462,15 @@ static int parse_type(parser *p, lm_type *out) {
   }
   if (lm_token_is_kw(t, "DOUBLE") && accept_kw(p, "PRECISION")) {
     snprintf(name, sizeof name, "double precision");
-  } else if (lm_token_is_kw(t, "CHARACTER") && accept_kw(p, "VARYING")) {
+  } else if ((lm_token_is_kw(t, "CHARACTER") || lm_token_is_kw(t, "CHAR")) &&
+             accept_kw(p, "VARYING")) {
     snprintf(name, sizeof name, "varchar");
+  } else if (lm_token_is_kw(t, "CHARACTER") || lm_token_is_kw(t, "CHAR") ||
+             lm_token_is_kw(t, "BPCHAR")) {
+    /* PostgreSQL's blank-padded character(n); CHAR alone is CHAR(1),
+     * BPCHAR alone has no length (docs/types.md) */
+    p->tbpchar = true;
+    p->tlen = lm_token_is_kw(t, "BPCHAR") ? 0 : 1;
   } else if (lm_token_is_kw(t, "TIMESTAMP") && is_kw(p, "WITHOUT") &&
              lm_token_is_kw(peek(p, 1), "TIME") &&
              lm_token_is_kw(peek(p, 2), "ZONE")) {
@@ -498,9 +525,11 @@ static int parse_type(parser *p, lm_type *out) {
     *out = lm_type_decimal128((int)prec, (int)sc);
     return 0;
   }
-  if (lm_sql_type_from_name(name, out) != 0)
-    return fail_at(p, t, "unknown type '%.*s'",
-                   (int)(t->len > 40 ? 40 : t->len), t->start);
+  if (lm_sql_type_from_name(name, out) != 0) {
+    /* PostgreSQL's undefined_object, with the name folded to lower case */
+    fail_at(p, t, "type \"%s\" does not exist", name);
+    return fail_state(p, "42704");
+  }
   if (lm_token_is_kw(t, "FLOAT") && is_kind(p, LM_TK_LPAREN)) {
     /* FLOAT(p), as PostgreSQL: p binary digits, 1-24 REAL, 25-53 DOUBLE */
     next(p);
@@ -520,12 +549,26 @@ static int parse_type(parser *p, lm_type *out) {
     return 0;
   }
   if (out->id == LM_TYPE_UTF8 && is_kind(p, LM_TK_LPAREN)) {
+    /* VARCHAR(n) / CHAR(n): n characters, 1 .. 10485760 (PostgreSQL) */
     next(p);
+    const lm_token *lt = cur(p);
     if (!is_kind(p, LM_TK_INTEGER))
       return fail_expected(p, "a length", NULL);
+    const char *lx = lt->text ? lt->text : lt->start;
+    long n = strlen(lx) > 9 ? 100000000L : strtol(lx, NULL, 10);
     next(p);
     if (expect(p, LM_TK_RPAREN, "')'"))
       return p->rc;
+    const char *tn = p->tbpchar ? "char" : "varchar";
+    if (n < 1) {
+      fail_at(p, lt, "length for type %s must be at least 1", tn);
+      return fail_state(p, "22023");
+    }
+    if (n > 10485760) {
+      fail_at(p, lt, "length for type %s cannot exceed 10485760", tn);
+      return fail_state(p, "22023");
+    }
+    p->tlen = (int32_t)n;
   }
   return 0;
 }
@@ -580,13 +623,23 @@ static lm_expr *parse_interval(parser *p) {
     }
     rc = lm_parse_interval(v->text, v->text_len, NULL, 0, &e->ival);
   }
+  if (rc != 0 &&
+      (lm_interval_has_months(v->text, v->text_len) ||
+       (e->name && lm_interval_has_months(e->name, strlen(e->name))))) {
+    /* months are not an INTERVAL here (columnar/lm_temporal.h) */
+    fail_at(p, v,
+            "INTERVAL '%.*s'%s%s: years and months are not supported "
+            "(Laminar's INTERVAL is a count of microseconds)",
+            (int)(v->text_len > 200 ? 200 : v->text_len), v->text,
+            e->name ? " " : "", e->name ? e->name : "");
+    fail_state(p, "0A000");
+    return NULL;
+  }
   if (rc != 0) {
-    if (e->name)
-      fail_at(p, v, "invalid INTERVAL literal %.*s %s",
-              (int)(v->len > 60 ? 60 : v->len), v->start, e->name);
-    else
-      fail_at(p, v, "invalid INTERVAL literal %.*s",
-              (int)(v->len > 60 ? 60 : v->len), v->start);
+    /* PostgreSQL's invalid_datetime_format, naming the literal's text */
+    fail_at(p, v, "invalid input syntax for type interval: \"%.*s\"",
+            (int)(v->text_len > 200 ? 200 : v->text_len), v->text);
+    fail_state(p, "22007");
     return NULL;
   }
   return e;
@@ -784,16 +837,41 @@ static int parse_frame(parser *p, lm_expr *e) {
             : is_kw(p, "RANGE") ? LM_FRAME_RANGE
                                 : LM_FRAME_GROUPS;
   next(p);
+  /* PostgreSQL's checks (gram.y), 42P20 windowing_error at the bound */
+  const lm_token *bt = NULL, *et = NULL;
+  const char *bad = NULL;
   if (accept_kw(p, "BETWEEN")) {
-    if (parse_frame_bound(p, &f->start) || expect_kw(p, "AND") ||
-        parse_frame_bound(p, &f->end))
+    bt = cur(p);
+    if (parse_frame_bound(p, &f->start) || expect_kw(p, "AND"))
       return p->rc;
+    et = cur(p);
+    if (parse_frame_bound(p, &f->end))
+      return p->rc;
+    lm_frame_bound_kind s = f->start.kind, en = f->end.kind;
+    if (s == LM_BOUND_UNBOUNDED_FOLLOWING)
+      bad = "frame start cannot be UNBOUNDED FOLLOWING", et = bt;
+    else if (en == LM_BOUND_UNBOUNDED_PRECEDING)
+      bad = "frame end cannot be UNBOUNDED PRECEDING";
+    else if (s == LM_BOUND_CURRENT_ROW && en == LM_BOUND_PRECEDING)
+      bad = "frame starting from current row cannot have preceding rows";
+    else if (s == LM_BOUND_FOLLOWING &&
+             (en == LM_BOUND_PRECEDING || en == LM_BOUND_CURRENT_ROW))
+      bad = "frame starting from following row cannot have preceding rows";
   } else {
+    et = cur(p);
     if (parse_frame_bound(p, &f->start))
       return p->rc;
     f->end.kind = LM_BOUND_CURRENT_ROW;
     f->end.line = f->start.line;
     f->end.column = f->start.column;
+    if (f->start.kind == LM_BOUND_UNBOUNDED_FOLLOWING)
+      bad = "frame start cannot be UNBOUNDED FOLLOWING";
+    else if (f->start.kind == LM_BOUND_FOLLOWING)
+      bad = "frame starting from following row cannot end with current row";
+  }
+  if (bad) {
+    fail_at(p, et, "%s", bad);
+    return fail_state(p, "42P20");
   }
   if (is_kw(p, "EXCLUDE")) {
     const lm_token *x = cur(p);
@@ -892,8 +970,25 @@ static lm_expr *parse_call(parser *p, const lm_token *name) {
       e->distinct = true;
     else
       accept_kw(p, "ALL");
-    if (parse_expr_list(p, &e->args, &e->n_args, "',' or ')'"))
-      return NULL;
+    /* args [ORDER BY order-list] ')' (an aggregate's input order) */
+    int acap = 0;
+    for (;;) {
+      lm_expr *a = parse_expr(p);
+      if (!a || !(e->args = vec_grow(p, e->args, e->n_args, &acap, sizeof a)))
+        return NULL;
+      e->args[e->n_args++] = a;
+      if (accept(p, LM_TK_COMMA))
+        continue;
+      if (is_kw(p, "ORDER")) {
+        next(p);
+        if (expect_kw(p, "BY") ||
+            parse_order_list(p, &e->agg_order, &e->n_agg_order))
+          return NULL;
+      }
+      if (expect(p, LM_TK_RPAREN, "',' or ')'"))
+        return NULL;
+      break;
+    }
   }
   if (is_kw(p, "FILTER") && peek(p, 1)->kind == LM_TK_LPAREN) {
     next(p); /* FILTER */
@@ -976,7 +1071,7 @@ static lm_expr *special_func(parser *p, const lm_token *t, const char *name,
 
 /* SQL-standard call syntax (current token: the name, next '('):
  *   substring(s FROM a [FOR b]) | substring(s FOR b) -> substring(s, a[, b])
- *   position(a IN b)                                -> strpos(b, a)
+ *   position(a IN b)                                -> position(b, a)
  *   trim([BOTH|LEADING|TRAILING] [chars] FROM s)    -> btrim/ltrim/rtrim(s
  *   [, chars])
  * *handled is false (and nothing consumed) when the call has the ordinary
@@ -1038,7 +1133,8 @@ static lm_expr *parse_special_call(parser *p, const lm_token *t,
     if (!(a[0] = parse_concat(p)) || expect(p, LM_TK_RPAREN, "')'"))
       return NULL;
     a[1] = x;
-    return special_func(p, t, "strpos", a, 2);
+    /* PostgreSQL's position(b, a): strpos, named "position" */
+    return special_func(p, t, "position", a, 2);
   }
   lm_expr *s = parse_expr(p);
   if (!s)
@@ -1179,6 +1275,8 @@ static lm_expr *parse_primary(parser *p) {
       if (parse_type(p, &e->cast_type))
         return NULL;
       e->cast_tprec = (int8_t)p->tprec;
+      e->cast_tlen = p->tlen;
+      e->cast_bpchar = p->tbpchar;
       if (expect(p, LM_TK_RPAREN, "')'"))
         return NULL;
       e->args[0] = x;
@@ -1279,6 +1377,17 @@ static lm_expr *parse_primary(parser *p) {
   next(p);
   if (is_kind(p, LM_TK_LPAREN))
     return parse_call(p, t);
+  if (t->kind == LM_TK_IDENT && !is_kind(p, LM_TK_DOT) &&
+      (lm_token_is_kw(t, "CURRENT_TIMESTAMP") ||
+       lm_token_is_kw(t, "CURRENT_DATE") || lm_token_is_kw(t, "CURRENT_TIME") ||
+       lm_token_is_kw(t, "LOCALTIMESTAMP") || lm_token_is_kw(t, "LOCALTIME"))) {
+    /* SQL's niladic date/time functions (PostgreSQL reserves them): a call
+     * with no arguments, bound in plan/datefn_bind.c */
+    lm_expr *e = new_expr(p, LM_EXPR_FUNC, t->line, t->column);
+    if (e)
+      e->name = t->text;
+    return e;
+  }
   if (is_kind(p, LM_TK_DOT)) {
     next(p);
     const lm_token *c = cur(p);
@@ -1326,6 +1435,8 @@ static lm_expr *parse_postfix(parser *p) {
       break;
     }
     c->cast_tprec = (int8_t)p->tprec;
+    c->cast_tlen = p->tlen;
+    c->cast_bpchar = p->tbpchar;
     c->args[0] = e;
     c->n_args = 1;
     e = c;
@@ -1468,8 +1579,37 @@ static lm_expr *parse_at(parser *p) {
   return e;
 }
 
+/* x ^ y, PostgreSQL's exponentiation: left-associative, between AT TIME
+ * ZONE / unary minus and * / % (-2 ^ 2 is 4, 2 ^ 3 ^ 2 is 64); bound as
+ * power(x, y). */
+static lm_expr *parse_pow(parser *p) {
+  int saved = p->depth;
+  lm_expr *e = parse_at(p);
+  while (e && is_kind(p, LM_TK_CARET)) {
+    const lm_token *op = cur(p);
+    next(p);
+    if (deeper(p, op)) {
+      e = NULL;
+      break;
+    }
+    lm_expr *r = parse_at(p);
+    lm_expr *f = r ? new_expr(p, LM_EXPR_FUNC, op->line, op->column) : NULL;
+    if (!f || !(f->args = new_args(p, 2))) {
+      e = NULL;
+      break;
+    }
+    f->name = "power";
+    f->args[0] = e;
+    f->args[1] = r;
+    f->n_args = 2;
+    e = f;
+  }
+  p->depth = saved;
+  return e;
+}
+
 static lm_expr *parse_mul(parser *p) {
-  return parse_binary_level(p, parse_at, mul_op);
+  return parse_binary_level(p, parse_pow, mul_op);
 }
 static lm_expr *parse_add(parser *p) {
   return parse_binary_level(p, parse_mul, add_op);
@@ -1657,13 +1797,12 @@ static lm_expr *parse_cmp(parser *p) {
       lm_expr **list;
       int n;
       if (subquery_next(p, 0)) { /* x [NOT] IN (SELECT ...) */
-        lm_expr *sq = parse_subquery_expr(p, LM_SUBQ_ANY, k);
+        /* at [NOT] IN, as PostgreSQL places the sublink */
+        lm_expr *sq = parse_subquery_expr(p, LM_SUBQ_ANY, t);
         if (!sq || !(sq->args = new_args(p, 1))) {
           l = NULL;
           break;
         }
-        sq->line = l->line;
-        sq->column = l->column;
         sq->op = LM_OP_EQ;
         sq->negated = negated;
         sq->args[0] = l;
@@ -1802,6 +1941,22 @@ static const char *parse_alias(parser *p) {
 
 static int parse_int_clause(parser *p, const char *what, int64_t *out) {
   const lm_token *t = cur(p);
+  if (t->kind == LM_TK_MINUS && peek(p, 1)->kind == LM_TK_INTEGER) {
+    /* PostgreSQL evaluates the expression: -0 is 0, a negative count is
+     * 2201W invalid_row_count_in_limit_clause (2201X for OFFSET) */
+    const lm_token *n = peek(p, 1);
+    bool zero = true;
+    for (size_t i = 0; i < n->text_len; i++)
+      zero = zero && n->text[i] == '0';
+    if (!zero) {
+      fail_at(p, t, "%s must not be negative", what);
+      return fail_state(p, strcmp(what, "OFFSET") == 0 ? "2201X" : "2201W");
+    }
+    next(p);
+    next(p);
+    *out = 0;
+    return 0;
+  }
   if (t->kind != LM_TK_INTEGER) {
     char w[64];
     snprintf(w, sizeof w, "a non-negative integer after %s", what);
@@ -2241,10 +2396,17 @@ static lm_select *parse_select_core(parser *p) {
   s->column = kw->column;
   s->limit = -1;
   next(p);
-  if (accept_kw(p, "DISTINCT"))
+  if (accept_kw(p, "DISTINCT")) {
     s->distinct = true;
-  else
+    if (is_kw(p, "ON") && peek(p, 1)->kind == LM_TK_LPAREN) {
+      next(p); /* ON */
+      next(p); /* ( */
+      if (parse_expr_list(p, &s->distinct_on, &s->n_distinct_on, "',' or ')'"))
+        return NULL;
+    }
+  } else {
     accept_kw(p, "ALL");
+  }
 
   int cap = 0;
   for (;;) {
@@ -2954,7 +3116,10 @@ static int parse_columns(parser *p, lm_stmt *s) {
       next(p);
       for (int i = 0; i < s->n_columns; i++)
         if (strcmp(s->columns[i].name, c.name) == 0)
-          return fail_at(p, t, "duplicate column '%s'", c.name);
+          return fail_at(p, t, "column \"%s\" specified more than once",
+                         c.name) /* PostgreSQL: 42701 duplicate_column */
+                     ? fail_state(p, "42701")
+                     : 0;
       const lm_token *tt = cur(p);
       if (lm_token_is_kw(tt, "AS")) {
         /* name AS PROCTIME(): the processing-time attribute (Flink's
@@ -2984,6 +3149,9 @@ static int parse_columns(parser *p, lm_stmt *s) {
       }
       if (parse_type(p, &c.type))
         return p->rc;
+      c.char_len = p->tlen;
+      c.bpchar = p->tbpchar;
+      c.tprec = (int8_t)p->tprec;
       if (c.type.id == LM_TYPE_DECIMAL128 && c.type.precision == 0)
         return fail_at(p, tt,
                        "a NUMERIC / DECIMAL column needs (precision, scale), "
@@ -3194,15 +3362,24 @@ static int parse_insert(parser *p, lm_stmt *s) {
             parse_name(p, "a source name", &s->name_line, &s->name_column)))
     return p->rc;
   if (accept(p, LM_TK_LPAREN)) {
-    int cap = 0;
+    int cap = 0, cap2 = 0, cap3 = 0;
     for (;;) {
-      const char *c = parse_name(p, "a column name", NULL, NULL);
+      int line = 0, col = 0;
+      const char *c = parse_name(p, "a column name", &line, &col);
       if (!c)
         return p->rc;
       if (!(s->insert_columns =
                 vec_grow(p, s->insert_columns, s->n_insert_columns, &cap,
-                         sizeof *s->insert_columns)))
+                         sizeof *s->insert_columns)) ||
+          !(s->insert_col_lines =
+                vec_grow(p, s->insert_col_lines, s->n_insert_columns, &cap2,
+                         sizeof *s->insert_col_lines)) ||
+          !(s->insert_col_cols =
+                vec_grow(p, s->insert_col_cols, s->n_insert_columns, &cap3,
+                         sizeof *s->insert_col_cols)))
         return p->rc;
+      s->insert_col_lines[s->n_insert_columns] = line;
+      s->insert_col_cols[s->n_insert_columns] = col;
       s->insert_columns[s->n_insert_columns++] = c;
       if (accept(p, LM_TK_COMMA))
         continue;
@@ -3737,8 +3914,10 @@ int lm_sql_parse(const char *sql, size_t len, lm_sql_script **out,
   if (!sql)
     sql = "";
   int vrc = check_text(sql, len, err);
-  if (vrc)
+  if (vrc) { /* PostgreSQL: character_not_in_repertoire */
+    lm_err_state(err, "22021");
     return vrc;
+  }
   lm_sql_script *sc = calloc(1, sizeof *sc);
   if (!sc)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -3767,6 +3946,10 @@ int lm_sql_parse(const char *sql, size_t len, lm_sql_script **out,
   }
   free(p.toks);
   if (p.rc) {
+    /* PostgreSQL's syntax_error for every parse error that has no more
+     * specific SQLSTATE (an unknown type 42704, a bad literal 22007, ...) */
+    if (p.rc == LM_ERR_PARSE && !p.err.sqlstate[0])
+      lm_err_state(&p.err, "42601");
     if (err)
       *err = p.err;
     lm_sql_script_free(sc);

@@ -17,7 +17,8 @@ typedef enum lm_token_kind {
   LM_TK_ERROR,   /* the lexer failed here; the error is in the lexer */
   LM_TK_IDENT,   /* unquoted word; text = lower-cased */
   LM_TK_QIDENT,  /* "quoted identifier"; text = contents, "" unescaped */
-  LM_TK_STRING,  /* 'string'; text = contents, '' unescaped */
+  LM_TK_STRING,  /* 'string'; text = contents, '' unescaped; also E'..'
+                  * (backslash escapes decoded) and U&'..' (\XXXX) */
   LM_TK_INTEGER, /* digits only; text = as written */
   LM_TK_NUMBER,  /* digits with '.' and/or exponent; text = as written */
   LM_TK_LPAREN,
@@ -45,6 +46,7 @@ typedef enum lm_token_kind {
   LM_TK_NTILDE_STAR, /* !~* */
   LM_TK_JSON_ARROW,  /* -> */
   LM_TK_JSON_ARROW2, /* ->> */
+  LM_TK_CARET,       /* ^ (exponentiation) */
 } lm_token_kind;
 
 typedef struct lm_token {

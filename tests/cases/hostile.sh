@@ -122,7 +122,7 @@ python3 -c "open('plus.sql','w').write('SELECT 1' + '+1'*300000 + ';')"
 expect sql_long_chain 1 plus.sql "plus.sql:1:" "nested too deeply"
 
 printf "SELECT 'abc" >unterm.sql
-expect sql_unterminated_string 1 unterm.sql "unterm.sql:1:8:" "unterminated string literal"
+expect sql_unterminated_string 1 unterm.sql "unterm.sql:1:8:" "unterminated quoted string at or near"
 
 printf 'SELECT 1 /* never closed' >comment.sql
 expect sql_unterminated_comment 1 comment.sql "comment.sql:1:10:" "unterminated /* comment"

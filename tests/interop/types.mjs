@@ -39,8 +39,9 @@
 // note, when they are missing), except LZ4 decoding, done here in
 // JavaScript (lz4FrameDecode).
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import * as A from 'apache-arrow';
 
 const fail = (m) => { const e = new Error(m); e.interop = true; throw e; };
@@ -167,6 +168,16 @@ function hmsNs(ns) {
 }
 function durationText(v, unit) {
   v = BigInt(v);
+  // Duration(MICROSECOND) is Laminar's INTERVAL: PostgreSQL's text, the
+  // days and the time of day each with its own sign, "day" only for +1
+  // (PostgreSQL 15: SELECT interval '-1 day -1 us' is -1 days -00:00:00.000001)
+  if (unit === 'MICROSECOND') {
+    const perDay = 86400000000n, days = v / perDay, rem = v % perDay; // truncated
+    const parts = [];
+    if (days) parts.push(`${days} day${days === 1n ? '' : 's'}`);
+    if (rem || !days) parts.push((rem < 0n ? '-' : '') + hmsNs((rem < 0n ? -rem : rem) * 1000n));
+    return parts.join(' ');
+  }
   const neg = v < 0n, a = neg ? -v : v, per = NS[unit];
   const perDay = 86400000000000n / per, days = a / perDay, rem = a % perDay;
   let s = neg ? '-' : '';
@@ -531,6 +542,7 @@ function expectedOf(type, v) { // jv of a JS input value
   switch (type.typeId) {
     case A.Type.Int: return { num: String(v) };
     case A.Type.Float: return { num: Object.is(v, -0) ? '-0' : String(v), float: type.precision };
+    case A.Type.Bool: return { num: String(v) };
     case A.Type.Decimal: return { num: decimalText(BigInt(v), type.scale) };
     case A.Type.Date: {
       const [y, m, d] = civil(Math.floor(v / 86400000));
@@ -681,6 +693,7 @@ function checkNdjson(file, expFile) {
 }
 
 function checkArrow(file, expFile) {
+  specialsAsNull = false; // (a module instance may serve several checks)
   const exp = JSON.parse(readFileSync(expFile, 'utf8'));
   const bytes = readFileSync(file);
   const reader = A.RecordBatchReader.from(bytes);
@@ -705,7 +718,14 @@ function checkArrow(file, expFile) {
   if (r !== exp.rows.length) fail(`${r} rows, expected ${exp.rows.length}`);
 }
 
-try {
+// edge.mjs imports the fixture builders and checkers; the command line
+// runs only when this file is the script (node types.mjs, run_jobs.mjs)
+export {
+  A, F, item, u8, fail, TOOLS, dataOf, expectedOf, expectation, fixture, sharedFixture,
+  checkNdjson, checkArrow, flatColumns, nestedColumns, mixColumns, tsText,
+};
+const isMain = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) try {
   // ndjson / read take one or more FILE EXPECTED pairs (one node start
   // for many checks); the first failing pair names its file
   const [cmd, ...args] = process.argv.slice(2);

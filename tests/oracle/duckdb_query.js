@@ -176,7 +176,12 @@ async function main() {
   if (out.length) process.stdout.write(out.join('\n') + '\n');
 }
 
-main().catch((e) => {
-  process.stderr.write(`duckdb_query: ${e.stack || e}\n`);
-  process.exitCode = 1;
-});
+// required as a module (tests/cases/nexmark_duckdb.js): the value formats
+// only
+if (require.main === module) {
+  main().catch((e) => {
+    process.stderr.write(`duckdb_query: ${e.stack || e}\n`);
+    process.exitCode = 1;
+  });
+}
+module.exports = { fmtValue, csvField };

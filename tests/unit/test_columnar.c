@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool all_zero(const uint8_t *p, size_t from, size_t to) {
   for (size_t i = from; i < to; i++)
@@ -69,6 +70,16 @@ static void test_types(void) {
   CHECK_EQ_STR(lm_type_name(lm_type_make(LM_TYPE_UTF8)), "VARCHAR");
   CHECK_EQ_STR(lm_type_name(lm_type_make(LM_TYPE_TIMESTAMP)), "TIMESTAMP");
   CHECK_EQ_STR(lm_type_name(lm_type_make(LM_TYPE_BOOL)), "BOOLEAN");
+  /* a valid DECIMAL spells (p,s) (static strings); CHAR(n) is bpchar */
+  CHECK_EQ_STR(lm_type_name(lm_type_decimal128(10, 2)), "DECIMAL(10,2)");
+  CHECK_EQ_STR(lm_type_name(lm_type_decimal128(38, 38)), "DECIMAL(38,38)");
+  CHECK_EQ_STR(lm_type_name(lm_type_decimal128(0, 0)), "DECIMAL");
+  CHECK(lm_type_name(lm_type_decimal128(10, 2)) ==
+        lm_type_name(lm_type_decimal128(10, 2)));
+  CHECK_EQ_STR(lm_type_name(lm_type_bpchar()), "CHAR");
+  CHECK(lm_type_is_bpchar(lm_type_bpchar()));
+  CHECK(!lm_type_is_bpchar(lm_type_make(LM_TYPE_UTF8)));
+  CHECK(!lm_type_eq(lm_type_bpchar(), lm_type_make(LM_TYPE_UTF8)));
   CHECK(lm_type_make(LM_TYPE_TIMESTAMP).unit == LM_UNIT_MICRO);
   lm_type ns = lm_type_make(LM_TYPE_TIMESTAMP);
   ns.unit = LM_UNIT_NANO;
@@ -91,6 +102,23 @@ static void test_schema(void) {
   CHECK_EQ_I64(lm_schema_find(s, "EVENT_TIME"), 2);
   CHECK_EQ_I64(lm_schema_find(s, "ts"), -1);
   CHECK(!s->fields[0].nullable);
+  /* declared modifiers (lm_typmod): none by default; DESCRIBE's spelling */
+  CHECK(lm_schema_typmod(s, 1).char_len == 0 && s->mods == NULL);
+  lm_typmod vc = {3, false, 0}, tp = {0, false, 4};
+  CHECK_EQ_I64(lm_schema_set_typmod(s, 1, vc), 0);
+  CHECK_EQ_I64(lm_schema_set_typmod(s, 2, tp), 0);
+  CHECK_EQ_I64(lm_schema_set_typmod(s, 3, vc), LM_ERR_INVALID);
+  CHECK(lm_schema_typmod(s, 1).char_len == 3);
+  CHECK(lm_schema_typmod(s, 0).char_len == 0);
+  CHECK(lm_schema_typmod(s, 7).char_len == 0);
+  const char *want[3] = {"BIGINT", "VARCHAR(3)", "TIMESTAMP(3)"};
+  for (int i = 0; i < 3; i++) {
+    lm_buf b = {0};
+    CHECK_EQ_I64(lm_schema_format_type(&b, s, i), 0);
+    CHECK(b.data && b.len == strlen(want[i]) &&
+          !memcmp(b.data, want[i], b.len));
+    lm_buf_free(&b);
+  }
   CHECK(lm_schema_retain(s) == s && s->refcnt == 2);
   lm_schema_release(s);
   lm_schema_release(s);

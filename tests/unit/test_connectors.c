@@ -670,6 +670,11 @@ static void test_file_sink(void) {
   CHECK_EQ_I64(lm_file_sink_open(none, 1, "JSON", s, &k, &err), LM_ERR_BIND);
   CHECK(k == NULL);
   CHECK_EQ_STR(err.msg, "FILES sink needs a 'path' option");
+  /* an unknown option is refused (B3_20 item 2), not ignored */
+  lm_kv bogus[2] = {{"path", "x.json"}, {"bogus", "1"}};
+  CHECK_EQ_I64(lm_file_sink_open(bogus, 2, "JSON", s, &k, &err), LM_ERR_BIND);
+  CHECK(k == NULL);
+  CHECK(strncmp(err.msg, "'bogus': unknown FILES sink option", 34) == 0);
   CHECK_EQ_I64(lm_file_sink_open(o, 1, "XML", s, &k, &err), LM_ERR_BIND);
   CHECK_EQ_STR(
       err.msg,

@@ -1,0 +1,180 @@
+# Errors as PostgreSQL 15 reports them: SQLSTATE, message, position
+# (line:column) and DETAIL (issue 6; a tester's B3_15 findings), checked by
+# tests/cases/errors_pg.sh against a live PostgreSQL 15.
+#
+# Records are separated by blank lines; lines starting with '#' are
+# comments. In a record, directive lines come first:
+#   -- pre: SQL        runs before the statement (in both engines; must succeed)
+#   -- lm-message: M   Laminar's message is M where PostgreSQL's differs
+#                      (a syntax error names what was expected); the
+#                      SQLSTATE, position and DETAIL are still PostgreSQL's
+# then the statement (one, without the ';': PostgreSQL receives its text
+# exactly, through psql's \gexec). Lines stay under 60 characters so that
+# psql prints them whole under its caret. The setup below runs
+# before every record, each in a fresh database (a transaction rolled back
+# in PostgreSQL). Where PostgreSQL gives no position, Laminar may (it names
+# the place of a runtime error too).
+
+-- setup
+CREATE TABLE t1 (id BIGINT PRIMARY KEY, g VARCHAR, x BIGINT,
+                 y DOUBLE PRECISION);
+CREATE TABLE t2 (id BIGINT PRIMARY KEY, g VARCHAR, x BIGINT);
+INSERT INTO t1 VALUES (1,'a',10,1.5),(2,'a',NULL,2.5),(3,'b',30,NULL);
+INSERT INTO t2 VALUES (1,'a',10),(2,'b',NULL)
+
+# A. the DETAIL on its own, not in the message
+UPDATE t1 SET id = 2 WHERE id = 1
+
+SELECT CAST(12345.678 AS DECIMAL(5,2))
+
+SELECT CAST(1.5 AS DECIMAL(2,2))
+
+# B. syntax errors: 42601 at the offending token
+-- lm-message: expected an expression, found 'SELECT'
+SELECT SELECT
+
+-- lm-message: expected an expression, found ')'
+SELECT (1 + )
+
+-- lm-message: expected a source, stream, view or table name, found end of input
+SELECT 1 FROM
+
+-- lm-message: expected an expression, found end of input
+SELECT 1 +
+
+-- lm-message: expected an expression, found end of input
+SELECT * FROM t1 WHERE
+
+SELECT 'unterminated
+
+SELECT "unterminated
+
+SELECT 1, 'unterminated
+  FROM t1
+
+# B. name resolution
+SELECT t9.id FROM t1
+
+SELECT id FROM t1, t2
+
+SELECT id FROM t1 JOIN t2 ON t1.id = t2.id
+
+# (our wording names the relation; the position is PostgreSQL's)
+-- lm-message: column 'nope' does not exist in 't1'
+SELECT
+  id,
+  nope
+FROM t1
+
+# without FROM, PostgreSQL's wording (no internal relation name)
+SELECT nope
+
+INSERT INTO t1 (id, nope) VALUES (7, 1)
+
+UPDATE t1 SET nope = 1
+
+CREATE TABLE z (a INT, a INT)
+
+CREATE TABLE z (a NOTATYPE)
+
+# B. grouping
+SELECT id FROM t1 GROUP BY g
+
+SELECT COUNT(*) FROM t1 WHERE COUNT(*) > 1
+
+SELECT SUM(SUM(x)) FROM t1
+
+SELECT id FROM t1 ORDER BY 5
+
+SELECT g, COUNT(*) FROM t1 GROUP BY 3
+
+# B. window functions
+SELECT id, COUNT(*) OVER (ORDER BY id
+  ROWS BETWEEN 1 FOLLOWING AND CURRENT ROW) FROM t1
+
+SELECT id, COUNT(*) OVER (ORDER BY id
+  ROWS 1 FOLLOWING) FROM t1
+
+SELECT id, COUNT(*) OVER (ORDER BY id
+  ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM t1
+
+SELECT id, COUNT(*) OVER (ORDER BY id
+  ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW) FROM t1
+
+SELECT ROW_NUMBER() FROM t1
+
+SELECT lag(id) FROM t1
+
+SELECT ntile(0) OVER () FROM t1
+
+# B. data exceptions
+SELECT substring('abc', 1, -1)
+
+SELECT INTERVAL 'abc'
+
+SELECT id FROM t1 LIMIT -1
+
+SELECT id FROM t1 OFFSET -1
+
+SELECT id FROM t1 LIMIT -0
+
+SELECT chr(-1)
+
+SELECT chr(0)
+
+# C. the position of the offending literal or token
+SELECT CAST('abc' AS BIGINT)
+
+SELECT 'abc'::int
+
+SELECT DATE '2024-02-30'
+
+SELECT TIMESTAMP '2024-01-01 25:00:00'
+
+SELECT id FROM t1 WHERE id IN (SELECT id, g FROM t2)
+
+SELECT id FROM t1 WHERE id NOT IN (SELECT id, g FROM t2)
+
+SELECT 1 UNION SELECT 1, 2
+
+SELECT 1, 2 UNION SELECT 1
+
+SELECT 1, 'a' UNION SELECT 2, 3
+
+SELECT 1, 2 UNION SELECT 1, 'a'
+
+# D. refused as PostgreSQL refuses them
+SELECT DISTINCT id FROM t1 ORDER BY x
+
+SELECT CAST(1e400 AS DOUBLE PRECISION)
+
+SELECT CAST(1.5e400 AS DOUBLE PRECISION)
+
+# B3_20 item 11: DROP VIEW of a missing view
+DROP VIEW v
+
+# already right: kept so they stay so
+SELECT 1/0
+
+-- lm-message: column 'nope' does not exist in 't1'
+SELECT nope FROM t1
+
+SELECT nofunc('a')
+
+SELECT nofunc(1, 'a', 2.5)
+
+INSERT INTO t1 VALUES (NULL, 'a', 1, 1.0)
+
+INSERT INTO t1 VALUES (7, 'a', 'b', 1.0)
+
+DROP TABLE nope
+
+DELETE FROM nope
+
+UPDATE t1 SET id = NULL WHERE id = 1
+
+SELECT * FROM t1 AS a, t1 AS a
+
+SELECT 9223372036854775807 + 1
+
+SELECT sqrt(-1)
