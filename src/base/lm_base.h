@@ -158,6 +158,18 @@ static inline uint64_t lm_hash_combine(uint64_t h, uint64_t v) {
 int lm_strcasecmp(const char *a, const char *b);
 bool lm_strncaseeq(const char *a, size_t alen, const char *b);
 
+/* The value 0..15 of one ASCII hexadecimal digit c ('0'-'9', 'a'-'f',
+ * 'A'-'F'), or -1 for any other character (including a negative char). */
+static inline int lm_hex_digit(int c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
 /* ----------------------------------------------------------------- clock */
 
 /* Monotonic clock in µs and nanoseconds; process CPU time in µs. */

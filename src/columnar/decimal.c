@@ -337,16 +337,6 @@ int lm_parse_time_us(const char *s, int32_t n, int64_t *out) {
   return 0;
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* PostgreSQL bytea input: "\x" hex (spaces between bytes), else the escape
  * format (\\ and \ooo). Appends to buf; -1 on bad input. */
 int lm_parse_bytea(const char *s, int32_t n, lm_buf *buf) {
@@ -356,11 +346,11 @@ int lm_parse_bytea(const char *s, int32_t n, lm_buf *buf) {
         i++;
         continue;
       }
-      if (hexval(s[i]) < 0)
+      if (lm_hex_digit(s[i]) < 0)
         return -3;
       if (i + 1 >= n)
         return -4;
-      int h = hexval(s[i]), l = hexval(s[i + 1]);
+      int h = lm_hex_digit(s[i]), l = lm_hex_digit(s[i + 1]);
       if (l < 0)
         return sp(s[i + 1]) ? -4 : -3;
       if (lm_buf_putc(buf, (char)(h * 16 + l)))

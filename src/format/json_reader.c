@@ -233,23 +233,13 @@ static inline const char *skip_ws(const char *s, const char *le) {
   return s;
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* Reads the 4 hex digits after "\u" at p (p points at the backslash). */
 static int read_u4(const char *p, const char *le) {
   if (le - p < 6 || p[0] != '\\' || p[1] != 'u')
     return -1;
   int v = 0;
   for (int i = 2; i < 6; i++) {
-    int h = hexval(p[i]);
+    int h = lm_hex_digit(p[i]);
     if (h < 0)
       return -1;
     v = v * 16 + h;

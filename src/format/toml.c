@@ -481,16 +481,6 @@ static bool is_bare_key_char(int c) {
          (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
-static int hexval(int c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* --------------------------------------------------------------- strings */
 
 /* Characters allowed as-is in strings (TOML 1.0.0 "String"): anything but
@@ -531,7 +521,7 @@ static int parse_escape(parser *P, lm_buf *out) {
     int n = c == 'u' ? 4 : 8;
     uint32_t cp = 0;
     for (int i = 1; i <= n; i++) {
-      int h = hexval(peek_at(P, (size_t)i));
+      int h = lm_hex_digit(peek_at(P, (size_t)i));
       if (h < 0)
         return fail(P, at, "\\%c escape needs %d hexadecimal digits", c, n);
       cp = cp * 16 + (uint32_t)h;
@@ -857,13 +847,13 @@ static bool strip_underscores(const char *s, const char *end, int base,
   for (const char *q = s; q < end; q++) {
     int c = (unsigned char)*q;
     if (c == '_') {
-      if (!prev_digit || q + 1 >= end || hexval(q[1]) < 0 ||
-          hexval(q[1]) >= base)
+      if (!prev_digit || q + 1 >= end || lm_hex_digit(q[1]) < 0 ||
+          lm_hex_digit(q[1]) >= base)
         return false;
       prev_digit = false;
       continue;
     }
-    int h = hexval(c);
+    int h = lm_hex_digit(c);
     if (h < 0 || h >= base)
       return false;
     if (o + 1 >= cap)
@@ -907,7 +897,7 @@ static int parse_number(parser *P, const char *s, const char *end,
       return fail(P, s, "invalid base-%d integer", base);
     uint64_t x = 0;
     for (size_t i = 0; i < n; i++) {
-      uint64_t d = (uint64_t)hexval((unsigned char)buf[i]);
+      uint64_t d = (uint64_t)lm_hex_digit((unsigned char)buf[i]);
       if (x > (UINT64_MAX - d) / (uint64_t)base)
         return fail(P, s, "integer out of range");
       x = x * (uint64_t)base + d;

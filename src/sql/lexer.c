@@ -176,16 +176,6 @@ static int lex_quoted(lm_lexer *lx, lm_token *tok, lm_error *err, char q) {
   return 0;
 }
 
-static int hexval(int c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* Appends code point cp as UTF-8 to out (room for 4 bytes). */
 static size_t put_utf8(char *out, uint32_t cp) {
   if (cp < 0x80) {
@@ -242,9 +232,10 @@ static bool read_hex(const char *b, size_t end, size_t *i, int n,
                      uint32_t *cp) {
   uint32_t v = 0;
   for (int k = 1; k <= n; k++) {
-    if (*i + (size_t)k >= end || hexval((unsigned char)b[*i + (size_t)k]) < 0)
+    if (*i + (size_t)k >= end ||
+        lm_hex_digit((unsigned char)b[*i + (size_t)k]) < 0)
       return false;
-    v = v * 16 + (uint32_t)hexval((unsigned char)b[*i + (size_t)k]);
+    v = v * 16 + (uint32_t)lm_hex_digit((unsigned char)b[*i + (size_t)k]);
   }
   *i += (size_t)n;
   *cp = v;
@@ -367,10 +358,10 @@ static int lex_escaped(lm_lexer *lx, lm_token *tok, lm_error *err,
       out[j++] = '\t';
       break;
     case 'x':
-      if (i + 1 < end && hexval((unsigned char)b[i + 1]) >= 0) {
-        int v = hexval((unsigned char)b[++i]);
-        if (i + 1 < end && hexval((unsigned char)b[i + 1]) >= 0)
-          v = v * 16 + hexval((unsigned char)b[++i]);
+      if (i + 1 < end && lm_hex_digit((unsigned char)b[i + 1]) >= 0) {
+        int v = lm_hex_digit((unsigned char)b[++i]);
+        if (i + 1 < end && lm_hex_digit((unsigned char)b[i + 1]) >= 0)
+          v = v * 16 + lm_hex_digit((unsigned char)b[++i]);
         out[j++] = (char)v;
       } else {
         out[j++] = 'x'; /* \x without a digit is 'x', as PostgreSQL */
