@@ -1548,6 +1548,21 @@ static lm_expr *parse_binary_level(parser *p, lm_expr *(*operand)(parser *),
   return l;
 }
 
+/* The call name(a, b) at token tok, for operators bound as functions
+ * (AT TIME ZONE, ^); name is a static string. NULL when out of memory
+ * (the parser's error is set by new_expr / new_args). */
+static lm_expr *call2(parser *p, const lm_token *tok, const char *name,
+                      lm_expr *a, lm_expr *b) {
+  lm_expr *f = new_expr(p, LM_EXPR_FUNC, tok->line, tok->column);
+  if (!f || !(f->args = new_args(p, 2)))
+    return NULL;
+  f->name = name;
+  f->args[0] = a;
+  f->args[1] = b;
+  f->n_args = 2;
+  return f;
+}
+
 /* x AT TIME ZONE zone (PostgreSQL: binds tighter than the binary
  * operators, looser than unary minus) = timezone(zone, x) */
 static lm_expr *parse_at(parser *p) {
@@ -1564,16 +1579,8 @@ static lm_expr *parse_at(parser *p) {
       break;
     }
     lm_expr *z = parse_unary(p);
-    lm_expr *f = z ? new_expr(p, LM_EXPR_FUNC, at->line, at->column) : NULL;
-    if (!f || !(f->args = new_args(p, 2))) {
-      e = NULL;
+    if (!(e = z ? call2(p, at, "timezone", z, e) : NULL))
       break;
-    }
-    f->name = "timezone";
-    f->args[0] = z;
-    f->args[1] = e;
-    f->n_args = 2;
-    e = f;
   }
   p->depth = saved;
   return e;
@@ -1593,16 +1600,8 @@ static lm_expr *parse_pow(parser *p) {
       break;
     }
     lm_expr *r = parse_at(p);
-    lm_expr *f = r ? new_expr(p, LM_EXPR_FUNC, op->line, op->column) : NULL;
-    if (!f || !(f->args = new_args(p, 2))) {
-      e = NULL;
+    if (!(e = r ? call2(p, op, "power", e, r) : NULL))
       break;
-    }
-    f->name = "power";
-    f->args[0] = e;
-    f->args[1] = r;
-    f->n_args = 2;
-    e = f;
   }
   p->depth = saved;
   return e;
