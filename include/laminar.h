@@ -168,6 +168,14 @@ int laminar_query_state(laminar_db *db, const char *name, int *state,
                         const char **error, laminar_error *err);
 int64_t laminar_query_failures(const laminar_db *db);
 
+/* Bad rows (docs/bad_rows.md): *count (non-NULL) is how many rows of
+ * source `name`'s files did not decode and were skipped (sent to its
+ * 'dead-letter' stream when it names one) since it was created; 0 for a
+ * source that reads no files. Errors: LAMINAR_ERR_NOTFOUND (no source of
+ * that name). */
+int laminar_source_bad_rows(laminar_db *db, const char *name, int64_t *count,
+                            laminar_error *err);
+
 /* Rows affected by the last INSERT (rows inserted), UPDATE (rows updated)
  * or DELETE (rows deleted) run on db, as PostgreSQL's command tag counts
  * them; 0 before any. An upsert into a table with a PRIMARY KEY counts every

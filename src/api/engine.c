@@ -505,8 +505,12 @@ static int end_source(laminar_db *db, lm_node *src, lm_error *err) {
 
 int lm_engine_open_reader(lm_node *s, lm_source_reader **out, lm_error *err) {
   lm_schema *rs = s->read_schema ? s->read_schema : s->schema;
-  if (!lm_strcasecmp(s->connector, "FILES"))
-    return lm_files_reader_new(rs, s->opts, s->n_opts, s->format, out, err);
+  if (!lm_strcasecmp(s->connector, "FILES")) {
+    int rc = lm_files_reader_new(rs, s->opts, s->n_opts, s->format, out, err);
+    if (!rc)
+      (*out)->name = s->name; /* for its dead letters */
+    return rc;
+  }
   if (!lm_strcasecmp(s->connector, "GENERATOR"))
     return lm_generator_reader_new(s->opts, s->n_opts, out, err);
   if (!lm_strcasecmp(s->connector, "NEXMARK"))
@@ -559,8 +563,18 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
         int rc = lm_source_pushdown(s, s->reader, err);
         if (!rc)
           rc = s->reader->poll(s->reader, &b, &eof, err);
+        if (!rc) /* rows that did not decode (api/dead_letter.c) */
+          rc = lm_dead_letter_take(db, s, err);
         if (rc) {
+          lm_batch_release(b);
           context(err, "source", s->name);
+          if (err && db->stmt_line > 0 && rc != LM_ERR_NOMEM) {
+            /* the statement that read the source, not the file's place */
+            lm_err_prefix(err, "%d:%d: reading source %s", db->stmt_line,
+                          db->stmt_col, s->name);
+            err->line = db->stmt_line;
+            err->column = db->stmt_col;
+          }
           return rc;
         }
         if (b) {
@@ -591,6 +605,7 @@ int lm_engine_drain(laminar_db *db, lm_error *err) {
       }
     }
   }
+  lm_dead_letter_notices(db);
   return 0;
 }
 
@@ -1434,7 +1449,7 @@ int lm_engine_emit_wm_check(const lm_select *sel, bool windowed,
 static bool result_changelog(const lm_plan *plan, bool windowed) {
   return plan->has_agg
              ? !windowed || lm_window_changelog(plan, lm_plan_window_emit(plan))
-             : plan->changelog_input || plan->topn;
+             : plan->changelog_input || plan->topn || plan->n_tfilter;
 }
 
 /* LATE DATA TO sel->late_data_to: *out = the stream of late rows of
@@ -1682,6 +1697,41 @@ static int create_join_query(laminar_db *db, const lm_stmt *st,
   return rc;
 }
 
+/* A temporal filter's rules (docs/changelog.md, "Temporal filters"), then
+ * its conjuncts conj[0..n) bound into plan (lm_tfilter_bind): a
+ * SELECT without aggregates or Top-N over an append-only input that
+ * watermarks reach (a source without WATERMARK gets them from outside,
+ * laminar_watermark), EMIT CHANGES (a materialized view: also none).
+ * Errors: LM_ERR_BIND, SQLSTATE 0A000, at the first conjunct; binding's. */
+static int tfilter_check(const lm_stmt *st, lm_node_kind kind,
+                         const lm_node *in, lm_plan *plan,
+                         const lm_expr *const *conj, int n, lm_error *err) {
+  const lm_select *sel = st->select;
+  const char *bad = NULL;
+  if (plan->has_agg || plan->topn)
+    bad = "a temporal filter (now() in WHERE) takes no aggregate or Top-N: "
+          "aggregate its result in a second query, e.g. CREATE MATERIALIZED "
+          "VIEW ... AS SELECT ... FROM <the filtered stream> GROUP BY ...";
+  else if (in->changelog)
+    bad = "a temporal filter (now() in WHERE) reads an append-only input; "
+          "this one is updating";
+  else if (wm_blocker(in, 0))
+    bad = "a temporal filter (now() in WHERE) needs an input that "
+          "watermarks reach: now() is the input's watermark floored to the "
+          "second";
+  else if (kind == LM_NODE_MVIEW
+               ? sel->emit != LM_EMIT_DEFAULT && sel->emit != LM_EMIT_CHANGES
+               : sel->emit != LM_EMIT_CHANGES)
+    bad = "a temporal filter (now() in WHERE) retracts rows as now() moves: "
+          "its result is a changelog, so the query needs EMIT CHANGES (or "
+          "to be a materialized view)";
+  if (bad) {
+    lm_engine_pos_err(err, LM_ERR_BIND, conj[0]->line, conj[0]->column, bad);
+    return lm_err_state(err, "0A000");
+  }
+  return lm_tfilter_bind(plan, conj, n, err);
+}
+
 static int create_query_node(laminar_db *db, const lm_stmt *st,
                              lm_node_kind kind, lm_error *err) {
   const lm_select *sel = st->select;
@@ -1737,6 +1787,23 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
       return orc;
   }
   int over_cols = over_schema ? over_schema->n_fields : 0;
+  /* WHERE ts > now() - INTERVAL ...: a temporal filter, taken out of the
+   * WHERE bound below (plan/tfilter_bind.c) */
+  const lm_expr *tf_conj[8];
+  lm_expr *tf_nodes = NULL;
+  int n_tf = 0;
+  lm_select tf_sel;
+  if (!over) {
+    const lm_expr *rest;
+    if ((crc = lm_tfilter_split(sel->where, &rest, &tf_nodes, tf_conj, 8, &n_tf,
+                                err)))
+      return crc;
+    if (n_tf) {
+      tf_sel = *sel;
+      tf_sel.where = (lm_expr *)rest; /* not written through */
+      sel = &tf_sel;
+    }
+  }
   lm_plan *plan = NULL;
   int rc = lm_plan_select(over ? over_sel : sel,
                           over ? over_schema : in->table_schema, in->name,
@@ -1744,6 +1811,10 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   lm_schema_release(over_schema);
   if (rc && over)
     over->vt->free(over);
+  if (!rc && n_tf &&
+      (rc = tfilter_check(st, kind, in, plan, tf_conj, n_tf, err)))
+    lm_plan_free(plan);
+  free(tf_nodes);
   if (rc)
     return rc;
   if (in->changelog && (rc = plan_changelog_input(plan, in, sel, err))) {
@@ -1897,6 +1968,9 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
         err, LM_ERR_BIND, st->line, st->column,
         "unsupported connector (FILES, GENERATOR and NEXMARK are "
         "available)");
+  int orc = lm_source_options_check(st, false, err); /* source_options.c */
+  if (orc)
+    return orc;
   lm_schema *s;
   /* `p AS PROCTIME()`: at most one, appended after the other columns */
   const lm_column_def *proc = NULL;
@@ -1955,10 +2029,14 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
     }
     read_schema = s;
     s = lm_schema_new(read_schema->n_fields + 1);
-    for (int i = 0; s && i < read_schema->n_fields; i++)
+    for (int i = 0; s && i < read_schema->n_fields; i++) {
       lm_schema_set_field(s, i, read_schema->fields[i].name,
                           read_schema->fields[i].type,
                           read_schema->fields[i].nullable);
+      lm_typmod m = lm_schema_typmod(read_schema, i); /* VARCHAR(n)... */
+      if (m.char_len || m.bpchar || m.tprec)
+        (void)lm_schema_set_typmod(s, i, m);
+    }
     /* nullable only so that an INSERT or push may leave it out: every row
      * gets the clock's time */
     if (s)
@@ -2125,6 +2203,14 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
     }
     r->free(r);
   }
+  lm_node *dl = NULL; /* 'dead-letter' = 'name' (api/dead_letter.c) */
+  int dlrc = lm_dead_letter_prepare(db, st, &dl, err);
+  if (dlrc) {
+    node_free(n);
+    return dlrc;
+  }
+  if (dl)
+    APPEND(db->nodes, db->n_nodes, dl);
   APPEND(db->nodes, db->n_nodes, n);
   return 0;
 }
@@ -2859,6 +2945,11 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
     node_free(n);
     return crc;
   }
+  /* an option FILES tables do not take (api/source_options.c) */
+  if ((crc = lm_source_options_check(st, true, err))) {
+    node_free(n);
+    return crc;
+  }
   /* FROM FILES: read once, now, as one INSERT per batch */
   if (st->connector) {
     lm_kv kv[64];
@@ -2893,6 +2984,8 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
       if (eof || r->unbounded)
         break;
     }
+    if (!rc) /* rows that did not decode: a notice (api/dead_letter.c) */
+      rc = lm_dead_letter_table(db, st, r, err);
     if (r)
       r->free(r);
     if (rc) {

@@ -148,6 +148,10 @@ struct lm_node {
   lm_source_reader *reader;
   bool started, ended;
   int64_t rows_in, late_dropped;
+  /* rows of its files that did not decode (docs/bad_rows.md): in all, and
+   * since the last notice, with the first of those ("file:L:C: error") */
+  int64_t bad_rows, bad_pending;
+  char bad_first[400];
   /* 'watermark.max.skew.ms' (µs; 0 = off) and the unconfirmed far-future
    * event time (INT64_MIN = none); 'idle.timeout.ms' (µs; 0 = off) and the
    * processing time of the last row */
@@ -411,6 +415,15 @@ int lm_engine_open_reader(lm_node *s, lm_source_reader **out, lm_error *err);
 #define LM_PUSHDOWN_MAX_COLS 64
 bool lm_source_needed_cols(const lm_node *src, bool *need, int n);
 int lm_source_pushdown(lm_node *src, lm_source_reader *r, lm_error *err);
+/* Late materialization (docs/nexmark.md): marks in lazy[0..n) the columns
+ * of src that only one consumer reads, a join input whose rows the step's
+ * dynamic filter drops (lm_join_dynfilter_verdict): the rows it drops need
+ * not hold them. Sets *key_col / *time_col (src's columns the filter
+ * reads) and *join (the join operator, borrowed). Returns whether any;
+ * false (nothing marked) when a sink or subscription reads src or a plan
+ * shape is not understood. lm_source_pushdown applies it. */
+bool lm_source_lazy_cols(const lm_node *src, bool *lazy, int n, int *key_col,
+                         int *time_col, lm_operator **join);
 /* The predicates (at most max, into p) a NEXMARK reader of src may apply
  * for its consumers (docs/nexmark.md "Predicate pushdown"): when one query
  * and nothing else reads src, the conjuncts of its WHERE of the forms
@@ -427,6 +440,27 @@ int lm_source_filter_watermark(laminar_db *db, lm_node *src, bool *moved,
 lm_schema *lm_engine_with_weight(lm_schema *s);
 int lm_engine_pos_err(lm_error *err, int code, int line, int col,
                       const char *msg);
+/* Bad rows of FILES sources (api/dead_letter.c, docs/bad_rows.md).
+ * lm_dead_letter_prepare: checks CREATE SOURCE st's 'dead-letter' option
+ * (LM_ERR_BIND at the option) and, when it names no relation yet, makes
+ * *out, the dead-letter source to append to db->nodes (caller owns;
+ * *out NULL otherwise). lm_dead_letter_take: moves the bad rows s's reader
+ * holds into s's counters and into its dead-letter source, when it still
+ * exists (errors: lm_engine_push's). lm_dead_letter_notices: one notice per
+ * source with bad rows since the last call. */
+int lm_dead_letter_prepare(laminar_db *db, const lm_stmt *st, lm_node **out,
+                           lm_error *err);
+int lm_dead_letter_take(laminar_db *db, lm_node *s, lm_error *err);
+/* After CREATE TABLE st read its files through r: a notice when rows were
+ * skipped (r keeps its rows; errors: LM_ERR_NOMEM). */
+int lm_dead_letter_table(laminar_db *db, const lm_stmt *st, lm_source_reader *r,
+                         lm_error *err);
+void lm_dead_letter_notices(laminar_db *db);
+/* Refuses an option key that CREATE SOURCE (table false) or CREATE TABLE
+ * (true) st's FILES or GENERATOR connector does not take: LM_ERR_BIND at
+ * the option, with a "did you mean" for a close key (api/source_options.c).
+ * 0 for other connectors (NEXMARK checks its own). */
+int lm_source_options_check(const lm_stmt *st, bool table, lm_error *err);
 int lm_engine_join_resolve(void *ctx, const char *name, int line, int col,
                            lm_rel_info *out, lm_error *err);
 void lm_engine_join_spec(const lm_join_step *st, lm_schema *out_schema,
@@ -466,6 +500,10 @@ int lm_view_drop_check(laminar_db *db, const char *name, const char *what,
                        bool cascade, const lm_stmt *st, lm_error *err);
 void lm_view_forget_node(laminar_db *db, const char *name);
 void lm_view_free_all(laminar_db *db);
+/* EXPLAIN of an ad-hoc query reading view `name` (api/explain_adhoc.c):
+ * runs the view's query again in the trace (its description; its rows are
+ * dropped). 0 when name is no view; the query's errors. */
+int lm_view_explain_run(laminar_db *db, const char *name, lm_error *err);
 
 /* ---------------------------------------------- EXPLAIN (api/explain.c)
  *
@@ -475,16 +513,88 @@ void lm_view_free_all(laminar_db *db);
  * explained statement of another kind, ANALYZE of a CREATE), and the
  * explained statement's own errors (planning; for ANALYZE, running it);
  * LM_ERR_NOMEM.
- * lm_analyze_note_ops / lm_analyze_note_join: called by the ad-hoc
- * SELECT (api/select.c) before it frees its operators; while an EXPLAIN
- * ANALYZE of SELECT sel runs (in this thread), they copy the counters of
- * ops[0..n) (its pipeline, output last) or of join step `step`'s operator;
- * otherwise (another or a nested SELECT) they do nothing. */
+ */
 int lm_explain(laminar_db *db, const lm_stmt *st, laminar_result **res,
                lm_error *err);
-void lm_analyze_note_ops(const lm_select *sel, lm_operator *const *ops, int n);
-void lm_analyze_note_join(const lm_select *sel, int step,
-                          const lm_operator *join);
+
+/* ------------------- EXPLAIN of an ad-hoc query (api/explain_adhoc.c)
+ *
+ * While lm_explain explains an ad-hoc SELECT, the query runs (EXPLAIN:
+ * over no rows, every table, materialized view, view and source read as
+ * empty; EXPLAIN ANALYZE: for real) and describes itself: lm_engine_select
+ * opens a frame per query it runs (lm_xt_open ... lm_xt_close), the
+ * queries run within it become its kids, and the path that ran it writes
+ * its description (select.c's pipeline through lm_xt_run_done, setop.c's
+ * WITH / set operations / VALUES / derived tables, select_over.c's window
+ * functions, select_subq.c's subqueries). A caller about to run a query
+ * for a purpose (a CTE, a join input, a subquery ...) names it with
+ * lm_xt_role first. Outside EXPLAIN every call does nothing (one
+ * thread-local test). Frames are owned by the trace (lm_explain frees
+ * them); errors only leave a frame without description (OOM included). */
+typedef enum lm_xt_role {
+  LM_XT_QUERY,           /* no particular role */
+  LM_XT_BODY,            /* the query under WITH / derived tables (setop.c) */
+  LM_XT_CTE,             /* a WITH query (name) */
+  LM_XT_DERIVED,         /* a subquery in FROM (name: its temporary relation) */
+  LM_XT_FILTERED,        /* a relation's rows filtered before a join (name) */
+  LM_XT_OPERAND,         /* an operand of a set operation */
+  LM_XT_VALUES_ROW,      /* one VALUES row: not shown */
+  LM_XT_JOIN_INPUT,      /* input (int)key of an ad-hoc join */
+  LM_XT_SUBPLAN_PREPARE, /* a subquery expression planned (key: subplan) */
+  LM_XT_SUBPLAN_RUN,     /* ... run (per key tuple, or decorrelated) */
+  LM_XT_OVER_INNER,      /* the rows under window functions */
+  LM_XT_FROM_SUB,        /* a FROM subquery read as rows (select_over.c) */
+  LM_XT_VIEW,            /* a view's query (name) */
+} lm_xt_role;
+typedef struct lm_xt lm_xt;
+
+/* select_run's run of one plain query, for its description */
+typedef struct lm_xt_run {
+  const lm_select *sel;
+  const lm_plan *plan;   /* its plan (a join plan for joins) */
+  const char *in_name;   /* the relation read; NULL: joins, rows, no FROM */
+  bool given_rows;       /* lm_engine_select_rows */
+  bool index;            /* WHERE col = constant through a table index */
+  int64_t rows_read;     /* input rows */
+  int64_t rows_pipe;     /* rows out of the operators */
+  int64_t rows_distinct; /* after DISTINCT */
+  int64_t rows_sorted;   /* after ORDER BY / LIMIT / OFFSET */
+  int64_t rows_out;      /* after DISTINCT ON */
+} lm_xt_run;
+
+/* Whether relations are to be read as empty (EXPLAIN without ANALYZE). */
+bool lm_xt_dry(void);
+/* Whether a trace is being recorded in this thread. */
+bool lm_xt_on(void);
+/* The role of the next query lm_xt_open opens (name copied then). */
+void lm_xt_next_role(lm_xt_role r, const char *name, const void *key);
+/* A frame for a query starting now, the current frame's kid (NULL when
+ * not tracing); lm_xt_close ends it with its result (NULL on error). */
+lm_xt *lm_xt_open(void);
+void lm_xt_close(lm_xt *f, const laminar_result *res, int rc);
+/* Counters of select_run's operators ops[0..n) / of join step `step`,
+ * copied into the current frame before they are freed. */
+void lm_xt_note_ops(lm_operator *const *ops, int n);
+void lm_xt_note_join(int step, const lm_operator *join);
+/* select_run's description of the current frame (api/explain.c). */
+void lm_xt_run_done(laminar_db *db, const lm_xt_run *r);
+/* setop.c: a set operation of n operands or VALUES of n rows (sel), rows
+ * before / after its ORDER BY, LIMIT; WITH (the CTE kids and the body);
+ * derived tables (the body). */
+void lm_xt_setop_done(const lm_select *sel, int n, int64_t rows,
+                      int64_t rows_out);
+void lm_xt_with_done(const lm_select *sel);
+void lm_xt_body_done(void);
+/* select_over.c: the rows the next lm_engine_select_rows reads are the
+ * last kid's with the window calls noted by lm_xt_window_call computed
+ * over them (rows: rows out), or the last kid's read as FROM subquery
+ * alias. lm_xt_window_call: one call f(args) OVER (PARTITION BY part
+ * ORDER BY order frame) (frame NULL: the default). */
+void lm_xt_window_call(const lm_expr *call, lm_expr *const *part, int n_part,
+                       const lm_order_item *order, int n_order,
+                       const lm_window_frame *frame);
+void lm_xt_window_input(int64_t rows);
+void lm_xt_subquery_input(const char *alias, int64_t rows);
 
 /* ------------------------------------ partitions (api/source_parts.c)
  *

@@ -11,21 +11,14 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/engine.h"
+#include "api/explain_int.h"
 #include "exec/lm_join.h"
 #include "exec/lm_window_fn.h"
-
-/* Counters of one operator, copied (an ad-hoc query's operators are freed
- * before the plan is printed). */
-typedef struct opstat {
-  const char *name; /* vt->name */
-  int64_t rows_in, rows_out, batches_in, batches_out, time_ns, late;
-  int64_t state_rows, state_bytes; /* -1 = unknown */
-} opstat;
 
 static opstat snap(const lm_operator *op) {
   opstat s;
@@ -47,65 +40,11 @@ static opstat snap(const lm_operator *op) {
   return s;
 }
 
-#define MAX_STATS 64
-
-/* What EXPLAIN ANALYZE of an ad-hoc SELECT collects while it runs. */
-struct lm_analyze {
-  const lm_select *sel; /* the SELECT explained (nested ones not noted) */
-  opstat ops[MAX_STATS];
-  int n_ops;
-  opstat joins[MAX_STATS];
-  bool has_join[MAX_STATS];
-};
-
-typedef struct lm_analyze lm_analyze;
-static _Thread_local lm_analyze *cur_analyze;
-
-/* The SELECT explained, or a copy of it (the ad-hoc path may rewrite the
- * query, api/setop.c): the same position of its SELECT keyword. A nested
- * SELECT (a subquery, a join input read as SELECT * FROM name at the
- * relation's position) has another. */
-static bool is_top(const lm_analyze *a, const lm_select *sel) {
-  return sel == a->sel ||
-         (sel->line == a->sel->line && sel->column == a->sel->column);
-}
-
-void lm_analyze_note_ops(const lm_select *sel, lm_operator *const *ops, int n) {
-  lm_analyze *a = cur_analyze;
-  if (!a || !is_top(a, sel))
-    return;
-  a->n_ops = 0;
-  for (int i = 0; i < n && i < MAX_STATS; i++)
-    if (ops[i])
-      a->ops[a->n_ops++] = snap(ops[i]);
-}
-
-void lm_analyze_note_join(const lm_select *sel, int step,
-                          const lm_operator *join) {
-  lm_analyze *a = cur_analyze;
-  if (!a || !is_top(a, sel) || step < 0 || step >= MAX_STATS || !join)
-    return;
-  a->joins[step] = snap(join);
-  a->has_join[step] = true;
+opstat lm_ex_snap(const lm_operator *op) {
+  return snap(op);
 }
 
 /* ------------------------------------------------------------- output */
-
-typedef struct ex {
-  laminar_db *db;
-  char **lines;
-  int n, cap;
-  bool oom;
-  bool analyze, timing;
-  bool adhoc; /* no streaming properties (bounded rows) */
-  /* continuous query being explained (NULL: EXPLAIN of an ad-hoc SELECT) */
-  lm_query *q;
-  struct lm_analyze *an; /* ad-hoc ANALYZE counters */
-  const lm_plan *top;    /* the explained query's plan */
-  int jn, in;            /* next join / input index (build_join's order) */
-  int cte_depth;         /* inside a query with WITH */
-  lm_operator *over;     /* the OVER operator of the pipeline printed */
-} ex;
 
 static void add_line(ex *x, int indent, bool arrow, const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
@@ -158,6 +97,69 @@ static void detail(ex *x, int d, const char *fmt, ...) {
   va_start(ap, fmt);
   add_line(x, d ? 6 * d + 2 : 2, false, fmt, ap);
   va_end(ap);
+}
+
+void lm_ex_node(ex *x, int d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  add_line(x, d ? 6 * (d - 1) + 2 : 0, d > 0, fmt, ap);
+  va_end(ap);
+}
+
+void lm_ex_detail(ex *x, int d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  add_line(x, d ? 6 * d + 2 : 2, false, fmt, ap);
+  va_end(ap);
+}
+
+const char *lm_ex_actual_rows(const ex *x, char *buf, size_t cap, int64_t rows,
+                              int loops, int64_t ns) {
+  buf[0] = 0;
+  if (!x->analyze)
+    return buf;
+  int n = snprintf(buf, cap, " (actual rows=%" PRId64, rows);
+  if (loops > 1 && n > 0 && (size_t)n < cap)
+    n += snprintf(buf + n, cap - (size_t)n, " loops=%d", loops);
+  if (x->timing && ns >= 0 && n > 0 && (size_t)n < cap)
+    n += snprintf(buf + n, cap - (size_t)n, " time=%.3f ms", (double)ns / 1e6);
+  if (n > 0 && (size_t)n < cap)
+    snprintf(buf + n, cap - (size_t)n, ")");
+  return buf;
+}
+
+static void add_text(ex *x, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_text(ex *x, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  add_line(x, 0, false, fmt, ap);
+  va_end(ap);
+}
+
+void lm_ex_embed_at(ex *x, int p, char *const *lines, int n) {
+  for (int i = 0; i < n; i++) {
+    if (i == 0 && lines[i][0] != ' ')
+      add_text(x, "%*s->  %s", p, "", lines[i]);
+    else
+      add_text(x, "%*s%s", p + 4, "", lines[i]);
+  }
+}
+
+void lm_ex_embed(ex *x, int d, char *const *lines, int n) {
+  if (d == 0) {
+    for (int i = 0; i < n; i++)
+      add_text(x, "%s", lines[i]);
+    return;
+  }
+  lm_ex_embed_at(x, 6 * (d - 1) + 2, lines, n);
+}
+
+int lm_ex_top_details_end(char *const *lines, int n) {
+  int i = 1; /* up to its first input ("  ->  "), its sections included */
+  while (i < n && strncmp(lines[i], "  ->  ", 6))
+    i++;
+  return i;
 }
 
 /* Streaming properties of a node's output: "(append-only, watermark ts)". */
@@ -329,6 +331,9 @@ static void bx_print(lm_buf *b, const lm_bexpr *e, const char *const *names,
   case LM_BX_CASE:
     lm_buf_printf(b, "CASE ... END");
     return;
+  case LM_BX_SUBQUERY: /* its plan is the query's SubPlan / InitPlan */
+    lm_buf_printf(b, "(subquery)");
+    return;
   default:
     lm_buf_printf(b, "(...)");
     return;
@@ -410,6 +415,7 @@ typedef enum stage_kind {
   ST_PERIODIC,
   ST_OVER,    /* exec/op_over.c */
   ST_OVER_CL, /* exec/op_over_changelog.c */
+  ST_TFILTER, /* exec/op_temporal_filter.c */
 } stage_kind;
 
 static const char *stage_op(stage_kind k) {
@@ -419,7 +425,8 @@ static const char *stage_op(stage_kind k) {
       "project",        "window_aggregate",
       "session_window", "aggregate",
       "project",        "emit_periodically",
-      "over_aggregate", "over_aggregate_changelog"};
+      "over_aggregate", "over_aggregate_changelog",
+      "temporal_filter"};
   return names[k];
 }
 
@@ -450,6 +457,8 @@ static void plan_stages(xpipe *p, const lm_plan *plan, bool late_filter,
     p->st[p->n++] = ST_WINDOW;
   } else if (plan->has_agg) {
     p->st[p->n++] = ST_AGG;
+  } else if (plan->n_tfilter) {
+    p->st[p->n++] = ST_TFILTER;
   } else {
     p->st[p->n++] = ST_PROJECT;
   }
@@ -572,6 +581,19 @@ static void over_details(ex *x, int d, stage_kind k, const lm_plan *plan,
   lm_buf_free(&b);
 }
 
+/* VERBOSE: the node's output columns (the first n of s; n < 0: all). */
+static void verbose_out(ex *x, int d, const lm_schema *s, int n) {
+  if (!x->verbose || !s)
+    return;
+  lm_buf b;
+  lm_buf_init(&b);
+  int nf = n >= 0 && n < s->n_fields ? n : s->n_fields;
+  for (int i = 0; i < nf; i++)
+    lm_buf_printf(&b, "%s%s", i ? ", " : "", s->fields[i].name);
+  detail(x, d, "Output: %s", b.data ? b.data : "");
+  lm_buf_free(&b);
+}
+
 static void stage_details(ex *x, int d, stage_kind k, const lm_plan *plan,
                           const lm_select *sel) {
   lm_buf b;
@@ -589,13 +611,18 @@ static void stage_details(ex *x, int d, stage_kind k, const lm_plan *plan,
   case ST_TOPN_FILTER: {
     const lm_bexpr *w = k == ST_FILTER ? plan->where : plan->topn->where;
     const lm_select *s = k == ST_FILTER ? sel : sel ? sel->from_subquery : NULL;
-    if (s && s->where)
-      lm_sql_expr_to_string(s->where, &b);
+    if (s && s->where && !(x->run && plan->join) && !plan->n_tfilter)
+      lm_sql_expr_to_string(s->where, &b); /* (a temporal filter's
+                                              conjuncts are not here) */
     else
       bx_text(&b, w,
               k == ST_FILTER && !plan->topn ? plan->input_schema
                                             : plan->topn->input_schema);
     detail(x, d, "Filter: %s", b.data ? b.data : "");
+    verbose_out(x, d,
+                k == ST_FILTER && !plan->topn ? plan->input_schema
+                                              : plan->topn->input_schema,
+                -1);
     break;
   }
   case ST_TOPN: {
@@ -706,6 +733,29 @@ static void stage_details(ex *x, int d, stage_kind k, const lm_plan *plan,
     out_list(&b, plan->out_schema);
     detail(x, d, "Output: %s", b.data ? b.data : "");
     break;
+  case ST_TFILTER:
+    for (int i = 0; i < plan->n_tfilter; i++) {
+      const lm_tfilter_cond *c = &plan->tfilter[i];
+      lm_op op = c->op;
+      if (i)
+        lm_buf_printf(&b, " AND ");
+      bx_text(&b, c->e, plan->input_schema);
+      lm_buf_printf(&b, " %s now()",
+                    op == LM_OP_LT   ? "<"
+                    : op == LM_OP_LE ? "<="
+                    : op == LM_OP_GT ? ">"
+                                     : ">=");
+      if (c->k_us)
+        lm_buf_printf(
+            &b, " %s %s", c->k_us < 0 ? "-" : "+",
+            interval_text(t1, sizeof t1, c->k_us < 0 ? -c->k_us : c->k_us));
+    }
+    detail(x, d, "Condition: %s", b.data ? b.data : "");
+    detail(x, d, "now(): the watermark, floored to the second");
+    lm_buf_reset(&b);
+    out_list(&b, plan->out_schema);
+    detail(x, d, "Output: %s", b.data ? b.data : "");
+    break;
   }
   lm_buf_free(&b);
 }
@@ -735,6 +785,8 @@ static const char *stage_title(stage_kind k, const lm_plan *plan) {
   case ST_OVER:
   case ST_OVER_CL:
     return "Over Aggregate";
+  case ST_TFILTER:
+    return "Temporal Filter";
   }
   return "?";
 }
@@ -765,8 +817,11 @@ static void stage_props(sprops *sp, const xpipe *p, const lm_plan *plan,
       break;
     case ST_WINDOW:
     case ST_SESSION:
+    case ST_TFILTER:
     case ST_PROJECT: {
-      if (p->st[i] != ST_PROJECT) {
+      if (p->st[i] == ST_TFILTER) {
+        cl = true; /* rows retracted as now() moves */
+      } else if (p->st[i] != ST_PROJECT) {
         lm_window_emit mode =
             streaming ? lm_plan_window_emit(plan) : LM_WEMIT_CLOSE;
         if (!changelog_out && mode == LM_WEMIT_UPDATES)
@@ -833,6 +888,8 @@ static const char *node_wm(const lm_node *n) {
              : NULL;
 }
 
+static bool print_temp(ex *x, int d, const lm_node *n, const char *alias);
+
 /* A named input object (a leaf of the tree). */
 static void print_object(ex *x, int d, const lm_node *n, const char *name) {
   char pb[160], ab[160];
@@ -840,6 +897,8 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
     node(x, d, "Scan %s", name ? name : "?");
     return;
   }
+  if (x->adhoc && print_temp(x, d, n, x->run ? x->run->sel->from_alias : NULL))
+    return;
   if (x->adhoc && n->view_rows) { /* api/view.c */
     node(x, d, "Scan view %s  (its query, run for this statement)", n->name);
     return;
@@ -848,12 +907,21 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
     const char *how = n->kind == LM_NODE_SOURCE  ? "its connector read again"
                       : n->kind == LM_NODE_TABLE ? "current rows"
                                                  : "stored rows";
-    node(x, d, "Scan %s %s  (%s)",
+    if (x->run)
+      lm_ex_actual_rows(x, ab, sizeof ab, x->run->rows_read, 1, -1);
+    else
+      ab[0] = 0;
+    node(x, d, "Scan %s %s  (%s)%s",
          n->kind == LM_NODE_SOURCE   ? "source"
          : n->kind == LM_NODE_TABLE  ? "table"
          : n->kind == LM_NODE_STREAM ? "stream"
                                      : "materialized view",
-         n->name, how);
+         n->name, how, ab);
+    verbose_out(x, d, n->table_schema, -1);
+    if (x->run && x->run->index)
+      detail(x, d,
+             "Index Lookup: the WHERE equality, through the table's "
+             "index");
     return;
   }
   ab[0] = 0;
@@ -872,6 +940,8 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
       detail(x, d, "Watermark: %s", node_wm(n));
     if (x->analyze)
       detail(x, d, "Late Rows Dropped: %" PRId64, n->late_dropped);
+    if (x->analyze && n->bad_rows) /* docs/bad_rows.md */
+      detail(x, d, "Bad Rows Skipped: %" PRId64, n->bad_rows);
   } else if (n->kind == LM_NODE_TABLE && n->n_pk) {
     lm_buf b;
     lm_buf_init(&b);
@@ -1057,6 +1127,24 @@ static void print_join_input(ex *x, int d, const lm_join_plan *jp, int i,
     lm_buf_free(&b);
     d++;
   }
+  if (x->adhoc && x->an) { /* the query that read the input's rows */
+    const lm_xt *k =
+        lm_xt_kid(x->an, LM_XT_JOIN_INPUT, (const void *)(intptr_t)i, false);
+    if (!k || !k->n_lines) {
+      node(x, d, "Scan %s", ji->qual ? ji->qual : "?");
+    } else if (ji->subquery) {
+      node(x, d, "Subquery Scan%s%s", ji->qual ? " on " : "",
+           ji->qual ? ji->qual : "");
+      lm_ex_embed(x, d + 1, k->lines, k->n_lines);
+    } else {
+      lm_ex_embed(x, d, k->lines, 1);
+      if (ji->qual && ji->name && lm_strcasecmp(ji->qual, ji->name) &&
+          strncmp(ji->name, "(", 1))
+        detail(x, d, "Alias: %s", ji->qual);
+      lm_ex_embed(x, d, k->lines + 1, k->n_lines - 1);
+    }
+    return;
+  }
   if (ji->sub) {
     sprops pr;
     int tc =
@@ -1130,6 +1218,36 @@ static const char *const unbounded_text =
     "State: unbounded — add a time bound (a.ts BETWEEN b.ts - INTERVAL ... "
     "AND ...) or WITH ('state.ttl' = ...)";
 
+/* The alias of the join input column c of side `side` of step s comes
+ * from (keys print as t1.a = t2.a, unambiguous in a self-join); NULL for
+ * a computed key column or an input without a name. */
+static const char *col_qual(const lm_join_plan *jp, int s, int side, int c,
+                            int depth) {
+  const lm_join_step *js = &jp->steps[s];
+  int chain = js->swapped ? 1 : 0;
+  if (depth > 64 || (js->n_proj[side] && c >= js->proj_base[side]))
+    return NULL;
+  if (side != chain)
+    return jp->inputs[s + 1].qual;
+  if (s == 0)
+    return jp->inputs[0].qual;
+  const lm_join_step *pv = &jp->steps[s - 1];
+  if (pv->type == LM_PJOIN_SEMI || pv->type == LM_PJOIN_ANTI)
+    return col_qual(jp, s - 1, 0, c, depth + 1);
+  int w0 = pv->side_schema[0]->n_fields;
+  return c < w0 ? col_qual(jp, s - 1, 0, c, depth + 1)
+                : col_qual(jp, s - 1, 1, c - w0, depth + 1);
+}
+
+/* The alias of column c of join step s's output. */
+static const char *out_qual(const lm_join_plan *jp, int s, int c) {
+  const lm_join_step *js = &jp->steps[s];
+  if (js->type == LM_PJOIN_SEMI || js->type == LM_PJOIN_ANTI)
+    return col_qual(jp, s, 0, c, 0);
+  int w0 = js->side_schema[0]->n_fields;
+  return c < w0 ? col_qual(jp, s, 0, c, 0) : col_qual(jp, s, 1, c - w0, 0);
+}
+
 /* Join step s of plan's join (and, below it, what feeds it) at depth d. */
 static void print_join_step(ex *x, int d, const lm_plan *plan, int s,
                             jmap *maps, int n_maps) {
@@ -1141,7 +1259,8 @@ static void print_join_step(ex *x, int d, const lm_plan *plan, int s,
   if (x->q && m && m->first + s < x->q->n_joins) {
     jst = snap(x->q->joins[m->first + s]);
     jsp = &jst;
-  } else if (x->an && plan == x->top && s < MAX_STATS && x->an->has_join[s]) {
+  } else if (x->an && plan == x->top && s < LM_XT_MAX_OPS &&
+             x->an->has_join[s]) {
     jsp = &x->an->joins[s];
   }
   char pb[160], ab[160], t1[64], t2[64];
@@ -1172,13 +1291,32 @@ static void print_join_step(ex *x, int d, const lm_plan *plan, int s,
       lm_buf_printf(&b, "%s", side ? " = " : k ? ", " : "");
       if (js->n_proj[side] && c >= js->proj_base[side] &&
           c < js->n_proj[side]) {
-        bx_text(&b, js->proj[side][c], pre[side]); /* a computed key */
+        /* a computed key, over the side's columns named with their
+         * relation's alias */
+        const lm_schema *ps = pre[side];
+        int nn = ps && ps->n_fields < 1024 ? ps->n_fields : 0;
+        char(*qn)[96] = nn ? calloc((size_t)nn, sizeof *qn) : NULL;
+        const char *names[1024];
+        for (int i = 0; qn && i < nn; i++) {
+          const char *q = side == chain_side && s > 0 ? out_qual(jp, s - 1, i)
+                          : side == chain_side        ? jp->inputs[0].qual
+                                                      : jp->inputs[s + 1].qual;
+          snprintf(qn[i], sizeof qn[i], "%s%s%s", q ? q : "", q ? "." : "",
+                   ps->fields[i].name);
+          names[i] = qn[i];
+        }
+        if (qn)
+          bx_print(&b, js->proj[side][c], names, nn, 0);
+        else
+          bx_text(&b, js->proj[side][c], pre[side]);
+        free(qn);
         continue;
       }
-      lm_buf_printf(&b, "%s%s%s", qual[side] ? qual[side] : "",
-                    qual[side] ? "." : "",
+      const char *q = col_qual(jp, s, side, c, 0);
+      lm_buf_printf(&b, "%s%s%s", q ? q : "", q ? "." : "",
                     js->side_schema[side]->fields[c].name);
     }
+  verbose_out(x, d, js->out_schema, -1);
   if (js->n_keys)
     detail(x, d, "Join Key: %s", b.data);
   lm_buf_reset(&b);
@@ -1332,6 +1470,12 @@ static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
   } else if (x->an) {
     attach_stats(&p, x->an->ops, x->an->n_ops);
   }
+  /* an ad-hoc SELECT * without aggregates: its projection passes the rows
+   * on as they are, and is not shown (PostgreSQL shows none either) */
+  if (x->run && sel && sel->n_items == 1 &&
+      sel->items[0].expr->kind == LM_EXPR_STAR && !plan->has_agg &&
+      !plan->topn && p.n && p.st[p.n - 1] == ST_PROJECT)
+    p.n--;
   sprops sp;
   int in_time =
       plan->join ? plan->join_time_col
@@ -1343,10 +1487,12 @@ static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
   d = print_pipe(x, d, &p, &sp, plan, sel);
   if (plan->join)
     print_plan_input(x, d, plan, sel, maps, n_maps);
+  else if (x->run && x->run->given_rows && x->an && x->an->n_in_lines)
+    lm_ex_embed(x, d, x->an->in_lines, x->an->n_in_lines);
+  else if (x->run && x->run->given_rows)
+    node(x, d, "Rows  (computed by the statement)");
   else if (in) {
     print_object(x, d, in, sel ? sel->from : NULL);
-    if (x->an && x->an->n_ops && x->adhoc)
-      detail(x, d, "Rows Read: %" PRId64, x->an->ops[0].rows_in);
   } else if (sel && sel->n_values)
     node(x, d, "Values Scan  (%d rows)", sel->n_values);
   else if (x->q && x->q->uni && x->q->head && plan == x->q->plan)
@@ -1441,33 +1587,96 @@ static void explain_node(ex *x, const lm_node *n, const char *title_name) {
 
 /* ------------------------------------------------------ ad-hoc SELECT */
 
-static int explain_select(ex *x, const lm_select *sel, int d, lm_error *err);
-static int explain_query_body(ex *x, const lm_select *sel, int d,
-                              lm_error *err);
+static void ex_free(ex *x);
 
-static int explain_setop(ex *x, const lm_select *sel, int d, lm_error *err) {
-  const char *op = sel->setop == LM_SETOP_UNION       ? "Union"
-                   : sel->setop == LM_SETOP_INTERSECT ? "Intersect"
-                                                      : "Except";
-  node(x, d, "%s%s", op, sel->set_all ? " All" : "");
-  int rc = explain_select(x, sel->set_left, d + 1, err);
-  return rc ? rc : explain_select(x, sel->set_right, d + 1, err);
+/* Whether n is one of the statement's temporary relations (a CTE, a
+ * derived table, a filtered relation, a view's rows: api/setop.c). */
+static bool is_temp(const laminar_db *db, const lm_node *n) {
+  for (int i = 0; i < db->n_temps; i++)
+    if (db->temps[i] == n)
+      return true;
+  return false;
 }
 
-static int explain_select(ex *x, const lm_select *sel, int d, lm_error *err) {
+/* A temporary relation read by an ad-hoc query under EXPLAIN: its scan
+ * and, below it, the query that computed it (the trace's producer).
+ * Returns false when n is not one. */
+static bool print_temp(ex *x, int d, const lm_node *n, const char *alias) {
+  if (!x->an || !is_temp(x->db, n))
+    return false;
+  const lm_xt *k = lm_xt_producer(n->name);
+  if (!strncmp(n->name, "(filtered ", 10)) { /* its filtered rows */
+    if (k && k->n_lines) {
+      lm_ex_embed(x, d, k->lines, k->n_lines);
+      return true;
+    }
+    node(x, d, "Scan %s", n->name);
+    return true;
+  }
+  char ab[160];
+  lm_ex_actual_rows(x, ab, sizeof ab, x->run ? x->run->rows_read : 0, 1, -1);
+  if (!strncmp(n->name, "(derived table", 14))
+    node(x, d, "Subquery Scan%s%s%s", alias ? " on " : "", alias ? alias : "",
+         ab);
+  else if (n->view_rows)
+    node(x, d, "Subquery Scan on %s  (view %s, computed for this statement)%s",
+         alias ? alias : n->name, n->name, ab);
+  else {
+    bool al = alias && lm_strcasecmp(alias, n->name);
+    node(x, d, "CTE Scan on %s%s%s%s", n->name, al ? " " : "", al ? alias : "",
+         ab);
+    verbose_out(x, d, n->table_schema, -1);
+    return true; /* the CTE's plan is shown once, under the top node */
+  }
+  verbose_out(x, d, n->table_schema, -1);
+  if (k && k->n_lines)
+    lm_ex_embed(x, d + 1, k->lines, k->n_lines);
+  return true;
+}
+
+void lm_xt_run_done(laminar_db *db, const lm_xt_run *r) {
+  lm_xt_ctx *c = lm_xt_ctx_get();
+  if (!c || !c->cur)
+    return;
+  ex x;
+  memset(&x, 0, sizeof x);
+  x.db = db ? db : c->db;
+  x.analyze = c->analyze;
+  x.timing = c->timing;
+  x.verbose = c->verbose;
+  x.adhoc = true;
+  x.an = c->cur;
+  x.run = r;
+  x.top = r->plan;
+  const lm_plan *plan = r->plan;
+  const lm_select *sel = r->sel;
+  bool don = plan->n_distinct_on > 0;
+  int d = 0;
+  char ab[160];
   lm_buf b;
   lm_buf_init(&b);
-  if (sel->limit >= 0 || sel->offset > 0) {
-    if (sel->limit >= 0)
-      lm_buf_printf(&b, "%" PRId64, sel->limit);
+  if (plan->limit >= 0 || plan->offset > 0) {
+    if (plan->limit >= 0)
+      lm_buf_printf(&b, "%" PRId64, plan->limit);
     else
       lm_buf_printf(&b, "ALL");
-    if (sel->offset > 0)
-      lm_buf_printf(&b, " offset %" PRId64, sel->offset);
-    node(x, d++, "Limit: %s", b.data);
+    if (plan->offset > 0)
+      lm_buf_printf(&b, " offset %" PRId64, plan->offset);
+    node(&x, d, "Limit: %s%s", b.data,
+         lm_ex_actual_rows(&x, ab, sizeof ab,
+                           don ? r->rows_out : r->rows_sorted, 1, -1));
+    verbose_out(&x, d++, plan->out_schema, plan->n_out);
     lm_buf_reset(&b);
   }
-  if (sel->n_order_by) {
+  if (don) {
+    print_expr_list(&b, sel->distinct_on, sel->n_distinct_on);
+    node(&x, d, "Unique%s",
+         lm_ex_actual_rows(&x, ab, sizeof ab, r->rows_out, 1, -1));
+    detail(&x, d, "Distinct On: %s", b.data ? b.data : "");
+    verbose_out(&x, d++, plan->out_schema, plan->n_out);
+    lm_buf_reset(&b);
+  }
+  if (plan->n_sort) {
     for (int i = 0; i < sel->n_order_by; i++) {
       if (i)
         lm_buf_printf(&b, ", ");
@@ -1475,102 +1684,99 @@ static int explain_select(ex *x, const lm_select *sel, int d, lm_error *err) {
       if (sel->order_by[i].desc)
         lm_buf_printf(&b, " DESC");
     }
-    node(x, d, "Sort");
-    detail(x, d++, "Sort Key: %s", b.data);
+    node(&x, d, "Sort%s",
+         lm_ex_actual_rows(&x, ab, sizeof ab, r->rows_distinct, 1, -1));
+    if (b.data && b.len)
+      detail(&x, d, "Sort Key: %s", b.data);
+    verbose_out(&x, d++, plan->out_schema, plan->n_out);
     lm_buf_reset(&b);
   }
   lm_buf_free(&b);
-  if (sel->distinct)
-    node(x, d++, "Distinct");
-  if (sel->setop != LM_SETOP_NONE)
-    return explain_setop(x, sel, d, err);
-  if (sel->n_ctes) { /* the query, then each WITH query below it */
-    x->cte_depth++;
-    int rc = explain_query_body(x, sel, d, err);
-    for (int i = 0; !rc && i < sel->n_ctes; i++) {
-      detail(x, d, "CTE %s", sel->ctes[i].name);
-      rc = explain_select(x, sel->ctes[i].query, d + 1, err);
+  if (plan->distinct) {
+    node(&x, d, "Distinct%s",
+         lm_ex_actual_rows(&x, ab, sizeof ab, r->rows_distinct, 1, -1));
+    detail(&x, d, "Distinct: every output column, first occurrence kept");
+    verbose_out(&x, d++, plan->out_schema, plan->n_out);
+  }
+  /* an ad-hoc aggregate's rows are read from its state at the end, not
+   * pushed on: they are the rows out of the pipeline */
+  for (int i = 0; i < c->cur->n_ops; i++)
+    if (!strcmp(c->cur->ops[i].name, "aggregate"))
+      c->cur->ops[i].rows_out = r->rows_pipe;
+  const lm_node *in = NULL;
+  if (r->in_name && !plan->join)
+    in = lm_engine_find(x.db, r->in_name);
+  int top = x.n;
+  print_query(&x, d, plan, sel, in, NULL, false);
+  /* subquery expressions, under the pipeline's top node (after its details,
+   * before its input) as PostgreSQL shows them under the node using them */
+  ex sx;
+  memset(&sx, 0, sizeof sx);
+  sx.analyze = x.analyze;
+  sx.timing = x.timing;
+  lm_xt_subplans(&sx, c->cur, d);
+  if (sx.n && !x.oom && !sx.oom) {
+    char arrow[128];
+    int p = d ? 6 * d + 2 : 2;
+    snprintf(arrow, sizeof arrow, "%*s->  ", p, "");
+    int at = top + 1;
+    while (at < x.n && strncmp(x.lines[at], arrow, strlen(arrow)))
+      at++;
+    char **nl = realloc(x.lines, sizeof *nl * (size_t)(x.n + sx.n));
+    if (!nl) {
+      x.oom = true;
+    } else {
+      x.lines = nl;
+      memmove(&nl[at + sx.n], &nl[at], sizeof *nl * (size_t)(x.n - at));
+      memcpy(&nl[at], sx.lines, sizeof *nl * (size_t)sx.n);
+      x.n += sx.n;
+      x.cap = x.n;
+      sx.n = 0;
     }
-    x->cte_depth--;
-    return rc;
   }
-  return explain_query_body(x, sel, d, err);
+  ex_free(&sx);
+  lm_xt_take_lines(c->cur, &x);
+  ex_free(&x);
 }
 
-/* Whether FROM tree f has a derived table that only the ad-hoc path's
- * rewrite can plan (api/setop.c): a subquery of VALUES, a set operation,
- * WITH, or no FROM. */
-static bool runtime_planned(const lm_from *f, int depth) {
-  if (!f || depth > 64)
-    return false;
-  if (f->kind == LM_FROM_JOIN)
-    return runtime_planned(f->left, depth + 1) ||
-           runtime_planned(f->right, depth + 1);
-  if (f->kind != LM_FROM_SUBQUERY || !f->subquery)
-    return false;
-  const lm_select *q = f->subquery;
-  return q->setop != LM_SETOP_NONE || q->n_values || q->n_ctes ||
-         !q->from_clause || runtime_planned(q->from_clause, depth + 1);
-}
-
-/* The FROM / WHERE / GROUP BY / SELECT part of an ad-hoc query. Planning
- * errors are returned (err set) when the query can only fail; when it
- * may name a WITH query (planned at run time) or ran already (ANALYZE),
- * the node says it is not described instead. */
-static int explain_query_body(ex *x, const lm_select *sel, int d,
-                              lm_error *err) {
-  if (sel->n_values) {
-    node(x, d, "Values Scan  (%d rows)", sel->n_values);
-    return 0;
-  }
-  if (runtime_planned(sel->from_clause, 0) || lm_select_has_over(sel)) {
-    /* derived tables, WITH and window functions are planned by their own
-     * paths when the query runs (api/setop.c, select_over.c) */
-    node(x, d, "Query  (planned when it runs: %s)",
-         lm_select_has_over(sel) ? "window functions"
-                                 : "a derived table or a WITH query");
-    return 0;
-  }
-  /* plan it as lm_engine_select would */
-  lm_error perr;
-  lm_err_clear(&perr);
-  lm_plan *plan = NULL;
-  lm_node *in = NULL;
-  int rc;
-  if (lm_select_needs_join_plan(sel)) {
-    lm_join_ctx jc = {x->db, NULL, 0, 0};
-    rc = lm_plan_join_select(sel, lm_engine_join_resolve, &jc, true, 0, &plan,
-                             &perr);
-    free(jc.nodes);
-  } else {
-    in = sel->from ? lm_engine_find(x->db, sel->from) : NULL;
-    lm_schema *s = in ? lm_schema_retain(in->table_schema) : lm_schema_new(0);
-    rc = s && (in || !sel->from)
-             ? lm_plan_select(sel, s, in ? in->name : NULL, &plan, &perr)
-             : LM_ERR_NOTFOUND;
-    lm_schema_release(s);
-  }
-  bool strict = !x->analyze && !x->cte_depth && !lm_setop_applies(sel);
-  if (rc && strict && sel->from && !in && !lm_select_needs_join_plan(sel) &&
-      !lm_engine_find_input(x->db, sel->from, sel->from_line, sel->from_column,
-                            err))
-    return err->code;
-  if (rc && strict && perr.code) {
-    *err = perr;
+/* EXPLAIN [ANALYZE] of an ad-hoc SELECT: the query runs under the trace
+ * (over no rows without ANALYZE), which describes it. */
+static int explain_adhoc(ex *x, const lm_stmt *st, lm_error *err) {
+  int rc = 0;
+  if (x->analyze && (rc = lm_engine_drain(x->db, err)))
     return rc;
+  lm_xt *root = calloc(1, sizeof *root);
+  if (!root)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_xt_ctx c;
+  memset(&c, 0, sizeof c);
+  c.db = x->db;
+  c.dry = !x->analyze;
+  c.analyze = x->analyze;
+  c.timing = x->timing;
+  c.verbose = x->verbose;
+  c.root = c.cur = root;
+  lm_xt_ctx *prev = lm_xt_ctx_set(&c);
+  laminar_result *r = NULL;
+  int64_t t0 = lm_now_ns();
+  rc = lm_engine_select(x->db, st->explain->select, &r, err);
+  int64_t dt = lm_now_ns() - t0;
+  lm_xt_ctx_set(prev);
+  int64_t rows = r ? r->rows : 0;
+  laminar_result_free(r);
+  if (!rc) {
+    const lm_xt *top = root->n_kids ? root->kids[0] : NULL;
+    if (top && top->n_lines)
+      lm_ex_embed(x, 0, top->lines, top->n_lines);
+    else
+      node(x, 0, "Query");
+    if (x->analyze)
+      node(x, 0, "Result Rows: %" PRId64, rows);
+    if (x->analyze && x->timing && !st->explain_no_summary)
+      node(x, 0, "Execution Time: %.3f ms", (double)dt / 1e6);
   }
-  if (rc) {
-    node(x, d, "Query  (not described: %s)",
-         perr.msg[0] ? perr.msg : "its input is not a stored object");
-    return 0;
-  }
-  if (!x->top)
-    x->top = plan;
-  print_query(x, d, plan, sel, in, NULL, false);
-  if (x->top == plan)
-    x->top = NULL;
-  lm_plan_free(plan);
-  return 0;
+  lm_xt_free(root);
+  return rc;
 }
 
 /* ------------------------------------------------------------- result */
@@ -1675,6 +1881,7 @@ int lm_explain(laminar_db *db, const lm_stmt *st, laminar_result **res,
   x.db = db;
   x.analyze = st->analyze;
   x.timing = !st->no_timing && lm_op_timing(); /* no times when off */
+  x.verbose = st->explain_verbose;
   int rc = 0;
   if (!st->explain) { /* EXPLAIN [ANALYZE] name */
     lm_node *n = lm_engine_find(db, st->name);
@@ -1689,38 +1896,24 @@ int lm_explain(laminar_db *db, const lm_stmt *st, laminar_result **res,
     explain_node(&x, n, n->name);
   } else if (st->explain->kind == LM_STMT_SELECT) {
     x.adhoc = true;
-    const lm_select *sel = st->explain->select;
-    if (x.analyze) {
-      if ((rc = lm_engine_drain(db, err)))
-        return rc;
-      lm_analyze *an = calloc(1, sizeof *an);
-      if (!an)
-        return lm_err(err, LM_ERR_NOMEM, "out of memory");
-      an->sel = sel;
-      lm_analyze *saved = cur_analyze;
-      cur_analyze = an;
-      laminar_result *r = NULL;
-      int64_t t0 = lm_now_ns();
-      rc = lm_engine_select(db, sel, &r, err);
-      int64_t dt = lm_now_ns() - t0;
-      cur_analyze = saved;
-      int64_t rows = r ? r->rows : 0;
-      laminar_result_free(r);
-      if (rc) {
-        free(an);
-        return rc;
-      }
-      x.an = an;
-      rc = explain_select(&x, sel, 0, err);
-      node(&x, 0, "Result Rows: %" PRId64, rows);
-      if (x.timing)
-        node(&x, 0, "Execution Time: %.3f ms", (double)dt / 1e6);
-      free(an);
-    } else {
-      rc = explain_select(&x, sel, 0, err);
-    }
+    rc = explain_adhoc(&x, st, err);
   } else {
     rc = explain_create(&x, st, err);
+  }
+  if (!rc && st->explain_json && !x.oom) { /* explain_json.c */
+    char *j = NULL;
+    char **one = malloc(sizeof *one);
+    if (!one || lm_explain_json(x.lines, x.n, &j)) {
+      free(one);
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    } else {
+      for (int i = 0; i < x.n; i++)
+        free(x.lines[i]);
+      free(x.lines);
+      one[0] = j;
+      x.lines = one;
+      x.n = x.cap = 1;
+    }
   }
   if (!rc)
     rc = make_result(&x, res, err);

@@ -104,6 +104,19 @@ int64_t laminar_query_failures(const laminar_db *db) {
   return db ? db->query_failures : 0;
 }
 
+int laminar_source_bad_rows(laminar_db *db, const char *name, int64_t *count,
+                            laminar_error *e) {
+  ERR(e);
+  if (!db || !name || !count)
+    return lm_err(err, LM_ERR_INVALID,
+                  "laminar_source_bad_rows: NULL database, name or count");
+  lm_node *n = lm_engine_find_api(db, name);
+  if (!n || n->kind != LM_NODE_SOURCE)
+    return lm_err(err, LM_ERR_NOTFOUND, "no source named '%s'", name);
+  *count = n->bad_rows;
+  return 0;
+}
+
 int64_t laminar_result_num_rows(const laminar_result *r) {
   return r ? r->rows : 0;
 }
@@ -174,7 +187,12 @@ void laminar_result_free(laminar_result *r) {
 /* Reorders/casts an imported batch to the source's columns by name. */
 static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
   lm_schema *s = src->schema;
-  if (in->schema == s) { /* imported as the source's columns, checked */
+  bool chars = false; /* a VARCHAR(n) / CHAR(n) column: lengths checked */
+  for (int c = 0; c < s->n_fields; c++) {
+    lm_typmod m = lm_schema_typmod(s, c);
+    chars = chars || m.char_len || m.bpchar;
+  }
+  if (in->schema == s && !chars) { /* imported as the source's columns */
     *out = lm_batch_retain(in);
     return 0;
   }
@@ -214,6 +232,16 @@ static int conform(lm_node *src, lm_batch *in, lm_batch **out, lm_error *err) {
       rc = lm_err(err, LM_ERR_BIND, "NULL in NOT NULL column '%s' of '%s'",
                   s->fields[c].name, src->name);
       continue;
+    }
+    lm_typmod m = lm_schema_typmod(s, c);
+    if (m.char_len || m.bpchar) { /* as an INSERT: 22001, CHAR(n) pads */
+      lm_array *t = NULL;
+      snprintf(ctx, sizeof ctx, "column '%s' of source '%s'", s->fields[c].name,
+               src->name);
+      if (!(rc = lm_conform_chars(cols[c], m, ctx, 1, &t, err))) {
+        lm_array_release(cols[c]);
+        cols[c] = t;
+      }
     }
   }
   if (rc) {

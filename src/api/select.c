@@ -3,6 +3,7 @@
  * rows of views, tables and bounded sources, run once to completion
  * through the same operators as continuous queries.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,10 +128,12 @@ static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
     return rc;
   const lm_join_plan *jp = (*plan)->join;
   lm_batch *chain = NULL;
+  lm_xt_next_role(LM_XT_JOIN_INPUT, NULL, (const void *)(intptr_t)0);
   rc = adhoc_input_rows(db, &jp->inputs[0], &chain, err);
   for (int s = 0; !rc && s < jp->n_steps; s++) {
     const lm_join_step *js = &jp->steps[s];
     lm_batch *right = NULL, *sides[2] = {NULL, NULL};
+    lm_xt_next_role(LM_XT_JOIN_INPUT, NULL, (const void *)(intptr_t)(s + 1));
     rc = adhoc_input_rows(db, &jp->inputs[s + 1], &right, err);
     int lside = js->swapped ? 1 : 0;
     if (!rc)
@@ -167,7 +170,7 @@ static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
       rc = sc.watermark(sc.ctx, INT64_MAX, err);
     }
     if (j)
-      lm_analyze_note_join(sel, s, j);
+      lm_xt_note_join(s, j);
     lm_pipeline_free(j);
     lm_batch_release(sides[0]);
     lm_batch_release(sides[1]);
@@ -191,13 +194,14 @@ static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
 
 static int select_run(const lm_select *sel, lm_schema *in_schema,
                       const char *in_name, lm_plan *jplan,
-                      laminar_result *input, int rc, laminar_result **res,
-                      lm_error *err);
+                      laminar_result *input, int rc, int how,
+                      laminar_result **res, lm_error *err);
 
 int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
                      lm_error *err) {
   /* subquery expressions are planned and run within (select_subq.c) */
   lm_subq_env *env = lm_engine_subq_enter(db);
+  lm_xt *xt = lm_xt_open(); /* EXPLAIN's trace (api/explain_adhoc.c) */
   int rc;
   if (sel->n_distinct_on && lm_select_has_over(sel))
     rc = lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column,
@@ -209,6 +213,7 @@ int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     rc = lm_engine_select_over(db, sel, res, err);
   else
     rc = lm_engine_select_plain(db, sel, res, err);
+  lm_xt_close(xt, rc ? NULL : *res, rc);
   lm_engine_subq_leave(env);
   return rc;
 }
@@ -219,6 +224,7 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
   lm_node *in = NULL;
   lm_plan *jplan = NULL; /* FROM with joins: planned with its rows */
   bool joined = lm_select_needs_join_plan(sel);
+  bool ixd = false; /* WHERE col = constant through an index */
   if (!joined && sel->from &&
       !(in = lm_engine_find_input(db, sel->from, sel->from_line,
                                   sel->from_column, err)))
@@ -237,6 +243,12 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
     rc = one ? collect(&input, one, err)
              : lm_err(err, LM_ERR_NOMEM, "out of memory");
     lm_batch_release(one);
+  } else if (in->kind == LM_NODE_MVIEW && in->view_rows && lm_xt_on() &&
+             (rc = lm_view_explain_run(db, in->name, err))) {
+    /* EXPLAIN: the view's query, run again for its description */
+  } else if (lm_xt_dry() && in->kind != LM_NODE_STREAM &&
+             (in->kind != LM_NODE_SOURCE || in->connector)) {
+    /* EXPLAIN without ANALYZE: every relation reads as empty */
   } else if (in->kind == LM_NODE_MVIEW) {
     if (in->query && in->query->agg_op) {
       lm_batch *snap = NULL;
@@ -259,7 +271,6 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
     }
   } else if (in->kind == LM_NODE_TABLE) {
     lm_batch *cur = NULL;
-    bool ixd = false; /* WHERE col = constant through an index */
     rc = lm_table_index_select(in->table, sel, &cur, &ixd, err);
     if (!rc && !ixd)
       rc = lm_table_snapshot(in->table, &cur, err);
@@ -288,7 +299,7 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
                            m);
   }
   return select_run(sel, in_schema, in ? in->name : NULL, jplan, &input, rc,
-                    res, err);
+                    ixd ? 2 : 0, res, err);
 }
 
 int lm_engine_select_rows(const lm_select *sel, lm_batch *rows,
@@ -297,7 +308,7 @@ int lm_engine_select_rows(const lm_select *sel, lm_batch *rows,
   laminar_result input = {0};
   int rc = collect(&input, rows, err);
   return select_run(sel, lm_schema_retain(rows->schema), name, NULL, &input, rc,
-                    res, err);
+                    1, res, err);
 }
 
 /* Marks in used[] (n columns) the input columns x reads. */
@@ -471,12 +482,21 @@ static int distinct_on_rows(const lm_plan *p, lm_batch **all, lm_error *err) {
 
 /* The plan of sel over its input rows (input: borrowed batch list, its
  * batches released here; in_schema: a reference, released here), run to
- * *res. rc: an error already met (then only cleans up). */
+ * *res. rc: an error already met (then only cleans up). how (for EXPLAIN):
+ * 1 = rows given by the caller, 2 = read through a table index. */
 static int select_run(const lm_select *sel, lm_schema *in_schema,
                       const char *in_name, lm_plan *jplan,
-                      laminar_result *input, int rc, laminar_result **res,
-                      lm_error *err) {
+                      laminar_result *input, int rc, int how,
+                      laminar_result **res, lm_error *err) {
   lm_plan *plan = jplan;
+  lm_xt_run xr; /* EXPLAIN's description of this run */
+  memset(&xr, 0, sizeof xr);
+  xr.sel = sel;
+  xr.in_name = (how & 1) || jplan ? NULL : in_name;
+  xr.given_rows = how & 1;
+  xr.index = (how & 2) != 0;
+  for (int i = 0; i < input->n_batches; i++)
+    xr.rows_read += input->batches[i]->num_rows;
   if (!rc && !plan)
     rc = lm_plan_select(sel, in_schema, in_name, &plan, err);
   lm_schema_release(in_schema);
@@ -540,7 +560,7 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
   for (int i = 0; i < input->n_batches; i++)
     lm_batch_release(input->batches[i]);
   free(input->batches);
-  lm_analyze_note_ops(sel, ops, n_ops);
+  lm_xt_note_ops(ops, n_ops);
   for (int i = 0; i < n_ops; i++)
     if (ops[i])
       ops[i]->vt->free(ops[i]);
@@ -555,6 +575,8 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
   for (int i = 0; i < out.n_batches; i++)
     lm_batch_release(out.batches[i]);
   free(out.batches);
+  if (!rc)
+    xr.rows_pipe = xr.rows_distinct = all->num_rows;
   if (!rc && plan->distinct) {
     /* DISTINCT: group by every visible column, first occurrence order */
     int nv = plan->n_out;
@@ -590,10 +612,20 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
   lm_batch *sorted = NULL;
   bool don = plan && plan->n_distinct_on;
   if (!rc)
-    rc = lm_batch_sort(all, plan->sort, plan->n_sort, don ? 0 : plan->offset,
-                       don ? -1 : plan->limit, &sorted, err);
+    xr.rows_distinct = all->num_rows;
+  if (!rc)
+    rc = (plan->limit_with_ties && !don ? lm_batch_sort_ties : lm_batch_sort)(
+        all, plan->sort, plan->n_sort, don ? 0 : plan->offset,
+        don ? -1 : plan->limit, &sorted, err);
+  if (!rc)
+    xr.rows_sorted = sorted->num_rows;
   if (!rc && don)
     rc = distinct_on_rows(plan, &sorted, err);
+  if (!rc && lm_xt_on()) { /* EXPLAIN: what ran */
+    xr.plan = plan;
+    xr.rows_out = sorted->num_rows;
+    lm_xt_run_done(NULL, &xr);
+  }
   lm_batch_release(all);
   if (!rc) {
     /* drop hidden sort columns */

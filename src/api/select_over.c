@@ -389,6 +389,7 @@ static int result_batch(laminar_result *r, lm_batch **out, lm_error *err) {
 static int select_over_subquery(laminar_db *db, const lm_select *sel,
                                 laminar_result **res, lm_error *err) {
   laminar_result *sub = NULL;
+  lm_xt_next_role(LM_XT_FROM_SUB, NULL, NULL); /* EXPLAIN's trace */
   int rc = lm_engine_select(db, sel->from_clause->subquery, &sub, err);
   if (rc)
     return rc;
@@ -401,6 +402,7 @@ static int select_over_subquery(laminar_db *db, const lm_select *sel,
   outer.from_clause = NULL;
   outer.from_subquery = NULL;
   outer.from = sel->from_alias;
+  lm_xt_subquery_input(sel->from_alias, rows->num_rows);
   rc = lm_engine_select_rows(&outer, rows, sel->from_alias, res, err);
   lm_batch_release(rows);
   return rc;
@@ -503,6 +505,7 @@ int lm_engine_select_over(laminar_db *db, const lm_select *sel,
     inner.limit = -1;
     inner.offset = 0;
     inner.distinct = false;
+    lm_xt_next_role(LM_XT_OVER_INNER, NULL, NULL); /* EXPLAIN's trace */
     rc = lm_engine_select(db, &inner, &ires, err);
   }
   if (!rc)
@@ -581,6 +584,7 @@ int lm_engine_select_over(laminar_db *db, const lm_select *sel,
       c.end = w->frame->end.kind;
       c.start_off = w->fs_item >= 0 ? rows->columns[base + w->fs_item] : NULL;
       c.end_off = w->fe_item >= 0 ? rows->columns[base + w->fe_item] : NULL;
+      c.exclude = w->frame->exclude;
     }
     c.line = w->call->line;
     c.column = w->call->column;
@@ -590,6 +594,8 @@ int lm_engine_select_over(laminar_db *db, const lm_select *sel,
       rc = lm_window_fn_eval(&c, rows->num_rows, &res_col, err);
     if (rc)
       break;
+    lm_xt_window_call(w->call, w->part, w->n_part, w->order, w->n_order,
+                      w->frame);
     int col = rows->schema->n_fields + k;
     char nm[32];
     snprintf(nm, sizeof nm, "__w%d", k);
@@ -644,6 +650,8 @@ int lm_engine_select_over(laminar_db *db, const lm_select *sel,
     outer.n_order_by = sel->n_order_by;
     outer.limit = sel->limit;
     outer.offset = sel->offset;
+    if (!rc)
+      lm_xt_window_input(all->num_rows);
     if (!rc)
       rc = lm_engine_select_rows(&outer, all, NULL, res, err);
   }
@@ -747,6 +755,12 @@ static int stream_call(rw *r, const wcall *w, const lm_schema *in,
   oc->unit = LM_FRAME_RANGE;
   oc->preceding = -1;
   const lm_window_frame *f = w->frame;
+  if (f && f->exclude) {
+    lm_err_at(err, LM_ERR_BIND, f->xline, f->xcolumn,
+              "EXCLUDE in a window over a stream is not supported (only "
+              "EXCLUDE NO OTHERS, the default)");
+    return lm_err_state(err, "0A000");
+  }
   if (f) {
     if (f->unit == LM_FRAME_GROUPS || f->end.kind != LM_BOUND_CURRENT_ROW ||
         (f->start.kind != LM_BOUND_UNBOUNDED_PRECEDING &&

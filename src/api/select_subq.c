@@ -59,6 +59,7 @@ static int env_prepare(void *ctx, lm_subplan *sp, lm_schema **schema,
   lm_batch *rows = NULL;
   int64_t hits = lm_subq_dry_hits();
   lm_subq_dry(+1); /* the subqueries it holds are not run now */
+  lm_xt_next_role(LM_XT_SUBPLAN_PREPARE, NULL, sp); /* EXPLAIN's trace */
   int rc = select_batch(env->db, sp->sel, &rows, schema, err);
   lm_subq_dry(-1);
   /* uncorrelated and exact: these are its rows (its InitPlan) */
@@ -75,6 +76,7 @@ static int env_prepare(void *ctx, lm_subplan *sp, lm_schema **schema,
 static int env_run(void *ctx, lm_subplan *sp, lm_batch **out, lm_error *err) {
   lm_subq_env *env = ctx;
   lm_plan_subq_run_enter(sp);
+  lm_xt_next_role(LM_XT_SUBPLAN_RUN, NULL, sp); /* EXPLAIN's trace */
   int rc = select_batch(env->db, sp->sel, out, NULL, err);
   lm_plan_subq_run_leave();
   return rc;

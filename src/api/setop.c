@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "api/srf_from.h"
 #include "exec/lm_strfn.h"
 
 /* ------------------------------------------------------ temp relations */
@@ -534,7 +535,8 @@ static int order_limit(const lm_select *sel, lm_batch **b, lm_error *err) {
   }
   lm_batch *sorted = NULL;
   if (!rc)
-    rc = lm_batch_sort(*b, keys, n, sel->offset, sel->limit, &sorted, err);
+    rc = (sel->limit_with_ties ? lm_batch_sort_ties : lm_batch_sort)(
+        *b, keys, n, sel->offset, sel->limit, &sorted, err);
   if (!rc) {
     lm_batch_release(*b);
     *b = sorted;
@@ -590,6 +592,7 @@ static int run_setop(laminar_db *db, const lm_select *sel, lm_batch **out,
     ps[i].q = q[i];
     ps[i].line = q[i]->line;
     ps[i].column = q[i]->column;
+    lm_xt_next_role(LM_XT_OPERAND, NULL, NULL);
     rc = run_one(db, q[i], &ps[i].b, err);
   }
   lm_batch *all = NULL;
@@ -630,6 +633,7 @@ static int run_values(laminar_db *db, const lm_select *sel, lm_batch **out,
     s->limit = -1;
     ps[r].line = s->line;
     ps[r].column = s->column;
+    lm_xt_next_role(LM_XT_VALUES_ROW, NULL, NULL);
     rc = run_one(db, s, &ps[r].b, err);
     /* unknown-typed literals: judged on the row's own expressions */
     one[r].values = &sel->values[r];
@@ -679,7 +683,7 @@ static bool from_needs(const lm_from *f, int depth) {
     return false;
   if (f->kind == LM_FROM_JOIN)
     return from_needs(f->left, depth + 1) || from_needs(f->right, depth + 1);
-  if (f->n_col_aliases)
+  if (f->n_col_aliases || f->kind == LM_FROM_FUNCTION)
     return true;
   return f->kind == LM_FROM_SUBQUERY && !keep_subquery(f->subquery);
 }
@@ -708,14 +712,39 @@ bool lm_setop_applies(const lm_select *sel) {
   if (sel->adhoc_rewritten)
     return false;
   return sel->setop || sel->values || sel->n_ctes ||
-         from_needs(sel->from_clause, 0) || reorderable(sel);
+         from_needs(sel->from_clause, 0) || reorderable(sel) ||
+         lm_srf_select_applies(sel); /* srf_from.c */
 }
 
 typedef struct rewrite {
   laminar_db *db;
   lm_arena *a;
   int n_made;
+  int64_t srf_cap; /* lm_srf_limit_cap of the query (-1 = none) */
 } rewrite;
+
+/* FROM item f, a function call (srf_from.c), as a temporary relation;
+ * left: the items before it when it is a join's right side. */
+static int rewrite_func(rewrite *w, const lm_from *f, const lm_from *left,
+                        lm_from *c, lm_expr **on, lm_error *err) {
+  char name[64];
+  snprintf(name, sizeof name, "(function %d.%d)", w->db->n_temps, ++w->n_made);
+  char *nm = lm_arena_strndup(w->a, name, strlen(name));
+  if (!nm)
+    return nomem(err);
+  int rc = lm_srf_from_eval(w->db, w->a, f, left, left ? -1 : w->srf_cap, name,
+                            on, err);
+  if (rc)
+    return rc;
+  c->kind = LM_FROM_TABLE;
+  c->name = nm;
+  c->alias = f->alias ? f->alias : f->name;
+  c->col_aliases = NULL;
+  c->n_col_aliases = 0;
+  c->funcs = NULL;
+  c->n_funcs = 0;
+  return 0;
+}
 
 /* A copy of FROM tree f with every derived table replaced by a temporary
  * relation holding its rows. */
@@ -728,15 +757,67 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
   *out = c;
   if (depth > 1000)
     return pos_err(err, f->line, f->column, NULL, "too many joins");
+  if (f->kind == LM_FROM_JOIN && f->right->kind == LM_FROM_FUNCTION) {
+    /* a function after other items: lateral (srf_from.c) */
+    int rc = rewrite_from(w, f->left, &c->left, err, depth + 1);
+    lm_from *r = rc ? NULL : lm_arena_alloc(w->a, sizeof *r);
+    lm_expr *on = NULL;
+    if (!rc && !r)
+      rc = nomem(err);
+    if (!rc) {
+      *r = *f->right;
+      c->right = r;
+      rc = rewrite_func(w, f->right, c->left, r, &on, err);
+    }
+    if (rc || !on)
+      return rc;
+    if (f->join != LM_SQL_JOIN_INNER && f->join != LM_SQL_JOIN_CROSS &&
+        f->join != LM_SQL_JOIN_LEFT) {
+      const lm_expr *ref = on->op == LM_OP_AND ? on->args[1] : on;
+      const char *tb = ref->args[1]->table;
+      pos_err(err, ref->args[1]->line, ref->args[1]->column, "42P10",
+              "invalid reference to FROM-clause entry%s%s%s",
+              tb ? " for table \"" : "", tb ? tb : "", tb ? "\"" : "");
+      return lm_err_detail(err, "The combining JOIN type must be INNER or "
+                                "LEFT for a LATERAL reference.");
+    }
+    if (f->on) {
+      lm_expr *and = lm_arena_alloc(w->a, sizeof *and);
+      lm_expr **aa = lm_arena_alloc(w->a, sizeof *aa * 2);
+      if (!and || !aa)
+        return nomem(err);
+      and->kind = LM_EXPR_BINARY;
+      and->op = LM_OP_AND;
+      and->line = on->line;
+      and->column = on->column;
+      aa[0] = on;
+      aa[1] = f->on;
+      and->args = aa;
+      and->n_args = 2;
+      on = and;
+    }
+    c->on = on;
+    if (c->join == LM_SQL_JOIN_CROSS)
+      c->join = LM_SQL_JOIN_INNER;
+    return 0;
+  }
   if (f->kind == LM_FROM_JOIN) {
     int rc = rewrite_from(w, f->left, &c->left, err, depth + 1);
     return rc ? rc : rewrite_from(w, f->right, &c->right, err, depth + 1);
+  }
+  if (f->kind == LM_FROM_FUNCTION) {
+    lm_expr *on = NULL;
+    return rewrite_func(w, f, NULL, c, &on, err);
   }
   if (!f->n_col_aliases &&
       (f->kind == LM_FROM_TABLE || keep_subquery(f->subquery)))
     return 0;
   lm_batch *b = NULL;
   int rc;
+  char name[64];
+  snprintf(name, sizeof name, "(derived table %d.%d)", w->db->n_temps,
+           ++w->n_made);
+  lm_xt_next_role(LM_XT_DERIVED, name, NULL); /* EXPLAIN's trace */
   if (f->kind == LM_FROM_SUBQUERY) {
     rc = run_one(w->db, f->subquery, &b, err);
   } else { /* name AS t(a, b): SELECT * FROM name */
@@ -767,9 +848,6 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
   if (!rc && f->n_col_aliases)
     rc = rename_cols(&b, f->col_aliases, f->n_col_aliases, "table", rel,
                      f->line, f->column, err);
-  char name[64];
-  snprintf(name, sizeof name, "(derived table %d.%d)", w->db->n_temps,
-           ++w->n_made);
   char *nm = lm_arena_strndup(w->a, name, strlen(name));
   if (!rc && !nm)
     rc = nomem(err);
@@ -997,13 +1075,14 @@ static int reorder(rewrite *w, lm_select *body, lm_error *err) {
     ss.limit = -1;
     ss.adhoc_rewritten = true;
     lm_batch *b = NULL;
-    if (!ss.where)
-      rc = nomem(err);
-    if (!rc)
-      rc = run_one(w->db, &ss, &b, err);
     char name[64];
     snprintf(name, sizeof name, "(filtered %s %d.%d)", r[i].qual,
              w->db->n_temps, ++w->n_made);
+    if (!ss.where)
+      rc = nomem(err);
+    lm_xt_next_role(LM_XT_FILTERED, name, NULL); /* EXPLAIN's trace */
+    if (!rc)
+      rc = run_one(w->db, &ss, &b, err);
     char *nm2 = rc ? NULL : lm_arena_strndup(w->a, name, strlen(name));
     if (!rc && !nm2)
       rc = nomem(err);
@@ -1080,6 +1159,7 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
                        "WITH query name \"%s\" specified more than once",
                        c->name);
       lm_batch *b = NULL;
+      lm_xt_next_role(LM_XT_CTE, c->name, NULL); /* EXPLAIN's trace */
       if (!rc)
         rc = run_one(db, c->query, &b, err);
       if (!rc && c->n_cols)
@@ -1094,8 +1174,11 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     lm_select body = *sel; /* may hold derived tables: not rewritten */
     body.ctes = NULL;
     body.n_ctes = 0;
+    lm_xt_next_role(LM_XT_BODY, NULL, NULL);
     if (!rc)
       rc = lm_engine_select(db, &body, res, err);
+    if (!rc)
+      lm_xt_with_done(sel);
     lm_engine_temps_pop(db, base);
     return rc;
   }
@@ -1103,8 +1186,19 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     lm_batch *b = NULL;
     rc =
         sel->setop ? run_setop(db, sel, &b, err) : run_values(db, sel, &b, err);
+    int64_t n_in = rc ? 0 : b->num_rows;
     if (!rc)
       rc = order_limit(sel, &b, err);
+    if (!rc && lm_xt_on()) { /* EXPLAIN's trace */
+      int n = sel->n_values;
+      if (sel->setop) {
+        n = 2;
+        for (const lm_select *l = sel->set_left; union_link(l, sel);
+             l = l->set_left)
+          n++;
+      }
+      lm_xt_setop_done(sel, n, n_in, b->num_rows);
+    }
     if (!rc && sel->emit != LM_EMIT_DEFAULT)
       rc = pos_err(err, sel->line, sel->column, NULL,
                    "EMIT is only allowed in CREATE STREAM / MATERIALIZED VIEW");
@@ -1116,9 +1210,12 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
   /* derived tables in FROM: materialized, then a plain SELECT */
   lm_arena a;
   lm_arena_init(&a, 1024);
-  rewrite w = {db, &a, 0};
+  /* set-returning calls in the select list: a lateral call in FROM */
+  rc = lm_srf_rewrite_select(&a, sel, &sel, err);
+  rewrite w = {db, &a, 0, rc ? -1 : lm_srf_limit_cap(sel)};
   lm_from *nf = NULL;
-  rc = rewrite_from(&w, sel->from_clause, &nf, err, 0);
+  if (!rc)
+    rc = rewrite_from(&w, sel->from_clause, &nf, err, 0);
   if (!rc) {
     lm_select body = *sel;
     body.adhoc_rewritten = true;
@@ -1135,8 +1232,11 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     } else if (nf->kind == LM_FROM_SUBQUERY) { /* kept (Top-N) */
       body.from_subquery = nf->subquery;
     }
+    lm_xt_next_role(LM_XT_BODY, NULL, NULL);
     if (!rc)
       rc = lm_engine_select(db, &body, res, err);
+    if (!rc)
+      lm_xt_body_done();
   }
   lm_engine_temps_pop(db, base);
   lm_arena_free(&a);
@@ -1170,6 +1270,9 @@ static int check_from_cq(const lm_from *f, int depth, lm_error *err) {
 }
 
 static int check_cq(const lm_select *s, int depth, lm_error *err) {
+  int src = lm_srf_check_continuous(s, err); /* srf_from.c */
+  if (src)
+    return src;
   if (s->setop == LM_SETOP_UNION && s->set_all)
     return pos_err(err, s->line, s->column, "0A000",
                    "UNION ALL is supported at the top of a continuous query "

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "exec/lm_join.h"
 
 /* Marks in used[0..n) the input columns x reads. */
 static void mark_expr(const lm_bexpr *x, bool *used, int n) {
@@ -231,6 +232,93 @@ int lm_source_filter_preds(const lm_node *src, lm_gen_pred *p, int max) {
   return np;
 }
 
+/* ------------------------------------------- late materialization */
+
+/* Whether leaf l (input l.i of a query's top join plan jp, a table input)
+ * enters a join step whose dynamic filter (lm_join_step.dyn) drops its
+ * rows, with no key projection: then *step is the step and *side the
+ * leaf's side of it. */
+static bool dyn_leaf(jleaf l, const lm_join_plan *jp, int *step, int *side) {
+  if (l.jp != jp || jp->inputs[l.i].sub || !jp->n_steps)
+    return false;
+  int s = l.i ? l.i - 1 : 0;
+  const lm_join_step *js = &jp->steps[s];
+  int sd = l.i ? (js->swapped ? 0 : 1) : (js->swapped ? 1 : 0);
+  if (!js->dyn || js->dyn_side != sd || js->n_proj[sd] ||
+      js->side_changelog[sd] || js->time_col[sd] < 0 || js->dyn_key < 0 ||
+      js->dyn_key >= js->n_keys || !js->side_schema[sd])
+    return false;
+  *step = s;
+  *side = sd;
+  return true;
+}
+
+bool lm_source_lazy_cols(const lm_node *src, bool *lazy, int n, int *key_col,
+                         int *time_col, lm_operator **join) {
+  bool other[LM_PUSHDOWN_MAX_COLS] = {0}, mine[LM_PUSHDOWN_MAX_COLS] = {0};
+  for (int i = 0; i < n; i++)
+    lazy[i] = false;
+  *join = NULL;
+  if (src->kind != LM_NODE_SOURCE || src->n_sinks > 0 || src->n_subs > 0 ||
+      !src->schema || src->schema->n_fields > n || n > LM_PUSHDOWN_MAX_COLS ||
+      src->proctime_col1)
+    return false;
+  const lm_join_step *cand = NULL;
+  int cside = 0;
+  for (int i = 0; i < src->n_queries; i++) {
+    const lm_query *q = src->queries[i];
+    bool seen = false; /* a self-join lists its query once per input */
+    for (int h = 0; h < i; h++)
+      seen |= src->queries[h] == q;
+    if (seen)
+      continue;
+    if (q->late_to || q->uni)
+      return false;
+    if (!q->n_ins) {
+      if (q->input != src || !mark_plan(q->plan, other, n))
+        return false;
+      continue;
+    }
+    jleaf lv[64];
+    const lm_join_plan *jp = q->plan ? q->plan->join : NULL;
+    int nl = jp ? leaves(jp, lv, 0, 64) : -1;
+    if (nl != q->n_ins)
+      return false;
+    for (int k = 0; k < q->n_ins; k++) {
+      if (q->ins[k].node != src)
+        continue;
+      int st, sd;
+      if (!cand && dyn_leaf(lv[k], jp, &st, &sd) && st < q->n_joins &&
+          lv[k].jp->steps[st].side_schema[sd]->n_fields <= n) {
+        if (!mark_leaf(lv[k], mine, n))
+          return false;
+        cand = &jp->steps[st];
+        cside = sd;
+        *join = q->joins[st]; /* the top plan's steps come first */
+      } else if (!mark_leaf(lv[k], other, n)) {
+        return false;
+      }
+    }
+  }
+  if (!cand)
+    return false;
+  *key_col = cand->keys[cside][cand->dyn_key];
+  *time_col = cand->time_col[cside];
+  if (src->wm_col >= 0 && src->wm_col < n)
+    other[src->wm_col] = true;
+  bool any = false;
+  for (int c = 0; c < n; c++) {
+    lazy[c] = mine[c] && !other[c] && c != *key_col && c != *time_col;
+    any |= lazy[c];
+  }
+  return any;
+}
+
+/* lm_gen_verdict_fn over a join's dynamic filter (ctx: the join) */
+static void join_verdict(void *ctx, int64_t t, lm_gen_verdict *v) {
+  lm_join_dynfilter_verdict(ctx, t, &v->t_lo, &v->t_hi, &v->k_lo, &v->k_hi);
+}
+
 int lm_source_pushdown(lm_node *src, lm_source_reader *r, lm_error *err) {
   if (!r || !src->connector || lm_strcasecmp(src->connector, "NEXMARK"))
     return 0;
@@ -248,7 +336,19 @@ int lm_source_pushdown(lm_node *src, lm_source_reader *r, lm_error *err) {
   if (!rs || !src->schema || src->schema->n_fields > LM_PUSHDOWN_MAX_COLS)
     return lm_nexmark_reader_project(r, NULL, 0, err);
   bool some = lm_source_needed_cols(src, need, LM_PUSHDOWN_MAX_COLS);
-  return lm_nexmark_reader_project(r, some ? need : NULL, rs->n_fields, err);
+  if ((rc =
+           lm_nexmark_reader_project(r, some ? need : NULL, rs->n_fields, err)))
+    return rc;
+  /* columns only a dynamically filtered join side reads: made only for
+   * the rows its filter keeps */
+  bool lazy[LM_PUSHDOWN_MAX_COLS];
+  int key = -1, time = -1;
+  lm_operator *join = NULL;
+  bool on = lm_source_lazy_cols(src, lazy, LM_PUSHDOWN_MAX_COLS, &key, &time,
+                                &join) &&
+            key < rs->n_fields && time < rs->n_fields;
+  return lm_nexmark_reader_lazy(r, lazy, on ? rs->n_fields : 0, key, time,
+                                on ? join_verdict : NULL, join, &applied);
 }
 
 int lm_source_filter_watermark(laminar_db *db, lm_node *src, bool *moved,

@@ -255,6 +255,10 @@ static void walk_from(refs *r, const lm_from *f, int depth) {
   case LM_FROM_SUBQUERY:
     walk_select(r, f->subquery, depth + 1);
     break;
+  case LM_FROM_FUNCTION: /* subqueries in its arguments */
+    for (int i = 0; i < f->n_funcs; i++)
+      walk_expr(r, f->funcs[i], depth + 1);
+    break;
   case LM_FROM_JOIN:
     walk_from(r, f->left, depth + 1);
     walk_from(r, f->right, depth + 1);
@@ -509,6 +513,17 @@ static int adhoc(laminar_db *db, const lm_stmt *st, const refs *r,
   if (!rc)
     rc = exec_inner(db, st, res, err);
   lm_engine_temps_pop(db, base);
+  return rc;
+}
+
+int lm_view_explain_run(laminar_db *db, const char *name, lm_error *err) {
+  lm_view *v = find_view(db, name);
+  if (!v)
+    return 0;
+  laminar_result *res = NULL;
+  lm_xt_next_role(LM_XT_VIEW, name, NULL);
+  int rc = lm_engine_select(db, v->query, &res, err);
+  laminar_result_free(res);
   return rc;
 }
 

@@ -405,6 +405,19 @@ int lm_cli_bench(int argc, char **argv) {
           printf(" %s", n->schema->fields[c].name);
       printf("\n");
     }
+    bool lazy[LM_PUSHDOWN_MAX_COLS];
+    int lkey, ltime;
+    lm_operator *ljoin;
+    if (!from_memory && lm_source_lazy_cols(n, lazy, LM_PUSHDOWN_MAX_COLS,
+                                            &lkey, &ltime, &ljoin)) {
+      printf("  %s makes", n->name);
+      for (int c = 0; c < n->schema->n_fields; c++)
+        if (lazy[c])
+          printf(" %s", n->schema->fields[c].name);
+      printf(" only for the rows the join's dynamic filter on %s keeps (late "
+             "materialization)\n",
+             n->schema->fields[lkey].name);
+    }
     lm_gen_pred preds[LM_GEN_MAX_PREDS];
     int np =
         from_memory ? 0 : lm_source_filter_preds(n, preds, LM_GEN_MAX_PREDS);

@@ -261,6 +261,9 @@ static int cmd_run(const char *file, out_fmt fmt) {
     if (n->kind == LM_NODE_SOURCE && n->late_dropped)
       fprintf(stderr, "source %s: %lld late rows dropped\n", n->name,
               (long long)n->late_dropped);
+    if (n->kind == LM_NODE_SOURCE && n->bad_rows) /* docs/bad_rows.md */
+      fprintf(stderr, "source %s: %lld bad rows skipped\n", n->name,
+              (long long)n->bad_rows);
     int64_t late = 0;
     for (lm_operator *op = n->query ? n->query->head : NULL; op; op = op->next)
       late += op->late_dropped;

@@ -582,3 +582,20 @@ oom:
   reset_after_finish(b, 0, 0);
   return LM_ERR_NOMEM;
 }
+
+void lm_builder_truncate(lm_builder *b, int64_t len) {
+  if (len < 0 || len >= b->length)
+    return;
+  for (int64_t i = len; i < b->length; i++) {
+    if (b->validity) {
+      if (!lm_bit_get(b->validity, i))
+        b->null_count--;
+      lm_bit_clear(b->validity, i);
+    }
+    if (b->type.id == LM_TYPE_BOOL) /* bits beyond length stay zero */
+      lm_bit_clear(b->values, i);
+  }
+  if (is_str(b->type))
+    b->data_len = ((int32_t *)b->values)[len];
+  b->length = len;
+}

@@ -228,3 +228,83 @@ int lm_conform_array(lm_array *a, lm_type to, const char *ctx, lm_array **out,
   lm_builder_free(&b);
   return rc;
 }
+
+/* ------------------------------------------------- VARCHAR(n) / CHAR(n) */
+
+int lm_char_assign(const char *s, int32_t len, lm_typmod m, int32_t *keep,
+                   int32_t *pad) {
+  int32_t cut = len, chars = 0; /* the bytes of the first n characters */
+  for (int32_t k = 0; k < len; k++) {
+    if (((unsigned char)s[k] & 0xC0) == 0x80)
+      continue;
+    if (m.char_len > 0 && chars == m.char_len) {
+      cut = k;
+      break;
+    }
+    chars++;
+  }
+  for (int32_t k = cut; k < len; k++)
+    if (s[k] != ' ')
+      return -1;
+  *keep = cut;
+  *pad = m.bpchar && chars < m.char_len ? m.char_len - chars : 0;
+  return 0;
+}
+
+const char *lm_char_type_name(lm_typmod m, char *buf, size_t n) {
+  snprintf(buf, n, "%s(%d)", m.bpchar ? "character" : "character varying",
+           (int)m.char_len);
+  return buf;
+}
+
+int lm_conform_chars(lm_array *a, lm_typmod m, const char *ctx,
+                     int64_t first_row, lm_array **out, lm_error *err) {
+  bool change = false;
+  for (int64_t i = 0; i < a->length && a->type.id == LM_TYPE_UTF8; i++) {
+    if (lm_array_is_null(a, i))
+      continue;
+    int32_t len, keep, pad;
+    const char *s = lm_array_str(a, i, &len);
+    if (lm_char_assign(s, len, m, &keep, &pad)) {
+      char tn[64];
+      lm_err(err, LM_ERR_EXEC, "%s: row %lld: value too long for type %s", ctx,
+             (long long)(first_row + i), lm_char_type_name(m, tn, sizeof tn));
+      return lm_err_state(err, "22001");
+    }
+    if (keep != len || pad)
+      change = true;
+  }
+  if (!change) {
+    *out = lm_array_retain(a);
+    return 0;
+  }
+  lm_builder b;
+  if (lm_builder_init(&b, a->type, a->length))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_buf tmp;
+  lm_buf_init(&tmp);
+  int rc = 0;
+  for (int64_t i = 0; i < a->length && !rc; i++) {
+    if (lm_array_is_null(a, i)) {
+      lm_builder_append_null(&b);
+      continue;
+    }
+    int32_t len, keep, pad;
+    const char *s = lm_array_str(a, i, &len);
+    (void)lm_char_assign(s, len, m, &keep, &pad);
+    lm_buf_reset(&tmp);
+    if (lm_buf_append(&tmp, s, (size_t)keep) ||
+        lm_buf_reserve(&tmp, (size_t)pad + 1)) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      break;
+    }
+    memset(tmp.data + tmp.len, ' ', (size_t)pad);
+    lm_builder_append_str(&b, tmp.len + (size_t)pad ? tmp.data : "",
+                          keep + pad);
+  }
+  lm_buf_free(&tmp);
+  if (!rc && lm_builder_finish(&b, out))
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_builder_free(&b);
+  return rc;
+}

@@ -502,6 +502,11 @@ void lm_builder_append_double(lm_builder *b, double v); /* FLOAT32/64 */
 void lm_builder_append_str(lm_builder *b, const char *p, int32_t len);
 /* Appends an lm_value, converting between compatible numeric types. */
 void lm_builder_append_value(lm_builder *b, const lm_value *v);
+/* Takes back the rows from len on (len <= length; a larger len does
+ * nothing): the builder is as it was after its first len appends. For a
+ * reader dropping a record it has partly appended. */
+void lm_builder_truncate(lm_builder *b, int64_t len);
+
 /* Appends row i of array a (same type). */
 void lm_builder_append_from(lm_builder *b, const lm_array *a, int64_t i);
 

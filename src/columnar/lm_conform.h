@@ -36,4 +36,24 @@ bool lm_conform_possible(lm_type from, lm_type to);
 int lm_conform_array(lm_array *a, lm_type to, const char *ctx, lm_array **out,
                      lm_error *err);
 
+/* PostgreSQL's assignment of text s[0, len) (UTF-8) to a column declared
+ * VARCHAR(n) / CHAR(n) (m.char_len = n, 0: no limit; m.bpchar pads): the
+ * first n characters are kept (*keep, in bytes) and characters past them
+ * may only be spaces, which are cut; CHAR(n) adds *pad spaces up to n
+ * characters. Returns 0, or -1 when a character past n is not a space
+ * (PostgreSQL's 22001 "value too long for type character varying(n)"). */
+int lm_char_assign(const char *s, int32_t len, lm_typmod m, int32_t *keep,
+                   int32_t *pad);
+/* The SQL name of m's type, "character varying(3)" / "character(3)", into
+ * buf (n bytes); returns buf. */
+const char *lm_char_type_name(lm_typmod m, char *buf, size_t n);
+/* lm_char_assign applied to every row of a (a UTF8 array; other types are
+ * returned as they are): *out a new reference (to a itself when no value
+ * changes). Errors: LM_ERR_EXEC "<ctx>: row N: value too long for type
+ * character varying(n)" (N = first_row + the row's index: first_row is the
+ * 1-based number of a's row 0 in its input) with SQLSTATE 22001,
+ * LM_ERR_NOMEM. */
+int lm_conform_chars(lm_array *a, lm_typmod m, const char *ctx,
+                     int64_t first_row, lm_array **out, lm_error *err);
+
 #endif

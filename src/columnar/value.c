@@ -50,15 +50,25 @@ static int put_f64(lm_buf *out, double d) {
   return lm_buf_puts(out, tmp);
 }
 
+/* PostgreSQL's float4out (extra_float_digits 1): the shortest digits that
+ * read back as f, written as %f when the decimal exponent is in [-4, 6)
+ * and as %e otherwise ("123456", "1.234567e+06", "0.0001", "1e-05"). */
 static int put_f32(lm_buf *out, float f) {
   if (!isfinite(f))
     return put_nonfinite(out, f);
-  char tmp[40];
-  int first = f != 0 && fabsf(f) < FLT_MIN ? 1 : 6;
-  for (int prec = first; prec <= 9; prec++) {
-    snprintf(tmp, sizeof tmp, "%.*g", prec, (double)f);
-    if (prec == 9 || strtof(tmp, NULL) == f)
+  char tmp[48];
+  int prec = 1;
+  for (; prec < 9; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*e", prec - 1, (double)f);
+    if (strtof(tmp, NULL) == f)
       break;
+  }
+  snprintf(tmp, sizeof tmp, "%.*e", prec - 1, (double)f);
+  const char *ep = strchr(tmp, 'e');
+  int exp = ep ? atoi(ep + 1) : 0;
+  if (exp >= -4 && exp < 6) {
+    int dec = prec - 1 - exp;
+    snprintf(tmp, sizeof tmp, "%.*f", dec > 0 ? dec : 0, (double)f);
   }
   return lm_buf_puts(out, tmp);
 }

@@ -11,6 +11,7 @@
 
 #include "columnar/lm_conform.h"
 #include "connectors/lm_connectors.h"
+#include "format/format_internal.h"
 #include "format/lm_csv.h"
 #include "format/lm_ipc.h"
 #include "format/lm_json.h"
@@ -54,13 +55,95 @@ typedef struct files_reader {
   char *chunk;
   const char *last_path; /* the batch returned last: its file */
   int64_t last_first;    /* and the 1-based row of its first row there */
+  /* 'on-error' = 'dead-letter' (the default): bad rows go to `bad`, in
+   * lm_dead_letter_schema(), until lm_source_reader.bad_rows takes them */
+  bool divert;
+  lm_batch_builder bad;
+  int64_t n_bad;
 } files_reader;
+
+#define DL_RAW_MAX 4096 /* bytes of a bad row kept in the dead letter */
+
+lm_schema *lm_dead_letter_schema(void) {
+  static const char *const names[] = {"source",      "file",  "line", "col",
+                                      "byte_offset", "error", "raw"};
+  lm_schema *s = lm_schema_new(7);
+  for (int i = 0; s && i < 7; i++)
+    lm_schema_set_field(
+        s, i, names[i],
+        lm_type_make(i >= 2 && i <= 4 ? LM_TYPE_INT64 : LM_TYPE_UTF8), i >= 5);
+  return s;
+}
+
+/* Appends p[0..n) to b as VARCHAR: invalid UTF-8 bytes become U+FFFD, and
+ * at most DL_RAW_MAX bytes are kept ("..." marks a cut). */
+static void append_clean(lm_builder *b, const char *p, size_t n) {
+  bool cut = n > DL_RAW_MAX;
+  if (cut)
+    n = DL_RAW_MAX;
+  lm_buf o;
+  lm_buf_init(&o);
+  size_t i = 0;
+  while (i < n) {
+    size_t ok = lm_fmt_utf8_check(p + i, n - i);
+    if (ok == n - i) {
+      lm_buf_append(&o, p + i, ok);
+      break;
+    }
+    lm_buf_append(&o, p + i, ok);
+    if (cut && n - i - ok < 4) /* a sequence split by the cut */
+      break;
+    lm_buf_append(&o, "\xEF\xBF\xBD", 3);
+    i += ok + 1;
+  }
+  if (cut)
+    lm_buf_append(&o, "...", 3);
+  lm_builder_append_str(b, o.data ? o.data : "", (int32_t)o.len);
+  lm_buf_free(&o);
+}
+
+/* lm_bad_row_fn of the CSV / JSON readers: the row goes to r->bad. */
+static int on_bad_row(void *ctx, const lm_bad_row *x) {
+  files_reader *r = ctx;
+  if (!r->bad.schema) {
+    lm_schema *s = lm_dead_letter_schema();
+    int rc = s ? lm_batch_builder_init(&r->bad, s, 16) : LM_ERR_NOMEM;
+    lm_schema_release(s);
+    if (rc)
+      return LM_ERR_NOMEM;
+  }
+  r->n_bad++;
+  lm_builder *c = r->bad.cols;
+  const char *name = r->base.name ? r->base.name : "";
+  lm_builder_append_str(&c[0], name, (int32_t)strlen(name));
+  append_clean(&c[1], x->source, strlen(x->source));
+  lm_builder_append_int(&c[2], x->line);
+  lm_builder_append_int(&c[3], x->column);
+  lm_builder_append_int(&c[4], x->byte_offset);
+  append_clean(&c[5], x->message, strlen(x->message));
+  append_clean(&c[6], x->raw, x->raw_len);
+  return 0;
+}
+
+static int files_bad_rows(lm_source_reader *base, lm_batch **out,
+                          int64_t *n_total, lm_error *err) {
+  files_reader *r = (files_reader *)base;
+  *out = NULL;
+  *n_total = r->n_bad;
+  if (!r->bad.schema || lm_batch_builder_rows(&r->bad) == 0)
+    return 0;
+  return lm_batch_builder_finish(&r->bad, out, err);
+}
 
 static void *reader_new(files_reader *r, const char *path) {
   switch (r->fmt) {
   case FMT_JSON: {
     lm_json_options o;
     lm_json_options_default(&o);
+    if (r->divert) {
+      o.on_bad = on_bad_row;
+      o.bad_ctx = r;
+    }
     return lm_json_reader_new(r->schema, &o, path);
   }
   case FMT_IPC:
@@ -127,9 +210,11 @@ static int reader_flush(files_reader *r, open_file *f, lm_error *err) {
  * case-insensitive), converted to the declared type by lm_conform_array
  * (integers and floats widen, unsigned fits-or-errors, timestamps change
  * unit, Date -> TIMESTAMP, LargeUtf8 and dictionaries -> VARCHAR, other
- * Arrow-only types -> VARCHAR as text); anything else is an error. */
-static int conform_ipc(files_reader *r, const char *path, lm_batch *in,
-                       lm_batch **out, lm_error *err) {
+ * Arrow-only types -> VARCHAR as text); anything else is an error.
+ * VARCHAR(n) / CHAR(n) columns are assigned as an INSERT assigns (22001
+ * naming the file's row: first_row is in's first). */
+static int conform_ipc(files_reader *r, const char *path, int64_t first_row,
+                       lm_batch *in, lm_batch **out, lm_error *err) {
   lm_schema *s = r->schema, *fs = in->schema;
   int nc = s->n_fields;
   lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
@@ -163,6 +248,14 @@ static int conform_ipc(files_reader *r, const char *path, lm_batch *in,
     if (!rc && !f->nullable && cols[c]->null_count > 0)
       rc = lm_err(err, LM_ERR_PARSE, "%s: NULL value for NOT NULL column '%s'",
                   path, f->name);
+    lm_typmod m = lm_schema_typmod(s, c);
+    if (!rc && (m.char_len || m.bpchar)) { /* VARCHAR(n) / CHAR(n) */
+      lm_array *t = NULL;
+      if (!(rc = lm_conform_chars(cols[c], m, ctx, first_row, &t, err))) {
+        lm_array_release(cols[c]);
+        cols[c] = t;
+      }
+    }
   }
   if (rc) {
     for (int c = 0; c < nc; c++)
@@ -197,7 +290,7 @@ static int reader_next(files_reader *r, open_file *f, lm_batch **out,
   }
   if (!b)
     return 0;
-  int rc = conform_ipc(r, f->path, b, out, err);
+  int rc = conform_ipc(r, f->path, f->rows_out + 1, b, out, err);
   lm_batch_release(b);
   return rc;
 }
@@ -367,6 +460,8 @@ static void files_free(lm_source_reader *base) {
   free(r->files);
   free(r->chunk);
   free(r->pattern);
+  if (r->bad.schema)
+    lm_batch_builder_free(&r->bad);
   lm_schema_release(r->schema);
   free(r);
 }
@@ -423,6 +518,20 @@ int lm_files_reader_new(lm_schema *schema, const lm_kv *opts, int n_opts,
   const char *hdr = lm_kv_get(opts, n_opts, "csv.header");
   if (hdr)
     r->csv.header = !lm_strcasecmp(hdr, "true");
+  const char *oe = lm_kv_get(opts, n_opts, "on-error");
+  if (oe && lm_strcasecmp(oe, "dead-letter") && lm_strcasecmp(oe, "fail")) {
+    files_free(&r->base);
+    return lm_err(err, LM_ERR_BIND,
+                  "FILES option 'on-error' must be 'dead-letter' or 'fail', "
+                  "not '%s'",
+                  oe);
+  }
+  r->divert = ff != FMT_IPC && (!oe || lm_strcasecmp(oe, "fail"));
+  if (r->divert) {
+    r->csv.on_bad = on_bad_row;
+    r->csv.bad_ctx = r;
+    r->base.bad_rows = files_bad_rows;
+  }
   if (!r->pattern || !r->chunk) {
     files_free(&r->base);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");

@@ -39,7 +39,26 @@ struct lm_source_reader {
    * that file holding the batch's first row (headers and blank lines not
    * counted). */
   const char *(*batch_origin)(lm_source_reader *r, int64_t *first_row);
+  /* Bad rows (docs/bad_rows.md; FILES CSV/JSON with 'on-error' =
+   * 'dead-letter', else NULL): the rows that did not decode since the last
+   * call, as a batch of lm_dead_letter_schema() (*out: the caller owns a
+   * reference; NULL when none), and *n_total, how many so far. Returns 0 or
+   * LM_ERR_NOMEM. */
+  int (*bad_rows)(lm_source_reader *r, lm_batch **out, int64_t *n_total,
+                  lm_error *err);
+  /* the source's name, for the dead letters' `source` column: set by the
+   * opener (borrowed; NULL = "") */
+  const char *name;
 };
+
+/* The schema of a dead-letter stream, a new reference (NULL when out of
+ * memory): (source VARCHAR NOT NULL, file VARCHAR NOT NULL, line BIGINT
+ * NOT NULL, col BIGINT NOT NULL, byte_offset BIGINT NOT NULL, error
+ * VARCHAR, raw VARCHAR). line and col are 1-based, the place of the value
+ * at fault; byte_offset is 0-based from the file's start; raw is the
+ * record as read (invalid UTF-8 as U+FFFD, cut after 4096 bytes with
+ * "..."). */
+lm_schema *lm_dead_letter_schema(void);
 
 /* Options as written in SQL (`'key' = 'value'`). */
 typedef struct lm_kv {
@@ -50,7 +69,9 @@ typedef struct lm_kv {
 const char *lm_kv_get(const lm_kv *kv, int n, const char *key);
 
 /* FROM FILES ('path' = file | directory | glob, 'mode' = 'once' | 'watch',
- * 'csv.delimiter' = ',', 'csv.header' = 'true') FORMAT CSV | JSON |
+ * 'csv.delimiter' = ',', 'csv.header' = 'true', 'on-error' = 'dead-letter'
+ * (default: bad CSV/JSON rows are dropped and kept for bad_rows) | 'fail'
+ * (the first bad row fails the poll)) FORMAT CSV | JSON |
  * ARROW_IPC. ARROW_IPC reads the IPC stream format and the file format
  * (its embedded stream); columns map to the declared ones by name, with
  * integer/float widening and timestamp unit conversion.
@@ -157,6 +178,31 @@ typedef struct lm_gen_pred {
  * later ones). */
 int lm_nexmark_reader_filter(lm_source_reader *r, const lm_gen_pred *p, int n,
                              bool *applied, lm_error *err);
+/* Late materialization (docs/nexmark.md "Late materialization"): a
+ * consumer's verdict on the rows at event times [t_lo, t_hi] (µs): those
+ * whose key lies outside [k_lo, k_hi] are never read for the lazy columns
+ * (lm_nexmark_reader_lazy). lm_gen_verdict_fn fills *v for time t (t in
+ * [t_lo, t_hi]); the verdict must stay true from then on for every row at
+ * those times (a bound that can only tighten). */
+typedef struct lm_gen_verdict {
+  int64_t t_lo, t_hi;
+  int64_t k_lo, k_hi;
+} lm_gen_verdict;
+typedef void (*lm_gen_verdict_fn)(void *ctx, int64_t t, lm_gen_verdict *v);
+/* From the next poll on, NEXMARK reader r makes the columns i of its
+ * schema with lazy[i] (n entries) only for the rows that fn's verdict
+ * (asked again at every poll, and whenever a row's time leaves the last
+ * verdict's range) keeps: column key_col in [k_lo, k_hi] at the row's time
+ * time_col; the other rows hold '' in those columns. Every other value, and
+ * a kept row's every value, is the full reader's. Only bid's string
+ * columns (channel, url, extra) are made lazily; other lazy columns are made
+ * for every row. Applied (*applied true) only to table bid, with a lazy
+ * string column, key_col the column auction, bidder or price and time_col
+ * dateTime, all emitted; else (and with fn NULL) cleared. ctx is borrowed
+ * until the next call. Returns 0. */
+int lm_nexmark_reader_lazy(lm_source_reader *r, const bool *lazy, int n,
+                           int key_col, int time_col, lm_gen_verdict_fn fn,
+                           void *ctx, bool *applied);
 /* The event time (µs) of the last bid that the polls of r so far went past,
  * made or skipped by a pushed-down filter; INT64_MIN when r has no filter or
  * has gone past no bid yet. With a filter, a source's watermark follows

@@ -288,6 +288,14 @@ typedef struct nx_reader {
   int n_pred;
   uint32_t pred_need; /* bit f: a predicate reads bid field f */
   int64_t through_us;
+  /* late materialization (lm_nexmark_reader_lazy): the bid string fields
+   * of lazy_mask (bits B_CHANNEL, B_URL, B_EXTRA) are made only for the
+   * rows whose field lazy_key lies in lazy_fn's key range for their time;
+   * the others hold '' there */
+  uint32_t lazy_mask;
+  int lazy_key;
+  lm_gen_verdict_fn lazy_fn;
+  void *lazy_ctx;
   /* batch memory: every batch is one slab from the pool, laid out as
    * below for rows_cap rows; -1 = column not emitted */
   struct nx_pool *pool;
@@ -688,6 +696,19 @@ static inline int64_t next_person(const nx_reader *g, int64_t last,
   int64_t num = last + 1;
   int64_t active = num < g->active_people ? num : g->active_people;
   return num - active + (int64_t)take(w, (uint64_t)(active + PERSON_ID_LEAD));
+}
+
+/* Flink's hot-or-random id choice, from the fraction *w: with
+ * probability 1 - 1/ratio `hot`, else lo + a draw in [0, range) (which
+ * uses more of *w). Both are computed and one selected by a mask: the
+ * choice is a coin flip, whose branch would mispredict half the time. */
+static inline int64_t hot_or(uint64_t *w, uint64_t ratio, int64_t hot,
+                             int64_t lo, uint64_t range) {
+  uint64_t m = -(uint64_t)(take(w, ratio) > 0);
+  uint64_t wr = *w;
+  int64_t r = lo + (int64_t)take(&wr, range);
+  *w = (*w & m) | (wr & ~m);
+  return (int64_t)(((uint64_t)hot & m) | ((uint64_t)r & ~m));
 }
 
 /* ------------------------------------------------------------ batch memory */
@@ -1150,15 +1171,11 @@ static int64_t gen_bids_ints(nx_reader *g, nx_out *c, int64_t n) {
       uint64_t base = key + (uint64_t)id * UINT64_C(0xd1b54a32d192ed03);
       if (w1_need) {
         uint64_t w1 = mix64(base + GOLDEN);
-        int64_t a =
-            take(&w1, hot_a) > 0 ? hot_auc : a_lo + (int64_t)take(&w1, a_range);
+        int64_t a = hot_or(&w1, hot_a, hot_auc, a_lo, a_range);
         if (auc)
           auc[rows] = a + FIRST_AUCTION_ID;
-        if (bidder) {
-          int64_t b = take(&w1, hot_b) > 0 ? hot_bid
-                                           : p_lo + (int64_t)take(&w1, p_range);
-          bidder[rows] = b + boff;
-        }
+        if (bidder)
+          bidder[rows] = hot_or(&w1, hot_b, hot_bid, p_lo, p_range) + boff;
       }
       if (price) {
         uint64_t w2 = mix64(base + 2 * GOLDEN);
@@ -1385,6 +1402,10 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
   nx_src src[CHUNK];
   const bool filtered = g->n_pred > 0;
   int64_t last_bid = -1;
+  /* late materialization: the verdict for the times [t_lo, t_hi], asked
+   * afresh at every poll (the consumer's bounds have grown since) */
+  const uint32_t lazy = g->lazy_fn ? g->lazy_mask : 0;
+  lm_gen_verdict v = {INT64_MAX, INT64_MIN, INT64_MIN, INT64_MAX};
   /* per epoch: the hot ids and the ranges of the random ones */
   int64_t ep = -1, hot_auc = 0, a_lo = 0, hot_bid = 0, p_lo = 0;
   uint64_t a_range = 1, p_range = 1;
@@ -1427,12 +1448,21 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
       }
       uint64_t base = g->key + (uint64_t)id * UINT64_C(0xd1b54a32d192ed03);
       uint64_t w1 = mix64(base + GOLDEN), w2 = mix64(base + 2 * GOLDEN);
-      int64_t a =
-          take(&w1, hot_a) > 0 ? hot_auc : a_lo + (int64_t)take(&w1, a_range);
-      int64_t b =
-          take(&w1, hot_b) > 0 ? hot_bid : p_lo + (int64_t)take(&w1, p_range);
+      int64_t a = hot_or(&w1, hot_a, hot_auc, a_lo, a_range);
+      int64_t b = hot_or(&w1, hot_b, hot_bid, p_lo, p_range);
       int64_t pr = price_of(g, &w2);
+      int64_t t_us = (base_ms + q / 1000) * 1000;
       nx_src *x = &src[rows - first];
+      uint32_t cold = 0; /* the lazy fields this row goes without */
+      if (lazy) {
+        if (t_us < v.t_lo || t_us > v.t_hi)
+          g->lazy_fn(g->lazy_ctx, t_us, &v);
+        int64_t kv = g->lazy_key == B_PRICE     ? pr
+                     : g->lazy_key == B_AUCTION ? a + FIRST_AUCTION_ID
+                                                : b + g->bidder_offset;
+        if (kv < v.k_lo || kv > v.k_hi)
+          cold = lazy;
+      }
       if (s[0].d || s[1].d) {
         if (take(&w1, 2) > 0) {
           uint64_t i = take(&w1, 4);
@@ -1451,14 +1481,21 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
             x->urll = uo[i + 1] - uo[i];
           }
         }
-        if (s[1].d) {
+        if (cold & (1u << B_CHANNEL))
+          x->chl = 0; /* x->ch stays readable: 16 bytes are copied */
+        if (cold & (1u << B_URL))
+          x->urll = 0;
+        if (s[1].d && x->urll) {
           __builtin_prefetch(x->url);
           __builtin_prefetch(x->url + x->urll + 15);
         }
-        if (s[0].d)
+        if (s[0].d && x->chl)
           __builtin_prefetch(x->ch);
       }
-      if (s[2].d) {
+      if (s[2].d && (cold & (1u << B_EXTRA))) {
+        x->xl = 0;
+        x->x = g->pad;
+      } else if (s[2].d) {
         x->xl = (int32_t)(g->bmin + (brange ? (int64_t)take(&w2, brange) : 0));
         x->x = g->pad + take(&w2, (uint64_t)(PAD_BYTES - MAX_AVG_SIZE * 2));
         __builtin_prefetch(x->x);
@@ -1471,7 +1508,7 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
       if (price)
         price[rows] = pr;
       if (tcol)
-        tcol[rows] = (base_ms + q / 1000) * 1000;
+        tcol[rows] = t_us;
       rows++;
       id++;
       q += sq;
@@ -1732,6 +1769,35 @@ int lm_nexmark_reader_filter(lm_source_reader *r, const lm_gen_pred *p, int n,
   memcpy(g->pred, np, sizeof(nx_pred) * (size_t)n);
   g->n_pred = n;
   g->pred_need = need;
+  return 0;
+}
+
+int lm_nexmark_reader_lazy(lm_source_reader *r, const bool *lazy, int n,
+                           int key_col, int time_col, lm_gen_verdict_fn fn,
+                           void *ctx, bool *applied) {
+  nx_reader *g = (nx_reader *)r;
+  int key = -1, time = -1;
+  uint32_t mask = 0;
+  bool ok = g->table == NX_BID && fn && lazy && n > 0;
+  for (int f = 0; ok && f < B_N; f++) {
+    int i = g->out[f];
+    if (i < 0)
+      continue;
+    if (i == key_col)
+      key = f;
+    if (i == time_col)
+      time = f;
+    /* the strings only: an integer is cheaper made than skipped */
+    if (i < n && lazy[i] && (f == B_CHANNEL || f == B_URL || f == B_EXTRA))
+      mask |= 1u << f;
+  }
+  ok = ok && mask && time == B_TIME &&
+       (key == B_AUCTION || key == B_BIDDER || key == B_PRICE);
+  *applied = ok;
+  g->lazy_mask = ok ? mask : 0;
+  g->lazy_key = ok ? key : -1;
+  g->lazy_fn = ok ? fn : NULL;
+  g->lazy_ctx = ok ? ctx : NULL;
   return 0;
 }
 

@@ -1437,11 +1437,17 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
 /* Folds rows sel[0..n) (NULL = 0..n-1) of x, with weights wj[0..n) (by
  * position in sel; NULL = all 1), into aggregate a's states of groups
  * gids[0..n). */
+/* one: every gids[j] is gids[0] and there are no weights (a window
+ * aggregate grouped by the window only, Nexmark q7) */
 static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
                           const int32_t *sel, int64_t n, const uint32_t *gids,
-                          const int64_t *wj, lm_error *err) {
+                          const int64_t *wj, bool one, lm_error *err) {
   const lm_agg_spec *sp = &t->aggs[a];
   agg_state *s = &t->st[a];
+  if (sp->kind == LM_AGG_COUNT_STAR && one) {
+    s->cnt[gids[0]] += n;
+    return 0;
+  }
   if (sp->kind == LM_AGG_COUNT_STAR) {
     for (int64_t j = 0; j < n; j++)
       s->cnt[gids[j]] += wj ? wj[j] : 1;
@@ -1527,6 +1533,18 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
      * rule without a value record per row */
     const int64_t *v = lm_array_i64(x);
     bool mx = sp->kind == LM_AGG_MAX;
+    if (one && !nulls) { /* one group: a reduction, then one fold */
+      uint32_t g = gids[0];
+      int64_t best = v[sel ? sel[0] : 0];
+      for (int64_t j = 1; j < n; j++) {
+        int64_t y = v[sel ? sel[j] : j];
+        best = mx ? (y > best ? y : best) : (y < best ? y : best);
+      }
+      if (s->cnt[g] == 0 || (mx ? best > s->i[g] : best < s->i[g]))
+        s->i[g] = best;
+      s->cnt[g] += n;
+      return 0;
+    }
     for (int64_t j = 0; j < n; j++) {
       int64_t r = sel ? sel[j] : j;
       if (nulls && isnull(x, r))
@@ -1779,12 +1797,23 @@ int lm_aggtable_accumulate_w(lm_aggtable *t, lm_array *const *in,
       t->wj[j] = weights[sel ? sel[j] : j];
     wj = t->wj;
   }
-  for (int64_t j = 0; j < n; j++)
-    t->rows[gids[j]] += wj ? wj[j] : 1;
+  /* every row in one group (checked when the first and last are) */
+  bool one = !wj && n > 0 && gids[0] == gids[n - 1];
+  if (one) {
+    uint32_t d = 0;
+    for (int64_t j = 1; j < n; j++)
+      d |= gids[j] ^ gids[0];
+    one = d == 0;
+  }
+  if (one)
+    t->rows[gids[0]] += n;
+  else
+    for (int64_t j = 0; j < n; j++)
+      t->rows[gids[j]] += wj ? wj[j] : 1;
   for (int a = 0; a < t->n_aggs; a++) {
     int rc = is_distinct(&t->aggs[a])
                  ? accumulate_distinct(t, a, in[a], sel, n, gids, wj, err)
-                 : accumulate_one(t, a, in[a], sel, n, gids, wj, err);
+                 : accumulate_one(t, a, in[a], sel, n, gids, wj, one, err);
     if (rc)
       return rc;
   }

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/lm_exec.h"
@@ -558,6 +559,225 @@ static void to_char_one(lm_buf *o, int64_t us, const tc_zone *z, const char *p,
   }
 }
 
+/* ---------------------------------------------------- to_char(interval) */
+
+/* PostgreSQL's Julian day arithmetic (datetime.c date2j / j2day,
+ * timestamp.c date2iso*), in its int arithmetic: to_char of an interval
+ * applies the ISO patterns to year 0, month 0 and the interval's days. */
+static int pg_date2j(int y, int m, int d) {
+  if (m > 2) {
+    m += 1;
+    y += 4800;
+  } else {
+    m += 13;
+    y += 4799;
+  }
+  int century = y / 100;
+  int julian = y * 365 - 32167;
+  julian += y / 4 - century + century / 4;
+  return julian + 7834 * m / 256 + d;
+}
+
+static int pg_j2day(int j) {
+  j = (j + 1) % 7;
+  return j < 0 ? j + 7 : j;
+}
+
+/* The first day (Monday) of ISO week 1 of year y. */
+static int pg_iso_start(int y) {
+  int day4 = pg_date2j(y, 1, 4);
+  return day4 - pg_j2day(day4 - 1);
+}
+
+/* date2isoweek (week) and date2isoyear (year) of y-m-d. */
+static void pg_iso(int y, int m, int d, int *week, int *year) {
+  int dayn = pg_date2j(y, m, d), start = pg_iso_start(y);
+  *year = y;
+  if (dayn < start) {
+    start = pg_iso_start(y - 1);
+    (*year)--;
+  }
+  int w = (dayn - start) / 7 + 1;
+  if (w >= 52) {
+    int next = pg_iso_start(*year + 1);
+    if (dayn >= next) {
+      w = (dayn - next) / 7 + 1;
+      (*year)++;
+    }
+  }
+  *week = w;
+}
+
+/* to_char(interval, template) as PostgreSQL 15's interval_to_char: the
+ * interval's µs split as Laminar prints it (days, then a time of day of
+ * the same sign, both truncated toward zero), no years or months. 0, or
+ * -1 for a pattern tied to calendar dates (22007). Appends to o. */
+static int to_char_iv(lm_buf *o, int64_t us, const char *p, size_t len) {
+  int64_t days = us / LM_US_PER_DAY, t = us % LM_US_PER_DAY;
+  int64_t h = t / LM_US_PER_HOUR;
+  int mi = (int)(t / LM_US_PER_MIN % 60), sec = (int)(t / LM_US_PER_SEC % 60);
+  int fsec = (int)(t % LM_US_PER_SEC);
+  /* the widths of the time fields: one more for a minus sign */
+  int hw = h >= 0 ? 2 : 3, mw = mi >= 0 ? 2 : 3, sw = sec >= 0 ? 2 : 3;
+  int mday = (int)days; /* |days| < 2^31: 2^63 µs is 106751991 days */
+  const char *end = p + len;
+  while (p < end) {
+    bool fm = false;
+    size_t rest = (size_t)(end - p);
+    if (rest >= 2 && (!memcmp(p, "FM", 2) || !memcmp(p, "fm", 2)))
+      fm = true, p += 2;
+    else if (rest >= 2 && (!memcmp(p, "TM", 2) || !memcmp(p, "tm", 2)))
+      p += 2;
+    if (p >= end)
+      break;
+    rest = (size_t)(end - p);
+    int kw = dch_search(p, rest);
+    if (kw < 0) {
+      if (*p == '"') {
+        for (p++; p < end; p++) {
+          if (*p == '"') {
+            p++;
+            break;
+          }
+          if (*p == '\\' && p + 1 < end)
+            p++;
+          lm_buf_putc(o, *p);
+        }
+      } else {
+        if (*p == '\\' && p + 1 < end && p[1] == '"')
+          p++;
+        lm_buf_putc(o, *p++);
+      }
+      continue;
+    }
+    p += strlen(dch_names[kw]);
+    int th = 0;
+    if (end - p >= 2) {
+      if (!memcmp(p, "TH", 2))
+        th = 2, p += 2;
+      else if (!memcmp(p, "th", 2))
+        th = 1, p += 2;
+      else if (!memcmp(p, "SP", 2))
+        p += 2;
+    }
+    bool lower;
+    dch k = dch_fold(kw, &lower);
+    size_t from = o->len;
+    bool num = true;
+    int iw = 0, iy = 0;
+    switch (k) {
+    case K_A_M:
+    case K_P_M:
+      num = false;
+      lm_buf_puts(o, h % 24 >= 12 ? (lower ? "p.m." : "P.M.")
+                                  : (lower ? "a.m." : "A.M."));
+      break;
+    case K_AM:
+    case K_PM:
+      num = false;
+      lm_buf_puts(o,
+                  h % 24 >= 12 ? (lower ? "pm" : "PM") : (lower ? "am" : "AM"));
+      break;
+    case K_HH:
+    case K_HH12:
+      lm_buf_printf(o, "%0*lld", fm ? 0 : hw,
+                    (long long)(h % 12 == 0 ? 12 : h % 12));
+      break;
+    case K_HH24:
+      lm_buf_printf(o, "%0*lld", fm ? 0 : hw, (long long)h);
+      break;
+    case K_MI:
+      lm_buf_printf(o, "%0*d", fm ? 0 : mw, mi);
+      break;
+    case K_SS:
+      lm_buf_printf(o, "%0*d", fm ? 0 : sw, sec);
+      break;
+    case K_FF1:
+    case K_FF2:
+    case K_FF3:
+    case K_FF4:
+    case K_FF5:
+    case K_FF6:
+    case K_MS:
+    case K_US: {
+      int d = k == K_MS ? 3 : k == K_US ? 6 : (int)(k - K_FF1) + 1, v = fsec;
+      for (int i = d; i < 6; i++)
+        v /= 10;
+      lm_buf_printf(o, "%0*d", d, v); /* FM does not apply */
+      break;
+    }
+    case K_SSSSS:
+    case K_SSSS:
+      lm_buf_printf(o, "%lld", (long long)(h * 3600 + mi * 60 + sec));
+      break;
+    case K_MM: /* month 0 */
+      lm_buf_printf(o, "%0*d", fm ? 0 : 2, 0);
+      break;
+    case K_DDD: /* the day of the year: the days */
+      lm_buf_printf(o, "%0*d", fm ? 0 : 3, mday);
+      break;
+    case K_IDDD:
+      pg_iso(0, 0, mday, &iw, &iy);
+      lm_buf_printf(o, "%0*d", fm ? 0 : 3,
+                    pg_date2j(0, 0, mday) - pg_iso_start(iy) + 1);
+      break;
+    case K_DD:
+      lm_buf_printf(o, "%0*d", fm ? 0 : 2, mday);
+      break;
+    case K_WW:
+      lm_buf_printf(o, "%0*d", fm ? 0 : 2, (mday - 1) / 7 + 1);
+      break;
+    case K_IW:
+      pg_iso(0, 0, mday, &iw, &iy);
+      lm_buf_printf(o, "%0*d", fm ? 0 : 2, iw);
+      break;
+    case K_Q: /* no month: nothing */
+    case K_RM:
+    case K_FX:
+      num = false;
+      break;
+    case K_CC:
+      lm_buf_printf(o, "%0*d", fm ? 0 : 2, 0);
+      break;
+    case K_Y_YYY:
+      lm_buf_puts(o, "0,000");
+      break;
+    case K_YYYY:
+    case K_YYY:
+    case K_YY:
+    case K_Y:
+    case K_IYYY:
+    case K_IYY:
+    case K_IY:
+    case K_I: {
+      /* the width is the year's (0), the ISO year may be negative */
+      bool iso = k == K_IYYY || k == K_IYY || k == K_IY || k == K_I;
+      if (iso)
+        pg_iso(0, 0, mday, &iw, &iy);
+      int w = k == K_YYYY || k == K_IYYY ? 4
+              : k == K_YYY || k == K_IYY ? 3
+              : k == K_YY || k == K_IY   ? 2
+                                         : 1;
+      int m = w == 4 ? 1 : w == 3 ? 1000 : w == 2 ? 100 : 10;
+      int v = w == 4 ? iy : iy % m;
+      lm_buf_printf(o, "%0*d", fm && w > 1 ? 0 : w, v);
+      break;
+    }
+    case K_W:
+      lm_buf_printf(o, "%d", (mday - 1) / 7 + 1);
+      break;
+    case K_J:
+      lm_buf_printf(o, "%d", pg_date2j(0, 0, mday));
+      break;
+    default: /* names of days and months, eras, zones, D, ID */
+      return -1;
+    }
+    if (th && num)
+      put_th(o, from, th == 2);
+  }
+  return 0;
+}
+
 /* ---------------------------------------------------- to_char(number) */
 
 /* PostgreSQL 15's to_char(number, template) (formatting.c NUM_processor)
@@ -867,11 +1087,99 @@ static void num_part(num_proc *np, int id) {
   np->num_curr++;
 }
 
-/* to_char(number, fmt) into o: is_int selects iv (BIGINT) or dv. 0, or
- * with *msg (PostgreSQL's message): -1 a bad template (42601), -2 out of
- * memory, -3 V overflowing a BIGINT (22003). */
-static int to_char_num(lm_buf *o, bool is_int, int64_t iv, double dv,
-                       const char *fmt, size_t len, const char **msg) {
+/* A number to_char formats: a BIGINT, a DOUBLE or a DECIMAL (unscaled
+ * dv at scale ds). */
+typedef struct num_arg {
+  int kind; /* 0 BIGINT (iv), 1 DOUBLE (dv), 2 DECIMAL (dec, ds) */
+  int64_t iv;
+  double dv;
+  lm_i128 dec;
+  int ds;
+} num_arg;
+
+/* The digits of |v| into out (at least 40 bytes), NUL-terminated: "0" for
+ * 0. Returns their count. */
+static int dec_digits(lm_i128 v, char *out) {
+  unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+  char tmp[48];
+  int n = 0;
+  do {
+    tmp[n++] = (char)('0' + (int)(u % 10));
+    u /= 10;
+  } while (u);
+  for (int i = 0; i < n; i++)
+    out[i] = tmp[n - 1 - i];
+  out[n] = 0;
+  return n;
+}
+
+/* Rounds the digit string d[0, n) (no point; the last `drop` digits are
+ * cut) half away from zero, as PostgreSQL's numeric round: returns the
+ * new count (one more when a carry adds a leading 1), d updated. */
+static int round_digits(char *d, int n, int drop) {
+  if (drop <= 0)
+    return n;
+  bool up = drop <= n && d[n - drop] >= '5';
+  n -= drop;
+  if (n < 0)
+    n = 0;
+  d[n] = 0;
+  if (!up)
+    return n;
+  int i = n - 1;
+  while (i >= 0 && d[i] == '9')
+    d[i--] = '0';
+  if (i >= 0) {
+    d[i]++;
+    return n;
+  }
+  memmove(d + 1, d, (size_t)n + 1);
+  d[0] = '1';
+  return n + 1;
+}
+
+/* PostgreSQL's numeric_out_sci(v, rscale) of v at scale ds, with the
+ * leading space of a positive number (numeric_to_char's EEEE): the
+ * significand rounded to rscale digits after the point (10.00e+04 when
+ * rounding carries, as PostgreSQL), "e", the exponent's sign and at least
+ * two digits. */
+static int dec_sci(lm_buf *o, lm_i128 v, int ds, int rscale) {
+  char d[48];
+  int n = dec_digits(v, d);
+  int expo = v == 0 ? 0 : n - 1 - ds;
+  /* the significand's digits: 1 + rscale of d, rounded */
+  size_t cap = (size_t)rscale + 50;
+  char *sig = malloc(cap);
+  if (!sig)
+    return -1;
+  memcpy(sig, d, (size_t)n + 1);
+  int sn = n, want = 1 + rscale;
+  if (sn < want) {
+    memset(sig + sn, '0', (size_t)(want - sn));
+    sn = want;
+    sig[sn] = 0;
+  }
+  sn = round_digits(sig, sn, sn - want);
+  int ip = sn - rscale; /* 1, or 2 after a carry */
+  lm_buf_putc(o, v < 0 ? '-' : ' ');
+  lm_buf_append(o, sig, (size_t)ip);
+  if (rscale > 0) {
+    lm_buf_putc(o, '.');
+    lm_buf_append(o, sig + ip, (size_t)rscale);
+  }
+  lm_buf_printf(o, "e%+03d", expo);
+  free(sig);
+  return 0;
+}
+
+/* to_char(number, fmt) into o. 0, or with *msg (PostgreSQL's message):
+ * -1 a bad template (42601), -2 out of memory, -3 V overflowing a BIGINT
+ * or RN of a DECIMAL beyond an integer (22003). */
+static int to_char_num(lm_buf *o, const num_arg *x, const char *fmt, size_t len,
+                       const char **msg) {
+  bool is_int = x->kind == 0;
+  int64_t iv = x->iv;
+  double dv = x->dv;
   num_node stack[64], *n = stack;
   if (len > 64 && !(n = malloc(sizeof *n * len)))
     return *msg = "out of memory", -2;
@@ -890,9 +1198,21 @@ static int to_char_num(lm_buf *o, bool is_int, int64_t iv, double dv,
     goto done;
   }
   if (d.flag & NF_ROMAN) {
-    roman(is_int ? iv
-                 : (int64_t)(isfinite(dv) && fabs(dv) < 1e9 ? rint(dv) : 0),
-          num);
+    int64_t rv = 0;
+    if (x->kind == 2) { /* numeric_round(v, 0), then numeric_int4 */
+      lm_i128 q;
+      if (lm_dec_rescale(x->dec, x->ds, 0, &q) || q > INT32_MAX ||
+          q < INT32_MIN) {
+        *msg = "integer out of range";
+        rc = -3;
+        goto done;
+      }
+      rv = (int64_t)q;
+    } else {
+      rv = is_int ? iv
+                  : (int64_t)(isfinite(dv) && fabs(dv) < 1e9 ? rint(dv) : 0);
+    }
+    roman(rv, num);
     d.lsign = d.pre_lsign_num = d.post = d.pre = 0;
     d.flag = NF_ROMAN | (d.flag & NF_FILLMODE);
     for (int i = 0; i < nn; i++) {
@@ -910,6 +1230,13 @@ static int to_char_num(lm_buf *o, bool is_int, int64_t iv, double dv,
       } else if (n[i].id < 0) {
         lm_buf_putc(o, n[i].ch);
       }
+    }
+    goto done;
+  }
+  if ((d.flag & NF_EEEE) && x->kind == 2) {
+    if (dec_sci(o, x->dec, x->ds, d.post)) {
+      *msg = "out of memory";
+      rc = -2;
     }
     goto done;
   }
@@ -932,7 +1259,49 @@ static int to_char_num(lm_buf *o, bool is_int, int64_t iv, double dv,
   }
   const char *digits;
   int pre_len;
-  if (is_int) {
+  if (x->kind == 2) {
+    /* numeric_to_char: v * 10^multi rounded to post digits, written as
+     * numeric_out writes it (a leading 0 before the point) */
+    char dd[48];
+    int n = dec_digits(x->dec, dd), sc = x->ds;
+    memcpy(num, dd, (size_t)n + 1);
+    if (d.flag & NF_MULTI) {
+      sc -= d.multi;
+      d.pre += d.multi;
+    }
+    if (sc < 0) { /* whole: zeros after the digits */
+      if (!(n == 1 && num[0] == '0')) {
+        memset(num + n, '0', (size_t)-sc);
+        n += -sc;
+      }
+      sc = 0;
+      num[n] = 0;
+    }
+    if (sc > d.post) {
+      n = round_digits(num, n, sc - d.post);
+      sc = d.post;
+    }
+    if (n <= sc) { /* a leading 0 and zeros after the point */
+      memmove(num + 1 + (sc - n), num, (size_t)n + 1);
+      memset(num, '0', (size_t)(1 + sc - n));
+      n = sc + 1;
+    }
+    bool zero = true;
+    for (int q = 0; q < n; q++)
+      if (num[q] != '0')
+        zero = false;
+    sign = x->dec < 0 && !zero ? '-' : '+';
+    pre_len = n - sc;
+    /* the point, the fraction's digits, then zeros to post */
+    memmove(num + pre_len + 1, num + pre_len, (size_t)sc + 1);
+    if (d.post) {
+      num[pre_len] = '.';
+      memset(num + pre_len + 1 + sc, '0', (size_t)(d.post - sc));
+      num[pre_len + 1 + d.post] = 0;
+    } else {
+      num[pre_len] = 0;
+    }
+  } else if (is_int) {
     int64_t v = iv;
     if (d.flag & NF_MULTI) {
       for (int k = 0; k < d.multi; k++)
@@ -1255,6 +1624,21 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     int32_t fl;
     const char *f = lm_array_str(a[1], i, &fl);
     int64_t v = lm_array_get_i64(a[0], i);
+    if (a[0]->type.id == LM_TYPE_INTERVAL) {
+      if (fl == 0) { /* an empty template is NULL */
+        lm_builder_append_null(b);
+        break;
+      }
+      lm_buf_reset(o);
+      if (to_char_iv(o, v, f, (size_t)fl)) {
+        rc = lm_fn_error(err, e, "22007",
+                         "invalid format specification for an interval "
+                         "value");
+        break;
+      }
+      lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);
+      break;
+    }
     if (!lm_ts_finite(v) || fl == 0) {
       /* PostgreSQL: to_char(infinity) and an empty template are NULL */
       lm_builder_append_null(b);
@@ -1336,12 +1720,20 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   case LM_FN_TO_CHAR_NUM: {
     int32_t fl;
     const char *f = lm_array_str(a[1], i, &fl);
-    bool is_int = a[0]->type.id != LM_TYPE_FLOAT64;
+    num_arg x = {0};
+    if (a[0]->type.id == LM_TYPE_DECIMAL128) {
+      x.kind = 2;
+      x.dec = lm_dec_get(a[0], i);
+      x.ds = a[0]->type.scale;
+    } else if (a[0]->type.id == LM_TYPE_FLOAT64) {
+      x.kind = 1;
+      x.dv = lm_array_get_f64(a[0], i);
+    } else {
+      x.iv = lm_array_get_i64(a[0], i);
+    }
     lm_buf_reset(o);
     const char *msg = NULL;
-    int r = to_char_num(o, is_int, is_int ? lm_array_get_i64(a[0], i) : 0,
-                        is_int ? 0 : lm_array_get_f64(a[0], i), f, (size_t)fl,
-                        &msg);
+    int r = to_char_num(o, &x, f, (size_t)fl, &msg);
     if (r == -2) {
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
       break;

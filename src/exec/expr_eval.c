@@ -15,6 +15,7 @@
 
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/expr_num.h"
 #include "exec/expr_types.h"
 #include "exec/expr_tz.h"
 #include "exec/lm_exec.h"
@@ -411,7 +412,16 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     case LM_TYPE_FLOAT32:
     case LM_TYPE_FLOAT64:
       if (lm_type_is_numeric(a->type)) {
-        lm_builder_append_double(&b, lm_array_get_f64(a, i));
+        double d = lm_array_get_f64(a, i);
+        float f = (float)d;
+        if (to.id == LM_TYPE_FLOAT32 && from == LM_TYPE_FLOAT64 &&
+            ((isinf(f) && !isinf(d)) || (f == 0 && d != 0))) {
+          /* PostgreSQL's float8 -> float4 (dtof) */
+          rc = lm_fn_error(err, e, "22003", "value out of range: %s",
+                           isinf(f) ? "overflow" : "underflow");
+          break;
+        }
+        lm_builder_append_double(&b, d);
       } else if (from == LM_TYPE_UTF8) {
         int32_t len;
         const char *p = lm_array_str(a, i, &len);
@@ -425,7 +435,9 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
         for (const char *h = q; *h; h++)
           hex |= *h == 'x' || *h == 'X' || *h == 'p' || *h == 'P';
         errno = 0;
-        double d = strtod(q, &end);
+        /* REAL reads its text as float4in: single precision directly */
+        double d = to.id == LM_TYPE_FLOAT32 ? (double)strtof(q, &end)
+                                            : strtod(q, &end);
         bool none = end == q; /* nothing parsed: empty or only spaces */
         while (*end && isspace((unsigned char)*end))
           end++;
@@ -1567,9 +1579,20 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return lm_datefn_eval(e, in, out, err);
   if (e->fn >= LM_FN_JSON_GET && e->fn <= LM_FN_JSON_GET_TEXT)
     return lm_jsonfn_eval(e, in, out, err);
+  if (e->fn >= LM_FN_BIT_AND && e->fn <= LM_FN_MIN_SCALE)
+    return lm_intfn_eval(e, in, out, err); /* expr_intfn.c */
+  if (e->fn >= LM_FN_SIN && e->fn <= LM_FN_ATANH)
+    return lm_trigfn_eval(e, in, out, err); /* expr_trigfn.c */
+  if (e->fn >= LM_FN_TRANSLATE && e->fn <= LM_FN_SHA256)
+    return lm_fmtfn_eval(e, in, out, err); /* expr_fmtfn.c */
   if (e->fn == LM_FN_DECIMAL_FN)
     return lm_types_decfn(e, in, out, err); /* expr_types.c */
-  lm_array *a1 = NULL, *a2 = NULL;          /* optional 2nd and 3rd arguments */
+  /* abs of SMALLINT, INTEGER, REAL: expr_num.c */
+  if (e->fn == LM_FN_ABS &&
+      (e->type.id == LM_TYPE_INT16 || e->type.id == LM_TYPE_INT32 ||
+       e->type.id == LM_TYPE_FLOAT32))
+    return lm_num_abs(e, in, out, err);
+  lm_array *a1 = NULL, *a2 = NULL; /* optional 2nd and 3rd arguments */
   if ((rc = eval(e->args[0], in, &a, err)))
     return rc;
   bool window = e->fn == LM_FN_TUMBLE || e->fn == LM_FN_TUMBLE_END ||
@@ -2027,6 +2050,11 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       lm_array_release(a);
       return rc;
     }
+    if (e->op != LM_OP_NOT && lm_num_neg_handles(e, a)) {
+      rc = lm_num_neg(e, a, out, err); /* expr_num.c */
+      lm_array_release(a);
+      return rc;
+    }
     lm_builder b;
     if (out_fixed(&b, e->type, n)) {
       lm_array_release(a);
@@ -2064,6 +2092,9 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     if (e->op >= LM_OP_ADD && e->op <= LM_OP_MOD && e->n_args == 2 &&
         (rc = arith_literal(e, in, out, err)) != -1)
       return rc; /* the same for BIGINT arithmetic */
+    if (e->op >= LM_OP_ADD && e->op <= LM_OP_MOD && e->n_args == 2 &&
+        (rc = lm_num_arith_literal(e, in, out, err)) != -1)
+      return rc; /* and for SMALLINT, INTEGER, REAL (expr_num.c) */
     lm_array *x, *y;
     if ((rc = eval(e->args[0], in, &x, err)))
       return rc;
@@ -2093,6 +2124,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         rc = *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
       } else if (lm_types_arith_handles(e, x, y)) {
         rc = lm_types_arith(e, x, y, out, err); /* expr_types.c */
+      } else if (lm_num_arith_handles(e, x, y)) {
+        rc = lm_num_arith(e, x, y, out, err); /* expr_num.c: int2/4, real */
       } else if (e->type.id == LM_TYPE_FLOAT64)
         rc = arith_f64(e, x, y, out, err);
       else

@@ -35,8 +35,7 @@ typedef struct rx {
   bool dfa;          /* the backtracking matcher hit its limits on this pattern:
                       * the boolean operators use pcre2_dfa_match */
   pcre2_code *dcode; /* the pattern for pcre2_dfa_match (compiled on first
-                      * use without PCRE2_MATCH_INVALID_UTF, which the DFA
-                      * matcher does not support) */
+                      * use, without JIT) */
 } rx;
 
 static void rx_free(rx *r) {
@@ -57,9 +56,11 @@ static int rx_get(rx *r, const lm_bexpr *e, const char *pat, int32_t pl,
   int ec;
   PCRE2_SIZE off;
   r->code = pcre2_compile((PCRE2_SPTR)pat, (size_t)pl,
-                          PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOTALL |
-                              PCRE2_DOLLAR_ENDONLY | opts,
-                          &ec, &off, NULL);
+                          /* no PCRE2_MATCH_INVALID_UTF: with the JIT of
+                           * PCRE2 10.42 it makes \S \W \D miss every
+                           * non-ASCII character; VARCHAR is valid UTF-8,
+                           * and PCRE2 checks it (an error if not) */
+                          PCRE2_UTF | opts, &ec, &off, NULL);
   if (!r->code) {
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(ec, buf, sizeof buf);
@@ -92,6 +93,27 @@ static int parse_flags(const lm_bexpr *e, const char *f, int32_t fl,
       *opts |= PCRE2_CASELESS;
     else if (c == 'c')
       *opts &= ~(uint32_t)PCRE2_CASELESS;
+    /* newline sensitivity (PostgreSQL 9.7.3.5, Table 9.24): n = p + w.
+     * PCRE2 has no option for PostgreSQL's "[^...] does not match a
+     * newline" of n and p: only '.' changes there */
+    else if (c == 'n')
+      *opts = (*opts & ~(uint32_t)(PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY)) |
+              PCRE2_MULTILINE;
+    else if (c == 's')
+      *opts = (*opts & ~(uint32_t)PCRE2_MULTILINE) | PCRE2_DOTALL |
+              PCRE2_DOLLAR_ENDONLY;
+    else if (c == 'p')
+      *opts = (*opts & ~(uint32_t)(PCRE2_DOTALL | PCRE2_MULTILINE)) |
+              PCRE2_DOLLAR_ENDONLY;
+    else if (c == 'w')
+      *opts = (*opts & ~(uint32_t)PCRE2_DOLLAR_ENDONLY) | PCRE2_DOTALL |
+              PCRE2_MULTILINE;
+    else if (c == 'x') /* expanded: white space and # comments ignored */
+      *opts |= PCRE2_EXTENDED;
+    else if (c == 't') /* tight (the default) */
+      *opts &= ~(uint32_t)PCRE2_EXTENDED;
+    else if (c == 'q') /* the pattern is a literal string */
+      *opts |= PCRE2_LITERAL;
     else if (c == 'g' && allow_g)
       *global = true;
     else if (c == 'g')
@@ -103,6 +125,8 @@ static int parse_flags(const lm_bexpr *e, const char *f, int32_t fl,
                          "invalid regular expression option: \"%.*s\"",
                          c & 0x80 ? 1 : 1, f + k);
   }
+  if (*opts & PCRE2_LITERAL) /* PCRE2 takes few options with it */
+    *opts &= PCRE2_LITERAL | PCRE2_CASELESS;
   return 0;
 }
 
@@ -123,10 +147,8 @@ static int rx_dfa(rx *r, const char *s, int32_t sl, int32_t start,
   if (!r->dcode) {
     int ec;
     PCRE2_SIZE off;
-    r->dcode =
-        pcre2_compile((PCRE2_SPTR)r->pat, (size_t)r->len,
-                      PCRE2_UTF | PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | r->opts,
-                      &ec, &off, NULL);
+    r->dcode = pcre2_compile((PCRE2_SPTR)r->pat, (size_t)r->len,
+                             PCRE2_UTF | r->opts, &ec, &off, NULL);
     if (!r->dcode)
       return PCRE2_ERROR_DFA_UITEM;
   }
@@ -241,7 +263,9 @@ static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   int32_t sl, pl;
   const char *s = lm_array_str(a[0], i, &sl);
   const char *pat = lm_array_str(a[1], i, &pl);
-  uint32_t opts = e->icase ? PCRE2_CASELESS : 0;
+  /* PostgreSQL's default: '.' matches a newline, '$' only at the end */
+  uint32_t opts =
+      (e->icase ? PCRE2_CASELESS : 0) | PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY;
   bool global = false;
   if (e->n_args > flags_arg) {
     int32_t fl;

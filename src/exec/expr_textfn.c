@@ -100,14 +100,26 @@ static bool is_alnum_ascii(unsigned char c) {
 /* Appends pad characters from fill (fl bytes, cycled) until `count`
  * characters were written. */
 static void put_fill(lm_buf *o, const char *fill, int32_t fl, int64_t count) {
-  int32_t k = 0;
-  for (int64_t c = 0; c < count; c++) {
-    int32_t n = char_len(fill, fl, k);
-    lm_buf_append(o, fill + k, (size_t)n);
-    k += n;
-    if (k >= fl)
-      k = 0;
+  int64_t nf = n_chars(fill, fl);
+  if (nf <= 0 || count <= 0)
+    return;
+  /* whole copies of fill by doubling memcpy, then the first chars of one */
+  int64_t full = count / nf, rest = count % nf;
+  size_t total = (size_t)full * (size_t)fl;
+  if (lm_buf_reserve(o, total + (size_t)fl))
+    return;
+  size_t start = o->len, done = 0;
+  if (full > 0) {
+    memcpy(o->data + start, fill, (size_t)fl);
+    done = (size_t)fl;
+    while (done < total) {
+      size_t n = done < total - done ? done : total - done;
+      memcpy(o->data + start + done, o->data + start, n);
+      done += n;
+    }
   }
+  o->len = start + total;
+  lm_buf_append(o, fill, (size_t)char_off(fill, fl, rest));
 }
 
 /* One row of a text function whose arguments are all non-NULL except for
@@ -225,7 +237,8 @@ static int text_row(const lm_bexpr *e, lm_array *const *a, int64_t i, lm_buf *o,
       fill = lm_array_str(a[2], i, &fl);
     if (want <= 0)
       return 0;
-    if (want > MAX_TEXT)
+    /* as PostgreSQL: want characters of up to 4 bytes each must fit 1 GB */
+    if (want > MAX_TEXT / 4)
       return lm_fn_error(err, e, "54000", "requested length too large");
     if (c >= want || fl == 0) {
       lm_buf_append(o, s, (size_t)char_off(s, len, want));

@@ -73,6 +73,12 @@ int lm_batch_concat(lm_schema *schema, lm_batch *const *batches, int n,
  * then applies OFFSET/LIMIT (limit -1 = none). */
 int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
                   int64_t offset, int64_t limit, lm_batch **out, lm_error *err);
+/* lm_batch_sort for FETCH FIRST n ROWS WITH TIES: the rows after the
+ * limit that tie with the last one kept (equal in every key) are kept
+ * too. Same ownership and errors. */
+int lm_batch_sort_ties(lm_batch *b, const lm_sort_key *keys, int n_keys,
+                       int64_t offset, int64_t limit, lm_batch **out,
+                       lm_error *err);
 
 /* ------------------------------------------- group table + aggregates */
 
@@ -372,6 +378,20 @@ int lm_changelog_consolidate(lm_schema *schema, lm_batch *const *batches, int n,
  * not hold (the operator then refuses further input), expression errors,
  * LM_ERR_NOMEM. NULL on OOM. */
 lm_operator *lm_op_topn_new(const lm_plan *plan);
+/* The retracting temporal filter (exec/op_temporal_filter.c, docs/
+ * changelog.md): `plan` (borrowed, outlives the operator) has n_tfilter
+ * (1..8) conditions `e op now() + k`; now() is the last watermark (µs)
+ * floored to the second (INT64_MIN before the first; the final
+ * watermark INT64_MAX leaves it). Takes batches of the plan's input
+ * (append-only, already filtered by its WHERE) and emits the projected
+ * rows (plan->out) with a BIGINT __weight, as `wschema` (out_schema +
+ * __weight): +1 when a row's conditions hold, at its push or at the
+ * watermark that makes them hold, -1 at the watermark after which they
+ * no longer do (one batch per watermark, retractions first). It holds
+ * the projected rows with a change ahead (op->state). Errors (push,
+ * watermark): evaluation errors, LM_ERR_NOMEM. NULL on OOM or a plan
+ * without conditions. */
+lm_operator *lm_op_temporal_filter_new(const lm_plan *plan, lm_schema *wschema);
 /* Processing time: passes now_us (µs, the engine's clock: virtual in
  * script mode) down the pipeline; operators with periodic work do it. */
 int lm_operator_tick(lm_operator *op, int64_t now_us, lm_error *err);

@@ -192,6 +192,15 @@ typedef struct lm_join_dynfilter {
 int lm_join_set_dynfilter(lm_operator *join, const lm_join_dynfilter *df,
                           lm_error *err);
 int64_t lm_join_dynfilter_dropped(const lm_operator *join);
+/* The dynamic filter's verdict on rows of its filtered side at time t (µs),
+ * from the window aggregate's running values now: a row at a time in
+ * [*t_lo, *t_hi] (t among them) whose key lies outside [*k_lo, *k_hi] can
+ * never match, now or later (the running values only tighten); the others
+ * may. Every range is [INT64_MIN, INT64_MAX] when `join` has no dynamic
+ * filter (or is not an interval join). The generator's late
+ * materialization (api/source_pushdown.c) reads it. */
+void lm_join_dynfilter_verdict(lm_operator *join, int64_t t, int64_t *t_lo,
+                               int64_t *t_hi, int64_t *k_lo, int64_t *k_hi);
 /* Connects join step `st` (st->dyn, plan/dynfilter.c) to the window
  * aggregate of the pipeline `agg_head` built for the input plan `sub` on
  * the step's side 1 - st->dyn_side: lm_join_set_dynfilter with its

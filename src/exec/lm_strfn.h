@@ -53,6 +53,12 @@ int lm_datefn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                    lm_error *err); /* expr_datefn.c: TO_CHAR .. AGE */
 int lm_jsonfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                    lm_error *err); /* expr_jsonfn.c: JSON_GET[_TEXT] */
+int lm_intfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                  lm_error *err); /* expr_intfn.c: BIT_AND .. MIN_SCALE */
+int lm_trigfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                   lm_error *err); /* expr_trigfn.c: SIN .. ATANH */
+int lm_fmtfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                  lm_error *err); /* expr_fmtfn.c: TRANSLATE .. SHA256 */
 
 /* PostgreSQL's name of a SQL type ("bigint", "double precision", "text",
  * "timestamp without time zone", ...; "unknown" for NULL). Static string. */

@@ -33,6 +33,10 @@ typedef struct lm_wf_call {
   lm_frame_unit unit;
   lm_frame_bound_kind start, end;
   const lm_array *start_off, *end_off;
+  /* EXCLUDE (lm_frame_exclude): the rows taken out of each row's frame,
+   * the current row (CURRENT ROW), its peer group (GROUP) or its peers
+   * but not itself (TIES); 0, NO OTHERS: none */
+  int exclude;
   int line, column; /* the call, for errors */
 } lm_wf_call;
 

@@ -167,6 +167,25 @@ static int grow_bytes(uint8_t **p, int64_t *cap, int64_t n, lm_error *err) {
 
 /* A keyed group has a result row while it has live rows; the global
  * aggregate (no GROUP BY) always has one. */
+int lm_agg_push_open(const lm_plan *p, const lm_batch *b, const char *failed,
+                     const int64_t **w, lm_error *err) {
+  *w = NULL;
+  if (failed)
+    return lm_err(err, LM_ERR_EXEC,
+                  "the query stopped after an earlier error: %s", failed);
+  if (p->n_keys > 64 || p->n_aggs > 64)
+    return lm_err(err, LM_ERR_BIND, "too many GROUP BY keys or aggregates");
+  if (p->changelog_input) {
+    if (p->weight_col < 0 || p->weight_col >= b->num_columns ||
+        b->columns[p->weight_col]->type.id != LM_TYPE_INT64)
+      return lm_err(err, LM_ERR_EXEC,
+                    "internal error: changelog input without a __weight "
+                    "column");
+    *w = lm_array_i64(b->columns[p->weight_col]);
+  }
+  return 0;
+}
+
 static bool group_live(const agg_op *o, uint32_t g) {
   return o->plan->n_keys == 0 || lm_aggtable_group_rows(o->t, g) > 0;
 }
@@ -176,20 +195,10 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
   const lm_plan *p = o->plan;
   int64_t n = b->num_rows;
   lm_array *keys[64] = {0}, *aggs[64] = {0};
-  if (o->failed)
-    return lm_err(err, LM_ERR_EXEC,
-                  "the query stopped after an earlier error: %s", o->fail_msg);
-  if (p->n_keys > 64 || p->n_aggs > 64)
-    return lm_err(err, LM_ERR_BIND, "too many GROUP BY keys or aggregates");
   const int64_t *w = NULL;
-  if (p->changelog_input) {
-    if (p->weight_col < 0 || p->weight_col >= b->num_columns ||
-        b->columns[p->weight_col]->type.id != LM_TYPE_INT64)
-      return lm_err(err, LM_ERR_EXEC,
-                    "internal error: changelog input without a __weight "
-                    "column");
-    w = lm_array_i64(b->columns[p->weight_col]);
-  }
+  int orc = lm_agg_push_open(p, b, o->failed ? o->fail_msg : NULL, &w, err);
+  if (orc)
+    return orc;
   int rc = lm_eval_inputs(p, b, keys, aggs, err);
   if (rc)
     goto done;
@@ -264,6 +273,8 @@ done:
 }
 
 int lm_op_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err) {
+  if (lm_op_is_gsets_aggregate(op)) /* op_gsets_aggregate.c */
+    return lm_gsets_aggregate_snapshot(op, out, err);
   agg_op *o = (agg_op *)op;
   const lm_plan *p = o->plan;
   /* After a failed batch the state is partly applied: reading it would show
@@ -316,6 +327,8 @@ static const lm_operator_vt agg_vt = {"aggregate", agg_push,
 
 lm_operator *lm_op_aggregate_new(const lm_plan *plan, lm_schema *out_schema,
                                  bool changelog) {
+  if (plan->n_gsets) /* grouping sets: op_gsets_aggregate.c */
+    return lm_op_gsets_aggregate_new(plan, out_schema, changelog);
   agg_op *o = calloc(1, sizeof *o);
   if (!o)
     return NULL;

@@ -22,6 +22,13 @@ int lm_aggtable_result(const lm_plan *p, const lm_aggtable *t,
 /* Grows a scratch array to hold at least n elements of `elem` bytes. */
 int lm_scratch_grow(void **p, int64_t *cap, int64_t n, size_t elem,
                     lm_error *err);
+/* The opening checks of an aggregate operator's push of b: refused when
+ * the operator `failed` (its earlier error message; NULL: it runs), or
+ * over 64 keys or aggregates (LM_ERR_BIND); over a changelog input *w is
+ * b's __weight values (LM_ERR_EXEC when the column is missing), else
+ * NULL. */
+int lm_agg_push_open(const lm_plan *p, const lm_batch *b, const char *failed,
+                     const int64_t **w, lm_error *err);
 /* A group table for the plan's keys and aggregates. */
 lm_aggtable *lm_plan_new_aggtable(const lm_plan *p);
 
@@ -49,6 +56,13 @@ int lm_window_rows(const lm_plan *p, const lm_aggtable *t, const uint32_t *gids,
 lm_operator *lm_op_session_changelog_new(const lm_plan *plan,
                                          lm_window_emit mode,
                                          lm_schema *wschema, lm_output_cb late);
+/* The aggregate of a plan with grouping sets (op_gsets_aggregate.c):
+ * lm_op_aggregate_new / lm_op_aggregate_snapshot's contracts, which call
+ * these for plan->n_gsets. */
+lm_operator *lm_op_gsets_aggregate_new(const lm_plan *plan,
+                                       lm_schema *out_schema, bool changelog);
+int lm_gsets_aggregate_snapshot(lm_operator *op, lm_batch **out, lm_error *err);
+bool lm_op_is_gsets_aggregate(const lm_operator *op);
 /* Appends a BIGINT column of `weight` to b; *out has `schema`. */
 int lm_with_weight(lm_batch *b, lm_schema *schema, int64_t weight,
                    lm_batch **out, lm_error *err);

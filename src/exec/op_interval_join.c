@@ -250,10 +250,9 @@ static bool df_bound(jint *u, int64_t ws, int64_t *v) {
  * a window of the other side: false only when every window whose time
  * (end or start) lies in the row's bound has a running value above v (MIN:
  * below), so its final value cannot equal v. */
-static bool df_keep(jint *u, int64_t v, int64_t t) {
+static __attribute__((noinline)) bool df_keep_slow(jint *u, int64_t v,
+                                                   int64_t t) {
   const lm_join_dynfilter *df = &u->df;
-  if (u->dc_valid && t >= u->dc_lo && t <= u->dc_hi)
-    return u->dc_all || (df->max ? v >= u->dc_thr : v <= u->dc_thr);
   const lm_join_spec *sp = &u->b.spec;
   __int128 c1, c2; /* the other side's time lies in [t + c1, t + c2] */
   if (df->side == 0) {
@@ -313,6 +312,13 @@ static bool df_keep(jint *u, int64_t v, int64_t t) {
   u->dc_all = all;
   u->dc_thr = thr;
   return all || (df->max ? v >= thr : v <= thr);
+}
+
+/* df_keep_slow, the verdict of the last time range inlined */
+static inline bool df_keep(jint *u, int64_t v, int64_t t) {
+  if (u->dc_valid && t >= u->dc_lo && t <= u->dc_hi)
+    return u->dc_all || (u->df.max ? v >= u->dc_thr : v <= u->dc_thr);
+  return df_keep_slow(u, v, t);
 }
 
 static int int_push(jbase *j, int s, lm_batch *b, lm_error *err) {
@@ -621,6 +627,36 @@ int lm_join_set_dynfilter(lm_operator *join, const lm_join_dynfilter *df,
   u->df = *df;
   u->df_on = true;
   return 0;
+}
+
+void lm_join_dynfilter_verdict(lm_operator *join, int64_t t, int64_t *t_lo,
+                               int64_t *t_hi, int64_t *k_lo, int64_t *k_hi) {
+  jbase *j = (jbase *)join;
+  *t_lo = INT64_MIN;
+  *t_hi = INT64_MAX;
+  *k_lo = INT64_MIN;
+  *k_hi = INT64_MAX;
+  if (!j || j->spec.algo != LM_JOIN_INTERVAL || !((jint *)j)->df_on)
+    return;
+  jint *u = (jint *)j;
+  /* fresh running values (int_push starts each batch afresh too) */
+  u->df_n = 0;
+  u->dc_valid = false;
+  df_keep_slow(u, 0, t);
+  if (u->dc_valid) {
+    *t_lo = u->dc_lo;
+    *t_hi = u->dc_hi;
+  } else {
+    *t_lo = *t_hi = t;
+  }
+  if (!u->dc_all) {
+    if (u->df.max)
+      *k_lo = u->dc_thr;
+    else
+      *k_hi = u->dc_thr;
+  }
+  u->df_n = 0;
+  u->dc_valid = false;
 }
 
 int64_t lm_join_dynfilter_dropped(const lm_operator *join) {

@@ -45,7 +45,7 @@ int lm_with_weight(lm_batch *b, lm_schema *schema, int64_t weight,
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   for (int64_t i = 0; i < b->num_rows; i++)
-    lm_builder_append_int(&wb, weight);
+    lm_builder_append_i64_fast(&wb, weight);
   int rc = lm_builder_finish(&wb, &cols[nc]);
   lm_builder_free(&wb);
   if (rc) {

@@ -272,6 +272,8 @@ lm_operator *lm_pipeline_build_ex(const lm_plan *plan, lm_schema *out_schema,
     if (agg_op)
       *agg_op = ops[n];
     n++;
+  } else if (plan->n_tfilter) { /* rows in +1, out -1 as now() moves */
+    ops[n++] = lm_op_temporal_filter_new(plan, out_schema);
   } else if (plan->changelog_input) { /* the weight flows through */
     ops[n++] = lm_op_project_weighted_new(plan->out, plan->out_schema->n_fields,
                                           out_schema, plan->weight_col);

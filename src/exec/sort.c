@@ -110,9 +110,9 @@ static void top_k(const sort_ctx *s, int32_t *idx, int32_t *tmp, int64_t n,
   merge_sort(s, idx, tmp, k);                      /* stable sort */
 }
 
-int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
-                  int64_t offset, int64_t limit, lm_batch **out,
-                  lm_error *err) {
+static int batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
+                      int64_t offset, int64_t limit, bool ties, lm_batch **out,
+                      lm_error *err) {
   int64_t n = b->num_rows;
   int32_t *idx = malloc(sizeof(int32_t) * (size_t)(n + 1));
   int32_t *tmp = malloc(sizeof(int32_t) * (size_t)(n + 1));
@@ -131,7 +131,7 @@ int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
   if (offset < 0)
     offset = 0;
   int64_t k = limit >= 0 && offset <= n - limit ? offset + limit : n;
-  if (n_keys && k > 0 && k <= n / 8)
+  if (n_keys && k > 0 && k <= n / 8 && !ties)
     top_k(&s, idx, tmp, n, k);
   else if (n_keys)
     merge_sort(&s, idx, tmp, n);
@@ -139,6 +139,11 @@ int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
   int64_t count = n - start;
   if (limit >= 0 && limit < count)
     count = limit;
+  if (ties && n_keys && limit > 0) { /* the rows tied with the last one */
+    while (start + count < n &&
+           cmp_rows(&s, idx[start + count - 1], idx[start + count]) == 0)
+      count++;
+  }
   /* nothing to reorder or cut: the rows themselves, not a copy */
   *out = !n_keys && count == n ? lm_batch_retain(b)
                                : lm_batch_take(b, idx + start, count);
@@ -146,4 +151,16 @@ int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
   free(tmp);
   free(cols);
   return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
+int lm_batch_sort(lm_batch *b, const lm_sort_key *keys, int n_keys,
+                  int64_t offset, int64_t limit, lm_batch **out,
+                  lm_error *err) {
+  return batch_sort(b, keys, n_keys, offset, limit, false, out, err);
+}
+
+int lm_batch_sort_ties(lm_batch *b, const lm_sort_key *keys, int n_keys,
+                       int64_t offset, int64_t limit, lm_batch **out,
+                       lm_error *err) {
+  return batch_sort(b, keys, n_keys, offset, limit, true, out, err);
 }

@@ -117,6 +117,7 @@ enum wf_kind {
   WF_STDDEV_POP,
   WF_BOOL_AND,
   WF_BOOL_OR,
+  WF_STRING_AGG,
   WF_UNKNOWN,
 };
 
@@ -150,6 +151,7 @@ static const struct {
     {"bool_and", WF_BOOL_AND, 1, 1},
     {"every", WF_BOOL_AND, 1, 1},
     {"bool_or", WF_BOOL_OR, 1, 1},
+    {"string_agg", WF_STRING_AGG, 2, 2},
 };
 
 static enum wf_kind kind_of(const lm_wf_call *c, int *lo, int *hi) {
@@ -233,6 +235,16 @@ int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
                        "%s() needs a BOOLEAN argument, found %s", c->fn,
                        lm_type_name(t));
     *out = lm_type_make(LM_TYPE_BOOL);
+    return 0;
+  case WF_STRING_AGG:
+    for (int i = 0; i < 2; i++)
+      if (c->args[i]->type.id != LM_TYPE_UTF8 &&
+          c->args[i]->type.id != LM_TYPE_NULL)
+        return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                         "string_agg() OVER (...) takes text arguments, "
+                         "found %s",
+                         lm_type_name(c->args[i]->type));
+    *out = lm_type_make(LM_TYPE_UTF8);
     return 0;
   case WF_NTH:
   case WF_LAG:
@@ -484,6 +496,82 @@ static void acc_remove(acc *s, int64_t pos, bool count_star) {
   }
 }
 
+/* Slides s from positions [*cs, *ce) to [fs, fe): rows enter at the end
+ * and leave at the start; a frame that does not overlap the old one, or
+ * that shrinks from the end, or a float sum that may have drifted, is
+ * summed again from its rows. */
+static void acc_slide(acc *s, int64_t *cs, int64_t *ce, int64_t fs, int64_t fe,
+                      bool count_star) {
+  if (fs >= *ce || fs < *cs) {
+    acc_reset(s);
+    *cs = *ce = fs;
+  }
+  while (*ce < fe)
+    acc_add(s, (*ce)++, count_star);
+  while (*cs < fs)
+    acc_remove(s, (*cs)++, count_star);
+  if (*ce > fe || (s->shrunk && acc_fdrift(s))) {
+    acc_reset(s);
+    *cs = *ce = fs;
+    while (*ce < fe)
+      acc_add(s, (*ce)++, count_star);
+  }
+}
+
+/* Adds the rows of accumulator b to m (not MIN / MAX, whose deques are
+ * compared by the caller): the frame of an EXCLUDE is two runs of rows,
+ * one accumulator each. m's float sum is then the compensated sum of
+ * both (its overflow the finite sum's, as after a removal). */
+static void acc_merge(acc *m, const acc *b) {
+  m->shrunk = true;
+  m->cnt += b->cnt;
+  m->isum += b->isum;
+  if (b->fsum != 0)
+    acc_fadd(m, b->fsum, 1);
+  if (b->fcomp != 0)
+    acc_fadd(m, b->fcomp, 1);
+  m->flost += b->flost;
+  m->n_nan += b->n_nan;
+  m->n_pinf += b->n_pinf;
+  m->n_ninf += b->n_ninf;
+  m->sx += b->sx;
+  m->sxx += b->sxx;
+  m->n_true += b->n_true;
+}
+
+/* The text of row `row` of a (a CHAR(n) without its padding, as
+ * PostgreSQL's cast to text). */
+static const char *text_at(const lm_array *a, int64_t row, int32_t *len) {
+  const char *p = lm_array_str(a, row, len);
+  if (lm_type_is_bpchar(a->type))
+    while (*len > 0 && p[*len - 1] == ' ')
+      (*len)--;
+  return p;
+}
+
+/* string_agg(v, d) over positions [from, to) of perm appended to o, as
+ * PostgreSQL's string_agg_transfn: NULL values are skipped, each value
+ * after the first is preceded by its own row's delimiter (none when it
+ * is NULL); *any tells whether a value was written. */
+static int sagg_run(lm_buf *o, const lm_wf_call *c, const int32_t *perm,
+                    int64_t from, int64_t to, bool *any) {
+  for (int64_t q = from; q < to; q++) {
+    int32_t row = perm[q], l;
+    if (is_null_at(c->args[0], row))
+      continue;
+    if (*any && !is_null_at(c->args[1], row)) {
+      const char *d = text_at(c->args[1], row, &l);
+      if (lm_buf_append(o, d, (size_t)l))
+        return LM_ERR_NOMEM;
+    }
+    const char *v = text_at(c->args[0], row, &l);
+    if (lm_buf_append(o, v, (size_t)l))
+      return LM_ERR_NOMEM;
+    *any = true;
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------- output */
 
 typedef struct res {
@@ -606,11 +694,15 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
   int64_t *gi = malloc(sizeof(int64_t) * (size_t)(n + 1));  /* peer group */
   int64_t *gst = malloc(sizeof(int64_t) * (size_t)(n + 2)); /* group starts */
   int64_t *dq = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  bool ex = c->has_frame && c->exclude != LM_EXCLUDE_NO_OTHERS;
+  int64_t *dq2 = ex ? malloc(sizeof(int64_t) * (size_t)(n + 1)) : NULL;
+  lm_buf sb; /* string_agg: the results' text (r.i start, r.src length) */
+  lm_buf_init(&sb);
   res r = {malloc(sizeof(int64_t) * (size_t)(n + 1)),
            malloc(sizeof(double) * (size_t)(n + 1)),
            malloc(sizeof(int32_t) * (size_t)(n + 1)), calloc((size_t)n + 1, 1)};
   if (!perm || !tmp || !pgs || !pge || !gi || !gst || !dq || !r.i || !r.f ||
-      !r.src || !r.null) {
+      !r.src || !r.null || (ex && !dq2)) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto done;
   }
@@ -619,6 +711,7 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
   merge_sort(c, perm, tmp, n);
   const lm_array *a0 = c->n_args ? c->args[0] : NULL;
   acc s = {.k = k, .a = a0, .perm = perm, .dq = dq};
+  acc s2 = {.k = k, .a = a0, .perm = perm, .dq = dq2}; /* EXCLUDE's 2nd run */
   for (int64_t ps = 0; ps < n && !rc;) {
     int64_t pe = ps + 1;
     while (pe < n && cmp_part(c, perm[ps], perm[pe]) == 0)
@@ -640,7 +733,9 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
     }
     gst[ng] = pe;
     acc_reset(&s);
-    int64_t cs = ps, ce = ps; /* accumulator window [cs, ce) */
+    acc_reset(&s2);
+    int64_t cs = ps, ce = ps;   /* accumulator window [cs, ce) */
+    int64_t cs2 = ps, ce2 = ps; /* and s2's */
     for (int64_t pos = ps; pos < pe && !rc; pos++) {
       int32_t row = perm[pos];
       switch (k) {
@@ -780,89 +875,134 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
       }
       if (fe < fs)
         fe = fs;
+      /* EXCLUDE takes [xs, xe) out of the frame (TIES keeps the current
+       * row): the frame is then the runs [fs, ae) and [bs, fe), with the
+       * current row between them when kept. Each run's ends only move
+       * forward as pos does. */
+      int64_t ae = fe, bs = fe;
+      bool keep = false;
+      if (ex) {
+        int64_t xs = c->exclude == LM_EXCLUDE_CURRENT_ROW ? pos : pgs[pos];
+        int64_t xe = c->exclude == LM_EXCLUDE_CURRENT_ROW ? pos + 1 : pge[pos];
+        ae = xs < fe ? xs : fe;
+        if (ae < fs)
+          ae = fs;
+        bs = xe > fs ? xe : fs;
+        if (bs > fe)
+          bs = fe;
+        keep = c->exclude == LM_EXCLUDE_TIES && pos >= fs && pos < fe;
+      }
+      int64_t na = ae - fs, nk = keep ? 1 : 0, nfr = na + nk + (fe - bs);
       if (k == WF_FIRST || k == WF_LAST || k == WF_NTH) {
-        int64_t q = -1;
+        int64_t j = -1; /* the index into the frame's rows */
         if (k == WF_FIRST)
-          q = fs < fe ? fs : -1;
+          j = nfr > 0 ? 0 : -1;
         else if (k == WF_LAST)
-          q = fs < fe ? fe - 1 : -1;
-        else {
-          if (is_null_at(c->args[1], row)) {
-            q = -1;
-          } else {
-            int64_t nth = lm_array_get_i64(c->args[1], row);
-            if (nth <= 0) {
-              rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
-                             "argument of nth_value must be greater than "
-                             "zero");
-              continue;
-            }
-            q = nth <= fe - fs ? fs + nth - 1 : -1;
+          j = nfr - 1;
+        else if (!is_null_at(c->args[1], row)) {
+          int64_t nth = lm_array_get_i64(c->args[1], row);
+          if (nth <= 0) {
+            rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                           "argument of nth_value must be greater than "
+                           "zero");
+            continue;
           }
+          j = nth <= nfr ? nth - 1 : -1;
         }
+        int64_t q = j < 0         ? -1
+                    : j < na      ? fs + j
+                    : j < na + nk ? pos
+                                  : bs + (j - na - nk);
         r.src[row] = q < 0 ? -1 : perm[q];
         r.i[row] = 0;
         continue;
       }
-      /* slide the accumulator to [fs, fe) */
-      if (fs >= ce || fs < cs) {
-        acc_reset(&s);
-        cs = ce = fs;
+      if (k == WF_STRING_AGG) {
+        bool any = false;
+        size_t at = sb.len;
+        if (sagg_run(&sb, c, perm, fs, ae, &any) ||
+            (keep && sagg_run(&sb, c, perm, pos, pos + 1, &any)) ||
+            sagg_run(&sb, c, perm, bs, fe, &any)) {
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+          continue;
+        }
+        if (sb.len > INT32_MAX) {
+          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                         "string_agg() OVER (...): results longer than "
+                         "2 GB in all are not supported");
+          lm_err_state(err, "54000");
+          continue;
+        }
+        r.null[row] = !any;
+        r.i[row] = (int64_t)at;
+        r.src[row] = (int32_t)(sb.len - at);
+        continue;
       }
-      while (ce < fe)
-        acc_add(&s, ce++, c->count_star);
-      while (cs < fs)
-        acc_remove(&s, cs++, c->count_star);
-      /* cannot shrink from the right, or a float sum drifted: recompute */
-      if (ce > fe || (s.shrunk && acc_fdrift(&s))) {
-        acc_reset(&s);
-        cs = ce = fs;
-        while (ce < fe)
-          acc_add(&s, ce++, c->count_star);
+      /* slide the accumulators to [fs, ae) and [bs, fe) */
+      acc_slide(&s, &cs, &ce, fs, ae, c->count_star);
+      const acc *rs = &s;
+      acc m;
+      if (ex) {
+        acc_slide(&s2, &cs2, &ce2, bs, fe, c->count_star);
+        if (k != WF_MIN && k != WF_MAX) {
+          bool fl = a0 && is_float_type(a0->type.id);
+          if (fl && (acc_foverflow(&s) || acc_foverflow(&s2))) {
+            rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                           "value out of range: overflow");
+            lm_err_state(err, "22003");
+            continue;
+          }
+          m = s;
+          acc_merge(&m, &s2);
+          if (keep)
+            acc_add(&m, pos, c->count_star);
+          rs = &m;
+        }
       }
       switch (k) {
       case WF_COUNT:
-        r.i[row] = s.cnt;
+        r.i[row] = rs->cnt;
         break;
       case WF_SUM:
-        if (!s.cnt) {
+        if (!rs->cnt) {
           r.null[row] = 1;
-        } else if (is_float_type(a0->type.id) && acc_foverflow(&s)) {
+        } else if (is_float_type(a0->type.id) && acc_foverflow(rs)) {
           rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
                          "value out of range: overflow");
           lm_err_state(err, "22003");
         } else if (is_float_type(a0->type.id)) {
-          r.f[row] = acc_fsum(&s);
-        } else if (s.isum > INT64_MAX || s.isum < INT64_MIN) {
+          r.f[row] = acc_fsum(rs);
+        } else if (rs->isum > INT64_MAX || rs->isum < INT64_MIN) {
           rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
                          "bigint out of range (sum() OVER (...))");
         } else {
-          r.i[row] = (int64_t)s.isum;
+          r.i[row] = (int64_t)rs->isum;
         }
         break;
       case WF_AVG:
-        if (!s.cnt)
+        if (!rs->cnt)
           r.null[row] = 1;
-        else if (is_float_type(a0->type.id) && acc_foverflow(&s)) {
+        else if (is_float_type(a0->type.id) && acc_foverflow(rs)) {
           rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
                          "value out of range: overflow");
           lm_err_state(err, "22003");
         } else if (is_float_type(a0->type.id))
-          r.f[row] = acc_fsum(&s) / (double)s.cnt;
+          r.f[row] = acc_fsum(rs) / (double)rs->cnt;
         else
-          r.f[row] = (double)((long double)s.isum / (long double)s.cnt);
+          r.f[row] = (double)((long double)rs->isum / (long double)rs->cnt);
         break;
       case WF_VAR_SAMP:
       case WF_VAR_POP:
       case WF_STDDEV_SAMP:
       case WF_STDDEV_POP: {
         bool samp = k == WF_VAR_SAMP || k == WF_STDDEV_SAMP;
-        if (s.cnt < (samp ? 2 : 1)) {
+        if (rs->cnt < (samp ? 2 : 1)) {
           r.null[row] = 1;
           break;
         }
-        long double nn = (long double)s.cnt;
-        long double var = (s.sxx - s.sx * s.sx / nn) / (samp ? nn - 1 : nn);
+        long double nn = (long double)rs->cnt;
+        long double var =
+            (rs->sxx - rs->sx * rs->sx / nn) / (samp ? nn - 1 : nn);
         if (var < 0)
           var = 0;
         r.f[row] =
@@ -872,16 +1012,26 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
       }
       case WF_BOOL_AND:
       case WF_BOOL_OR:
-        if (!s.cnt)
+        if (!rs->cnt)
           r.null[row] = 1;
         else
-          r.i[row] = k == WF_BOOL_AND ? s.n_true == s.cnt : s.n_true > 0;
+          r.i[row] = k == WF_BOOL_AND ? rs->n_true == rs->cnt : rs->n_true > 0;
         break;
       case WF_MIN:
-      case WF_MAX:
-        r.src[row] = s.dt > s.dh ? perm[s.dq[s.dh]] : -1;
+      case WF_MAX: {
+        /* the least (greatest) of the runs' fronts and a kept row */
+        int32_t best = s.dt > s.dh ? perm[s.dq[s.dh]] : -1;
+        int32_t cand[2] = {ex && s2.dt > s2.dh ? perm[s2.dq[s2.dh]] : -1,
+                           keep && !is_null_at(a0, row) ? row : -1};
+        int sign = k == WF_MIN ? 1 : -1;
+        for (int q = 0; q < 2; q++)
+          if (cand[q] >= 0 &&
+              (best < 0 || sign * cmp_val(a0, best, cand[q]) > 0))
+            best = cand[q];
+        r.src[row] = best;
         r.i[row] = 0;
         break;
+      }
       default:
         break;
       }
@@ -941,6 +1091,8 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
   for (int64_t i = 0; i < n; i++) {
     if (r.null[i])
       lm_builder_append_null(&b);
+    else if (k == WF_STRING_AGG) /* r.i: the start in sb, r.src: length */
+      lm_builder_append_str(&b, sb.data ? sb.data + r.i[i] : "", r.src[i]);
     else if (t.id == LM_TYPE_FLOAT64)
       lm_builder_append_double(&b, r.f[i]);
     else if (t.id == LM_TYPE_BOOL)
@@ -960,6 +1112,8 @@ done:
   free(gi);
   free(gst);
   free(dq);
+  free(dq2);
+  lm_buf_free(&sb);
   free(r.i);
   free(r.f);
   free(r.src);

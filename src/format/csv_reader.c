@@ -16,6 +16,8 @@
 
 #include "format/format_internal.h"
 
+#include "columnar/lm_conform.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,12 @@ struct lm_csv_reader {
   lm_fmt_queue q;
   lm_buf scratch; /* "" unescaping */
   lm_buf num;     /* long numbers for strtod */
+  /* bad rows (lm_bad_row.h): the input offset of the record being parsed
+   * (cur_rec), and the place and text of the last csv_err */
+  int64_t rec_off;
+  const char *cur_rec;
+  int64_t err_line, err_col, err_off;
+  char err_text[640];
 };
 
 void lm_csv_options_default(lm_csv_options *o) {
@@ -111,7 +119,31 @@ static int csv_err(lm_csv_reader *r, int code, const char *row, const char *at,
     text[0] = '\0';
   lm_fmt_error(&r->saved, code, src_name(r), line, col, "%s", text);
   r->failed = true;
+  r->err_line = line;
+  r->err_col = col;
+  r->err_off = r->rec_off + (at && r->cur_rec ? (int64_t)(at - r->cur_rec) : 0);
+  memcpy(r->err_text, text, sizeof text);
   return -1;
+}
+
+/* Hands the record [row, term) that just failed to decode (r->saved) to
+ * opt.on_bad: 0 when it was dropped (its values taken back out of the
+ * builders, the reader going on), -1 when the input fails. */
+static int csv_divert(lm_csv_reader *r, const char *row, const char *term) {
+  int code = r->saved.code;
+  if (!r->opt.on_bad || (code != LM_ERR_PARSE && code != LM_ERR_LIMIT))
+    return -1;
+  lm_bad_row b = {
+      src_name(r), r->err_line, r->err_col,
+      r->err_off,  code,        r->saved.sqlstate,
+      r->err_text, row,         term > row ? (size_t)(term - row) : 0};
+  if (r->opt.on_bad(r->opt.bad_ctx, &b))
+    return -1;
+  for (int c = 0; c < r->ncols; c++)
+    lm_builder_truncate(&r->bb.cols[c], r->batch_n);
+  r->failed = false;
+  lm_err_clear(&r->saved);
+  return 0;
 }
 
 static int report(lm_csv_reader *r, lm_error *err) {
@@ -255,10 +287,12 @@ static int csv_convert(lm_csv_reader *r, int col, const csv_field *f,
     return csv_err(r, LM_ERR_NOMEM, row, field_start(f), "out of memory");
   bool is_null = n == 0;
   if (b->type.id == LM_TYPE_UTF8) {
-    if (n == 0 && f->kind) {
+    if (n == 0 && f->kind && !lm_schema_typmod(r->schema, col).bpchar) {
       lm_builder_append_str_fast(b, "", 0);
       return 0;
     }
+    if (n == 0 && f->kind) /* "" into CHAR(n): n spaces */
+      is_null = false;
   } else if (n && (v[0] == ' ' || v[0] == '\t')) {
     is_null = lm_fmt_is_blank(v, n);
   }
@@ -269,13 +303,23 @@ static int csv_convert(lm_csv_reader *r, int col, const csv_field *f,
     lm_builder_append_null(b);
     return 0;
   }
-  int rc = lm_fmt_append_text(b, v, n, &r->num);
+  lm_typmod m = lm_schema_typmod(r->schema, col);
+  int rc = m.char_len || m.bpchar ? lm_fmt_append_chars(b, v, n, m, &r->num)
+                                  : lm_fmt_append_text(b, v, n, &r->num);
   if (rc == LM_FMT_OK)
     return 0;
   char snip[128];
   lm_fmt_snippet(snip, sizeof snip, v, n);
   const char *tn = lm_type_name(b->type);
   switch (rc) {
+  case LM_FMT_TOOLONG: {
+    char cn[64];
+    int e = csv_err(r, LM_ERR_PARSE, row, field_start(f),
+                    "value too long for type %s in column '%s': '%s'",
+                    lm_char_type_name(m, cn, sizeof cn), fd->name, snip);
+    lm_err_state(&r->saved, "22001");
+    return e;
+  }
   case LM_FMT_RANGE:
     return csv_err(r, LM_ERR_PARSE, row, field_start(f),
                    "value '%s' out of range for %s column '%s'", snip, tn,
@@ -386,15 +430,20 @@ static int csv_data(lm_csv_reader *r, const char *row, int nf,
                     const char *term) {
   if (nf != r->nfile) {
     if (is_blank_record(r, nf))
-      return 0; /* blank line */
-    return csv_err(r, LM_ERR_PARSE, row, term,
-                   "too few fields: expected %d, found %d", r->nfile, nf);
+      return 0;        /* blank line */
+    if (nf > r->nfile) /* only when diverting bad rows: see csv_record */
+      csv_err(r, LM_ERR_PARSE, row, field_start(&r->fields[r->nfile]),
+              "too many fields: expected %d, found %d", r->nfile, nf);
+    else
+      csv_err(r, LM_ERR_PARSE, row, term,
+              "too few fields: expected %d, found %d", r->nfile, nf);
+    return csv_divert(r, row, term);
   }
   const int *map = r->map;
   for (int i = 0; i < nf; i++) {
     int c = map[i];
     if (c >= 0 && csv_convert(r, c, &r->fields[i], row))
-      return -1;
+      return csv_divert(r, row, term);
   }
   for (int i = 0; i < r->nmissing; i++)
     lm_builder_append_null(&r->bb.cols[r->missing[i]]);
@@ -442,12 +491,15 @@ static inline const char *scan_unquoted(const char *q, const char *end, char d,
 static int csv_record(lm_csv_reader *r, const char *p, const char *end,
                       bool eof, const char **next) {
   const char *rec = p; /* including a BOM, for the length limit */
+  r->cur_rec = rec;
   if (!r->started && end - p >= 3 && memcmp(p, BOM, 3) == 0)
     p += 3;
   const char *row = p;
   const char d = r->opt.delimiter;
   const uint8_t *cls = r->cls;
-  const int maxf = r->nfile >= 0 ? r->nfile : CSV_MAX_COLUMNS;
+  /* diverting bad rows, a record with too many fields is read to its end
+   * (csv_data refuses it) */
+  const int maxf = r->nfile >= 0 && !r->opt.on_bad ? r->nfile : CSV_MAX_COLUMNS;
   int nf = 0;
   int64_t nl = 0;
   const char *s = p, *term = p;
@@ -564,6 +616,7 @@ static int csv_record(lm_csv_reader *r, const char *p, const char *end,
   if (rc)
     return -1;
   r->line += nl + 1;
+  r->rec_off += (int64_t)(s - rec);
   return 1;
 }
 

@@ -2,6 +2,7 @@
  * and JSON readers/writers. */
 #include "format/format_internal.h"
 
+#include "columnar/lm_conform.h"
 #include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
@@ -588,4 +589,25 @@ int lm_fmt_flush_batch(lm_batch_builder *bb, int64_t n, lm_fmt_queue *q,
   if (rc)
     return lm_err(err, rc, "out of memory queueing a batch");
   return LM_OK;
+}
+
+int lm_fmt_append_chars(lm_builder *b, const char *p, size_t len, lm_typmod m,
+                        lm_buf *scratch) {
+  if (b->type.id != LM_TYPE_UTF8 || (!m.char_len && !m.bpchar))
+    return lm_fmt_append_text(b, p, len, scratch);
+  if (len > (size_t)INT32_MAX)
+    return LM_FMT_TOOBIG;
+  if (lm_fmt_utf8_check(p, len) != len)
+    return LM_FMT_UTF8;
+  int32_t keep, pad;
+  if (lm_char_assign(p, (int32_t)len, m, &keep, &pad))
+    return LM_FMT_TOOLONG;
+  if (!pad)
+    return lm_fmt_append_text(b, p, (size_t)keep, scratch);
+  lm_buf_reset(scratch);
+  if (lm_buf_append(scratch, p, (size_t)keep) ||
+      lm_buf_reserve(scratch, (size_t)pad))
+    return LM_FMT_TOOBIG; /* out of memory: the caller's message is close */
+  memset(scratch->data + scratch->len, ' ', (size_t)pad);
+  return lm_fmt_append_text(b, scratch->data, scratch->len + (size_t)pad, NULL);
 }

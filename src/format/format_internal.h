@@ -18,6 +18,8 @@ enum {
   LM_FMT_UTF8 = 3,   /* invalid UTF-8 in a string */
   LM_FMT_TOOBIG = 4, /* a string too long for a batch (2 GiB offsets) */
   LM_FMT_NOTYPE = 5, /* the column type cannot be read from text */
+  /* more characters than a VARCHAR(n) / CHAR(n) takes */
+  LM_FMT_TOOLONG = 6,
 };
 
 /* True when the type can be decoded from text by lm_fmt_append_text. */
@@ -58,6 +60,14 @@ bool lm_fmt_is_blank(const char *p, size_t len);
  * nothing is appended unless LM_FMT_OK. */
 int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
                        lm_buf *scratch);
+
+/* As lm_fmt_append_text for a UTF8 column declared VARCHAR(n) / CHAR(n)
+ * (m, the schema's lm_typmod; none: lm_fmt_append_text): the text is
+ * validated, then assigned as PostgreSQL assigns it (lm_char_assign: spaces
+ * past n cut, CHAR(n) padded with spaces; `scratch` holds a padded copy).
+ * LM_FMT_TOOLONG when a character past n is not a space. */
+int lm_fmt_append_chars(lm_builder *b, const char *p, size_t len, lm_typmod m,
+                        lm_buf *scratch);
 
 /* Writes a short, printable rendering of p[0..len) into dst (cap >= 64):
  * at most ~40 bytes, non-printable bytes as \xNN, "..." when cut. */

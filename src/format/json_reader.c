@@ -13,6 +13,8 @@
 
 #include "format/format_internal.h"
 
+#include "columnar/lm_conform.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +64,13 @@ struct lm_json_reader {
   lm_buf scratch; /* decoded strings */
   lm_buf key;     /* decoded keys with escapes */
   lm_buf num;
+  int64_t line_off; /* input offset of the line being parsed (bad rows) */
+  int64_t err_col;
+  char err_text[640];
 };
 
 void lm_json_options_default(lm_json_options *o) {
+  memset(o, 0, sizeof *o);
   o->batch_rows = JSON_DEFAULT_BATCH_ROWS;
   o->max_line_bytes = JSON_DEFAULT_MAX_LINE;
 }
@@ -85,6 +91,8 @@ static int json_err(lm_json_reader *r, int code, const char *at,
   lm_fmt_error(&r->saved, code, r->source ? r->source : "<input>", r->line, col,
                "%s", text);
   r->failed = true;
+  r->err_col = col;
+  memcpy(r->err_text, text, sizeof text);
   return -1;
 }
 
@@ -150,6 +158,8 @@ lm_json_reader *lm_json_reader_new(lm_schema *schema,
       r->opt.batch_rows = opts->batch_rows;
     if (opts->max_line_bytes > 0)
       r->opt.max_line_bytes = opts->max_line_bytes;
+    r->opt.on_bad = opts->on_bad;
+    r->opt.bad_ctx = opts->bad_ctx;
   }
   r->schema = lm_schema_retain(schema);
   r->ncols = schema->n_fields;
@@ -656,7 +666,17 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
                       (v->kind != J_OBJ && v->kind != J_ARR))) {
       return type_error(r, c, v);
     }
-    int rc = lm_fmt_append_text(b, t, n, &r->num);
+    lm_typmod m = lm_schema_typmod(r->schema, c);
+    int rc = lm_fmt_append_chars(b, t, n, m, &r->num);
+    if (rc == LM_FMT_TOOLONG) {
+      char cn[64], snip[128];
+      lm_fmt_snippet(snip, sizeof snip, t, n);
+      int e = json_err(r, LM_ERR_PARSE, v->p,
+                       "value too long for type %s in column '%s': '%s'",
+                       lm_char_type_name(m, cn, sizeof cn), fd->name, snip);
+      lm_err_state(&r->saved, "22001");
+      return e;
+    }
     if (rc == LM_FMT_TOOBIG)
       return json_err(r, LM_ERR_LIMIT, v->p, "value too large for column '%s'",
                       fd->name);
@@ -673,7 +693,36 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
 
 /* ------------------------------------------------------------- lines */
 
+static int json_line_parse(lm_json_reader *r, const char *ls, const char *le);
+
+/* Decodes the line [ls, le) into the builders; a line that does not decode
+ * goes to opt.on_bad when set (its values taken back out of the builders).
+ * Returns 0, or -1 when the input fails (r->saved). */
 static int json_line(lm_json_reader *r, const char *ls, const char *le) {
+  if (!json_line_parse(r, ls, le))
+    return 0;
+  int code = r->saved.code;
+  if (!r->opt.on_bad || (code != LM_ERR_PARSE && code != LM_ERR_LIMIT))
+    return -1;
+  lm_bad_row b = {r->source ? r->source : "<input>",
+                  r->line,
+                  r->err_col,
+                  r->line_off + r->err_col - 1,
+                  code,
+                  r->saved.sqlstate,
+                  r->err_text,
+                  ls,
+                  (size_t)(le - ls)};
+  if (r->opt.on_bad(r->opt.bad_ctx, &b))
+    return -1;
+  for (int c = 0; c < r->ncols; c++)
+    lm_builder_truncate(&r->bb.cols[c], r->batch_n);
+  r->failed = false;
+  lm_err_clear(&r->saved);
+  return 0;
+}
+
+static int json_line_parse(lm_json_reader *r, const char *ls, const char *le) {
   r->ls = ls;
   const char *s = skip_ws(ls, le);
   if (s == le)
@@ -811,6 +860,7 @@ int lm_json_reader_feed(lm_json_reader *r, const char *data, size_t len,
       return 0;
     if (json_line(r, r->carry, r->carry + r->carry_len))
       return report(r, err);
+    r->line_off += (int64_t)r->carry_len + 1;
     r->carry_len = 0;
     r->line++;
     p = nl + 1;
@@ -828,6 +878,7 @@ int lm_json_reader_feed(lm_json_reader *r, const char *data, size_t len,
     }
     if (json_line(r, p, nl))
       return report(r, err);
+    r->line_off += (int64_t)(nl - p) + 1;
     r->line++;
     p = nl + 1;
   }

@@ -47,6 +47,7 @@
 #define LM_CSV_H
 
 #include "columnar/lm_columnar.h"
+#include "format/lm_bad_row.h"
 
 typedef struct lm_csv_options {
   char delimiter;     /* field separator; default ','. Not '"', CR or LF. */
@@ -62,6 +63,12 @@ typedef struct lm_csv_options {
    * were derived from the header (e.g. empty or repeated names renamed,
    * as `laminardb convert` does). Default false. */
   bool header_by_position;
+  /* reader: a data record that does not decode (wrong field count, a value
+   * not of its column's type, NULL for NOT NULL...) goes to on_bad(bad_ctx,
+   * ...) and is dropped instead of failing the input (lm_bad_row.h); NULL
+   * (the default) = fail. Quote errors and limits of the record still fail. */
+  lm_bad_row_fn on_bad;
+  void *bad_ctx;
 } lm_csv_options;
 
 /* Fills *o with the defaults above. A zero delimiter / batch_rows /

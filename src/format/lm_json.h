@@ -39,12 +39,19 @@
 #define LM_JSON_H
 
 #include "columnar/lm_columnar.h"
+#include "format/lm_bad_row.h"
 
 #define LM_JSON_MAX_DEPTH 64
 
 typedef struct lm_json_options {
   int64_t batch_rows;     /* rows per emitted batch; default 8192 */
   int64_t max_line_bytes; /* longest accepted line; default 64 MiB */
+  /* a line that does not decode (not a JSON object, a value not of its
+   * column's type, NULL for NOT NULL...) goes to on_bad(bad_ctx, ...) and
+   * is dropped instead of failing the input (lm_bad_row.h); NULL (the
+   * default) = fail. A line over max_line_bytes still fails. */
+  lm_bad_row_fn on_bad;
+  void *bad_ctx;
 } lm_json_options;
 
 /* Fills *o with the defaults. Zero fields in an options struct also mean

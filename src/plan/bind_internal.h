@@ -49,6 +49,28 @@ static inline bool is_null(lm_type t) {
   return t.id == LM_TYPE_NULL;
 }
 
+/* Grouping sets (gsets_bind.c, docs/aggregates.md). lm_bind_grouping_sets:
+ * with sel->group_elems, after the GROUP BY keys are bound (p->keys[k] is
+ * group_by[k]'s), merges equal keys, expands the sets (at most
+ * LM_GSET_MAX: 54001; CUBE of at most 12: 54011) and fills p->n_gsets /
+ * gset_mask / gset_key with the __grouping_set key added, or leaves a
+ * plain GROUP BY when there is one set; 0A000 with a window key. Nothing
+ * without group_elems. 0 or an error code (c->err set).
+ * lm_bind_grouping: GROUPING(e, ...) over the aggregate output (c->plan):
+ * INT32, bit n-1-i set when argument i is not grouped by in the row's set;
+ * 42803 "arguments to GROUPING must be grouping expressions of the
+ * associated query level" at an argument that is no key; NULL with
+ * c->err set.
+ * lm_bind_grouping_misplaced: 42803 "grouping operations are not allowed
+ * in <clause>" at the first GROUPING() call in e; 0 when there is none.
+ * lm_bind_gset_nullable: whether key k is left out by some set (its
+ * aggregate-output column is then nullable). */
+int lm_bind_grouping_sets(lm_bctx *c, lm_plan *p, const lm_select *sel);
+lm_bexpr *lm_bind_grouping(lm_bctx *c, const lm_expr *e);
+int lm_bind_grouping_misplaced(const lm_expr *e, const char *clause,
+                               lm_error *err);
+bool lm_bind_gset_nullable(const lm_plan *p, int k);
+
 /* Binds an expression over c->in (binder.c). NULL with c->err set. */
 lm_bexpr *lm_bind_expr(lm_bctx *c, const lm_expr *e);
 /* A new bound node of `kind` and `type` with n_args argument slots, at the
@@ -101,6 +123,30 @@ int lm_plan_topn_scope(const lm_select *sel, const lm_select *in,
 /* A scalar function call (func_bind.c): resolves the name, checks and
  * casts the arguments. NULL with err set ("function f() does not exist"). */
 lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e);
+/* PostgreSQL's boolean tests, SIMILAR TO and integer bit operators
+ * (pgsyntax_bind.c). lm_bind_booltest: e an IS_NULL node with booltest
+ * 1..3 (x IS [NOT] TRUE | FALSE | UNKNOWN): never NULL; 42804 "argument of
+ * IS TRUE must be type boolean, not type integer" otherwise.
+ * lm_bind_similar: e a LIKE node with booltest 1 (s [NOT] SIMILAR TO p
+ * [ESCAPE c]) as s ~ similar_to_escape(p, c). lm_bind_bitop: a op b (b
+ * NULL for ~ a) over integers, at PostgreSQL's width (smallint, integer,
+ * bigint; an integer literal is integer); 42883 "operator does not
+ * exist: ..." for other operands. All: NULL with c->err set. */
+lm_bexpr *lm_bind_booltest(lm_bctx *c, const lm_expr *e);
+lm_bexpr *lm_bind_similar(lm_bctx *c, const lm_expr *e);
+lm_bexpr *lm_bind_bitop(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
+                        lm_bexpr *b);
+/* PostgreSQL's width in bits of integer operand x (ast: its AST, may be
+ * NULL): 16, 32 or 64; an integer literal that fits is 32; 0 for NULL.
+ * lm_bind_width_type: the INT16 / INT32 / INT64 type of a width. */
+int lm_bind_int_width(const lm_expr *ast, const lm_bexpr *x);
+lm_type lm_bind_width_type(int w);
+/* The functions of func_bind2.c (integer, trigonometric, text formatting
+ * and bytes: div, gcd, sin, format, encode...): false when `e` names none
+ * of them; true otherwise, with *out the bound node or NULL with c->err
+ * set. args: e's arguments, bound. */
+bool lm_bind_func2(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                   lm_bexpr **out);
 /* The date/time functions of datefn_bind.c (now() and the other
  * statement-time functions, to_char, to_date, make_date, make_time,
  * make_interval, justify_*, EXTRACT over an INTERVAL). false when `e` is
@@ -170,6 +216,26 @@ lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
 int lm_bind_dec_unscale(lm_bctx *c, const lm_expr *at, lm_bexpr **arg);
 lm_bexpr *lm_bind_dec_rescale(lm_bctx *c, const lm_expr *at, lm_bexpr *r,
                               lm_type t);
+
+/* PostgreSQL's numeric typing of integers and floats (bind_num.c,
+ * docs/types.md). lm_bind_num_type: x's type for that typing, an integer
+ * literal that fits INTEGER counting as INTEGER (PostgreSQL's int4
+ * constant). lm_bind_num_merge: the type of a op b for two numbers or
+ * NULLs (arith true: + - * / %; PostgreSQL's int2 / int4 / int8 widths,
+ * real op real is real, real with an integer or double is double) or,
+ * arith false, their common type in CASE / COALESCE / GREATEST / UNION
+ * (the same, but real with an integer is real). */
+lm_type lm_bind_num_type(const lm_bexpr *x);
+lm_type lm_bind_num_merge(lm_type a, lm_type b, bool arith);
+/* pg_typeof(x) for the bound argument x: a VARCHAR literal of PostgreSQL's
+ * name of x's type ('integer', 'real', 'numeric' for a decimal constant,
+ * 'unknown' for a string constant) at e. NULL on out of memory. */
+lm_bexpr *lm_bind_pg_typeof(lm_bctx *c, const lm_expr *e, const lm_bexpr *x);
+/* The common type t of the values args[0..n) (CASE: skipping the
+ * conditions, args[2i] for i < n_pairs) made REAL when it is DOUBLE only
+ * because of decimal constants beside a REAL: COALESCE(real_col, 0.5) is
+ * real in PostgreSQL (its numeric constant converts to real). */
+lm_type lm_bind_num_real(lm_type t, lm_bexpr *const *args, int n, int n_pairs);
 
 /* Subquery expressions (subquery_bind.c). lm_bind_subquery binds an
  * LM_EXPR_SUBQUERY (planning the inner query through the thread's

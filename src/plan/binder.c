@@ -257,6 +257,8 @@ static lm_bexpr *literal(lm_bctx *c, const lm_expr *e) {
   case LM_LIT_TIMESTAMP:
   case LM_LIT_INTERVAL:
     b->lit.v.i = e->ival;
+    b->lit_int4 = e->lit == LM_LIT_INT && e->ival >= INT32_MIN &&
+                  e->ival <= INT32_MAX; /* bind_num.c */
     break;
   case LM_LIT_DECIMAL:
     b->lit.v.f = e->dval;
@@ -514,6 +516,12 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   case LM_OP_JSON_GET:
   case LM_OP_JSON_GET_TEXT:
     return lm_bind_other_op(c, e, op, a, b); /* func_bind.c */
+  case LM_OP_BIT_AND:
+  case LM_OP_BIT_OR:
+  case LM_OP_BIT_XOR:
+  case LM_OP_SHL:
+  case LM_OP_SHR:
+    return lm_bind_bitop(c, e, op, a, b); /* pgsyntax_bind.c */
   case LM_OP_ADD:
   case LM_OP_SUB:
   case LM_OP_MUL:
@@ -547,8 +555,8 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
       a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_INT64));
       rt = lm_type_make(LM_TYPE_INTERVAL);
     } else if ((is_num(ta) || is_null(ta)) && (is_num(tb) || is_null(tb))) {
-      rt = lm_type_make(is_float(ta) || is_float(tb) ? LM_TYPE_FLOAT64
-                                                     : LM_TYPE_INT64);
+      /* int2 / int4 / int8 and real / double as PostgreSQL (bind_num.c) */
+      rt = lm_bind_num_merge(lm_bind_num_type(a), lm_bind_num_type(b), true);
       a = lm_bind_cast(c, a, rt);
       b = lm_bind_cast(c, b, rt);
     } else {
@@ -607,7 +615,7 @@ static const char *const agg_names[] = {"count",       "sum",
                                         "var_pop",     "approx_count_distinct",
                                         "bool_and",    "bool_or",
                                         "every",       "string_agg",
-                                        NULL};
+                                        "grouping",    NULL};
 
 bool lm_bind_is_agg_name(const char *n) {
   for (int i = 0; agg_names[i]; i++)
@@ -741,6 +749,8 @@ static int agg_order_keys(lm_bctx *c, lm_bctx *in, const lm_expr *e,
 static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
   lm_plan *p = c->plan;
   const char *n = e->name;
+  if (!strcmp(n, "grouping")) /* GROUPING(): gsets_bind.c */
+    return lm_bind_grouping(c, e);
   lm_agg_spec s;
   memset(&s, 0, sizeof s);
   s.distinct = e->distinct;
@@ -906,6 +916,8 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
       s.in_type = wide;
       s.kind = avg ? LM_AGG_AVG : LM_AGG_SUM;
       s.out_type = avg ? lm_type_make(LM_TYPE_FLOAT64) : wide;
+      if (!avg && t.id == LM_TYPE_FLOAT32)
+        dec_t = t; /* sum(real) is real (summed as DOUBLE, cast below) */
     } else if (!strcmp(n, "approx_count_distinct")) {
       s.kind = LM_AGG_APPROX_DISTINCT;
       s.out_type = lm_type_make(LM_TYPE_INT64);
@@ -934,6 +946,7 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
       }
       if (t.id == LM_TYPE_FLOAT32) {
         s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
+        dec_t = t; /* min(real) is real: cast back below (exact) */
         t = s.arg->type;
       }
       s.in_type = t;
@@ -986,6 +999,8 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
     r->col = p->n_keys + idx;
   if (dec_t.id == LM_TYPE_DECIMAL128)
     return lm_bind_dec_rescale(c, e, r, dec_t); /* bind_types.c */
+  if (dec_t.id == LM_TYPE_FLOAT32)
+    return lm_bind_cast(c, r, dec_t);
   return r;
 }
 
@@ -1014,6 +1029,8 @@ static lm_bexpr *match_key(lm_bctx *c, const lm_expr *e) {
     return NULL;
   }
   for (int k = 0; k < p->n_keys; k++) {
+    if (p->n_gsets && k == p->gset_key)
+      continue; /* __grouping_set: a placeholder, no expression's value */
     if (lm_bexpr_equal(p->keys[k], x)) {
       lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
       if (r)
@@ -1115,6 +1132,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     lm_bexpr *a = lm_bind_expr(c, e->args[0]);
     if (!a)
       return NULL;
+    if (e->op == LM_OP_BIT_NOT)
+      return lm_bind_bitop(c, e, e->op, a, NULL); /* pgsyntax_bind.c */
     if (e->op == LM_OP_NOT) {
       if (a->type.id != LM_TYPE_BOOL && !is_null(a->type)) {
         lm_bind_fail(c, e, "NOT needs a BOOLEAN operand, found %s",
@@ -1131,6 +1150,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
             return NULL;
           }
           a->lit.v.i = -a->lit.v.i;
+          if (a->type.id == LM_TYPE_INT64) /* -2147483648 is int4 */
+            a->lit_int4 = a->lit.v.i >= INT32_MIN && a->lit.v.i <= INT32_MAX;
           a->line = e->line;
           a->column = e->column;
           return a;
@@ -1161,10 +1182,11 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
                      lm_type_name(a->type), NULL);
         return NULL;
       }
-      if (is_int(a->type) || is_null(a->type))
+      /* -x keeps SMALLINT / INTEGER / REAL (PostgreSQL's int2um ...) */
+      if (is_null(a->type))
         a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_INT64));
-      else if (a->type.id == LM_TYPE_FLOAT32)
-        a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_FLOAT64));
+      else if (a->type.id == LM_TYPE_INT8)
+        a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_INT16));
     }
     if (!a)
       return NULL;
@@ -1226,6 +1248,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     return r;
   }
   case LM_EXPR_IS_NULL: {
+    if (e->booltest)                 /* IS [NOT] TRUE | FALSE | UNKNOWN */
+      return lm_bind_booltest(c, e); /* pgsyntax_bind.c */
     lm_bexpr *a = lm_bind_expr(c, e->args[0]);
     if (!a)
       return NULL;
@@ -1318,6 +1342,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     return acc;
   }
   case LM_EXPR_LIKE: {
+    if (e->booltest)                /* [NOT] SIMILAR TO */
+      return lm_bind_similar(c, e); /* pgsyntax_bind.c */
     /* a CHAR(n) value is matched with its padding, as PostgreSQL's
      * bpcharlike ('x  ' LIKE 'x' is false) */
     lm_bexpr *a = lm_bind_expr(c, e->args[0]);
@@ -1404,11 +1430,13 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
       lm_type a = r->args[k]->type;
       if (is_null(a))
         continue;
+      /* an integer literal counts as INTEGER (bind_num.c) */
+      if (is_num(a))
+        a = lm_bind_num_type(r->args[k]);
       if (is_null(t))
         t = a;
       else if (is_num(t) && is_num(a))
-        t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
-                                                    : LM_TYPE_INT64);
+        t = lm_bind_num_merge(t, a, false);
       else if (lm_bind_types_merge(t, a, &t)) /* bind_types.c */
         continue;
       else if (!lm_type_eq(t, a)) {
@@ -1417,6 +1445,7 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
         return NULL;
       }
     }
+    t = lm_bind_num_real(t, r->args, n, n_pairs); /* bind_num.c */
     for (int k = 0; k < n; k++) {
       if (k < n_pairs * 2 && k % 2 == 0)
         continue;
@@ -1802,6 +1831,8 @@ static int star_entries(const lm_scope *s, const char *table, int *out) {
     const lm_scope_col *x = &s->cols[i];
     if (table ? !(x->rel && !lm_strcasecmp(x->rel, table)) : !x->star)
       continue;
+    if (x->name && x->name[0] == '\x01') /* hidden (api/srf_from.h) */
+      continue;
     if (out)
       out[n] = i;
     n++;
@@ -1839,6 +1870,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
   p->allowed_lateness_us = sel->allowed_lateness_us;
   p->emit_interval_us = sel->emit_interval_us;
   p->limit = sel->limit;
+  p->limit_with_ties = sel->limit_with_ties;
   p->offset = sel->offset;
   p->distinct = sel->distinct;
   p->emit = sel->emit;
@@ -1847,6 +1879,8 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
   int rc = LM_ERR_BIND;
 
   if (sel->where) {
+    if (lm_bind_grouping_misplaced(sel->where, "WHERE", err))
+      goto fail;
     if (expr_has_agg(sel->where)) {
       lm_err_at(err, LM_ERR_BIND, sel->where->line, sel->where->column,
                 "aggregate functions are not allowed in WHERE");
@@ -1864,7 +1898,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
     }
   }
 
-  bool any_agg = sel->n_group_by > 0 || sel->having;
+  bool any_agg = sel->n_group_by > 0 || sel->group_elems || sel->having;
   for (int i = 0; i < sel->n_items; i++)
     if (expr_has_agg(sel->items[i].expr))
       any_agg = true;
@@ -1910,7 +1944,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
       bool bad = false;
       const lm_expr *g =
           resolve_group_expr(sel, input, sel->group_by[k], err, &bad);
-      if (bad)
+      if (bad || lm_bind_grouping_misplaced(g, "GROUP BY", err))
         goto fail;
       if (expr_has_agg(g)) {
         lm_err_at(err, LM_ERR_BIND, g->line, g->column,
@@ -1929,7 +1963,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
           nm = sel->items[i].alias;
       p->key_names[k] = lm_arena_strndup(&p->arena, nm, strlen(nm));
     }
-    if (plan_window(p, sel, err))
+    if (plan_window(p, sel, err) || lm_bind_grouping_sets(&c, p, sel))
       goto fail;
     c.plan = p;
     c.post = true;
@@ -2117,7 +2151,8 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
     for (int k = 0; k < p->n_keys; k++)
       lm_schema_set_field(p->agg_schema, k, p->key_names[k], p->keys[k]->type,
                           !(p->keys[k]->kind == LM_BX_COLUMN &&
-                            !input->fields[p->keys[k]->col].nullable));
+                            !input->fields[p->keys[k]->col].nullable) ||
+                              lm_bind_gset_nullable(p, k));
     for (int a = 0; a < p->n_aggs; a++) {
       char nm[32];
       snprintf(nm, sizeof nm, "__agg%d", a);

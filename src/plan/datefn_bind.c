@@ -8,7 +8,7 @@
  *   localtimestamp[(p)]          the same, local to the session zone
  *   current_date, current_time[(p)], localtime[(p)]
  *   clock_timestamp()            the wall clock, read for every row
- *   to_char(timestamp | timestamptz | date | number, text)
+ *   to_char(timestamp | timestamptz | date | interval | number, text)
  *   to_date(text, text), make_date, make_time, make_interval,
  *   justify_days / justify_hours / justify_interval,
  *   date_part / EXTRACT (field FROM interval)
@@ -94,11 +94,11 @@ static bool bind_now(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
              which != 1 && which <= 4 ? "()" : ""); /* keywords: no () */
     lm_bind_fail(
         c, e,
-        "%s is not allowed in a continuous query: its value would depend on "
-        "when a row is processed. Use the event-time column, or a source "
-        "column declared AS PROCTIME() (the seed's retracting temporal "
-        "filter, WHERE ts > now() - INTERVAL ... EMIT CHANGES, is not "
-        "implemented yet)",
+        "%s is not allowed here in a continuous query: its value would "
+        "depend on when a row is processed. Use the event-time column, a "
+        "source column declared AS PROCTIME(), or a temporal filter: a "
+        "WHERE conjunct such as ts > now() - INTERVAL '10' SECOND (now() is "
+        "then the watermark)",
         what, NULL);
     lm_err_state(c->err, "0A000");
     return true;
@@ -248,12 +248,19 @@ bool lm_bind_datefn(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     } else if (t.id == LM_TYPE_TIMESTAMP || t.id == LM_TYPE_DATE32 ||
                t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_NULL) {
       a[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_TIMESTAMP));
+    } else if (t.id == LM_TYPE_INTERVAL) {
+      /* its days and time of day (expr_datefn.c) */
+    } else if (t.id == LM_TYPE_DECIMAL128) {
+      fn = LM_FN_TO_CHAR_NUM; /* exact, from its digits */
     } else if (is_numish(t)) {
       fn = LM_FN_TO_CHAR_NUM;
-      a[0] =
-          lm_bind_cast(c, args[0],
-                       lm_type_make(lm_type_is_integer(t) ? LM_TYPE_INT64
-                                                          : LM_TYPE_FLOAT64));
+      /* a decimal literal (1.5) is PostgreSQL's numeric: its exact digits */
+      lm_bexpr *d = lm_bind_lit_exact(c, args[0]);
+      a[0] = d ? d
+               : lm_bind_cast(c, args[0],
+                              lm_type_make(lm_type_is_integer(t)
+                                               ? LM_TYPE_INT64
+                                               : LM_TYPE_FLOAT64));
     } else {
       no_such(c, e, args);
       return true;

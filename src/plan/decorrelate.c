@@ -104,6 +104,7 @@ lm_decor *lm_decorrelate(lm_arena *a, const lm_subplan *sp) {
   if (!s || sp->n_params < 1 || sp->n_params > 32 || !s->where ||
       s->setop != LM_SETOP_NONE || s->n_values > 0 ||
       s->n_group_by + sp->n_params > 64 || s->n_windows > 0 || s->n_items < 1 ||
+      s->group_elems || /* grouping sets: the added keys would be in none */
       (!s->from && !s->from_clause && !s->from_subquery) || s->offset != 0)
     return NULL;
   bool exists = sp->kind == LM_SUBQ_EXISTS, grouped = s->n_group_by > 0;
@@ -116,6 +117,7 @@ lm_decor *lm_decorrelate(lm_arena *a, const lm_subplan *sp) {
   /* an aggregate over the whole correlated input: one row per key */
   bool agg_all = agg && !grouped;
   if (win || (agg_all && (exists || s->having)) || s->limit == 0 ||
+      s->limit_with_ties || /* per key: run as a SubPlan */
       (agg_all && s->limit != -1))
     return NULL;
   if (!exists && (s->n_items != 1 || !s->items[0].expr ||

@@ -258,8 +258,10 @@ static lm_type code_type(char code, lm_type n_type) {
 }
 
 /* The common type of args[0..n) as PostgreSQL resolves GREATEST, LEAST,
- * NULLIF, COALESCE and CASE branches: BIGINT for integers, DOUBLE when a
- * float is present; NULLs take the others' type; a string literal takes
+ * NULLIF, COALESCE and CASE branches: the widest integer (SMALLINT,
+ * INTEGER, BIGINT; an integer literal counts as INTEGER), REAL for REAL
+ * with integers, DOUBLE when a DOUBLE is present (lm_bind_num_merge);
+ * NULLs take the others' type; a string literal takes
  * the others' type. NULL type + err set when they cannot be matched. */
 static bool common_type(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int n,
                         lm_type *out) {
@@ -271,11 +273,13 @@ static bool common_type(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int n,
       continue;
     if (a.id == LM_TYPE_UTF8 && args[i]->kind == LM_BX_LITERAL)
       continue; /* unknown-typed literal: resolved below */
+    /* an integer literal counts as INTEGER (bind_num.c) */
+    if (is_num(a))
+      a = lm_bind_num_type(args[i]);
     if (is_null(t))
       t = a;
     else if (is_num(t) && is_num(a))
-      t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
-                                                  : LM_TYPE_INT64);
+      t = lm_bind_num_merge(t, a, false);
     else if (lm_bind_types_merge(t, a, &t)) /* bind_types.c */
       continue;
     else if (!lm_type_eq(t, a)) {
@@ -291,11 +295,7 @@ static bool common_type(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int n,
     for (int i = 0; i < n && is_null(t); i++)
       if (!is_null(args[i]->type))
         t = args[i]->type;
-  if (is_int(t))
-    t = lm_type_make(LM_TYPE_INT64);
-  if (t.id == LM_TYPE_FLOAT32)
-    t = lm_type_make(LM_TYPE_FLOAT64);
-  *out = t;
+  *out = lm_bind_num_real(t, args, n, 0); /* REAL kept (bind_num.c) */
   return true;
 }
 
@@ -460,6 +460,7 @@ lm_bexpr *lm_bind_fold(lm_bctx *c, lm_bexpr *x) {
     return x;
   lm_type_id t = x->type.id;
   if (t != LM_TYPE_BOOL && t != LM_TYPE_INT64 && t != LM_TYPE_FLOAT64 &&
+      t != LM_TYPE_INT32 && t != LM_TYPE_INT16 && t != LM_TYPE_FLOAT32 &&
       t != LM_TYPE_UTF8 && t != LM_TYPE_TIMESTAMP && t != LM_TYPE_INTERVAL &&
       !lm_bind_sql_type(x->type)) /* + DECIMAL, DATE, TIME, BYTEA */
     return x;
@@ -558,6 +559,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     decided |=
         coalesce && args[i]->kind == LM_BX_LITERAL && !args[i]->lit.is_null;
   }
+  if (!strcmp(n, "pg_typeof") && e->n_args == 1)
+    return lm_bind_pg_typeof(c, e, args[0]); /* bind_num.c */
   lm_bexpr *r = NULL;
   if (e->n_args >= 1 && (args[0]->type.id == LM_TYPE_DECIMAL128 ||
                          args[0]->type.id == LM_TYPE_BINARY)) {
@@ -628,6 +631,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     return r;
   } else if (pg_bind(c, e, args, &r)) {
     return r; /* complete (arguments filled), or NULL with err set */
+  } else if (lm_bind_func2(c, e, args, &r)) { /* func_bind2.c */
+    return r;
   } else if (!strcmp(n, "abs") || !strcmp(n, "round") || !strcmp(n, "floor") ||
              !strcmp(n, "ceil") || !strcmp(n, "ceiling")) {
     bool two = e->n_args == 2 && !strcmp(n, "round");
@@ -647,6 +652,10 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
      * integer go through float8 (round(x, n) through numeric: BIGINT) */
     bool f64 = is_float(args[0]->type) || (!two && strcmp(n, "abs"));
     lm_type t = lm_type_make(f64 ? LM_TYPE_FLOAT64 : LM_TYPE_INT64);
+    lm_type_id at = args[0]->type.id;
+    if (!strcmp(n, "abs") && (at == LM_TYPE_INT8 || at == LM_TYPE_INT16 ||
+                              at == LM_TYPE_INT32 || at == LM_TYPE_FLOAT32))
+      t = lm_type_make(at == LM_TYPE_INT8 ? LM_TYPE_INT16 : at); /* int2abs */
     args[0] = lm_bind_cast(c, args[0], t);
     if (two)
       args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_INT64));
@@ -810,11 +819,13 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       lm_type a = args[i]->type;
       if (is_null(a))
         continue;
+      /* an integer literal counts as INTEGER (bind_num.c) */
+      if (is_num(a))
+        a = lm_bind_num_type(args[i]);
       if (is_null(t))
         t = a;
       else if (is_num(t) && is_num(a))
-        t = lm_type_make(is_float(t) || is_float(a) ? LM_TYPE_FLOAT64
-                                                    : LM_TYPE_INT64);
+        t = lm_bind_num_merge(t, a, false);
       else if (lm_bind_types_merge(t, a, &t)) /* bind_types.c */
         continue;
       else if (!lm_type_eq(t, a)) {
@@ -823,6 +834,7 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
         return NULL;
       }
     }
+    t = lm_bind_num_real(t, args, e->n_args, 0); /* bind_num.c */
     r = lm_bind_node(c, LM_BX_FUNC, t, e, e->n_args);
     if (!r)
       return NULL;

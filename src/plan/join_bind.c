@@ -37,7 +37,7 @@ bool lm_select_needs_join_plan(const lm_select *sel) {
   const lm_from *f = sel->from_clause;
   if (!f || f->kind == LM_FROM_TABLE)
     return false;
-  if (f->kind == LM_FROM_JOIN)
+  if (f->kind == LM_FROM_JOIN || f->kind == LM_FROM_FUNCTION)
     return true;
   /* a Top-N over one relation is planned alone; over a join (Nexmark q9)
    * by lm_plan_join_select */
@@ -380,6 +380,12 @@ static int add_input(jb *b, const lm_from *rel) {
         b->batch ? -1 : lm_plan_out_time_col(sp, sp->join_time_col, cl);
     in->info.is_table = false;
     return 0;
+  }
+  if (rel->kind == LM_FROM_FUNCTION) { /* ad-hoc only (api/srf_from.c) */
+    bfail(b, rel->line, rel->column,
+          "a function call in FROM is not supported in continuous queries "
+          "yet; run it in an ad-hoc SELECT");
+    return lm_err_state(b->err, "0A000");
   }
   /* a subquery: planned over its own FROM */
   const lm_select *sq = rel->subquery;

@@ -130,6 +130,58 @@ typedef enum lm_func_id {
    * which BIGINT literal: 0 round, 1 trunc, 2 abs, 3 ceil, 4 floor, 5 sign)
    * -> DECIMAL at the result scale */
   LM_FN_DECIMAL_FN,
+  /* integer functions and operators (expr_intfn.c): the integer ones keep
+   * PostgreSQL's width, e->type INT16 / INT32 / INT64 */
+  LM_FN_BIT_AND,      /* (a, b) a & b */
+  LM_FN_BIT_OR,       /* (a, b) a | b */
+  LM_FN_BIT_XOR,      /* (a, b) a # b */
+  LM_FN_SHL,          /* (a, n) a << n (n masked to the width, as C on x86) */
+  LM_FN_SHR,          /* (a, n) a >> n (arithmetic) */
+  LM_FN_BIT_NOT,      /* (a) ~a */
+  LM_FN_GCD,          /* (a, b) */
+  LM_FN_LCM,          /* (a, b) */
+  LM_FN_TO_HEX,       /* (a) -> VARCHAR, two's complement at a's width */
+  LM_FN_DIV,          /* (a, b) integer quotient; BIGINT or DOUBLE */
+  LM_FN_FACTORIAL,    /* (n BIGINT) -> DECIMAL(38, 0) */
+  LM_FN_NUM_NULLS,    /* (any, ...) -> INT32 */
+  LM_FN_NUM_NONNULLS, /* (any, ...) -> INT32 */
+  LM_FN_MIN_SCALE,    /* (DECIMAL) -> INT32: digits after trailing zeros */
+  /* trigonometric and hyperbolic functions (expr_trigfn.c), DOUBLE; the
+   * ..D ones in degrees with PostgreSQL's exact values (sind(30) = 0.5) */
+  LM_FN_SIN,
+  LM_FN_COS,
+  LM_FN_TAN,
+  LM_FN_COT,
+  LM_FN_ASIN,
+  LM_FN_ACOS,
+  LM_FN_ATAN,
+  LM_FN_ATAN2, /* (y, x) */
+  LM_FN_SIND,
+  LM_FN_COSD,
+  LM_FN_TAND,
+  LM_FN_COTD,
+  LM_FN_ASIND,
+  LM_FN_ACOSD,
+  LM_FN_ATAND,
+  LM_FN_ATAN2D, /* (y, x) */
+  LM_FN_SINH,
+  LM_FN_COSH,
+  LM_FN_TANH,
+  LM_FN_ASINH,
+  LM_FN_ACOSH,
+  LM_FN_ATANH,
+  /* text formatting and bytes (expr_fmtfn.c) */
+  LM_FN_TRANSLATE,      /* (s, from, to) */
+  LM_FN_OVERLAY,        /* (s, r, from[, for]) */
+  LM_FN_BIT_LENGTH,     /* (s | bytea) -> BIGINT */
+  LM_FN_FORMAT,         /* (fmt, any...) %s %I %L %% */
+  LM_FN_QUOTE_IDENT,    /* (s) */
+  LM_FN_QUOTE_LITERAL,  /* (s): NULL for NULL */
+  LM_FN_QUOTE_NULLABLE, /* (s): 'NULL' for NULL */
+  LM_FN_SIMILAR_ESCAPE, /* (pattern[, escape]) -> the SIMILAR TO regex */
+  LM_FN_ENCODE,         /* (bytea, 'hex' | 'base64' | 'escape') -> text */
+  LM_FN_DECODE,         /* (text, format) -> bytea */
+  LM_FN_SHA256,         /* (bytea) -> bytea */
 } lm_func_id;
 
 typedef struct lm_bexpr lm_bexpr;
@@ -168,6 +220,10 @@ struct lm_bexpr {
    * becomes the exact DECIMAL it was written as where one is wanted
    * (bind_types.c); NULL otherwise */
   const char *lit_text;
+  /* LITERAL written as an integer constant (its folded unary minus too)
+   * that fits INTEGER: PostgreSQL's int4 constant, which arithmetic and
+   * CASE / COALESCE count as INTEGER (plan/bind_num.c) */
+  bool lit_int4;
 };
 
 /* ------------------------------------------------ subquery expressions */
@@ -433,6 +489,18 @@ typedef struct lm_join_plan {
   lm_join_step *steps;
 } lm_join_plan;
 
+/* Grouping sets: at most LM_GSET_MAX sets and LM_GSET_MAX_KEYS distinct
+ * grouping expressions; the id of set s whose keys are `mask` (the
+ * __grouping_set key): bit LM_GSET_SHIFT + k is set when the set does not
+ * group by key k. */
+#define LM_GSET_MAX 4096
+#define LM_GSET_MAX_KEYS 50
+#define LM_GSET_SHIFT 12
+#define LM_GSET_ID(s, mask, n_keys)                                            \
+  ((int64_t)(s) +                                                              \
+   (int64_t)((~(uint64_t)(mask) & ((UINT64_C(1) << (n_keys)) - 1))             \
+             << LM_GSET_SHIFT))
+
 typedef struct lm_plan {
   lm_arena arena;
   lm_schema *input_schema; /* one reference */
@@ -450,6 +518,16 @@ typedef struct lm_plan {
   int n_aggs;
   lm_agg_spec *aggs;
   lm_schema *agg_schema; /* intermediate; NULL without aggregation */
+  /* Grouping sets (GROUP BY ROLLUP / CUBE / GROUPING SETS, docs/
+   * aggregates.md): n_gsets >= 2 sets (0 = a plain GROUP BY); set s groups
+   * by the keys of bit mask gset_mask[s] (bit k: key k < gset_key), the
+   * other keys are NULL in its rows. The last key (gset_key = n_keys - 1,
+   * __grouping_set) is each group's set id, LM_GSET_ID(s, mask): GROUPING()
+   * reads it. The aggregate operator folds each input row into one group
+   * per set (in the arena). */
+  int n_gsets;
+  uint64_t *gset_mask;
+  int gset_key;
 
   /* Event-time window (docs/windows.md): window_key >= 0 names the key
    * that is the window start (tumble/hop/cumulate/session(time_col, ...))
@@ -483,7 +561,8 @@ typedef struct lm_plan {
   /* Ad-hoc queries only. */
   int n_sort;
   lm_sort_key *sort;
-  int64_t limit; /* -1 none */
+  int64_t limit;        /* -1 none */
+  bool limit_with_ties; /* FETCH FIRST ... WITH TIES (lm_batch_sort_ties) */
   int64_t offset;
   bool distinct;
   /* DISTINCT ON (e, ...): the output columns (n_distinct_on of them,
@@ -525,7 +604,46 @@ typedef struct lm_plan {
   lm_arena *join_arena; /* owns *join (malloc'd) */
   int join_time_col;    /* event-time column of input_schema; -1 = none */
   bool join_changelog;  /* input batches carry __weight */
+
+  /* Temporal filter (docs/changelog.md, "Temporal filters"): the WHERE
+   * conjuncts comparing a row's timestamp with now() (the input's
+   * watermark floored to the second), taken out of `where` by
+   * lm_tfilter_split and bound by lm_tfilter_bind (in the arena). The
+   * result is updating: a row is inserted when it enters, retracted when
+   * it leaves. n_tfilter = 0: none. */
+  struct lm_tfilter_cond *tfilter;
+  int n_tfilter;
 } lm_plan;
+
+/* One temporal-filter conjunct, normalised to `e op now() + k_us`: e is a
+ * TIMESTAMP / TIMESTAMPTZ expression over the plan's input (µs), op one of
+ * LM_OP_LT, LE, GT, GE. */
+typedef struct lm_tfilter_cond {
+  lm_bexpr *e;
+  lm_op op;
+  int64_t k_us;
+} lm_tfilter_cond;
+
+/* The temporal-filter conjuncts of a continuous query's WHERE (plan/
+ * tfilter_bind.c). A conjunct is one when it compares, with < <= > >=, an
+ * expression that does not call now() with now(), current_timestamp or
+ * localtimestamp, optionally plus or minus a constant INTERVAL (either
+ * side). lm_tfilter_split sets *rest to where without them (NULL when
+ * nothing is left; new AND nodes are malloc'd in *nodes, which the caller
+ * frees after binding; the other nodes are where's) and conj[0..*n) (up to
+ * `max`) to the conjuncts. Errors: LM_ERR_BIND (SQLSTATE 0A000, at the
+ * conjunct) for a comparison with now() of another shape, or more than
+ * `max`; LM_ERR_NOMEM. A now() elsewhere stays in *rest, where binding
+ * refuses it. */
+int lm_tfilter_split(const lm_expr *where, const lm_expr **rest,
+                     lm_expr **nodes, const lm_expr **conj, int max, int *n,
+                     lm_error *err);
+/* Binds conjuncts conj[0..n) (from lm_tfilter_split) over p->input_schema
+ * into p->tfilter (in p's arena). Errors: LM_ERR_BIND with line:column (the
+ * row side must be a TIMESTAMP or TIMESTAMPTZ, the now() side's interval a
+ * constant: SQLSTATE 42804 / 0A000), the binder's errors, LM_ERR_NOMEM. */
+int lm_tfilter_bind(lm_plan *p, const lm_expr *const *conj, int n,
+                    lm_error *err);
 
 /* Binds `sel` against `input` (the FROM object's schema). On success *out
  * is a new plan (free with lm_plan_free). Errors are LM_ERR_BIND with the

@@ -46,6 +46,12 @@ static int op_prec(lm_op op) {
   case LM_OP_NOT_REGEX_I:
   case LM_OP_JSON_GET:
   case LM_OP_JSON_GET_TEXT:
+  case LM_OP_BIT_AND:
+  case LM_OP_BIT_OR:
+  case LM_OP_BIT_XOR:
+  case LM_OP_SHL:
+  case LM_OP_SHR:
+  case LM_OP_BIT_NOT:
     return P_CONCAT;
   case LM_OP_ADD:
   case LM_OP_SUB:
@@ -107,6 +113,18 @@ const char *lm_sql_op_text(lm_op op) {
     return "->";
   case LM_OP_JSON_GET_TEXT:
     return "->>";
+  case LM_OP_BIT_AND:
+    return "&";
+  case LM_OP_BIT_OR:
+    return "|";
+  case LM_OP_BIT_XOR:
+    return "#";
+  case LM_OP_SHL:
+    return "<<";
+  case LM_OP_SHR:
+    return ">>";
+  case LM_OP_BIT_NOT:
+    return "~";
   default:
     return "?";
   }
@@ -248,6 +266,12 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
         rc = print_sub(e->args[0], P_NOT, out, depth);
       return rc;
     }
+    if (e->op == LM_OP_BIT_NOT) {
+      rc = lm_buf_puts(out, "~ ");
+      if (!rc)
+        rc = print_sub(e->args[0], P_ADD, out, depth);
+      return rc;
+    }
     rc = lm_buf_putc(out, '-');
     if (rc)
       return rc;
@@ -300,7 +324,12 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
       return lm_buf_puts(out, "?");
     rc = print_sub(e->args[0], P_CMP, out, depth);
     if (!rc)
-      rc = lm_buf_puts(out, e->negated ? " IS NOT NULL" : " IS NULL");
+      rc = lm_buf_puts(out, e->negated ? " IS NOT " : " IS ");
+    if (!rc)
+      rc = lm_buf_puts(out, e->booltest == 1   ? "TRUE"
+                            : e->booltest == 2 ? "FALSE"
+                            : e->booltest == 3 ? "UNKNOWN"
+                                               : "NULL");
     return rc;
   case LM_EXPR_BETWEEN:
     if (e->n_args < 3)
@@ -347,7 +376,9 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
     if (e->n_args < 2)
       return lm_buf_puts(out, "?");
     rc = print_sub(e->args[0], P_CMP, out, depth);
-    if (!rc)
+    if (!rc && e->booltest)
+      rc = lm_buf_puts(out, e->negated ? " NOT SIMILAR TO " : " SIMILAR TO ");
+    else if (!rc)
       rc = lm_buf_puts(out, e->icase ? (e->negated ? " NOT ILIKE " : " ILIKE ")
                                      : (e->negated ? " NOT LIKE " : " LIKE "));
     if (!rc)

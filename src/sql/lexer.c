@@ -567,6 +567,9 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
     if (c1 == '=') {
       k = LM_TK_LE;
       n = 2;
+    } else if (c1 == '<') {
+      k = LM_TK_SHL;
+      n = 2;
     } else if (c1 == '>') {
       k = LM_TK_NE;
       n = 2;
@@ -577,6 +580,9 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
   case '>':
     if (c1 == '=') {
       k = LM_TK_GE;
+      n = 2;
+    } else if (c1 == '>') {
+      k = LM_TK_SHR;
       n = 2;
     } else {
       k = LM_TK_GT;
@@ -598,10 +604,14 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
     n = 2;
     break;
   case '|':
-    if (c1 != '|')
-      goto bad;
-    k = LM_TK_CONCAT;
-    n = 2;
+    k = c1 == '|' ? LM_TK_CONCAT : LM_TK_BAR;
+    n = c1 == '|' ? 2 : 1;
+    break;
+  case '&':
+    k = LM_TK_AMP;
+    break;
+  case '#':
+    k = LM_TK_HASH;
     break;
   case ':':
     if (c1 != ':')

@@ -39,23 +39,33 @@
  *       [CASCADE | RESTRICT]
  *   SHOW SOURCES|STREAMS|MATERIALIZED VIEWS|SINKS|TABLES
  *   DESCRIBE|DESC name
- *   EXPLAIN [ANALYZE | (ANALYZE [bool], TIMING [bool])] select |
+ *   EXPLAIN [ANALYZE] [VERBOSE] | (option [value], ...)] select |
  *       CREATE STREAM|MATERIALIZED VIEW ... | name
+ *       (option: ANALYZE|VERBOSE|COSTS|BUFFERS|TIMING|SUMMARY|SETTINGS|WAL
+ *       [bool] | FORMAT TEXT|JSON)
  *   select: SELECT [DISTINCT] item, ... FROM from [WHERE expr]
- *       [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr [ASC|DESC]
- *       [NULLS FIRST|LAST], ...] [LIMIT n] [OFFSET n]
+ *       [GROUP BY [ALL|DISTINCT] group, ...] [HAVING expr] [ORDER BY expr
+ *       [ASC|DESC] [NULLS FIRST|LAST], ...] [LIMIT n|ALL] [OFFSET n [ROWS]]
+ *       [FETCH FIRST|NEXT [n] ROW|ROWS ONLY|WITH TIES] (counts: constant
+ *       expressions, folded when parsing: sql/limit_fold.c)
+ *   group: expr | () | (expr, ...) | ROLLUP (gitem, ...) | CUBE (gitem, ...)
+ *       | GROUPING SETS (group, ...)   (gitem: expr | (expr, ...))
  *   from: rel { join rel [FOR SYSTEM_TIME AS OF expr [AS alias]]
  *       [MATCH_CONDITION(expr)] [ON expr | USING (col, ...)] }
- *   rel: name [[AS] alias] | (select) [[AS] alias]
+ *   rel: name [[AS] alias] | (select) [[AS] alias] |
+ *       [LATERAL] func(args) [WITH ORDINALITY] [[AS] alias [(col, ...)]] |
+ *       [LATERAL] ROWS FROM (func(args), ...) [WITH ORDINALITY] [...]
  *   join: [INNER] JOIN | LEFT|RIGHT|FULL [OUTER] JOIN | CROSS JOIN | ',' |
  *       LEFT|RIGHT SEMI|ANTI JOIN | [LEFT] ASOF JOIN
  *   EMIT ON WINDOW CLOSE | EMIT CHANGES | EMIT ON UPDATE | EMIT FINAL |
  *       EMIT PERIODICALLY INTERVAL 'n' UNIT | EMIT AFTER WATERMARK
  *       [ALLOW LATENESS INTERVAL 'n' UNIT] [LATE DATA TO name]
- *   expr: OR / AND / NOT / comparison (= <> != < <= > >=, IS [NOT] NULL,
- *       [NOT] BETWEEN [SYMMETRIC] a AND b, [NOT] IN (list),
- *       [NOT] LIKE|ILIKE p [ESCAPE e]) / || ~ ~* !~ !~* -> ->> (one level,
- *       PostgreSQL's "other operators") / + - / * / % / unary - / primary
+ *   expr: OR / AND / NOT / comparison (= <> != < <= > >=, IS [NOT] NULL |
+ *       TRUE | FALSE | UNKNOWN, [NOT] BETWEEN [SYMMETRIC] a AND b,
+ *       [NOT] IN (list), [NOT] LIKE|ILIKE p [ESCAPE e], [NOT] SIMILAR TO p
+ *       [ESCAPE e]) / || ~ ~* !~ !~* -> ->> & | # << >> (one level,
+ *       PostgreSQL's "other operators"; prefix ~ takes an additive
+ *       operand) / + - / * / % / ^ / unary - / primary
  *   primary: literal | column | table.column | func(args) | COUNT(*) |
  *       agg(DISTINCT x) | agg(...) FILTER (WHERE expr) |
  *       func(...) OVER ([PARTITION BY expr, ...] [ORDER BY expr [ASC|DESC]
@@ -128,6 +138,13 @@ typedef enum lm_op {
   LM_OP_NOT_REGEX_I,   /* !~* */
   LM_OP_JSON_GET,      /* -> */
   LM_OP_JSON_GET_TEXT, /* ->> */
+  /* PostgreSQL's integer bit operators (bound as functions, func_bind.c) */
+  LM_OP_BIT_AND, /* & */
+  LM_OP_BIT_OR,  /* | */
+  LM_OP_BIT_XOR, /* # */
+  LM_OP_SHL,     /* << */
+  LM_OP_SHR,     /* >> */
+  LM_OP_BIT_NOT, /* unary ~ */
 } lm_op;
 
 typedef enum lm_lit_kind {
@@ -162,11 +179,20 @@ typedef struct lm_frame_bound {
   int line, column;
 } lm_frame_bound;
 
+/* A frame's EXCLUDE clause (PostgreSQL's frame_exclusion). */
+typedef enum lm_frame_exclude {
+  LM_EXCLUDE_NO_OTHERS = 0, /* the default */
+  LM_EXCLUDE_CURRENT_ROW,
+  LM_EXCLUDE_GROUP, /* the current row and its peers */
+  LM_EXCLUDE_TIES,  /* its peers, not the current row */
+} lm_frame_exclude;
+
 typedef struct lm_window_frame {
   lm_frame_unit unit;
   lm_frame_bound start, end;
-  int exclude; /* 0 = EXCLUDE NO OTHERS (default); else the refused clause */
+  int exclude; /* lm_frame_exclude */
   int line, column;
+  int xline, xcolumn; /* the EXCLUDE keyword (exclude != 0) */
 } lm_window_frame;
 
 typedef struct lm_expr lm_expr;
@@ -195,8 +221,12 @@ struct lm_expr {
   bool negated;     /* IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE */
   bool has_operand; /* CASE x WHEN ... */
   bool has_else;
-  bool icase;        /* ILIKE (LIKE: args[2], when present, is ESCAPE) */
-  bool symmetric;    /* BETWEEN SYMMETRIC */
+  bool icase;     /* ILIKE (LIKE: args[2], when present, is ESCAPE) */
+  bool symmetric; /* BETWEEN SYMMETRIC */
+  /* IS_NULL: which test, PostgreSQL's BooleanTest: 0 IS [NOT] NULL, 1 IS
+   * [NOT] TRUE, 2 IS [NOT] FALSE, 3 IS [NOT] UNKNOWN (never NULL).
+   * LIKE: 1 for [NOT] SIMILAR TO (args[2] ESCAPE, when present). */
+  int8_t booltest;
   lm_type cast_type; /* CAST target */
   /* CAST to TIMESTAMP(p) / TIME(p) / TIMESTAMPTZ(p): p + 1 (fractional
    * seconds rounded to p digits, as PostgreSQL); 0: no precision given */
@@ -258,6 +288,12 @@ typedef enum lm_from_kind {
   LM_FROM_TABLE,    /* name [[AS] alias] */
   LM_FROM_SUBQUERY, /* (SELECT ...) [[AS] alias] */
   LM_FROM_JOIN,     /* left <join> right [ON cond | USING (cols)] */
+  /* [LATERAL] f(args) [WITH ORDINALITY] [[AS] alias [(cols)]] or ROWS FROM
+   * (f(args), ...) ...: a set-returning function (funcs; name is the first
+   * function's name, the relation's name without an alias). Function
+   * calls in FROM are always lateral, as in PostgreSQL (api/srf_from.c,
+   * docs/functions.md) */
+  LM_FROM_FUNCTION,
 } lm_from_kind;
 
 typedef enum lm_sql_join {
@@ -300,6 +336,12 @@ struct lm_from {
   /* JOIN: written in parentheses, `(a JOIN b ON ...) [[AS] alias]` (alias
    * then names all its columns) */
   bool parenthesized;
+  /* FUNCTION: the calls (LM_EXPR_FUNC; n_funcs > 1 only for ROWS FROM),
+   * WITH ORDINALITY, whether LATERAL was written (informational) */
+  lm_expr **funcs;
+  int n_funcs;
+  bool ordinality;
+  bool lateral;
 };
 
 /* Set operations between queries (sql/parser.c, api/setop.c). */
@@ -318,6 +360,26 @@ typedef struct lm_cte {
   struct lm_select *query;
   int line, column; /* of the name */
 } lm_cte;
+
+/* One element of a GROUP BY with grouping sets (lm_select.group_elems),
+ * as PostgreSQL's: the query's grouping sets are the cross product of its
+ * top-level elements' sets. */
+typedef enum lm_gs_kind {
+  LM_GS_EXPR,   /* an expression: the set {group_by[index]} */
+  LM_GS_EMPTY,  /* (): the empty set */
+  LM_GS_LIST,   /* (e1, e2, ...): one set of items (LM_GS_EXPR) */
+  LM_GS_ROLLUP, /* ROLLUP (item, ...): items EXPR or LIST */
+  LM_GS_CUBE,   /* CUBE (item, ...): items EXPR or LIST */
+  LM_GS_SETS,   /* GROUPING SETS (item, ...): the union of the items' sets */
+} lm_gs_kind;
+
+typedef struct lm_group_elem {
+  lm_gs_kind kind;
+  int index; /* EXPR: into lm_select.group_by */
+  struct lm_group_elem *items;
+  int n_items;
+  int line, column; /* first token */
+} lm_group_elem;
 
 typedef struct lm_select {
   int line, column;
@@ -341,6 +403,14 @@ typedef struct lm_select {
   lm_expr *where;
   lm_expr **group_by;
   int n_group_by;
+  /* GROUP BY with grouping sets (ROLLUP, CUBE, GROUPING SETS, () or a
+   * parenthesized list; docs/aggregates.md): the top-level elements, whose
+   * expressions are group_by's entries (every expression written, in
+   * order); NULL when GROUP BY is plain expressions. group_distinct:
+   * GROUP BY DISTINCT (duplicate grouping sets removed). */
+  struct lm_group_elem *group_elems;
+  int n_group_elems;
+  bool group_distinct;
   lm_expr *having;
   lm_order_item *order_by;
   int n_order_by;
@@ -350,6 +420,9 @@ typedef struct lm_select {
   int n_windows;
   int64_t limit; /* -1 = none */
   int64_t offset;
+  /* FETCH FIRST n ROWS WITH TIES: the rows tied with the last of the
+   * `limit` rows in ORDER BY also come out (order_by is not empty) */
+  bool limit_with_ties;
   lm_emit_kind emit;
   int64_t emit_interval_us;
   int emit_line, emit_column; /* the EMIT keyword (0 when no EMIT) */
@@ -545,6 +618,11 @@ typedef struct lm_stmt {
   const char *set_value;
   bool analyze;
   bool no_timing; /* TIMING OFF: ANALYZE prints no times */
+  /* EXPLAIN (VERBOSE): every node's output columns; (SUMMARY OFF): no
+   * Execution Time; (FORMAT JSON): explain_json (docs/explain.md) */
+  bool explain_verbose;
+  bool explain_no_summary;
+  bool explain_json;
   /* CREATE [OR REPLACE] [TEMP] VIEW name [(cols)] AS select (kind
    * LM_STMT_CREATE_MVIEW), DROP VIEW, SHOW VIEWS (object LM_OBJ_MVIEW):
    * written with VIEW, not MATERIALIZED VIEW (api/view.c, docs/views.md);

@@ -876,13 +876,23 @@ static int parse_frame(parser *p, lm_expr *e) {
   if (is_kw(p, "EXCLUDE")) {
     const lm_token *x = cur(p);
     next(p);
+    f->xline = x->line;
+    f->xcolumn = x->column;
     if (accept_kw(p, "NO")) {
       if (expect_kw(p, "OTHERS"))
         return p->rc;
+    } else if (accept_kw(p, "CURRENT")) {
+      if (expect_kw(p, "ROW"))
+        return p->rc;
+      f->exclude = LM_EXCLUDE_CURRENT_ROW;
+    } else if (accept_kw(p, "GROUP")) {
+      f->exclude = LM_EXCLUDE_GROUP;
+    } else if (accept_kw(p, "TIES")) {
+      f->exclude = LM_EXCLUDE_TIES;
     } else {
-      return fail_at(p, x,
-                     "EXCLUDE in a window frame is not supported (only the "
-                     "default, EXCLUDE NO OTHERS)");
+      static const char *const c[] = {"CURRENT ROW", "GROUP", "TIES",
+                                      "NO OTHERS", NULL};
+      return fail_expected(p, "CURRENT ROW, GROUP, TIES or NO OTHERS", c);
     }
   }
   e->frame = f;
@@ -1074,6 +1084,7 @@ static lm_expr *special_func(parser *p, const lm_token *t, const char *name,
  *   position(a IN b)                                -> position(b, a)
  *   trim([BOTH|LEADING|TRAILING] [chars] FROM s)    -> btrim/ltrim/rtrim(s
  *   [, chars])
+ *   overlay(s PLACING r FROM n [FOR m])             -> overlay(s, r, n[, m])
  * *handled is false (and nothing consumed) when the call has the ordinary
  * form name(a, b, ...). */
 static lm_expr *parse_special_call(parser *p, const lm_token *t,
@@ -1082,7 +1093,8 @@ static lm_expr *parse_special_call(parser *p, const lm_token *t,
   bool sub = lm_token_is_kw(t, "SUBSTRING");
   bool pos = lm_token_is_kw(t, "POSITION");
   bool trim = lm_token_is_kw(t, "TRIM");
-  if (!sub && !pos && !trim)
+  bool ovl = lm_token_is_kw(t, "OVERLAY");
+  if (!sub && !pos && !trim && !ovl)
     return NULL;
   size_t save = p->pos;
   next(p); /* name */
@@ -1135,6 +1147,25 @@ static lm_expr *parse_special_call(parser *p, const lm_token *t,
     a[1] = x;
     /* PostgreSQL's position(b, a): strpos, named "position" */
     return special_func(p, t, "position", a, 2);
+  }
+  if (ovl) { /* overlay(s PLACING r FROM n [FOR m]) -> overlay(s, r, n[, m]) */
+    lm_expr *b[4] = {parse_expr(p), NULL, NULL, NULL};
+    if (!b[0])
+      return NULL;
+    if (!is_kw(p, "PLACING")) {
+      p->pos = save;
+      return NULL;
+    }
+    *handled = true;
+    next(p);
+    if (!(b[1] = parse_expr(p)) || expect_kw(p, "FROM") ||
+        !(b[2] = parse_expr(p)))
+      return NULL;
+    if (accept_kw(p, "FOR") && !(b[3] = parse_expr(p)))
+      return NULL;
+    if (expect(p, LM_TK_RPAREN, "')'"))
+      return NULL;
+    return special_func(p, t, "overlay", b, b[3] ? 4 : 3);
   }
   lm_expr *s = parse_expr(p);
   if (!s)
@@ -1445,9 +1476,34 @@ static lm_expr *parse_postfix(parser *p) {
   return e;
 }
 
-/* [-|+] unary | postfix */
+static lm_expr *parse_add(parser *p);
+
+/* ~ x, PostgreSQL's prefix bit-not: a prefix operator of the "any other
+ * operator" level, so its operand is everything up to the next operator
+ * of that level or a looser one (~ 1 + 2 is ~ (1 + 2), ~ 1 | 2 is (~ 1) |
+ * 2). At the ~ token. */
+static lm_expr *parse_bit_not(parser *p) {
+  const lm_token *t = cur(p);
+  next(p);
+  int saved = p->depth;
+  if (deeper(p, t))
+    return NULL;
+  lm_expr *x = parse_add(p);
+  p->depth = saved;
+  lm_expr *e = x ? new_expr(p, LM_EXPR_UNARY, t->line, t->column) : NULL;
+  if (!e || !(e->args = new_args(p, 1)))
+    return NULL;
+  e->op = LM_OP_BIT_NOT;
+  e->args[0] = x;
+  e->n_args = 1;
+  return e;
+}
+
+/* [-|+] unary | ~ add | postfix */
 static lm_expr *parse_unary(parser *p) {
   const lm_token *t = cur(p);
+  if (t->kind == LM_TK_TILDE)
+    return parse_bit_not(p);
   if (t->kind != LM_TK_MINUS && t->kind != LM_TK_PLUS)
     return parse_postfix(p);
   next(p);
@@ -1485,7 +1541,8 @@ static lm_op add_op(lm_token_kind k) {
     return LM_OP_NONE;
   }
 }
-/* PostgreSQL's "any other operator" level: || ~ ~* !~ !~* -> ->> */
+/* PostgreSQL's "any other operator" level: || ~ ~* !~ !~* -> ->> & | # <<
+ * >> */
 static lm_op concat_op(lm_token_kind k) {
   switch (k) {
   case LM_TK_CONCAT:
@@ -1502,6 +1559,16 @@ static lm_op concat_op(lm_token_kind k) {
     return LM_OP_JSON_GET;
   case LM_TK_JSON_ARROW2:
     return LM_OP_JSON_GET_TEXT;
+  case LM_TK_AMP: /* PostgreSQL's integer bit operators: same level */
+    return LM_OP_BIT_AND;
+  case LM_TK_BAR:
+    return LM_OP_BIT_OR;
+  case LM_TK_HASH:
+    return LM_OP_BIT_XOR;
+  case LM_TK_SHL:
+    return LM_OP_SHL;
+  case LM_TK_SHR:
+    return LM_OP_SHR;
   default:
     return LM_OP_NONE;
   }
@@ -1651,8 +1718,8 @@ static lm_expr *distinct_from(parser *p, lm_expr *a, lm_expr *b, bool not ) {
   return c;
 }
 
-/* comparison / IS [NOT] NULL / IS [NOT] DISTINCT FROM / [NOT] BETWEEN /
- * [NOT] IN / [NOT] LIKE */
+/* comparison / IS [NOT] NULL | TRUE | FALSE | UNKNOWN / IS [NOT] DISTINCT
+ * FROM / [NOT] BETWEEN / [NOT] IN / [NOT] LIKE / [NOT] SIMILAR TO */
 static lm_expr *parse_cmp(parser *p) {
   int saved = p->depth;
   lm_expr *l = parse_concat(p);
@@ -1703,11 +1770,18 @@ static lm_expr *parse_cmp(parser *p) {
         l = r ? distinct_from(p, l, r, negated) : NULL;
         continue;
       }
-      if (!is_kw(p, "NULL")) {
-        const char *c[] = {"NULL", "DISTINCT", NULL};
+      /* IS [NOT] TRUE | FALSE | UNKNOWN: PostgreSQL's BooleanTest */
+      int8_t bt = is_kw(p, "TRUE")      ? 1
+                  : is_kw(p, "FALSE")   ? 2
+                  : is_kw(p, "UNKNOWN") ? 3
+                                        : 0;
+      if (!bt && !is_kw(p, "NULL")) {
+        const char *c[] = {"NULL",  "DISTINCT", "TRUE",
+                           "FALSE", "UNKNOWN",  NULL};
         fail_expected(p,
-                      negated ? "NULL or DISTINCT FROM"
-                              : "NULL, NOT NULL or [NOT] DISTINCT FROM",
+                      negated ? "NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM"
+                              : "NULL, NOT NULL, TRUE, FALSE, UNKNOWN or [NOT] "
+                                "DISTINCT FROM",
                       c);
         l = NULL;
         break;
@@ -1725,6 +1799,7 @@ static lm_expr *parse_cmp(parser *p) {
       e->args[0] = l;
       e->n_args = 1;
       e->negated = negated;
+      e->booltest = bt;
       l = e;
       continue;
     }
@@ -1732,23 +1807,31 @@ static lm_expr *parse_cmp(parser *p) {
     if (lm_token_is_kw(t, "NOT")) {
       const lm_token *t1 = peek(p, 1);
       if (!lm_token_is_kw(t1, "BETWEEN") && !lm_token_is_kw(t1, "IN") &&
-          !lm_token_is_kw(t1, "LIKE") && !lm_token_is_kw(t1, "ILIKE"))
+          !lm_token_is_kw(t1, "LIKE") && !lm_token_is_kw(t1, "ILIKE") &&
+          !lm_token_is_kw(t1, "SIMILAR"))
         break;
       negated = true;
       k = t1;
     }
     lm_expr_kind kind;
+    bool similar = false;
     if (lm_token_is_kw(k, "BETWEEN"))
       kind = LM_EXPR_BETWEEN;
     else if (lm_token_is_kw(k, "IN"))
       kind = LM_EXPR_IN;
     else if (lm_token_is_kw(k, "LIKE") || lm_token_is_kw(k, "ILIKE"))
       kind = LM_EXPR_LIKE;
+    else if (lm_token_is_kw(k, "SIMILAR"))
+      kind = LM_EXPR_LIKE, similar = true; /* [NOT] SIMILAR TO p */
     else
       break;
     if (negated)
       next(p);
     next(p);
+    if (similar && expect_kw(p, "TO")) {
+      l = NULL;
+      break;
+    }
     if (deeper(p, k)) {
       l = NULL;
       break;
@@ -1760,6 +1843,7 @@ static lm_expr *parse_cmp(parser *p) {
     }
     e->negated = negated;
     e->icase = lm_token_is_kw(k, "ILIKE");
+    e->booltest = similar;
     if (kind == LM_EXPR_BETWEEN) {
       if (accept_kw(p, "SYMMETRIC"))
         e->symmetric = true;
@@ -1898,7 +1982,7 @@ static lm_expr *parse_expr(parser *p) {
 
 static const char *const select_clause_kws[] = {
     "FROM",  "WHERE",  "GROUP", "HAVING", "ORDER",
-    "LIMIT", "OFFSET", "EMIT",  NULL,
+    "LIMIT", "OFFSET", "FETCH", "EMIT",   NULL,
 };
 /* Suggestions for a misspelt word at the end of a SELECT. */
 static const char *const select_tail_kws[] = {
@@ -1938,39 +2022,106 @@ static const char *parse_alias(parser *p) {
   return NULL;
 }
 
-static int parse_int_clause(parser *p, const char *what, int64_t *out) {
+/* One LIMIT / OFFSET count (an expression; FETCH FIRST's: a primary, as
+ * PostgreSQL's c_expr), folded as PostgreSQL evaluates it (limit_fold.c).
+ * what: "LIMIT" or "OFFSET". *out: the count, -1 for NULL (no limit; the
+ * caller makes a NULL OFFSET 0); a negative count is 2201W "LIMIT must
+ * not be negative" (2201X for OFFSET). */
+static int parse_count(parser *p, const char *what, bool fetch, int64_t *out) {
   const lm_token *t = cur(p);
-  if (t->kind == LM_TK_MINUS && peek(p, 1)->kind == LM_TK_INTEGER) {
-    /* PostgreSQL evaluates the expression: -0 is 0, a negative count is
-     * 2201W invalid_row_count_in_limit_clause (2201X for OFFSET) */
-    const lm_token *n = peek(p, 1);
-    bool zero = true;
-    for (size_t i = 0; i < n->text_len; i++)
-      zero = zero && n->text[i] == '0';
-    if (!zero) {
-      fail_at(p, t, "%s must not be negative", what);
-      return fail_state(p, strcmp(what, "OFFSET") == 0 ? "2201X" : "2201W");
-    }
-    next(p);
-    next(p);
-    *out = 0;
-    return 0;
+  lm_expr *e = fetch ? parse_unary(p) : parse_expr(p);
+  if (!e)
+    return p->rc ? p->rc : oom(p);
+  bool nul = false;
+  int64_t v = 0;
+  if (!p->rc && lm_sql_fold_count(e, what, &nul, &v, &p->err)) {
+    p->rc = p->err.code ? p->err.code : LM_ERR_PARSE;
+    return p->rc;
   }
-  if (t->kind != LM_TK_INTEGER) {
-    char w[64];
-    snprintf(w, sizeof w, "a non-negative integer after %s", what);
-    return fail_expected(p, w, NULL);
+  if (!nul && v < 0) {
+    fail_at(p, t, "%s must not be negative", what);
+    return fail_state(p, strcmp(what, "OFFSET") == 0 ? "2201X" : "2201W");
   }
-  uint64_t v = 0;
-  for (size_t i = 0; i < t->text_len; i++) {
-    unsigned d = (unsigned)(t->text[i] - '0');
-    if (v > ((uint64_t)INT64_MAX - d) / 10)
-      return fail_at(p, t, "%s value out of range", what);
-    v = v * 10 + d;
-  }
-  next(p);
-  *out = (int64_t)v;
+  *out = nul ? -1 : v;
   return 0;
+}
+
+/* [LIMIT n | ALL] [OFFSET n [ROW | ROWS]] | FETCH FIRST | NEXT [n] ROW | ROWS
+ * ONLY | WITH TIES, in either order, each once, into s (PostgreSQL's
+ * select_limit; LIMIT NULL is no limit, OFFSET NULL 0, FETCH without a
+ * count 1). *have_limit / *have_offset: which were given. */
+static int parse_limit_clauses(parser *p, lm_select *s, bool *have_limit,
+                               bool *have_offset) {
+  for (;;) {
+    const lm_token *t = cur(p);
+    bool fetch = is_kw(p, "FETCH");
+    if (is_kw(p, "LIMIT") || fetch) {
+      if (*have_limit) { /* PostgreSQL's grammar has no second one */
+        fail_at(p, t, "syntax error at or near \"%.*s\"", (int)t->len,
+                t->start);
+        return fail_state(p, "42601");
+      }
+      next(p);
+      *have_limit = true;
+      if (!fetch) {
+        if (accept_kw(p, "ALL"))
+          s->limit = -1;
+        else if (parse_count(p, "LIMIT", false, &s->limit))
+          return p->rc;
+        continue;
+      }
+      if (!accept_kw(p, "FIRST") && !accept_kw(p, "NEXT")) {
+        const char *c[] = {"FIRST", "NEXT", NULL};
+        return fail_expected(p, "FIRST or NEXT", c);
+      }
+      const lm_token *n = cur(p);
+      s->limit = 1;
+      if (!is_kw(p, "ROW") && !is_kw(p, "ROWS") &&
+          parse_count(p, "LIMIT", true, &s->limit))
+        return p->rc;
+      if (!accept_kw(p, "ROWS") && !accept_kw(p, "ROW")) {
+        const char *c[] = {"ROW", "ROWS", NULL};
+        return fail_expected(p, "ROW or ROWS", c);
+      }
+      if (is_kw(p, "WITH") && lm_token_is_kw(peek(p, 1), "TIES")) {
+        const lm_token *w = cur(p);
+        next(p);
+        next(p);
+        if (!s->n_order_by) {
+          fail_at(p, w,
+                  "WITH TIES cannot be specified without ORDER BY "
+                  "clause");
+          return fail_state(p, "42601");
+        }
+        if (s->limit < 0) {
+          fail_at(p, n,
+                  "row count cannot be null in FETCH FIRST ... WITH "
+                  "TIES clause");
+          return fail_state(p, "2201W");
+        }
+        s->limit_with_ties = true;
+      } else if (!accept_kw(p, "ONLY")) {
+        const char *c[] = {"ONLY", "WITH", NULL};
+        return fail_expected(p, "ONLY or WITH TIES", c);
+      }
+    } else if (is_kw(p, "OFFSET")) {
+      if (*have_offset) {
+        fail_at(p, t, "syntax error at or near \"%.*s\"", (int)t->len,
+                t->start);
+        return fail_state(p, "42601");
+      }
+      next(p);
+      *have_offset = true;
+      if (parse_count(p, "OFFSET", false, &s->offset))
+        return p->rc;
+      if (s->offset < 0)
+        s->offset = 0; /* OFFSET NULL */
+      if (!accept_kw(p, "ROWS"))
+        accept_kw(p, "ROW");
+    } else {
+      return 0;
+    }
+  }
 }
 
 static int parse_emit(parser *p, lm_select *s) {
@@ -2096,6 +2247,44 @@ static bool paren_join_ahead(const parser *p) {
   return true;
 }
 
+/* A function call in FROM, at its name (t): f(args) or ROWS FROM (f(args),
+ * ...), then [WITH ORDINALITY] (the alias is parsed by the caller). */
+static lm_from *parse_from_func(parser *p, const lm_token *t) {
+  lm_from *f = new_from(p, LM_FROM_FUNCTION, t);
+  if (!f)
+    return NULL;
+  bool rows_from = is_kw(p, "ROWS");
+  if (rows_from) {
+    next(p); /* ROWS */
+    next(p); /* FROM */
+    next(p); /* ( */
+  }
+  int cap = 0;
+  do {
+    const lm_token *ft = cur(p);
+    lm_expr *e = parse_expr(p);
+    if (!e)
+      return NULL;
+    if (e->kind != LM_EXPR_FUNC || e->over || e->filter || e->distinct ||
+        e->n_agg_order) {
+      fail_at(p, ft, "expected a function call in FROM");
+      return NULL;
+    }
+    if (!(f->funcs = vec_grow(p, f->funcs, f->n_funcs, &cap, sizeof e)))
+      return NULL;
+    f->funcs[f->n_funcs++] = e;
+  } while (rows_from && accept(p, LM_TK_COMMA));
+  if (rows_from && expect(p, LM_TK_RPAREN, "')' after ROWS FROM's functions"))
+    return NULL;
+  f->name = f->funcs[0]->name;
+  if (is_kw(p, "WITH") && lm_token_is_kw(peek(p, 1), "ORDINALITY")) {
+    next(p);
+    next(p);
+    f->ordinality = true;
+  }
+  return f;
+}
+
 /* One relation: name [[AS] alias], (SELECT ...) [[AS] alias], or a
  * parenthesized join (a JOIN b ON ...) [[AS] alias]. */
 static lm_from *parse_from_rel(parser *p) {
@@ -2122,7 +2311,24 @@ static lm_from *parse_from_rel(parser *p) {
       return NULL;
     return f;
   }
-  if (t->kind == LM_TK_LPAREN) {
+  bool lateral = false; /* LATERAL (SELECT ...) | LATERAL f(...) */
+  if (is_kw(p, "LATERAL") &&
+      (peek(p, 1)->kind == LM_TK_LPAREN || is_name_token(peek(p, 1)))) {
+    next(p);
+    t = cur(p);
+    lateral = true;
+  }
+  if (t->kind != LM_TK_LPAREN &&
+      ((is_name_token(t) && peek(p, 1)->kind == LM_TK_LPAREN) ||
+       (is_kw(p, "ROWS") && lm_token_is_kw(peek(p, 1), "FROM") &&
+        peek(p, 2)->kind == LM_TK_LPAREN))) {
+    if (!(f = parse_from_func(p, t)))
+      return NULL;
+    f->lateral = lateral;
+  } else if (lateral && t->kind != LM_TK_LPAREN) {
+    fail_at(p, t, "expected a function call or a subquery after LATERAL");
+    return NULL;
+  } else if (t->kind == LM_TK_LPAREN) {
     if (!starts_query(p, 1)) {
       fail_at(p, t, "expected SELECT after '(' in FROM");
       return NULL;
@@ -2150,8 +2356,10 @@ static lm_from *parse_from_rel(parser *p) {
   f->alias = parse_rel_alias(p);
   if (p->rc)
     return NULL;
-  if (!f->alias && f->kind == LM_FROM_SUBQUERY && is_name_token(cur(p)) &&
-      !join_word(cur(p)) && peek(p, 1)->kind == LM_TK_LPAREN) {
+  if (!f->alias &&
+      (f->kind == LM_FROM_SUBQUERY || f->kind == LM_FROM_FUNCTION) &&
+      is_name_token(cur(p)) && !join_word(cur(p)) &&
+      peek(p, 1)->kind == LM_TK_LPAREN) {
     f->alias = cur(p)->text; /* (subquery) t(a, b) */
     next(p);
   }
@@ -2240,9 +2448,10 @@ static int from_names(parser *p, const lm_from *f, const lm_from **seen, int *n,
       return p->rc;
     return from_names(p, f->right, seen, n, cap);
   }
-  const char *nm = f->alias                   ? f->alias
-                   : f->kind == LM_FROM_TABLE ? f->name
-                                              : NULL;
+  const char *nm = f->alias ? f->alias
+                   : f->kind == LM_FROM_TABLE || f->kind == LM_FROM_FUNCTION
+                       ? f->name
+                       : NULL;
   if (!nm)
     return 0;
   for (int i = 0; i < *n; i++) {
@@ -2383,6 +2592,108 @@ static lm_from *parse_from_joins(parser *p, bool one_item) {
   return l;
 }
 
+/* ------------------------------------------- GROUP BY grouping sets */
+
+/* Whether the current token is a '(' opening () or a list of expressions
+ * (a comma at its top level), not a subquery or a parenthesized
+ * expression. */
+static bool group_paren_list(const parser *p) {
+  if (!is_kind(p, LM_TK_LPAREN))
+    return false;
+  const lm_token *t1 = peek(p, 1);
+  if (t1->kind == LM_TK_RPAREN)
+    return true;
+  if (lm_token_is_kw(t1, "SELECT") || lm_token_is_kw(t1, "WITH") ||
+      lm_token_is_kw(t1, "VALUES"))
+    return false;
+  int depth = 0;
+  for (size_t k = 0;; k++) {
+    const lm_token *t = peek(p, k);
+    if (t->kind == LM_TK_EOF || t->kind == LM_TK_ERROR)
+      return false;
+    if (t->kind == LM_TK_LPAREN)
+      depth++;
+    else if (t->kind == LM_TK_RPAREN && --depth == 0)
+      return false;
+    else if (t->kind == LM_TK_COMMA && depth == 1)
+      return true;
+  }
+}
+
+/* One GROUP BY expression: appended to s->group_by, *out an LM_GS_EXPR
+ * naming it. */
+static int group_expr(parser *p, lm_select *s, int *gcap, lm_group_elem *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = LM_GS_EXPR;
+  out->line = cur(p)->line;
+  out->column = cur(p)->column;
+  lm_expr *e = parse_expr(p);
+  if (!e)
+    return p->rc ? p->rc : oom(p);
+  if (!(s->group_by =
+            vec_grow(p, s->group_by, s->n_group_by, gcap, sizeof *s->group_by)))
+    return p->rc;
+  out->index = s->n_group_by;
+  s->group_by[s->n_group_by++] = e;
+  return 0;
+}
+
+/* A GROUP BY element (docs/aggregates.md): expr, (), (expr, ...), ROLLUP
+ * (...), CUBE (...) or GROUPING SETS (...); inside ROLLUP / CUBE
+ * (in_cube) only an expression or a list. Fills *out (items in the
+ * arena); 0 or p->rc. */
+static int group_elem(parser *p, lm_select *s, int *gcap, bool in_cube,
+                      lm_group_elem *out) {
+  const lm_token *t = cur(p);
+  bool rollup = is_kw(p, "ROLLUP"), cube = is_kw(p, "CUBE");
+  bool sets = is_kw(p, "GROUPING") && lm_token_is_kw(peek(p, 1), "SETS");
+  bool list = group_paren_list(p);
+  if (in_cube || !((rollup || cube) && peek(p, 1)->kind == LM_TK_LPAREN))
+    rollup = cube = false;
+  if (in_cube)
+    sets = false;
+  if (!rollup && !cube && !sets && !list)
+    return group_expr(p, s, gcap, out);
+  if (deeper(p, t))
+    return p->rc;
+  memset(out, 0, sizeof *out);
+  out->line = t->line;
+  out->column = t->column;
+  out->kind = rollup ? LM_GS_ROLLUP
+              : cube ? LM_GS_CUBE
+              : sets ? LM_GS_SETS
+                     : LM_GS_LIST;
+  next(p); /* ROLLUP, CUBE, GROUPING or '(' */
+  if (sets)
+    next(p); /* SETS */
+  if (!list && expect(p, LM_TK_LPAREN, "'('"))
+    return p->rc;
+  if (list && is_kind(p, LM_TK_RPAREN)) {
+    if (in_cube) /* PostgreSQL: a syntax error too */
+      return fail_expected(p, "an expression", NULL);
+    next(p);
+    out->kind = LM_GS_EMPTY;
+    p->depth--;
+    return 0;
+  }
+  int cap = 0;
+  do {
+    lm_group_elem it;
+    int rc =
+        list ? group_expr(p, s, gcap, &it) : group_elem(p, s, gcap, !sets, &it);
+    if (rc)
+      return rc;
+    if (!(out->items =
+              vec_grow(p, out->items, out->n_items, &cap, sizeof *out->items)))
+      return p->rc;
+    out->items[out->n_items++] = it;
+  } while (accept(p, LM_TK_COMMA));
+  if (expect(p, LM_TK_RPAREN, "')'"))
+    return p->rc;
+  p->depth--;
+  return 0;
+}
+
 /* SELECT ...; current token is SELECT. */
 static lm_select *parse_select_core(parser *p) {
   const lm_token *kw = cur(p);
@@ -2462,16 +2773,26 @@ static lm_select *parse_select_core(parser *p) {
     next(p);
     if (expect_kw(p, "BY"))
       return NULL;
-    int gcap = 0;
+    if (accept_kw(p, "DISTINCT"))
+      s->group_distinct = true;
+    else
+      accept_kw(p, "ALL");
+    int gcap = 0, ecap = 0;
+    bool sets = false; /* any element but an expression */
     do {
-      lm_expr *e = parse_expr(p);
-      if (!e)
+      lm_group_elem ge;
+      if (group_elem(p, s, &gcap, false, &ge))
         return NULL;
-      if (!(s->group_by = vec_grow(p, s->group_by, s->n_group_by, &gcap,
-                                   sizeof *s->group_by)))
+      sets = sets || ge.kind != LM_GS_EXPR;
+      if (!(s->group_elems = vec_grow(p, s->group_elems, s->n_group_elems,
+                                      &ecap, sizeof *s->group_elems)))
         return NULL;
-      s->group_by[s->n_group_by++] = e;
+      s->group_elems[s->n_group_elems++] = ge;
     } while (accept(p, LM_TK_COMMA));
+    if (!sets) { /* plain expressions: group_by says it all */
+      s->group_elems = NULL;
+      s->n_group_elems = 0;
+    }
   }
   if (accept_kw(p, "HAVING")) {
     if (!(s->having = parse_expr(p)))
@@ -2502,26 +2823,8 @@ static lm_select *parse_select_core(parser *p) {
       return NULL;
   }
   bool have_limit = false, have_offset = false;
-  for (;;) {
-    if (!have_limit && is_kw(p, "LIMIT")) {
-      next(p);
-      have_limit = true;
-      if (accept_kw(p, "ALL")) {
-        s->limit = -1;
-      } else if (parse_int_clause(p, "LIMIT", &s->limit)) {
-        return NULL;
-      }
-    } else if (!have_offset && is_kw(p, "OFFSET")) {
-      next(p);
-      have_offset = true;
-      if (parse_int_clause(p, "OFFSET", &s->offset))
-        return NULL;
-      if (!accept_kw(p, "ROWS"))
-        accept_kw(p, "ROW");
-    } else {
-      break;
-    }
-  }
+  if (parse_limit_clauses(p, s, &have_limit, &have_offset))
+    return NULL;
   /* EMIT ..., ALLOW LATENESS INTERVAL ..., LATE DATA TO name: each at
    * most once, in any order */
   for (bool more = true; more;) {
@@ -2661,7 +2964,8 @@ static bool has_tail(const lm_select *s) {
 /* [ORDER BY ...] [LIMIT n|ALL] [OFFSET n [ROWS]] of a whole query (a set
  * operation, VALUES or a parenthesized query) into s. */
 static int parse_query_tail(parser *p, lm_select *s) {
-  if (!is_kw(p, "ORDER") && !is_kw(p, "LIMIT") && !is_kw(p, "OFFSET"))
+  if (!is_kw(p, "ORDER") && !is_kw(p, "LIMIT") && !is_kw(p, "OFFSET") &&
+      !is_kw(p, "FETCH"))
     return 0;
   if (has_tail(s))
     return fail_at(p, cur(p),
@@ -2673,25 +2977,7 @@ static int parse_query_tail(parser *p, lm_select *s) {
       return p->rc;
   }
   bool have_limit = false, have_offset = false;
-  for (;;) {
-    if (!have_limit && is_kw(p, "LIMIT")) {
-      next(p);
-      have_limit = true;
-      if (accept_kw(p, "ALL"))
-        s->limit = -1;
-      else if (parse_int_clause(p, "LIMIT", &s->limit))
-        return p->rc;
-    } else if (!have_offset && is_kw(p, "OFFSET")) {
-      next(p);
-      have_offset = true;
-      if (parse_int_clause(p, "OFFSET", &s->offset))
-        return p->rc;
-      if (!accept_kw(p, "ROWS"))
-        accept_kw(p, "ROW");
-    } else {
-      return 0;
-    }
-  }
+  return parse_limit_clauses(p, s, &have_limit, &have_offset);
 }
 
 /* SELECT ... | VALUES ... | ( query ); *bare: a SELECT without
@@ -2840,10 +3126,12 @@ static lm_select *parse_select(parser *p) {
     q->order_by = last->order_by;
     q->n_order_by = last->n_order_by;
     q->limit = last->limit;
+    q->limit_with_ties = last->limit_with_ties;
     q->offset = last->offset;
     last->order_by = NULL;
     last->n_order_by = 0;
     last->limit = -1;
+    last->limit_with_ties = false;
     last->offset = 0;
   } else if (!bare && parse_query_tail(p, q)) {
     return NULL;
@@ -3524,33 +3812,104 @@ static const char *const stmt_kws[] = {
 
 static lm_stmt *parse_statement(parser *p);
 
-/* EXPLAIN [ANALYZE] | EXPLAIN (opt [bool], ...), then a statement or the
- * name of a stream or view (EXPLAIN consumed; docs/explain.md). */
+/* One EXPLAIN option's boolean value ([TRUE|FALSE|ON|OFF|1|0], default
+ * TRUE) into *on. */
+static int explain_bool(parser *p, const lm_token *o, bool *on) {
+  const lm_token *v = cur(p);
+  *on = true;
+  if (accept_kw(p, "FALSE") || accept_kw(p, "OFF"))
+    *on = false;
+  else if (accept_kw(p, "TRUE") || accept_kw(p, "ON"))
+    *on = true;
+  else if (v->kind == LM_TK_INTEGER && v->len == 1 &&
+           (v->start[0] == '0' || v->start[0] == '1')) {
+    *on = v->start[0] == '1';
+    next(p);
+  } else if (v->kind != LM_TK_COMMA && v->kind != LM_TK_RPAREN) {
+    fail_at(p, v, "EXPLAIN option \"%.*s\" requires a Boolean value",
+            (int)o->len, o->start);
+    return fail_state(p, "22023");
+  }
+  return 0;
+}
+
+/* EXPLAIN [ANALYZE] [VERBOSE] | EXPLAIN (option [value], ...) as
+ * PostgreSQL writes them, then a statement or the name of a stream or
+ * view (EXPLAIN consumed; docs/explain.md). COSTS, BUFFERS, SETTINGS and
+ * WAL are accepted and change nothing; an unknown option is PostgreSQL's
+ * 42601 "unrecognized EXPLAIN option". */
 static int parse_explain(parser *p, lm_stmt *s) {
   if (is_kind(p, LM_TK_LPAREN) && !starts_query(p, 0)) {
     next(p);
+    bool timing_set = false, timing_on = true;
     do {
-      static const char *const opts[] = {"ANALYZE", "TIMING", "VERBOSE",
-                                         "COSTS", NULL};
+      static const char *const opts[] = {
+          "ANALYZE", "VERBOSE",  "COSTS", "BUFFERS", "TIMING",
+          "SUMMARY", "SETTINGS", "WAL",   "FORMAT",  NULL};
       const lm_token *o = cur(p);
-      if (!lm_token_is_kw(o, "ANALYZE") && !lm_token_is_kw(o, "TIMING") &&
-          !lm_token_is_kw(o, "VERBOSE") && !lm_token_is_kw(o, "COSTS"))
-        return fail_expected(p, "ANALYZE, TIMING, VERBOSE or COSTS", opts);
+      int k = -1;
+      for (int i = 0; opts[i] && k < 0; i++)
+        if (lm_token_is_kw(o, opts[i]) ||
+            (i == 0 && lm_token_is_kw(o, "ANALYSE")))
+          k = i;
+      if (k < 0 && (o->kind == LM_TK_IDENT || is_name_token(o))) {
+        char low[64];
+        int ln = o->len < sizeof low - 1 ? (int)o->len : (int)sizeof low - 1;
+        for (int i = 0; i < ln; i++)
+          low[i] =
+              (char)(o->start[i] >= 'A' && o->start[i] <= 'Z' ? o->start[i] + 32
+                                                              : o->start[i]);
+        fail_at(p, o, "unrecognized EXPLAIN option \"%.*s\"", ln, low);
+        return fail_state(p, "42601");
+      }
+      if (k < 0)
+        return fail_expected(p, "an EXPLAIN option", opts);
       next(p);
+      if (k == 8) { /* FORMAT TEXT | JSON */
+        const lm_token *v = cur(p);
+        if (lm_token_is_kw(v, "TEXT") || lm_token_is_kw(v, "JSON")) {
+          s->explain_json = lm_token_is_kw(v, "JSON");
+          next(p);
+          continue;
+        }
+        if (lm_token_is_kw(v, "XML") || lm_token_is_kw(v, "YAML")) {
+          fail_at(p, v,
+                  "EXPLAIN (FORMAT %.*s) is not supported: use FORMAT TEXT "
+                  "or FORMAT JSON",
+                  (int)v->len, v->start);
+          return fail_state(p, "0A000");
+        }
+        fail_at(p, v,
+                "unrecognized value for EXPLAIN option \"format\": "
+                "\"%.*s\"",
+                (int)v->len, v->start);
+        return fail_state(p, "22023");
+      }
       bool on = true;
-      if (accept_kw(p, "FALSE") || accept_kw(p, "OFF"))
-        on = false;
-      else if (!accept_kw(p, "TRUE"))
-        accept_kw(p, "ON");
-      if (lm_token_is_kw(o, "ANALYZE"))
+      if (explain_bool(p, o, &on))
+        return p->rc;
+      if (k == 0)
         s->analyze = on;
-      else if (lm_token_is_kw(o, "TIMING"))
+      else if (k == 1)
+        s->explain_verbose = on;
+      else if (k == 4) {
+        timing_set = true;
+        timing_on = on;
         s->no_timing = !on;
+      } else if (k == 5)
+        s->explain_no_summary = !on;
     } while (accept(p, LM_TK_COMMA));
     if (expect(p, LM_TK_RPAREN, "')'"))
       return p->rc;
-  } else if (accept_kw(p, "ANALYZE") || accept_kw(p, "ANALYSE")) {
-    s->analyze = true;
+    if (timing_set && timing_on && !s->analyze) {
+      fail_at(p, cur(p), "EXPLAIN option TIMING requires ANALYZE");
+      return fail_state(p, "22023");
+    }
+  } else {
+    if (accept_kw(p, "ANALYZE") || accept_kw(p, "ANALYSE"))
+      s->analyze = true;
+    if (accept_kw(p, "VERBOSE"))
+      s->explain_verbose = true;
   }
   const lm_token *t = cur(p);
   if (lm_token_is_kw(t, "EXPLAIN"))

@@ -47,6 +47,11 @@ typedef enum lm_token_kind {
   LM_TK_JSON_ARROW,  /* -> */
   LM_TK_JSON_ARROW2, /* ->> */
   LM_TK_CARET,       /* ^ (exponentiation) */
+  LM_TK_AMP,         /* & (bitwise and) */
+  LM_TK_BAR,         /* | (bitwise or) */
+  LM_TK_HASH,        /* # (bitwise xor) */
+  LM_TK_SHL,         /* << */
+  LM_TK_SHR,         /* >> */
 } lm_token_kind;
 
 typedef struct lm_token {
@@ -83,5 +88,15 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err);
 /* Case-insensitive match of an unquoted word token against an upper-case
  * keyword. Quoted identifiers never match keywords. */
 bool lm_token_is_kw(const lm_token *t, const char *kw);
+
+/* The value of a LIMIT / OFFSET / FETCH FIRST count expression e (what:
+ * "LIMIT" or "OFFSET", for messages), folded as PostgreSQL evaluates it
+ * (limit_fold.c): *is_null for NULL, else *out (possibly negative: the
+ * caller checks the sign). Returns 0, or an error with err set at the
+ * offending node: 42P10 for a column, 22003 / 22012 / 22P02 for bad
+ * arithmetic or text, 0A000 for expressions it cannot fold (functions,
+ * subqueries). */
+int lm_sql_fold_count(const lm_expr *e, const char *what, bool *is_null,
+                      int64_t *out, lm_error *err);
 
 #endif

@@ -28,7 +28,7 @@ SQL
 printf 'i,d,isnull\n1,NaN,false\n2,Infinity,false\n3,-Infinity,false\n4,1.5,false\n5,Infinity,false\n6,-Infinity,false\n' |
   diff -u - out.csv
 printf '{"i":7,"d":"seven"}\n' >bad.json
-sed 's/nan.json/bad.json/' r.sql >rb.sql
+sed "s/nan.json/bad.json', 'on-error' = 'fail/" r.sql >rb.sql
 if "$bin" run rb.sql >/dev/null 2>err.txt; then
   echo "json_nan: a DOUBLE column took the string \"seven\"" >&2
   exit 1

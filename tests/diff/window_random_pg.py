@@ -6,7 +6,8 @@ random table (ids 1..N unique; groups, integers, floats and text with NULLs
 and ties), then --queries random `SELECT id, f(...) OVER (...) FROM r ORDER
 BY id` over it: every function of docs/window_functions.md, PARTITION BY,
 ORDER BY (ASC/DESC, NULLS FIRST/LAST), and random ROWS / GROUPS / RANGE
-frames with offsets. Order-sensitive calls (ranking by position, LAG/LEAD,
+frames with offsets, half of them with an EXCLUDE clause (CURRENT ROW,
+GROUP, TIES or NO OTHERS). Order-sensitive calls (ranking by position, LAG/LEAD,
 FIRST/LAST/NTH_VALUE, ROWS frames) get `id` as their last ORDER BY key so
 the answer is unique. The seed is printed by the caller; the same seed
 gives the same file.
@@ -67,7 +68,16 @@ FUNCS = [
     ("avg(x)", "R", "agg"), ("min(x)", "I", "agg"), ("max(x)", "I", "agg"),
     ("sum(y)", "R", "agg"), ("min(s)", "T", "agg"), ("max(y)", "R", "agg"),
     ("count(*) FILTER (WHERE x > 5)", "I", "agg"),
+    ("string_agg(s, ',')", "T", "val"), ("nth_value(s, %d)", "T", "val"),
 ]
+
+
+def exclude(rnd):
+    """An EXCLUDE clause (or none) for a frame."""
+    if rnd.random() < 0.5:
+        return ""
+    return " EXCLUDE " + rnd.choice(["CURRENT ROW", "GROUP", "TIES",
+                                     "NO OTHERS"])
 
 
 def query(rnd):
@@ -83,7 +93,7 @@ def query(rnd):
         # RANGE with an offset: exactly one numeric key
         k = rnd.choice(["x", "y"])
         keys.append(k + rnd.choice(["", " DESC", " NULLS FIRST", " DESC NULLS LAST"]))
-        frm = " " + frame(rnd, "RANGE", k)
+        frm = " " + frame(rnd, "RANGE", k) + exclude(rnd)
     else:
         for _ in range(rnd.randint(0 if kind in ("agg", "val") else 1, 2)):
             keys.append(rnd.choice(["x", "y", "s", "g"]) +
@@ -101,9 +111,9 @@ def query(rnd):
                 "UNBOUNDED PRECEDING AND CURRENT ROW",
                 "CURRENT ROW AND UNBOUNDED FOLLOWING",
                 "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
-                "CURRENT ROW AND CURRENT ROW"])
+                "CURRENT ROW AND CURRENT ROW"]) + exclude(rnd)
         elif unit:
-            frm = " " + frame(rnd, unit, None)
+            frm = " " + frame(rnd, unit, None) + exclude(rnd)
     order = ("ORDER BY " + ", ".join(keys)) if keys else ""
     spec = (part + order + frm).strip()
     return t, "SELECT id, %s OVER (%s) FROM r ORDER BY id" % (f, spec)

@@ -22,7 +22,7 @@ LETTER = {"int": "I", "float": "R", "text": "T", "ts": "S", "bool": "B"}
 TEXTS = ["a", "b", "B", "", "ab", "é", "a_b", "zz", "A%", "b2"]
 TSS = ["2020-01-01 00:00:00", "2020-01-01 00:00:01.5", "1969-12-31 23:59:59",
        "2024-02-29 12:00:00", "2020-01-02 00:00:00"]
-FEATURES = ["subq", "setop", "winfn", "paren"]
+FEATURES = ["subq", "setop", "winfn", "paren", "gsets"]
 
 
 def q(s):
@@ -112,6 +112,9 @@ class Rel:
 class QGen:
     def __init__(self, r, tabs, feats):
         self.r, self.tabs, self.feats = r, tabs, feats
+        # grouping sets (feature gsets) draw from their own stream, so that
+        # turning them on leaves the other shapes of a seed as they were
+        self.gr = random.Random(hash(r.getstate()))
         self.n = 0
         self.for_view = False
 
@@ -380,6 +383,26 @@ class QGen:
             sql = "WITH " + ", ".join(self.ctes) + " " + sql
         return sql, types, total
 
+    def grouping_sets(self, group):
+        """GROUP BY ROLLUP / CUBE / GROUPING SETS / a key with ROLLUP over
+        the keys (feature gsets; docs/aggregates.md)."""
+        g = self.gr
+        kind = g.choice(["rollup", "cube", "sets", "mixed"])
+        if kind == "rollup":
+            return "ROLLUP (%s)" % ", ".join(group)
+        if kind == "cube":
+            return "CUBE (%s)" % ", ".join(group)
+        if kind == "mixed" and len(group) > 1:
+            return "%s, ROLLUP (%s)" % (group[0], ", ".join(group[1:]))
+        sets = []
+        for _ in range(g.randint(1, 3)):
+            sub = [c for c in group if g.random() < 0.6]
+            sets.append("(%s)" % ", ".join(sub))
+        if g.random() < 0.3:
+            sets.append("()")
+        return "%sGROUPING SETS (%s)" % ("DISTINCT " if g.random() < 0.1 else "",
+                                        ", ".join(sets))
+
     def query1(self, for_view=False):
         r = self.r
         self.for_view = for_view
@@ -452,13 +475,23 @@ class QGen:
             if not sel:
                 sel.append(self.col(rels, "int"))
                 types.append("int")
+        gsets, extra = None, []
+        if group and "gsets" in self.feats and self.gr.random() < 0.45:
+            gsets = self.grouping_sets(group)
+            if self.gr.random() < 0.5:
+                # a last column that ORDER BY leaves alone: the draws of
+                # self.r stay those of the query without it
+                args = list(group)
+                self.gr.shuffle(args)
+                extra.append("GROUPING(%s)" % ", ".join(args[:self.gr.randint(1, len(args))]))
+                types.append("int")
         distinct = not agg and r.random() < 0.2 or agg and r.random() < 0.05
         sql = "SELECT %s%s FROM %s" % ("DISTINCT " if distinct else "", ", ".join(
-            "%s AS c%d" % (e, i) for i, e in enumerate(sel)), frm)
+            "%s AS c%d" % (e, i) for i, e in enumerate(sel + extra)), frm)
         if where:
             sql += " WHERE " + " AND ".join(where)
         if group:
-            sql += " GROUP BY " + ", ".join(group)
+            sql += " GROUP BY " + (gsets or ", ".join(group))
         if having:
             sql += " HAVING " + having
         total = False
@@ -486,12 +519,21 @@ class QGen:
                 keys.insert(r.randint(0, len(keys)), (self.col(rels, "int") or "1") +
                             r.choice(["", " DESC NULLS LAST"]))
             sql += " ORDER BY " + ", ".join(keys)
+            lim = ""
             if total and r.random() < 0.5:
-                sql += " LIMIT %d" % r.randint(0, 6)
+                lim += " LIMIT %d" % r.randint(0, 6)
                 if r.random() < 0.5:
-                    sql += " OFFSET %d" % r.randint(0, 4)
+                    lim += " OFFSET %d" % r.randint(0, 4)
             elif total and r.random() < 0.1:
-                sql += " OFFSET %d" % r.randint(0, 4)
+                lim += " OFFSET %d" % r.randint(0, 4)
+            # With grouping sets PostgreSQL 15 drops an ORDER BY key that
+            # WHERE equates to a constant, although the sets that leave it
+            # out make it NULL (its answer is then in the wrong order): such
+            # results compare as multisets, without LIMIT
+            if gsets:
+                total = False
+            else:
+                sql += lim
         return sql, types, total
 
     def winfn(self, rels):

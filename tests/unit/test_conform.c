@@ -244,9 +244,78 @@ static void test_push_dictionary(void) {
   CHECK(laminar_close(db, &err) == 0);
 }
 
+/* VARCHAR(n) / CHAR(n) (docs/types.md "Length (n)"): lm_char_assign
+ * counts characters and cuts only spaces; laminar_push_arrow assigns as an
+ * INSERT (CHAR padded) and fails a value too long with 22001, its row and
+ * column named. Expected values by hand. */
+static void test_push_charlen(void) {
+  lm_typmod v3 = {3, false, 0}, c2 = {2, true, 0};
+  int32_t keep = -1, pad = -1;
+  CHECK(lm_char_assign("ab", 2, v3, &keep, &pad) == 0 && keep == 2 && pad == 0);
+  CHECK(lm_char_assign("abc  ", 5, v3, &keep, &pad) == 0 && keep == 3);
+  CHECK(lm_char_assign("\xc3\xa9\xe2\x82\xac\xc3\xa9 ", 8, v3, &keep, &pad) ==
+            0 &&
+        keep == 7);
+  CHECK(lm_char_assign("abcd", 4, v3, &keep, &pad) == -1);
+  CHECK(lm_char_assign("ab c", 4, v3, &keep, &pad) == -1);
+  CHECK(lm_char_assign("x", 1, c2, &keep, &pad) == 0 && keep == 1 && pad == 1);
+  CHECK(lm_char_assign("", 0, c2, &keep, &pad) == 0 && pad == 2);
+  laminar_db *db = NULL;
+  laminar_error err;
+  CHECK(laminar_open(&db, &err) == 0);
+  CHECK(laminar_execute(db,
+                        "CREATE SOURCE s (code VARCHAR(3), c CHAR(2));\n"
+                        "CREATE MATERIALIZED VIEW v AS SELECT code, c, "
+                        "octet_length(c) AS oc FROM s;",
+                        NULL, &err) == 0);
+  for (int round = 0; round < 2; round++) {
+    const char *codes[2][2] = {{"ab", "abc  "}, {"xy", "wxyz"}};
+    const char *cs[2] = {"x", ""};
+    lm_schema *sc = lm_schema_new(2);
+    lm_schema_set_field(sc, 0, "code", lm_type_make(LM_TYPE_UTF8), true);
+    lm_schema_set_field(sc, 1, "c", lm_type_make(LM_TYPE_UTF8), true);
+    lm_array *cols[2] = {strings(lm_type_make(LM_TYPE_UTF8), codes[round], 2),
+                         strings(lm_type_make(LM_TYPE_UTF8), cs, 2)};
+    lm_batch *b = lm_batch_new(sc, 2, cols);
+    struct ArrowArray aa;
+    struct ArrowSchema as;
+    lm_error e;
+    memset(&e, 0, sizeof e);
+    CHECK(lm_cdata_export_batch(b, &aa, &as, &e) == 0);
+    lm_batch_release(b);
+    int rc = laminar_push_arrow(db, "s", &aa, &as, &err);
+    if (round == 0) {
+      CHECK(rc == 0);
+    } else {
+      CHECK(rc != 0 &&
+            strstr(err.message, "column 'code' of source 's': "
+                                "row 2: value too long for type "
+                                "character varying(3)") &&
+            !strcmp(err.sqlstate, "22001"));
+      if (aa.release)
+        aa.release(&aa);
+    }
+    as.release(&as);
+  }
+  laminar_result *r = NULL;
+  CHECK(laminar_execute(db, "SELECT code, c, oc FROM v ORDER BY code", &r,
+                        &err) == 0);
+  CHECK(r && laminar_result_num_rows(r) == 2);
+  if (r && laminar_result_num_rows(r) == 2) {
+    CHECK_EQ_STR(laminar_result_value_text(r, 0, 0), "ab");
+    CHECK_EQ_STR(laminar_result_value_text(r, 0, 1), "x ");
+    CHECK_EQ_STR(laminar_result_value_text(r, 0, 2), "2");
+    CHECK_EQ_STR(laminar_result_value_text(r, 1, 0), "abc");
+    CHECK_EQ_STR(laminar_result_value_text(r, 1, 1), "  ");
+  }
+  laminar_result_free(r);
+  CHECK(laminar_close(db, &err) == 0);
+}
+
 int main(void) {
   test_matrix();
   test_values();
   test_push_dictionary();
+  test_push_charlen();
   return lm_test_done("test_conform");
 }

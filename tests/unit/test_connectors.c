@@ -384,9 +384,14 @@ static void test_files_once(void) {
     r->free(r);
   }
 
-  /* a bad row: a parse error naming file:line:column */
+  /* a bad row, 'on-error' = 'fail': a parse error naming file:line:column */
   write_file("bad.csv", "id,name,ts\n1,a,\nxx,b,\n", "w");
-  r = open_files(s, path_of("bad.csv"), "once", "CSV", &err);
+  {
+    lm_kv o[3] = {
+        {"path", path_of("bad.csv")}, {"mode", "once"}, {"on-error", "fail"}};
+    r = NULL;
+    CHECK_EQ_I64(lm_files_reader_new(s, o, 3, "CSV", &r, &err), 0);
+  }
   CHECK(r != NULL);
   if (r) {
     drain(r, 50, &d);
@@ -397,6 +402,45 @@ static void test_files_once(void) {
              path_of("bad.csv"));
     CHECK_EQ_STR(d.err.msg, want);
     r->free(r);
+  }
+
+  /* the same row by default ('on-error' = 'dead-letter'): the good rows
+   * arrive, the bad one is a dead letter with its place (line 3, column 1,
+   * byte offset 16 = len("id,name,ts\n1,a,\n") = 11 + 5) */
+  r = open_files(s, path_of("bad.csv"), "once", "CSV", &err);
+  CHECK(r != NULL);
+  if (r) {
+    drain(r, 50, &d);
+    CHECK_EQ_I64(d.rc, 0);
+    CHECK(d.eof);
+    CHECK_EQ_STR(d.text, "1|a|NULL;");
+    CHECK(r->bad_rows != NULL);
+    lm_batch *b = NULL;
+    int64_t total = 0;
+    CHECK_EQ_I64(r->bad_rows(r, &b, &total, &err), 0);
+    CHECK_EQ_I64(total, 1);
+    CHECK(b != NULL);
+    if (b) {
+      lm_buf o;
+      lm_buf_init(&o);
+      render_into(b, &o);
+      char want[800];
+      snprintf(want, sizeof want,
+               "|%s|3|1|16|expected BIGINT for column 'id', found 'xx'|xx,b,;",
+               path_of("bad.csv"));
+      CHECK_EQ_STR(o.data ? o.data : "", want);
+      lm_buf_free(&o);
+      lm_batch_release(b);
+    }
+    CHECK_EQ_I64(r->bad_rows(r, &b, &total, &err), 0);
+    CHECK(b == NULL);
+    r->free(r);
+  }
+  {
+    lm_kv o[2] = {{"path", path_of("bad.csv")}, {"on-error", "skip"}};
+    r = NULL;
+    CHECK_EQ_I64(lm_files_reader_new(s, o, 2, "CSV", &r, &err), LM_ERR_BIND);
+    CHECK(strstr(err.msg, "'on-error'") != NULL);
   }
 
   /* missing path, empty glob: errors in 'once' mode */

@@ -145,7 +145,9 @@ static void test_expression_types(void) {
   CHECK_EQ_I64(type_of("b * 1.5"), LM_TYPE_FLOAT64);
   CHECK_EQ_I64(type_of("b / 2"), LM_TYPE_INT64);
   CHECK_EQ_I64(type_of("b % 2"), LM_TYPE_INT64);
-  CHECK_EQ_I64(type_of("-i"), LM_TYPE_INT64);
+  CHECK_EQ_I64(type_of("-i"), LM_TYPE_INT32); /* PostgreSQL: int4um */
+  CHECK_EQ_I64(type_of("i + 1"), LM_TYPE_INT32);
+  CHECK_EQ_I64(type_of("i + 3000000000"), LM_TYPE_INT64);
   CHECK_EQ_I64(type_of("NULL + b"), LM_TYPE_INT64);
   CHECK_EQ_I64(type_of("ts - INTERVAL '1' HOUR"), LM_TYPE_TIMESTAMP);
   CHECK_EQ_I64(type_of("ts + INTERVAL '5' SECOND"), LM_TYPE_TIMESTAMP);
@@ -640,7 +642,7 @@ static void test_star_and_names(void) {
     CHECK_EQ_I64(
         lm_bind_scalar(sc->stmts[0]->select->items[0].expr, NULL, &a, &b, &err),
         0);
-    CHECK(b && b->type.id == LM_TYPE_INT64);
+    CHECK(b && b->type.id == LM_TYPE_INT32); /* 1 + 2: integer */
     CHECK_EQ_I64(
         lm_bind_scalar(sc->stmts[0]->select->items[1].expr, NULL, &a, &b, &err),
         LM_ERR_BIND);

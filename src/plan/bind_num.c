@@ -1,0 +1,96 @@
+/*
+ * PostgreSQL's numeric typing of SMALLINT / INTEGER / BIGINT and REAL /
+ * DOUBLE PRECISION for the binder (bind_internal.h, docs/types.md):
+ * int2 op int2 is int2, int4 with int2 or int4 is int4, anything with int8
+ * is int8; real op real is real, real with any other number is double
+ * precision (PostgreSQL's float48 operators). An integer literal is int4
+ * when it fits, as PostgreSQL types it (int8 otherwise).
+ */
+#include <string.h>
+
+#include "exec/lm_strfn.h"
+#include "plan/bind_internal.h"
+
+/* The width class of an integer type: 2, 4 or 8 (TINYINT counts as
+ * SMALLINT, which PostgreSQL has instead); unsigned types are 8. */
+static int int_width(lm_type t) {
+  switch (t.id) {
+  case LM_TYPE_INT8:
+  case LM_TYPE_INT16:
+    return 2;
+  case LM_TYPE_INT32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+lm_type lm_bind_num_type(const lm_bexpr *x) {
+  lm_type t = x->type;
+  if (t.id == LM_TYPE_INT64 && x->kind == LM_BX_LITERAL && x->lit_int4 &&
+      !x->lit.is_null)
+    return lm_type_make(LM_TYPE_INT32);
+  return t;
+}
+
+lm_type lm_bind_num_merge(lm_type a, lm_type b, bool arith) {
+  if (is_null(a))
+    a = b;
+  if (is_null(b))
+    b = a;
+  if (is_null(a))
+    return lm_type_make(LM_TYPE_INT64);
+  if (is_float(a) || is_float(b)) {
+    bool f4a = a.id == LM_TYPE_FLOAT32, f4b = b.id == LM_TYPE_FLOAT32;
+    /* real op real is real; CASE / COALESCE of real and integers too
+     * (integers coerce to real implicitly); arithmetic of real with an
+     * integer or a double is double precision (float48pl) */
+    if ((f4a && f4b) || (!arith && ((f4a && is_int(b)) || (f4b && is_int(a)))))
+      return lm_type_make(LM_TYPE_FLOAT32);
+    return lm_type_make(LM_TYPE_FLOAT64);
+  }
+  int w = int_width(a) > int_width(b) ? int_width(a) : int_width(b);
+  return lm_type_make(w == 2   ? LM_TYPE_INT16
+                      : w == 4 ? LM_TYPE_INT32
+                               : LM_TYPE_INT64);
+}
+
+lm_bexpr *lm_bind_pg_typeof(lm_bctx *c, const lm_expr *e, const lm_bexpr *x) {
+  const char *name;
+  if (x->kind == LM_BX_LITERAL && x->type.id == LM_TYPE_UTF8)
+    name = "unknown"; /* a string constant before any coercion */
+  else if (x->kind == LM_BX_LITERAL && x->type.id == LM_TYPE_FLOAT64 &&
+           x->lit_text)
+    name = "numeric"; /* 1.5: PostgreSQL's numeric constant */
+  else
+    name = lm_pg_type_name(lm_bind_num_type(x));
+  lm_type t = lm_type_make(LM_TYPE_UTF8);
+  lm_bexpr *b = lm_bind_node(c, LM_BX_LITERAL, t, e, 0);
+  if (!b)
+    return NULL;
+  b->lit.type = t;
+  b->lit.is_null = false;
+  b->lit.v.s.p = name; /* a static string, never freed */
+  b->lit.v.s.len = (int32_t)strlen(name);
+  return b;
+}
+
+lm_type lm_bind_num_real(lm_type t, lm_bexpr *const *args, int n, int n_pairs) {
+  if (t.id != LM_TYPE_FLOAT64)
+    return t;
+  bool real = false;
+  for (int k = 0; k < n; k++) {
+    if (k < n_pairs * 2 && k % 2 == 0)
+      continue; /* a CASE condition */
+    const lm_bexpr *x = args[k];
+    lm_type_id id = x->type.id;
+    if (id == LM_TYPE_NULL || lm_type_is_integer(x->type))
+      continue;
+    if (id == LM_TYPE_FLOAT32)
+      real = true;
+    else if (!(id == LM_TYPE_FLOAT64 && x->kind == LM_BX_LITERAL &&
+               x->lit_text))
+      return t; /* a DOUBLE value: double precision */
+  }
+  return real ? lm_type_make(LM_TYPE_FLOAT32) : t;
+}
