@@ -152,19 +152,6 @@ static int emit_groups(agg_op *o, const uint32_t *gids, int64_t n,
   return rc;
 }
 
-/* Grows a zero-filled per-group byte array to at least n entries. */
-static int grow_bytes(uint8_t **p, int64_t *cap, int64_t n, lm_error *err) {
-  if (n <= *cap)
-    return 0;
-  uint8_t *m = realloc(*p, (size_t)n * 2);
-  if (!m)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  memset(m + *cap, 0, (size_t)(n * 2 - *cap));
-  *p = m;
-  *cap = n * 2;
-  return 0;
-}
-
 /* A keyed group has a result row while it has live rows; the global
  * aggregate (no GROUP BY) always has one. */
 int lm_agg_push_open(const lm_plan *p, const lm_batch *b, const char *failed,
@@ -217,8 +204,9 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
   int64_t n_touched = 0, n_old = 0;
   if (o->changelog) {
     int64_t groups = lm_aggtable_groups(o->t);
-    if ((rc = grow_bytes(&o->mark, &o->mark_cap, groups, err)) ||
-        (rc = grow_bytes(&o->live, &o->live_cap, groups, err)))
+    if ((rc =
+             lm_grow_zeroed((void **)&o->mark, &o->mark_cap, groups, 1, err)) ||
+        (rc = lm_grow_zeroed((void **)&o->live, &o->live_cap, groups, 1, err)))
       goto done;
     touched = malloc(sizeof(uint32_t) * (size_t)(n + 1));
     if (!touched) {

@@ -120,19 +120,6 @@ static int emit_groups(gsagg_op *o, const gset *g, const uint32_t *gids,
   return rc;
 }
 
-/* Grows a zero-filled per-group byte array to at least n entries. */
-static int grow_bytes(uint8_t **p, int64_t *cap, int64_t n, lm_error *err) {
-  if (n <= *cap)
-    return 0;
-  uint8_t *m = realloc(*p, (size_t)n * 2);
-  if (!m)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  memset(m + *cap, 0, (size_t)(n * 2 - *cap));
-  *p = m;
-  *cap = n * 2;
-  return 0;
-}
-
 /* Folds the n rows (groups gids, checked) into set g's states and emits
  * the changelog of the groups they change. */
 static int set_apply(gsagg_op *o, gset *g, lm_array **aggs, const int64_t *w,
@@ -142,8 +129,9 @@ static int set_apply(gsagg_op *o, gset *g, lm_array **aggs, const int64_t *w,
   int rc = 0;
   if (o->changelog) {
     int64_t groups = lm_aggtable_groups(g->t);
-    if ((rc = grow_bytes(&g->mark, &g->mark_cap, groups, err)) ||
-        (rc = grow_bytes(&g->live, &g->live_cap, groups, err)))
+    if ((rc =
+             lm_grow_zeroed((void **)&g->mark, &g->mark_cap, groups, 1, err)) ||
+        (rc = lm_grow_zeroed((void **)&g->live, &g->live_cap, groups, 1, err)))
       return rc;
     touched = malloc(sizeof(uint32_t) * (size_t)(n + 1));
     if (!touched)
