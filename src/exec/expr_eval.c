@@ -33,37 +33,6 @@ static int at_err(lm_error *err, const lm_bexpr *e, const char *fmt,
   return lm_err(err, LM_ERR_EXEC, "%s", msg);
 }
 
-/* A builder pre-sized for n rows of a fixed-width type, with length n. */
-static int out_fixed(lm_builder *b, lm_type t, int64_t n) {
-  if (lm_builder_init(b, t, n) != 0)
-    return LM_ERR_NOMEM;
-  if (b->capacity < n && lm_builder_grow(b, n) != 0) {
-    lm_builder_free(b);
-    return LM_ERR_NOMEM;
-  }
-  if (t.id == LM_TYPE_BOOL && n > 0)
-    memset(b->values, 0, (size_t)(n + 7) / 8);
-  b->length = n;
-  return 0;
-}
-
-static void out_null(lm_builder *b, int64_t i) {
-  if (!b->validity && lm_builder_ensure_validity(b) != 0) {
-    b->oom = true;
-    return;
-  }
-  lm_bit_clear(b->validity, i);
-  b->null_count++;
-}
-
-static int out_finish(lm_builder *b, lm_array **out, lm_error *err) {
-  int rc = lm_builder_finish(b, out);
-  lm_builder_free(b);
-  if (rc)
-    return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  return 0;
-}
-
 static inline bool isnull(const lm_array *a, int64_t i) {
   return a->validity && lm_array_is_null(a, i);
 }
@@ -81,7 +50,7 @@ static int round_tprec(const lm_bexpr *e, lm_array **io, lm_error *err) {
     return 0;
   int64_t s = scale[e->tprec - 1], h = s / 2, n = a->length;
   lm_builder b;
-  if (out_fixed(&b, a->type, n))
+  if (lm_out_fixed(&b, a->type, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   const int64_t *v = lm_array_i64(a);
   /* PostgreSQL rounds ties away from its epoch, 2000-01-01 (µs after ours) */
@@ -90,7 +59,7 @@ static int round_tprec(const lm_bexpr *e, lm_array **io, lm_error *err) {
   for (int64_t i = 0; i < n; i++) {
     int64_t x = v[i];
     if (a->validity && lm_array_is_null(a, i)) {
-      out_null(&b, i);
+      lm_out_null(&b, i);
       x = 0;
     } else if (a->type.id == LM_TYPE_TIMESTAMP && !lm_ts_finite(x)) {
       /* ±infinity stays */
@@ -102,7 +71,7 @@ static int round_tprec(const lm_bexpr *e, lm_array **io, lm_error *err) {
     ((int64_t *)b.values)[i] = x;
   }
   lm_array *r;
-  if (out_finish(&b, &r, err))
+  if (lm_out_finish(&b, &r, err))
     return LM_ERR_NOMEM;
   lm_array_release(*io);
   *io = r;
@@ -170,7 +139,7 @@ static int char_typmod(const lm_bexpr *e, lm_array **io, lm_error *err) {
     lm_builder_free(&b);
     return rc;
   }
-  if ((rc = out_finish(&b, &r, err)))
+  if ((rc = lm_out_finish(&b, &r, err)))
     return rc;
   lm_array_release(*io);
   *io = r;
@@ -293,7 +262,7 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
         len--;
       lm_builder_append_str(&b, v, len);
     }
-    return out_finish(&b, out, err);
+    return lm_out_finish(&b, out, err);
   }
   if (lm_tz_cast_handles(a->type, to)) /* expr_tz.c: TIMESTAMPTZ */
     return lm_tz_cast(e, a, to, out, err);
@@ -506,7 +475,7 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     lm_builder_free(&b);
     return rc;
   }
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 /* ---------------------------------------------------------- arithmetic */
@@ -517,7 +486,7 @@ static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
                      const int64_t *k, lm_array **out, lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
-  if (out_fixed(&b, e->type, n))
+  if (lm_out_fixed(&b, e->type, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int64_t *r = (int64_t *)b.values;
   const int64_t *xa = lm_array_i64(x), *ya = y ? lm_array_i64(y) : k;
@@ -538,10 +507,10 @@ static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
     if (nulls)
       for (int64_t i = 0; i < n; i++)
         if (isnull(x, i)) {
-          out_null(&b, i);
+          lm_out_null(&b, i);
           r[i] = 0;
         }
-    return out_finish(&b, out, err);
+    return lm_out_finish(&b, out, err);
   }
   /* timestamps (lm_temporal.h): infinity stays infinity through ±
    * interval, a finite result must be in PostgreSQL's range, and
@@ -554,7 +523,7 @@ static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
   bool ts_diff = ts_x && ts_y && e->type.id == LM_TYPE_INTERVAL;
   for (int64_t i = 0; i < n; i++) {
     if (nulls && (isnull(x, i) || (y && isnull(y, i)))) {
-      out_null(&b, i);
+      lm_out_null(&b, i);
       r[i] = 0;
       continue;
     }
@@ -616,20 +585,20 @@ static int arith_i64(const lm_bexpr *e, lm_array *x, lm_array *y,
     }
     r[i] = v;
   }
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 static int arith_f64(const lm_bexpr *e, lm_array *x, lm_array *y,
                      lm_array **out, lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
-  if (out_fixed(&b, e->type, n))
+  if (lm_out_fixed(&b, e->type, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   double *r = (double *)b.values;
   const double *xa = lm_array_f64(x), *ya = lm_array_f64(y);
   for (int64_t i = 0; i < n; i++) {
     if (isnull(x, i) || isnull(y, i)) {
-      out_null(&b, i);
+      lm_out_null(&b, i);
       r[i] = 0;
       continue;
     }
@@ -673,7 +642,7 @@ static int arith_f64(const lm_bexpr *e, lm_array *x, lm_array *y,
                          ovf ? "overflow" : "underflow");
     }
   }
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 /* ---------------------------------------------------------- comparison */
@@ -753,7 +722,7 @@ static bool compare_fast(const lm_bexpr *e, lm_array *x, lm_array *y,
     for (int64_t i = 0; i < n; i++)
       if (isnull(x, i) || isnull(y, i)) {
         r[i >> 3] &= (uint8_t) ~(1u << (i & 7));
-        out_null(b, i);
+        lm_out_null(b, i);
       }
   return true;
 }
@@ -809,7 +778,7 @@ static bool compare_const(lm_array *x, const lm_value *c, lm_op op,
     for (int64_t i = 0; i < n; i++)
       if (isnull(x, i)) {
         r[i >> 3] &= (uint8_t) ~(1u << (i & 7));
-        out_null(b, i);
+        lm_out_null(b, i);
       }
   return true;
 }
@@ -838,7 +807,7 @@ static int compare_literal(const lm_bexpr *e, const lm_batch *in,
   if (rc)
     return rc;
   lm_builder b;
-  if (out_fixed(&b, e->type, x->length)) {
+  if (lm_out_fixed(&b, e->type, x->length)) {
     lm_array_release(x);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
@@ -848,7 +817,7 @@ static int compare_literal(const lm_bexpr *e, const lm_batch *in,
     lm_builder_free(&b);
     rc = -1; /* NaN or another shape: the general path */
   } else {
-    rc = out_finish(&b, out, err);
+    rc = lm_out_finish(&b, out, err);
   }
   lm_array_release(x);
   return rc;
@@ -858,20 +827,20 @@ static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
                    lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
-  if (out_fixed(&b, e->type, n))
+  if (lm_out_fixed(&b, e->type, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   uint8_t *r = b.values;
   lm_type_id t = x->type.id;
   if (t == LM_TYPE_NULL || y->type.id == LM_TYPE_NULL) {
     for (int64_t i = 0; i < n; i++)
-      out_null(&b, i);
-    return out_finish(&b, out, err);
+      lm_out_null(&b, i);
+    return lm_out_finish(&b, out, err);
   }
   if (compare_fast(e, x, y, &b))
-    return out_finish(&b, out, err);
+    return lm_out_finish(&b, out, err);
   for (int64_t i = 0; i < n; i++) {
     if (isnull(x, i) || isnull(y, i)) {
-      out_null(&b, i);
+      lm_out_null(&b, i);
       continue;
     }
     int c;
@@ -902,14 +871,14 @@ static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
     if (cmp_result(e->op, c))
       lm_bit_set(r, i);
   }
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 static int logic(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
                  lm_error *err) {
   int64_t n = x->length;
   lm_builder b;
-  if (out_fixed(&b, e->type, n))
+  if (lm_out_fixed(&b, e->type, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   bool is_and = e->op == LM_OP_AND;
   for (int64_t i = 0; i < n; i++) {
@@ -920,7 +889,7 @@ static int logic(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
       if ((!xn && !xv) || (!yn && !yv))
         continue; /* false */
       if (xn || yn)
-        out_null(&b, i);
+        lm_out_null(&b, i);
       else
         lm_bit_set(b.values, i);
     } else {
@@ -929,10 +898,10 @@ static int logic(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
         continue;
       }
       if (xn || yn)
-        out_null(&b, i);
+        lm_out_null(&b, i);
     }
   }
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 /* Evaluates e over the rows sel[0..n) of `in` (all of them when n is
@@ -977,7 +946,7 @@ static int logic_lazy(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return rc;
   }
   lm_builder b;
-  if (out_fixed(&b, e->type, n)) {
+  if (lm_out_fixed(&b, e->type, n)) {
     free(sel);
     lm_array_release(x);
     lm_array_release(y);
@@ -996,7 +965,7 @@ static int logic_lazy(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         if (yv)
           lm_bit_set(b.values, i);
       } else if (xn || yn) {
-        out_null(&b, i);
+        lm_out_null(&b, i);
       } else if (is_and) {
         lm_bit_set(b.values, i);
       }
@@ -1007,7 +976,7 @@ static int logic_lazy(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   free(sel);
   lm_array_release(x);
   lm_array_release(y);
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 static int concat(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
@@ -1030,7 +999,7 @@ static int concat(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
     lm_builder_append_str(&b, t.data ? t.data : "", (int32_t)t.len);
   }
   lm_buf_free(&t);
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 /* ------------------------------------------------------------ LIKE */
@@ -1222,7 +1191,7 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   date_unit du = date_unit_of(e->args[0]->lit.v.s.p);
   int64_t n = in->num_rows;
   lm_builder b;
-  if (out_fixed(&b, e->type, n)) {
+  if (lm_out_fixed(&b, e->type, n)) {
     lm_array_release(a);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
@@ -1231,7 +1200,7 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   unsigned m = 1, d = 1;                /* (rows often share a day) */
   for (int64_t i = 0; i < n; i++) {
     if (a->type.id == LM_TYPE_NULL || isnull(a, i)) {
-      out_null(&b, i);
+      lm_out_null(&b, i);
       continue;
     }
     int64_t us = lm_array_i64(a)[i];
@@ -1246,7 +1215,7 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                   du == DU_MILLENNIUM || du == DU_ISOYEAR || du == DU_EPOCH)) {
         ((double *)b.values)[i] = us > 0 ? INFINITY : -INFINITY;
       } else {
-        out_null(&b, i);
+        lm_out_null(&b, i);
         ((int64_t *)b.values)[i] = 0;
       }
       continue;
@@ -1359,7 +1328,7 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       ((int64_t *)b.values)[i] = (int64_t)dv;
   }
   lm_array_release(a);
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 /* trim/ltrim/rtrim (spaces), replace (every occurrence, left to right,
@@ -1431,7 +1400,7 @@ static int string_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     lm_builder_free(&b);
     return rc;
   }
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 /* COALESCE as PostgreSQL evaluates it: argument k only on the rows where
@@ -1479,7 +1448,7 @@ static int coalesce_lazy(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     else
       lm_builder_append_from(&b, res[branch[i]], pos[i]);
   }
-  rc = out_finish(&b, out, err);
+  rc = lm_out_finish(&b, out, err);
 done:
   free(rem);
   free(keep);
@@ -1667,13 +1636,13 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     int64_t a1v = e->args[1]->lit.v.i;
     int64_t a2v = e->n_args > 2 ? e->args[2]->lit.v.i : 0;
     int64_t a3v = e->n_args > 3 ? e->args[3]->lit.v.i : 0;
-    if ((rc = out_fixed(&b, e->type, n)))
+    if ((rc = lm_out_fixed(&b, e->type, n)))
       break;
     int64_t *r = (int64_t *)b.values;
     const int64_t *ts = lm_array_i64(a);
     for (int64_t i = 0; i < n; i++) {
       if (isnull(a, i)) {
-        out_null(&b, i);
+        lm_out_null(&b, i);
         r[i] = 0;
         continue;
       }
@@ -1714,19 +1683,19 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   case LM_FN_ROUND:
   case LM_FN_FLOOR:
   case LM_FN_CEIL: {
-    if ((rc = out_fixed(&b, e->type, n)))
+    if ((rc = lm_out_fixed(&b, e->type, n)))
       break;
     bool f = e->type.id == LM_TYPE_FLOAT64;
     for (int64_t i = 0; i < n; i++) {
       if (isnull(a, i)) {
-        out_null(&b, i);
+        lm_out_null(&b, i);
         continue;
       }
       if (f) {
         double v = lm_array_f64(a)[i];
         if (e->fn == LM_FN_ROUND && a1) {
           if (isnull(a1, i)) {
-            out_null(&b, i);
+            lm_out_null(&b, i);
             continue;
           }
           int64_t d = lm_array_i64(a1)[i];
@@ -1763,7 +1732,7 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
           if (lm_mul_overflow_i64(q, m, &v))
             v = q > 0 ? INT64_MAX : INT64_MIN;
         } else if (e->fn == LM_FN_ROUND && a1 && isnull(a1, i)) {
-          out_null(&b, i);
+          lm_out_null(&b, i);
           continue;
         }
         if (e->fn == LM_FN_ABS) {
@@ -1783,7 +1752,7 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   case LM_FN_UPPER:
   case LM_FN_LENGTH: {
     if (e->fn == LM_FN_LENGTH) {
-      if ((rc = out_fixed(&b, e->type, n)))
+      if ((rc = lm_out_fixed(&b, e->type, n)))
         break;
     } else if ((rc = lm_builder_init(&b, e->type, n)))
       break;
@@ -1792,7 +1761,7 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     for (int64_t i = 0; i < n; i++) {
       if (isnull(a, i)) {
         if (e->fn == LM_FN_LENGTH)
-          out_null(&b, i);
+          lm_out_null(&b, i);
         else
           lm_builder_append_null(&b);
         continue;
@@ -1828,7 +1797,7 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   lm_array_release(a2);
   if (rc)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 /* ----------------------------------------------------------------- CASE */
@@ -1919,7 +1888,7 @@ static int case_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     else
       lm_builder_append_from(&b, r, pos[i]);
   }
-  rc = out_finish(&b, out, err);
+  rc = lm_out_finish(&b, out, err);
 done:
   free(rem);
   free(keep);
@@ -1943,7 +1912,7 @@ static int broadcast(const lm_bexpr *e, int64_t n, lm_array **out,
   }
   lm_builder b;
   if (lm_type_width(e->type) == 8) {
-    if (out_fixed(&b, e->type, n))
+    if (lm_out_fixed(&b, e->type, n))
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
     int64_t bits;
     if (e->type.id == LM_TYPE_FLOAT64)
@@ -1953,7 +1922,7 @@ static int broadcast(const lm_bexpr *e, int64_t n, lm_array **out,
     int64_t *r = (int64_t *)b.values;
     for (int64_t i = 0; i < n; i++)
       r[i] = bits;
-    return out_finish(&b, out, err);
+    return lm_out_finish(&b, out, err);
   }
   if (lm_builder_init(&b, e->type, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1961,7 +1930,7 @@ static int broadcast(const lm_bexpr *e, int64_t n, lm_array **out,
   v.type = e->type;
   for (int64_t i = 0; i < n; i++)
     lm_builder_append_value(&b, &v);
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }
 
 /* e (BIGINT + - * / % BIGINT) when its right operand is a non-NULL
@@ -2028,7 +1997,7 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     if ((rc = eval(e->args[0], in, &a, err)))
       return rc;
     lm_builder b;
-    if (out_fixed(&b, e->type, in->num_rows)) {
+    if (lm_out_fixed(&b, e->type, in->num_rows)) {
       lm_array_release(a);
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
@@ -2038,7 +2007,7 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         lm_bit_set(b.values, i);
     }
     lm_array_release(a);
-    return out_finish(&b, out, err);
+    return lm_out_finish(&b, out, err);
   }
   case LM_BX_UNARY: {
     lm_array *a;
@@ -2056,13 +2025,13 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       return rc;
     }
     lm_builder b;
-    if (out_fixed(&b, e->type, n)) {
+    if (lm_out_fixed(&b, e->type, n)) {
       lm_array_release(a);
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
     for (int64_t i = 0; i < n; i++) {
       if (a->type.id == LM_TYPE_NULL || isnull(a, i)) {
-        out_null(&b, i);
+        lm_out_null(&b, i);
         continue;
       }
       if (e->op == LM_OP_NOT) {
@@ -2081,7 +2050,7 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       }
     }
     lm_array_release(a);
-    return out_finish(&b, out, err);
+    return lm_out_finish(&b, out, err);
   }
   case LM_BX_BINARY: {
     if (e->op == LM_OP_AND || e->op == LM_OP_OR)
@@ -2142,7 +2111,7 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     if ((rc = lm_fargs_eval(e, in, &a, err)))
       return rc;
     lm_builder b;
-    if (out_fixed(&b, e->type, in->num_rows)) {
+    if (lm_out_fixed(&b, e->type, in->num_rows)) {
       lm_fargs_free(a, e->n_args);
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
@@ -2151,7 +2120,7 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       for (int k = 0; k < e->n_args; k++)
         nul |= lm_farg_null(a[k], i);
       if (nul) {
-        out_null(&b, i);
+        lm_out_null(&b, i);
         continue;
       }
       int32_t sl, pl, el = 1;
@@ -2179,7 +2148,7 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       lm_builder_free(&b);
       return rc;
     }
-    return out_finish(&b, out, err);
+    return lm_out_finish(&b, out, err);
   }
   case LM_BX_CASE:
     return case_eval(e, in, out, err);
@@ -2274,7 +2243,7 @@ int lm_fn_end(const lm_bexpr *e, lm_array **args, lm_builder *b, int rc,
     lm_builder_free(b);
     return rc;
   }
-  return out_finish(b, out, err);
+  return lm_out_finish(b, out, err);
 }
 
 int lm_fn_rows(const lm_bexpr *e, const lm_batch *in, int strict,

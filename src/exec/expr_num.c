@@ -18,33 +18,6 @@ static int oom(lm_error *err) {
   return lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
-/* b: a builder of n rows of type t, values uninitialised, all valid. */
-static int out_init(lm_builder *b, lm_type t, int64_t n) {
-  if (lm_builder_init(b, t, n) != 0)
-    return LM_ERR_NOMEM;
-  if (b->capacity < n && lm_builder_grow(b, n) != 0) {
-    lm_builder_free(b);
-    return LM_ERR_NOMEM;
-  }
-  b->length = n;
-  return 0;
-}
-
-static void out_null(lm_builder *b, int64_t i) {
-  if (!b->validity && lm_builder_ensure_validity(b) != 0) {
-    b->oom = true;
-    return;
-  }
-  lm_bit_clear(b->validity, i);
-  b->null_count++;
-}
-
-static int out_finish(lm_builder *b, lm_array **out, lm_error *err) {
-  int rc = lm_builder_finish(b, out);
-  lm_builder_free(b);
-  return rc ? oom(err) : 0;
-}
-
 static inline bool isnull(const lm_array *a, int64_t i) {
   return a->validity && lm_array_is_null(a, i);
 }
@@ -173,7 +146,7 @@ static int arith(const lm_bexpr *e, const lm_array *x, const lm_array *y,
   lm_op op = e->op;
   bool nulls = x->null_count || (y && y->null_count);
   lm_builder b;
-  if (out_init(&b, e->type, n))
+  if (lm_out_fixed(&b, e->type, n))
     return oom(err);
   void *rv = b.values;
   int rc = 0;
@@ -217,8 +190,8 @@ static int arith(const lm_bexpr *e, const lm_array *x, const lm_array *y,
   if (nulls)
     for (int64_t i = 0; i < n; i++)
       if (isnull(x, i) || (y && isnull(y, i)))
-        out_null(&b, i);
-  return out_finish(&b, out, err);
+        lm_out_null(&b, i);
+  return lm_out_finish(&b, out, err);
 }
 
 int lm_num_arith(const lm_bexpr *e, const lm_array *x, const lm_array *y,
@@ -265,7 +238,7 @@ int lm_num_neg(const lm_bexpr *e, const lm_array *x, lm_array **out,
   lm_type_id t = e->type.id;
   bool nulls = x->null_count > 0;
   lm_builder b;
-  if (out_init(&b, e->type, n))
+  if (lm_out_fixed(&b, e->type, n))
     return oom(err);
   bool bad = false;
   if (t == LM_TYPE_FLOAT32) {
@@ -297,8 +270,8 @@ int lm_num_neg(const lm_bexpr *e, const lm_array *x, lm_array **out,
   if (nulls)
     for (int64_t i = 0; i < n; i++)
       if (isnull(x, i))
-        out_null(&b, i);
-  return out_finish(&b, out, err);
+        lm_out_null(&b, i);
+  return lm_out_finish(&b, out, err);
 }
 
 int lm_num_abs(const lm_bexpr *e, const lm_batch *in, lm_array **out,
@@ -316,7 +289,7 @@ int lm_num_abs(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   }
   bool nulls = x->null_count > 0, bad = false;
   lm_builder b;
-  if (out_init(&b, e->type, n)) {
+  if (lm_out_fixed(&b, e->type, n)) {
     lm_array_release(x);
     return oom(err);
   }
@@ -343,11 +316,11 @@ int lm_num_abs(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   if (!bad && nulls)
     for (int64_t i = 0; i < n; i++)
       if (isnull(x, i))
-        out_null(&b, i);
+        lm_out_null(&b, i);
   lm_array_release(x);
   if (bad) {
     lm_builder_free(&b);
     return lm_fn_error(err, e, "22003", "%s", range_msg(t));
   }
-  return out_finish(&b, out, err);
+  return lm_out_finish(&b, out, err);
 }

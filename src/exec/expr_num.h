@@ -8,6 +8,39 @@
 #define LM_EXPR_NUM_H
 
 #include "exec/lm_exec.h"
+#include <string.h>
+
+/* --- the builders of expression results (expr_eval.c, expr_num.c) --- */
+
+/* b: a builder of n rows of fixed-width type t with length n, values
+ * uninitialised (BOOL: all false), all valid. LM_ERR_NOMEM (b freed). */
+static inline int lm_out_fixed(lm_builder *b, lm_type t, int64_t n) {
+  if (lm_builder_init(b, t, n) != 0)
+    return LM_ERR_NOMEM;
+  if (b->capacity < n && lm_builder_grow(b, n) != 0) {
+    lm_builder_free(b);
+    return LM_ERR_NOMEM;
+  }
+  if (t.id == LM_TYPE_BOOL && n > 0)
+    memset(b->values, 0, (size_t)(n + 7) / 8);
+  b->length = n;
+  return 0;
+}
+/* Marks row i of b NULL (an OOM shows at lm_out_finish via b->oom). */
+static inline void lm_out_null(lm_builder *b, int64_t i) {
+  if (!b->validity && lm_builder_ensure_validity(b) != 0) {
+    b->oom = true;
+    return;
+  }
+  lm_bit_clear(b->validity, i);
+  b->null_count++;
+}
+/* Finishes b into *out (a new array) and frees b. LM_ERR_NOMEM. */
+static inline int lm_out_finish(lm_builder *b, lm_array **out, lm_error *err) {
+  int rc = lm_builder_finish(b, out);
+  lm_builder_free(b);
+  return rc ? lm_err(err, LM_ERR_NOMEM, "out of memory") : 0;
+}
 
 /* Whether the arithmetic node e (+ - * / %) over x, y is one of ours: e's
  * type SMALLINT (INT16), INTEGER (INT32) or REAL (FLOAT32) with both
