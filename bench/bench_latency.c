@@ -23,9 +23,22 @@
  * when the push returns). Latency of an output row = the time its
  * subscription_poll returned - the time its input batch was due (for the
  * tumble query: the batch whose watermark closed the window), so falling
- * behind the offered load counts (no coordinated omission). Also printed:
- * the service time (push call start -> poll return) and whether the loop
- * kept up with the load.
+ * behind the offered load counts (no coordinated omission). Three figures
+ * per output row / batch, each as p50 / p99 / p999:
+ *   due -> callback   poll return - the batch's due time: end to end,
+ *                     including any backlog (the loop behind the schedule);
+ *   push -> callback  poll return - the push call's start: the engine's
+ *                     time per event (push timestamp -> subscriber), the
+ *                     pacing wait excluded;
+ *   pacing lag        the push call's start - the batch's due time, per
+ *                     batch: how late the loop was (the scheduler taking
+ *                     the CPU away, or the previous pushes not done yet).
+ * and the achieved rate (events / the run's wall time) beside the rate the
+ * loop's own work allows: B / the median time of one batch's work (making
+ * and exporting it, push, polls; the spin-wait excluded), what one core
+ * would sustain when nothing else runs on it (the median leaves out the
+ * batches during which the thread was descheduled). On a loaded machine the
+ * achieved rate is lower by the share of the CPU the thread did not get.
  *
  * Case `ref` is the machine's floor, measured the same way in the same
  * run: no engine, a plain C loop that copies the batch in (memcpy of its
@@ -34,12 +47,18 @@
  * scheduler does to any thread on this machine.
  *
  * Usage: bench_latency [seconds=2] [rate=1000000] [batch sizes=1,16,256]
- *                      [cases=ref,filter,tumble] [timing=off|on]
+ *                      [cases=ref,filter,tumble] [timing=off|on] [cpu=-1]
  * timing: operator timing for EXPLAIN ANALYZE (laminar_set_operator_timing;
- * off by default here: two clock reads per operator and batch). Prints a
+ * off by default here: two clock reads per operator and batch). cpu >= 0:
+ * the thread is pinned to that CPU (sched_setaffinity; the scheduler can
+ * still run other threads there: a pin does not reserve the core). Prints a
  * markdown table (µs) and one `result` line per case (on stderr). Not a
  * test.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity */
+#endif
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,25 +232,36 @@ static void wait_due(int64_t due, int64_t *behind) {
 }
 
 static void report(int which, int64_t bsize, int64_t events, int64_t out_rows,
-                   samples *lat, samples *svc, int64_t behind, int64_t nb,
-                   double rate) {
+                   samples *lat, samples *svc, samples *lag, int64_t behind,
+                   int64_t nb, double rate, int64_t wall_ns, samples *work) {
   qsort(lat->v, (size_t)lat->n, sizeof(int64_t), cmp64);
   qsort(svc->v, (size_t)svc->n, sizeof(int64_t), cmp64);
+  qsort(lag->v, (size_t)lag->n, sizeof(int64_t), cmp64);
+  double got = (double)events * 1e9 / (double)(wall_ns > 0 ? wall_ns : 1);
+  qsort(work->v, (size_t)work->n, sizeof(int64_t), cmp64);
+  double w50 = pct(work, 0.5); /* µs per batch */
+  double cpu_rate = (double)bsize * 1e6 / (w50 > 0.001 ? w50 : 0.001);
   printf("| %s | %lld | %lld | %lld | %.2f | %.2f | %.2f | %.2f | %.2f | "
-         "%.2f | %.1f%% |\n",
+         "%.2f | %.2f | %.2f | %.2f | %.1f%% | %.0f | %.0f |\n",
          NAME[which], (long long)bsize, (long long)events, (long long)out_rows,
          pct(lat, 0.5), pct(lat, 0.99), pct(lat, 0.999), pct(svc, 0.5),
-         pct(svc, 0.99), pct(svc, 0.999),
-         100.0 * (double)behind / (double)(nb ? nb : 1));
+         pct(svc, 0.99), pct(svc, 0.999), pct(lag, 0.5), pct(lag, 0.99),
+         pct(lag, 0.999), 100.0 * (double)behind / (double)(nb ? nb : 1), got,
+         cpu_rate);
   fflush(stdout);
   fprintf(stderr,
-          "result case=%s batch=%lld rate=%.0f p50_us=%.2f p99_us=%.2f "
-          "p999_us=%.2f service_p50_us=%.2f service_p99_us=%.2f "
-          "late_batches=%lld\n",
-          NAME[which], (long long)bsize, rate, pct(lat, 0.5), pct(lat, 0.99),
-          pct(lat, 0.999), pct(svc, 0.5), pct(svc, 0.99), (long long)behind);
+          "result case=%s batch=%lld rate=%.0f achieved_rate=%.0f "
+          "capacity=%.0f "
+          "due_p50_us=%.2f due_p99_us=%.2f due_p999_us=%.2f "
+          "push_p50_us=%.2f push_p99_us=%.2f push_p999_us=%.2f "
+          "lag_p50_us=%.2f lag_p99_us=%.2f late_batches=%lld\n",
+          NAME[which], (long long)bsize, rate, got, cpu_rate, pct(lat, 0.5),
+          pct(lat, 0.99), pct(lat, 0.999), pct(svc, 0.5), pct(svc, 0.99),
+          pct(svc, 0.999), pct(lag, 0.5), pct(lag, 0.99), (long long)behind);
   free(lat->v);
   free(svc->v);
+  free(lag->v);
+  free(work->v);
 }
 
 /* ------------------------------------------------- reference C loop */
@@ -285,23 +315,30 @@ static int run_ref(double seconds, double rate, int64_t bsize) {
   ref_out o = {.col = {outc[0], outc[1], outc[2], outc[3]}};
   int64_t events = (int64_t)(seconds * rate), nb = events / bsize;
   double gap_ns = (double)bsize * 1e9 / rate;
-  samples lat = {0}, svc = {0};
+  samples lat = {0}, svc = {0}, lag = {0};
   ref_ctx cx = {.lat = &lat, .svc = &svc};
+  samples work = {0};
   int64_t behind = 0, id = 0;
   const int64_t ts0 = INT64_C(1735689600000000);
   int64_t start = now_ns() + 1000000;
   for (int64_t i = 0; i < nb; i++) {
     int64_t due = start + (int64_t)((double)i * gap_ns);
+    int64_t t0 = now_ns();
     slot *sl = ring_take(&rg);
     for (int64_t r = 0; r < bsize; r++, id++)
       fill(sl, r, id, ts0, rate);
+    int64_t t1 = now_ns();
     wait_due(due, &behind);
     cx.due = due;
     cx.t_push = now_ns();
+    add(&lag, cx.t_push - due, 1);
     ref_push(sl->col, bsize, copy, &o, ref_subscriber, &cx);
     sl->busy = 0;
+    add(&work, (t1 - t0) + (now_ns() - cx.t_push), 1);
   }
-  report(2, bsize, events, cx.out_rows, &lat, &svc, behind, nb, rate);
+  int64_t wall = now_ns() - start;
+  report(2, bsize, events, cx.out_rows, &lat, &svc, &lag, behind, nb, rate,
+         wall, &work);
   for (int c = 0; c < 4; c++) {
     free(copy[c]);
     free(outc[c]);
@@ -339,7 +376,8 @@ static int run_case(int which, double seconds, double rate, int64_t bsize) {
   ring rg = {.cap = bsize};
   int64_t events = (int64_t)(seconds * rate), nb = events / bsize;
   double gap_ns = (double)bsize * 1e9 / rate;
-  samples lat = {0}, svc = {0};
+  samples lat = {0}, svc = {0}, lag = {0};
+  samples work = {0};
   int64_t behind = 0, out_rows = 0, id = 0;
   /* event time: µs from a fixed epoch, advancing with the schedule */
   const int64_t ts0 = INT64_C(1735689600000000);
@@ -348,13 +386,16 @@ static int run_case(int which, double seconds, double rate, int64_t bsize) {
     int64_t due = start + (int64_t)((double)i * gap_ns);
     /* the producer's batch is made before it is due: what is timed is the
      * engine (push -> subscriber), not making the Arrow array */
+    int64_t t0 = now_ns();
     slot *sl = ring_take(&rg);
     for (int64_t r = 0; r < bsize; r++, id++)
       fill(sl, r, id, ts0, rate);
     struct ArrowArray arr;
     slot_export(sl, bsize, &arr);
+    int64_t t1 = now_ns();
     wait_due(due, &behind);
     int64_t t_push = now_ns();
+    add(&lag, t_push - due, 1);
     if (laminar_push_arrow(db, "ev", &arr, &sch, &e)) {
       fprintf(stderr, "%s: %s\n", NAME[which], e.message);
       return 1;
@@ -376,13 +417,16 @@ static int run_case(int which, double seconds, double rate, int64_t bsize) {
       oa.release(&oa);
       os.release(&os);
     }
+    add(&work, (t1 - t0) + (now_ns() - t_push), 1);
   }
+  int64_t wall = now_ns() - start;
   sch.release(&sch);
   lm_schema_release(s);
   laminar_unsubscribe(sub);
   laminar_close(db, NULL);
   ring_free(&rg); /* every slot released by now */
-  report(which, bsize, events, out_rows, &lat, &svc, behind, nb, rate);
+  report(which, bsize, events, out_rows, &lat, &svc, &lag, behind, nb, rate,
+         wall, &work);
   return 0;
 }
 
@@ -392,16 +436,34 @@ int main(int argc, char **argv) {
   const char *sizes = argc > 3 ? argv[3] : "1,16,256";
   const char *cases = argc > 4 ? argv[4] : "ref,filter,tumble";
   bool timing = argc > 5 && !strcmp(argv[5], "on");
+  int cpu = argc > 6 ? atoi(argv[6]) : -1;
   if (seconds <= 0 || rate <= 0)
     return 2;
   laminar_set_operator_timing(timing);
+  bool pinned = false;
+  if (cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pinned = sched_setaffinity(0, sizeof set, &set) == 0;
+    if (!pinned)
+      perror("sched_setaffinity");
+  }
+  char where[32] = "not pinned";
+  if (pinned)
+    snprintf(where, sizeof where, "pinned to CPU %d", cpu);
   printf("push -> subscriber latency, %.0f events/s offered, %.1f s per "
-         "case, operator timing %s (µs; latency from the batch's due time, "
-         "service from the push call)\n\n",
-         rate, seconds, timing ? "on" : "off");
-  printf("| case | batch rows | events | rows out | p50 | p99 | p999 | "
-         "service p50 | service p99 | service p999 | batches late >1 µs "
-         "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+         "case, operator timing %s, %s (µs; due -> callback: from the "
+         "batch's due time, backlog included; push -> callback: from the "
+         "push call, the pacing wait excluded; pacing lag: push call - due "
+         "time, per batch)\n\n",
+         rate, seconds, timing ? "on" : "off", where);
+  printf("| case | batch rows | events | rows out | due→cb p50 | due→cb p99 | "
+         "due→cb p999 | push→cb p50 | push→cb p99 | push→cb p999 | lag p50 "
+         "| lag p99 | lag p999 | batches late >1 µs | achieved events/s | "
+         "capacity events/s "
+         "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+         "|---:|---:|---:|---:|---:|---:|\n");
   static const int order[3] = {2, 0, 1}; /* the reference first */
   for (int o = 0; o < 3; o++) {
     int which = order[o];

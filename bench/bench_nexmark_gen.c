@@ -12,9 +12,13 @@
  * directly. Usage: bench_nexmark_gen [events=20000000] [repetitions=3]
  * [batch.size=4096] [parts]; parts is a comma-separated list of
  * all, bid, bid_ints, person (the person reader alone), auction (the auction
- * reader alone); default all,bid,bid_ints. Prints a markdown table (best of the
- * repetitions) and one `result` line per part. Not a test: timings vary.
+ * reader alone); default all,bid,bid_ints. An argument that is not a number
+ * in range (batch.size 1..1048576) or an unknown part: a message, exit 2.
+ * Prints a markdown table (best of the repetitions) and one `result` line per
+ * part. Not a test: timings vary.
  */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,15 +129,52 @@ static void keep_best(part *best, const part *p) {
     *best = *p;
 }
 
+/* Parses argument `what` = s as a whole decimal integer in [lo, hi] into
+ * *out; false (after a message on stderr) when it is not one. */
+static bool arg_int(const char *what, const char *s, int64_t lo, int64_t hi,
+                    int64_t *out) {
+  char *end = NULL;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || *end || v < lo || v > hi) {
+    fprintf(stderr,
+            "bench_nexmark_gen: %s must be an integer from %lld to %lld, "
+            "got '%s'\nusage: bench_nexmark_gen [events=20000000] "
+            "[repetitions=3] [batch.size=4096] [parts: all,bid,bid_ints,"
+            "person,auction]\n",
+            what, (long long)lo, (long long)hi, s);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
 int main(int argc, char **argv) {
-  int64_t events = argc > 1 ? atoll(argv[1]) : 20000000;
-  int reps = argc > 2 ? atoi(argv[2]) : 3;
+  int64_t events = 20000000, reps = 3, bsz = 4096;
   const char *batch = argc > 3 ? argv[3] : "4096";
   const char *only = argc > 4 ? argv[4] : NULL;
+  /* a non-number used to become 0 (atoll): batch.size 0 never advanced */
+  if ((argc > 1 && !arg_int("events", argv[1], 1, INT64_MAX / 2, &events)) ||
+      (argc > 2 && !arg_int("repetitions", argv[2], 1, 1000000, &reps)) ||
+      !arg_int("batch.size", batch, 1, 1 << 20, &bsz))
+    return 2;
+  static const char *const names[] = {"all", "bid", "bid_ints", "person",
+                                      "auction"};
+  for (const char *q = only; q && *q;) {
+    size_t n = strcspn(q, ",");
+    bool ok = false;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+      ok = ok || (strlen(names[k]) == n && !strncmp(q, names[k], n));
+    if (!ok) {
+      fprintf(stderr,
+              "bench_nexmark_gen: unknown part '%.*s' (parts: "
+              "all,bid,bid_ints,person,auction)\n",
+              (int)n, q);
+      return 2;
+    }
+    q += n + (q[n] == ',');
+  }
   if (events < 50)
     events = 50;
-  if (reps < 1)
-    reps = 1;
   part best[NPARTS] = {{"reference", 0, 0, 0}, {"all", 0, 0, 0},
                        {"bid", 0, 0, 0},       {"bid_ints", 0, 0, 0},
                        {"person", 0, 0, 0},    {"auction", 0, 0, 0}};
@@ -141,7 +182,7 @@ int main(int argc, char **argv) {
     part p[NPARTS];
     for (int i = 0; i < NPARTS; i++)
       p[i] = (part){best[i].name, 0, 0, 0};
-    reference(events, atoll(batch), &p[0]);
+    reference(events, bsz, &p[0]);
     if ((want(only, "all") &&
          (run_table("person", NULL, events, batch, &p[1]) ||
           run_table("auction", NULL, events, batch, &p[1]) ||
@@ -161,7 +202,7 @@ int main(int argc, char **argv) {
   double ref = (double)events * 1e6 / (double)best[0].cpu_us;
   printf("Nexmark generator, %lld events, batch.size %s, best of %d "
          "(CPU time)\n\n",
-         (long long)events, batch, reps);
+         (long long)events, batch, (int)reps);
   printf("| part | rows | CPU ms | M events/s per core | MB/s out | ratio to "
          "reference |\n|---|---:|---:|---:|---:|---:|\n");
   for (int i = 0; i < NPARTS; i++) {

@@ -3,7 +3,8 @@
 # Idempotent and silent when everything is already present: it asks dpkg
 # first and only runs apt-get for what is missing.
 #
-#   build-essential cmake   C17 toolchain (gcc 12) and the build system
+#   build-essential cmake   C17 toolchain (gcc 12, with libquadmath: numeric
+#                           sqrt / ln / exp / power) and the build system
 #   clang-14 clang          the libFuzzer build (make fuzz) and clang checks
 #   libclang-rt-14-dev      clang's sanitizer and libFuzzer runtimes
 #   clang-format            make format
@@ -11,6 +12,8 @@
 #   python3                 row comparison in the acceptance cases (tests/cases)
 #   libzstd-dev liblz4-dev  Arrow IPC body compression (ZSTD, LZ4_FRAME)
 #   libpcre2-dev            regular expressions (regexp_extract)
+#   nettle-dev pkg-config   md5() and sha256() (Nettle), found by CMake's
+#                           pkg-config module
 #   tzdata                  the time zone database (/usr/share/zoneinfo) that
 #                           SET TIME ZONE and TIMESTAMPTZ read (docs/timezones.md)
 #   libc-bin                zdump, the oracle of tests/unit/test_tz.c
@@ -22,7 +25,7 @@
 set -euo pipefail
 
 PACKAGES=(build-essential cmake clang-14 clang libclang-rt-14-dev clang-format python3 libzstd-dev liblz4-dev
-  libpcre2-dev tzdata libc-bin ca-certificates postgresql-15 postgresql-client-15)
+  libpcre2-dev nettle-dev pkg-config tzdata libc-bin ca-certificates postgresql-15 postgresql-client-15)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,7 +1,7 @@
 -- Nexmark q17: auction statistics report (nexmark-flink queries/q17.sql).
 -- An unbounded keyed aggregate: the stream is its changelog (__weight).
--- avg(price) is DOUBLE, as PostgreSQL's AVG; Flink's sink column is BIGINT
--- (AVG of a BIGINT truncated to BIGINT).
+-- avg(price) and sum(price) are numeric (DECIMAL(38,16), DECIMAL(38,0)), as
+-- PostgreSQL's; Flink's sink columns are BIGINT (AVG of a BIGINT truncated).
 CREATE STREAM nexmark_q17 AS
 SELECT
      auction,

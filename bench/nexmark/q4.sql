@@ -6,7 +6,8 @@
 -- MAX's retractions. Updating: the stream is a changelog (__weight).
 -- The AVG column is named `final`, as in Flink's sink table nexmark_q4
 -- (id, final), because CREATE STREAM takes its names from the select list;
--- AVG over BIGINT is DOUBLE (Flink: BIGINT, truncated).
+-- AVG over BIGINT is numeric, DECIMAL(38,16), as PostgreSQL (Flink: BIGINT,
+-- truncated).
 CREATE STREAM nexmark_q4 AS
 SELECT
     Q.category,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "api/srf_from.h"
 #include "exec/lm_join.h"
 #include "exec/lm_window_fn.h"
 
@@ -1344,7 +1345,8 @@ static int continuous_select_check(const lm_select *sel, lm_error *err) {
                       "continuous query (its rows arrive in time order)");
     return lm_err_state(err, "0A000");
   }
-  if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0)
+  if (sel->n_order_by || sel->limit >= 0 || sel->offset > 0 ||
+      sel->limit_expr || sel->offset_expr)
     return lm_engine_pos_err(
         err, LM_ERR_BIND, sel->line, sel->column,
         "ORDER BY, LIMIT and OFFSET are not supported in a "
@@ -1732,8 +1734,32 @@ static int tfilter_check(const lm_stmt *st, lm_node_kind kind,
   return lm_tfilter_bind(plan, conj, n, err);
 }
 
+/* srf: set-returning functions' ProjectSet stages ahead of the plan
+ * (api/srf_stream.c; NULL or *srf NULL = none), attached and set to NULL
+ * here on success. */
+static int create_query_node_in(laminar_db *db, const lm_stmt *st,
+                                lm_node_kind kind, lm_srf_cq **srf,
+                                lm_error *err);
+
 static int create_query_node(laminar_db *db, const lm_stmt *st,
                              lm_node_kind kind, lm_error *err) {
+  const lm_select *sel = st->select, *body = sel;
+  lm_srf_cq *cq = NULL;
+  if (sel->n_ctes || lm_union_applies(sel))
+    return create_query_node_in(db, st, kind, NULL, err);
+  int rc = lm_srf_cq_prepare(sel, &cq, &body, err); /* srf_stream.c */
+  if (rc || !cq)
+    return rc ? rc : create_query_node_in(db, st, kind, NULL, err);
+  lm_stmt s2 = *st;
+  s2.select = (lm_select *)body;
+  rc = create_query_node_in(db, &s2, kind, &cq, err);
+  lm_srf_cq_free(cq);
+  return rc;
+}
+
+static int create_query_node_in(laminar_db *db, const lm_stmt *st,
+                                lm_node_kind kind, lm_srf_cq **srf,
+                                lm_error *err) {
   const lm_select *sel = st->select;
   if (sel->n_ctes) /* WITH: inlined as subqueries (setop.c) */
     return lm_setop_create_with(db, st, err);
@@ -1805,9 +1831,13 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
     }
   }
   lm_plan *plan = NULL;
-  int rc = lm_plan_select(over ? over_sel : sel,
-                          over ? over_schema : in->table_schema, in->name,
-                          &plan, err);
+  int rc = srf && *srf
+               ? lm_srf_cq_plan(*srf, in->table_schema,
+                                in->changelog ? in->table_schema->n_fields : -1,
+                                &plan, err)
+               : lm_plan_select(over ? over_sel : sel,
+                                over ? over_schema : in->table_schema, in->name,
+                                &plan, err);
   lm_schema_release(over_schema);
   if (rc && over)
     over->vt->free(over);
@@ -1825,6 +1855,8 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   }
   if (in->changelog && over) /* __weight follows the OVER's columns */
     plan->weight_col = over_cols;
+  if (in->changelog && srf && *srf) /* ... or the functions' columns */
+    plan->weight_col = lm_srf_cq_cols(*srf);
   bool windowed = plan->has_agg && plan->window_kind != LM_WIN_NONE;
   /* a window over the source's PROCTIME() column closes by the clock */
   bool proc = windowed && in->kind == LM_NODE_SOURCE && in->proctime_col1 &&
@@ -1876,6 +1908,11 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   /* an updating result: an aggregate that updates its rows, or anything
    * (filters, projections) over an updating input */
   bool changelog = result_changelog(plan, windowed);
+  /* rn = 1 ordered by the time attribute DESC: Flink's keep-last dedup */
+  lm_plan_topn_time_attr(plan, in->kind == LM_NODE_SOURCE ? in->wm_col
+                                                          : in->time_col1 - 1);
+  if (in->kind == LM_NODE_SOURCE && in->proctime_col1)
+    lm_plan_topn_time_attr(plan, in->proctime_col1 - 1);
   lm_node *n = NULL;
   lm_query *q = NULL;
   if (new_query_node(db, st, kind, plan, changelog,
@@ -1901,6 +1938,10 @@ static int create_query_node(laminar_db *db, const lm_stmt *st,
   if (over) { /* the OVER operator feeds the plan's pipeline */
     over->next = q->head;
     q->head = over;
+  }
+  if (srf && *srf) { /* ProjectSet stages feed it (srf_stream.c) */
+    lm_srf_cq_attach(*srf, &q->head);
+    *srf = NULL;
   }
   if (in->kind == LM_NODE_SOURCE && in->wm_col >= 0 && !proc) {
     /* per-query late rows (ALLOW LATENESS, LATE DATA TO) */
@@ -2492,6 +2533,13 @@ static void assign_typmod(lm_bexpr *cast, const lm_schema *s, int c) {
   }
 }
 
+/* An assignment of x to an integer column: marks `cast` to round half away
+ * from zero when x is numeric in PostgreSQL (lm_bexpr_numeric_origin). */
+static void assign_int_rounding(lm_bexpr *cast, const lm_bexpr *x) {
+  if (lm_type_is_integer(cast->type) && lm_bexpr_numeric_origin(x))
+    cast->tassign = true;
+}
+
 /* INSERT INTO n [(cols)] SELECT ...: the query's rows, each column cast to
  * its target column's type, missing columns NULL. */
 static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
@@ -2605,6 +2653,15 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
             st->insert_col_lines ? st->insert_col_cols[j] : st->column, m);
         return lm_err_state(err, "42703");
       }
+      if (map[c] >= 0) { /* PostgreSQL's 42701, at the second one */
+        snprintf(m, sizeof m, "column \"%s\" specified more than once",
+                 st->insert_columns[j]);
+        lm_engine_pos_err(
+            err, LM_ERR_BIND,
+            st->insert_col_lines ? st->insert_col_lines[j] : st->line,
+            st->insert_col_lines ? st->insert_col_cols[j] : st->column, m);
+        return lm_err_state(err, "42701");
+      }
       map[c] = j;
     }
     if (!st->select && n_vals != st->n_insert_columns)
@@ -2618,7 +2675,15 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
      * fills it (docs/windows.md) */
     if (!st->select && !table && n->proctime_col1 == nc && n_vals == nc - 1)
       map[nc - 1] = -1;
-    else if (!st->select && n_vals != nc) {
+    else if (!st->select && table && n_vals < nc)
+      /* PostgreSQL: the trailing columns left out are NULL */
+      for (int c = n_vals; c < nc; c++)
+        map[c] = -1;
+    else if (!st->select && table && n_vals > nc) {
+      lm_engine_pos_err(err, LM_ERR_BIND, st->line, st->column,
+                        "INSERT has more expressions than target columns");
+      return lm_err_state(err, "42601");
+    } else if (!st->select && n_vals != nc) {
       snprintf(m, sizeof m,
                "INSERT has %d values per row but '%s' has %d "
                "columns",
@@ -2686,6 +2751,7 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
         cast->args[0] = b;
         cast->n_args = 1;
         assign_typmod(cast, s, c);
+        assign_int_rounding(cast, b);
       }
       lm_array *a = NULL;
       if ((rc = lm_eval(cast, one, &a, err)))
@@ -2818,6 +2884,7 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
         args[0] = b;
         cast->n_args = 1;
         assign_typmod(cast, s, c);
+        assign_int_rounding(cast, b);
         b = cast;
       }
       exprs[c] = b;

@@ -343,6 +343,12 @@ typedef struct lm_join_spec lm_join_spec;
 typedef struct lm_rel_info lm_rel_info;
 int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
                      lm_error *err);
+/* Computes sel's LIMIT / OFFSET counts that hold a subquery (limit_expr /
+ * offset_expr) into sel->limit / sel->offset (api/select_limit.c; sel is
+ * updated in place, each run). Errors: the count query's own, 42804 (not
+ * a number), 22003, 2201W / 2201X (negative). */
+int lm_engine_limit_resolve(laminar_db *db, const lm_select *sel,
+                            lm_error *err);
 /* Subquery expressions (select_subq.c): lm_engine_subq_enter makes the
  * binder able to plan subqueries (expression subqueries of the SELECT
  * planned until the matching leave) and owns the subplans it creates;

@@ -416,17 +416,18 @@ typedef enum stage_kind {
   ST_OVER,    /* exec/op_over.c */
   ST_OVER_CL, /* exec/op_over_changelog.c */
   ST_TFILTER, /* exec/op_temporal_filter.c */
+  ST_PSET,    /* exec/op_project_set.c */
 } stage_kind;
 
 static const char *stage_op(stage_kind k) {
   static const char *const names[] = {
-      "late_filter",    "filter",
-      "filter",         "topn",
-      "project",        "window_aggregate",
-      "session_window", "aggregate",
-      "project",        "emit_periodically",
-      "over_aggregate", "over_aggregate_changelog",
-      "temporal_filter"};
+      "late_filter",     "filter",
+      "filter",          "topn",
+      "project",         "window_aggregate",
+      "session_window",  "aggregate",
+      "project",         "emit_periodically",
+      "over_aggregate",  "over_aggregate_changelog",
+      "temporal_filter", "project_set"};
   return names[k];
 }
 
@@ -602,6 +603,7 @@ static void stage_details(ex *x, int d, stage_kind k, const lm_plan *plan,
   switch (k) {
   case ST_LATE:
   case ST_PERIODIC:
+  case ST_PSET:
     break;
   case ST_OVER:
   case ST_OVER_CL:
@@ -787,6 +789,8 @@ static const char *stage_title(stage_kind k, const lm_plan *plan) {
     return "Over Aggregate";
   case ST_TFILTER:
     return "Temporal Filter";
+  case ST_PSET:
+    return "ProjectSet";
   }
   return "?";
 }
@@ -1443,6 +1447,18 @@ static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
     memmove(&p.st[at + 1], &p.st[at], sizeof p.st[0] * (size_t)(p.n - at));
     p.st[at] =
         strcmp(x->over->vt->name, "over_aggregate") ? ST_OVER_CL : ST_OVER;
+    p.ops[p.n++] = NULL;
+  }
+  /* set-returning functions: ProjectSet operators head the chain after
+   * the late filter (api/srf_stream.c) */
+  for (lm_operator *op = head; op && p.n < 12; op = op->next) {
+    if (!strcmp(op->vt->name, "late_filter"))
+      continue;
+    if (strcmp(op->vt->name, "project_set"))
+      break;
+    int at = lf ? 1 : 0;
+    memmove(&p.st[at + 1], &p.st[at], sizeof p.st[0] * (size_t)(p.n - at));
+    p.st[at] = ST_PSET;
     p.ops[p.n++] = NULL;
   }
   jmap maps[32];

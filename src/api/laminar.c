@@ -48,8 +48,10 @@ int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
   lm_buf_reset(&db->notices);
   lm_sql_script *script = NULL;
   int rc = lm_sql_parse(sql, strlen(sql), &script, err);
-  if (rc)
+  if (rc) {
+    lm_err_default_state(err); /* every error has a SQLSTATE */
     return rc;
+  }
   /* the session zone of each statement (SET TIME ZONE changes db->tz) */
   const lm_tz *saved_tz = lm_tz_session_set(db->tz);
   for (int i = 0; i < script->n_stmts && !rc; i++) {
@@ -71,6 +73,8 @@ int laminar_execute(laminar_db *db, const char *sql, laminar_result **result,
   if (!rc)
     rc = lm_engine_flush_sinks(db, err);
   lm_tz_session_set(saved_tz);
+  if (rc)
+    lm_err_default_state(err); /* bind_pgerr.c: the SQLSTATE it lacks */
   return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "api/srf_from.h"
 #include "exec/lm_join.h"
 
 /* -------------------------------------------------------------- SELECT */
@@ -196,14 +197,24 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
                       const char *in_name, lm_plan *jplan,
                       laminar_result *input, int rc, int how,
                       laminar_result **res, lm_error *err);
+static int select_plain(laminar_db *db, const lm_select *sel,
+                        const lm_select_pre *pre, laminar_result **res,
+                        lm_error *err);
+/* set-returning functions' ProjectSet stages ahead of select_run's
+ * pipeline (api/srf_stream.c); NULL head = none */
+static _Thread_local lm_operator *pre_head, *pre_tail;
 
 int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
                      lm_error *err) {
   /* subquery expressions are planned and run within (select_subq.c) */
   lm_subq_env *env = lm_engine_subq_enter(db);
   lm_xt *xt = lm_xt_open(); /* EXPLAIN's trace (api/explain_adhoc.c) */
-  int rc;
-  if (sel->n_distinct_on && lm_select_has_over(sel))
+  int rc = 0;
+  if (sel->limit_expr || sel->offset_expr)      /* LIMIT (SELECT ...) */
+    rc = lm_engine_limit_resolve(db, sel, err); /* select_limit.c */
+  if (rc)
+    ;
+  else if (sel->n_distinct_on && lm_select_has_over(sel))
     rc = lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                            "SELECT DISTINCT ON with window functions is not "
                            "supported");
@@ -220,6 +231,18 @@ int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
 
 int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
                            laminar_result **res, lm_error *err) {
+  return select_plain(db, sel, NULL, res, err);
+}
+
+int lm_engine_select_pre(laminar_db *db, const lm_select *sel,
+                         const lm_select_pre *pre, laminar_result **res,
+                         lm_error *err) {
+  return select_plain(db, sel, pre, res, err);
+}
+
+static int select_plain(laminar_db *db, const lm_select *sel,
+                        const lm_select_pre *pre, laminar_result **res,
+                        lm_error *err) {
   char m[400];
   lm_node *in = NULL;
   lm_plan *jplan = NULL; /* FROM with joins: planned with its rows */
@@ -235,6 +258,11 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
       in ? lm_schema_retain(in->table_schema) : lm_schema_new(0);
   if (!in_schema)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  lm_operator *ph = NULL, *pt = NULL;
+  if (pre && (rc = pre->build(pre->ctx, in_schema, &jplan, &ph, &pt, err))) {
+    lm_schema_release(in_schema);
+    return rc;
+  }
   if (joined) {
     rc = adhoc_join_rows(db, sel, &jplan, &input, err);
   } else if (!in) {
@@ -271,7 +299,8 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
     }
   } else if (in->kind == LM_NODE_TABLE) {
     lm_batch *cur = NULL;
-    rc = lm_table_index_select(in->table, sel, &cur, &ixd, err);
+    if (!pre)
+      rc = lm_table_index_select(in->table, sel, &cur, &ixd, err);
     if (!rc && !ixd)
       rc = lm_table_snapshot(in->table, &cur, err);
     if (!rc)
@@ -298,6 +327,8 @@ int lm_engine_select_plain(laminar_db *db, const lm_select *sel,
     rc = lm_engine_pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column,
                            m);
   }
+  pre_head = ph; /* select_run pushes through them, then frees them */
+  pre_tail = pt;
   return select_run(sel, in_schema, in ? in->name : NULL, jplan, &input, rc,
                     ixd ? 2 : 0, res, err);
 }
@@ -480,6 +511,38 @@ static int distinct_on_rows(const lm_plan *p, lm_batch **all, lm_error *err) {
   return rc;
 }
 
+/* Runs input's batches through the operators head..tail into a new list
+ * that replaces input's (set-returning functions before an ordered
+ * aggregate, which sorts all rows). */
+static int run_pre(lm_operator *head, lm_operator *tail, laminar_result *input,
+                   lm_error *err) {
+  laminar_result got = {0};
+  lm_output_cb cb = {collect, NULL, &got};
+  lm_operator *o = lm_op_output_new(cb);
+  int rc = o ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (o)
+    tail->next = o;
+  for (int i = 0; !rc && i < input->n_batches; i++)
+    rc = lm_operator_push(head, input->batches[i], err);
+  for (int i = 0; i < input->n_batches; i++)
+    lm_batch_release(input->batches[i]);
+  free(input->batches);
+  *input = got;
+  if (o)
+    o->vt->free(o);
+  tail->next = NULL;
+  return rc;
+}
+
+/* Frees the operators head..tail (not what tail->next leads to). */
+static void free_pre(lm_operator *head, lm_operator *tail) {
+  for (lm_operator *o = head; o;) {
+    lm_operator *nx = o == tail ? NULL : o->next;
+    o->vt->free(o);
+    o = nx;
+  }
+}
+
 /* The plan of sel over its input rows (input: borrowed batch list, its
  * batches released here; in_schema: a reference, released here), run to
  * *res. rc: an error already met (then only cleans up). how (for EXPLAIN):
@@ -489,6 +552,8 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
                       laminar_result *input, int rc, int how,
                       laminar_result **res, lm_error *err) {
   lm_plan *plan = jplan;
+  lm_operator *ph = pre_head, *pt = pre_tail;
+  pre_head = pre_tail = NULL;
   lm_xt_run xr; /* EXPLAIN's description of this run */
   memset(&xr, 0, sizeof xr);
   xr.sel = sel;
@@ -540,13 +605,20 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
     for (int i = 0; !rc && i + 1 < n_ops; i++)
       ops[i]->next = ops[i + 1];
   }
+  if (!rc && ph && plan->n_agg_order) /* sorted below: all rows first */
+    rc = run_pre(ph, pt, input, err);
+  if (!rc && ph && !plan->n_agg_order)
+    pt->next = ops[0];
   if (!rc && plan->n_agg_order)
     rc = sort_agg_input(plan, input, err);
   for (int i = 0; !rc && i < input->n_batches; i++) {
-    lm_batch *slim = slim_input(plan, input->batches[i]);
-    rc = lm_operator_push(ops[0], slim ? slim : input->batches[i], err);
+    lm_batch *slim =
+        ph && pt->next ? NULL : slim_input(plan, input->batches[i]);
+    rc = lm_operator_push(ph && pt->next ? ph : ops[0],
+                          slim ? slim : input->batches[i], err);
     lm_batch_release(slim);
   }
+  free_pre(ph, pt);
   if (!rc && plan->has_agg && plan->window_kind != LM_WIN_NONE)
     rc = lm_operator_watermark(ops[0], INT64_MAX, err); /* every window */
   if (!rc && agg) {

@@ -245,7 +245,9 @@ static bool resolve2(lm_type a, bool ua, lm_type b, bool ub, lm_type *out) {
     return true;
   }
   if (is_text(a.id) && is_text(b.id)) {
-    *out = lm_type_make(LM_TYPE_UTF8);
+    /* CHAR(n) with VARCHAR / TEXT: the first input's type, as PostgreSQL
+     * (each converts implicitly to the other) */
+    *out = lm_type_is_bpchar(a) ? lm_type_bpchar() : lm_type_make(LM_TYPE_UTF8);
     return true;
   }
   if ((a.id == LM_TYPE_DATE32 || a.id == LM_TYPE_TIMESTAMP) &&
@@ -566,7 +568,8 @@ static int result_of(lm_batch *b, laminar_result **res, lm_error *err) {
 static bool union_link(const lm_select *s, const lm_select *top) {
   return s->setop == LM_SETOP_UNION && top->setop == LM_SETOP_UNION &&
          s->set_all == top->set_all && !s->n_order_by && s->limit < 0 &&
-         !s->offset && !s->n_ctes && s->emit == LM_EMIT_DEFAULT;
+         !s->offset && !s->limit_expr && !s->offset_expr && !s->n_ctes &&
+         s->emit == LM_EMIT_DEFAULT;
 }
 
 /* left <op> right; a chain of the same UNION [ALL] as one n-ary union. */
@@ -1214,6 +1217,20 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
   rc = lm_srf_rewrite_select(&a, sel, &sel, err);
   rewrite w = {db, &a, 0, rc ? -1 : lm_srf_limit_cap(sel)};
   lm_from *nf = NULL;
+  const lm_from *srf_base = NULL;
+  if (!rc && w.srf_cap < 0 && lm_srf_stream_applies(sel, &srf_base)) {
+    /* base + function calls: ProjectSet stages, a batch at a time
+     * (srf_stream.c); the base materialized when it is a subquery */
+    if (srf_base)
+      rc = rewrite_from(&w, srf_base, &nf, err, 0);
+    if (!rc && (!nf || nf->kind == LM_FROM_TABLE)) {
+      rc = lm_srf_stream_select(db, &a, sel, nf, res, err);
+      lm_engine_temps_pop(db, base);
+      lm_arena_free(&a);
+      return rc;
+    }
+    nf = NULL; /* a kept (Top-N) subquery: the path below */
+  }
   if (!rc)
     rc = rewrite_from(&w, sel->from_clause, &nf, err, 0);
   if (!rc) {

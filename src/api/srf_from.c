@@ -165,19 +165,19 @@ int lm_srf_check_continuous(const lm_select *sel, lm_error *err) {
       }
     } else if (f->kind == LM_FROM_FUNCTION) {
       return perr(err, LM_ERR_BIND, f->line, f->column, "0A000",
-                  "a function call in FROM (%s) is not supported in "
-                  "continuous queries (CREATE STREAM / MATERIALIZED VIEW) "
-                  "yet; run it in an ad-hoc SELECT",
-                  f->name);
+                  "a function call in FROM (%s) of a subquery or WITH "
+                  "query of a continuous query is not supported yet; call "
+                  "it in the outer query (FROM s, %s(...) g)",
+                  f->name, f->name);
     }
   }
   for (int i = 0; i < sel->n_items; i++) {
     const lm_expr *x = find_srf(sel->items[i].expr, 0);
     if (x)
       return perr(err, LM_ERR_BIND, x->line, x->column, "0A000",
-                  "set-returning functions (%s) are not supported in "
-                  "continuous queries (CREATE STREAM / MATERIALIZED VIEW) "
-                  "yet; run it in an ad-hoc SELECT",
+                  "set-returning functions (%s) in a subquery or WITH "
+                  "query of a continuous query are not supported yet; call "
+                  "it in the outer query's select list",
                   x->name);
   }
   return 0;
@@ -270,9 +270,203 @@ static lm_expr *subst(lm_arena *a, lm_expr *e, const srf_set *s, int depth) {
   return c;
 }
 
+/* The first aggregate call in e (not in subqueries) whose arguments call
+ * a set-returning function: that call, else NULL. */
+static const lm_expr *srf_in_agg(const lm_expr *e, int depth) {
+  if (!e || depth > 300 || e->kind == LM_EXPR_SUBQUERY)
+    return NULL;
+  if (e->kind == LM_EXPR_FUNC && !e->over && e->name &&
+      lm_bind_is_agg_name(e->name))
+    for (int i = 0; i < e->n_args; i++) {
+      const lm_expr *x = find_srf(e->args[i], 0);
+      if (x)
+        return x;
+    }
+  for (int i = 0; i < e->n_args; i++) {
+    const lm_expr *x = srf_in_agg(e->args[i], depth + 1);
+    if (x)
+      return x;
+  }
+  return NULL;
+}
+
+/* Splitting a query with aggregates and set-returning calls in its select
+ * list (PostgreSQL's ProjectSet over the Agg): the inner query computes
+ * every SRF-free part (hidden columns \x01lN), the outer one the calls. */
+typedef struct lift {
+  lm_arena *a;
+  lm_select_item *items; /* the inner query's */
+  int n, cap;
+} lift;
+
+static bool is_plain_lit(const lm_expr *e) {
+  while (e->kind == LM_EXPR_UNARY && e->op == LM_OP_NEG && e->n_args == 1)
+    e = e->args[0];
+  return e->kind == LM_EXPR_LITERAL;
+}
+
+/* e with its SRF-free parts (other than literals) replaced by references
+ * to new inner columns; NULL on OOM. */
+static lm_expr *lift_expr(lift *l, lm_expr *e, int depth) {
+  if (!e || depth > 300)
+    return e;
+  if (!find_srf(e, 0)) {
+    if (is_plain_lit(e))
+      return e;
+    if (l->n == l->cap) {
+      int nc = l->cap ? l->cap * 2 : 16;
+      lm_select_item *x = lm_arena_alloc(l->a, sizeof *x * (size_t)nc);
+      if (!x)
+        return NULL;
+      if (l->n)
+        memcpy(x, l->items, sizeof *x * (size_t)l->n);
+      l->items = x;
+      l->cap = nc;
+    }
+    char nm[32];
+    snprintf(nm, sizeof nm, "\x01l%d", l->n);
+    lm_expr *c = lm_arena_alloc(l->a, sizeof *c);
+    char *cn = lm_arena_strndup(l->a, nm, strlen(nm));
+    if (!c || !cn)
+      return NULL;
+    l->items[l->n].expr = e;
+    l->items[l->n].alias = cn;
+    l->n++;
+    c->kind = LM_EXPR_COLUMN;
+    c->line = e->line;
+    c->column = e->column;
+    c->name = cn;
+    return c;
+  }
+  lm_expr *c = lm_arena_alloc(l->a, sizeof *c);
+  lm_expr **args = lm_arena_alloc(l->a, sizeof *args * (size_t)(e->n_args + 1));
+  if (!c || !args)
+    return NULL;
+  *c = *e;
+  c->args = args;
+  for (int i = 0; i < e->n_args; i++)
+    if (!(args[i] = lift_expr(l, e->args[i], depth + 1)))
+      return NULL;
+  return c;
+}
+
+/* Whether ORDER BY item e names an output column of sel (an ordinal, or
+ * a bare name some item is called). */
+static bool names_output(const lm_select *sel, const lm_expr *e) {
+  if (e->kind == LM_EXPR_LITERAL && e->lit == LM_LIT_INT)
+    return true;
+  if (e->kind != LM_EXPR_COLUMN || e->table)
+    return false;
+  for (int i = 0; i < sel->n_items; i++) {
+    const char *nm = sel->items[i].alias
+                         ? sel->items[i].alias
+                         : lm_expr_default_name(sel->items[i].expr);
+    if (nm && !lm_strcasecmp(nm, e->name))
+      return true;
+  }
+  return false;
+}
+
+static int agg_split(lm_arena *a, const lm_select *sel, const lm_select **out,
+                     lm_error *err) {
+  for (int i = 0; i < sel->n_items; i++)
+    if (sel->items[i].expr->kind == LM_EXPR_STAR)
+      return perr(err, LM_ERR_BIND, sel->items[i].expr->line,
+                  sel->items[i].expr->column, "0A000",
+                  "SELECT * beside set-returning functions and aggregates "
+                  "is not supported");
+  if (sel->n_distinct_on)
+    return perr(err, LM_ERR_BIND, sel->line, sel->column, "0A000",
+                "DISTINCT ON beside set-returning functions and aggregates "
+                "is not supported");
+  lift l = {a, NULL, 0, 0};
+  lm_select *in = lm_arena_alloc(a, sizeof *in);
+  lm_select *o = lm_arena_alloc(a, sizeof *o);
+  lm_from *sub = lm_arena_alloc(a, sizeof *sub);
+  lm_select_item *items =
+      lm_arena_alloc(a, sizeof *items * (size_t)(sel->n_items + 1));
+  lm_order_item *ob =
+      lm_arena_alloc(a, sizeof *ob * (size_t)(sel->n_order_by + 1));
+  if (!in || !o || !sub || !items || !ob)
+    return nomem(err);
+  for (int i = 0; i < sel->n_items; i++) {
+    items[i] = sel->items[i];
+    if (!items[i].alias)
+      items[i].alias = lm_expr_default_name(sel->items[i].expr);
+    if (!(items[i].expr = lift_expr(&l, sel->items[i].expr, 0)))
+      return nomem(err);
+  }
+  for (int i = 0; i < sel->n_order_by; i++) {
+    ob[i] = sel->order_by[i];
+    if (!names_output(sel, ob[i].expr) &&
+        !(ob[i].expr = lift_expr(&l, ob[i].expr, 0)))
+      return nomem(err);
+  }
+  if (!l.n) { /* the inner query needs a column */
+    lm_expr *one = lm_arena_alloc(a, sizeof *one);
+    if (!one)
+      return nomem(err);
+    one->kind = LM_EXPR_LITERAL;
+    one->lit = LM_LIT_INT;
+    one->ival = 1;
+    one->text = "1";
+    one->line = sel->line;
+    one->column = sel->column;
+    l.items = lm_arena_alloc(a, sizeof *l.items);
+    if (!l.items)
+      return nomem(err);
+    l.cap = 1;
+    l.items[0].expr = one;
+    l.items[0].alias = "\x01l0";
+    l.n = 1;
+  }
+  *in = *sel;
+  in->items = l.items;
+  in->n_items = l.n;
+  in->distinct = false;
+  in->order_by = NULL;
+  in->n_order_by = 0;
+  in->limit = -1;
+  in->offset = 0;
+  in->limit_with_ties = false;
+  in->ctes = NULL;
+  in->n_ctes = 0;
+  memset(sub, 0, sizeof *sub);
+  sub->kind = LM_FROM_SUBQUERY;
+  sub->line = sel->line;
+  sub->column = sel->column;
+  sub->subquery = in;
+  sub->alias = "\x01agg";
+  *o = *sel;
+  o->items = items;
+  o->order_by = ob;
+  o->where = NULL;
+  o->group_by = NULL;
+  o->n_group_by = 0;
+  o->group_elems = NULL;
+  o->n_group_elems = 0;
+  o->group_distinct = false;
+  o->having = NULL;
+  o->from_clause = sub;
+  o->from_subquery = in;
+  o->from = in->from;
+  o->from_alias = sub->alias;
+  *out = o;
+  return 0;
+}
+
 int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
                           const lm_select **out, lm_error *err) {
   *out = sel;
+  for (int i = 0; i < sel->n_items; i++) {
+    const lm_expr *x = srf_in_agg(sel->items[i].expr, 0);
+    if (!x)
+      x = srf_in_agg(sel->having, 0);
+    if (x) /* PostgreSQL's check_agg_arguments */
+      return perr(err, LM_ERR_BIND, x->line, x->column, "0A000",
+                  "aggregate function calls cannot contain set-returning "
+                  "function calls");
+  }
   int rc = refuse_in(sel->where, "WHERE", err);
   if (!rc)
     rc = refuse_in(sel->having, "HAVING", err);
@@ -303,6 +497,12 @@ int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
   for (int i = 0; i < sel->n_items; i++) {
     agg = agg || has_agg(sel->items[i].expr, false, 0);
     over = over || has_agg(sel->items[i].expr, true, 0);
+  }
+  if (agg && !over) { /* ProjectSet over the aggregate */
+    const lm_select *o = NULL;
+    if ((rc = agg_split(a, sel, &o, err)))
+      return rc;
+    return lm_srf_rewrite_select(a, o, out, err);
   }
   if (agg || over)
     return perr(err, LM_ERR_BIND, first->line, first->column, "0A000",
@@ -437,14 +637,7 @@ static const char *pg_type_name(lm_type t, bool unknown) {
   }
 }
 
-/* How one call's arguments are converted and what it returns. */
-typedef struct call_plan {
-  bool srf;        /* generate_series; else a scalar call: one row */
-  int first, n;    /* its arguments: columns [first, first + n) */
-  lm_type out;     /* the output column's type */
-  lm_type cast[3]; /* per argument: the type to cast to (NULL id: none) */
-  int64_t step_days;
-} call_plan;
+typedef lm_srf_call_plan call_plan;
 
 static int no_such_fn(const lm_expr *call, const lm_schema *sc, int first,
                       lm_error *err) {
@@ -463,15 +656,28 @@ static int no_such_fn(const lm_expr *call, const lm_schema *sc, int first,
                             "argument types.");
 }
 
-static int plan_call(const lm_expr *call, const lm_schema *sc, int first,
-                     call_plan *cp, lm_error *err) {
+int lm_srf_plan_call(const lm_expr *call, const lm_schema *sc, int first,
+                     lm_srf_call_plan *cp, lm_error *err) {
   memset(cp, 0, sizeof *cp);
   cp->first = first;
   cp->n = call->n_args;
   cp->srf = true;
+  cp->kind = lm_srf_kind_of(call->name);
   int n = call->n_args;
   if (n < 2 || n > 3)
     return no_such_fn(call, sc, first, err);
+  if (cp->kind == LM_SRF_STRING_TO_TABLE || cp->kind == LM_SRF_REGEXP_SPLIT) {
+    /* text arguments; unknown literals and NULLs taken as text */
+    cp->out = lm_type_make(LM_TYPE_UTF8);
+    for (int i = 0; i < n; i++) {
+      lm_type t = sc->fields[first + i].type;
+      if (t.id == LM_TYPE_NULL)
+        cp->cast[i] = cp->out;
+      else if (t.id != LM_TYPE_UTF8 && t.id != LM_TYPE_LARGE_UTF8)
+        return no_such_fn(call, sc, first, err);
+    }
+    return 0;
+  }
   lm_type t[3];
   bool unk[3], strlit[3];
   int dscale[3];
@@ -633,6 +839,7 @@ typedef struct expand {
   /* per hidden column: a row was made for a NULL value (a ROWS FROM
    * partner or a scalar call still has rows): joined NULL-safely */
   bool null_seen[MAX_ARGS];
+  lm_srf_rx rx[MAX_SRF]; /* regexp_split_to_table's patterns */
 } expand;
 
 static int flush(expand *x, lm_error *err) {
@@ -646,6 +853,7 @@ static int flush(expand *x, lm_error *err) {
 /* The rows of argument tuple r. */
 static int expand_row(expand *x, int64_t r, lm_error *err) {
   lm_srf_series cur[MAX_SRF];
+  lm_srf_split spl[MAX_SRF];
   bool scalar_left[MAX_SRF];
   int rc = 0;
   for (int j = 0; j < x->nf; j++) {
@@ -656,9 +864,14 @@ static int expand_row(expand *x, int64_t r, lm_error *err) {
     lm_value v[3];
     for (int i = 0; i < cp->n; i++)
       lm_array_get_value(x->args[cp->first + i], r, &v[i]);
-    if ((rc = lm_srf_series_init(
-             &cur[j], cp->out, &v[0], &v[1], cp->n == 3 ? &v[2] : NULL,
-             cp->step_days, cp->step_days ? lm_tz_session() : NULL, err))) {
+    if (cp->kind != LM_SRF_SERIES)
+      rc = lm_srf_split_init(&spl[j], cp->kind, &v[0], &v[1],
+                             cp->n == 3 ? &v[2] : NULL, &x->rx[j], err);
+    else
+      rc = lm_srf_series_init(&cur[j], cp->out, &v[0], &v[1],
+                              cp->n == 3 ? &v[2] : NULL, cp->step_days,
+                              cp->step_days ? lm_tz_session() : NULL, err);
+    if (rc) {
       const lm_expr *call = x->f->funcs[j];
       if (!err->line) { /* at the call */
         char m[sizeof err->msg], st[sizeof err->sqlstate];
@@ -686,7 +899,9 @@ static int expand_row(expand *x, int64_t r, lm_error *err) {
     int64_t got[MAX_SRF], most = 0;
     for (int j = 0; j < x->nf; j++) {
       lm_builder *b = &x->bb.cols[j];
-      if (x->cps[j].srf) {
+      if (x->cps[j].srf && x->cps[j].kind != LM_SRF_SERIES) {
+        got[j] = lm_srf_split_fill(&spl[j], b, room);
+      } else if (x->cps[j].srf) {
         got[j] = lm_srf_series_fill(&cur[j], b, room);
       } else if (scalar_left[j]) {
         lm_value v;
@@ -823,7 +1038,7 @@ int lm_srf_from_eval(laminar_db *db, lm_arena *a, const lm_from *f,
       continue;
     }
     int first = cps[j].first;
-    rc = plan_call(f->funcs[j], raw->schema, first, &cps[j], err);
+    rc = lm_srf_plan_call(f->funcs[j], raw->schema, first, &cps[j], err);
   }
   for (int j = 0; j < nf && !rc; j++)
     for (int i = 0; i < cps[j].n && !rc; i++) {
@@ -899,6 +1114,8 @@ int lm_srf_from_eval(laminar_db *db, lm_arena *a, const lm_from *f,
   }
   if (bb_ok)
     lm_batch_builder_free(&x.bb);
+  for (int j = 0; j < nf; j++)
+    lm_srf_rx_free(&x.rx[j]);
   for (int i = 0; i < n_conv; i++)
     lm_array_release(args[i]);
   lm_batch_release(raw);

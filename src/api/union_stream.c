@@ -235,7 +235,8 @@ static int flatten(const lm_select *s, const lm_select **ops, int *n, int depth,
              what, s->set_all ? " ALL" : "");
     return lm_engine_pos_err(err, LM_ERR_BIND, s->line, s->column, m);
   }
-  if (s->n_order_by || s->limit >= 0 || s->offset > 0)
+  if (s->n_order_by || s->limit >= 0 || s->offset > 0 || s->limit_expr ||
+      s->offset_expr)
     return lm_engine_pos_err(
         err, LM_ERR_BIND, s->line, s->column,
         "ORDER BY, LIMIT and OFFSET are not supported in a continuous query "

@@ -177,6 +177,16 @@ int64_t lm_now_us(void);
 int64_t lm_now_ns(void);
 int64_t lm_cpu_time_us(void);
 
+/* ------------------------------------------------------------ stack depth */
+
+/* Whether the calling thread's stack is nearly used up (less than a
+ * reserve of 512 KB, 2 MB under ASan, left; base/stack.c). */
+bool lm_stack_low(void);
+/* PostgreSQL's check_stack_depth, for recursive walkers: 0 while enough
+ * stack is left, else LM_ERR_LIMIT with SQLSTATE 54001 "stack depth limit
+ * exceeded" in *err (may be NULL). */
+int lm_stack_check(lm_error *err);
+
 /* ------------------------------------------------------ checked arithmetic */
 
 static inline bool lm_add_overflow_i64(int64_t a, int64_t b, int64_t *r) {

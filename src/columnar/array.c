@@ -366,6 +366,13 @@ int lm_array_cmp(const lm_array *a, int64_t x, const lm_array *b, int64_t y) {
     int64_t pl, ql;
     const uint8_t *p = lm_array_bytes(a, x, &pl),
                   *q = lm_array_bytes(b, y, &ql);
+    /* CHAR(n): trailing spaces do not count (PostgreSQL's bpcharcmp) */
+    if (lm_type_is_bpchar(a->type) || lm_type_is_bpchar(b->type)) {
+      while (pl > 0 && p[pl - 1] == ' ')
+        pl--;
+      while (ql > 0 && q[ql - 1] == ' ')
+        ql--;
+    }
     int64_t m = pl < ql ? pl : ql;
     int c = m ? memcmp(p, q, (size_t)m) : 0;
     if (!c)

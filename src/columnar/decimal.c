@@ -14,10 +14,31 @@
 typedef unsigned __int128 u128;
 
 lm_i128 lm_dec_pow10(int k) {
-  lm_i128 r = 1;
-  for (int i = 0; i < k && i < 38; i++)
-    r *= 10;
-  return r;
+  static const uint64_t p[20] = {1ULL,
+                                 10ULL,
+                                 100ULL,
+                                 1000ULL,
+                                 10000ULL,
+                                 100000ULL,
+                                 1000000ULL,
+                                 10000000ULL,
+                                 100000000ULL,
+                                 1000000000ULL,
+                                 10000000000ULL,
+                                 100000000000ULL,
+                                 1000000000000ULL,
+                                 10000000000000ULL,
+                                 100000000000000ULL,
+                                 1000000000000000ULL,
+                                 10000000000000000ULL,
+                                 100000000000000000ULL,
+                                 1000000000000000000ULL,
+                                 10000000000000000000ULL};
+  if (k <= 0)
+    return 1;
+  if (k > 38)
+    k = 38;
+  return k < 20 ? (lm_i128)p[k] : (lm_i128)p[19] * (lm_i128)p[k - 19];
 }
 
 bool lm_dec_fits(lm_i128 v, int precision) {
@@ -288,6 +309,56 @@ int lm_dec_div_scale(lm_i128 a, int sa, lm_i128 b, int sb) {
   if (rscale > 1000)
     rscale = 1000;
   return rscale;
+}
+
+/* weight and first digit in base 10000 of u (0: weight 0, digit 0), as
+ * nbase for integers below 2^64 */
+static void nbase64(uint64_t u, int *weight, uint64_t *first) {
+  int w = 0;
+  uint64_t p = 1;
+  while (u / p >= 10000) {
+    p *= 10000;
+    w++;
+  }
+  *weight = w;
+  *first = u / p;
+}
+
+int lm_dec_quotient(lm_i128 a, int sa, lm_i128 b, int sb, int rs,
+                    lm_i128 *out) {
+  u128 ua = a < 0 ? (u128)0 - (u128)a : (u128)a;
+  u128 ub = b < 0 ? (u128)0 - (u128)b : (u128)b;
+  if (sa == 0 && sb == 0 && rs >= 0 && rs <= 38 && !(ua >> 64) && !(ub >> 64) &&
+      ub) {
+    /* integers (AVG's sum / count): select_div_scale and the division in
+     * one 128-bit step */
+    int w1, w2;
+    uint64_t f1, f2;
+    nbase64((uint64_t)ua, &w1, &f1);
+    nbase64((uint64_t)ub, &w2, &f2);
+    int ps = 16 - 4 * (w1 - w2 - (f1 <= f2 ? 1 : 0));
+    if (ps < 0)
+      ps = 0;
+    if (ps > rs)
+      ps = rs;
+    if (ps <= 18) {
+      u128 n = ua * (u128)lm_dec_pow10(ps), q = n / ub, r = n % ub;
+      if (r >= ub - r) /* half away from zero */
+        q++;
+      if (q >= (u128)lm_dec_pow10(38 - (rs - ps)))
+        return LM_DEC_EOVERFLOW;
+      q *= (u128)lm_dec_pow10(rs - ps);
+      *out = (a < 0) != (b < 0) ? -(lm_i128)q : (lm_i128)q;
+      return 0;
+    }
+  }
+  int ps = lm_dec_div_scale(a, sa, b, sb);
+  if (ps > rs)
+    ps = rs;
+  if (lm_dec_div(a, sa, b, sb, ps, out) || lm_dec_rescale(*out, ps, rs, out) ||
+      !lm_dec_fits(*out, 38))
+    return LM_DEC_EOVERFLOW;
+  return 0;
 }
 
 lm_i128 lm_dec_get(const lm_array *a, int64_t i) {

@@ -372,10 +372,11 @@ bool lm_array_row_equal(const lm_array *a, int64_t i, int64_t j);
  * type id: -1, 0 or 1, in PostgreSQL's order: numbers by value (UINT64
  * unsigned; floats with NaN above every number and -0 equal to 0; DECIMAL128
  * exactly, at the larger of the two scales), UTF8/BINARY (and LARGE_, and
- * FIXED_SIZE_BINARY) bytewise then shorter first, BOOL false < true,
- * INTERVAL_MDN by its span (a month 30 days, a day 24 hours), DICTIONARY by
- * decoded value, other types by lm_array_get_i64. The one cell comparator of
- * sort, Top-N and window functions. Never fails. */
+ * FIXED_SIZE_BINARY) bytewise then shorter first (a CHAR(n) value, when
+ * either array is CHAR, without its trailing spaces: PostgreSQL's bpchar),
+ * BOOL false < true, INTERVAL_MDN by its span (a month 30 days, a day 24
+ * hours), DICTIONARY by decoded value, other types by lm_array_get_i64. The
+ * one cell comparator of sort, Top-N and window functions. Never fails. */
 int lm_array_cmp(const lm_array *a, int64_t x, const lm_array *b, int64_t y);
 
 static inline bool lm_bit_get(const uint8_t *bits, int64_t i) {

@@ -49,6 +49,11 @@ double lm_dec_to_double(lm_i128 v, int scale);
 int lm_dec_div(lm_i128 a, int sa, lm_i128 b, int sb, int rscale, lm_i128 *out);
 /* PostgreSQL's select_div_scale: the display scale of a@sa / b@sb. */
 int lm_dec_div_scale(lm_i128 a, int sa, lm_i128 b, int sb);
+/* The quotient a@sa / b@sb as PostgreSQL's numeric division computes it
+ * (at select_div_scale's scale, rounded half away from zero), given at
+ * scale rs: exact when that scale is at most rs, else rounded to rs (a
+ * column has one scale). b != 0. 0 or LM_DEC_EOVERFLOW (38 digits). */
+int lm_dec_quotient(lm_i128 a, int sa, lm_i128 b, int sb, int rs, lm_i128 *out);
 /* Text form into buf (at least 48 bytes): "123.45", "-0.05". Returns the
  * length (no NUL written past it? a NUL is written). */
 int lm_dec_format(char *buf, lm_i128 v, int scale);

@@ -296,6 +296,11 @@ typedef struct nx_reader {
   int lazy_key;
   lm_gen_verdict_fn lazy_fn;
   void *lazy_ctx;
+  /* a batch is cut short once a verdict keeps every row (no running value
+   * yet: a window's first rows), so that the consumer folds those rows
+   * before the next poll asks again; at most once until a verdict that
+   * rules rows out is seen (cut_ok) */
+  bool cut_ok;
   /* batch memory: every batch is one slab from the pool, laid out as
    * below for rows_cap rows; -1 = column not emitted */
   struct nx_pool *pool;
@@ -536,6 +541,24 @@ static int format_u64(char *dst, uint64_t v) {
  * whether the pad was built or not. The channel names use no randomness. */
 #define PAD_WORDS ((PAD_BYTES + 11) / 12)
 
+/* Writes the pad's bytes [lo, hi) to dst[0, hi - lo) without the pad:
+ * byte i is the (i % 12)-th letter drawn from word i / 12 of the seed's
+ * stream (word k = mix64(s0 + (k+1) GOLDEN)), as build_pad makes them.
+ * For the few `extra`s of a lazy column (no 1 MiB pad built, no page of it
+ * faulted in). */
+static void pad_letters(const nx_reader *g, char *dst, int64_t lo, int64_t hi) {
+  const uint64_t s0 = g->key ^ UINT64_C(0x7061646470616464);
+  int64_t i = lo;
+  while (i < hi) {
+    int64_t k = i / 12, e = (k + 1) * 12 < hi ? (k + 1) * 12 : hi;
+    uint64_t w = mix64(s0 + (uint64_t)(k + 1) * GOLDEN);
+    for (int64_t j = k * 12; j < i; j++) /* the letters before lo */
+      (void)take(&w, 26);
+    for (; i < e; i++)
+      dst[i - lo] = (char)('a' + take(&w, 26));
+  }
+}
+
 static void build_pad(nx_reader *g) {
   nx_rng r = {g->key ^ UINT64_C(0x7061646470616464)};
   int i = 0;
@@ -612,7 +635,10 @@ static void ensure_tables(nx_reader *g) {
   int x = g->table == NX_PERSON    ? P_EXTRA
           : g->table == NX_AUCTION ? A_EXTRA
                                    : B_EXTRA;
-  if (g->gen[x] && !g->have_pad) {
+  /* a lazy bid extra is made without the pad (gen_bids: direct) */
+  bool lazy_x =
+      g->table == NX_BID && g->lazy_fn && (g->lazy_mask & (1u << B_EXTRA));
+  if (g->gen[x] && !g->have_pad && !lazy_x) {
     build_pad(g);
     g->have_pad = true;
   }
@@ -961,8 +987,8 @@ static inline void str_done(nx_out *c, int64_t row, int64_t len) {
 #define SCAN_CAP (INT64_C(1) << 20)
 
 typedef struct nx_src {
-  const char *ch, *url, *x;
-  int32_t chl, urll, xl;
+  const char *ch, *url, *x; /* x NULL: extra made from the pad's stream */
+  int32_t chl, urll, xl, xo;
 } nx_src;
 
 /* --------------------------------------------------------------- people */
@@ -1405,6 +1431,13 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
   /* late materialization: the verdict for the times [t_lo, t_hi], asked
    * afresh at every poll (the consumer's bounds have grown since) */
   const uint32_t lazy = g->lazy_fn ? g->lazy_mask : 0;
+  /* a lazy extra is made for few rows: straight from the pad's stream,
+   * the 1 MiB pad not built (pad_letters) */
+  const bool direct = lazy & (1u << B_EXTRA);
+  if (s[2].d && !direct && !g->have_pad) { /* laziness turned off */
+    build_pad(g);
+    g->have_pad = true;
+  }
   lm_gen_verdict v = {INT64_MAX, INT64_MIN, INT64_MIN, INT64_MAX};
   /* per epoch: the hot ids and the ranges of the random ones */
   int64_t ep = -1, hot_auc = 0, a_lo = 0, hot_bid = 0, p_lo = 0;
@@ -1455,8 +1488,20 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
       nx_src *x = &src[rows - first];
       uint32_t cold = 0; /* the lazy fields this row goes without */
       if (lazy) {
-        if (t_us < v.t_lo || t_us > v.t_hi)
+        if (t_us < v.t_lo || t_us > v.t_hi) {
           g->lazy_fn(g->lazy_ctx, t_us, &v);
+          if (v.k_lo != INT64_MIN || v.k_hi != INT64_MAX) {
+            g->cut_ok = true;
+          } else if (g->cut_ok) {
+            /* every row kept: end the batch a chunk from here, so that
+             * the rows after it meet a running value */
+            g->cut_ok = false;
+            if (n > rows + CHUNK)
+              n = rows + CHUNK;
+            if (lim > n)
+              lim = n;
+          }
+        }
         int64_t kv = g->lazy_key == B_PRICE     ? pr
                      : g->lazy_key == B_AUCTION ? a + FIRST_AUCTION_ID
                                                 : b + g->bidder_offset;
@@ -1497,9 +1542,15 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
         x->x = g->pad;
       } else if (s[2].d) {
         x->xl = (int32_t)(g->bmin + (brange ? (int64_t)take(&w2, brange) : 0));
-        x->x = g->pad + take(&w2, (uint64_t)(PAD_BYTES - MAX_AVG_SIZE * 2));
-        __builtin_prefetch(x->x);
-        __builtin_prefetch(x->x + x->xl + 15);
+        int64_t xo = (int64_t)take(&w2, PAD_BYTES - MAX_AVG_SIZE * 2);
+        if (direct) { /* few rows: their letters, not the pad's pages */
+          x->x = NULL;
+          x->xo = (int32_t)xo;
+        } else {
+          x->x = g->pad + xo;
+          __builtin_prefetch(x->x);
+          __builtin_prefetch(x->x + x->xl + 15);
+        }
       }
       if (auc)
         auc[rows] = a + FIRST_AUCTION_ID;
@@ -1537,7 +1588,10 @@ static int64_t gen_bids(nx_reader *g, nx_out *c, int64_t n) {
       }
     if (s[2].d)
       for (int64_t k = 0; k < m; k++) {
-        ovcopy(s[2].d + s[2].pos, src[k].x, src[k].xl);
+        if (src[k].x)
+          ovcopy(s[2].d + s[2].pos, src[k].x, src[k].xl);
+        else
+          pad_letters(g, s[2].d + s[2].pos, src[k].xo, src[k].xo + src[k].xl);
         s[2].pos += src[k].xl;
         s[2].o[first + k] = s[2].pos;
       }
@@ -1798,6 +1852,7 @@ int lm_nexmark_reader_lazy(lm_source_reader *r, const bool *lazy, int n,
   g->lazy_key = ok ? key : -1;
   g->lazy_fn = ok ? fn : NULL;
   g->lazy_ctx = ok ? ctx : NULL;
+  g->cut_ok = true;
   return 0;
 }
 

@@ -14,6 +14,10 @@
  * with the same NULL rules:
  *   COUNT, COUNT(*)     cnt += w
  *   SUM/AVG of integers exact sums (int64 with overflow checks, __int128)
+ *   SUM of DECIMAL      exact __int128 sums of the unscaled values; SUM of
+ *                       BIGINT and DECIMAL and AVG of integers are numeric
+ *                       (DECIMAL128 results made at emit: SUM_NUMERIC)
+ *   MIN/MAX of DECIMAL  the values as 16 ordered bytes (dec_encode)
  *   SUM/AVG of floats   a long double sum of the finite values plus counts
  *                       of NaN, +Inf and -Inf (so retracting a NaN or an
  *                       infinity restores the finite sum), reset to an
@@ -60,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/lm_decimal.h"
 #include "exec/agg_vtree.h"
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
@@ -134,6 +139,11 @@ struct lm_aggtable {
   lm_buf keys;      /* encoded keys, back to back */
   int64_t *key_off; /* n_groups + 1 offsets into keys */
   lm_buf scratch;
+  /* CHAR(n) keys are encoded without their trailing spaces (PostgreSQL's
+   * bpchar equality: 'a ' = 'a   '); a group shows its first value, so
+   * the spaces cut are kept apart: pad[g * n_keys + k] for group g (NULL
+   * when no key is CHAR), spad[k] for the key in scratch */
+  int32_t *pad, *spad;
   uint32_t *gid_buf;
   int64_t gid_cap;
   __int128 *check; /* lm_aggtable_check scratch, per group */
@@ -175,7 +185,15 @@ static bool is_float(lm_type t) {
  * batch as long as each group's result after the batch fits; that result
  * is what is range-checked (lm_aggtable_check_w, and again at emit). */
 #define SUM_WIDE(t, sp)                                                        \
-  ((sp)->kind == LM_AGG_SUM && !is_float((sp)->in_type) && (t)->retract)
+  ((sp)->kind == LM_AGG_SUM && !is_float((sp)->in_type) &&                     \
+   ((t)->retract || SUM_NUMERIC(sp)))
+/* SUM of BIGINT or DECIMAL and AVG of integers are PostgreSQL's numeric:
+ * the state is the exact 128-bit sum s->w (of unscaled values for DECIMAL)
+ * and the result DECIMAL128 (SUM: the input's scale; AVG: the quotient at
+ * PostgreSQL's division scale, stored at the result's scale). A BIGINT sum
+ * cannot leave 128 bits (|v| < 2^63 over < 2^63 rows) nor 38 digits; a
+ * DECIMAL sum is checked per row (22003). */
+#define SUM_NUMERIC(sp) ((sp)->out_type.id == LM_TYPE_DECIMAL128)
 #define WIDE_LIMIT ((__int128)1 << 120) /* far from 128-bit overflow */
 
 static bool is_minmax(lm_agg_kind k) {
@@ -205,12 +223,31 @@ static bool is_by_value(const lm_agg_spec *sp) {
 }
 
 static lm_vt_kind vt_kind(lm_type t) {
-  return t.id == LM_TYPE_UTF8 ? LM_VT_STR : is_float(t) ? LM_VT_F64 : LM_VT_INT;
+  return t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_DECIMAL128 ? LM_VT_STR
+         : is_float(t)                                      ? LM_VT_F64
+                                                            : LM_VT_INT;
 }
 /* How aggregate sp's input values are kept (STRING_AGG: bytes, for BYTEA
  * too). */
 static lm_vt_kind sp_kind(const lm_agg_spec *sp) {
   return sp->kind == LM_AGG_STRING_AGG ? LM_VT_STR : vt_kind(sp->in_type);
+}
+
+/* A numeric (DECIMAL128) result beyond 38 digits: 22003. */
+static int numeric_overflow(lm_error *err) {
+  lm_err(err, LM_ERR_EXEC, "numeric field overflow");
+  return lm_err_state(err, "22003");
+}
+
+/* A SUM leaving its type: BIGINT (22003) or INTERVAL (22008), with
+ * PostgreSQL's SQLSTATE. Returns the error code. */
+static int sum_overflow(const lm_agg_spec *sp, lm_error *err) {
+  if (sp->in_type.id == LM_TYPE_INTERVAL) {
+    lm_err(err, LM_ERR_EXEC, "interval out of range");
+    return lm_err_state(err, "22008");
+  }
+  lm_err(err, LM_ERR_EXEC, "integer out of range: overflow in SUM");
+  return lm_err_state(err, "22003");
 }
 
 static int overflow_err(lm_error *err) {
@@ -301,14 +338,45 @@ static int sbuf_add(sbuf *b, const char *sep, int32_t sep_len, const lm_vval *v,
   return 0;
 }
 
-static lm_vval get_val(const lm_array *x, int64_t r, lm_vt_kind k) {
+/* DECIMAL128 values as MIN/MAX/first/last/DISTINCT keep them (LM_VT_STR):
+ * 16 bytes, big-endian with the sign bit flipped, so that memcmp orders
+ * them as numbers. */
+static void dec_encode(char *o, lm_i128 v) {
+  unsigned __int128 u = (unsigned __int128)v ^ ((unsigned __int128)1 << 127);
+  for (int i = 15; i >= 0; i--, u >>= 8)
+    o[i] = (char)(uint8_t)u;
+}
+static lm_i128 dec_decode(const char *p) {
+  unsigned __int128 u = 0;
+  for (int i = 0; i < 16; i++)
+    u = (u << 8) | (uint8_t)p[i];
+  return (lm_i128)(u ^ ((unsigned __int128)1 << 127));
+}
+
+/* Row r of x as a value of kind k; db (16 bytes) holds the encoded value
+ * of a DECIMAL128 row, which v.s then points at. */
+static lm_vval get_val(const lm_array *x, int64_t r, lm_vt_kind k, char *db) {
   lm_vval v = {0, 0, NULL, 0};
-  if (k == LM_VT_STR)
+  if (x->type.id == LM_TYPE_DECIMAL128) {
+    dec_encode(db, lm_dec_get(x, r));
+    v.s = db;
+    v.len = 16;
+  } else if (k == LM_VT_STR)
     v.s = lm_array_str(x, r, &v.len);
   else if (k == LM_VT_F64)
     v.f = lm_array_get_f64(x, r);
   else
     v.i = lm_array_get_i64(x, r);
+  return v;
+}
+
+/* get_val for a DISTINCT aggregate: a CHAR(n) value without its trailing
+ * spaces (count(DISTINCT c) counts 'a ' and 'a   ' once, as bpchar). */
+static lm_vval get_dval(const lm_array *x, int64_t r, lm_vt_kind k, char *db) {
+  lm_vval v = get_val(x, r, k, db);
+  if (k == LM_VT_STR && lm_type_is_bpchar(x->type))
+    while (v.len > 0 && v.s[v.len - 1] == ' ')
+      v.len--;
   return v;
 }
 
@@ -351,6 +419,12 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
   }
   if (n_keys)
     memcpy(t->key_types, key_types, sizeof(lm_type) * (size_t)n_keys);
+  for (int k = 0; k < n_keys; k++)
+    if (lm_type_is_bpchar(key_types[k]) && !t->spad &&
+        !(t->spad = calloc((size_t)n_keys, sizeof(int32_t)))) {
+      lm_aggtable_free(t);
+      return NULL;
+    }
   lm_buf_init(&t->keys);
   lm_buf_init(&t->scratch);
   choose_layout(t);
@@ -422,6 +496,8 @@ void lm_aggtable_free(lm_aggtable *t) {
   free(t->slots);
   free(t->hashes);
   free(t->key_off);
+  free(t->pad);
+  free(t->spad);
   free(t->gid_buf);
   free(t->check);
   free(t->wj);
@@ -468,7 +544,9 @@ static int grow_groups(lm_aggtable *t) {
   int64_t cap = t->cap ? t->cap * 2 : 64;
   if (grow_arr((void **)&t->hashes, sizeof(uint64_t), t->cap, cap) ||
       grow_arr((void **)&t->key_off, sizeof(int64_t), t->cap + 1, cap + 1) ||
-      grow_arr((void **)&t->rows, sizeof(int64_t), t->cap, cap))
+      grow_arr((void **)&t->rows, sizeof(int64_t), t->cap, cap) ||
+      (t->spad && grow_arr((void **)&t->pad,
+                           sizeof(int32_t) * (size_t)t->n_keys, t->cap, cap)))
     return -1;
   for (int a = 0; a < t->n_aggs; a++) {
     agg_state *s = &t->st[a];
@@ -484,7 +562,7 @@ static int grow_groups(lm_aggtable *t) {
         GROW(s->fs, fsum);
         if (!t->retract)
           GROW(s->fd, fshadow);
-      } else if (sp->kind == LM_AGG_SUM && !t->retract) {
+      } else if (sp->kind == LM_AGG_SUM && !SUM_WIDE(t, sp)) {
         GROW(s->i, int64_t);
       } else {
         GROW(s->w, __int128);
@@ -498,7 +576,7 @@ static int grow_groups(lm_aggtable *t) {
         break;
       if (is_firstlast(sp->kind))
         GROW(s->sq, int64_t);
-      if (sp->in_type.id == LM_TYPE_UTF8) {
+      if (vt_kind(sp->in_type) == LM_VT_STR) {
         GROW(s->s, char *);
         GROW(s->sl, int32_t);
       } else if (is_float(sp->in_type)) {
@@ -547,9 +625,16 @@ static int rehash(lm_aggtable *t) {
   return 0;
 }
 
+/* Whether key k's values are CHAR(n) (either the table's key type or the
+ * batch's array says so): encoded without trailing spaces. */
+static inline bool key_bpchar(const lm_aggtable *t, const lm_array *a, int k) {
+  return lm_type_is_bpchar(a->type) || lm_type_is_bpchar(t->key_types[k]);
+}
+
 /* Encodes row r's key into t->scratch: per key a NULL flag byte, then the
  * value (8 bytes for integer-like and floating, 1 for BOOLEAN, a 4-byte
- * length plus the bytes for VARCHAR). Returns -1 on OOM. */
+ * length plus the bytes for VARCHAR; CHAR(n) without its trailing spaces,
+ * their number in t->spad). Returns -1 on OOM. */
 static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
   size_t need = (size_t)t->n_keys * 17; /* DECIMAL128: 16 bytes */
   for (int k = 0; k < t->n_keys; k++)
@@ -567,6 +652,8 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
   char *p = b->data;
   for (int k = 0; k < t->n_keys; k++) {
     const lm_array *a = keys[k];
+    if (t->spad)
+      t->spad[k] = 0;
     if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, r)) {
       *p++ = 0;
       continue;
@@ -581,6 +668,13 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
     case LM_TYPE_BINARY: {
       int32_t len;
       const char *s = lm_array_str(a, r, &len);
+      if (a->type.id == LM_TYPE_UTF8 && key_bpchar(t, a, k)) {
+        int32_t full = len;
+        while (len > 0 && s[len - 1] == ' ')
+          len--;
+        if (t->spad)
+          t->spad[k] = full - len;
+      }
       memcpy(p, &len, 4);
       memcpy(p + 4, s, (size_t)len);
       p += 4 + len;
@@ -681,6 +775,9 @@ static int64_t find_or_add_key(lm_aggtable *t, const char *kp, size_t kl,
   int64_t g = t->n_groups++;
   if (lm_buf_append(&t->keys, kp, kl))
     return -1;
+  if (t->pad)
+    memcpy(t->pad + g * t->n_keys, t->spad,
+           sizeof(int32_t) * (size_t)t->n_keys);
   t->key_off[g + 1] = (int64_t)t->keys.len;
   t->hashes[g] = h;
   t->slots[i] = (uint32_t)(g + 1);
@@ -980,6 +1077,31 @@ int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
     if (sp->kind != LM_AGG_SUM || sp->distinct || is_float(sp->in_type) || !x ||
         x->type.id == LM_TYPE_NULL)
       continue;
+    if (SUM_NUMERIC(sp)) {
+      /* a BIGINT sum cannot overflow; a DECIMAL group's sum after the
+       * batch must fit 38 digits (refused before anything changes) */
+      if (x->type.id != LM_TYPE_DECIMAL128)
+        continue;
+      if (grow_check(t, err))
+        return err ? err->code : LM_ERR_NOMEM;
+      const agg_state *s = &t->st[a];
+      for (int64_t j = 0; j < n; j++)
+        t->check[gids[j]] = s->w[gids[j]];
+      for (int64_t j = 0; j < n; j++) {
+        int64_t r = sel ? sel[j] : j;
+        if (x->null_count && isnull(x, r))
+          continue;
+        __int128 v = lm_dec_get(x, r), prod;
+        if (__builtin_mul_overflow(v, (__int128)(weights ? weights[r] : 1),
+                                   &prod) ||
+            __builtin_add_overflow(t->check[gids[j]], prod, &t->check[gids[j]]))
+          return numeric_overflow(err);
+      }
+      for (int64_t j = 0; j < n; j++)
+        if (!lm_dec_fits(t->check[gids[j]], 38))
+          return numeric_overflow(err);
+      continue;
+    }
     const agg_state *s = &t->st[a];
     const int64_t *v = lm_array_i64(x);
     if (SUM_WIDE(t, sp)) {
@@ -995,8 +1117,7 @@ int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
         __int128 *c = &t->check[gids[j]];
         *c += weights ? (__int128)v[r] * weights[r] : v[r];
         if (*c > WIDE_LIMIT || *c < -WIDE_LIMIT)
-          return lm_err(err, LM_ERR_EXEC,
-                        "integer out of range: overflow in SUM");
+          return sum_overflow(sp, err);
       }
       for (int64_t j = 0; j < n; j++) {
         __int128 c = t->check[gids[j]];
@@ -1048,7 +1169,7 @@ int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
         bad = true;
     }
     if (bad)
-      return lm_err(err, LM_ERR_EXEC, "integer out of range: overflow in SUM");
+      return sum_overflow(sp, err);
   }
   return 0;
 }
@@ -1312,8 +1433,7 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
       int64_t prod, sum;
       if (__builtin_mul_overflow(v->i, w, &prod) ||
           lm_add_overflow_i64(s->i[g], prod, &sum))
-        return lm_err(err, LM_ERR_EXEC,
-                      "integer out of range: overflow in SUM");
+        return sum_overflow(sp, err);
       s->i[g] = sum;
     }
     break;
@@ -1437,6 +1557,28 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
 /* Folds rows sel[0..n) (NULL = 0..n-1) of x, with weights wj[0..n) (by
  * position in sel; NULL = all 1), into aggregate a's states of groups
  * gids[0..n). */
+/* SUM of DECIMAL: the unscaled values into the 128-bit sums s->w (with
+ * weights wj, NULL = 1); a sum leaving 128 bits is 22003 (beyond 38
+ * digits too, checked when the result is made). */
+static int numeric_sum(agg_state *s, const lm_array *x, const int32_t *sel,
+                       int64_t n, const uint32_t *gids, const int64_t *wj,
+                       lm_error *err) {
+  bool nulls = x->null_count > 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    if (nulls && isnull(x, r))
+      continue;
+    int64_t w = wj ? wj[j] : 1;
+    __int128 v = lm_dec_get(x, r), prod;
+    uint32_t g = gids[j];
+    if (__builtin_mul_overflow(v, (__int128)w, &prod) ||
+        __builtin_add_overflow(s->w[g], prod, &s->w[g]))
+      return numeric_overflow(err);
+    s->cnt[g] += w;
+  }
+  return 0;
+}
+
 /* one: every gids[j] is gids[0] and there are no weights (a window
  * aggregate grouped by the window only, Nexmark q7) */
 static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
@@ -1475,8 +1617,7 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
       uint32_t g = gids[j];
       int64_t sum;
       if (lm_add_overflow_i64(s->i[g], v[r], &sum))
-        return lm_err(err, LM_ERR_EXEC,
-                      "integer out of range: overflow in SUM");
+        return sum_overflow(sp, err);
       s->i[g] = sum;
       s->cnt[g]++;
     }
@@ -1512,6 +1653,8 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
     }
     return 0;
   }
+  if (sp->kind == LM_AGG_SUM && x->type.id == LM_TYPE_DECIMAL128)
+    return numeric_sum(s, x, sel, n, gids, wj, err);
   if ((sp->kind == LM_AGG_AVG || SUM_WIDE(t, sp)) &&
       x->type.id == LM_TYPE_INT64) {
     const int64_t *v = lm_array_i64(x);
@@ -1560,7 +1703,8 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
     int64_t r = sel ? sel[j] : j;
     if (nulls && isnull(x, r))
       continue;
-    lm_vval v = get_val(x, r, k);
+    char db[16];
+    lm_vval v = get_val(x, r, k, db);
     t->cur_row = r;
     int rc = fold_val(t, a, gids[j], &v, wj ? wj[j] : 1, err);
     if (rc)
@@ -1634,7 +1778,8 @@ static bool distinct_firsts(const lm_array *x, lm_vt_kind k, const int32_t *sel,
     int64_t r = sel ? sel[j] : j;
     if (isnull(x, r))
       continue;
-    lm_vval v = get_val(x, r, k);
+    char db[16], db2[16];
+    lm_vval v = get_dval(x, r, k, db);
     uint64_t h = dval_hash(gids[j], &v, k);
     int64_t i = (int64_t)(h & (uint64_t)(cap - 1));
     bool dup = false;
@@ -1642,7 +1787,7 @@ static bool distinct_firsts(const lm_array *x, lm_vt_kind k, const int32_t *sel,
       int32_t o = slot[i];
       if (hs[i] != h || gids[o] != gids[j])
         continue;
-      lm_vval w = get_val(x, sel ? sel[o] : o, k);
+      lm_vval w = get_dval(x, sel ? sel[o] : o, k, db2);
       if (dval_eq(&v, &w, k)) {
         dup = true;
         break;
@@ -1739,7 +1884,8 @@ static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
       int64_t r = sel ? sel[j] : j;
       if (isnull(x, r))
         continue;
-      lm_vval v = get_val(x, r, k);
+      char db[16];
+      lm_vval v = get_dval(x, r, k, db);
       int seen = dcache_seen(s, gids[j], v.i);
       if (seen < 0)
         return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1764,7 +1910,8 @@ static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
     int rc = 0;
     for (int64_t q = 0; q < nf && !rc; q++) {
       int64_t j = firsts[q], r = sel ? sel[j] : j;
-      lm_vval v = get_val(x, r, k);
+      char db[16];
+      lm_vval v = get_dval(x, r, k, db);
       rc = distinct_add(t, a, gids[j], &v, 1, err);
     }
     free(firsts);
@@ -1774,7 +1921,8 @@ static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
     int64_t r = sel ? sel[j] : j;
     if (isnull(x, r))
       continue;
-    lm_vval v = get_val(x, r, k);
+    char db[16];
+    lm_vval v = get_dval(x, r, k, db);
     int rc = distinct_add(t, a, gids[j], &v, wj ? wj[j] : 1, err);
     if (rc)
       return rc;
@@ -1828,7 +1976,8 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
 
 /* ---------------------------------------------------------- results */
 
-static const char *decode_key(lm_builder *b, lm_type t, const char *p) {
+static const char *decode_key(lm_builder *b, lm_type t, const char *p,
+                              int32_t pad) {
   if (*p++ == 0) {
     lm_builder_append_null(b);
     return p;
@@ -1847,7 +1996,15 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p) {
   case LM_TYPE_BINARY: {
     int32_t len;
     memcpy(&len, p, 4);
-    lm_builder_append_str(b, p + 4, len);
+    char *full = pad > 0 ? malloc((size_t)len + (size_t)pad) : NULL;
+    if (full) { /* CHAR(n): the group's first value, padding included */
+      memcpy(full, p + 4, (size_t)len);
+      memset(full + len, ' ', (size_t)pad);
+      lm_builder_append_str(b, full, len + pad);
+      free(full);
+    } else {
+      lm_builder_append_str(b, p + 4, len);
+    }
     return p + 4 + len;
   }
   case LM_TYPE_FLOAT32:
@@ -1870,7 +2027,9 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p) {
 }
 
 static void append_val(lm_builder *b, lm_type t, const lm_vval *v) {
-  if (t.id == LM_TYPE_UTF8)
+  if (t.id == LM_TYPE_DECIMAL128)
+    lm_dec_append(b, v->len == 16 ? dec_decode(v->s) : 0);
+  else if (t.id == LM_TYPE_UTF8)
     lm_builder_append_str(b, v->s ? v->s : "", v->len);
   else if (is_float(t))
     lm_builder_append_double(b, v->f);
@@ -1983,7 +2142,8 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
     int64_t g = gids ? gids[j] : j;
     const char *p = t->keys.data + t->key_off[g];
     for (int k = 0; k < t->n_keys; k++)
-      p = decode_key(&bb->cols[k], t->key_types[k], p);
+      p = decode_key(&bb->cols[k], t->key_types[k], p,
+                     t->pad ? t->pad[g * t->n_keys + k] : 0);
     for (int a = 0; a < t->n_aggs; a++) {
       const lm_agg_spec *sp = &t->aggs[a];
       const agg_state *s = &t->st[a];
@@ -2031,10 +2191,13 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
           lm_builder_append_null(b);
         else if (is_float(sp->in_type))
           lm_builder_append_double(b, fsum_value(&s->fs[g]));
-        else if (SUM_WIDE(t, sp)) {
+        else if (SUM_NUMERIC(sp)) {
+          if (!lm_dec_fits(s->w[g], 38))
+            return numeric_overflow(err);
+          lm_dec_append(b, s->w[g]);
+        } else if (SUM_WIDE(t, sp)) {
           if (s->w[g] > INT64_MAX || s->w[g] < INT64_MIN)
-            return lm_err(err, LM_ERR_EXEC,
-                          "integer out of range: overflow in SUM");
+            return sum_overflow(sp, err);
           lm_builder_append_int(b, (int64_t)s->w[g]);
         } else
           lm_builder_append_int(b, s->i[g]);
@@ -2047,7 +2210,21 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
               b, (double)(s->fs[g].nan || s->fs[g].pinf || s->fs[g].ninf
                               ? (long double)fsum_value(&s->fs[g])
                               : (s->fs[g].s + s->fs[g].c) / (long double)c));
-        else
+        else if (sp->out_type.id == LM_TYPE_INTERVAL) {
+          /* interval_div: the µs quotient rounded half to even (rint) */
+          __int128 q = s->w[g] / c, rm = s->w[g] % c;
+          __int128 twice = (rm < 0 ? -rm : rm) * 2;
+          if (twice > c || (twice == c && (q & 1)))
+            q += s->w[g] < 0 ? -1 : 1;
+          if (s->w[g] > INT64_MAX || s->w[g] < INT64_MIN)
+            return sum_overflow(sp, err); /* the sum leaves INTERVAL */
+          lm_builder_append_int(b, (int64_t)q);
+        } else if (sp->out_type.id == LM_TYPE_DECIMAL128) {
+          lm_i128 q;
+          if (lm_dec_quotient(s->w[g], 0, c, 0, sp->out_type.scale, &q))
+            return numeric_overflow(err);
+          lm_dec_append(b, q);
+        } else
           lm_builder_append_double(
               b, (double)((long double)s->w[g] / (long double)c));
         break;
@@ -2129,6 +2306,10 @@ int lm_aggtable_intern(lm_aggtable *dst, const lm_aggtable *src,
       continue;
     }
     int64_t d;
+    if (dst->spad) /* CHAR(n) keys: the first value's padding */
+      for (int k = 0; k < dst->n_keys; k++)
+        dst->spad[k] =
+            src->pad && k < src->n_keys ? src->pad[g * src->n_keys + k] : 0;
     if (src != dst) /* the hash is the same: no copy, no rehash */
       d = find_or_add_key(dst, kp, kl, src->hashes[g]);
     else {
@@ -2281,12 +2462,12 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
           f->pinf += s->fs[y].pinf;
           f->ninf += s->fs[y].ninf;
         } else if (sp->kind == LM_AGG_AVG || SUM_WIDE(dst, sp)) {
-          d->w[x] += s->w[y]; /* same shape: both wide */
+          if (__builtin_add_overflow(d->w[x], s->w[y], &d->w[x]))
+            return numeric_overflow(err); /* same shape: both wide */
         } else {
           int64_t sum;
           if (lm_add_overflow_i64(d->i[x], s->i[y], &sum))
-            return lm_err(err, LM_ERR_EXEC,
-                          "integer out of range: overflow in SUM");
+            return sum_overflow(sp, err);
           d->i[x] = sum;
         }
         break;
@@ -2381,8 +2562,9 @@ int lm_aggtable_unmerge_groups(lm_aggtable *dst, const uint32_t *dg,
       uint32_t x = dg[j], y = sg[j];
       if (is_bool(sp->kind)) {
         d->nt[x] -= s->nt[y];
-      } else if (sp->kind == LM_AGG_AVG) {
-        d->w[x] -= s->w[y];
+      } else if (sp->kind == LM_AGG_AVG || SUM_WIDE(dst, sp)) {
+        if (__builtin_sub_overflow(d->w[x], s->w[y], &d->w[x]))
+          return 1;
       } else if (sp->kind == LM_AGG_SUM) {
         int64_t dif;
         if (__builtin_sub_overflow(d->i[x], s->i[y], &dif))

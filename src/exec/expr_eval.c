@@ -15,6 +15,8 @@
 
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/expr_inset.h"
+#include "exec/expr_interval.h"
 #include "exec/expr_num.h"
 #include "exec/expr_types.h"
 #include "exec/expr_tz.h"
@@ -297,7 +299,10 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
         }
         v = lm_array_get_i64(a, i);
       } else if (from == LM_TYPE_FLOAT32 || from == LM_TYPE_FLOAT64) {
-        double d = nearbyint(lm_array_get_f64(a, i));
+        /* half to even (float8 to int, PostgreSQL's rint); an assignment
+         * of a numeric-in-PostgreSQL value (tassign) half away */
+        double d = e->tassign ? round(lm_array_get_f64(a, i))
+                              : nearbyint(lm_array_get_f64(a, i));
         if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
           rc = lm_fn_error(err, e, "22003", "%s out of range",
                            lm_pg_type_name(to));
@@ -614,7 +619,7 @@ static int arith_f64(const lm_bexpr *e, lm_array *x, lm_array *y,
       r[i] = a * c;
       break;
     case LM_OP_DIV:
-      if (c == 0) {
+      if (c == 0 && !isnan(a)) { /* NaN / 0 is NaN (PostgreSQL's float8div) */
         lm_builder_free(&b);
         return lm_fn_error(err, e, "22012", "division by zero");
       }
@@ -1179,6 +1184,45 @@ static date_unit date_unit_of(const char *u) {
   return DU_OTHER;
 }
 
+/* The unit of row i of a non-constant date_trunc / date_part unit
+ * (PostgreSQL evaluates it per row): 0 with *du, or PostgreSQL's error
+ * (22023 not recognized, 0A000 a time zone field of a TIMESTAMP). */
+static int date_unit_row(const lm_bexpr *e, const char *s, int32_t len,
+                         bool trunc, date_unit *du, lm_error *err) {
+  static const char *const names[] = {
+      "microsecond", "millisecond", "second",    "minute",  "hour",
+      "day",         "week",        "month",     "quarter", "year",
+      "decade",      "century",     "millennium"};
+  static const char *const part_only[] = {"dow",   "isodow",  "doy",
+                                          "epoch", "isoyear", "julian"};
+  char u[64];
+  int32_t l = len < (int32_t)sizeof u - 1 ? len : (int32_t)sizeof u - 1;
+  for (int32_t k = 0; k < l; k++)
+    u[k] = (char)tolower((unsigned char)s[k]);
+  u[l] = 0;
+  bool ok = (int32_t)strlen(u) == len;
+  bool known = false;
+  for (size_t k = 0; ok && !known && k < sizeof names / sizeof names[0]; k++)
+    known = unit_is(u, names[k]);
+  for (size_t k = 0; ok && !known && !trunc && k < 6; k++)
+    known = !strcmp(u, part_only[k]);
+  if (known) {
+    *du = date_unit_of(u);
+    return 0;
+  }
+  if (ok && !trunc &&
+      (!strcmp(u, "timezone") || !strcmp(u, "timezone_hour") ||
+       !strcmp(u, "timezone_minute")))
+    return lm_fn_error(err, e, "0A000",
+                       "unit \"%s\" not supported for type timestamp "
+                       "without time zone",
+                       u);
+  return lm_fn_error(err, e, "22023",
+                     "unit \"%s\" not recognized for type timestamp "
+                     "without time zone",
+                     u);
+}
+
 /* date_trunc('unit', ts) and date_part('field', ts) on UTC instants
  * (PostgreSQL semantics: weeks start on Monday, dow 0 = Sunday, second and
  * epoch carry the fraction). */
@@ -1188,11 +1232,22 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   int rc = eval(e->args[1], in, &a, err);
   if (rc)
     return rc;
-  date_unit du = date_unit_of(e->args[0]->lit.v.s.p);
+  /* a constant unit is resolved once; another is read per row */
+  const lm_bexpr *ue = e->args[0];
+  lm_array *ua = NULL;
+  bool konst = ue->kind == LM_BX_LITERAL && !ue->lit.is_null;
+  date_unit du = konst ? date_unit_of(ue->lit.v.s.p) : DU_OTHER;
+  if (!konst && (rc = eval(ue, in, &ua, err))) {
+    lm_array_release(a);
+    return rc;
+  }
+  const char *last_u = NULL; /* the text of the last row's unit */
+  int32_t last_ul = -1;
   int64_t n = in->num_rows;
   lm_builder b;
   if (lm_out_fixed(&b, e->type, n)) {
     lm_array_release(a);
+    lm_array_release(ua);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
   bool trunc = e->fn == LM_FN_DATE_TRUNC;
@@ -1202,6 +1257,25 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     if (a->type.id == LM_TYPE_NULL || isnull(a, i)) {
       lm_out_null(&b, i);
       continue;
+    }
+    if (ua) {
+      int32_t ul;
+      if (ua->type.id == LM_TYPE_NULL || isnull(ua, i)) {
+        lm_out_null(&b, i);
+        ((int64_t *)b.values)[i] = 0;
+        continue;
+      }
+      const char *ut = lm_array_str(ua, i, &ul);
+      if (ul != last_ul || memcmp(ut, last_u, (size_t)ul)) {
+        if ((rc = date_unit_row(e, ut, ul, trunc, &du, err))) {
+          lm_array_release(a);
+          lm_array_release(ua);
+          lm_builder_free(&b);
+          return rc;
+        }
+        last_u = ut;
+        last_ul = ul;
+      }
     }
     int64_t us = lm_array_i64(a)[i];
     if (!lm_ts_finite(us)) {
@@ -1328,6 +1402,7 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       ((int64_t *)b.values)[i] = (int64_t)dv;
   }
   lm_array_release(a);
+  lm_array_release(ua);
   return lm_out_finish(&b, out, err);
 }
 
@@ -1970,6 +2045,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                 lm_error *err) {
   int rc;
   *out = NULL;
+  if (lm_stack_low()) /* 54001, PostgreSQL's check_stack_depth */
+    return lm_stack_check(err);
   switch (e->kind) {
   case LM_BX_COLUMN:
     *out = lm_array_retain(in->columns[e->col]);
@@ -2053,6 +2130,9 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return lm_out_finish(&b, out, err);
   }
   case LM_BX_BINARY: {
+    if (e->op == LM_OP_OR && e->inset && /* `c = k OR c = k2 ...`: a set */
+        (rc = lm_inset_eval(e, in, out, err)) != -1) /* expr_inset.c */
+      return rc;
     if (e->op == LM_OP_AND || e->op == LM_OP_OR)
       return logic_lazy(e, in, out, err);
     if (e->op >= LM_OP_EQ && e->op <= LM_OP_GE && e->n_args == 2 &&
@@ -2091,6 +2171,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       if (x->type.id == LM_TYPE_NULL || y->type.id == LM_TYPE_NULL) {
         *out = lm_array_new_null(e->type, in->num_rows);
         rc = *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+      } else if (lm_interval_arith_handles(e, x, y)) {
+        rc = lm_interval_arith(e, x, y, out, err); /* expr_interval.c */
       } else if (lm_types_arith_handles(e, x, y)) {
         rc = lm_types_arith(e, x, y, out, err); /* expr_types.c */
       } else if (lm_num_arith_handles(e, x, y)) {

@@ -7,11 +7,11 @@
  * escape) and sha256. Each follows PostgreSQL 15's varlena.c / encode.c /
  * regexp.c, messages and SQLSTATEs included; characters are UTF-8.
  */
+#include <nettle/sha2.h> /* sha256(): Nettle (nettle-dev) */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "base/lm_sha256.h"
 #include "exec/lm_exec.h"
 #include "exec/lm_strfn.h"
 
@@ -794,8 +794,12 @@ static int fmtfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     return decode(e, a, i, b, o, err);
   case LM_FN_SHA256: {
     const char *s = arg_str(a[0], i, &n);
-    uint8_t d[32];
-    lm_sha256(s, (size_t)n, d);
+    uint8_t d[SHA256_DIGEST_SIZE];
+    struct sha256_ctx h; /* Nettle's (nettle-dev) */
+    sha256_init(&h);
+    if (n > 0)
+      sha256_update(&h, (size_t)n, (const uint8_t *)s);
+    sha256_digest(&h, sizeof d, d);
     lm_builder_append_str(b, (const char *)d, 32);
     return 0;
   }

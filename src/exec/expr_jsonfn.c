@@ -193,6 +193,9 @@ static bool step(const char **p, const char **e, const char *key, int32_t kl,
                  lm_buf *tmp) {
   const char *v = ws(*p, *e);
   if (*v == '{') {
+    /* a duplicated key: the LAST member wins, as PostgreSQL's json (and
+     * jsonb, which keeps only the last) */
+    const char *hit = NULL, *hit_end = NULL;
     v = ws(v + 1, *e);
     while (*v == '"') {
       const char *ke = skip_value(v, *e, 0);
@@ -202,15 +205,18 @@ static bool step(const char **p, const char **e, const char *key, int32_t kl,
       const char *ve = skip_value(v, *e, 0);
       if ((int32_t)tmp->len == kl &&
           !memcmp(tmp->data ? tmp->data : "", key, (size_t)kl)) {
-        *p = ws(v, *e);
-        *e = ve;
-        return true;
+        hit = ws(v, *e);
+        hit_end = ve;
       }
       v = ws(ve, *e);
       if (*v == ',')
         v = ws(v + 1, *e);
     }
-    return false;
+    if (!hit)
+      return false;
+    *p = hit;
+    *e = hit_end;
+    return true;
   }
   if (*v != '[')
     return false;

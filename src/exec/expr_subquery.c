@@ -356,8 +356,10 @@ static bool key_types_match(lm_type a, lm_type b) {
     return true; /* both as double, -0 and NaN normalized */
   bool ta = a.id == LM_TYPE_UTF8 || a.id == LM_TYPE_LARGE_UTF8;
   bool tb = b.id == LM_TYPE_UTF8 || b.id == LM_TYPE_LARGE_UTF8;
+  /* the group table ignores a CHAR(n)'s trailing spaces: CHAR against
+   * text is compared per key, as the binder coerced the equality */
   if (ta || tb)
-    return ta && tb;
+    return ta && tb && lm_type_is_bpchar(a) == lm_type_is_bpchar(b);
   if (a.id == LM_TYPE_DECIMAL128)
     return b.id == LM_TYPE_DECIMAL128 && a.scale == b.scale;
   switch (a.id) {

@@ -3,6 +3,7 @@
  * arithmetic and comparison, with PostgreSQL's results and errors.
  */
 #include "exec/expr_types.h"
+#include "exec/expr_decmath.h"
 
 #include "exec/lm_strfn.h"
 
@@ -460,6 +461,9 @@ int lm_types_cmp(const lm_array *x, int64_t i, const lm_array *y, int64_t j) {
 
 int lm_types_decfn(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                    lm_error *err) {
+  /* sqrt, ln, log, exp, power (expr_decmath.c) */
+  if (e->args[2]->lit.v.i >= 10)
+    return lm_decmath_eval(e, in, out, err);
   lm_array **a;
   lm_builder b;
   int rc = lm_fn_begin(e, in, &a, &b, err);

@@ -113,7 +113,9 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
  * probe side): gids[j] is the group of row sel[j] (or j), or UINT32_MAX
  * when t has no group with that key. Keys encode as in lm_aggtable_lookup
  * (integers of any width as int64, floats as double with -0 = 0 and one
- * NaN; a NULL is its own value). Errors: LM_ERR_NOMEM. */
+ * NaN, a CHAR(n) without its trailing spaces when the array or the table's
+ * key type is CHAR; a NULL is its own value). A group's CHAR key is emitted
+ * as its first value, padding included. Errors: LM_ERR_NOMEM. */
 int lm_aggtable_find(lm_aggtable *t, lm_array *const *keys, const int32_t *sel,
                      int64_t n, uint32_t *gids, lm_error *err);
 int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *agg_inputs,

@@ -16,6 +16,7 @@
 
 #include "columnar/lm_columnar.h"
 #include "columnar/lm_decimal.h"
+#include "exec/lm_exec.h"
 
 struct lm_tz;
 
@@ -53,11 +54,99 @@ int lm_srf_series_init(lm_srf_series *s, lm_type type, const lm_value *start,
 int64_t lm_srf_series_fill(lm_srf_series *s, lm_builder *b, int64_t max);
 
 /* Whether `name` (lower case) is a set-returning function Laminar runs:
- * generate_series. */
+ * generate_series, string_to_table, regexp_split_to_table. */
 bool lm_srf_is_name(const char *name);
+
+/* The set-returning functions (and LM_SRF_SCALAR: a plain call in FROM,
+ * one row). */
+typedef enum lm_srf_kind {
+  LM_SRF_SCALAR,
+  LM_SRF_SERIES,          /* generate_series */
+  LM_SRF_STRING_TO_TABLE, /* string_to_table(text, delim [, null_str]) */
+  LM_SRF_REGEXP_SPLIT,    /* regexp_split_to_table(text, re [, flags]) */
+} lm_srf_kind;
+
+/* The kind of function `name` (lower case; NULL: scalar). */
+lm_srf_kind lm_srf_kind_of(const char *name);
+
+/* A compiled regexp_split_to_table pattern, reused while the pattern and
+ * flags repeat (zero-initialize; free with lm_srf_rx_free). */
+typedef struct lm_srf_rx {
+  void *code, *md; /* pcre2 code and match data */
+  char *key;       /* pattern bytes then flags (malloc'd) */
+  int32_t klen, plen;
+} lm_srf_rx;
+void lm_srf_rx_free(lm_srf_rx *rx);
+
+/* One string_to_table / regexp_split_to_table call's state: the pieces of
+ * a string (borrowed: the argument arrays must outlive the cursor). */
+typedef struct lm_srf_split {
+  lm_srf_kind kind;
+  bool done;
+  const char *s;
+  int32_t len, pos; /* bytes; pos: where the next piece starts */
+  /* string_to_table: delim (NULL pointer = each character), null_str */
+  const char *delim, *nul;
+  int32_t dlen, nlen;
+  bool has_nul;
+  /* regexp: the compiled pattern; end of the previous match; search */
+  lm_srf_rx *rx;
+  int32_t prev_end, search;
+} lm_srf_split;
+
+/* Starts a split of str (UTF8) by delim (string_to_table: NULL = each
+ * character; third: null_str or NULL) or by the regular expression delim
+ * with flags third (regexp_split_to_table; rx: the pattern cache). A NULL
+ * str (or a NULL pattern / flags) makes no rows, as PostgreSQL's strict
+ * functions. Values are borrowed. Errors: LM_ERR_EXEC 2201B (invalid
+ * regular expression), 22023 (invalid or "global" option); LM_ERR_NOMEM. */
+int lm_srf_split_init(lm_srf_split *s, lm_srf_kind kind, const lm_value *str,
+                      const lm_value *delim, const lm_value *third,
+                      lm_srf_rx *rx, lm_error *err);
+
+/* Appends up to max next pieces (UTF8) of s to b and returns how many;
+ * fewer than max only when the split ended (s->done set). */
+int64_t lm_srf_split_fill(lm_srf_split *s, lm_builder *b, int64_t max);
+
+/* ------------------------------------------- ProjectSet operator */
+
+/* One function of a ProjectSet stage: kind, arguments bound over the
+ * stage's input (already of the types the function takes: the series'
+ * output type, INTERVAL for a timestamp step, UTF8 for text splits),
+ * output type. A scalar call has one argument, its value. */
+typedef struct lm_pset_call {
+  lm_srf_kind kind;
+  const lm_bexpr *args[3];
+  int n_args;
+  lm_type out;
+  int64_t step_days; /* generate_series over TIMESTAMPTZ: lm_srf_series */
+  const struct lm_tz *tz;
+  int line, column; /* the call, for errors */
+} lm_pset_call;
+
+/* PostgreSQL's ProjectSet / a lateral function scan as an operator
+ * (exec/op_project_set.c): each input row is followed by the rows of its
+ * calls (run in lockstep, the shorter ones NULL-padded, as ROWS FROM), in
+ * batches of at most LM_SRF_BATCH_ROWS rows: out_schema's columns are the
+ * input's then one per call, then ordinality (BIGINT from 1) when `ord`.
+ * An input row whose calls make no rows gives one row of NULLs when
+ * `outer` (LEFT JOIN LATERAL ... ON TRUE), else nothing. weight_col >= 0:
+ * the input batches carry a BIGINT __weight in that column (after the
+ * input's columns); each output row repeats its input row's weight after
+ * out_schema's columns, so a retraction retracts every row the insertion
+ * made. Watermarks pass through. calls are copied; their bexprs and
+ * out_schema (a reference taken over) must outlive the operator. NULL on
+ * OOM. Errors of push: the arguments' (22023 zero step, 2201B ...). */
+lm_operator *lm_op_project_set_new(const lm_pset_call *calls, int n_calls,
+                                   bool ord, bool outer, int weight_col,
+                                   lm_schema *out_schema);
 
 /* The rows of a set-returning call Laminar cuts its output into (the
  * batch size of the ad-hoc executor's inputs). */
 #define LM_SRF_BATCH_ROWS 4096
+
+/* Gives op (from lm_op_project_set_new) arena a (malloc'd, initialized):
+ * freed with the operator (lm_arena_free, then free). */
+void lm_op_project_set_own(lm_operator *op, lm_arena *a);
 
 #endif

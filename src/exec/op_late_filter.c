@@ -8,12 +8,13 @@
  */
 #include <stdlib.h>
 
+#include "columnar/lm_temporal.h"
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
 
 void lm_wm_observe(int64_t x, int64_t delay_us, int64_t skew_us,
                    int64_t *max_ts, int64_t *cand, int64_t *wm) {
-  if (x <= *max_ts)
+  if (x <= *max_ts || !lm_ts_finite(x)) /* 'infinity' does not move it */
     return;
   if (skew_us > 0 && *max_ts != INT64_MIN &&
       (__int128)x - *max_ts > (__int128)skew_us) {

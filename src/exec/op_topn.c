@@ -5,10 +5,14 @@
  * State: per partition (partition key -> dense id through an lm_aggtable
  * without aggregates), the retained rows sorted by (ORDER BY keys, arrival
  * sequence): ties, exact duplicates included, rank in arrival order, the
- * earlier row first (as Flink). Over an append-only input only the top N
- * rows of a partition are kept (a row that falls out can never come back);
- * over a changelog input every live row is kept, so that when a top row is
- * retracted the next-best one takes its place.
+ * earlier row first (as Flink's Top-N). Except plan->topn_ties_last
+ * (deduplication keeping the last row: rn = 1 ordered by the input's time
+ * attribute DESC over an append-only input, lm_plan_topn_time_attr): a row
+ * equal to the kept one replaces it, as Flink's keep-last deduplication
+ * does (replace when currentRowtime >= prevRowtime). Over an append-only input
+ * only the top N rows of a partition are kept (a row that falls out can never
+ * come back); over a changelog input every live row is kept, so that when a top
+ * row is retracted the next-best one takes its place.
  *
  * A row is a reference into a retained "staged" batch, [subquery
  * columns..., ORDER BY values...] evaluated once per input batch.
@@ -171,14 +175,20 @@ static int remove_at(topn_op *t, tn_part *p, int64_t pos) {
   return 0;
 }
 
-/* Inserts one copy of staged row x. */
+/* Inserts one copy of staged row x (at its rank: after its ties, or before
+ * them when plan->topn_ties_last). */
 static int insert_row(topn_op *t, tn_part *p, lm_batch *b, int64_t x) {
   int64_t lim = t->plan->topn_limit;
-  /* append-only: a row after the N-th (ties arrived earlier) never enters */
-  if (!t->retain_all && p->n >= lim &&
-      order_cmp(t, p->rows[lim - 1]->b, p->rows[lim - 1]->i, b, x) <= 0)
-    return 0;
-  int64_t pos = upper_pos(t, p, b, x);
+  /* ties_last (keep-last dedup): a row goes before its ties, so it replaces
+   * an equal one; otherwise after them (they arrived earlier) */
+  bool last = t->plan->topn_ties_last;
+  /* append-only: a row after the N-th never enters */
+  if (!t->retain_all && p->n >= lim) {
+    int c = order_cmp(t, p->rows[lim - 1]->b, p->rows[lim - 1]->i, b, x);
+    if (last ? c < 0 : c <= 0)
+      return 0;
+  }
+  int64_t pos = last ? lower_pos(t, p, b, x) : upper_pos(t, p, b, x);
   tn_row *r = calloc(1, sizeof *r);
   if (!r || grow((void **)&p->rows, &p->cap, p->n + 1, sizeof *p->rows)) {
     free(r);

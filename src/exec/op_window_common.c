@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/lm_temporal.h"
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
 
@@ -193,7 +194,8 @@ void lm_window_split_late(const lm_array *tc, int64_t n, int64_t horizon,
   const int64_t *ts = lm_array_i64(tc);
   int64_t k = 0, l = 0;
   for (int64_t i = 0; i < n; i++) {
-    if (lm_array_is_null(tc, i) || ts[i] < horizon)
+    /* no time a window can hold: NULL, 'infinity', '-infinity' */
+    if (lm_array_is_null(tc, i) || ts[i] < horizon || !lm_ts_finite(ts[i]))
       late[l++] = (int32_t)i;
     else if (!wts || wts[i] != 0)
       sel[k++] = (int32_t)i;

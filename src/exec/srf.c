@@ -1,14 +1,30 @@
 /*
  * exec/srf.c — generate_series cursors (exec/lm_srf.h).
  */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/lm_srf.h"
+#include <stdio.h>
+
+lm_srf_kind lm_srf_kind_of(const char *name) {
+  if (!name)
+    return LM_SRF_SCALAR;
+  if (!strcmp(name, "generate_series"))
+    return LM_SRF_SERIES;
+  if (!strcmp(name, "string_to_table"))
+    return LM_SRF_STRING_TO_TABLE;
+  if (!strcmp(name, "regexp_split_to_table"))
+    return LM_SRF_REGEXP_SPLIT;
+  return LM_SRF_SCALAR;
+}
 
 bool lm_srf_is_name(const char *name) {
-  return name && !strcmp(name, "generate_series");
+  return lm_srf_kind_of(name) != LM_SRF_SCALAR;
 }
 
 static bool is_ts(lm_type t) {
@@ -119,6 +135,36 @@ int64_t lm_srf_series_fill(lm_srf_series *s, lm_builder *b, int64_t max) {
     hi = INT32_MAX;
   }
   bool ts = is_ts(s->type);
+  if (!ts && !b->validity && s->step != 0) { /* integers: whole runs */
+    while (!s->done && n < max) {
+      if (up ? s->cur > s->stop : s->cur < s->stop) {
+        s->done = true;
+        break;
+      }
+      /* values left: (stop - cur) / step + 1, exactly (128-bit) */
+      __int128 left = ((__int128)s->stop - s->cur) / s->step + 1;
+      int64_t take = left < max - n ? (int64_t)left : max - n;
+      if (b->capacity - b->length < take && lm_builder_grow(b, take))
+        return n;
+      int64_t v = s->cur, st = s->step;
+      if (s->type.id == LM_TYPE_INT32) {
+        int32_t *o = (int32_t *)b->values + b->length;
+        for (int64_t i = 0; i < take; i++, v += st)
+          o[i] = (int32_t)v;
+      } else {
+        int64_t *o = (int64_t *)b->values + b->length;
+        for (int64_t i = 0; i < take; i++)
+          o[i] = v + i * st;
+      }
+      b->length += take;
+      n += take;
+      if (take == left)
+        s->done = true; /* the last value: the next would pass stop */
+      else
+        s->cur += take * st; /* within [cur, stop]: no overflow */
+    }
+    return n;
+  }
   while (!s->done && n < max) {
     if (up ? s->cur > s->stop : s->cur < s->stop) {
       s->done = true;
@@ -133,6 +179,208 @@ int64_t lm_srf_series_fill(lm_srf_series *s, lm_builder *b, int64_t max) {
       s->done = true; /* PostgreSQL stops before overflowing */
     else
       s->cur = nx;
+  }
+  return n;
+}
+
+/* ------------------------------------------------------- text splits */
+
+void lm_srf_rx_free(lm_srf_rx *rx) {
+  pcre2_match_data_free(rx->md);
+  pcre2_code_free(rx->code);
+  free(rx->key);
+  memset(rx, 0, sizeof *rx);
+}
+
+static int ex_err(lm_error *err, const char *state, const char *msg) {
+  lm_err(err, LM_ERR_EXEC, "%s", msg);
+  return lm_err_state(err, state);
+}
+
+/* Compiles pattern p (pl bytes) with flags f (fl bytes) unless rx holds
+ * them already. */
+static int rx_get(lm_srf_rx *rx, const char *p, int32_t pl, const char *f,
+                  int32_t fl, lm_error *err) {
+  if (rx->code && rx->klen == pl + fl && rx->plen == pl &&
+      !memcmp(rx->key, p, (size_t)pl) && !memcmp(rx->key + pl, f, (size_t)fl))
+    return 0;
+  uint32_t opts = PCRE2_UTF | PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY;
+  for (int32_t k = 0; k < fl; k++) {
+    char c = f[k];
+    if (c == 'i')
+      opts |= PCRE2_CASELESS;
+    else if (c == 'c')
+      opts &= ~(uint32_t)PCRE2_CASELESS;
+    else if (c == 'x')
+      opts |= PCRE2_EXTENDED;
+    else if (c == 't')
+      opts &= ~(uint32_t)PCRE2_EXTENDED;
+    else if (c == 'q')
+      opts |= PCRE2_LITERAL;
+    else if (c == 'n' || c == 'w')
+      opts = (opts & ~(uint32_t)(PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY)) |
+             PCRE2_MULTILINE;
+    else if (c == 's' || c == 'p')
+      opts = (opts & ~(uint32_t)PCRE2_MULTILINE) | PCRE2_DOTALL |
+             PCRE2_DOLLAR_ENDONLY;
+    else if (c == 'g')
+      return ex_err(err, "22023",
+                    "regexp_split_to_table() does not support the "
+                    "\"global\" option");
+    else {
+      char m[80];
+      snprintf(m, sizeof m, "invalid regular expression option: \"%c\"", c);
+      return ex_err(err, "22023", m);
+    }
+  }
+  if (opts & PCRE2_LITERAL)
+    opts &= PCRE2_LITERAL | PCRE2_CASELESS | PCRE2_UTF;
+  lm_srf_rx_free(rx);
+  int ec;
+  PCRE2_SIZE off;
+  pcre2_code *code =
+      pcre2_compile((PCRE2_SPTR)p, (size_t)pl, opts, &ec, &off, NULL);
+  if (!code) {
+    PCRE2_UCHAR buf[256];
+    char m[400];
+    pcre2_get_error_message(ec, buf, sizeof buf);
+    snprintf(m, sizeof m, "invalid regular expression: %s (at offset %zu)",
+             (const char *)buf, (size_t)off);
+    return ex_err(err, "2201B", m);
+  }
+  (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+  rx->code = code;
+  rx->md = pcre2_match_data_create_from_pattern(code, NULL);
+  rx->key = malloc((size_t)(pl + fl) + 1);
+  if (!rx->md || !rx->key) {
+    lm_srf_rx_free(rx);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  memcpy(rx->key, p, (size_t)pl);
+  memcpy(rx->key + pl, f, (size_t)fl);
+  rx->klen = pl + fl;
+  rx->plen = pl;
+  return 0;
+}
+
+int lm_srf_split_init(lm_srf_split *s, lm_srf_kind kind, const lm_value *str,
+                      const lm_value *delim, const lm_value *third,
+                      lm_srf_rx *rx, lm_error *err) {
+  memset(s, 0, sizeof *s);
+  s->kind = kind;
+  if (str->is_null) {
+    s->done = true;
+    return 0;
+  }
+  s->s = str->v.s.p;
+  s->len = str->v.s.len;
+  if (kind == LM_SRF_STRING_TO_TABLE) {
+    if (!s->len) { /* PostgreSQL: an empty string has no pieces */
+      s->done = true;
+      return 0;
+    }
+    if (!delim->is_null) {
+      s->delim = delim->v.s.p ? delim->v.s.p : "";
+      s->dlen = delim->v.s.len;
+    }
+    if (third && !third->is_null) {
+      s->has_nul = true;
+      s->nul = third->v.s.p;
+      s->nlen = third->v.s.len;
+    }
+    return 0;
+  }
+  if (delim->is_null || (third && third->is_null)) {
+    s->done = true;
+    return 0;
+  }
+  s->rx = rx;
+  return rx_get(rx, delim->v.s.p ? delim->v.s.p : "", delim->v.s.len,
+                third ? third->v.s.p : "", third ? third->v.s.len : 0, err);
+}
+
+/* Bytes of the UTF-8 character at p (1 for a stray byte). */
+static int32_t u8len(const char *p, int32_t left) {
+  unsigned char c = (unsigned char)*p;
+  int32_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  return n > left ? left : n;
+}
+
+static void put_piece(lm_srf_split *s, lm_builder *b, const char *p,
+                      int32_t n) {
+  if (s->has_nul && n == s->nlen && !memcmp(p, s->nul, (size_t)n))
+    lm_builder_append_null(b);
+  else
+    lm_builder_append_str(b, p, n);
+}
+
+int64_t lm_srf_split_fill(lm_srf_split *s, lm_builder *b, int64_t max) {
+  int64_t n = 0;
+  while (!s->done && n < max) {
+    const char *rest = s->s + s->pos;
+    int32_t left = s->len - s->pos;
+    if (s->kind == LM_SRF_STRING_TO_TABLE) {
+      if (!s->delim) { /* each character */
+        if (left <= 0) {
+          s->done = true;
+          break;
+        }
+        int32_t k = u8len(rest, left);
+        put_piece(s, b, rest, k);
+        s->pos += k;
+        n++;
+        continue;
+      }
+      const char *hit = NULL;
+      if (s->dlen)
+        for (int32_t i = 0; i + s->dlen <= left; i++)
+          if (rest[i] == s->delim[0] &&
+              !memcmp(rest + i, s->delim, (size_t)s->dlen)) {
+            hit = rest + i;
+            break;
+          }
+      if (!hit) { /* the last piece */
+        put_piece(s, b, rest, left);
+        s->done = true;
+        n++;
+        break;
+      }
+      put_piece(s, b, rest, (int32_t)(hit - rest));
+      s->pos += (int32_t)(hit - rest) + s->dlen;
+      n++;
+      continue;
+    }
+    /* regexp: PostgreSQL's split skips a match that is empty at the start
+     * or end of the string or right after the previous match */
+    int32_t ms = -1, me = -1;
+    pcre2_match_data *md = s->rx->md;
+    while (s->search <= s->len) {
+      int r = pcre2_match(s->rx->code, (PCRE2_SPTR)s->s, (size_t)s->len,
+                          (size_t)s->search, 0, md, NULL);
+      if (r < 0)
+        break;
+      PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+      int32_t so = (int32_t)ov[0], eo = (int32_t)ov[1];
+      bool keep = so < s->len && eo > s->prev_end;
+      s->prev_end = eo;
+      s->search = eo;
+      if (so == eo)
+        s->search += so < s->len ? u8len(s->s + so, s->len - so) : 1;
+      if (keep) {
+        ms = so;
+        me = eo;
+        break;
+      }
+    }
+    if (ms < 0) { /* the rest of the string */
+      lm_builder_append_str(b, rest, left);
+      s->done = true;
+      n++;
+      break;
+    }
+    lm_builder_append_str(b, rest, ms - s->pos);
+    s->pos = me;
+    n++;
   }
   return n;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/lm_decimal.h"
+
 /* ------------------------------------------------------------ compare */
 
 static bool is_null_at(const lm_array *a, int64_t i) {
@@ -214,15 +216,20 @@ int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
       return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                        "%s() OVER (...) of %s is not supported", c->fn,
                        lm_type_name(t));
-    *out = lm_type_make(LM_TYPE_FLOAT64);
+    /* avg of integers: numeric, as the GROUP BY aggregate (docs/aggregates) */
+    *out = k == WF_AVG && is_int_type(t.id) ? lm_type_decimal128(38, 16)
+                                            : lm_type_make(LM_TYPE_FLOAT64);
     return 0;
   case WF_SUM:
     if (is_float_type(t.id))
       *out = lm_type_make(LM_TYPE_FLOAT64);
     else if (t.id == LM_TYPE_INTERVAL)
       *out = t;
-    else if (is_int_type(t.id))
+    else if (t.id == LM_TYPE_INT8 || t.id == LM_TYPE_INT16 ||
+             t.id == LM_TYPE_INT32)
       *out = lm_type_make(LM_TYPE_INT64);
+    else if (is_int_type(t.id)) /* sum(int8) is numeric */
+      *out = lm_type_decimal128(38, 0);
     else
       return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                        "sum() OVER (...) of %s is not supported",
@@ -579,6 +586,7 @@ typedef struct res {
   double *f;    /* FLOAT64 results */
   int32_t *src; /* take index (-1 = NULL) for value-returning functions */
   uint8_t *null;
+  lm_i128 *d; /* DECIMAL128 results (numeric SUM / AVG), or NULL */
 } res;
 
 /* Binary search in positions [lo, hi) of perm (order key a, sorted by the
@@ -700,9 +708,13 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
   lm_buf_init(&sb);
   res r = {malloc(sizeof(int64_t) * (size_t)(n + 1)),
            malloc(sizeof(double) * (size_t)(n + 1)),
-           malloc(sizeof(int32_t) * (size_t)(n + 1)), calloc((size_t)n + 1, 1)};
+           malloc(sizeof(int32_t) * (size_t)(n + 1)), calloc((size_t)n + 1, 1),
+           t.id == LM_TYPE_DECIMAL128
+               ? malloc(sizeof(lm_i128) * (size_t)(n + 1))
+               : NULL};
   if (!perm || !tmp || !pgs || !pge || !gi || !gst || !dq || !r.i || !r.f ||
-      !r.src || !r.null || (ex && !dq2)) {
+      !r.src || !r.null || (ex && !dq2) ||
+      (t.id == LM_TYPE_DECIMAL128 && !r.d)) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto done;
   }
@@ -972,6 +984,8 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           lm_err_state(err, "22003");
         } else if (is_float_type(a0->type.id)) {
           r.f[row] = acc_fsum(rs);
+        } else if (r.d) {
+          r.d[row] = rs->isum; /* < 2^126: 38 digits */
         } else if (rs->isum > INT64_MAX || rs->isum < INT64_MIN) {
           rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
                          "bigint out of range (sum() OVER (...))");
@@ -988,7 +1002,13 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           lm_err_state(err, "22003");
         } else if (is_float_type(a0->type.id))
           r.f[row] = acc_fsum(rs) / (double)rs->cnt;
-        else
+        else if (r.d) {
+          if (lm_dec_quotient(rs->isum, 0, rs->cnt, 0, t.scale, &r.d[row])) {
+            rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                           "numeric field overflow");
+            lm_err_state(err, "22003");
+          }
+        } else
           r.f[row] = (double)((long double)rs->isum / (long double)rs->cnt);
         break;
       case WF_VAR_SAMP:
@@ -1095,6 +1115,8 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
       lm_builder_append_str(&b, sb.data ? sb.data + r.i[i] : "", r.src[i]);
     else if (t.id == LM_TYPE_FLOAT64)
       lm_builder_append_double(&b, r.f[i]);
+    else if (t.id == LM_TYPE_DECIMAL128)
+      lm_dec_append(&b, r.d[i]);
     else if (t.id == LM_TYPE_BOOL)
       lm_builder_append_bool(&b, r.i[i] != 0);
     else
@@ -1118,5 +1140,6 @@ done:
   free(r.f);
   free(r.src);
   free(r.null);
+  free(r.d);
   return rc;
 }

@@ -77,6 +77,9 @@ lm_bexpr *lm_bind_expr(lm_bctx *c, const lm_expr *e);
  * position of `at` (may be NULL), in c->arena. NULL on OOM (err set). */
 lm_bexpr *lm_bind_node(lm_bctx *c, lm_bexpr_kind kind, lm_type type,
                        const lm_expr *at, int n_args);
+/* A BIGINT literal v at `at`'s position, in c->arena (bind_types.c). NULL on
+ * OOM (err set). */
+lm_bexpr *lm_bind_int64_lit(lm_bctx *c, const lm_expr *at, int64_t v);
 /* Sets LM_ERR_BIND at `at`'s line:column with fmt (up to two %s: a, b);
  * returns the error code. */
 int lm_bind_fail(lm_bctx *c, const lm_expr *at, const char *fmt, const char *a,
@@ -207,6 +210,12 @@ int lm_bind_lit_scale(const char *text);
 lm_bexpr *lm_bind_lit_exact(lm_bctx *c, lm_bexpr *x);
 /* round/trunc/abs/ceil/floor/sign of a DECIMAL and length/octet_length/
  * md5 of a BYTEA (args bound): *handled false when e is none of them. */
+/* sqrt, ln, log, log10, exp, power / pow over PostgreSQL numeric arguments
+ * (a DECIMAL or a decimal constant, the others integers): true with *out
+ * the bound node (NULL with c->err set on failure); false when e is not
+ * one of them (decmath_bind.c). */
+bool lm_bind_decmath(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                     lm_bexpr **out);
 lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
                              bool *handled);
 /* Aggregates of DECIMAL(p, s) run over CAST(x * 10^s AS BIGINT) (exact
@@ -227,6 +236,10 @@ lm_bexpr *lm_bind_dec_rescale(lm_bctx *c, const lm_expr *at, lm_bexpr *r,
  * (the same, but real with an integer is real). */
 lm_type lm_bind_num_type(const lm_bexpr *x);
 lm_type lm_bind_num_merge(lm_type a, lm_type b, bool arith);
+/* An output column of a SELECT list (x as bound there): an integer
+ * literal that fits INTEGER becomes an INTEGER literal (PostgreSQL: `SELECT
+ * 1` is int4), in place; anything else is returned unchanged. */
+lm_bexpr *lm_bind_out_int4(lm_bexpr *x);
 /* pg_typeof(x) for the bound argument x: a VARCHAR literal of PostgreSQL's
  * name of x's type ('integer', 'real', 'numeric' for a decimal constant,
  * 'unknown' for a string constant) at e. NULL on out of memory. */
@@ -248,5 +261,37 @@ lm_type lm_bind_num_real(lm_type t, lm_bexpr *const *args, int n, int n_pairs);
 lm_bexpr *lm_bind_subquery(lm_bctx *c, const lm_expr *e);
 lm_bexpr *lm_bind_outer_ref(lm_bctx *c, const lm_expr *e, bool *failed);
 bool lm_expr_has_subquery(const lm_expr *e);
+
+/* PostgreSQL's "unknown" (bind_pgerr.c). lm_bind_is_unknown: whether x,
+ * bound from ast, is a quoted string literal (not cast). lm_bind_pg_type_of:
+ * PostgreSQL's name of x's type (an integer literal is integer, a quoted
+ * literal unknown). lm_bind_unknown_arith: for a op b (e a BINARY node)
+ * with one quoted-literal operand, casts it to the type PostgreSQL
+ * resolves (the other operand's; interval after timestamp +; float8 after
+ * interval * /); 0 (also when nothing applies), -1 with c->err set (a
+ * literal that does not convert: 22P02 / 22007 at the literal; 42725 for
+ * date + unknown). lm_bind_op_undefined: sets 42883 "operator does not
+ * exist: integer + text" (42725 "operator is not unique" when unique) at
+ * e's operator token; returns NULL. lm_bind_default_state: records the
+ * SQLSTATE the bind message msg describes when err has none. */
+bool lm_bind_is_unknown(const lm_expr *ast, const lm_bexpr *x);
+const char *lm_bind_pg_type_of(const lm_expr *ast, const lm_bexpr *x);
+int lm_bind_unknown_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
+                          lm_bexpr **pb);
+lm_bexpr *lm_bind_op_undefined(lm_bctx *c, const lm_expr *e, lm_op op,
+                               const lm_bexpr *a, const lm_bexpr *b,
+                               bool unique);
+void lm_bind_default_state(lm_error *err, const char *msg);
+/* A quoted-literal member x (bound from ast) of a COALESCE / CASE whose
+ * other members have the common type *t (LM_TYPE_NULL: none): *t becomes
+ * text when there is none, a DECIMAL widened to the literal's digits; the
+ * caller then casts x to *t. -1 with c->err set (22P02 not a number). */
+int lm_bind_unknown_member(lm_bctx *c, const lm_expr *ast, lm_bexpr *x,
+                           lm_type *t);
+/* An aggregate call e (in a subquery) whose bound argument arg reads only
+ * enclosing queries' values belongs to the outer query (SQL standard,
+ * PostgreSQL), which Laminar does not do: 0A000 at e, returns
+ * LM_ERR_BIND; 0 when arg reads its own input (or no outer value). */
+int lm_bind_agg_outer_only(lm_bctx *c, const lm_expr *e, const lm_bexpr *arg);
 
 #endif

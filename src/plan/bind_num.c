@@ -33,6 +33,13 @@ lm_type lm_bind_num_type(const lm_bexpr *x) {
   return t;
 }
 
+lm_bexpr *lm_bind_out_int4(lm_bexpr *x) {
+  if (x && x->kind == LM_BX_LITERAL && x->type.id == LM_TYPE_INT64 &&
+      x->lit_int4 && !x->lit.is_null)
+    x->type = x->lit.type = lm_type_make(LM_TYPE_INT32);
+  return x;
+}
+
 lm_type lm_bind_num_merge(lm_type a, lm_type b, bool arith) {
   if (is_null(a))
     a = b;

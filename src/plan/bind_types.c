@@ -152,6 +152,16 @@ int lm_bind_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
     *out = d->type;
     return 0;
   }
+  if (x->kind == LM_BX_LITERAL && !x->lit.is_null &&
+      x->type.id == LM_TYPE_UTF8) {
+    /* a quoted literal that is no number: PostgreSQL's numeric_in error,
+     * at the literal */
+    int len = (int)(x->lit.v.s.len > 200 ? 200 : x->lit.v.s.len);
+    lm_err_at(c->err, LM_ERR_BIND, x->line, x->column,
+              "invalid input syntax for type numeric: \"%.*s\"", len,
+              x->lit.v.s.p);
+    return lm_err_state(c->err, "22P02");
+  }
   return lm_bind_fail(c, at,
                       "NUMERIC without (precision, scale) is supported for "
                       "constants, integers and DECIMAL values only, not %s; "
@@ -424,7 +434,9 @@ lm_bexpr *lm_bind_dec_rescale(lm_bctx *c, const lm_expr *at, lm_bexpr *r,
   return m ? lm_bind_cast(c, m, t) : NULL;
 }
 
-static lm_bexpr *int_lit(lm_bctx *c, const lm_expr *at, int64_t v) {
+/* A BIGINT literal v bound at `at` (arena-owned; NULL on allocation failure,
+ * with c's error set). */
+lm_bexpr *lm_bind_int64_lit(lm_bctx *c, const lm_expr *at, int64_t v) {
   lm_bexpr *b =
       lm_bind_node(c, LM_BX_LITERAL, lm_type_make(LM_TYPE_INT64), at, 0);
   if (b) {
@@ -500,7 +512,8 @@ lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
   if (p < 1)
     p = 1;
   lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, lm_type_decimal128(p, s), e, 3);
-  lm_bexpr *dl = int_lit(c, e, d), *wl = int_lit(c, e, which);
+  lm_bexpr *dl = lm_bind_int64_lit(c, e, d),
+           *wl = lm_bind_int64_lit(c, e, which);
   if (!r || !dl || !wl)
     return NULL;
   r->fn = LM_FN_DECIMAL_FN;
@@ -618,13 +631,15 @@ int lm_bind_tz_part(lm_bctx *c, const lm_expr *e, lm_bexpr **args, bool trunc,
   utc->tz = lm_tz_utc();
   lm_bexpr *d = lm_bind_binary(c, e, LM_OP_SUB, loc, utc);
   d = d ? lm_bind_cast(c, d, lm_type_make(LM_TYPE_INT64)) : NULL;
-  d = d ? lm_bind_binary(c, e, LM_OP_DIV, d, int_lit(c, e, LM_US_PER_SEC))
+  d = d ? lm_bind_binary(c, e, LM_OP_DIV, d,
+                         lm_bind_int64_lit(c, e, LM_US_PER_SEC))
         : NULL;
   if (d && !strcasecmp(u, "timezone_hour"))
-    d = lm_bind_binary(c, e, LM_OP_DIV, d, int_lit(c, e, 3600));
+    d = lm_bind_binary(c, e, LM_OP_DIV, d, lm_bind_int64_lit(c, e, 3600));
   if (d && !strcasecmp(u, "timezone_minute")) {
-    d = lm_bind_binary(c, e, LM_OP_DIV, d, int_lit(c, e, 60));
-    d = d ? lm_bind_binary(c, e, LM_OP_MOD, d, int_lit(c, e, 60)) : NULL;
+    d = lm_bind_binary(c, e, LM_OP_DIV, d, lm_bind_int64_lit(c, e, 60));
+    d = d ? lm_bind_binary(c, e, LM_OP_MOD, d, lm_bind_int64_lit(c, e, 60))
+          : NULL;
   }
   d = d ? lm_bind_cast(c, d, lm_type_make(LM_TYPE_FLOAT64)) : NULL;
   if (!d)

@@ -11,10 +11,13 @@
 
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/expr_inset.h"
 #include "exec/lm_strfn.h" /* lm_pg_type_name */
 #include "plan/bind_internal.h"
 
-#define LM_BIND_MAX_DEPTH 256
+/* the parser's limit (LM_SQL_MAX_DEPTH) plus room for the nodes the
+ * binder builds itself; the stack check usually stops first */
+#define LM_BIND_MAX_DEPTH 10100
 
 lm_bexpr *lm_bind_expr(lm_bctx *c, const lm_expr *e);
 
@@ -48,8 +51,11 @@ int lm_bind_fail(lm_bctx *c, const lm_expr *at, const char *fmt, const char *a,
   char msg[600];
   snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
   if (at)
-    return lm_err_at(c->err, LM_ERR_BIND, at->line, at->column, "%s", msg);
-  return lm_err(c->err, LM_ERR_BIND, "%s", msg);
+    lm_err_at(c->err, LM_ERR_BIND, at->line, at->column, "%s", msg);
+  else
+    lm_err(c->err, LM_ERR_BIND, "%s", msg);
+  lm_bind_default_state(c->err, msg); /* bind_pgerr.c */
+  return LM_ERR_BIND;
 }
 
 /* Wraps x in a cast to t unless it already has type t. NULL literals are
@@ -79,6 +85,30 @@ lm_bexpr *lm_bind_cast(lm_bctx *c, lm_bexpr *x, lm_type t) {
   b->column = x->column;
   b->args[0] = x;
   return b;
+}
+
+static bool numeric_origin(const lm_bexpr *x) {
+  switch (x->kind) {
+  case LM_BX_LITERAL:
+    return lm_type_is_integer(x->type) || x->type.id == LM_TYPE_DECIMAL128 ||
+           (x->type.id == LM_TYPE_FLOAT64 && x->lit_text);
+  case LM_BX_COLUMN:
+    return lm_type_is_integer(x->type) || x->type.id == LM_TYPE_DECIMAL128;
+  case LM_BX_CAST:
+    return x->type.id == LM_TYPE_FLOAT64 && numeric_origin(x->args[0]);
+  case LM_BX_UNARY:
+    return x->op == LM_OP_NEG && numeric_origin(x->args[0]);
+  case LM_BX_BINARY:
+    return (x->op == LM_OP_ADD || x->op == LM_OP_SUB || x->op == LM_OP_MUL ||
+            x->op == LM_OP_DIV || x->op == LM_OP_MOD) &&
+           numeric_origin(x->args[0]) && numeric_origin(x->args[1]);
+  default:
+    return false;
+  }
+}
+
+bool lm_bexpr_numeric_origin(const lm_bexpr *x) {
+  return x && x->type.id == LM_TYPE_FLOAT64 && numeric_origin(x);
 }
 
 bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
@@ -212,7 +242,10 @@ static bool lit_needs_numeric(const char *t) {
   return sig > 15;
 }
 
-static lm_bexpr *literal(lm_bctx *c, const lm_expr *e) {
+/* not inlined: its locals stay off the stack of lm_bind_expr's recursion
+ * (a 4,000-term chain must fit, as in PostgreSQL) */
+__attribute__((noinline)) static lm_bexpr *literal(lm_bctx *c,
+                                                   const lm_expr *e) {
   lm_type t;
   if (e->lit == LM_LIT_DECIMAL && isinf(e->dval)) {
     literal_overflow(c, e);
@@ -358,7 +391,10 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
   return b;
 }
 
-static lm_bexpr *column(lm_bctx *c, const lm_expr *e) {
+/* not inlined: its locals stay off the stack of lm_bind_expr's recursion
+ * (a 4,000-term chain must fit, as in PostgreSQL) */
+__attribute__((noinline)) static lm_bexpr *column(lm_bctx *c,
+                                                  const lm_expr *e) {
   if (c->scope && !c->post && c->in)
     return scope_column(c, e);
   if (!c->post &&
@@ -432,10 +468,25 @@ static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
      * literal is read as CHAR too */
     lm_type v = lm_type_make(LM_TYPE_UTF8);
     if (ta.id == LM_TYPE_UTF8 && tb.id == LM_TYPE_UTF8) {
-      if (a->kind == LM_BX_LITERAL)
+      /* (not a literal cast to text: 'x  '::text is text) */
+      bool two = at && at->kind == LM_EXPR_BINARY && at->n_args == 2;
+      if (a->kind == LM_BX_LITERAL &&
+          !(two && at->args[0]->kind == LM_EXPR_CAST))
         a = lm_bind_cast(c, a, lm_type_bpchar());
-      if (b->kind == LM_BX_LITERAL)
+      if (b->kind == LM_BX_LITERAL &&
+          !(two && at->args[1]->kind == LM_EXPR_CAST))
         b = lm_bind_cast(c, b, lm_type_bpchar());
+      /* a VARCHAR column against CHAR(n) is read as CHAR (PostgreSQL
+       * picks bpchareq for bpchar = varchar: the varchar's trailing
+       * spaces do not count either); other text (a function's result,
+       * `::text`) stays text, as PostgreSQL's texteq for text = bpchar */
+      bool sub = at && at->kind == LM_EXPR_SUBQUERY && at->n_args >= 1;
+      if ((two || sub) && lm_type_is_bpchar(b->type) &&
+          at->args[0]->kind == LM_EXPR_COLUMN)
+        a = lm_bind_cast(c, a, lm_type_bpchar());
+      if (lm_type_is_bpchar(a->type) &&
+          (sub || (two && at->args[1]->kind == LM_EXPR_COLUMN)))
+        b = lm_bind_cast(c, b, lm_type_bpchar()); /* (x IN (SELECT col)) */
       *pa = lm_bind_cast(c, a, v);
       *pb = lm_bind_cast(c, b, v);
       return *pa && *pb ? 0 : -1;
@@ -467,8 +518,10 @@ static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
     *pb = lm_bind_cast(c, b, ta);
     return 0;
   }
-  return lm_bind_fail(c, at, "cannot compare %s with %s", lm_type_name(ta),
-                      lm_type_name(tb));
+  lm_bind_op_undefined(c, at,
+                       at && at->kind == LM_EXPR_BINARY ? at->op : LM_OP_EQ, a,
+                       b, false); /* bind_pgerr.c */
+  return LM_ERR_BIND;
 }
 
 lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
@@ -479,10 +532,29 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   switch (op) {
   case LM_OP_AND:
   case LM_OP_OR:
+    /* a quoted literal is read as boolean (22P02 when it is none) */
+    if (e && e->kind == LM_EXPR_BINARY && e->n_args == 2) {
+      if (lm_bind_is_unknown(e->args[0], a) &&
+          !(a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_BOOL))))
+        return NULL;
+      if (lm_bind_is_unknown(e->args[1], b) &&
+          !(b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_BOOL))))
+        return NULL;
+      ta = a->type, tb = b->type;
+    }
     if (!(ta.id == LM_TYPE_BOOL || is_null(ta)) ||
         !(tb.id == LM_TYPE_BOOL || is_null(tb))) {
-      lm_bind_fail(c, e, "%s needs BOOLEAN operands",
-                   op == LM_OP_AND ? "AND" : "OR", NULL);
+      /* PostgreSQL: 42804 at the operand that is not boolean */
+      bool bad_a = !(ta.id == LM_TYPE_BOOL || is_null(ta));
+      const lm_expr *ast = e && e->kind == LM_EXPR_BINARY && e->n_args == 2
+                               ? e->args[bad_a ? 0 : 1]
+                               : e;
+      char what[200];
+      snprintf(what, sizeof what, "argument of %s must be type boolean, not",
+               op == LM_OP_AND ? "AND" : "OR");
+      lm_bind_fail(c, ast, "%s type %s", what,
+                   lm_bind_pg_type_of(ast == e ? NULL : ast, bad_a ? a : b));
+      lm_err_state(c->err, "42804");
       return NULL;
     }
     a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_BOOL));
@@ -527,8 +599,30 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   case LM_OP_MUL:
   case LM_OP_DIV:
   case LM_OP_MOD: {
+    /* a quoted literal takes the other operand's type (bind_pgerr.c) */
+    if (lm_bind_unknown_arith(c, e, op, &a, &b))
+      return NULL;
+    ta = a->type, tb = b->type;
     bool ts_a = ta.id == LM_TYPE_TIMESTAMP, ts_b = tb.id == LM_TYPE_TIMESTAMP;
     bool iv_a = ta.id == LM_TYPE_INTERVAL, iv_b = tb.id == LM_TYPE_INTERVAL;
+    /* interval * / number: a float8 factor, BIGINT for an integer (exact
+     * and faster, the same results: exec/expr_interval.c) */
+    if ((op == LM_OP_MUL || op == LM_OP_DIV) && iv_a &&
+        (is_num(tb) || is_null(tb) || tb.id == LM_TYPE_DECIMAL128))
+      tb = (b = lm_bind_cast(
+                c, b,
+                lm_type_make(is_int(tb) ? LM_TYPE_INT64 : LM_TYPE_FLOAT64)))
+               ? b->type
+               : tb;
+    if (op == LM_OP_MUL && iv_b &&
+        (is_num(ta) || is_null(ta) || ta.id == LM_TYPE_DECIMAL128))
+      ta = (a = lm_bind_cast(
+                c, a,
+                lm_type_make(is_int(ta) ? LM_TYPE_INT64 : LM_TYPE_FLOAT64)))
+               ? a->type
+               : ta;
+    if (!a || !b)
+      return NULL;
     if (is_null(ta) && !is_null(tb)) {
       a = lm_bind_cast(c, a, tb);
       ta = tb;
@@ -548,11 +642,9 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
       rt = lm_type_make(LM_TYPE_INTERVAL);
     } else if (iv_a && iv_b && (op == LM_OP_ADD || op == LM_OP_SUB)) {
       rt = lm_type_make(LM_TYPE_INTERVAL);
-    } else if (iv_a && is_int(tb) && (op == LM_OP_MUL || op == LM_OP_DIV)) {
-      b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_INT64));
-      rt = lm_type_make(LM_TYPE_INTERVAL);
-    } else if (is_int(ta) && iv_b && op == LM_OP_MUL) {
-      a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_INT64));
+    } else if (iv_a && is_num(tb) && (op == LM_OP_MUL || op == LM_OP_DIV)) {
+      rt = lm_type_make(LM_TYPE_INTERVAL); /* (cast above) */
+    } else if (is_num(ta) && iv_b && op == LM_OP_MUL) {
       rt = lm_type_make(LM_TYPE_INTERVAL);
     } else if ((is_num(ta) || is_null(ta)) && (is_num(tb) || is_null(tb))) {
       /* int2 / int4 / int8 and real / double as PostgreSQL (bind_num.c) */
@@ -560,12 +652,7 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
       a = lm_bind_cast(c, a, rt);
       b = lm_bind_cast(c, b, rt);
     } else {
-      static const char *names[] = {"", "+", "-", "*", "/", "%"};
-      char what[160];
-      snprintf(what, sizeof what, "%s %s %s", lm_type_name(ta), names[op],
-               lm_type_name(tb));
-      lm_bind_fail(c, e, "operator does not exist: %s", what, NULL);
-      return NULL;
+      return lm_bind_op_undefined(c, e, op, a, b, false); /* bind_pgerr.c */
     }
     break;
   }
@@ -746,7 +833,10 @@ static int agg_order_keys(lm_bctx *c, lm_bctx *in, const lm_expr *e,
 
 /* Finds or adds an aggregate call; returns a column reference to its slot
  * in the aggregate schema (n_keys + index). */
-static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
+/* not inlined: its locals stay off the stack of lm_bind_expr's recursion
+ * (a 4,000-term chain must fit, as in PostgreSQL) */
+__attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
+                                                     const lm_expr *e) {
   lm_plan *p = c->plan;
   const char *n = e->name;
   if (!strcmp(n, "grouping")) /* GROUPING(): gsets_bind.c */
@@ -820,7 +910,7 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
     } else {
       s.arg = lm_bind_expr(&in, e->args[0]);
     }
-    if (!s.arg)
+    if (!s.arg || lm_bind_agg_outer_only(c, e, s.arg)) /* bind_pgerr.c */
       return NULL;
     if (flt) {
       lm_bexpr *cs = lm_bind_node(&in, LM_BX_CASE, s.arg->type, e, 2);
@@ -832,12 +922,19 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
     }
     lm_type t = s.arg->type;
     s.in_type = t;
-    if (t.id == LM_TYPE_DECIMAL128 &&
-        (!strcmp(n, "sum") || !strcmp(n, "min") || !strcmp(n, "max"))) {
-      /* exact over the unscaled BIGINT values (bind_types.c) */
-      dec_t = t;
-      if (!strcmp(n, "sum"))
-        dec_t = lm_type_decimal128(38, t.scale);
+    if (t.id == LM_TYPE_DECIMAL128 && !strcmp(n, "sum") && !e->distinct) {
+      /* numeric: exact 128-bit sums of the unscaled values (agg_table.c) */
+      s.kind = LM_AGG_SUM;
+      s.out_type = lm_type_decimal128(38, t.scale);
+    } else if (t.id == LM_TYPE_DECIMAL128 &&
+               (!strcmp(n, "min") || !strcmp(n, "max"))) {
+      /* the Decimal128 values themselves (ordered bytes, agg_table.c) */
+      s.kind = n[1] == 'i' ? LM_AGG_MIN : LM_AGG_MAX;
+      s.out_type = t;
+    } else if (t.id == LM_TYPE_DECIMAL128 && !strcmp(n, "sum")) {
+      /* sum(DISTINCT x): exact over the unscaled BIGINT values
+       * (bind_types.c) */
+      dec_t = lm_type_decimal128(38, t.scale);
       if (lm_bind_dec_unscale(&in, e, &s.arg))
         return NULL;
       t = s.in_type = s.arg->type;
@@ -849,7 +946,9 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
       lm_bexpr *su = aggregate(c, &es), *cn = su ? aggregate(c, &ec) : NULL;
       return cn ? lm_bind_binary(c, e, LM_OP_DIV, su, cn) : NULL;
     }
-    if (bagg) {
+    if (s.out_type.id == LM_TYPE_DECIMAL128) {
+      /* bound above */
+    } else if (bagg) {
       if (is_null(t))
         s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_BOOL));
       else if (t.id != LM_TYPE_BOOL)
@@ -870,8 +969,8 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
       if ((!is_null(t) && t.id != st.id) ||
           (!is_null(d->type) && d->type.id != st.id && !lit1))
         return agg_undefined(c, &in, e);
-      if (is_null(t))
-        s.arg = lm_bind_cast(&in, s.arg, st);
+      if (is_null(t) || lm_type_is_bpchar(t)) /* CHAR(n): cast to text */
+        s.arg = lm_bind_cast(&in, s.arg, st); /* (padding dropped) */
       if (!(d = lm_bind_cast(&in, d, st)) || !(d = lm_bind_fold(&in, d)))
         return NULL;
       if (d->kind != LM_BX_LITERAL) {
@@ -902,7 +1001,13 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
       s.out_type = lm_type_make(LM_TYPE_INT64);
     } else if (!strcmp(n, "sum") || !strcmp(n, "avg")) {
       bool avg = n[0] == 'a';
-      if (!is_num(t) && !(t.id == LM_TYPE_INTERVAL && !avg) && !is_null(t)) {
+      /* PostgreSQL: sum(int2|int4) is bigint, sum(int8) numeric, avg of
+       * any integer numeric (DECIMAL(38,16): the division's scale rule) */
+      bool narrow = t.id == LM_TYPE_INT8 || t.id == LM_TYPE_INT16 ||
+                    t.id == LM_TYPE_INT32 ||
+                    (t.id == LM_TYPE_INT64 && s.arg->kind == LM_BX_LITERAL &&
+                     s.arg->lit_int4);
+      if (!is_num(t) && t.id != LM_TYPE_INTERVAL && !is_null(t)) {
         lm_bind_fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
         return NULL;
       }
@@ -916,6 +1021,10 @@ static lm_bexpr *aggregate(lm_bctx *c, const lm_expr *e) {
       s.in_type = wide;
       s.kind = avg ? LM_AGG_AVG : LM_AGG_SUM;
       s.out_type = avg ? lm_type_make(LM_TYPE_FLOAT64) : wide;
+      if (wide.id == LM_TYPE_INT64 && (avg || !narrow))
+        s.out_type = lm_type_decimal128(38, avg ? 16 : 0);
+      if (wide.id == LM_TYPE_INTERVAL)
+        s.out_type = wide; /* avg(interval) is interval */
       if (!avg && t.id == LM_TYPE_FLOAT32)
         dec_t = t; /* sum(real) is real (summed as DOUBLE, cast below) */
     } else if (!strcmp(n, "approx_count_distinct")) {
@@ -1055,7 +1164,10 @@ static lm_bexpr *match_key(lm_bctx *c, const lm_expr *e) {
   return NULL;
 }
 
-static lm_bexpr *bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
+/* not inlined: its locals stay off the stack of lm_bind_expr's recursion
+ * (a 4,000-term chain must fit, as in PostgreSQL) */
+__attribute__((noinline)) static lm_bexpr *
+bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
   lm_bexpr *k = match_key(c, e);
   if (k)
     return k;
@@ -1107,6 +1219,9 @@ static lm_bexpr *bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
   return NULL; /* caller recurses through lm_bind_expr() with c->post set */
 }
 
+/* The AND / OR / operator node whose operands are being bound (bind_inner) */
+static _Thread_local const lm_expr *binding_binary;
+
 static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
   if (c->post) {
     lm_bexpr *r = bind_post(c, e, NULL);
@@ -1135,9 +1250,14 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     if (e->op == LM_OP_BIT_NOT)
       return lm_bind_bitop(c, e, e->op, a, NULL); /* pgsyntax_bind.c */
     if (e->op == LM_OP_NOT) {
+      if (lm_bind_is_unknown(e->args[0], a) &&
+          !(a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_BOOL))))
+        return NULL;
       if (a->type.id != LM_TYPE_BOOL && !is_null(a->type)) {
-        lm_bind_fail(c, e, "NOT needs a BOOLEAN operand, found %s",
-                     lm_type_name(a->type), NULL);
+        lm_bind_fail(c, e->args[0],
+                     "argument of NOT must be type boolean, not type %s",
+                     lm_bind_pg_type_of(e->args[0], a), NULL);
+        lm_err_state(c->err, "42804");
         return NULL;
       }
       a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_BOOL));
@@ -1198,6 +1318,14 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     return r;
   }
   case LM_EXPR_BINARY: {
+    /* the root of an OR chain (its parent is no OR) gets a set of its
+     * `column = constant` terms, when they all are such (expr_inset.c) */
+    bool or_root =
+        e->op == LM_OP_OR &&
+        !(binding_binary && binding_binary->op == LM_OP_OR &&
+          (binding_binary->args[0] == e || binding_binary->args[1] == e));
+    const lm_expr *outer = binding_binary;
+    binding_binary = e;
     lm_bexpr *l = lm_bind_expr(c, e->args[0]);
     /* FALSE AND x, TRUE OR x: x is not evaluated, not even folded */
     bool decided = l && l->kind == LM_BX_LITERAL && !l->lit.is_null &&
@@ -1207,7 +1335,11 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     lm_bind_no_fold(decided); /* func_bind.c */
     lm_bexpr *r = l ? lm_bind_expr(c, e->args[1]) : NULL;
     lm_bind_no_fold(-(int)decided);
-    return lm_bind_binary(c, e, e->op, l, r);
+    binding_binary = outer;
+    lm_bexpr *x = lm_bind_binary(c, e, e->op, l, r);
+    if (x && or_root)
+      lm_inset_attach(x, c->arena);
+    return x;
   }
   case LM_EXPR_FUNC:
     if (e->name && lm_bind_is_agg_name(e->name)) {
@@ -1240,6 +1372,9 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     }
     if (ct.id == LM_TYPE_TIMESTAMP || ct.id == LM_TYPE_TIME64)
       r->tprec = e->cast_tprec; /* TIMESTAMP(p): expr_eval.c rounds */
+    /* CAST(2.5 AS INT): numeric in PostgreSQL, rounded half away */
+    if (lm_type_is_integer(ct) && lm_bexpr_numeric_origin(a))
+      r->tassign = true;
     /* VARCHAR(n) truncates, CHAR(n) pads */
     if (ct.id == LM_TYPE_UTF8) {
       r->tlen = e->cast_tlen;
@@ -1331,6 +1466,7 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     }
     lm_bexpr *acc = eqs[0];
     free(eqs);
+    lm_inset_attach(acc, c->arena); /* one sorted set (expr_inset.c) */
     if (e->negated) {
       lm_bexpr *n = lm_bind_node(c, LM_BX_UNARY, acc->type, e, 1);
       if (!n)
@@ -1424,12 +1560,17 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     if (!ok)
       return NULL;
     lm_bind_types_lits(c, r->args, n); /* DECIMAL branches: bind_types.c */
+    bool unknown = false; /* quoted literals take the others' type */
     for (int k = 0; k < n; k++) {
       if (k < n_pairs * 2 && k % 2 == 0)
         continue;
       lm_type a = r->args[k]->type;
       if (is_null(a))
         continue;
+      if (lm_bind_is_unknown(e->args[i + k], r->args[k])) {
+        unknown = true;
+        continue;
+      }
       /* an integer literal counts as INTEGER (bind_num.c) */
       if (is_num(a))
         a = lm_bind_num_type(r->args[k]);
@@ -1445,6 +1586,11 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
         return NULL;
       }
     }
+    for (int k = 0; unknown && k < n; k++)
+      if (!(k < n_pairs * 2 && k % 2 == 0) &&
+          lm_bind_is_unknown(e->args[i + k], r->args[k]) &&
+          lm_bind_unknown_member(c, e->args[i + k], r->args[k], &t))
+        return NULL;                              /* bind_pgerr.c */
     t = lm_bind_num_real(t, r->args, n, n_pairs); /* bind_num.c */
     for (int k = 0; k < n; k++) {
       if (k < n_pairs * 2 && k % 2 == 0)
@@ -1493,8 +1639,10 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
 }
 
 lm_bexpr *lm_bind_expr(lm_bctx *c, const lm_expr *e) {
-  if (++c->depth > LM_BIND_MAX_DEPTH) {
-    lm_bind_fail(c, e, "expression nested too deeply", NULL, NULL);
+  if (++c->depth > LM_BIND_MAX_DEPTH || lm_stack_low()) {
+    /* PostgreSQL's check_stack_depth error */
+    lm_bind_fail(c, e, "stack depth limit exceeded", NULL, NULL);
+    lm_err_state(c->err, "54001");
     c->depth--;
     return NULL;
   }
@@ -1578,8 +1726,8 @@ static int name_strength(const lm_expr *e) {
 const char *lm_expr_default_name(const lm_expr *e) {
   if (e->kind == LM_EXPR_COLUMN)
     return e->name;
-  if (e->kind == LM_EXPR_FUNC)
-    return e->name;
+  if (e->kind == LM_EXPR_FUNC) /* EXTRACT(...): "extract" (PostgreSQL 14+) */
+    return e->extract_syntax ? "extract" : e->name;
   if (e->kind == LM_EXPR_CAST) /* the operand's name, else the type's */
     return name_strength(e->args[0]) == 2 ? default_name(e->args[0])
                                           : cast_colname(e);
@@ -1892,8 +2040,9 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
       goto fail;
     if (p->where->type.id != LM_TYPE_BOOL && !is_null(p->where->type)) {
       lm_err_at(err, LM_ERR_BIND, sel->where->line, sel->where->column,
-                "WHERE must be a BOOLEAN expression, found %s",
-                lm_type_name(p->where->type));
+                "argument of WHERE must be type boolean, not type %s",
+                lm_bind_pg_type_of(sel->where, p->where));
+      lm_err_state(err, "42804");
       goto fail;
     }
   }
@@ -2002,7 +2151,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
         }
         continue;
       }
-      p->out[o] = lm_bind_expr(&c, e);
+      p->out[o] = lm_bind_out_int4(lm_bind_expr(&c, e));
       if (!p->out[o])
         goto fail;
       names[o++] = sel->items[i].alias ? sel->items[i].alias : default_name(e);
@@ -2013,7 +2162,9 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
         goto fail;
       if (p->having->type.id != LM_TYPE_BOOL) {
         lm_err_at(err, LM_ERR_BIND, sel->having->line, sel->having->column,
-                  "HAVING must be a BOOLEAN expression");
+                  "argument of HAVING must be type boolean, not type %s",
+                  lm_bind_pg_type_of(sel->having, p->having));
+        lm_err_state(err, "42804");
         goto fail;
       }
     }
@@ -2053,7 +2204,7 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
         }
         continue;
       }
-      p->out[o] = lm_bind_expr(&c, e);
+      p->out[o] = lm_bind_out_int4(lm_bind_expr(&c, e));
       if (!p->out[o])
         goto fail;
       names[o++] = sel->items[i].alias ? sel->items[i].alias : default_name(e);
@@ -2088,8 +2239,15 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
     } else if (e->kind == LM_EXPR_COLUMN && !e->table) {
       for (int o = 0; o < n_items; o++)
         if (!lm_strcasecmp(names[o], e->name)) {
-          idx = o;
-          break;
+          if (idx >= 0 && !lm_bexpr_equal(p->out[idx], p->out[o])) {
+            /* two different output columns of that name (PostgreSQL) */
+            lm_err_at(err, LM_ERR_BIND, e->line, e->column,
+                      "ORDER BY \"%s\" is ambiguous", e->name);
+            lm_err_state(err, "42702"); /* ambiguous_column */
+            goto fail;
+          }
+          if (idx < 0)
+            idx = o;
         }
     }
     if (idx < 0) {

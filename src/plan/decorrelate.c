@@ -117,7 +117,8 @@ lm_decor *lm_decorrelate(lm_arena *a, const lm_subplan *sp) {
   /* an aggregate over the whole correlated input: one row per key */
   bool agg_all = agg && !grouped;
   if (win || (agg_all && (exists || s->having)) || s->limit == 0 ||
-      s->limit_with_ties || /* per key: run as a SubPlan */
+      s->limit_with_ties || s->limit_expr || s->offset_expr ||
+      /* per key: run as a SubPlan */
       (agg_all && s->limit != -1))
     return NULL;
   if (!exists && (s->n_items != 1 || !s->items[0].expr ||

@@ -382,6 +382,10 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
        * bpcharoctetlen); every other text function sees the text */
       if (s->fn == LM_FN_OCTET_LENGTH && lm_type_is_bpchar(args[i]->type))
         continue;
+      /* concat_ws's values: a CHAR(n) keeps its padding (PostgreSQL's
+       * output function of the value, not its cast to text) */
+      if (s->fn == LM_FN_CONCAT_WS && i > 0 && lm_type_is_bpchar(args[i]->type))
+        continue;
       if (!(args[i] = lm_bind_cast(c, args[i], code_type(code, nt))))
         return true;
     }
@@ -390,6 +394,10 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     if (!r)
       return true;
     r->fn = s->fn;
+    /* to_timestamp(epoch seconds) is TIMESTAMPTZ, as PostgreSQL (the same
+     * UTC µs, printed and compared as an instant) */
+    if (s->fn == LM_FN_TO_TIMESTAMP && e->n_args == 1)
+      r->type = lm_type_timestamptz();
     for (int i = 0; i < e->n_args; i++)
       r->args[i] = args[i];
     /* literal regular expressions and flags are checked now */
@@ -562,6 +570,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   if (!strcmp(n, "pg_typeof") && e->n_args == 1)
     return lm_bind_pg_typeof(c, e, args[0]); /* bind_num.c */
   lm_bexpr *r = NULL;
+  if (lm_bind_decmath(c, e, args, &r)) /* numeric sqrt, ln, log, exp, power */
+    return r;                          /* (decmath_bind.c) */
   if (e->n_args >= 1 && (args[0]->type.id == LM_TYPE_DECIMAL128 ||
                          args[0]->type.id == LM_TYPE_BINARY)) {
     bool handled = false; /* DECIMAL / BYTEA functions (bind_types.c) */
@@ -688,9 +698,19 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   } else if (!strcmp(n, "date_trunc") || !strcmp(n, "date_part") ||
              !strcmp(n, "extract")) {
     bool trunc = !strcmp(n, "date_trunc");
-    if ((e->n_args != 2 && !(trunc && e->n_args == 3)) ||
-        args[0]->kind != LM_BX_LITERAL || args[0]->type.id != LM_TYPE_UTF8 ||
-        args[0]->lit.is_null) {
+    /* a unit that is not a constant string is read per row (expr_eval.c) */
+    bool unit_row =
+        (e->n_args == 2 || (trunc && e->n_args == 3)) &&
+        !(args[0]->kind == LM_BX_LITERAL && args[0]->type.id == LM_TYPE_UTF8 &&
+          !args[0]->lit.is_null) &&
+        (args[0]->type.id == LM_TYPE_UTF8 || is_null(args[0]->type));
+    if (unit_row &&
+        !(args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_UTF8))))
+      return NULL;
+    if (!unit_row &&
+        ((e->n_args != 2 && !(trunc && e->n_args == 3)) ||
+         args[0]->kind != LM_BX_LITERAL || args[0]->type.id != LM_TYPE_UTF8 ||
+         args[0]->lit.is_null)) {
       lm_bind_fail(c, e, "%s('unit', timestamp) needs a string literal unit", n,
                    NULL);
       return NULL;
@@ -705,6 +725,28 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       lm_bind_fail(c, e->args[1], "%s() needs a TIMESTAMP, found %s", n,
                    lm_type_name(args[1]->type));
       return NULL;
+    }
+    if (unit_row && lm_type_is_tstz(args[1]->type)) {
+      lm_bind_fail(c, e->args[0],
+                   "%s() with a unit that is not a constant needs a timestamp "
+                   "without time zone",
+                   n, NULL);
+      lm_err_state(c->err, "0A000");
+      return NULL;
+    }
+    if (unit_row) {
+      r = lm_bind_node(
+          c, LM_BX_FUNC,
+          lm_type_make(trunc ? LM_TYPE_TIMESTAMP : LM_TYPE_FLOAT64), e, 2);
+      if (!r)
+        return NULL;
+      r->fn = trunc ? LM_FN_DATE_TRUNC : LM_FN_DATE_PART;
+      r->args[0] = args[0];
+      r->args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_TIMESTAMP));
+      lm_bexpr *z = NULL;
+      if (!r->args[1])
+        return NULL;
+      return null_folds(c, e, r, r->args, 2, &z) ? z : r;
     }
     /* TIMESTAMPTZ: fields in a zone (bind_types.c) */
     const struct lm_tz *tz = NULL;
@@ -784,8 +826,10 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                    n, NULL);
       return NULL;
     }
+    /* concat keeps a CHAR(n)'s padding (PostgreSQL's output of the value) */
     for (int i = 0; i < e->n_args; i++)
-      args[i] = lm_bind_cast(c, args[i], lm_type_make(LM_TYPE_UTF8));
+      if (!(cat && lm_type_is_bpchar(args[i]->type)))
+        args[i] = lm_bind_cast(c, args[i], lm_type_make(LM_TYPE_UTF8));
     r = lm_bind_node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_UTF8), e, e->n_args);
     if (!r)
       return NULL;
@@ -815,10 +859,15 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     }
     lm_type t = lm_type_make(LM_TYPE_NULL);
     lm_bind_types_lits(c, args, e->n_args); /* bind_types.c */
+    bool unknown = false; /* quoted literals take the others' type */
     for (int i = 0; i < e->n_args; i++) {
       lm_type a = args[i]->type;
       if (is_null(a))
         continue;
+      if (lm_bind_is_unknown(e->args[i], args[i])) {
+        unknown = true;
+        continue;
+      }
       /* an integer literal counts as INTEGER (bind_num.c) */
       if (is_num(a))
         a = lm_bind_num_type(args[i]);
@@ -834,13 +883,23 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
         return NULL;
       }
     }
+    for (int i = 0; unknown && i < e->n_args; i++)
+      if (lm_bind_is_unknown(e->args[i], args[i]) &&
+          lm_bind_unknown_member(c, e->args[i], args[i], &t))
+        return NULL;                             /* bind_pgerr.c */
     t = lm_bind_num_real(t, args, e->n_args, 0); /* bind_num.c */
     r = lm_bind_node(c, LM_BX_FUNC, t, e, e->n_args);
     if (!r)
       return NULL;
     r->fn = LM_FN_COALESCE;
-    for (int i = 0; i < e->n_args; i++)
+    for (int i = 0; i < e->n_args; i++) {
+      /* a quoted literal converts when bound (PostgreSQL: 22P02 even if
+       * never reached) */
+      bool u = unknown && lm_bind_is_unknown(e->args[i], args[i]);
       args[i] = lm_bind_cast(c, args[i], t);
+      if (u && args[i] && !(args[i] = lm_bind_fold(c, args[i])))
+        return NULL;
+    }
   } else if (!strcmp(n, "mod")) { /* Flink / PostgreSQL MOD(a, b) = a % b */
     if (e->n_args != 2) {
       lm_bind_fail(c, e, "mod(a, b) takes 2 arguments", NULL, NULL);

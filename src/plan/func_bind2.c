@@ -241,7 +241,9 @@ bool lm_bind_func2(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     case 'A':
       continue;
     case 'a':
-      if (args[i]->type.id == LM_TYPE_BOOL)
+      /* format('%s', CHAR(n)) keeps the padding (PostgreSQL's output of
+       * the bpchar value) */
+      if (args[i]->type.id == LM_TYPE_BOOL || lm_type_is_bpchar(args[i]->type))
         continue;
       t = lm_type_make(LM_TYPE_UTF8);
       break;

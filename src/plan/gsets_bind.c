@@ -224,16 +224,6 @@ int lm_bind_grouping_sets(lm_bctx *c, lm_plan *p, const lm_select *sel) {
   return rc;
 }
 
-static lm_bexpr *int_lit(lm_bctx *c, const lm_expr *at, int64_t v) {
-  lm_bexpr *b =
-      lm_bind_node(c, LM_BX_LITERAL, lm_type_make(LM_TYPE_INT64), at, 0);
-  if (b) {
-    b->lit.type = b->type;
-    b->lit.v.i = v;
-  }
-  return b;
-}
-
 lm_bexpr *lm_bind_grouping(lm_bctx *c, const lm_expr *e) {
   lm_plan *p = c->plan;
   if (e->n_args > GROUPING_MAX_ARGS) {
@@ -281,7 +271,7 @@ lm_bexpr *lm_bind_grouping(lm_bctx *c, const lm_expr *e) {
   }
   lm_type i32 = lm_type_make(LM_TYPE_INT32);
   if (!p->n_gsets) /* one grouping set: every key is grouped by */
-    return lm_bind_cast(c, int_lit(c, e, 0), i32);
+    return lm_bind_cast(c, lm_bind_int64_lit(c, e, 0), i32);
   /* the set's missing-key bits: __grouping_set / 2^LM_GSET_SHIFT; argument
    * i contributes ((bits / 2^key) % 2) * 2^(n - 1 - i) */
   lm_bexpr *id =
@@ -289,17 +279,19 @@ lm_bexpr *lm_bind_grouping(lm_bctx *c, const lm_expr *e) {
   if (!id)
     return NULL;
   id->col = p->gset_key;
-  lm_bexpr *bits = lm_bind_binary(c, e, LM_OP_DIV, id,
-                                  int_lit(c, e, INT64_C(1) << LM_GSET_SHIFT));
+  lm_bexpr *bits =
+      lm_bind_binary(c, e, LM_OP_DIV, id,
+                     lm_bind_int64_lit(c, e, INT64_C(1) << LM_GSET_SHIFT));
   lm_bexpr *sum = NULL;
   for (int i = 0; bits && i < e->n_args; i++) {
     lm_bexpr *b = lm_bind_binary(c, e, LM_OP_DIV, bits,
-                                 int_lit(c, e, INT64_C(1) << key[i]));
+                                 lm_bind_int64_lit(c, e, INT64_C(1) << key[i]));
     if (b)
-      b = lm_bind_binary(c, e, LM_OP_MOD, b, int_lit(c, e, 2));
+      b = lm_bind_binary(c, e, LM_OP_MOD, b, lm_bind_int64_lit(c, e, 2));
     if (b && i < e->n_args - 1)
-      b = lm_bind_binary(c, e, LM_OP_MUL, b,
-                         int_lit(c, e, INT64_C(1) << (e->n_args - 1 - i)));
+      b = lm_bind_binary(
+          c, e, LM_OP_MUL, b,
+          lm_bind_int64_lit(c, e, INT64_C(1) << (e->n_args - 1 - i)));
     if (!b)
       return NULL;
     sum = sum ? lm_bind_binary(c, e, LM_OP_ADD, sum, b) : b;

@@ -416,7 +416,8 @@ static int add_input(jb *b, const lm_from *rel) {
   }
   jp->n_inputs++; /* owned from here on (freed with the plan) */
   in->sub = sp;
-  if (sq->n_order_by || sq->limit >= 0 || sq->offset > 0 || sq->distinct)
+  if (sq->n_order_by || sq->limit >= 0 || sq->offset > 0 || sq->distinct ||
+      sq->limit_expr || sq->offset_expr)
     return bfail(b, sq->line, sq->column,
                  "ORDER BY, LIMIT, OFFSET and DISTINCT are not supported in a "
                  "subquery in FROM");

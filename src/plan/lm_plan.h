@@ -211,7 +211,9 @@ struct lm_bexpr {
    * (blank-padded to n). An explicit cast truncates longer text; an
    * assignment (tassign: INSERT / UPDATE into a column declared so) is
    * PostgreSQL's 22001 "value too long for type character varying(n)"
-   * unless the characters past n are all spaces. */
+   * unless the characters past n are all spaces. tassign on a CAST of a
+   * DOUBLE to an integer: the value is numeric in PostgreSQL (1.5, i * 1.5
+   * assigned to an INTEGER column), rounded half away from zero. */
   int32_t tlen;
   bool tbpchar;
   bool tassign;
@@ -224,6 +226,10 @@ struct lm_bexpr {
    * that fits INTEGER: PostgreSQL's int4 constant, which arithmetic and
    * CASE / COALESCE count as INTEGER (plan/bind_num.c) */
   bool lit_int4;
+  /* BINARY OR: the root of an OR chain of `column = constant` terms (an
+   * IN list too) answered by one sorted set of the constants
+   * (exec/expr_inset.h); NULL: evaluate the ORs */
+  const struct lm_inset *inset;
 };
 
 /* ------------------------------------------------ subquery expressions */
@@ -330,6 +336,12 @@ void lm_plan_subq_run_leave(void);
 /* Structural equality of two bound expressions (used to match SELECT items
  * to GROUP BY keys). */
 bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b);
+/* Whether x is a DOUBLE that PostgreSQL computes as numeric: decimal
+ * constants (1.5) and integer / DECIMAL values combined by + - * / % and
+ * unary minus (x NULL: false). Cast to an integer type (CAST, INSERT,
+ * UPDATE) such a value rounds half away from zero, as numeric to int; a
+ * float8 rounds half to even (rint). Never fails. */
+bool lm_bexpr_numeric_origin(const lm_bexpr *x);
 
 /* ----------------------------------------------------------- aggregates */
 
@@ -595,6 +607,9 @@ typedef struct lm_plan {
   int topn_rn_col;        /* = topn->out_schema->n_fields */
   bool topn_rank_visible; /* the outer SELECT reads rn: rank changes of the
                              rows are emitted, not only membership */
+  bool topn_ties_last;    /* deduplication keeping the last row (set by
+                             lm_plan_topn_time_attr): of rows with equal
+                             ORDER BY values the later arrival ranks first */
 
   /* A SELECT over joins (or over a subquery that is not Top-N): join
    * (owned, in this plan's arena) describes the inputs and the join steps;
@@ -749,10 +764,28 @@ bool lm_select_needs_join_plan(const lm_select *sel);
 int lm_plan_topn(const lm_select *sel, lm_schema *input, const char *from_name,
                  lm_plan **out, lm_error *err);
 
+/* Flink's deduplication rule for a continuous query's Top-N plan p over an
+ * append-only input whose event-time (or processing-time) column is
+ * time_col (-1 = none): when p is rn = 1 (N = 1) ordered by exactly that
+ * column DESC (keep the last row), sets p->topn_ties_last, so that of rows
+ * with equal time the later arrival is kept (Flink's keep-last
+ * deduplication replaces on currentRowtime >= prevRowtime). Otherwise (ASC,
+ * other keys, N > 1, a changelog input, ad-hoc queries) ties keep arrival
+ * order, the earlier row first. No allocation, no errors. */
+void lm_plan_topn_time_attr(lm_plan *p, int time_col);
+
 /* Refuses a window function call (func(...) OVER (...)) anywhere in a
  * SELECT without a Top-N subquery: LM_ERR_BIND at the call's line:column
  * ("window functions other than ROW_NUMBER ..." or, for ROW_NUMBER, where
  * it is supported). Returns 0 when there is none. */
 int lm_plan_check_no_over(const lm_select *sel, lm_error *err);
+
+/* Gives an error that has none PostgreSQL's SQLSTATE for what it says
+ * (bind_pgerr.c): a bind error by its message (42883 operator / function
+ * does not exist, 42703 column, 42804 datatype mismatch, 0A000 not
+ * supported, else 42000), a parse error 42601, a runtime one 22000, ...;
+ * every error the API returns carries one (the wire protocol sends it).
+ * No-op for err NULL, no error, or a SQLSTATE already set. */
+void lm_err_default_state(lm_error *err);
 
 #endif

@@ -186,7 +186,8 @@ static int check_inner(const lm_select *in, int *rn_item, lm_error *err) {
   if (in->n_group_by || in->having)
     bad = "a ROW_NUMBER subquery cannot aggregate yet: aggregate in a "
           "materialized view and rank over it";
-  else if (in->n_order_by || in->limit >= 0 || in->offset > 0)
+  else if (in->n_order_by || in->limit >= 0 || in->offset > 0 ||
+           in->limit_expr || in->offset_expr)
     bad = "ORDER BY, LIMIT and OFFSET are not supported inside a ROW_NUMBER "
           "subquery (the order is the OVER clause's)";
   else if (in->distinct)
@@ -357,4 +358,14 @@ int lm_plan_topn_scope(const lm_select *sel, const lm_select *in,
   *out = NULL;
   lm_err_clear(err);
   return topn_bind(sel, in, in_where, input, NULL, scope, out, err);
+}
+
+void lm_plan_topn_time_attr(lm_plan *p, int time_col) {
+  if (!p || !p->topn || time_col < 0 || p->changelog_input ||
+      p->topn_limit != 1 || p->n_topn_order != 1)
+    return;
+  const lm_sort_key *k = &p->topn_order[0];
+  if (k->desc && k->expr && k->expr->kind == LM_BX_COLUMN &&
+      k->expr->col == time_col)
+    p->topn_ties_last = true;
 }

@@ -295,8 +295,11 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
     rc = print_sub(e->args[0], pr, out, depth);
     if (!rc)
       rc = lm_buf_printf(out, " %s ", lm_sql_op_text(e->op));
+    /* AND / OR chains are balanced trees (parser.c): associative, so a
+     * right operand of the same operator needs no parentheses */
+    bool assoc = e->op == LM_OP_AND || e->op == LM_OP_OR;
     if (!rc)
-      rc = print_sub(e->args[1], pr + 1, out, depth);
+      rc = print_sub(e->args[1], assoc ? pr : pr + 1, out, depth);
     return rc;
   }
   case LM_EXPR_FUNC:

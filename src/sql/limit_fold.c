@@ -7,7 +7,9 @@
  * literals, string literals (read as bigint), NULL, unary + / -, + - * / %,
  * parentheses and casts to integer, numeric or float types. A column is
  * PostgreSQL's 42P10 "argument of LIMIT must not contain variables";
- * other expressions (functions, subqueries) are refused with 0A000. */
+ * a count holding a subquery is computed when the query runs
+ * (api/select_limit.c); other expressions (functions) are refused with
+ * 0A000. */
 #include "sql/sql_internal.h"
 
 #include <math.h>
@@ -227,4 +229,26 @@ int lm_sql_fold_count(const lm_expr *e, const char *what, bool *is_null,
   *is_null = v.null;
   *out = v.null ? 0 : v.i;
   return 0;
+}
+
+/* 1: e holds a subquery, 0: it holds none, -1: a column outside one. */
+static int subq_only(const lm_expr *e, int depth) {
+  if (!e || depth > 64)
+    return 0;
+  if (e->kind == LM_EXPR_SUBQUERY)
+    return 1;
+  if (e->kind == LM_EXPR_COLUMN || e->kind == LM_EXPR_STAR)
+    return -1;
+  int r = 0;
+  for (int i = 0; i < e->n_args; i++) {
+    int k = subq_only(e->args[i], depth + 1);
+    if (k < 0)
+      return -1;
+    r |= k;
+  }
+  return r;
+}
+
+bool lm_sql_count_deferred(const lm_expr *e) {
+  return subq_only(e, 0) > 0;
 }

@@ -200,6 +200,11 @@ struct lm_expr {
   lm_expr_kind kind;
   int line, column;
   lm_op op;
+  /* BINARY / UNARY: the operator token's line:column (PostgreSQL points an
+   * operator's error there); 0 when unknown */
+  int op_line, op_column;
+  /* FUNC date_part written EXTRACT(field FROM x): its column is "extract" */
+  bool extract_syntax;
   /* LITERAL */
   lm_lit_kind lit;
   int64_t ival;
@@ -420,6 +425,10 @@ typedef struct lm_select {
   int n_windows;
   int64_t limit; /* -1 = none */
   int64_t offset;
+  /* LIMIT / OFFSET / FETCH counts holding a subquery (`LIMIT (SELECT
+   * ...)`): computed into limit / offset each time the query runs
+   * (api/select_limit.c); NULL = the count was a constant */
+  struct lm_expr *limit_expr, *offset_expr;
   /* FETCH FIRST n ROWS WITH TIES: the rows tied with the last of the
    * `limit` rows in ORDER BY also come out (order_by is not empty) */
   bool limit_with_ties;

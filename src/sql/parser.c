@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LM_SQL_MAX_DEPTH 256
+/* Nesting levels an expression may have (parentheses, operators of a
+ * chain, unary operators); the stack check (deeper) usually stops first.
+ * AND / OR chains are balanced trees and count log2(n). */
+#define LM_SQL_MAX_DEPTH 10000
 #define LM_SQL_MAX_COLUMNS                                                     \
   4096 /* per CREATE SOURCE (duplicate check is                                \
           quadratic) */
@@ -222,10 +225,14 @@ static int expect_kw(parser *p, const char *kw) {
 /* Enters one nesting level (parenthesis, operator, unary); errors past the
  * limit. Callers restore p->depth themselves. */
 static int deeper(parser *p, const lm_token *at) {
-  if (++p->depth > LM_SQL_MAX_DEPTH)
-    return fail_at(p, at, "expression nested too deeply (limit %d)",
-                   LM_SQL_MAX_DEPTH);
-  return 0;
+  if (++p->depth <= LM_SQL_MAX_DEPTH && !lm_stack_low())
+    return 0;
+  /* PostgreSQL's check_stack_depth error (its parser has no count) */
+  fail_at(p, at, "stack depth limit exceeded");
+  if (p->depth > LM_SQL_MAX_DEPTH)
+    lm_err_detail(&p->err, "The expression is nested more than %d levels deep.",
+                  LM_SQL_MAX_DEPTH);
+  return fail_state(p, "54001");
 }
 
 /* ------------------------------------------------------------ utilities */
@@ -1383,6 +1390,7 @@ static lm_expr *parse_primary(parser *p) {
       lit->lit = LM_LIT_STRING;
       lit->text = f->text;
       e->name = "date_part";
+      e->extract_syntax = true;
       e->args[0] = lit;
       e->args[1] = x;
       e->n_args = 2;
@@ -1610,6 +1618,8 @@ static lm_expr *parse_binary_level(parser *p, lm_expr *(*operand)(parser *),
     }
     lm_expr *r = operand(p);
     l = r ? new_binary(p, op, l, r) : NULL;
+    if (l)
+      l->op_line = t->line, l->op_column = t->column;
   }
   p->depth = saved;
   return l;
@@ -1753,6 +1763,8 @@ static lm_expr *parse_cmp(parser *p) {
       }
       lm_expr *r = parse_concat(p);
       l = r ? new_binary(p, op, l, r) : NULL;
+      if (l)
+        l->op_line = t->line, l->op_column = t->column;
       continue;
     }
     bool negated = false;
@@ -1940,26 +1952,43 @@ static lm_op or_op_kw(parser *p) {
   return is_kw(p, "OR") ? LM_OP_OR : LM_OP_NONE;
 }
 
-/* Keyword-operator level (AND / OR). */
+/* The chain v[0] op v[1] op ... v[n-1] as a balanced tree of binary nodes
+ * (depth log2(n), left to right order kept); NULL on OOM. */
+static lm_expr *balanced(parser *p, lm_op op, lm_expr **v, int n) {
+  if (n == 1)
+    return v[0];
+  lm_expr *l = balanced(p, op, v, n / 2);
+  lm_expr *r = l ? balanced(p, op, v + n / 2, n - n / 2) : NULL;
+  return r ? new_binary(p, op, l, r) : NULL;
+}
+
+/* Keyword-operator level (AND / OR): operand { op operand }. AND and OR
+ * are associative (three-valued, and the left-to-right short circuit is
+ * kept), so a chain becomes a balanced tree: an ORM's 20,000 ORs nest 15
+ * levels, not 20,000 (PostgreSQL flattens them into one n-ary node). */
 static lm_expr *parse_kw_level(parser *p, lm_expr *(*operand)(parser *),
                                lm_op (*op_of)(parser *)) {
   int saved = p->depth;
   lm_expr *l = operand(p);
-  while (l) {
-    lm_op op = op_of(p);
-    if (op == LM_OP_NONE)
-      break;
-    const lm_token *t = cur(p);
+  lm_op op = l ? op_of(p) : LM_OP_NONE;
+  if (op == LM_OP_NONE)
+    return l;
+  if (deeper(p, cur(p)))
+    return NULL;
+  lm_expr **v = NULL;
+  int n = 0, cap = 0;
+  if ((v = vec_grow(p, v, n, &cap, sizeof *v)))
+    v[n++] = l;
+  while (v && op_of(p) == op) {
     next(p);
-    if (deeper(p, t)) {
-      l = NULL;
-      break;
-    }
     lm_expr *r = operand(p);
-    l = r ? new_binary(p, op, l, r) : NULL;
+    if (!r || !(v = vec_grow(p, v, n, &cap, sizeof *v)))
+      v = NULL;
+    else
+      v[n++] = r;
   }
   p->depth = saved;
-  return l;
+  return v ? balanced(p, op, v, n) : NULL;
 }
 
 static lm_expr *parse_and(parser *p) {
@@ -2027,11 +2056,18 @@ static const char *parse_alias(parser *p) {
  * what: "LIMIT" or "OFFSET". *out: the count, -1 for NULL (no limit; the
  * caller makes a NULL OFFSET 0); a negative count is 2201W "LIMIT must
  * not be negative" (2201X for OFFSET). */
-static int parse_count(parser *p, const char *what, bool fetch, int64_t *out) {
+static int parse_count(parser *p, const char *what, bool fetch, int64_t *out,
+                       lm_expr **deferred) {
   const lm_token *t = cur(p);
   lm_expr *e = fetch ? parse_unary(p) : parse_expr(p);
   if (!e)
     return p->rc ? p->rc : oom(p);
+  *deferred = NULL;
+  if (lm_sql_count_deferred(e)) { /* LIMIT (SELECT ...): when run */
+    *deferred = e;
+    *out = -1;
+    return 0;
+  }
   bool nul = false;
   int64_t v = 0;
   if (!p->rc && lm_sql_fold_count(e, what, &nul, &v, &p->err)) {
@@ -2066,7 +2102,7 @@ static int parse_limit_clauses(parser *p, lm_select *s, bool *have_limit,
       if (!fetch) {
         if (accept_kw(p, "ALL"))
           s->limit = -1;
-        else if (parse_count(p, "LIMIT", false, &s->limit))
+        else if (parse_count(p, "LIMIT", false, &s->limit, &s->limit_expr))
           return p->rc;
         continue;
       }
@@ -2077,7 +2113,7 @@ static int parse_limit_clauses(parser *p, lm_select *s, bool *have_limit,
       const lm_token *n = cur(p);
       s->limit = 1;
       if (!is_kw(p, "ROW") && !is_kw(p, "ROWS") &&
-          parse_count(p, "LIMIT", true, &s->limit))
+          parse_count(p, "LIMIT", true, &s->limit, &s->limit_expr))
         return p->rc;
       if (!accept_kw(p, "ROWS") && !accept_kw(p, "ROW")) {
         const char *c[] = {"ROW", "ROWS", NULL};
@@ -2093,7 +2129,7 @@ static int parse_limit_clauses(parser *p, lm_select *s, bool *have_limit,
                   "clause");
           return fail_state(p, "42601");
         }
-        if (s->limit < 0) {
+        if (s->limit < 0 && !s->limit_expr) {
           fail_at(p, n,
                   "row count cannot be null in FETCH FIRST ... WITH "
                   "TIES clause");
@@ -2112,7 +2148,7 @@ static int parse_limit_clauses(parser *p, lm_select *s, bool *have_limit,
       }
       next(p);
       *have_offset = true;
-      if (parse_count(p, "OFFSET", false, &s->offset))
+      if (parse_count(p, "OFFSET", false, &s->offset, &s->offset_expr))
         return p->rc;
       if (s->offset < 0)
         s->offset = 0; /* OFFSET NULL */
@@ -2958,7 +2994,8 @@ static lm_select *parse_values(parser *p) {
 }
 
 static bool has_tail(const lm_select *s) {
-  return s->n_order_by || s->limit >= 0 || s->offset > 0;
+  return s->n_order_by || s->limit >= 0 || s->offset > 0 || s->limit_expr ||
+         s->offset_expr;
 }
 
 /* [ORDER BY ...] [LIMIT n|ALL] [OFFSET n [ROWS]] of a whole query (a set
@@ -3128,11 +3165,14 @@ static lm_select *parse_select(parser *p) {
     q->limit = last->limit;
     q->limit_with_ties = last->limit_with_ties;
     q->offset = last->offset;
+    q->limit_expr = last->limit_expr;
+    q->offset_expr = last->offset_expr;
     last->order_by = NULL;
     last->n_order_by = 0;
     last->limit = -1;
     last->limit_with_ties = false;
     last->offset = 0;
+    last->limit_expr = last->offset_expr = NULL;
   } else if (!bare && parse_query_tail(p, q)) {
     return NULL;
   }

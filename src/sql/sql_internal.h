@@ -98,5 +98,9 @@ bool lm_token_is_kw(const lm_token *t, const char *kw);
  * subqueries). */
 int lm_sql_fold_count(const lm_expr *e, const char *what, bool *is_null,
                       int64_t *out, lm_error *err);
+/* Whether count expression e is computed when the query runs instead
+ * (`LIMIT (SELECT ...)`, api/select_limit.c): it holds a subquery and no
+ * column outside one (a column stays lm_sql_fold_count's 42P10). */
+bool lm_sql_count_deferred(const lm_expr *e);
 
 #endif

@@ -178,3 +178,21 @@ SELECT * FROM t1 AS a, t1 AS a
 SELECT 9223372036854775807 + 1
 
 SELECT sqrt(-1)
+
+# tester p6 (finding 11): PostgreSQL's SQLSTATE, words and place for
+# operator, boolean-argument and quoted-literal errors
+SELECT * FROM t1 WHERE x
+
+SELECT NOT 1
+
+SELECT x + 'a' FROM t1
+
+SELECT id FROM t1 WHERE row_number() OVER () = 1
+
+SELECT 'a' AND true
+
+SELECT COALESCE(x, 'none') FROM t1
+
+SELECT x + 1.5 * y - x + true FROM t1
+
+INSERT INTO t1 (id, id) VALUES (3, 4)

@@ -120,19 +120,19 @@ printf "CREATE SOURCE t (k VARCHAR, v BIGINT);\nINSERT INTO t VALUES ('a', 99999
 expect sql_huge_integer 1 hugeint.sql "hugeint.sql:2:28:" "bigint out of range"
 
 python3 -c "open('paren.sql','w').write('SELECT ' + '('*(1<<20))"
-expect sql_1mb_parens 1 paren.sql "paren.sql:1:" "nested too deeply"
+expect sql_1mb_parens 1 paren.sql "paren.sql:1:" "stack depth limit exceeded"
 
 python3 -c "open('paren2.sql','w').write('('*(1<<20))"
 expect sql_1mb_parens_only 1 paren2.sql "paren2.sql:1:1:"
 
 python3 -c "open('neg.sql','w').write('SELECT ' + '- '*500000 + '1;')"
-expect sql_deep_unary 1 neg.sql "neg.sql:1:" "nested too deeply"
+expect sql_deep_unary 1 neg.sql "neg.sql:1:" "stack depth limit exceeded"
 
 python3 -c "open('not.sql','w').write('SELECT ' + 'NOT '*200000 + 'TRUE;')"
-expect sql_deep_not 1 not.sql "not.sql:1:" "nested too deeply"
+expect sql_deep_not 1 not.sql "not.sql:1:" "stack depth limit exceeded"
 
 python3 -c "open('plus.sql','w').write('SELECT 1' + '+1'*300000 + ';')"
-expect sql_long_chain 1 plus.sql "plus.sql:1:" "nested too deeply"
+expect sql_long_chain 1 plus.sql "plus.sql:1:" "stack depth limit exceeded"
 
 printf "SELECT 'abc" >unterm.sql
 expect sql_unterminated_string 1 unterm.sql "unterm.sql:1:8:" "unterminated quoted string at or near"

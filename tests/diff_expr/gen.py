@@ -373,7 +373,7 @@ class Gen:
             return ("(%s %s INTERVAL %s)" % (x[0], o, iv), "(%s %s INTERVAL %s)" % (x[1], o, iv))
         if k == 2:
             x = self.expr("float", d)
-            return ("to_timestamp(%s)" % x[0], "to_timestamp(%s)::timestamp" % x[1])
+            return ("to_timestamp(%s)" % x[0], "to_timestamp(%s)" % x[1])
         if k == 3:
             a = [self.same(str(v)) for v in (r.choice([1999, 2020, 1969]), r.randint(0, 13),
                                               r.randint(0, 31), r.randint(0, 24), r.randint(0, 59))]

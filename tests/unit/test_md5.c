@@ -1,6 +1,6 @@
-/* Unit tests for base/md5.c against RFC 1321's test suite (appendix A.5),
- * plus incremental updates across block boundaries, and for the SQLSTATE
- * recorded on errors (lm_err_state). */
+/* Unit tests for base/lm_md5.h (Nettle's MD5) against RFC 1321's test suite
+ * (appendix A.5), plus incremental updates across block boundaries, and for the
+ * SQLSTATE recorded on errors (lm_err_state). */
 #include "base/lm_base.h"
 #include "base/lm_md5.h"
 #include "lm_test.h"
