@@ -26,6 +26,7 @@
 #include "columnar/lm_tz.h"
 #include "exec/lm_exec.h"
 #include "exec/lm_srf.h"
+#include "exec/lm_strfn.h" /* lm_pg_type_name */
 #include "plan/bind_internal.h"
 
 /* Rows a statement may materialize from one function call in FROM. */
@@ -601,40 +602,9 @@ static int dec_lit_scale(const lm_expr *e) {
   return frac < 0 ? 0 : frac > 30 ? 30 : frac;
 }
 
+/* PostgreSQL's name of t, "unknown" for an untyped string literal */
 static const char *pg_type_name(lm_type t, bool unknown) {
-  if (unknown)
-    return "unknown";
-  switch (t.id) {
-  case LM_TYPE_INT8:
-  case LM_TYPE_INT16:
-    return "smallint";
-  case LM_TYPE_INT32:
-    return "integer";
-  case LM_TYPE_INT64:
-    return "bigint";
-  case LM_TYPE_FLOAT32:
-    return "real";
-  case LM_TYPE_FLOAT64:
-    return "double precision";
-  case LM_TYPE_DECIMAL128:
-    return "numeric";
-  case LM_TYPE_UTF8:
-  case LM_TYPE_LARGE_UTF8:
-    return "text";
-  case LM_TYPE_BOOL:
-    return "boolean";
-  case LM_TYPE_DATE32:
-    return "date";
-  case LM_TYPE_TIMESTAMP:
-    return lm_type_is_tstz(t) ? "timestamp with time zone"
-                              : "timestamp without time zone";
-  case LM_TYPE_INTERVAL:
-    return "interval";
-  case LM_TYPE_NULL:
-    return "unknown";
-  default:
-    return lm_type_name(t);
-  }
+  return unknown ? "unknown" : lm_pg_type_name(t);
 }
 
 typedef lm_srf_call_plan call_plan;

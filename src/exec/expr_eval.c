@@ -2271,6 +2271,7 @@ const char *lm_pg_type_name(lm_type t) {
   case LM_TYPE_FLOAT64:
     return "double precision";
   case LM_TYPE_UTF8:
+  case LM_TYPE_LARGE_UTF8:
     return "text";
   case LM_TYPE_TIMESTAMP:
     return lm_type_is_tstz(t) ? "timestamp with time zone"
