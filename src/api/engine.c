@@ -947,6 +947,16 @@ static int plan_changelog_input(lm_plan *plan, const lm_node *in,
       return lm_engine_pos_err(err, LM_ERR_BIND, sel->from_line,
                                sel->from_column, m);
     }
+  for (int a = 0; a < plan->n_aggs; a++)
+    if (plan->aggs[a].kind == LM_AGG_REGR && plan->aggs[a].regr_fn >= 0) {
+      /* PostgreSQL's float8 state cannot retract (agg_table.c) */
+      snprintf(m, sizeof m,
+               "corr, covar_* and regr_* (but regr_count) cannot consume "
+               "retractions, and '%s' is an updating (changelog) input",
+               in->name);
+      lm_engine_pos_err(err, LM_ERR_BIND, sel->from_line, sel->from_column, m);
+      return lm_err_state(err, "0A000");
+    }
   return 0;
 }
 
@@ -1307,13 +1317,14 @@ static int unique_columns(const lm_plan *plan, const lm_select *sel,
 }
 
 /* The first call in e of an order-sensitive aggregate (string_agg,
- * first_value, last_value; not DISTINCT) with ORDER BY inside, or NULL. */
+ * first_value, last_value, array_agg; not DISTINCT) with ORDER BY inside, or
+ * NULL. */
 static const lm_expr *ordered_agg(const lm_expr *e) {
   if (!e)
     return NULL;
   if (e->kind == LM_EXPR_FUNC && e->n_agg_order && !e->distinct && e->name &&
       (!strcmp(e->name, "string_agg") || !strcmp(e->name, "first_value") ||
-       !strcmp(e->name, "last_value"))) {
+       !strcmp(e->name, "last_value") || !strcmp(e->name, "array_agg"))) {
     /* string_agg(col, sep ORDER BY col): a sorted multiset, any order */
     const lm_expr *k = e->agg_order[0].expr, *x = e->args[0];
     bool self = !strcmp(e->name, "string_agg") && e->n_agg_order == 1 &&
@@ -2551,6 +2562,7 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
   if (rc)
     return rc;
   int nv = r->schema->n_fields;
+  uint64_t numeric_cols = r->numeric_cols; /* (assign_int_rounding) */
   int want = st->insert_columns ? st->n_insert_columns : s->n_fields;
   int pmap[256]; /* map, with a left-out PROCTIME() column (the last) */
   if (!st->insert_columns && n->kind == LM_NODE_SOURCE &&
@@ -2597,6 +2609,9 @@ static int insert_select(laminar_db *db, const lm_stmt *st, lm_node *n,
     cast.args = &arg;
     cast.n_args = 1;
     assign_typmod(&cast, s, c);
+    if (lm_type_is_integer(cast.type) && map[c] < 64 &&
+        (numeric_cols >> map[c] & 1)) /* numeric in PostgreSQL: half away */
+      cast.tassign = true;
     bool same = lm_type_eq(col.type, cast.type) && !has_typmod(s, c);
     rc = lm_eval(same ? &col : &cast, in, &cols[c], err);
   }

@@ -184,6 +184,9 @@ struct lm_node {
   /* a temporary relation holding a view's rows, computed for the running
    * statement (api/view.c; EXPLAIN calls it a view) */
   bool view_rows;
+  /* a temporary relation holding a recursive WITH query's working table
+   * (api/select_recursive.c; EXPLAIN: WorkTable Scan) */
+  bool worktable;
 };
 
 struct lm_sink {
@@ -243,6 +246,11 @@ struct laminar_result {
   /* the zone TIMESTAMPTZ values are printed in (laminar_result_value_text):
    * the session zone when the result was made; NULL = UTC */
   const struct lm_tz *tz;
+  /* bit c (c < 64): column c is a DOUBLE that PostgreSQL computes as
+   * numeric (lm_bexpr_numeric_origin: 2.5, i * 1.5), so that INSERT ...
+   * SELECT rounds it half away from zero into an integer column; set by a
+   * plain SELECT's run only (0: none known) */
+  uint64_t numeric_cols;
 };
 
 /* Creates a result from batches (references taken over). */
@@ -316,6 +324,23 @@ int lm_engine_temp_push(laminar_db *db, const char *name, lm_batch *b,
                         bool view_rows, lm_error *err);
 /* Drops the temporary relations above index `to` of db->temps. */
 void lm_engine_temps_pop(laminar_db *db, int to);
+/* api/setop.c, for select_recursive.c: casts the parts' rows bs[0..n)
+ * (qs[i]: the query that made bs[i], for PostgreSQL's unknown-typed and
+ * integer literals; NULL = typed) to one schema (names of bs[0], types by
+ * PostgreSQL's UNION rules) and concatenates them into *out (a new
+ * reference); errors as UNION's (42804, 42601) naming `what`. */
+int lm_setop_unify(lm_batch *const *bs, const lm_select *const *qs, int n,
+                   const char *what, lm_batch **out, lm_error *err);
+/* api/select_recursive.c: runs an ad-hoc query whose WITH is RECURSIVE
+ * (docs/setops.md): its WITH queries in dependency order, a recursive one
+ * (non-recursive term UNION [ALL] recursive term) iterated over its
+ * working table until no new row comes; then the body. Errors: 42P19 /
+ * 0A000 / 42804 as PostgreSQL's (ill-formed recursion, mutual recursion,
+ * types), 57014 when interrupted, 53200 when the rows of one recursive
+ * query exceed LM_RECURSIVE_MAX_BYTES; the body's errors. *res: one
+ * result the caller frees. */
+int lm_recursive_with(laminar_db *db, const lm_select *sel,
+                      laminar_result **res, lm_error *err);
 /* ------------------------------ shared by engine.c and select.c
  *
  * lm_engine_select: runs an ad-hoc SELECT (api/select.c) over the current

@@ -396,6 +396,22 @@ static const char *agg_name(lm_agg_kind k) {
     return "bool_or";
   case LM_AGG_STRING_AGG:
     return "string_agg";
+  case LM_AGG_REGR:
+    return "regr";
+  case LM_AGG_PAIR:
+    return "pair";
+  case LM_AGG_BIT_AND:
+    return "bit_and";
+  case LM_AGG_BIT_OR:
+    return "bit_or";
+  case LM_AGG_BIT_XOR:
+    return "bit_xor";
+  case LM_AGG_PCT_CONT:
+    return "percentile_cont";
+  case LM_AGG_PCT_DISC:
+    return "percentile_disc";
+  case LM_AGG_MODE:
+    return "mode";
   }
   return "aggregate";
 }
@@ -1637,7 +1653,13 @@ static bool print_temp(ex *x, int d, const lm_node *n, const char *alias) {
   else if (n->view_rows)
     node(x, d, "Subquery Scan on %s  (view %s, computed for this statement)%s",
          alias ? alias : n->name, n->name, ab);
-  else {
+  else if (n->worktable) { /* a recursive WITH query's (select_recursive.c) */
+    bool al = alias && lm_strcasecmp(alias, n->name);
+    node(x, d, "WorkTable Scan on %s%s%s%s", n->name, al ? " " : "",
+         al ? alias : "", ab);
+    verbose_out(x, d, n->table_schema, -1);
+    return true;
+  } else {
     bool al = alias && lm_strcasecmp(alias, n->name);
     node(x, d, "CTE Scan on %s%s%s%s", n->name, al ? " " : "", al ? alias : "",
          ab);

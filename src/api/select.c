@@ -727,6 +727,9 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
         *res = lm_result_new(vs, arr, 1);
         if (!*res)
           rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        for (int c = 0; !rc && c < nv && c < 64; c++) /* INSERT ... SELECT */
+          if (lm_bexpr_numeric_origin(plan->out[c]))
+            (*res)->numeric_cols |= (uint64_t)1 << c;
       }
     }
   }

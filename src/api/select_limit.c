@@ -2,8 +2,10 @@
  * subquery (`LIMIT (SELECT max(n) FROM t)`), computed each time the query
  * runs, before its first row, as PostgreSQL does (the parser folds constant
  * counts itself: sql/limit_fold.c). The count is the value of SELECT
- * <count> run as its own query: its subqueries are uncorrelated (a column
- * of the outer query is not visible there), more than one row is 21000;
+ * <count> run as its own query: a column there is an enclosing query's
+ * value (in a correlated subquery), a column of no enclosing query
+ * PostgreSQL's 42P10 "argument of LIMIT must not contain variables" (the
+ * query's own columns are not visible there); more than one row is 21000;
  * the value is coerced to bigint as PostgreSQL's (a numeric rounds half
  * away from zero, a float to even; another type is 42804); NULL is no
  * limit (LIMIT) or 0 (OFFSET); a negative count is 2201W / 2201X. */
@@ -41,9 +43,32 @@ static bool numeric_text_int(const char *s, int64_t *v) {
   return true;
 }
 
-/* The value of count expression e (what: "LIMIT" / "OFFSET"). */
+/* The first column e names (looking into subqueries' select lists and
+ * WHERE), or NULL. */
+static const lm_expr *first_column(const lm_expr *e, int depth) {
+  if (!e || depth > 64)
+    return NULL;
+  if (e->kind == LM_EXPR_COLUMN)
+    return e;
+  for (int i = 0; i < e->n_args; i++) {
+    const lm_expr *c = first_column(e->args[i], depth + 1);
+    if (c)
+      return c;
+  }
+  const lm_select *q = e->kind == LM_EXPR_SUBQUERY ? e->subquery : NULL;
+  for (int i = 0; q && i < q->n_items; i++) {
+    const lm_expr *c = first_column(q->items[i].expr, depth + 1);
+    if (c)
+      return c;
+  }
+  return q ? first_column(q->where, depth + 1) : NULL;
+}
+
+/* The value of count expression e (what: "LIMIT" / "OFFSET") of a query
+ * whose own input has schema own (NULL: not known). */
 static int count_of(laminar_db *db, const lm_expr *e, const char *what,
-                    bool *is_null, int64_t *out, lm_error *err) {
+                    const lm_schema *own, bool *is_null, int64_t *out,
+                    lm_error *err) {
   lm_select q;
   memset(&q, 0, sizeof q);
   lm_select_item it;
@@ -56,6 +81,17 @@ static int count_of(laminar_db *db, const lm_expr *e, const char *what,
   q.column = e->column;
   laminar_result *r = NULL;
   int rc = lm_engine_select(db, &q, &r, err);
+  const lm_expr *col = rc ? first_column(e, 0) : NULL;
+  if (rc && !strcmp(err->sqlstate, "42703") &&
+      !(own && col && lm_schema_find(own, col->name) < 0)) {
+    /* a column no enclosing query has: one of this query's (PostgreSQL) */
+    char m[80];
+    snprintf(m, sizeof m, "argument of %s must not contain variables", what);
+    int line = err->line, col = err->column;
+    lm_engine_pos_err(err, LM_ERR_BIND, line ? line : e->line,
+                      line ? col : e->column, m);
+    return lm_err_state(err, "42P10");
+  }
   if (rc)
     return rc;
   lm_type t = r->schema->fields[0].type;
@@ -95,10 +131,14 @@ static int count_of(laminar_db *db, const lm_expr *e, const char *what,
 int lm_engine_limit_resolve(laminar_db *db, const lm_select *sel,
                             lm_error *err) {
   lm_select *s = (lm_select *)sel; /* the counts are recomputed each run */
+  const lm_node *in = sel->from && !lm_select_needs_join_plan(sel)
+                          ? lm_engine_find(db, sel->from)
+                          : NULL;
+  const lm_schema *own = in ? in->table_schema : NULL;
   bool nul = false;
   int64_t v = 0;
   if (s->limit_expr) {
-    int rc = count_of(db, s->limit_expr, "LIMIT", &nul, &v, err);
+    int rc = count_of(db, s->limit_expr, "LIMIT", own, &nul, &v, err);
     if (rc)
       return rc;
     if (!nul && v < 0)
@@ -107,7 +147,7 @@ int lm_engine_limit_resolve(laminar_db *db, const lm_select *sel,
     s->limit = nul ? -1 : v;
   }
   if (s->offset_expr) {
-    int rc = count_of(db, s->offset_expr, "OFFSET", &nul, &v, err);
+    int rc = count_of(db, s->offset_expr, "OFFSET", own, &nul, &v, err);
     if (rc)
       return rc;
     if (!nul && v < 0)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "columnar/lm_temporal.h"
 #include "exec/lm_window_fn.h"
 
 /* -------------------------------------------------------- AST helpers */
@@ -336,6 +337,25 @@ static int add_call(rw *r, const lm_expr *e, int *k_out) {
   return 0;
 }
 
+/* True when e is a constant (literals under unary operators, casts and
+ * binary operators): kept as it is in a skeleton, so that an argument that
+ * must be a constant (round's digits, date_trunc's unit, AT TIME ZONE's
+ * zone) stays one beside a window call, and literals keep their type from
+ * the context as PostgreSQL's. */
+static bool const_tree(const lm_expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == LM_EXPR_LITERAL)
+    return true;
+  if (e->kind != LM_EXPR_UNARY && e->kind != LM_EXPR_CAST &&
+      e->kind != LM_EXPR_BINARY)
+    return false;
+  for (int i = 0; i < e->n_args; i++)
+    if (!const_tree(e->args[i]))
+      return false;
+  return e->n_args > 0;
+}
+
 /* The skeleton of e over the combined rows (NULL with *r->err set). */
 static lm_expr *skel(rw *r, lm_expr *e) {
   if (!expr_has_over(e)) {
@@ -369,13 +389,35 @@ static lm_expr *skel(rw *r, lm_expr *e) {
   *c = *e;
   c->args = a;
   for (int i = 0; i < e->n_args; i++)
-    if (!(a[i] = skel(r, e->args[i])))
+    if (!(a[i] = const_tree(e->args[i]) ? e->args[i] : skel(r, e->args[i])))
       return NULL;
   return c;
 }
 
 static const char *default_name(const lm_expr *e) {
   return lm_expr_default_name(e); /* binder.c */
+}
+
+/* The whole days written in a frame offset that is an INTERVAL literal
+ * or a string literal cast to INTERVAL ('1 day 02:00' -> 1), 0 otherwise:
+ * a RANGE bound over a TIMESTAMPTZ key moves them in the session zone
+ * (window_fn.c). */
+static int64_t offset_days(const lm_expr *o) {
+  int64_t us, days;
+  if (o && o->kind == LM_EXPR_CAST && o->n_args == 1 &&
+      o->cast_type.id == LM_TYPE_INTERVAL && o->args[0]->text &&
+      o->args[0]->kind == LM_EXPR_LITERAL && o->args[0]->lit == LM_LIT_STRING)
+    return lm_parse_interval_days(o->args[0]->text, strlen(o->args[0]->text),
+                                  NULL, 0, &us, &days)
+               ? 0
+               : days;
+  if (!o || o->kind != LM_EXPR_LITERAL || o->lit != LM_LIT_INTERVAL ||
+      !o->text ||
+      lm_parse_interval_days(o->text, strlen(o->text), o->name,
+                             o->name ? strlen(o->name) : 0, &us, &days) ||
+      us != o->ival)
+    return 0;
+  return days;
 }
 
 /* ------------------------------------------------------------ the run */
@@ -584,6 +626,8 @@ int lm_engine_select_over(laminar_db *db, const lm_select *sel,
       c.end = w->frame->end.kind;
       c.start_off = w->fs_item >= 0 ? rows->columns[base + w->fs_item] : NULL;
       c.end_off = w->fe_item >= 0 ? rows->columns[base + w->fe_item] : NULL;
+      c.start_days = offset_days(w->frame->start.offset);
+      c.end_days = offset_days(w->frame->end.offset);
       c.exclude = w->frame->exclude;
     }
     c.line = w->call->line;

@@ -222,6 +222,11 @@ static bool resolve2(lm_type a, bool ua, lm_type b, bool ub, lm_type *out) {
     *out = a;
     return true;
   }
+  if ((a.id == LM_TYPE_INTERVAL || a.id == LM_TYPE_INTERVAL_MDN) &&
+      (b.id == LM_TYPE_INTERVAL || b.id == LM_TYPE_INTERVAL_MDN)) {
+    *out = lm_type_make(LM_TYPE_INTERVAL_MDN); /* months: lm_interval.h */
+    return true;
+  }
   int ra = num_rank(a.id), rb = num_rank(b.id);
   if (ra && rb) {
     if (a.id == LM_TYPE_DECIMAL128 && b.id == LM_TYPE_DECIMAL128) {
@@ -398,6 +403,22 @@ static int unify(part *ps, int n, const char *what, lm_batch **out,
   lm_schema_release(os);
   free(unk);
   free(ty);
+  return rc;
+}
+
+int lm_setop_unify(lm_batch *const *bs, const lm_select *const *qs, int n,
+                   const char *what, lm_batch **out, lm_error *err) {
+  part *ps = calloc((size_t)n + 1, sizeof *ps);
+  if (!ps)
+    return nomem(err);
+  for (int i = 0; i < n; i++) {
+    ps[i].b = bs[i];
+    ps[i].q = qs[i];
+    ps[i].line = qs[i] ? qs[i]->line : 0;
+    ps[i].column = qs[i] ? qs[i]->column : 0;
+  }
+  int rc = unify(ps, n, what, out, NULL, err);
+  free(ps);
   return rc;
 }
 
@@ -660,8 +681,10 @@ static int run_values(laminar_db *db, const lm_select *sel, lm_batch **out,
 /* ------------------------------------------------------------- FROM */
 
 static bool has_over(const lm_expr *e, int depth) {
-  if (!e || depth > 200)
+  if (!e)
     return false;
+  if (lm_stack_low()) /* as deep as that: the planner's 54001, not a */
+    return true;      /* silently different plan */
   if (e->over)
     return true;
   for (int i = 0; i < e->n_args; i++)
@@ -823,6 +846,17 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
   lm_xt_next_role(LM_XT_DERIVED, name, NULL); /* EXPLAIN's trace */
   if (f->kind == LM_FROM_SUBQUERY) {
     rc = run_one(w->db, f->subquery, &b, err);
+    if (rc && f->lateral &&
+        (!strcmp(err->sqlstate, "42P01") || !strcmp(err->sqlstate, "42703"))) {
+      char m[sizeof err->msg];
+      snprintf(m, sizeof m, "%s", err->msg);
+      pos_err(err, f->line, f->column, "0A000",
+              "a LATERAL subquery reading the FROM items before it is not "
+              "supported yet (%s); a set-returning function may be "
+              "LATERAL, and a correlated subquery expression in the "
+              "select list can compute one value per row",
+              m);
+    }
   } else { /* name AS t(a, b): SELECT * FROM name */
     lm_expr star;
     memset(&star, 0, sizeof star);
@@ -901,7 +935,7 @@ static bool expr_mask(const jrel *r, int n, const lm_expr *e, uint64_t *m,
                       int depth) {
   if (!e)
     return true;
-  if (depth > 200)
+  if (lm_stack_low()) /* not moved (no depth limit otherwise) */
     return false;
   switch (e->kind) {
   case LM_EXPR_LITERAL:
@@ -1151,9 +1185,8 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
   int base = db->n_temps, rc = 0;
   *res = NULL;
   if (sel->n_ctes) {
-    if (sel->with_recursive)
-      return pos_err(err, sel->with_line, sel->with_column, "0A000",
-                     "WITH RECURSIVE is not supported");
+    if (sel->with_recursive) /* select_recursive.c */
+      return lm_recursive_with(db, sel, res, err);
     for (int i = 0; i < sel->n_ctes && !rc; i++) {
       const lm_cte *c = &sel->ctes[i];
       for (int j = 0; j < i && !rc; j++)
@@ -1388,7 +1421,9 @@ int lm_setop_create_with(laminar_db *db, const lm_stmt *st, lm_error *err) {
   const lm_select *sel = st->select;
   if (sel->with_recursive)
     return pos_err(err, sel->with_line, sel->with_column, "0A000",
-                   "WITH RECURSIVE is not supported");
+                   "WITH RECURSIVE is not supported in continuous queries "
+                   "(CREATE STREAM / MATERIALIZED VIEW); run it as an "
+                   "ad-hoc SELECT over views");
   lm_arena a;
   lm_arena_init(&a, 4096);
   lm_select **done = lm_arena_alloc(&a, sizeof *done * (size_t)sel->n_ctes);

@@ -22,6 +22,7 @@
 
 #include "api/srf_from.h"
 #include "columnar/lm_decimal.h"
+#include "columnar/lm_interval.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/lm_exec.h"
@@ -634,6 +635,17 @@ int lm_srf_plan_call(const lm_expr *call, const lm_schema *sc, int first,
   cp->srf = true;
   cp->kind = lm_srf_kind_of(call->name);
   int n = call->n_args;
+  if (cp->kind == LM_SRF_UNNEST) { /* unnest(array): the item type */
+    lm_type t = n == 1 ? sc->fields[first].type : lm_type_make(LM_TYPE_NULL);
+    if (n == 1 && t.id == LM_TYPE_NULL)
+      return perr(err, LM_ERR_BIND, call->line, call->column, "42804",
+                  "could not determine polymorphic type because input has "
+                  "type unknown");
+    if (t.id != LM_TYPE_LIST)
+      return no_such_fn(call, sc, first, err);
+    cp->out = t.node->children[0].type;
+    return 0;
+  }
   if (n < 2 || n > 3)
     return no_such_fn(call, sc, first, err);
   if (cp->kind == LM_SRF_STRING_TO_TABLE || cp->kind == LM_SRF_REGEXP_SPLIT) {
@@ -664,7 +676,7 @@ int lm_srf_plan_call(const lm_expr *call, const lm_schema *sc, int first,
         unk[i] || t[i].id == LM_TYPE_TIMESTAMP || t[i].id == LM_TYPE_DATE32;
   bool ts_family =
       n == 3 && tsish[0] && tsish[1] &&
-      (t[2].id == LM_TYPE_INTERVAL ||
+      (t[2].id == LM_TYPE_INTERVAL || t[2].id == LM_TYPE_INTERVAL_MDN ||
        (strlit[2] && (!unk[0] || !unk[1] || strlit[0] || strlit[1])));
   if (ts_family) {
     bool plain = false, tz = false;
@@ -682,8 +694,13 @@ int lm_srf_plan_call(const lm_expr *call, const lm_schema *sc, int first,
       if (unk[i] || t[i].id != cp->out.id ||
           lm_type_is_tstz(t[i]) != lm_type_is_tstz(cp->out))
         cp->cast[i] = cp->out;
-    if (t[2].id != LM_TYPE_INTERVAL)
-      cp->cast[2] = lm_type_make(LM_TYPE_INTERVAL);
+    if (t[2].id != LM_TYPE_INTERVAL && t[2].id != LM_TYPE_INTERVAL_MDN)
+      cp->cast[2] = lm_type_make(
+          strlit[2] && call->args[2]->text &&
+                  lm_iv_text_has_months(call->args[2]->text,
+                                        strlen(call->args[2]->text), NULL, 0)
+              ? LM_TYPE_INTERVAL_MDN /* '1 month': lm_interval.h */
+              : LM_TYPE_INTERVAL);
     /* a TIMESTAMPTZ series moves by whole days in the session zone */
     const lm_expr *st = call->args[2];
     const lm_tz *z = lm_tz_session();

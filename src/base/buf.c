@@ -47,6 +47,31 @@ int lm_buf_append(lm_buf *b, const void *p, size_t n) {
   return LM_OK;
 }
 
+int lm_buf_put_utf8(lm_buf *b, uint32_t v) {
+  char u[4];
+  size_t n;
+  if (v < 0x80) {
+    u[0] = (char)v;
+    n = 1;
+  } else if (v < 0x800) {
+    u[0] = (char)(0xC0 | (v >> 6));
+    u[1] = (char)(0x80 | (v & 0x3F));
+    n = 2;
+  } else if (v < 0x10000) {
+    u[0] = (char)(0xE0 | (v >> 12));
+    u[1] = (char)(0x80 | ((v >> 6) & 0x3F));
+    u[2] = (char)(0x80 | (v & 0x3F));
+    n = 3;
+  } else {
+    u[0] = (char)(0xF0 | (v >> 18));
+    u[1] = (char)(0x80 | ((v >> 12) & 0x3F));
+    u[2] = (char)(0x80 | ((v >> 6) & 0x3F));
+    u[3] = (char)(0x80 | (v & 0x3F));
+    n = 4;
+  }
+  return lm_buf_append(b, u, n);
+}
+
 int lm_buf_putc(lm_buf *b, char c) {
   if (b->cap - b->len < 2 || !b->data) {
     int rc = lm_buf_reserve(b, 1);

@@ -129,6 +129,8 @@ int lm_buf_reserve(lm_buf *b, size_t extra); /* LM_ERR_NOMEM on failure */
 int lm_buf_append(lm_buf *b, const void *p, size_t n);
 int lm_buf_putc(lm_buf *b, char c);
 int lm_buf_puts(lm_buf *b, const char *s);
+/* Appends code point v (< 0x110000) as 1-4 bytes of UTF-8; LM_ERR_NOMEM. */
+int lm_buf_put_utf8(lm_buf *b, uint32_t v);
 int lm_buf_printf(lm_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void lm_buf_reset(lm_buf *b); /* len = 0, keeps capacity */

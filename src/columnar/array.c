@@ -386,6 +386,28 @@ int lm_array_cmp(const lm_array *a, int64_t x, const lm_array *b, int64_t y) {
              q = (uint64_t)lm_array_get_i64(b, y);
     return p < q ? -1 : p > q;
   }
+  case LM_TYPE_LIST:
+  case LM_TYPE_LARGE_LIST: {
+    /* PostgreSQL's array_cmp: item by item (a NULL item above every
+     * value, NULLs equal), then the shorter array first */
+    int64_t s1, e1, s2, e2;
+    lm_array_list_range(a, x, &s1, &e1);
+    lm_array_list_range(b, y, &s2, &e2);
+    const lm_array *ca = a->children[0], *cb = b->children[0];
+    for (; s1 < e1 && s2 < e2; s1++, s2++) {
+      bool n1 = ca->type.id == LM_TYPE_NULL || lm_array_is_null(ca, s1),
+           n2 = cb->type.id == LM_TYPE_NULL || lm_array_is_null(cb, s2);
+      if (n1 || n2) {
+        if (n1 != n2)
+          return n1 ? 1 : -1;
+        continue;
+      }
+      int c = lm_array_cmp(ca, s1, cb, s2);
+      if (c)
+        return c;
+    }
+    return s1 < e1 ? 1 : s2 < e2 ? -1 : 0;
+  }
   case LM_TYPE_INTERVAL_MDN: {
     lm_value p, q;
     lm_array_get_value(a, x, &p);

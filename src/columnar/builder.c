@@ -25,6 +25,7 @@ static size_t values_bytes(lm_type t, int64_t rows) {
     return (size_t)((rows + 7) / 8);
   case LM_TYPE_UTF8:
   case LM_TYPE_BINARY:
+  case LM_TYPE_LIST:
     return (size_t)(rows + 1) * 4;
   default:
     return (size_t)rows * (size_t)lm_type_width(t);
@@ -56,9 +57,11 @@ static bool type_supported(lm_type t) {
   if (!lm_type_valid(t))
     return false;
   switch (t.id) {
+  case LM_TYPE_LIST: /* of a flat item type: a child builder */
+    return type_supported(t.node->children[0].type) &&
+           !lm_type_is_nested(t.node->children[0].type);
   case LM_TYPE_LARGE_UTF8:
   case LM_TYPE_LARGE_BINARY:
-  case LM_TYPE_LIST:
   case LM_TYPE_LARGE_LIST:
   case LM_TYPE_STRUCT:
   case LM_TYPE_DICTIONARY:
@@ -71,6 +74,10 @@ static bool type_supported(lm_type t) {
 /* UTF8 and BINARY share the offsets + data layout in builders. */
 static inline bool is_str(lm_type t) {
   return t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_BINARY;
+}
+/* int32 offsets in values: UTF8, BINARY and LIST (into the child). */
+static inline bool has_offsets(lm_type t) {
+  return is_str(t) || t.id == LM_TYPE_LIST;
 }
 
 int lm_builder_init(lm_builder *b, lm_type type, int64_t capacity_hint) {
@@ -94,6 +101,10 @@ int lm_builder_init(lm_builder *b, lm_type type, int64_t capacity_hint) {
 }
 
 void lm_builder_free(lm_builder *b) {
+  if (b->child) {
+    lm_builder_free(b->child);
+    free(b->child);
+  }
   lm_aligned_free(b->validity);
   lm_aligned_free(b->values);
   lm_aligned_free(b->data);
@@ -123,11 +134,11 @@ int lm_builder_grow(lm_builder *b, int64_t extra) {
   if (t.id != LM_TYPE_NULL) {
     bool first = b->values == NULL;
     size_t used = b->capacity ? values_bytes(t, b->length) : 0;
-    if (is_str(t) && b->capacity)
+    if (has_offsets(t) && b->capacity)
       used = (size_t)(b->length + 1) * 4;
     if (regrow(&b->values, used, values_bytes(t, cap), t.id == LM_TYPE_BOOL))
       goto oom;
-    if (is_str(t) && first)
+    if (has_offsets(t) && first)
       ((int32_t *)b->values)[0] = 0;
   }
   if (b->validity) {
@@ -204,7 +215,7 @@ void lm_builder_append_null(lm_builder *b) {
   if (!b->validity && lm_builder_ensure_validity(b))
     return;
   int64_t n = b->length;
-  if (is_str(b->type)) {
+  if (has_offsets(b->type)) {
     ((int32_t *)b->values)[n + 1] = ((int32_t *)b->values)[n];
   } else if (b->type.id != LM_TYPE_NULL && b->type.id != LM_TYPE_BOOL) {
     /* bool bits beyond length are always zero */
@@ -328,9 +339,61 @@ void lm_builder_append_str(lm_builder *b, const char *p, int32_t len) {
   lm_builder_append_str_fast(b, p, len);
 }
 
+lm_builder *lm_builder_list_items(lm_builder *b) {
+  if (b->type.id != LM_TYPE_LIST || !room1(b))
+    return NULL;
+  if (!b->child) {
+    b->child = malloc(sizeof *b->child);
+    if (!b->child ||
+        lm_builder_init(b->child, b->type.node->children[0].type, 0)) {
+      free(b->child);
+      b->child = NULL;
+      b->oom = true;
+      return NULL;
+    }
+  }
+  return b->child;
+}
+
+void lm_builder_list_end(lm_builder *b) {
+  if (!b->child || b->oom)
+    return;
+  if (b->child->length > INT32_MAX || b->child->oom) {
+    b->oom = true;
+    return;
+  }
+  ((int32_t *)b->values)[b->length + 1] = (int32_t)b->child->length;
+  commit_valid(b);
+}
+
+/* LIST builder b: appends row i of LIST array a (items converted to b's
+ * item type as lm_builder_append_from does). */
+static void append_list(lm_builder *b, const lm_array *a, int64_t i) {
+  if (a->type.id != LM_TYPE_LIST && a->type.id != LM_TYPE_LARGE_LIST) {
+    lm_builder_append_null(b);
+    return;
+  }
+  lm_builder *items = lm_builder_list_items(b);
+  if (!items)
+    return;
+  int64_t s, e;
+  lm_array_list_range(a, i, &s, &e);
+  for (int64_t k = s; k < e; k++)
+    lm_builder_append_from(items, a->children[0], k);
+  lm_builder_list_end(b);
+}
+
 void lm_builder_append_value(lm_builder *b, const lm_value *v) {
   if (v->is_null || v->type.id == LM_TYPE_NULL) {
     lm_builder_append_null(b);
+    return;
+  }
+  if (b->type.id == LM_TYPE_LIST) {
+    if (v->v.ref.a &&
+        (v->type.id == LM_TYPE_LIST || v->type.id == LM_TYPE_LARGE_LIST))
+      append_list(b, v->v.ref.a, v->v.ref.i);
+    else
+      lm_builder_append_null(b);
     return;
   }
   lm_type_id src = v->type.id;
@@ -429,6 +492,10 @@ void lm_builder_append_from(lm_builder *b, const lm_array *a, int64_t i) {
     lm_builder_append_null(b);
     return;
   }
+  if (b->type.id == LM_TYPE_LIST) {
+    append_list(b, a, i);
+    return;
+  }
   if (!lm_type_eq(a->type, b->type) &&
       (a->type.id != b->type.id || lm_type_width(a->type) > 8 ||
        a->type.id == LM_TYPE_FIXED_SIZE_BINARY)) {
@@ -520,6 +587,46 @@ static void reset_after_finish(lm_builder *b, int64_t old_cap,
     b->keep_data = LM_MIN(old_data_cap, (int64_t)LM_BUILDER_KEEP_DATA);
 }
 
+/* A LIST builder's array: offsets, validity and the child's items. */
+static int finish_list(lm_builder *b, lm_array **out) {
+  int64_t n = b->length, old_cap = b->capacity;
+  lm_type t = b->type;
+  lm_array *items = NULL;
+  if (b->child) {
+    if (lm_builder_finish(b->child, &items))
+      goto oom;
+  } else if (!(items = lm_array_new_null(t.node->children[0].type, 0))) {
+    goto oom;
+  }
+  lm_buffer *off = b->values ? adopt(b->values, values_bytes(t, n),
+                                     values_bytes(t, b->capacity))
+                             : lm_buffer_new(values_bytes(t, 0));
+  if (!off) {
+    lm_array_release(items);
+    goto oom;
+  }
+  b->values = NULL;
+  lm_buffer *valid = NULL;
+  if (b->null_count > 0) {
+    valid = adopt(b->validity, bitmap_bytes(n), bitmap_bytes(b->capacity));
+    if (!valid) {
+      lm_buffer_release(off);
+      lm_array_release(items);
+      goto oom;
+    }
+    b->validity = NULL;
+  }
+  *out =
+      lm_array_new(t, n, b->null_count, 0, valid, off, NULL, 1, &items, NULL);
+  lm_builder_free(b);
+  reset_after_finish(b, old_cap, 0);
+  return *out ? LM_OK : LM_ERR_NOMEM;
+oom:
+  lm_builder_free(b);
+  reset_after_finish(b, 0, 0);
+  return LM_ERR_NOMEM;
+}
+
 int lm_builder_finish(lm_builder *b, lm_array **out) {
   *out = NULL;
   int64_t old_cap = b->capacity, old_data_cap = b->data_cap;
@@ -528,6 +635,8 @@ int lm_builder_finish(lm_builder *b, lm_array **out) {
     reset_after_finish(b, 0, 0);
     return LM_ERR_NOMEM;
   }
+  if (b->type.id == LM_TYPE_LIST)
+    return finish_list(b, out);
   lm_type t = b->type;
   int64_t n = b->length;
   lm_array *a = lm_aligned_calloc(sizeof *a);
@@ -597,5 +706,7 @@ void lm_builder_truncate(lm_builder *b, int64_t len) {
   }
   if (is_str(b->type))
     b->data_len = ((int32_t *)b->values)[len];
+  if (b->type.id == LM_TYPE_LIST && b->child)
+    lm_builder_truncate(b->child, ((int32_t *)b->values)[len]);
   b->length = len;
 }

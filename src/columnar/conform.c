@@ -103,7 +103,9 @@ static int conv_row(const lm_array *a, int64_t i, lm_type to, lm_builder *b,
       return 0;
     }
     tmp->len = 0;
-    if (lm_array_format_value(tmp, a, i, NULL))
+    if ((a->type.id == LM_TYPE_LIST || a->type.id == LM_TYPE_LARGE_LIST)
+            ? lm_array_format_json(tmp, a, i) /* a nested value: its JSON */
+            : lm_array_format_value(tmp, a, i, NULL))
       return lm_err(err, LM_ERR_NOMEM, "out of memory");
     if (tmp->len > (size_t)INT32_MAX ||
         b->data_len > INT32_MAX - (int64_t)tmp->len)

@@ -134,6 +134,19 @@ static inline lm_type lm_type_bpchar(void) {
 static inline bool lm_type_is_bpchar(lm_type t) {
   return t.id == LM_TYPE_UTF8 && t.precision == 1;
 }
+/* PostgreSQL's json / jsonb: a UTF8 whose `precision` field is 2 (json:
+ * the JSON text as given, validated) or 3 (jsonb: PostgreSQL's normalized
+ * text, exec/lm_jsonv.h). Exported as Arrow Utf8 (docs/types.md). */
+static inline lm_type lm_type_json(bool jsonb) {
+  lm_type t = {LM_TYPE_UTF8, 0, (uint8_t)(jsonb ? 3 : 2), 0, NULL};
+  return t;
+}
+static inline bool lm_type_is_json(lm_type t) { /* json or jsonb */
+  return t.id == LM_TYPE_UTF8 && (t.precision == 2 || t.precision == 3);
+}
+static inline bool lm_type_is_jsonb(lm_type t) {
+  return t.id == LM_TYPE_UTF8 && t.precision == 3;
+}
 /* DECIMAL128(precision 1..38, scale); lm_type_valid checks the ranges. */
 static inline lm_type lm_type_decimal128(int precision, int scale) {
   lm_type t = {LM_TYPE_DECIMAL128, 0, (uint8_t)precision, (int8_t)scale, NULL};
@@ -484,6 +497,10 @@ typedef struct lm_builder {
    * least, so a reused builder allocates once, on its first append */
   int64_t keep_rows, keep_data;
   bool oom;
+  /* LIST (a SQL array of a flat item type): values holds the int32
+   * offsets into the items, appended to `child` (malloc'd on the first
+   * append; NULL before) */
+  struct lm_builder *child;
 } lm_builder;
 
 int lm_builder_init(lm_builder *b, lm_type type, int64_t capacity_hint);
@@ -510,6 +527,11 @@ void lm_builder_truncate(lm_builder *b, int64_t len);
 
 /* Appends row i of array a (same type). */
 void lm_builder_append_from(lm_builder *b, const lm_array *a, int64_t i);
+/* A LIST builder's next row, item by item: lm_builder_list_items gives
+ * the builder of the items (NULL on OOM, b->oom set) to append this row's
+ * items to, then lm_builder_list_end closes the row (non-NULL). */
+lm_builder *lm_builder_list_items(lm_builder *b);
+void lm_builder_list_end(lm_builder *b);
 
 /* Fast inline path for 8-byte values (INT64, TIMESTAMP, FLOAT64). */
 static inline void lm_builder_append_i64_fast(lm_builder *b, int64_t v) {
@@ -616,8 +638,9 @@ int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text);
  * ns value is not a whole µs); DURATION like INTERVAL in its unit;
  * INTERVAL_MDN PostgreSQL style ("1 year 2 mons 3 days 04:05:06.5");
  * LARGE_UTF8 raw; BINARY, LARGE_BINARY, FIXED_SIZE_BINARY as bytea hex
- * ("\x0102"); DICTIONARY as its decoded value; LIST and STRUCT as their
- * JSON text (lm_array_format_json: "[1, 2]", {"a": 1, "b": "x"}). */
+ * ("\x0102"); DICTIONARY as its decoded value; LIST as PostgreSQL's
+ * array text ("{1,2,NULL}", lm_array_text.h); STRUCT as its JSON text
+ * (lm_array_format_json: {"a": 1, "b": "x"}). */
 int lm_array_format_value(lm_buf *out, const lm_array *a, int64_t i,
                           const char *null_text);
 /* Appends row i of a as a JSON value: null; true/false; integers and

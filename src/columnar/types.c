@@ -135,7 +135,10 @@ const char *lm_type_name(lm_type t) {
   case LM_TYPE_FLOAT64:
     return "DOUBLE";
   case LM_TYPE_UTF8:
-    return t.precision == 1 ? "CHAR" : "VARCHAR"; /* lm_type_bpchar */
+    return t.precision == 1   ? "CHAR" /* lm_type_bpchar */
+           : t.precision == 2 ? "JSON" /* lm_type_json */
+           : t.precision == 3 ? "JSONB"
+                              : "VARCHAR";
   case LM_TYPE_TIMESTAMP:
     return t.precision == 1 ? "TIMESTAMPTZ" : "TIMESTAMP";
   case LM_TYPE_INTERVAL:

@@ -1,4 +1,5 @@
 /* columnar/value.c — text form of values (lm_value_format and friends). */
+#include "columnar/lm_array_text.h"
 #include "columnar/lm_columnar.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
@@ -234,27 +235,28 @@ static int put_duration(lm_buf *out, int64_t v, int unit) {
   return put_hms_ns(out, rem * per);
 }
 
-/* INTERVAL_MDN, PostgreSQL style: "1 year 2 mons 3 days 04:05:06.789". */
+/* INTERVAL_MDN, PostgreSQL style (EncodeInterval): "1 year 2 mons 3 days
+ * 04:05:06.789", "-1 mons -2 days", "-1 days +02:00:00"; sub-µs ns kept. */
 static int put_mdn(lm_buf *out, int32_t months, int32_t days, int64_t ns) {
   int rc = 0;
-  bool any = false;
+  bool any = false, before = false;
   int64_t y = months / 12, mo = months % 12;
-  if (y && !(rc = lm_buf_printf(out, "%lld year%s", (long long)y,
-                                (y == 1 || y == -1) ? "" : "s")))
+  int64_t part[3] = {y, mo, days};
+  static const char *const name[3] = {"year", "mon", "day"};
+  for (int k = 0; k < 3 && !rc; k++) {
+    if (!part[k])
+      continue;
+    rc = lm_buf_printf(out, "%s%s%lld %s%s", any ? " " : "",
+                       before && part[k] > 0 ? "+" : "", (long long)part[k],
+                       name[k], part[k] != 1 ? "s" : "");
+    before = part[k] < 0;
     any = true;
-  if (!rc && mo &&
-      !(rc = lm_buf_printf(out, "%s%lld mon%s", any ? " " : "", (long long)mo,
-                           (mo == 1 || mo == -1) ? "" : "s")))
-    any = true;
-  if (!rc && days &&
-      !(rc = lm_buf_printf(out, "%s%d day%s", any ? " " : "", (int)days,
-                           (days == 1 || days == -1) ? "" : "s")))
-    any = true;
+  }
   if (rc || (any && ns == 0))
     return rc;
   if (any && (rc = lm_buf_putc(out, ' ')))
     return rc;
-  if (ns < 0 && (rc = lm_buf_putc(out, '-')))
+  if ((ns < 0 || before) && (rc = lm_buf_putc(out, ns < 0 ? '-' : '+')))
     return rc;
   return put_hms_ns(out, ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns);
 }
@@ -441,8 +443,10 @@ int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text) {
     return put_duration(out, v->v.i, v->type.unit);
   case LM_TYPE_INTERVAL_MDN:
     return put_mdn(out, v->v.mdn.months, v->v.mdn.days, v->v.mdn.ns);
-  case LM_TYPE_LIST:
+  case LM_TYPE_LIST: /* PostgreSQL's array text: {1,2,NULL} */
   case LM_TYPE_LARGE_LIST:
+    return v->v.ref.a ? lm_list_format_pg(out, v->v.ref.a, v->v.ref.i)
+                      : lm_buf_append(out, "", 0);
   case LM_TYPE_STRUCT:
     return v->v.ref.a ? format_json_rec(out, v->v.ref.a, v->v.ref.i)
                       : lm_buf_append(out, "", 0);

@@ -25,6 +25,10 @@
  *   VAR/STDDEV          shifted sums: k (the group's first finite value),
  *                       sum(x-k), sum((x-k)^2) in long double, and a count
  *                       of non-finite values; merged by re-shifting (Chan)
+ *   VAR/STDDEV of       numeric (integers, DECIMAL): exact 128-bit sums of
+ *     integers, DECIMAL the (unscaled) values and of their squares (22003
+ *                       beyond 128 bits), PostgreSQL's numeric result made
+ *                       at emit (agg_stat.c)
  *   MIN/MAX             append-only: the extreme; retractable: an ordered
  *                       multiset (gid, value) -> count (agg_vtree.h)
  *   DISTINCT            always the multiset (gid, value) -> references;
@@ -49,6 +53,16 @@
  *                       first/last_value trees (arrival order); DISTINCT:
  *                       the multiset, read in value order (PostgreSQL
  *                       sorts a DISTINCT aggregate's input)
+ *   corr, covar_*,      PostgreSQL's float8 state (N, Sx, Sxx, Sy, Syy,
+ *     regr_*            Sxy: Youngs-Cramer, agg_stat.c) over the rows whose
+ *                       Y (this aggregate's input) and X (the next one's,
+ *                       LM_AGG_PAIR) are both non-NULL, in row order;
+ *                       merged by its combine function; it cannot retract
+ *                       (regr_count, the count alone, can)
+ *   BIT_AND/OR/XOR      append-only: the value; retractable: per bit the
+ *                       count of inputs with it set
+ *   percentile_cont,    the sorted multiset (gid, x) -> count (as
+ *     _disc, mode()     retractable MIN/MAX), walked at emit
  * Float SUM/AVG over append-only input also run PostgreSQL's own double
  * state beside the long double sum (float8pl; float8_accum's N, Sx, Sxx),
  * only to raise its "value out of range: overflow" (22003) where it does:
@@ -65,6 +79,8 @@
 #include <string.h>
 
 #include "columnar/lm_decimal.h"
+#include "columnar/lm_interval.h"
+#include "exec/agg_stat.h"
 #include "exec/agg_vtree.h"
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
@@ -95,6 +111,10 @@ typedef struct var_state { /* shifted sums for VAR/STDDEV */
   int64_t nonfinite;       /* NaN and infinities */
 } var_state;
 
+typedef struct bitcnt { /* BIT_AND/OR/XOR (retractable) */
+  int64_t c[64];        /* inputs with bit k set (sum of weights) */
+} bitcnt;
+
 typedef struct agg_state {
   int64_t *cnt;  /* rows counted / non-NULL inputs (sum of weights) */
   int64_t *i;    /* SUM int; MIN/MAX/first/last int-like (append-only) */
@@ -104,7 +124,10 @@ typedef struct agg_state {
   fshadow *fd;   /* SUM/AVG of floats, append-only: PostgreSQL's state */
   int64_t *nt;   /* BOOL_AND/BOOL_OR: TRUE inputs (sum of weights) */
   sbuf *sb;      /* STRING_AGG (append-only, not DISTINCT) */
-  var_state *vr; /* VAR/STDDEV */
+  var_state *vr; /* VAR/STDDEV of floats */
+  __int128 *w2;  /* VAR/STDDEV of numeric: exact sum of squares (w: sum) */
+  lm_regr *rg;   /* corr, covar_*, regr_* */
+  bitcnt *bc;    /* BIT_AND/OR/XOR, retractable: per-bit counts */
   char **s;      /* MIN/MAX/first/last VARCHAR (append-only): owned copies */
   int32_t *sl;
   int64_t *sq;   /* first/last (append-only): sequence number of the value */
@@ -195,6 +218,9 @@ static bool is_float(lm_type t) {
  * DECIMAL sum is checked per row (22003). */
 #define SUM_NUMERIC(sp) ((sp)->out_type.id == LM_TYPE_DECIMAL128)
 #define WIDE_LIMIT ((__int128)1 << 120) /* far from 128-bit overflow */
+/* VAR/STDDEV of integers and DECIMAL: PostgreSQL's numeric, from the exact
+ * sums s->w and s->w2 (agg_stat.c) */
+#define VAR_NUMERIC(sp) ((sp)->out_type.id == LM_TYPE_DECIMAL128)
 
 static bool is_minmax(lm_agg_kind k) {
   return k == LM_AGG_MIN || k == LM_AGG_MAX;
@@ -205,11 +231,17 @@ static bool is_firstlast(lm_agg_kind k) {
 static bool is_bool(lm_agg_kind k) {
   return k == LM_AGG_BOOL_AND || k == LM_AGG_BOOL_OR;
 }
+/* percentile_cont / percentile_disc / mode() WITHIN GROUP (ORDER BY x) */
+static bool is_ordset(lm_agg_kind k) {
+  return k == LM_AGG_PCT_CONT || k == LM_AGG_PCT_DISC || k == LM_AGG_MODE;
+}
 /* agg(DISTINCT x) that differs from agg(x). */
 static bool is_distinct(const lm_agg_spec *sp) {
   return sp->distinct && !is_minmax(sp->kind) && !is_firstlast(sp->kind) &&
          sp->kind != LM_AGG_COUNT_STAR && sp->kind != LM_AGG_APPROX_DISTINCT &&
-         !is_bool(sp->kind);
+         !is_bool(sp->kind) && sp->kind != LM_AGG_REGR &&
+         sp->kind != LM_AGG_PAIR && sp->kind != LM_AGG_BIT_AND &&
+         sp->kind != LM_AGG_BIT_OR && !is_ordset(sp->kind);
 }
 /* Kept in arrival order by sequence number when retractable (the
  * first/last_value trees). */
@@ -385,7 +417,7 @@ static void choose_layout(lm_aggtable *t) {
   for (int a = 0; a < t->n_aggs; a++) {
     const lm_agg_spec *sp = &t->aggs[a];
     agg_state *s = &t->st[a];
-    s->tree = is_distinct(sp) || is_by_value(sp) ||
+    s->tree = is_distinct(sp) || is_by_value(sp) || is_ordset(sp->kind) ||
               (t->retract && (is_minmax(sp->kind) || is_seq(sp)));
     lm_vt_kind vk = sp_kind(sp);
     s->dset_only = is_distinct(sp) && !t->retract && vk == LM_VT_INT;
@@ -441,6 +473,13 @@ int lm_aggtable_set_retractable(lm_aggtable *t, lm_error *err) {
       return lm_err(err, LM_ERR_BIND,
                     "APPROX_COUNT_DISTINCT cannot consume retractions (its "
                     "input is an updating stream or view)");
+  for (int a = 0; a < t->n_aggs; a++)
+    if (t->aggs[a].kind == LM_AGG_REGR && t->aggs[a].regr_fn >= 0) {
+      lm_err(err, LM_ERR_BIND,
+             "corr, covar_* and regr_* (but regr_count) cannot consume "
+             "retractions (their input is an updating stream or view)");
+      return lm_err_state(err, "0A000");
+    }
   t->retract = true;
   choose_layout(t);
   return 0;
@@ -481,6 +520,9 @@ void lm_aggtable_free(lm_aggtable *t) {
     free(s->nt);
     free(s->sb);
     free(s->vr);
+    free(s->w2);
+    free(s->rg);
+    free(s->bc);
     free(s->s);
     free(s->sl);
     free(s->sq);
@@ -589,7 +631,12 @@ static int grow_groups(lm_aggtable *t) {
     case LM_AGG_VAR_POP:
     case LM_AGG_STDDEV_SAMP:
     case LM_AGG_STDDEV_POP:
-      GROW(s->vr, var_state);
+      if (VAR_NUMERIC(sp)) {
+        GROW(s->w, __int128);
+        GROW(s->w2, __int128);
+      } else {
+        GROW(s->vr, var_state);
+      }
       break;
     case LM_AGG_APPROX_DISTINCT:
       GROW(s->hll, uint8_t *);
@@ -601,6 +648,23 @@ static int grow_groups(lm_aggtable *t) {
     case LM_AGG_STRING_AGG:
       if (!s->tree)
         GROW(s->sb, sbuf);
+      break;
+    case LM_AGG_REGR:
+      GROW(s->rg, lm_regr);
+      break;
+    case LM_AGG_PAIR:
+    case LM_AGG_PCT_CONT:
+    case LM_AGG_PCT_DISC:
+    case LM_AGG_MODE:
+      break;
+    case LM_AGG_BIT_AND:
+    case LM_AGG_BIT_OR:
+    case LM_AGG_BIT_XOR:
+      if (t->retract) {
+        GROW(s->bc, bitcnt);
+      } else {
+        GROW(s->i, int64_t);
+      }
       break;
     }
   }
@@ -631,6 +695,79 @@ static inline bool key_bpchar(const lm_aggtable *t, const lm_array *a, int k) {
   return lm_type_is_bpchar(a->type) || lm_type_is_bpchar(t->key_types[k]);
 }
 
+/* A SQL array (LIST) key: bytes its encoding takes at most (lm_array_list
+ * row r of a, not NULL). */
+static size_t list_need(const lm_array *a, int64_t r) {
+  int64_t s, e;
+  lm_array_list_range(a, r, &s, &e);
+  const lm_array *c = a->children[0];
+  size_t need = 4 + (size_t)(e - s) * 17;
+  if (c->type.id == LM_TYPE_UTF8 || c->type.id == LM_TYPE_BINARY)
+    for (int64_t k = s; k < e; k++)
+      if (!lm_array_is_null(c, k)) {
+        int32_t len;
+        lm_array_str(c, k, &len);
+        need += (size_t)len + 4;
+      }
+  return need;
+}
+
+/* Writes the array key row r of a at p: a 4-byte length, then per item a
+ * NULL flag byte and the value as a flat key encodes it (equal arrays,
+ * items compared as GROUP BY compares values, give equal bytes). Returns
+ * the end. */
+static char *list_encode(char *p, const lm_array *a, int64_t r) {
+  int64_t s, e;
+  lm_array_list_range(a, r, &s, &e);
+  const lm_array *c = a->children[0];
+  char *start = p;
+  p += 4;
+  for (int64_t k = s; k < e; k++) {
+    if (c->type.id == LM_TYPE_NULL || lm_array_is_null(c, k)) {
+      *p++ = 0;
+      continue;
+    }
+    *p++ = 1;
+    switch (c->type.id) {
+    case LM_TYPE_DECIMAL128:
+      memcpy(p, c->values->data + (size_t)(c->offset + k) * 16, 16);
+      p += 16;
+      break;
+    case LM_TYPE_UTF8:
+    case LM_TYPE_BINARY: {
+      int32_t len;
+      const char *v = lm_array_str(c, k, &len);
+      memcpy(p, &len, 4);
+      memcpy(p + 4, v, (size_t)len);
+      p += 4 + len;
+      break;
+    }
+    case LM_TYPE_FLOAT32:
+    case LM_TYPE_FLOAT64: {
+      double d = lm_array_get_f64(c, k);
+      if (d == 0)
+        d = 0;
+      if (isnan(d))
+        d = NAN;
+      memcpy(p, &d, 8);
+      p += 8;
+      break;
+    }
+    case LM_TYPE_BOOL:
+      *p++ = lm_array_bool(c, k) ? 1 : 0;
+      break;
+    default: {
+      int64_t v = lm_array_get_i64(c, k);
+      memcpy(p, &v, 8);
+      p += 8;
+    }
+    }
+  }
+  int32_t len = (int32_t)(p - start - 4);
+  memcpy(start, &len, 4);
+  return p;
+}
+
 /* Encodes row r's key into t->scratch: per key a NULL flag byte, then the
  * value (8 bytes for integer-like and floating, 1 for BOOLEAN, a 4-byte
  * length plus the bytes for VARCHAR; CHAR(n) without its trailing spaces,
@@ -644,6 +781,9 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
       int32_t len;
       lm_array_str(keys[k], r, &len);
       need += (size_t)len + 4;
+    } else if (keys[k]->type.id == LM_TYPE_LIST &&
+               !lm_array_is_null(keys[k], r)) {
+      need += list_need(keys[k], r); /* a SQL array */
     }
   lm_buf *b = &t->scratch;
   b->len = 0;
@@ -660,9 +800,19 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
     }
     *p++ = 1;
     switch (a->type.id) {
+    case LM_TYPE_INTERVAL_MDN: { /* the span: '1 mon' groups with '30 days' */
+      lm_iv v = lm_iv_at(a, r);
+      __int128 sp = lm_iv_span(&v);
+      memcpy(p, &sp, 16);
+      p += 16;
+      break;
+    }
     case LM_TYPE_DECIMAL128: /* the 16 value bytes (one scale per key) */
       memcpy(p, a->values->data + (size_t)(a->offset + r) * 16, 16);
       p += 16;
+      break;
+    case LM_TYPE_LIST: /* a SQL array: its items */
+      p = list_encode(p, a, r);
       break;
     case LM_TYPE_UTF8:
     case LM_TYPE_BINARY: {
@@ -1250,6 +1400,12 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
         s->nt[g] = 0;
       if (s->vr)
         memset(&s->vr[g], 0, sizeof s->vr[g]);
+      if (s->w2)
+        s->w2[g] = 0;
+      if (s->rg)
+        memset(&s->rg[g], 0, sizeof s->rg[g]);
+      if (s->bc)
+        memset(&s->bc[g], 0, sizeof s->bc[g]);
       if (s->sq)
         s->sq[g] = 0;
       if (s->tree) {
@@ -1418,6 +1574,35 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
     if (v->i)
       s->nt[g] += w;
     break;
+  case LM_AGG_REGR:
+  case LM_AGG_PAIR:
+    return 0; /* accumulate_regr */
+  case LM_AGG_PCT_CONT:
+  case LM_AGG_PCT_DISC:
+  case LM_AGG_MODE: {
+    int rc = lm_vtree_add(&s->vt, g, v, 0, w, NULL, NULL);
+    if (rc)
+      return rc == -2 ? over_retraction(err)
+                      : lm_err(err, LM_ERR_NOMEM, "out of memory");
+    break;
+  }
+  case LM_AGG_BIT_AND:
+  case LM_AGG_BIT_OR:
+  case LM_AGG_BIT_XOR:
+    if (s->bc) {
+      for (int k = 0; k < 64; k++)
+        if ((uint64_t)v->i >> k & 1)
+          s->bc[g].c[k] += w;
+    } else if (w < 0) {
+      return over_retraction(err);
+    } else if (s->cnt[g] == 0) {
+      s->i[g] = v->i;
+    } else {
+      s->i[g] = sp->kind == LM_AGG_BIT_AND  ? s->i[g] & v->i
+                : sp->kind == LM_AGG_BIT_OR ? s->i[g] | v->i
+                                            : s->i[g] ^ v->i;
+    }
+    break;
   case LM_AGG_SUM:
   case LM_AGG_AVG:
     if (is_float(sp->in_type)) {
@@ -1516,6 +1701,18 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
   case LM_AGG_VAR_POP:
   case LM_AGG_STDDEV_SAMP:
   case LM_AGG_STDDEV_POP: {
+    if (VAR_NUMERIC(sp)) { /* exact sums of x and x^2, weighted */
+      __int128 x = sp->in_type.id == LM_TYPE_DECIMAL128 ? dec_decode(v->s)
+                                                        : (__int128)v->i;
+      __int128 xw, x2, x2w;
+      if (__builtin_mul_overflow(x, (__int128)w, &xw) ||
+          __builtin_add_overflow(s->w[g], xw, &s->w[g]) ||
+          __builtin_mul_overflow(x, x, &x2) ||
+          __builtin_mul_overflow(x2, (__int128)w, &x2w) ||
+          __builtin_add_overflow(s->w2[g], x2w, &s->w2[g]))
+        return numeric_overflow(err);
+      break;
+    }
     var_state *vs = &s->vr[g];
     double x = v->f;
     if (!isfinite(x)) {
@@ -1930,6 +2127,34 @@ static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
   return 0;
 }
 
+/* corr, covar_*, regr_*: the rows whose y and x are both non-NULL (in row
+ * order) into PostgreSQL's float8 state of their groups (weights: only
+ * regr_count, which keeps the count alone, takes them). */
+static int accumulate_regr(lm_aggtable *t, int a, const lm_array *y,
+                           const lm_array *x, const int32_t *sel, int64_t n,
+                           const uint32_t *gids, const int64_t *wj,
+                           lm_error *err) {
+  agg_state *s = &t->st[a];
+  bool cnt_only = t->aggs[a].regr_fn < 0;
+  if (!y || !x || y->type.id == LM_TYPE_NULL || x->type.id == LM_TYPE_NULL)
+    return 0;
+  const double *yv = lm_array_f64(y), *xv = lm_array_f64(x);
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    if ((y->null_count && isnull(y, r)) || (x->null_count && isnull(x, r)))
+      continue;
+    int64_t w = wj ? wj[j] : 1;
+    if (!cnt_only) {
+      if (w != 1)
+        return over_retraction(err);
+      if (lm_regr_accum(&s->rg[gids[j]], yv[r], xv[r]))
+        return overflow_err(err);
+    }
+    s->cnt[gids[j]] += w;
+  }
+  return 0;
+}
+
 int lm_aggtable_accumulate_w(lm_aggtable *t, lm_array *const *in,
                              const int64_t *weights, const int32_t *sel,
                              int64_t n, const uint32_t *gids, lm_error *err) {
@@ -1959,9 +2184,14 @@ int lm_aggtable_accumulate_w(lm_aggtable *t, lm_array *const *in,
     for (int64_t j = 0; j < n; j++)
       t->rows[gids[j]] += wj ? wj[j] : 1;
   for (int a = 0; a < t->n_aggs; a++) {
-    int rc = is_distinct(&t->aggs[a])
-                 ? accumulate_distinct(t, a, in[a], sel, n, gids, wj, err)
-                 : accumulate_one(t, a, in[a], sel, n, gids, wj, one, err);
+    if (t->aggs[a].kind == LM_AGG_PAIR)
+      continue;
+    int rc =
+        t->aggs[a].kind == LM_AGG_REGR
+            ? accumulate_regr(t, a, in[a], in[a + 1], sel, n, gids, wj, err)
+        : is_distinct(&t->aggs[a])
+            ? accumulate_distinct(t, a, in[a], sel, n, gids, wj, err)
+            : accumulate_one(t, a, in[a], sel, n, gids, wj, one, err);
     if (rc)
       return rc;
   }
@@ -1983,6 +2213,19 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p,
     return p;
   }
   switch (t.id) {
+  case LM_TYPE_LIST: { /* a SQL array: list_encode's items */
+    int32_t len;
+    memcpy(&len, p, 4);
+    const char *q = p + 4, *end = q + len;
+    lm_builder *items = lm_builder_list_items(b);
+    if (!items)
+      return end;
+    lm_type it = t.node->children[0].type;
+    while (q < end)
+      q = decode_key(items, it, q, 0);
+    lm_builder_list_end(b);
+    return end;
+  }
   case LM_TYPE_DECIMAL128: {
     lm_value v;
     memset(&v, 0, sizeof v);
@@ -2134,6 +2377,66 @@ static int string_agg_tree(const lm_agg_spec *sp, const agg_state *s,
   return 0;
 }
 
+/* percentile_cont / percentile_disc / mode() of group g (c values > 0)
+ * from its sorted multiset, as PostgreSQL's final functions over its
+ * sorted input (descending when order_desc): appended to b. 0; -1 OOM. */
+static int ordset_value(const lm_agg_spec *sp, const agg_state *s, uint32_t g,
+                        int64_t c, lm_builder *b) {
+  const lm_vtree *vt = &s->vt;
+  int64_t nv = 0;
+  for (int32_t nd = lm_vtree_first(vt, g); nd >= 0; nd = lm_vtree_next(vt, nd))
+    nv++;
+  int32_t *ord = malloc(sizeof *ord * (size_t)(nv + 1));
+  if (!ord)
+    return -1;
+  int64_t k = 0;
+  for (int32_t nd = lm_vtree_first(vt, g); nd >= 0; nd = lm_vtree_next(vt, nd))
+    ord[sp->order_desc ? nv - 1 - k++ : k++] = nd;
+  int32_t pick = ord[0];
+  if (sp->kind == LM_AGG_MODE) { /* the first most frequent in the order */
+    int64_t best = 0;
+    for (int64_t i = 0; i < nv; i++)
+      if (vt->nodes[ord[i]].cnt > best) {
+        best = vt->nodes[ord[i]].cnt;
+        pick = ord[i];
+      }
+  } else {
+    /* the node holding 0-based row r */
+    double f = sp->frac;
+    int64_t r0, r1;
+    if (sp->kind == LM_AGG_PCT_DISC) {
+      double rn = ceil(f * (double)c);
+      r0 = r1 = rn > 1 ? (int64_t)rn - 1 : 0;
+    } else {
+      r0 = (int64_t)floor(f * (double)(c - 1));
+      r1 = (int64_t)ceil(f * (double)(c - 1));
+    }
+    int32_t n0 = ord[0], n1 = ord[0];
+    int64_t before = 0;
+    for (int64_t i = 0; i < nv; i++) {
+      int64_t cnt = vt->nodes[ord[i]].cnt;
+      if (r0 >= before && r0 < before + cnt)
+        n0 = ord[i];
+      if (r1 >= before && r1 < before + cnt)
+        n1 = ord[i];
+      before += cnt;
+    }
+    pick = n0;
+    if (sp->kind == LM_AGG_PCT_CONT) {
+      double lo = lm_vtree_key(vt, n0).f, hi = lm_vtree_key(vt, n1).f;
+      if (r1 != r0) /* float8_lerp */
+        lo = lo + (f * (double)(c - 1) - (double)r0) * (hi - lo);
+      lm_builder_append_double(b, lo);
+      free(ord);
+      return 0;
+    }
+  }
+  lm_vval v = lm_vtree_key(vt, pick);
+  append_val(b, sp->in_type, &v);
+  free(ord);
+  return 0;
+}
+
 int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
                      lm_batch_builder *bb, lm_error *err) {
   if (!gids)
@@ -2257,6 +2560,23 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
       case LM_AGG_VAR_POP:
       case LM_AGG_STDDEV_SAMP:
       case LM_AGG_STDDEV_POP: {
+        if (VAR_NUMERIC(sp)) {
+          lm_i128 q;
+          bool samp =
+              sp->kind == LM_AGG_VAR_SAMP || sp->kind == LM_AGG_STDDEV_SAMP;
+          bool sd =
+              sp->kind == LM_AGG_STDDEV_SAMP || sp->kind == LM_AGG_STDDEV_POP;
+          int sc = sp->in_type.id == LM_TYPE_DECIMAL128 ? sp->in_type.scale : 0;
+          int rc = lm_numvar_result(c, s->w[g], s->w2[g], sc, samp, sd,
+                                    sp->out_type.scale, &q);
+          if (rc == LM_NUMVAR_OVERFLOW)
+            return numeric_overflow(err);
+          if (rc)
+            lm_builder_append_null(b);
+          else
+            lm_dec_append(b, q);
+          break;
+        }
         double d;
         if (var_value(sp, s, g, &d))
           lm_builder_append_double(b, d);
@@ -2268,6 +2588,57 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
         lm_builder_append_int(
             b, c <= 0 ? 0 : (int64_t)llround(hll_estimate(s->hll[g])));
         break;
+      case LM_AGG_REGR: {
+        double d;
+        if (sp->regr_fn < 0)
+          lm_builder_append_int(b, c);
+        else if (c > 0 && lm_regr_final((lm_regr_fn)sp->regr_fn, &s->rg[g], &d))
+          lm_builder_append_double(b, d);
+        else
+          lm_builder_append_null(b);
+        break;
+      }
+      case LM_AGG_PAIR:
+        lm_builder_append_null(b);
+        break;
+      case LM_AGG_PCT_CONT:
+      case LM_AGG_PCT_DISC:
+      case LM_AGG_MODE:
+        if (sp->kind != LM_AGG_MODE && sp->frac_null) {
+          lm_builder_append_null(b);
+          break;
+        }
+        if (sp->kind != LM_AGG_MODE && !(sp->frac >= 0 && sp->frac <= 1)) {
+          lm_err(err, LM_ERR_EXEC, "percentile value %g is not between 0 and 1",
+                 sp->frac);
+          return lm_err_state(err, "22003");
+        }
+        if (c <= 0)
+          lm_builder_append_null(b);
+        else if (ordset_value(sp, s, (uint32_t)g, c, b))
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      case LM_AGG_BIT_AND:
+      case LM_AGG_BIT_OR:
+      case LM_AGG_BIT_XOR: {
+        if (c <= 0) {
+          lm_builder_append_null(b);
+          break;
+        }
+        uint64_t r = 0;
+        if (!s->bc)
+          r = (uint64_t)s->i[g];
+        else
+          for (int k = 0; k < 64; k++) {
+            int64_t m = s->bc[g].c[k];
+            bool on = sp->kind == LM_AGG_BIT_AND  ? m == c
+                      : sp->kind == LM_AGG_BIT_OR ? m > 0
+                                                  : (m & 1) != 0;
+            r |= (uint64_t)on << k;
+          }
+        lm_builder_append_int(b, (int64_t)r);
+        break;
+      }
       }
     }
   }
@@ -2499,6 +2870,12 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
       case LM_AGG_VAR_POP:
       case LM_AGG_STDDEV_SAMP:
       case LM_AGG_STDDEV_POP:
+        if (VAR_NUMERIC(sp)) {
+          if (__builtin_add_overflow(d->w[x], s->w[y], &d->w[x]) ||
+              __builtin_add_overflow(d->w2[x], s->w2[y], &d->w2[x]))
+            return numeric_overflow(err);
+          break;
+        }
         merge_var(&d->vr[x], d->cnt[x], &s->vr[y], c);
         break;
       case LM_AGG_APPROX_DISTINCT:
@@ -2508,6 +2885,28 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
           for (int r = 0; r < HLL_M; r++)
             if (s->hll[y][r] > d->hll[x][r])
               d->hll[x][r] = s->hll[y][r];
+        }
+        break;
+      case LM_AGG_REGR:
+        if (sp->regr_fn >= 0 && lm_regr_combine(&d->rg[x], &s->rg[y]))
+          return overflow_err(err);
+        break;
+      case LM_AGG_PAIR:
+        break;
+      case LM_AGG_BIT_AND:
+      case LM_AGG_BIT_OR:
+      case LM_AGG_BIT_XOR:
+        if (c <= 0)
+          break;
+        if (d->bc) {
+          for (int k = 0; k < 64; k++)
+            d->bc[x].c[k] += s->bc[y].c[k];
+        } else if (d->cnt[x] <= 0) {
+          d->i[x] = s->i[y];
+        } else {
+          d->i[x] = sp->kind == LM_AGG_BIT_AND  ? d->i[x] & s->i[y]
+                    : sp->kind == LM_AGG_BIT_OR ? d->i[x] | s->i[y]
+                                                : d->i[x] ^ s->i[y];
         }
         break;
       default:

@@ -25,6 +25,7 @@
 #include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/expr_mdn.h"
 #include "exec/lm_exec.h"
 #include "exec/lm_strfn.h"
 
@@ -1578,47 +1579,14 @@ static int to_ts_parse(const char *s, size_t sl, const char *p, size_t pl,
   return 0;
 }
 
-static const int64_t US_YEAR = 31557600LL * 1000000; /* 365.25 days */
-static const int64_t US_MONTH = 30LL * LM_US_PER_DAY;
-
-/* PostgreSQL's age(a, b) (timestamp_age), as µs (see the file comment). */
-static int64_t age_us(int64_t a, int64_t b) {
-  tm_us t1, t2;
-  split(a, &t1);
-  split(b, &t2);
-  int64_t fsec = t1.us - t2.us, sec = t1.s - t2.s, mi = t1.mi - t2.mi,
-          h = t1.h - t2.h, d = (int64_t)t1.d - t2.d,
-          mo = (int64_t)t1.mo - t2.mo, y = t1.y - t2.y;
-  bool flip = a < b;
-  if (flip)
-    fsec = -fsec, sec = -sec, mi = -mi, h = -h, d = -d, mo = -mo, y = -y;
-  while (fsec < 0)
-    fsec += LM_US_PER_SEC, sec--;
-  while (sec < 0)
-    sec += 60, mi--;
-  while (mi < 0)
-    mi += 60, h--;
-  while (h < 0)
-    h += 24, d--;
-  while (d < 0) {
-    const tm_us *r = flip ? &t1 : &t2;
-    d += lm_days_in_month(r->y, r->mo);
-    mo--;
-  }
-  while (mo < 0)
-    mo += 12, y--;
-  if (flip)
-    fsec = -fsec, sec = -sec, mi = -mi, h = -h, d = -d, mo = -mo, y = -y;
-  return y * US_YEAR + mo * US_MONTH + d * LM_US_PER_DAY + h * LM_US_PER_HOUR +
-         mi * LM_US_PER_MIN + sec * LM_US_PER_SEC + fsec;
-}
-
 #define MAX_TS_US 9223371331200000000LL /* 294276-12-31, PostgreSQL's end */
 
 static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
                       lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
   (void)ctx;
   int rc = 0;
+  if (lm_mdn_fn_handles(e->fn)) /* interval functions: expr_mdn.c */
+    return lm_mdn_fn_row(e, a, i, b, err);
   switch (e->fn) {
   case LM_FN_TO_CHAR: {
     int32_t fl;
@@ -1799,87 +1767,8 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
                                  (int64_t)nearbyint(sec * 1e6));
     break;
   }
-  case LM_FN_MAKE_INTERVAL: {
-    int64_t v[6];
-    for (int k = 0; k < 6; k++)
-      v[k] = lm_array_get_i64(a[k], i);
-    double sec = lm_array_get_f64(a[6], i);
-    if (v[0] || v[1]) {
-      rc = lm_fn_error(err, e, "0A000",
-                       "make_interval: years and months are not supported "
-                       "(Laminar's INTERVAL is a count of microseconds, "
-                       "without months)");
-      break;
-    }
-    /* weeks, days, hours, minutes in µs, then the seconds; PostgreSQL's
-     * "interval out of range" on overflow */
-    __int128 t =
-        ((((__int128)v[2] * 7 + v[3]) * 24 + v[4]) * 60 + v[5]) * LM_US_PER_MIN;
-    double su = nearbyint(sec * 1e6);
-    if (isnan(sec) || !(su > -9.3e18 && su < 9.3e18)) {
-      rc = lm_fn_error(err, e, "22008", "interval out of range");
-      break;
-    }
-    t += (__int128)su;
-    if (t > INT64_MAX || t < INT64_MIN) {
-      rc = lm_fn_error(err, e, "22008", "interval out of range");
-      break;
-    }
-    lm_builder_append_int(b, (int64_t)t);
-    break;
-  }
-  case LM_FN_JUSTIFY_DAYS:
-  case LM_FN_JUSTIFY_HOURS:
-  case LM_FN_JUSTIFY_INTERVAL: {
-    /* The INTERVAL is one count of µs, printed as days and a time of day
-     * (hours past 24 are already days): justify_hours changes nothing;
-     * 30 days or more would become months, which it cannot hold. */
-    int64_t v = lm_array_get_i64(a[0], i);
-    if (e->fn != LM_FN_JUSTIFY_HOURS &&
-        (v >= 30 * LM_US_PER_DAY || v <= -30 * LM_US_PER_DAY)) {
-      rc = lm_fn_error(err, e, "0A000",
-                       "%s: the result has months, which Laminar's INTERVAL "
-                       "(a count of microseconds) cannot hold",
-                       e->fn == LM_FN_JUSTIFY_DAYS ? "justify_days"
-                                                   : "justify_interval");
-      break;
-    }
-    lm_builder_append_int(b, v);
-    break;
-  }
-  case LM_FN_INTERVAL_PART: {
-    const char *u = e->args[0]->lit.v.s.p;
-    int64_t v = lm_array_get_i64(a[1], i);
-    int64_t days = v / LM_US_PER_DAY, t = v % LM_US_PER_DAY; /* toward 0 */
-    int64_t sec_us = t % LM_US_PER_MIN; /* seconds and fraction, in µs */
-    double r = 0;
-    if (!strncasecmp(u, "microsecond", 11))
-      r = (double)sec_us;
-    else if (!strncasecmp(u, "millisecond", 11))
-      r = (double)sec_us / 1e3;
-    else if (!strncasecmp(u, "second", 6))
-      r = (double)sec_us / 1e6;
-    else if (!strncasecmp(u, "minute", 6))
-      r = (double)(t / LM_US_PER_MIN % 60);
-    else if (!strncasecmp(u, "hour", 4))
-      r = (double)(t / LM_US_PER_HOUR);
-    else if (!strncasecmp(u, "day", 3))
-      r = (double)days;
-    else if (!strncasecmp(u, "quarter", 7))
-      r = 1; /* PostgreSQL: months / 3 + 1, no months here */
-    else if (!strncasecmp(u, "epoch", 5))
-      r = (double)v / 1e6;
-    else /* month, year, decade, century, millennium: no months here */
-      r = 0;
-    lm_builder_append_double(b, r);
-    break;
-  }
   case LM_FN_CLOCK_TIMESTAMP:
     lm_builder_append_int(b, lm_dt_clock_us());
-    break;
-  case LM_FN_AGE:
-    lm_builder_append_int(
-        b, age_us(lm_array_get_i64(a[0], i), lm_array_get_i64(a[1], i)));
     break;
   default:
     rc = lm_fn_error(err, e, "0A000", "function not implemented");

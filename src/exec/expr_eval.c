@@ -13,10 +13,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "columnar/lm_interval.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/expr_array.h"
 #include "exec/expr_inset.h"
 #include "exec/expr_interval.h"
+#include "exec/expr_mdn.h"
 #include "exec/expr_num.h"
 #include "exec/expr_types.h"
 #include "exec/expr_tz.h"
@@ -246,6 +249,12 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     *out = lm_array_new_null(to, n);
     return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
+  if (lm_mdn_cast_handles(from, to)) /* intervals with months, expr_mdn.c */
+    return lm_mdn_cast(e, a, to, out, err);
+  if (lm_array_cast_handles(a->type, to)) /* expr_array.c: SQL arrays */
+    return lm_array_cast(e, a, to, out, err);
+  if (lm_json_cast_handles(a->type, to)) /* expr_json2.c: json / jsonb */
+    return lm_json_cast(e, a, to, out, err);
   if (from == LM_TYPE_UTF8 && to.id == LM_TYPE_UTF8) {
     /* CHAR(n) to text drops the padding (PostgreSQL's rtrim); text to
      * CHAR keeps the text (char_typmod pads it to n) */
@@ -331,12 +340,21 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
           if (lm_parse_interval(p, (size_t)len, NULL, 0, &v) != 0) {
             char s[80];
             snprintf(s, sizeof s, "%.*s", utf8_cut(p, len, 60), p);
-            if (lm_interval_has_months(p, (size_t)len))
+            lm_iv iv; /* PostgreSQL's other forms (lm_interval.h) */
+            int prc = lm_iv_parse(p, (size_t)len, NULL, 0, &iv);
+            if (prc == 0 && iv.months == 0 &&
+                !__builtin_mul_overflow((int64_t)iv.days, LM_US_PER_DAY, &v) &&
+                !__builtin_add_overflow(v, iv.us, &v))
+              goto iv_ok; /* '1 day ago', 'P1D', '@ 2 hours' */
+            if (prc == 0 && iv.months != 0)
               rc = lm_fn_error(err, e, "0A000",
-                               "INTERVAL '%s': years and months are not "
-                               "supported (Laminar's INTERVAL is a count of "
-                               "microseconds)",
+                               "INTERVAL '%s': an interval with months here "
+                               "must be a constant (a text column's months "
+                               "are not supported, docs/types.md)",
                                s);
+            else if (prc == -2)
+              rc = lm_fn_error(err, e, "22015",
+                               "interval field value out of range: \"%s\"", s);
             else
               rc = lm_fn_error(err, e, "22007",
                                "invalid input syntax for type interval: "
@@ -344,6 +362,7 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
                                s);
             break;
           }
+        iv_ok:;
         } else {
           snprintf(txt, sizeof txt, "%.*s", utf8_cut(p, len, 62), p);
           const char *q = txt;
@@ -659,25 +678,6 @@ static int cmp_str(const char *a, int32_t al, const char *b, int32_t bl) {
   return al < bl ? -1 : al > bl;
 }
 
-static bool cmp_result(lm_op op, int c) {
-  switch (op) {
-  case LM_OP_EQ:
-    return c == 0;
-  case LM_OP_NE:
-    return c != 0;
-  case LM_OP_LT:
-    return c < 0;
-  case LM_OP_LE:
-    return c <= 0;
-  case LM_OP_GT:
-    return c > 0;
-  case LM_OP_GE:
-    return c >= 0;
-  default:
-    return false;
-  }
-}
-
 /* The comparison of two BIGINT-class (or two DOUBLE) columns of one type,
  * without NaNs on the DOUBLE side: the result bits of every row into r
  * (rows with a NULL are cleared after), a tight loop per operator. */
@@ -849,8 +849,10 @@ static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
       continue;
     }
     int c;
-    if (t == LM_TYPE_DECIMAL128 || t == LM_TYPE_DATE32 || t == LM_TYPE_TIME64 ||
-        t == LM_TYPE_BINARY) {
+    if (t == LM_TYPE_INTERVAL_MDN || y->type.id == LM_TYPE_INTERVAL_MDN) {
+      c = lm_mdn_cmp(x, i, y, i); /* expr_mdn.c */
+    } else if (t == LM_TYPE_DECIMAL128 || t == LM_TYPE_DATE32 ||
+               t == LM_TYPE_TIME64 || t == LM_TYPE_BINARY) {
       c = lm_types_cmp(x, i, y, i); /* expr_types.c */
     } else if (is_i64_class(t) || lm_type_is_integer(x->type)) {
       int64_t a = lm_array_get_i64(x, i), d = lm_array_get_i64(y, i);
@@ -873,7 +875,7 @@ static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
       return at_err(err, e, "cannot compare values of type %s",
                     lm_type_name(x->type));
     }
-    if (cmp_result(e->op, c))
+    if (lm_cmp_holds(e->op, c))
       lm_bit_set(r, i);
   }
   return lm_out_finish(&b, out, err);
@@ -1623,12 +1625,20 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return lm_datefn_eval(e, in, out, err);
   if (e->fn >= LM_FN_JSON_GET && e->fn <= LM_FN_JSON_GET_TEXT)
     return lm_jsonfn_eval(e, in, out, err);
+  if (e->fn >= LM_FN_JSON_PATH && e->fn <= LM_FN_JSONB_DELETE)
+    return lm_json2_eval(e, in, out, err); /* expr_json2.c */
+  if (e->fn == LM_FN_REGEXP_COUNT)
+    return lm_regexfn_eval(e, in, out, err); /* expr_regexfn.c */
+  if (e->fn == LM_FN_DATE_BIN)
+    return lm_datebin_eval(e, in, out, err); /* expr_datebin.c */
   if (e->fn >= LM_FN_BIT_AND && e->fn <= LM_FN_MIN_SCALE)
     return lm_intfn_eval(e, in, out, err); /* expr_intfn.c */
   if (e->fn >= LM_FN_SIN && e->fn <= LM_FN_ATANH)
     return lm_trigfn_eval(e, in, out, err); /* expr_trigfn.c */
   if (e->fn >= LM_FN_TRANSLATE && e->fn <= LM_FN_SHA256)
     return lm_fmtfn_eval(e, in, out, err); /* expr_fmtfn.c */
+  if (e->fn >= LM_FN_ARR_CTOR && e->fn <= LM_FN_ARR_SUB)
+    return lm_arrayfn_eval(e, in, out, err); /* expr_array.c */
   if (e->fn == LM_FN_DECIMAL_FN)
     return lm_types_decfn(e, in, out, err); /* expr_types.c */
   /* abs of SMALLINT, INTEGER, REAL: expr_num.c */
@@ -2096,6 +2106,11 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       lm_array_release(a);
       return rc;
     }
+    if (e->type.id == LM_TYPE_INTERVAL_MDN) {
+      rc = lm_mdn_neg(e, a, out, err); /* expr_mdn.c */
+      lm_array_release(a);
+      return rc;
+    }
     if (e->op != LM_OP_NOT && lm_num_neg_handles(e, a)) {
       rc = lm_num_neg(e, a, out, err); /* expr_num.c */
       lm_array_release(a);
@@ -2171,6 +2186,8 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       if (x->type.id == LM_TYPE_NULL || y->type.id == LM_TYPE_NULL) {
         *out = lm_array_new_null(e->type, in->num_rows);
         rc = *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+      } else if (lm_mdn_arith_handles(e, x, y)) {
+        rc = lm_mdn_arith(e, x, y, out, err); /* expr_mdn.c */
       } else if (lm_interval_arith_handles(e, x, y)) {
         rc = lm_interval_arith(e, x, y, out, err); /* expr_interval.c */
       } else if (lm_types_arith_handles(e, x, y)) {
@@ -2251,6 +2268,11 @@ int lm_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   return eval(e, in, out, err);
 }
 
+int lm_cast_items(const lm_bexpr *e, lm_array *a, lm_type to, lm_array **out,
+                  lm_error *err) {
+  return cast_array(e, a, to, out, err);
+}
+
 /* ------------------------------------- helpers of the function files */
 
 const char *lm_pg_type_name(lm_type t) {
@@ -2272,11 +2294,12 @@ const char *lm_pg_type_name(lm_type t) {
     return "double precision";
   case LM_TYPE_UTF8:
   case LM_TYPE_LARGE_UTF8:
-    return "text";
+    return lm_type_is_jsonb(t) ? "jsonb" : lm_type_is_json(t) ? "json" : "text";
   case LM_TYPE_TIMESTAMP:
     return lm_type_is_tstz(t) ? "timestamp with time zone"
                               : "timestamp without time zone";
   case LM_TYPE_INTERVAL:
+  case LM_TYPE_INTERVAL_MDN:
     return "interval";
   case LM_TYPE_DECIMAL128:
     return "numeric";
@@ -2286,6 +2309,9 @@ const char *lm_pg_type_name(lm_type t) {
     return "time without time zone";
   case LM_TYPE_BINARY:
     return "bytea";
+  case LM_TYPE_LIST: /* a SQL array: its item's name and [] */
+  case LM_TYPE_LARGE_LIST:
+    return lm_array_type_name(t); /* expr_array.c */
   default:
     return lm_type_name(t);
   }

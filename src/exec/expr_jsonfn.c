@@ -122,24 +122,6 @@ static unsigned hexv(char c) {
   return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 32) - 'a' + 10);
 }
 
-static void put_utf8(lm_buf *o, uint32_t v) {
-  if (v < 0x80) {
-    lm_buf_putc(o, (char)v);
-  } else if (v < 0x800) {
-    lm_buf_putc(o, (char)(0xC0 | (v >> 6)));
-    lm_buf_putc(o, (char)(0x80 | (v & 0x3F)));
-  } else if (v < 0x10000) {
-    lm_buf_putc(o, (char)(0xE0 | (v >> 12)));
-    lm_buf_putc(o, (char)(0x80 | ((v >> 6) & 0x3F)));
-    lm_buf_putc(o, (char)(0x80 | (v & 0x3F)));
-  } else {
-    lm_buf_putc(o, (char)(0xF0 | (v >> 18)));
-    lm_buf_putc(o, (char)(0x80 | ((v >> 12) & 0x3F)));
-    lm_buf_putc(o, (char)(0x80 | ((v >> 6) & 0x3F)));
-    lm_buf_putc(o, (char)(0x80 | (v & 0x3F)));
-  }
-}
-
 /* Unescapes a validated JSON string token [p, e) (with its quotes). */
 static void unescape(lm_buf *o, const char *p, const char *e) {
   for (p++, e--; p < e; p++) {
@@ -177,7 +159,7 @@ static void unescape(lm_buf *o, const char *p, const char *e) {
           p += 6;
         }
       }
-      put_utf8(o, v);
+      lm_buf_put_utf8(o, v);
       break;
     }
     default:

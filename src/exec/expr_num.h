@@ -75,4 +75,25 @@ int lm_num_neg(const lm_bexpr *e, const lm_array *x, lm_array **out,
 int lm_num_abs(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                lm_error *err);
 
+/* Whether the three-way comparison result c (< 0, 0, > 0) satisfies the
+ * comparison operator op (=, <>, <, <=, >, >=); false for any other op. */
+static inline bool lm_cmp_holds(lm_op op, int c) {
+  switch (op) {
+  case LM_OP_EQ:
+    return c == 0;
+  case LM_OP_NE:
+    return c != 0;
+  case LM_OP_LT:
+    return c < 0;
+  case LM_OP_LE:
+    return c <= 0;
+  case LM_OP_GT:
+    return c > 0;
+  case LM_OP_GE:
+    return c >= 0;
+  default:
+    return false;
+  }
+}
+
 #endif

@@ -197,6 +197,21 @@ static int rx_match(rx *r, const lm_bexpr *e, const char *s, int32_t sl,
         r->dfa = true;
         m = d;
       }
+    } else if (m == PCRE2_ERROR_MATCHLIMIT || m == PCRE2_ERROR_DEPTHLIMIT ||
+               m == PCRE2_ERROR_HEAPLIMIT || m == PCRE2_ERROR_JIT_STACKLIMIT) {
+      /* the groups are needed: the DFA matcher still says whether there is
+       * a match (none: PostgreSQL's answer, no groups to fill); when there
+       * is one, the backtracking matcher retries anchored at its start */
+      int d = rx_dfa(r, s, sl, start, mopts);
+      if (d == PCRE2_ERROR_NOMATCH) {
+        m = d;
+      } else if (d >= 0) {
+        size_t at = pcre2_get_ovector_pointer(r->md)[0];
+        int a = pcre2_match(r->code, (PCRE2_SPTR)s, (size_t)sl, at,
+                            mopts | PCRE2_ANCHORED, r->md, NULL);
+        if (a >= 0)
+          m = a;
+      }
     }
   }
   if (m == PCRE2_ERROR_NOMATCH)
@@ -259,7 +274,8 @@ static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
                        lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
   rx *r = ctx;
   int rc = 0;
-  int flags_arg = e->fn == LM_FN_REGEXP_REPLACE ? 3 : 2;
+  int flags_arg =
+      e->fn == LM_FN_REGEXP_REPLACE || e->fn == LM_FN_REGEXP_COUNT ? 3 : 2;
   int32_t sl, pl;
   const char *s = lm_array_str(a[0], i, &sl);
   const char *pat = lm_array_str(a[1], i, &pl);
@@ -276,6 +292,39 @@ static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   }
   if ((rc = rx_get(r, e, pat, pl, opts, err)))
     return rc;
+  if (e->fn == LM_FN_REGEXP_COUNT) { /* PostgreSQL 15's regexp_count */
+    int64_t st = e->n_args > 2 ? lm_array_get_i64(a[2], i) : 1;
+    if (st < 1)
+      return lm_fn_error(err, e, "22023",
+                         "invalid value for parameter \"start\": %lld",
+                         (long long)st);
+    int32_t at = 0; /* the byte of character st */
+    for (int64_t ch = 1; ch < st && at < sl; ch++) {
+      at++;
+      while (at < sl && ((unsigned char)s[at] & 0xC0) == 0x80)
+        at++;
+    }
+    int64_t cnt = 0;
+    while (at <= sl && st <= (int64_t)sl + 1) {
+      int mm = rx_match(r, e, s, sl, at, 0, err);
+      if (mm < 0)
+        return LM_ERR_EXEC;
+      if (!mm)
+        break;
+      PCRE2_SIZE *cv = pcre2_get_ovector_pointer(r->md);
+      cnt++;
+      at = (int32_t)cv[1];
+      if (cv[1] == cv[0]) { /* empty match: one character on */
+        if (at >= sl)
+          break;
+        at++;
+        while (at < sl && ((unsigned char)s[at] & 0xC0) == 0x80)
+          at++;
+      }
+    }
+    lm_builder_append_int(b, cnt);
+    return 0;
+  }
   int m = rx_match(r, e, s, sl, 0, 0, err);
   if (m < 0)
     return LM_ERR_EXEC;

@@ -57,31 +57,6 @@ static uint32_t decode(const char *s, int32_t len, int32_t i) {
   return v;
 }
 
-static void put_utf8(lm_buf *o, uint32_t v) {
-  char t[4];
-  int n;
-  if (v < 0x80) {
-    t[0] = (char)v;
-    n = 1;
-  } else if (v < 0x800) {
-    t[0] = (char)(0xC0 | (v >> 6));
-    t[1] = (char)(0x80 | (v & 0x3F));
-    n = 2;
-  } else if (v < 0x10000) {
-    t[0] = (char)(0xE0 | (v >> 12));
-    t[1] = (char)(0x80 | ((v >> 6) & 0x3F));
-    t[2] = (char)(0x80 | (v & 0x3F));
-    n = 3;
-  } else {
-    t[0] = (char)(0xF0 | (v >> 18));
-    t[1] = (char)(0x80 | ((v >> 12) & 0x3F));
-    t[2] = (char)(0x80 | ((v >> 6) & 0x3F));
-    t[3] = (char)(0x80 | (v & 0x3F));
-    n = 4;
-  }
-  lm_buf_append(o, t, (size_t)n);
-}
-
 /* Whether the character at s[i] (n bytes) is one of the characters of
  * set (sl bytes). */
 static bool in_set(const char *s, int32_t i, int32_t n, const char *set,
@@ -310,7 +285,7 @@ static int text_row(const lm_bexpr *e, lm_array *const *a, int64_t i, lm_buf *o,
       return lm_fn_error(err, e, "54000",
                          "requested character not valid for encoding: %lld",
                          (long long)v);
-    put_utf8(o, (uint32_t)v);
+    lm_buf_put_utf8(o, (uint32_t)v);
     return 0;
   }
   default:

@@ -7,6 +7,7 @@
 
 #include "exec/lm_strfn.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,7 +81,12 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
       rc = lm_dec_rescale(lm_dec_get(a, i), a->type.scale, to.scale, &v);
     else if (lm_type_is_integer(a->type))
       rc = lm_dec_rescale(lm_array_get_i64(a, i), 0, to.scale, &v);
-    else if (from == LM_TYPE_FLOAT32 || from == LM_TYPE_FLOAT64) {
+    else if (from == LM_TYPE_FLOAT32 && isfinite(lm_array_get_f64(a, i))) {
+      /* float4 -> numeric keeps 6 significant digits (PostgreSQL's
+       * FLT_DIG), float8 15 (lm_dec_from_double) */
+      int n = snprintf(q, sizeof q, "%.6g", lm_array_get_f64(a, i));
+      rc = lm_dec_parse(q, (size_t)n, to.scale, &v, NULL);
+    } else if (from == LM_TYPE_FLOAT32 || from == LM_TYPE_FLOAT64) {
       rc = lm_dec_from_double(lm_array_get_f64(a, i), to.scale, &v);
       if (rc == LM_DEC_ESYNTAX)
         return lm_fn_error(err, e, "0A000",

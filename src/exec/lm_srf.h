@@ -33,6 +33,11 @@ typedef struct lm_srf_series {
    * then step µs; 0 = none */
   int64_t step_days;
   const struct lm_tz *tz;
+  /* a step with months (an INTERVAL_MDN value): each value is the last
+   * plus {iv_months, iv_days, step µs} by lm_ts_plus_iv (lm_interval.h),
+   * in the session zone for TIMESTAMPTZ */
+  bool iv;
+  int32_t iv_months, iv_days;
 } lm_srf_series;
 
 /* Starts a series of output type `type` (INT32, INT64, DECIMAL128(p, s),
@@ -54,7 +59,7 @@ int lm_srf_series_init(lm_srf_series *s, lm_type type, const lm_value *start,
 int64_t lm_srf_series_fill(lm_srf_series *s, lm_builder *b, int64_t max);
 
 /* Whether `name` (lower case) is a set-returning function Laminar runs:
- * generate_series, string_to_table, regexp_split_to_table. */
+ * generate_series, string_to_table, regexp_split_to_table, unnest. */
 bool lm_srf_is_name(const char *name);
 
 /* The set-returning functions (and LM_SRF_SCALAR: a plain call in FROM,
@@ -64,6 +69,7 @@ typedef enum lm_srf_kind {
   LM_SRF_SERIES,          /* generate_series */
   LM_SRF_STRING_TO_TABLE, /* string_to_table(text, delim [, null_str]) */
   LM_SRF_REGEXP_SPLIT,    /* regexp_split_to_table(text, re [, flags]) */
+  LM_SRF_UNNEST,          /* unnest(array): its items (a split cursor) */
 } lm_srf_kind;
 
 /* The kind of function `name` (lower case; NULL: scalar). */
@@ -92,6 +98,9 @@ typedef struct lm_srf_split {
   /* regexp: the compiled pattern; end of the previous match; search */
   lm_srf_rx *rx;
   int32_t prev_end, search;
+  /* unnest: the LIST row's items, rows [ipos, iend) of items (borrowed) */
+  const lm_array *items;
+  int64_t ipos, iend;
 } lm_srf_split;
 
 /* Starts a split of str (UTF8) by delim (string_to_table: NULL = each

@@ -53,6 +53,17 @@ int lm_datefn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                    lm_error *err); /* expr_datefn.c: TO_CHAR .. AGE */
 int lm_jsonfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                    lm_error *err); /* expr_jsonfn.c: JSON_GET[_TEXT] */
+int lm_json2_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                  lm_error *err); /* expr_json2.c: JSON_PATH .. JSONB_DELETE */
+int lm_datebin_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                    lm_error *err); /* expr_datebin.c: DATE_BIN */
+/* Casts to json / jsonb (validating / normalizing text: 22P02 "invalid
+ * input syntax for type json" with PostgreSQL's DETAIL) and from jsonb to
+ * numbers and BOOLEAN (22023 "cannot cast jsonb string to type integer");
+ * lm_json_cast_handles says which pairs are these (expr_json2.c). */
+bool lm_json_cast_handles(lm_type from, lm_type to);
+int lm_json_cast(const lm_bexpr *e, lm_array *a, lm_type to, lm_array **out,
+                 lm_error *err);
 int lm_intfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                   lm_error *err); /* expr_intfn.c: BIT_AND .. MIN_SCALE */
 int lm_trigfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,

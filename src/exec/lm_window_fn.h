@@ -33,6 +33,11 @@ typedef struct lm_wf_call {
   lm_frame_unit unit;
   lm_frame_bound_kind start, end;
   const lm_array *start_off, *end_off;
+  /* RANGE over a TIMESTAMPTZ key: the whole days written in each INTERVAL
+   * offset (lm_parse_interval_days), which move the bound in the session
+   * zone's local time as PostgreSQL's timestamptz +/- interval; 0 when
+   * the offset has none (its µs are then exact) */
+  int64_t start_days, end_days;
   /* EXCLUDE (lm_frame_exclude): the rows taken out of each row's frame,
    * the current row (CURRENT ROW), its peer group (GROUP) or its peers
    * but not itself (TIES); 0, NO OTHERS: none */
@@ -75,9 +80,11 @@ typedef struct lm_over_call {
   lm_type out_type;
 } lm_over_call;
 
-/* The result type of fn over an argument of type t (COUNT: INT64; SUM:
- * INT64 for integers, FLOAT64 for floats; AVG: FLOAT64; MIN/MAX: t), or
- * -1 when the streaming operator does not support it. */
+/* The result type of fn over an argument of type t, PostgreSQL's (COUNT:
+ * INT64; SUM: INT64 for SMALLINT / INTEGER, numeric DECIMAL(38,0) for
+ * BIGINT, FLOAT64 for floats; AVG: numeric DECIMAL(38,16) for integers,
+ * FLOAT64 for floats; MIN/MAX: t), or -1 when the streaming operator does
+ * not support it. */
 int lm_over_call_type(const char *fn, lm_type t, lm_type *out);
 
 /* A new OVER operator: `where` (may be NULL; borrowed, as calls' exprs:

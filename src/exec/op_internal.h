@@ -177,19 +177,37 @@ typedef enum lm_over_fn {
 /* c's function (c->fn: count, sum, avg, min, else max); *isf: whether its
  * argument is a float (FLOAT16/32/64; false for COUNT(*)). */
 lm_over_fn lm_over_fn_of(const struct lm_over_call *c, bool *isf);
+/* avg of integers as numeric: the quotient sum / cnt (cnt > 0) at scale
+ * `scale` as PostgreSQL's numeric division gives it (lm_dec_quotient,
+ * the GROUP BY aggregate's arithmetic); 0 or -1 beyond 38 digits. */
+int lm_over_avg_numeric(__int128 sum, int64_t cnt, int scale, __int128 *out);
+/* Appends the unscaled value v to a DECIMAL128 builder (lm_dec_append). */
+void lm_over_append_dec(lm_builder *b, __int128 v);
 /* One value of a call: an argument of a row, or a result. i holds
- * integers and times (µs), f floats; both 0 when null. */
+ * integers and times (µs), f floats (one of the two, by the call's
+ * argument type), d a numeric (DECIMAL128) result's unscaled value as its
+ * low and high 64 bits (lm_over_dec / lm_over_set_dec); 0 when null. */
 typedef struct lm_over_val {
-  int64_t i;
-  double f;
+  union {
+    int64_t i;
+    double f;
+    uint64_t d[2];
+  };
   bool null;
 } lm_over_val;
+/* The unscaled DECIMAL128 value of a numeric result v. */
+static inline __int128 lm_over_dec(const lm_over_val *v) {
+  return (__int128)(((unsigned __int128)v->d[1] << 64) | v->d[0]);
+}
+static inline void lm_over_set_dec(lm_over_val *v, __int128 x) {
+  v->d[0] = (uint64_t)(unsigned __int128)x;
+  v->d[1] = (uint64_t)((unsigned __int128)x >> 64);
+}
 /* Row r of argument a (NULL for COUNT(*): a non-null 0) as a float (isf)
  * or an integer, into *v. Inline: per row. */
 static inline void lm_over_arg(const lm_array *a, int64_t r, bool isf,
                                lm_over_val *v) {
-  v->i = 0;
-  v->f = 0;
+  v->d[0] = v->d[1] = 0;
   v->null = a && lm_array_is_null(a, r);
   if (a && !v->null) {
     if (isf)
@@ -218,12 +236,16 @@ typedef struct lm_over_frame {
 } lm_over_frame;
 /* The result of function k over frame fr (isf: float argument; has_arg:
  * false for COUNT(*)) into *out: COUNT never null, SUM/AVG/MIN/MAX null
- * over no value. LM_ERR_EXEC when an integer SUM leaves BIGINT. Inline:
- * per row. */
+ * over no value. An integer SUM / AVG whose result type `ot` is numeric
+ * (DECIMAL128: sum(bigint) at scale 0, avg of integers at ot.scale, as
+ * PostgreSQL) is exact in out->d. LM_ERR_EXEC when an integer SUM leaves
+ * BIGINT, 22003 when a numeric leaves 38 digits. Inline: per row. */
 static inline int lm_over_result(const lm_over_frame *fr, lm_over_fn k,
-                                 bool isf, bool has_arg, lm_over_val *out,
-                                 lm_error *err) {
-  *out = (lm_over_val){0, 0, false};
+                                 bool isf, bool has_arg, lm_type ot,
+                                 lm_over_val *out, lm_error *err) {
+  out->d[0] = out->d[1] = 0;
+  out->null = false;
+  bool num = ot.id == LM_TYPE_DECIMAL128;
   switch (k) {
   case LM_OVER_COUNT:
     out->i = has_arg ? fr->cnt : fr->rows;
@@ -232,6 +254,8 @@ static inline int lm_over_result(const lm_over_frame *fr, lm_over_fn k,
     out->null = !fr->cnt;
     if (isf)
       out->f = fr->fsum;
+    else if (num) /* |sum| < 2^63 * 2^63: 38 digits */
+      lm_over_set_dec(out, fr->isum);
     else if (fr->isum > INT64_MAX || fr->isum < INT64_MIN)
       return lm_err(err, LM_ERR_EXEC, "bigint out of range (sum() OVER)");
     else
@@ -239,25 +263,40 @@ static inline int lm_over_result(const lm_over_frame *fr, lm_over_fn k,
     break;
   case LM_OVER_AVG:
     out->null = !fr->cnt;
-    if (fr->cnt)
-      out->f = isf ? fr->fsum / (double)fr->cnt
-                   : (double)((long double)fr->isum / (long double)fr->cnt);
+    if (!fr->cnt) {
+    } else if (isf) {
+      out->f = fr->fsum / (double)fr->cnt;
+    } else if (num) {
+      __int128 q;
+      if (lm_over_avg_numeric(fr->isum, fr->cnt, ot.scale, &q)) {
+        lm_err(err, LM_ERR_EXEC, "numeric field overflow");
+        return lm_err_state(err, "22003");
+      }
+      lm_over_set_dec(out, q);
+    } else {
+      out->f = (double)((long double)fr->isum / (long double)fr->cnt);
+    }
     break;
   default:
     out->null = !fr->any;
-    out->i = fr->bi;
-    out->f = fr->bf;
+    if (isf)
+      out->f = fr->bf;
+    else
+      out->i = fr->bi;
   }
   return 0;
 }
 /* Appends v to b: NULL, v->f when the call's result type `out` is
- * FLOAT64, else v->i. Inline: per row. */
+ * FLOAT64, the numeric v->d when DECIMAL128, else v->i. Inline: per
+ * row. */
 static inline void lm_over_append(lm_builder *b, const lm_over_val *v,
                                   lm_type_id out) {
   if (v->null)
     lm_builder_append_null(b);
   else if (out == LM_TYPE_FLOAT64)
     lm_builder_append_double(b, v->f);
+  else if (out == LM_TYPE_DECIMAL128)
+    lm_over_append_dec(b, lm_over_dec(v));
   else
     lm_builder_append_int(b, v->i);
 }

@@ -46,14 +46,22 @@ int lm_over_call_type(const char *fn, lm_type t, lm_type *out) {
       !(t.id == LM_TYPE_TIMESTAMP &&
         (!strcmp(fn, "min") || !strcmp(fn, "max"))))
     return -1;
+  /* PostgreSQL's types: sum(smallint | integer) bigint, sum(bigint)
+   * numeric, avg of integers numeric (DECIMAL(38,16), as the ad-hoc
+   * window and GROUP BY forms), of floats double */
+  bool narrow =
+      t.id == LM_TYPE_INT8 || t.id == LM_TYPE_INT16 || t.id == LM_TYPE_INT32;
   if (!strcmp(fn, "sum"))
-    *out = lm_type_make(fl(t.id) ? LM_TYPE_FLOAT64 : LM_TYPE_INT64);
+    *out = fl(t.id) ? lm_type_make(LM_TYPE_FLOAT64)
+           : narrow ? lm_type_make(LM_TYPE_INT64)
+                    : lm_type_decimal128(38, 0);
   else if (!strcmp(fn, "avg"))
-    *out = lm_type_make(LM_TYPE_FLOAT64);
+    *out =
+        fl(t.id) ? lm_type_make(LM_TYPE_FLOAT64) : lm_type_decimal128(38, 16);
   else if (!strcmp(fn, "min") || !strcmp(fn, "max"))
-    *out = fl(t.id)                    ? lm_type_make(LM_TYPE_FLOAT64)
-           : t.id == LM_TYPE_TIMESTAMP ? t
-                                       : lm_type_make(LM_TYPE_INT64);
+    *out = fl(t.id)                              ? lm_type_make(LM_TYPE_FLOAT64)
+           : t.id == LM_TYPE_TIMESTAMP || narrow ? t
+                                                 : lm_type_make(LM_TYPE_INT64);
   else
     return -1;
   return 0;
@@ -397,7 +405,8 @@ static int emit_value(const call_state *s, part *p, lm_builder *b,
     use = &fr;
   }
   lm_over_val out;
-  int rc = lm_over_result(use, s->k, s->isf, s->c.arg != NULL, &out, err);
+  int rc = lm_over_result(use, s->k, s->isf, s->c.arg != NULL, s->c.out_type,
+                          &out, err);
   if (!rc)
     lm_over_append(b, &out, s->c.out_type.id);
   return rc;
@@ -456,7 +465,7 @@ static int compute(over_op *o, const lm_batch *e, const int64_t *ts,
           j++;
       for (int64_t r = i; !rc && r < j; r++) {
         part *p = &s->parts[gid[r]];
-        ent v = {ts[r], {0}};
+        ent v = {.ts = ts[r]};
         lm_over_arg(arg, r, s->isf, &v.v); /* COUNT(*): every row counts */
         if (s->c.preceding >= 0 && ring_push(p, v)) {
           rc = nomem(err);

@@ -317,14 +317,18 @@ static int compute(const overc_op *o, int c, const plist *L, int64_t pos,
     fr.cnt++;
   }
   fr.any = fr.cnt > 0;
-  return lm_over_result(&fr, cc->k, cc->isf, cc->c.arg != NULL, out, err);
+  return lm_over_result(&fr, cc->k, cc->isf, cc->c.arg != NULL, cc->c.out_type,
+                        out, err);
 }
 
-static bool cval_eq(const cval *a, const cval *b, bool isf) {
+/* Whether two results of type t are the same value. */
+static bool cval_eq(const cval *a, const cval *b, lm_type_id t) {
   if (a->null || b->null)
     return a->null == b->null;
-  if (isf) /* FLOAT64 results, bitwise: NaN equals itself, -0.0 != 0.0 */
+  if (t == LM_TYPE_FLOAT64) /* bitwise: NaN equals itself, -0.0 != 0.0 */
     return !memcmp(&a->f, &b->f, sizeof a->f);
+  if (t == LM_TYPE_DECIMAL128) /* numeric: the unscaled value */
+    return a->d[0] == b->d[0] && a->d[1] == b->d[1];
   return a->i == b->i;
 }
 
@@ -367,7 +371,7 @@ static int refresh(overc_op *o, lm_error *err) {
       const plist *L = &o->calls[c].parts[o->pid[(int64_t)s * nc + c]];
       rc = compute(o, c, L, lower_bound(o, L, s), &nv[a * nc + c], err);
       if (!rc && !cval_eq(&nv[a * nc + c], &o->res[(int64_t)s * nc + c],
-                          o->calls[c].c.out_type.id == LM_TYPE_FLOAT64))
+                          o->calls[c].c.out_type.id))
         changed[a] = true;
     }
   }

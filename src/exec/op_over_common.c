@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/lm_decimal.h"
 #include "exec/lm_window_fn.h"
 #include "exec/op_internal.h"
 
@@ -50,4 +51,12 @@ int lm_over_part_ids(const lm_over_call *c, lm_aggtable **keys,
       need = (int64_t)gid[i] + 1;
   *n_ids = need;
   return 0;
+}
+
+int lm_over_avg_numeric(__int128 sum, int64_t cnt, int scale, __int128 *out) {
+  return lm_dec_quotient(sum, 0, cnt, 0, scale, out) ? -1 : 0;
+}
+
+void lm_over_append_dec(lm_builder *b, __int128 v) {
+  lm_dec_append(b, v);
 }

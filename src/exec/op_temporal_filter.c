@@ -11,6 +11,8 @@
  */
 #include <stdlib.h>
 
+#include "columnar/lm_interval.h"
+#include "columnar/lm_tz.h"
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
 
@@ -152,7 +154,17 @@ static int tf_push(lm_operator *op, lm_batch *b, lm_error *err) {
         null = true;
         break;
       }
-      __int128 d = (__int128)xs[c][i] - p->tfilter[c].k_us;
+      const lm_tfilter_cond *tc = &p->tfilter[c];
+      __int128 d = (__int128)xs[c][i] - tc->k_us;
+      if (tc->k_months || tc->k_days) { /* months: lm_interval.h */
+        lm_iv k = {tc->k_months, tc->k_days, tc->k_us};
+        const lm_tz *z = lm_type_is_tstz(tc->e->type) ? lm_tz_session() : NULL;
+        bool strict = tc->op == LM_OP_GE || tc->op == LM_OP_LT;
+        int64_t at =
+            xs[c][i] == INT64_MAX && strict ? INT64_MAX : xs[c][i] + strict;
+        /* the first now with now + k >= e (GT, LE) or > e (GE, LT) */
+        d = (__int128)lm_ts_iv_reach(at, &k, z) - strict;
+      }
       int64_t x;
       switch (p->tfilter[c].op) {
       case LM_OP_GT: /* e > now + k: now < e - k */

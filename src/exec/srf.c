@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/lm_interval.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/lm_srf.h"
@@ -20,6 +21,8 @@ lm_srf_kind lm_srf_kind_of(const char *name) {
     return LM_SRF_STRING_TO_TABLE;
   if (!strcmp(name, "regexp_split_to_table"))
     return LM_SRF_REGEXP_SPLIT;
+  if (!strcmp(name, "unnest"))
+    return LM_SRF_UNNEST;
   return LM_SRF_SCALAR;
 }
 
@@ -72,6 +75,21 @@ int lm_srf_series_init(lm_srf_series *s, lm_type type, const lm_value *start,
   }
   s->cur = start->v.i;
   s->stop = stop->v.i;
+  if (step && step->type.id == LM_TYPE_INTERVAL_MDN) {
+    lm_iv v = {step->v.mdn.months, step->v.mdn.days, step->v.mdn.ns / 1000};
+    __int128 sp = lm_iv_span(&v);
+    if (sp == 0) {
+      lm_err(err, LM_ERR_EXEC, "step size cannot equal zero");
+      return lm_err_state(err, "22023");
+    }
+    s->iv = true;
+    s->iv_months = v.months;
+    s->iv_days = v.days;
+    s->step = v.us;
+    s->step_days = sp > 0 ? 1 : -1; /* the direction only */
+    s->tz = lm_type_is_tstz(type) ? lm_tz_session() : NULL;
+    return 0;
+  }
   s->step = step ? step->v.i : 1;
   s->step_days = step_days;
   s->tz = tz;
@@ -87,6 +105,10 @@ int lm_srf_series_init(lm_srf_series *s, lm_type type, const lm_value *start,
 /* The next timestamp after cur; false on overflow. */
 static bool ts_next(const lm_srf_series *s, int64_t cur, int64_t *out) {
   int64_t v = cur;
+  if (s->iv) {
+    lm_iv iv = {s->iv_months, s->iv_days, s->step};
+    return lm_ts_plus_iv(v, &iv, 1, s->tz, out) == 0;
+  }
   if (s->step_days) {
     int64_t d;
     if (__builtin_mul_overflow(s->step_days, LM_US_PER_DAY, &d))
@@ -128,7 +150,8 @@ int64_t lm_srf_series_fill(lm_srf_series *s, lm_builder *b, int64_t max) {
     }
     return n;
   }
-  bool up = s->step > 0 || (s->step == 0 && s->step_days > 0);
+  bool up = s->iv ? s->step_days > 0
+                  : s->step > 0 || (s->step == 0 && s->step_days > 0);
   int64_t lo = INT64_MIN, hi = INT64_MAX;
   if (s->type.id == LM_TYPE_INT32) {
     lo = INT32_MIN;
@@ -272,6 +295,16 @@ int lm_srf_split_init(lm_srf_split *s, lm_srf_kind kind, const lm_value *str,
     s->done = true;
     return 0;
   }
+  if (kind == LM_SRF_UNNEST) { /* the items of a LIST row */
+    if (str->type.id != LM_TYPE_LIST && str->type.id != LM_TYPE_LARGE_LIST) {
+      s->done = true;
+      return 0;
+    }
+    s->items = str->v.ref.a->children[0];
+    lm_array_list_range(str->v.ref.a, str->v.ref.i, &s->ipos, &s->iend);
+    s->done = s->ipos >= s->iend;
+    return 0;
+  }
   s->s = str->v.s.p;
   s->len = str->v.s.len;
   if (kind == LM_SRF_STRING_TO_TABLE) {
@@ -316,6 +349,13 @@ static void put_piece(lm_srf_split *s, lm_builder *b, const char *p,
 
 int64_t lm_srf_split_fill(lm_srf_split *s, lm_builder *b, int64_t max) {
   int64_t n = 0;
+  if (s->kind == LM_SRF_UNNEST) {
+    for (; !s->done && n < max; n++) {
+      lm_builder_append_from(b, s->items, s->ipos++);
+      s->done = s->ipos >= s->iend;
+    }
+    return n;
+  }
   while (!s->done && n < max) {
     const char *rest = s->s + s->pos;
     int32_t left = s->len - s->pos;

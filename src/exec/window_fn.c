@@ -2,10 +2,14 @@
 #include "exec/lm_window_fn.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "columnar/lm_decimal.h"
+#include "columnar/lm_interval.h"
+#include "columnar/lm_temporal.h"
+#include "columnar/lm_tz.h"
 
 /* ------------------------------------------------------------ compare */
 
@@ -212,13 +216,19 @@ int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
   case WF_STDDEV_POP:
   case WF_AVG:
     if (!is_int_type(t.id) && !is_float_type(t.id) && k != WF_PERCENT_RANK &&
-        k != WF_CUME_DIST)
+        k != WF_CUME_DIST && !(k == WF_AVG && t.id == LM_TYPE_DECIMAL128))
       return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                        "%s() OVER (...) of %s is not supported", c->fn,
                        lm_type_name(t));
-    /* avg of integers: numeric, as the GROUP BY aggregate (docs/aggregates) */
-    *out = k == WF_AVG && is_int_type(t.id) ? lm_type_decimal128(38, 16)
-                                            : lm_type_make(LM_TYPE_FLOAT64);
+    /* avg of integers and DECIMAL: numeric, as the GROUP BY aggregate
+     * (sum / count at the division's scale: docs/aggregates.md) */
+    if (k == WF_AVG && t.id == LM_TYPE_DECIMAL128) {
+      int s = t.scale > 16 ? t.scale : 16;
+      *out = lm_type_decimal128(38, s > 37 ? 37 : s);
+    } else {
+      *out = k == WF_AVG && is_int_type(t.id) ? lm_type_decimal128(38, 16)
+                                              : lm_type_make(LM_TYPE_FLOAT64);
+    }
     return 0;
   case WF_SUM:
     if (is_float_type(t.id))
@@ -230,6 +240,8 @@ int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
       *out = lm_type_make(LM_TYPE_INT64);
     else if (is_int_type(t.id)) /* sum(int8) is numeric */
       *out = lm_type_decimal128(38, 0);
+    else if (t.id == LM_TYPE_DECIMAL128) /* numeric at the input's scale */
+      *out = lm_type_decimal128(38, t.scale);
     else
       return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                        "sum() OVER (...) of %s is not supported",
@@ -293,6 +305,8 @@ static int frame_offset(const lm_wf_call *c, const lm_array *o, bool range,
   else if (is_int_type(o->type.id) || o->type.id == LM_TYPE_INTERVAL ||
            o->type.id == LM_TYPE_INT64)
     v = (long double)lm_array_get_i64(o, 0);
+  else if (o->type.id == LM_TYPE_DECIMAL128 && range)
+    v = (long double)lm_dec_get(o, 0) / powl(10.0L, o->type.scale);
   else
     return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                      "frame offset of type %s is not supported",
@@ -314,7 +328,10 @@ typedef struct acc {
   const lm_array *a;
   const int32_t *perm;
   int64_t cnt;
+  /* integer sums; DECIMAL sums of the unscaled values, exact as
+   * ihi * 2^128 + isum (a sum passing 128 bits while the frame slides) */
   __int128 isum;
+  int64_t ihi;
   double fsum, fcomp; /* Neumaier-compensated float sum (finite values) */
   double flost;       /* a bound on what fcomp's own rounding lost */
   int64_t n_nan, n_pinf, n_ninf; /* non-finite values in the frame */
@@ -335,6 +352,7 @@ typedef struct acc {
 static void acc_reset(acc *s) {
   s->cnt = 0;
   s->isum = 0;
+  s->ihi = 0;
   s->fsum = s->fcomp = s->flost = 0;
   s->n_nan = s->n_pinf = s->n_ninf = 0;
   s->psx = s->psxx = 0;
@@ -415,6 +433,21 @@ static double acc_fsum(const acc *s) {
   return s->fsum + s->fcomp;
 }
 
+/* Adds (dir 1) or removes (dir -1) an unscaled DECIMAL value v to the
+ * exact sum ihi * 2^128 + isum. */
+static void acc_dadd(acc *s, __int128 v, int dir) {
+  bool o = dir > 0 ? __builtin_add_overflow(s->isum, v, &s->isum)
+                   : __builtin_sub_overflow(s->isum, v, &s->isum);
+  if (o)
+    s->ihi += (dir > 0) == (v > 0) ? 1 : -1;
+}
+
+/* Whether the frame's exact integer / DECIMAL sum is a numeric of at most
+ * 38 digits (else 22003, numeric field overflow). */
+static bool acc_dec_fits(const acc *s) {
+  return s->ihi == 0 && lm_dec_fits(s->isum, LM_DEC_MAX_DIGITS);
+}
+
 static void acc_add(acc *s, int64_t pos, bool count_star) {
   if (count_star) {
     s->cnt++;
@@ -429,6 +462,8 @@ static void acc_add(acc *s, int64_t pos, bool count_star) {
   case WF_AVG:
     if (is_float_type(s->a->type.id))
       acc_fadd(s, lm_array_get_f64(s->a, r), 1);
+    else if (s->a->type.id == LM_TYPE_DECIMAL128)
+      acc_dadd(s, lm_dec_get(s->a, r), 1);
     else
       s->isum += lm_array_get_i64(s->a, r);
     break;
@@ -475,6 +510,8 @@ static void acc_remove(acc *s, int64_t pos, bool count_star) {
   case WF_AVG:
     if (is_float_type(s->a->type.id))
       acc_fadd(s, lm_array_get_f64(s->a, r), -1);
+    else if (s->a->type.id == LM_TYPE_DECIMAL128)
+      acc_dadd(s, lm_dec_get(s->a, r), -1);
     else
       s->isum -= lm_array_get_i64(s->a, r);
     break;
@@ -532,7 +569,8 @@ static void acc_slide(acc *s, int64_t *cs, int64_t *ce, int64_t fs, int64_t fe,
 static void acc_merge(acc *m, const acc *b) {
   m->shrunk = true;
   m->cnt += b->cnt;
-  m->isum += b->isum;
+  acc_dadd(m, b->isum, 1);
+  m->ihi += b->ihi;
   if (b->fsum != 0)
     acc_fadd(m, b->fsum, 1);
   if (b->fcomp != 0)
@@ -589,16 +627,63 @@ typedef struct res {
   lm_i128 *d; /* DECIMAL128 results (numeric SUM / AVG), or NULL */
 } res;
 
-/* Binary search in positions [lo, hi) of perm (order key a, sorted by the
- * call's direction): the first position whose key is not "before" v
- * (strict: the first position strictly after v). */
-static int64_t range_search(const lm_array *a, bool desc, const int32_t *perm,
-                            int64_t lo, int64_t hi, long double v,
+/* A RANGE frame offset: its value (numbers, µs for INTERVAL), and for a
+ * DECIMAL key the offset exact at the key's comparison scale (d), for a
+ * TIMESTAMPTZ key the whole days written in the offset (days, moved in the
+ * session zone's local time). */
+typedef struct range_off {
+  long double v;
+  __int128 d;
+  int64_t days;
+} range_off;
+
+/* The current row of a RANGE frame: its order key column `ok` (NULL
+ * without ORDER BY), direction, the partition's positions perm sorted by
+ * it with the non-NULL keys at [vs, ve), its key value v, and whether the
+ * key is NULL. A DECIMAL key (dec) compares exactly: its value dv and the
+ * bounds at scale dscale (>= the key's). A TIMESTAMPTZ key (tz set) moves
+ * by an offset's days in zone tz. */
+typedef struct range_key {
+  const lm_array *ok;
+  bool desc;
+  const int32_t *perm;
+  int64_t vs, ve;
+  long double v;
+  bool null;
+  bool dec;
+  int dscale;
+  __int128 dv;
+  const lm_tz *tz;
+} range_key;
+
+/* x (a DECIMAL at scale dscale - up) compared to b (at dscale): -1, 0, 1. */
+static int dec_cmp_up(__int128 x, int up, __int128 b) {
+  __int128 xs;
+  if (__builtin_mul_overflow(x, lm_dec_pow10(up), &xs))
+    return x < 0 ? -1 : 1; /* beyond any bound that fits */
+  return xs < b ? -1 : xs > b;
+}
+
+/* Binary search in positions [k->vs, k->ve) of the key's sorted positions
+ * (by the call's direction): the first position whose key is not "before"
+ * the bound (v, or dv for a DECIMAL key; strict: the first position
+ * strictly after it). */
+static int64_t range_search(const range_key *k, long double v, __int128 dv,
                             bool strict) {
+  int64_t lo = k->vs, hi = k->ve;
+  int up = k->dec ? k->dscale - k->ok->type.scale : 0;
   while (lo < hi) {
     int64_t m = lo + (hi - lo) / 2;
-    long double x = key_val(a, perm[m]);
-    bool before = desc ? (strict ? x >= v : x > v) : (strict ? x <= v : x < v);
+    bool before;
+    if (k->dec) {
+      int c = dec_cmp_up(lm_dec_get(k->ok, k->perm[m]), up, dv);
+      if (k->desc)
+        c = -c;
+      before = strict ? c <= 0 : c < 0;
+    } else {
+      long double x = key_val(k->ok, k->perm[m]);
+      before = k->desc ? (strict ? x >= v : x > v) : (strict ? x <= v : x < v);
+    }
     if (before)
       lo = m + 1;
     else
@@ -607,25 +692,27 @@ static int64_t range_search(const lm_array *a, bool desc, const int32_t *perm,
   return lo;
 }
 
-/* The current row of a RANGE frame: its order key column `ok` (NULL
- * without ORDER BY), direction, the partition's positions perm sorted by
- * it with the non-NULL keys at [vs, ve), its key value v, and whether the
- * key is NULL. */
-typedef struct range_key {
-  const lm_array *ok;
-  bool desc;
-  const int32_t *perm;
-  int64_t vs, ve;
-  long double v;
-  bool null;
-} range_key;
+/* The instant `ts` (UTC µs) moved by sign * (days, us) as PostgreSQL's
+ * timestamptz_pl_interval / _mi_interval (lm_ts_plus_iv: the days in zone
+ * z's local time, a day across a DST change being 23 or 25 hours, then the
+ * µs). The one place a RANGE frame bound over a TIMESTAMPTZ key is
+ * computed. Saturates at the ends of the int64 range. */
+static int64_t tstz_move(int64_t ts, int sign, int64_t days, int64_t us,
+                         const lm_tz *z) {
+  int64_t r;
+  bool up = (days > 0 || (days == 0 && us > 0)) == (sign > 0);
+  if (days > INT32_MAX || days < -INT32_MAX ||
+      lm_ts_plus_iv(ts, &(lm_iv){0, (int32_t)days, us}, sign, z, &r))
+    return up ? INT64_MAX : INT64_MIN;
+  return r;
+}
 
 /* The position of a RANGE frame bound of kind bk with offset off: CURRENT
  * ROW (and an offset from a NULL key) is the row's peer boundary `peer`;
  * an offset searches the keys (strict: the end, past the last key within
  * the offset); other kinds keep `dflt`. */
 static int64_t range_bound(const range_key *k, lm_frame_bound_kind bk,
-                           long double off, int64_t peer, int64_t dflt,
+                           const range_off *off, int64_t peer, int64_t dflt,
                            bool strict) {
   switch (bk) {
   case LM_BOUND_CURRENT_ROW:
@@ -635,12 +722,95 @@ static int64_t range_bound(const range_key *k, lm_frame_bound_kind bk,
     if (k->null)
       return peer;
     bool pre = bk == LM_BOUND_PRECEDING;
-    long double b = (pre != k->desc) ? k->v - off : k->v + off;
-    return range_search(k->ok, k->desc, k->perm, k->vs, k->ve, b, strict);
+    int sign = (pre != k->desc) ? -1 : 1;
+    if (k->dec) {
+      __int128 b; /* saturated: beyond every key */
+      if (__builtin_add_overflow(k->dv, sign * off->d, &b))
+        return (sign > 0) != k->desc ? k->ve : k->vs;
+      return range_search(k, 0, b, strict);
+    }
+    long double b = k->v + sign * off->v;
+    if (k->tz && off->days)
+      b = (long double)tstz_move((int64_t)k->v, sign, off->days,
+                                 (int64_t)off->v - off->days * LM_US_PER_DAY,
+                                 k->tz);
+    return range_search(k, b, 0, strict);
   }
   default:
     return dflt;
   }
+}
+
+/* The offsets of a RANGE frame over a DECIMAL key, exact: *dscale is the
+ * larger of the key's and the offsets' scales, ro_s->d / ro_e->d the
+ * offsets at it. An integer or DECIMAL offset (PostgreSQL's in_range for
+ * numeric); another type, or a key or offset beyond 38 digits at that
+ * scale, is an error. */
+static int dec_offsets(const lm_wf_call *c, bool so, bool eo, int *dscale,
+                       range_off *ro_s, range_off *ro_e, lm_error *err) {
+  const lm_array *o[2] = {so ? c->start_off : NULL, eo ? c->end_off : NULL};
+  range_off *ro[2] = {ro_s, ro_e};
+  int ks = c->order[0]->type.scale, ds = ks;
+  __int128 fv[2] = {0, 0}; /* a float offset (a literal 0.5) as numeric */
+  int fs[2] = {0, 0};
+  for (int i = 0; i < 2; i++) {
+    if (!o[i])
+      continue;
+    if (is_float_type(o[i]->type.id)) {
+      /* its 15 significant digits, as PostgreSQL's float8 -> numeric */
+      char buf[64];
+      int len = snprintf(buf, sizeof buf, "%.15g", lm_array_get_f64(o[i], 0));
+      /* its digits after the point: the fraction's, less the exponent */
+      const char *dot = strchr(buf, '.'), *ex = strchr(buf, 'e');
+      int fd = dot ? (int)((ex ? ex : buf + len) - dot - 1) : 0;
+      if (ex)
+        fd -= atoi(ex + 1);
+      fs[i] = fd < 0 ? 0 : fd > 37 ? 37 : fd;
+      if (lm_dec_parse(buf, (size_t)len, fs[i], &fv[i], NULL)) {
+        lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                  "numeric field overflow");
+        return lm_err_state(err, "22003");
+      }
+      if (fs[i] > ds)
+        ds = fs[i];
+    } else if (o[i]->type.id == LM_TYPE_DECIMAL128) {
+      if (o[i]->type.scale > ds)
+        ds = o[i]->type.scale;
+    } else if (!is_int_type(o[i]->type.id)) {
+      lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                "RANGE with offset PRECEDING/FOLLOWING is not supported for "
+                "column type numeric and offset type %s",
+                lm_type_name(o[i]->type));
+      return lm_err_state(err, "0A000");
+    }
+  }
+  for (int i = 0; i < 2; i++) {
+    if (!o[i])
+      continue;
+    bool d = o[i]->type.id == LM_TYPE_DECIMAL128;
+    bool f = is_float_type(o[i]->type.id);
+    __int128 v = f   ? fv[i]
+                 : d ? lm_dec_get(o[i], 0)
+                     : (__int128)lm_array_get_i64(o[i], 0);
+    if (lm_dec_rescale(v, d ? o[i]->type.scale : fs[i], ds, &ro[i]->d)) {
+      lm_err_at(err, LM_ERR_EXEC, c->line, c->column, "numeric field overflow");
+      return lm_err_state(err, "22003");
+    }
+  }
+  /* every key must fit 38 digits at the common scale */
+  const lm_array *k = c->order[0];
+  if (ds > ks)
+    for (int64_t i = 0; i < k->length; i++) {
+      __int128 x;
+      if (!is_null_at(k, i) &&
+          __builtin_mul_overflow(lm_dec_get(k, i), lm_dec_pow10(ds - ks), &x)) {
+        lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                  "numeric field overflow");
+        return lm_err_state(err, "22003");
+      }
+    }
+  *dscale = ds;
+  return 0;
 }
 
 int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
@@ -653,6 +823,10 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
   enum wf_kind k = kind_of(c, &lo_a, &hi_a);
   bool range = c->has_frame && c->unit == LM_FRAME_RANGE;
   long double off_s = 0, off_e = 0;
+  range_off ro_s = {0}, ro_e = {0};
+  bool dec_key = false; /* a DECIMAL RANGE key: exact bounds at dscale */
+  int dscale = 0;
+  const lm_tz *ktz = NULL; /* a TIMESTAMPTZ RANGE key: the session zone */
   if (c->has_frame) {
     if (c->start == LM_BOUND_UNBOUNDED_FOLLOWING)
       return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
@@ -685,16 +859,27 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
                          "exactly one ORDER BY column");
       lm_type_id ot = c->order[0]->type.id;
       if (!is_int_type(ot) && !is_float_type(ot) && ot != LM_TYPE_TIMESTAMP &&
-          ot != LM_TYPE_DATE32 && ot != LM_TYPE_INTERVAL)
+          ot != LM_TYPE_DATE32 && ot != LM_TYPE_INTERVAL &&
+          ot != LM_TYPE_DECIMAL128)
         return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                          "RANGE with offset PRECEDING/FOLLOWING is not "
                          "supported for column type %s",
                          lm_type_name(c->order[0]->type));
+      if (lm_type_is_tstz(c->order[0]->type))
+        ktz = lm_tz_session();
+      if (ot == LM_TYPE_DECIMAL128 && n > 0 &&
+          (rc = dec_offsets(c, so, eo, &dscale, &ro_s, &ro_e, err)))
+        return rc;
+      dec_key = ot == LM_TYPE_DECIMAL128;
     }
     if (c->unit == LM_FRAME_GROUPS && c->n_order == 0)
       return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                        "GROUPS mode requires an ORDER BY clause");
   }
+  ro_s.v = off_s;
+  ro_e.v = off_e;
+  ro_s.days = c->start_days;
+  ro_e.days = c->end_days;
   int32_t *perm = malloc(sizeof(int32_t) * (size_t)(n + 1));
   int32_t *tmp = malloc(sizeof(int32_t) * (size_t)(n + 1));
   int64_t *pgs = malloc(sizeof(int64_t) * (size_t)(n + 1)); /* peer start */
@@ -880,10 +1065,21 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           while (ve > vs && is_null_at(ok, perm[ve - 1]))
             ve--;
         }
-        range_key rk = {ok, c->n_order ? c->desc[0] : false,        perm,    vs,
-                        ve, ok && !cur_null ? key_val(ok, row) : 0, cur_null};
-        fs = range_bound(&rk, c->start, off_s, pgs[pos], fs, false);
-        fe = range_bound(&rk, c->end, off_e, pge[pos], fe, true);
+        range_key rk = {.ok = ok,
+                        .desc = c->n_order ? c->desc[0] : false,
+                        .perm = perm,
+                        .vs = vs,
+                        .ve = ve,
+                        .null = cur_null,
+                        .dec = dec_key,
+                        .dscale = dscale,
+                        .tz = ktz};
+        if (ok && !cur_null && dec_key)
+          rk.dv = lm_dec_get(ok, row) * lm_dec_pow10(dscale - ok->type.scale);
+        else if (ok && !cur_null)
+          rk.v = key_val(ok, row);
+        fs = range_bound(&rk, c->start, &ro_s, pgs[pos], fs, false);
+        fe = range_bound(&rk, c->end, &ro_e, pge[pos], fe, true);
       }
       if (fe < fs)
         fe = fs;
@@ -984,8 +1180,12 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           lm_err_state(err, "22003");
         } else if (is_float_type(a0->type.id)) {
           r.f[row] = acc_fsum(rs);
+        } else if (r.d && !acc_dec_fits(rs)) {
+          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                         "numeric field overflow");
+          lm_err_state(err, "22003");
         } else if (r.d) {
-          r.d[row] = rs->isum; /* < 2^126: 38 digits */
+          r.d[row] = rs->isum; /* at the input's scale */
         } else if (rs->isum > INT64_MAX || rs->isum < INT64_MIN) {
           rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
                          "bigint out of range (sum() OVER (...))");
@@ -1003,7 +1203,9 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
         } else if (is_float_type(a0->type.id))
           r.f[row] = acc_fsum(rs) / (double)rs->cnt;
         else if (r.d) {
-          if (lm_dec_quotient(rs->isum, 0, rs->cnt, 0, t.scale, &r.d[row])) {
+          int sa = a0->type.id == LM_TYPE_DECIMAL128 ? a0->type.scale : 0;
+          if (!acc_dec_fits(rs) ||
+              lm_dec_quotient(rs->isum, sa, rs->cnt, 0, t.scale, &r.d[row])) {
             rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
                            "numeric field overflow");
             lm_err_state(err, "22003");

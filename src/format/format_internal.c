@@ -6,6 +6,7 @@
 #include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/lm_jsonv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -349,6 +350,35 @@ static int append_timestamp(lm_builder *b, const char *p, size_t len) {
   return LM_FMT_OK;
 }
 
+/* A json / jsonb column: the text validated (LM_FMT_SYNTAX when it is no
+ * JSON), jsonb's normalized (exec/lm_jsonv.h). */
+static int append_json(lm_builder *b, const char *p, size_t len,
+                       lm_buf *scratch) {
+  lm_arena ar;
+  lm_arena_init(&ar, 1024);
+  lm_jv *v;
+  bool jsonb = lm_type_is_jsonb(b->type);
+  int rc = lm_jv_parse(&ar, p, len, jsonb, &v, NULL, 0);
+  if (!rc && jsonb) {
+    lm_buf own;
+    lm_buf *o = scratch;
+    if (!o) {
+      lm_buf_init(&own);
+      o = &own;
+    }
+    lm_buf_reset(o);
+    rc = lm_jv_out(o, v, false);
+    if (!rc)
+      lm_builder_append_str(b, o->data ? o->data : "", (int32_t)o->len);
+    if (o == &own)
+      lm_buf_free(&own);
+  } else if (!rc) {
+    lm_builder_append_str(b, p, (int32_t)len);
+  }
+  lm_arena_free(&ar);
+  return rc < 0 ? LM_FMT_TOOBIG : rc ? LM_FMT_SYNTAX : LM_FMT_OK;
+}
+
 int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
                        lm_buf *scratch) {
   switch (b->type.id) {
@@ -415,6 +445,8 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
       return LM_FMT_TOOBIG;
     if (lm_fmt_utf8_check(p, len) != len)
       return LM_FMT_UTF8;
+    if (lm_type_is_json(b->type))
+      return append_json(b, p, len, scratch);
     lm_builder_append_str_fast(b, p, (int32_t)len);
     return LM_FMT_OK;
   case LM_TYPE_TIMESTAMP:

@@ -652,6 +652,10 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
   case LM_TYPE_BINARY: {
     const char *t = v->p;
     size_t n = len;
+    if (lm_type_is_json(b->type)) { /* json / jsonb: any value, as JSON */
+      int rc = lm_fmt_append_text(b, t, n, &r->num);
+      return rc == LM_FMT_OK ? 0 : type_error(r, c, v);
+    }
     if (v->kind == J_STR) {
       t = v->p + 1;
       n = len - 2;

@@ -90,6 +90,8 @@ static int put_value(lm_buf *out, const lm_array *a, int64_t i) {
   case LM_TYPE_UTF8: {
     int32_t n;
     const char *p = lm_array_str(a, i, &n);
+    if (lm_type_is_json(a->type)) /* json / jsonb: the value itself */
+      return lm_buf_append(out, p, (size_t)n);
     return lm_json_write_string(out, p, (size_t)n);
   }
   case LM_TYPE_BOOL:

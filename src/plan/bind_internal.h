@@ -34,6 +34,11 @@ typedef struct lm_bctx {
   int depth;
   bool window_ok;        /* binding GROUP BY keys: session() is allowed */
   const lm_scope *scope; /* names over a join's output; NULL = c->in's */
+  /* set while a query that does not aggregate binds its select list /
+   * ORDER BY: an aggregate of an inner query that belongs to this one
+   * sets *want_agg (the query is then planned again as an aggregate
+   * query: subquery_bind.c); NULL elsewhere (WHERE: an error) */
+  bool *want_agg;
 } lm_bctx;
 
 static inline bool is_int(lm_type t) {
@@ -84,6 +89,20 @@ lm_bexpr *lm_bind_int64_lit(lm_bctx *c, const lm_expr *at, int64_t v);
  * returns the error code. */
 int lm_bind_fail(lm_bctx *c, const lm_expr *at, const char *fmt, const char *a,
                  const char *b);
+/* SQL INTERVAL values with months, LM_TYPE_INTERVAL_MDN (mdn_bind.c).
+ * lm_bind_mdn_literal: e an INTERVAL literal whose text names months:
+ * *out its INTERVAL_MDN literal, 0; 1 not such a literal; -1 error set
+ * (22008). lm_bind_mdn_text: x a text literal with months: an
+ * INTERVAL_MDN literal, else NULL (no error). lm_bind_mdn_arith: the
+ * operator rules when an operand is INTERVAL_MDN (timestamp ± interval,
+ * interval ± interval, interval * / number): 0 typed (*rt), 1 not ours,
+ * -1 error. lm_bind_mdn_pair: a comparison of INTERVAL_MDN with INTERVAL
+ * / text literal / NULL casts the other side: 0, 1 not ours, -1. */
+int lm_bind_mdn_literal(lm_bctx *c, const lm_expr *e, lm_bexpr **out);
+lm_bexpr *lm_bind_mdn_text(lm_bctx *c, lm_bexpr *x);
+int lm_bind_mdn_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
+                      lm_bexpr **pb, lm_type *rt);
+int lm_bind_mdn_pair(lm_bctx *c, lm_bexpr **pa, lm_bexpr **pb);
 /* x cast to t (x itself when it already has type t; NULL literals are
  * retyped in place). NULL on OOM or when x is NULL. */
 lm_bexpr *lm_bind_cast(lm_bctx *c, lm_bexpr *x, lm_type t);
@@ -96,6 +115,18 @@ bool lm_bind_is_agg_name(const char *n);
  * pattern that does not compile: SQLSTATE 2201B). */
 lm_bexpr *lm_bind_other_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
                            lm_bexpr *b);
+/* json / jsonb (json_bind.c). lm_bind_json_op: a op b when it is a json
+ * operator (#> #>> ? ?| ?&, @> <@ || - over jsonb): true with *out the
+ * node (NULL with c->err set), false when not ours. lm_bind_json_func: the
+ * json functions (to_json, json_build_object, jsonb_set, json_typeof ...)
+ * the same way. lm_bind_json_cast_check: -1 with 42846 "cannot cast type
+ * integer to json" set for a cast PostgreSQL refuses, else 0. */
+bool lm_bind_json_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
+                     lm_bexpr *b, lm_bexpr **out);
+bool lm_bind_json_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                       lm_bexpr **out);
+int lm_bind_json_cast_check(lm_bctx *c, const lm_expr *e, const lm_bexpr *a,
+                            lm_type to);
 /* Constant folding as PostgreSQL's planner does it (func_bind.c): x when
  * it reads a column or a volatile function (random()); otherwise the value
  * it evaluates to, as a literal in c->arena. NULL with err set when that
@@ -168,6 +199,15 @@ bool lm_bind_sql_type(lm_type t);
  * operands. */
 int lm_bind_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
                          lm_type *out);
+/* The scale of CAST(x AS NUMERIC) of a DOUBLE / REAL that is not a
+ * constant (docs/types.md): DECIMAL(38, 16). */
+#define LM_FLOAT_NUMERIC_SCALE 16
+/* lm_bind_numeric_type for CAST(x AS NUMERIC) itself: also a DOUBLE / REAL
+ * expression, as DECIMAL(38, LM_FLOAT_NUMERIC_SCALE) (PostgreSQL's 15
+ * significant digits, at a fixed scale; an absolute value of 10^22 or more
+ * is 22003 numeric field overflow when evaluated). Same returns. */
+int lm_bind_cast_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
+                              lm_type *out);
 /* Comparison operands involving DECIMAL / DATE (coerce_pair): 1 = not
  * ours (the caller goes on), 0 = coerced, < 0 = error (err set). */
 int lm_bind_types_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
@@ -261,6 +301,17 @@ lm_type lm_bind_num_real(lm_type t, lm_bexpr *const *args, int n, int n_pairs);
 lm_bexpr *lm_bind_subquery(lm_bctx *c, const lm_expr *e);
 lm_bexpr *lm_bind_outer_ref(lm_bctx *c, const lm_expr *e, bool *failed);
 bool lm_expr_has_subquery(const lm_expr *e);
+/* Aggregates of enclosing queries (SQL standard, PostgreSQL's agglevelsup;
+ * subquery_bind.c). lm_bind_agg_level: the query aggregate call e (bound
+ * in c) belongs to: 0 c's own, k the k-th enclosing one: the innermost
+ * level of the columns its arguments name (0 without columns, or when a
+ * name resolves nowhere: the error is then c's). lm_bind_outer_agg: e (of
+ * level > 0) computed by the enclosing query, as its aggregate (added to
+ * its aggregate list) read here through a parameter: the LM_BX_PARAM
+ * node, NULL with c->err set (an enclosing query that does not aggregate
+ * sets its want_agg and fails: it is planned again). */
+int lm_bind_agg_level(const lm_bctx *c, const lm_expr *e);
+lm_bexpr *lm_bind_outer_agg(lm_bctx *c, const lm_expr *e);
 
 /* PostgreSQL's "unknown" (bind_pgerr.c). lm_bind_is_unknown: whether x,
  * bound from ast, is a quoted string literal (not cast). lm_bind_pg_type_of:
@@ -293,5 +344,29 @@ int lm_bind_unknown_member(lm_bctx *c, const lm_expr *ast, lm_bexpr *x,
  * PostgreSQL), which Laminar does not do: 0A000 at e, returns
  * LM_ERR_BIND; 0 when arg reads its own input (or no outer value). */
 int lm_bind_agg_outer_only(lm_bctx *c, const lm_expr *e, const lm_bexpr *arg);
+
+/* stat_bind.c: corr, covar_*, regr_* (Y, X). lm_bind_regr_fn: the
+ * lm_regr_fn of an aggregate name, -1 for regr_count, -2 for any other
+ * name. lm_bind_regr binds call e over input `in` (flt: its bound FILTER
+ * condition or NULL) into two aggregate slots of c->plan; returns the
+ * reference to the result (DOUBLE; regr_count BIGINT), NULL on error
+ * (42883 for arguments that are not numeric). */
+int lm_bind_regr_fn(const char *name);
+lm_bexpr *lm_bind_regr(lm_bctx *c, lm_bctx *in, const lm_expr *e, lm_bexpr *flt,
+                       int fn);
+/* stat_bind.c: percentile_cont, percentile_disc and mode() WITHIN GROUP
+ * (ORDER BY x): whether name is one; binding call e (over `in`, flt: its
+ * bound FILTER or NULL) into one aggregate slot of c->plan. Errors as
+ * PostgreSQL's: 42809 without WITHIN GROUP (or with it on another
+ * aggregate), 42883 for argument types it has no signature for; 0A000
+ * for a fraction that is not a constant. */
+bool lm_bind_is_ordset(const char *name);
+lm_bexpr *lm_bind_ordset(lm_bctx *c, lm_bctx *in, const lm_expr *e,
+                         lm_bexpr *flt);
+/* binder.c: PostgreSQL's 42883 "function f(types) does not exist" for an
+ * aggregate call (NULL returned); whether an expression calls an
+ * aggregate. */
+lm_bexpr *lm_bind_agg_undefined(lm_bctx *c, lm_bctx *in, const lm_expr *e);
+bool lm_bind_expr_has_agg(const lm_expr *e);
 
 #endif

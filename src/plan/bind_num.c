@@ -64,7 +64,9 @@ lm_type lm_bind_num_merge(lm_type a, lm_type b, bool arith) {
 
 lm_bexpr *lm_bind_pg_typeof(lm_bctx *c, const lm_expr *e, const lm_bexpr *x) {
   const char *name;
-  if (x->kind == LM_BX_LITERAL && x->type.id == LM_TYPE_UTF8)
+  if (x->kind == LM_BX_LITERAL && x->type.id == LM_TYPE_UTF8 &&
+      !lm_type_is_json(x->type) && e->n_args == 1 &&
+      e->args[0]->kind == LM_EXPR_LITERAL)
     name = "unknown"; /* a string constant before any coercion */
   else if (x->kind == LM_BX_LITERAL && x->type.id == LM_TYPE_FLOAT64 &&
            x->lit_text)

@@ -68,8 +68,14 @@ int lm_bind_unknown_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
   case LM_TYPE_NULL:
   case LM_TYPE_BOOL:
   case LM_TYPE_BINARY:
-  case LM_TYPE_TIME64:
     return 0; /* no such operator: the caller's 42883 */
+  case LM_TYPE_TIME64:
+    /* time + unknown: time + interval; time - unknown: time - time */
+    if (op == LM_OP_ADD)
+      t = lm_type_make(LM_TYPE_INTERVAL);
+    else if (op != LM_OP_SUB)
+      return 0;
+    break;
   case LM_TYPE_DATE32:
     /* date + unknown: date + integer / interval / time all match */
     if (op == LM_OP_ADD) {
@@ -88,6 +94,7 @@ int lm_bind_unknown_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
       return 0;
     break;
   case LM_TYPE_INTERVAL:
+  case LM_TYPE_INTERVAL_MDN:
     if (op == LM_OP_MUL || op == LM_OP_DIV)
       t = lm_type_make(LM_TYPE_FLOAT64); /* interval * float8 */
     else if (op != LM_OP_ADD && op != LM_OP_SUB)
@@ -104,6 +111,13 @@ int lm_bind_unknown_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
   }
   /* converted now: a literal that is not of the type fails when bound, as
    * PostgreSQL's (22P02 / 22007 at the literal) */
+  if (t.id == LM_TYPE_INTERVAL) { /* '1 month': INTERVAL_MDN (mdn_bind.c) */
+    lm_bexpr *m = lm_bind_mdn_text(c, *u);
+    if (m) {
+      *u = m;
+      return 0;
+    }
+  }
   *u = lm_bind_cast(c, *u, t);
   if (*u)
     *u = lm_bind_fold(c, *u);

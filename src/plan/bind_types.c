@@ -19,6 +19,7 @@ bool lm_bind_sql_type(lm_type t) {
     return t.precision >= 1 && t.precision <= 38 && t.scale >= 0;
   case LM_TYPE_DATE32:
   case LM_TYPE_BINARY:
+  case LM_TYPE_INTERVAL_MDN: /* SQL INTERVAL with months (lm_interval.h) */
     return true;
   case LM_TYPE_TIME64:
     return t.unit == LM_UNIT_MICRO;
@@ -169,6 +170,18 @@ int lm_bind_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
                       lm_type_name(x->type), NULL);
 }
 
+int lm_bind_cast_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
+                              lm_type *out) {
+  if ((x->type.id == LM_TYPE_FLOAT64 || x->type.id == LM_TYPE_FLOAT32) &&
+      x->kind != LM_BX_LITERAL) {
+    /* float8 -> numeric keeps 15 significant digits (lm_dec_from_double);
+     * a fixed scale holds them for |x| >= 0.01, up to 10^22 */
+    *out = lm_type_decimal128(38, LM_FLOAT_NUMERIC_SCALE);
+    return 0;
+  }
+  return lm_bind_numeric_type(c, at, x, out);
+}
+
 /* Makes an operand of a DECIMAL operation a DECIMAL (ints, float
  * literals); false when it cannot be one. */
 static bool to_dec(lm_bctx *c, lm_bexpr **px) {
@@ -190,6 +203,9 @@ static bool to_dec(lm_bctx *c, lm_bexpr **px) {
 
 int lm_bind_types_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
                        lm_bexpr **pb) {
+  int mr = lm_bind_mdn_pair(c, pa, pb); /* intervals with months */
+  if (mr != 1)
+    return mr;
   lm_type ta = (*pa)->type, tb = (*pb)->type;
   if (is_dec(ta) || is_dec(tb)) {
     lm_bexpr **other = is_dec(ta) ? pb : pa;
@@ -285,6 +301,9 @@ static int tz_add_days(lm_bctx *c, const lm_expr *e, int iv, bool sub,
 
 int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
                         lm_bexpr **pb, lm_type *rt) {
+  int mr = lm_bind_mdn_arith(c, e, op, pa, pb, rt); /* mdn_bind.c */
+  if (mr != 1)
+    return mr;
   lm_type ta = (*pa)->type, tb = (*pb)->type;
   lm_type_id a = ta.id, b = tb.id;
   if (is_dec(ta) || is_dec(tb)) {
@@ -484,6 +503,16 @@ lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     lm_bexpr *x = lm_bind_fold(c, args[1]);
     if (!x)
       return NULL;
+    if (x->kind == LM_BX_LITERAL && x->lit.is_null &&
+        (x->type.id == LM_TYPE_NULL || lm_type_is_integer(x->type))) {
+      /* round(x, NULL): NULL (a strict function, as PostgreSQL) */
+      lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, t, e, 0);
+      if (z) {
+        z->lit.type = t;
+        z->lit.is_null = true;
+      }
+      return z;
+    }
     if (x->kind != LM_BX_LITERAL || !lm_type_is_integer(x->type) ||
         x->lit.is_null) {
       lm_bind_fail(c, e->args[1],
@@ -524,6 +553,11 @@ lm_bexpr *lm_bind_types_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
 }
 
 bool lm_bind_types_merge(lm_type t, lm_type a, lm_type *out) {
+  if ((t.id == LM_TYPE_INTERVAL && a.id == LM_TYPE_INTERVAL_MDN) ||
+      (a.id == LM_TYPE_INTERVAL && t.id == LM_TYPE_INTERVAL_MDN)) {
+    *out = lm_type_make(LM_TYPE_INTERVAL_MDN); /* months: lm_interval.h */
+    return true;
+  }
   if (t.id == LM_TYPE_UTF8 && a.id == LM_TYPE_UTF8) {
     /* CHAR(n) with VARCHAR: text (PostgreSQL's preferred string type) */
     if (lm_type_eq(t, a))

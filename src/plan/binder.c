@@ -13,6 +13,7 @@
 #include "columnar/lm_tz.h"
 #include "exec/expr_inset.h"
 #include "exec/lm_strfn.h" /* lm_pg_type_name */
+#include "plan/array_bind.h"
 #include "plan/bind_internal.h"
 
 /* the parser's limit (LM_SQL_MAX_DEPTH) plus room for the nodes the
@@ -247,6 +248,12 @@ static bool lit_needs_numeric(const char *t) {
 __attribute__((noinline)) static lm_bexpr *literal(lm_bctx *c,
                                                    const lm_expr *e) {
   lm_type t;
+  if (e->lit == LM_LIT_INTERVAL) { /* with months: mdn_bind.c */
+    lm_bexpr *m = NULL;
+    int r = lm_bind_mdn_literal(c, e, &m);
+    if (r <= 0)
+      return r < 0 ? NULL : m;
+  }
   if (e->lit == LM_LIT_DECIMAL && isinf(e->dval)) {
     literal_overflow(c, e);
     return NULL;
@@ -293,8 +300,8 @@ __attribute__((noinline)) static lm_bexpr *literal(lm_bctx *c,
     b->lit_int4 = e->lit == LM_LIT_INT && e->ival >= INT32_MIN &&
                   e->ival <= INT32_MAX; /* bind_num.c */
     break;
-  case LM_LIT_DECIMAL:
-    b->lit.v.f = e->dval;
+  case LM_LIT_DECIMAL: /* numeric, which has no -0: -0.0 is 0.0 */
+    b->lit.v.f = e->dval == 0 ? 0.0 : e->dval;
     b->col = lm_bind_lit_scale(e->text); /* 1.50: 2 (bind_types.c) */
     if (e->text) {
       b->lit_text = lm_arena_strndup(c->arena, e->text, strlen(e->text));
@@ -432,7 +439,8 @@ __attribute__((noinline)) static lm_bexpr *column(lm_bctx *c,
     return NULL;
   }
   lm_type t = c->in->fields[i].type;
-  if (t.id >= LM_TYPE_UINT8 && !lm_bind_sql_type(t)) {
+  if (t.id >= LM_TYPE_UINT8 && !lm_bind_sql_type(t) &&
+      !lm_bind_is_array_type(t)) { /* SQL arrays: array_bind.c */
     /* Arrow-only types (lm_columnar.h) have no SQL operators, keys or
      * formatting in the evaluator yet; ingest converts them to declared SQL
      * types (lm_conform.h), so this is a safety net, not a feature gap. */
@@ -528,6 +536,17 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
                          lm_bexpr *b) {
   if (!a || !b)
     return NULL;
+  if (lm_type_is_json(a->type) || lm_type_is_json(b->type) ||
+      op == LM_OP_JSON_PATH || op == LM_OP_JSON_PATH_TEXT ||
+      op == LM_OP_JSON_EXISTS || op == LM_OP_JSON_EXISTS_ANY ||
+      op == LM_OP_JSON_EXISTS_ALL) {
+    lm_bexpr *j; /* json / jsonb operands (json_bind.c) */
+    if (lm_bind_json_op(c, e, op, a, b, &j))
+      return j;
+  }
+  lm_bexpr *arr = NULL; /* array operands, @> <@ && (array_bind.c) */
+  if (lm_bind_array_op(c, e, op, a, b, &arr))
+    return arr;
   lm_type ta = a->type, tb = b->type, rt;
   switch (op) {
   case LM_OP_AND:
@@ -693,16 +712,45 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   return r;
 }
 
-static const char *const agg_names[] = {"count",       "sum",
-                                        "avg",         "min",
-                                        "max",         "first_value",
-                                        "last_value",  "stddev",
-                                        "stddev_samp", "stddev_pop",
-                                        "variance",    "var_samp",
-                                        "var_pop",     "approx_count_distinct",
-                                        "bool_and",    "bool_or",
-                                        "every",       "string_agg",
-                                        "grouping",    NULL};
+static const char *const agg_names[] = {"count",
+                                        "sum",
+                                        "avg",
+                                        "min",
+                                        "max",
+                                        "first_value",
+                                        "last_value",
+                                        "stddev",
+                                        "stddev_samp",
+                                        "stddev_pop",
+                                        "variance",
+                                        "var_samp",
+                                        "var_pop",
+                                        "approx_count_distinct",
+                                        "bool_and",
+                                        "bool_or",
+                                        "every",
+                                        "string_agg",
+                                        "grouping",
+                                        "array_agg",
+                                        "corr",
+                                        "covar_pop",
+                                        "covar_samp",
+                                        "regr_slope",
+                                        "regr_intercept",
+                                        "regr_count",
+                                        "regr_r2",
+                                        "regr_avgx",
+                                        "regr_avgy",
+                                        "regr_sxx",
+                                        "regr_syy",
+                                        "regr_sxy",
+                                        "bit_and",
+                                        "bit_or",
+                                        "bit_xor",
+                                        "percentile_cont",
+                                        "percentile_disc",
+                                        "mode",
+                                        NULL};
 
 bool lm_bind_is_agg_name(const char *n) {
   for (int i = 0; agg_names[i]; i++)
@@ -718,6 +766,21 @@ static bool expr_has_agg(const lm_expr *e) {
     return true;
   for (int i = 0; i < e->n_args; i++)
     if (expr_has_agg(e->args[i]))
+      return true;
+  return false;
+}
+
+/* expr_has_agg, but an aggregate call of an enclosing query (its
+ * arguments name only that query's columns: lm_bind_agg_level) is not
+ * c's */
+static bool has_local_agg(const lm_bctx *c, const lm_expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == LM_EXPR_FUNC && e->name && lm_bind_is_agg_name(e->name) &&
+      lm_bind_agg_level(c, e) == 0)
+    return true;
+  for (int i = 0; i < e->n_args; i++)
+    if (has_local_agg(c, e->args[i]))
       return true;
   return false;
 }
@@ -746,6 +809,14 @@ static lm_bexpr *agg_undefined(lm_bctx *c, lm_bctx *in, const lm_expr *e) {
   lm_bind_fail(c, e, "function %s does not exist", what, NULL);
   lm_err_state(c->err, "42883");
   return NULL;
+}
+
+lm_bexpr *lm_bind_agg_undefined(lm_bctx *c, lm_bctx *in, const lm_expr *e) {
+  return agg_undefined(c, in, e);
+}
+
+bool lm_bind_expr_has_agg(const lm_expr *e) {
+  return expr_has_agg(e);
 }
 
 /* Whether an aggregate's result depends on the order of its input rows. */
@@ -841,6 +912,10 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
   const char *n = e->name;
   if (!strcmp(n, "grouping")) /* GROUPING(): gsets_bind.c */
     return lm_bind_grouping(c, e);
+  if (lm_bind_agg_level(c, e) > 0) /* an enclosing query's (subquery_bind.c) */
+    return lm_bind_outer_agg(c, e);
+  if (!strcmp(n, "array_agg")) /* as string_agg (array_bind.c) */
+    return lm_bind_array_agg(c, e, aggregate);
   lm_agg_spec s;
   memset(&s, 0, sizeof s);
   s.distinct = e->distinct;
@@ -887,6 +962,12 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
     bool sagg = !strcmp(n, "string_agg");
     bool bagg =
         !strcmp(n, "bool_and") || !strcmp(n, "bool_or") || !strcmp(n, "every");
+    bool bitagg = !strncmp(n, "bit_", 4);
+    int rfn = lm_bind_regr_fn(n);
+    if (e->within_group || lm_bind_is_ordset(n)) /* stat_bind.c */
+      return lm_bind_ordset(c, &in, e, flt);
+    if (rfn > -2) /* corr, covar_*, regr_*: stat_bind.c */
+      return lm_bind_regr(c, &in, e, flt, rfn);
     if ((sagg || bagg) && e->n_args != (sagg ? 2 : 1))
       return agg_undefined(c, &in, e);
     if (e->n_args != 1 && !star && !sagg) {
@@ -922,6 +1003,15 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
     }
     lm_type t = s.arg->type;
     s.in_type = t;
+    if (t.id == LM_TYPE_INTERVAL_MDN && strcmp(n, "count")) {
+      /* months: no aggregate state for them yet (docs/types.md) */
+      lm_bind_fail(c, e,
+                   "%s() of an interval with months or years is not "
+                   "supported",
+                   n, NULL);
+      lm_err_state(c->err, "0A000");
+      return NULL;
+    }
     if (t.id == LM_TYPE_DECIMAL128 && !strcmp(n, "sum") && !e->distinct) {
       /* numeric: exact 128-bit sums of the unscaled values (agg_table.c) */
       s.kind = LM_AGG_SUM;
@@ -948,6 +1038,15 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
     }
     if (s.out_type.id == LM_TYPE_DECIMAL128) {
       /* bound above */
+    } else if (bitagg) { /* bit_and / bit_or / bit_xor of an integer */
+      if (is_null(t))
+        s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_INT32));
+      else if (!lm_type_is_integer(t))
+        return agg_undefined(c, &in, e);
+      s.kind = n[4] == 'a'   ? LM_AGG_BIT_AND
+               : n[4] == 'o' ? LM_AGG_BIT_OR
+                             : LM_AGG_BIT_XOR;
+      s.in_type = s.out_type = s.arg ? s.arg->type : t;
     } else if (bagg) {
       if (is_null(t))
         s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_BOOL));
@@ -1035,12 +1134,22 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
         s.in_type = lm_type_make(LM_TYPE_FLOAT64);
       }
     } else if (n[0] == 's' || n[0] == 'v') { /* stddev*, variance, var_* */
-      if (!is_num(t) && !is_null(t)) {
+      if (!is_num(t) && !is_null(t) && t.id != LM_TYPE_DECIMAL128) {
         lm_bind_fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
         return NULL;
       }
-      s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
-      s.in_type = s.out_type = lm_type_make(LM_TYPE_FLOAT64);
+      if (t.id == LM_TYPE_DECIMAL128 || lm_type_is_integer(t)) {
+        /* numeric, as PostgreSQL: exact sums (agg_table.c, agg_stat.c),
+         * the column's scale max(16, 2s) as AVG's */
+        int sc = t.id == LM_TYPE_DECIMAL128 ? 2 * t.scale : 0;
+        if (t.id != LM_TYPE_DECIMAL128)
+          s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_INT64));
+        s.in_type = s.arg ? s.arg->type : t;
+        s.out_type = lm_type_decimal128(38, sc > 16 ? (sc > 38 ? 38 : sc) : 16);
+      } else {
+        s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
+        s.in_type = s.out_type = lm_type_make(LM_TYPE_FLOAT64);
+      }
       bool pop = strstr(n, "_pop") != NULL;
       s.kind = n[0] == 's' ? (pop ? LM_AGG_STDDEV_POP : LM_AGG_STDDEV_SAMP)
                            : (pop ? LM_AGG_VAR_POP : LM_AGG_VAR_SAMP);
@@ -1277,7 +1386,10 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
           return a;
         }
         if (a->type.id == LM_TYPE_FLOAT64) {
-          a->lit.v.f = -a->lit.v.f;
+          /* a decimal constant is numeric in PostgreSQL, which has no
+           * negative zero: -0.0 is 0.0 (float8 -0 stays -0) */
+          if (!(a->lit_text && a->lit.v.f == 0))
+            a->lit.v.f = -a->lit.v.f;
           if (a->lit_text) { /* keep the digits: "-" + text, or text less "-" */
             size_t n = strlen(a->lit_text);
             char *t = lm_arena_alloc(c->arena, n + 2);
@@ -1297,6 +1409,7 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
         }
       }
       if (!is_num(a->type) && a->type.id != LM_TYPE_INTERVAL &&
+          a->type.id != LM_TYPE_INTERVAL_MDN &&
           a->type.id != LM_TYPE_DECIMAL128 && !is_null(a->type)) {
         lm_bind_fail(c, e, "unary minus needs a numeric operand, found %s",
                      lm_type_name(a->type), NULL);
@@ -1342,25 +1455,48 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     return x;
   }
   case LM_EXPR_FUNC:
+    if (lm_bind_is_array_fn(e->name)) /* ARRAY[...], a[i], ... */
+      return lm_bind_array_fn(c, e);  /* array_bind.c */
     if (e->name && lm_bind_is_agg_name(e->name)) {
-      if (!c->plan)
+      if (strcmp(e->name, "grouping") && lm_bind_agg_level(c, e) > 0)
+        return lm_bind_outer_agg(c, e); /* subquery_bind.c */
+      if (!c->plan && c->want_agg)
+        *c->want_agg = true; /* planned again as an aggregate query */
+      if (!c->plan) {
         lm_bind_fail(c, e, "aggregate function %s() is not allowed here",
                      e->name, NULL);
-      else
+        lm_err_state(c->err, "42803"); /* grouping_error */
+      } else
         return aggregate(c, e);
       return NULL;
     }
     return lm_bind_func(c, e);
   case LM_EXPR_CAST: {
+    if (e->cast_type.id == LM_TYPE_LIST && e->args[0]->kind == LM_EXPR_FUNC &&
+        e->args[0]->n_args == 0 && e->args[0]->name &&
+        !strcmp(e->args[0]->name, "__array")) /* ARRAY[]::int[] */
+      return lm_bind_array_empty(c, e, e->cast_type);
     lm_bexpr *a = lm_bind_expr(c, e->args[0]);
     if (!a)
       return NULL;
     lm_type ct = e->cast_type;
-    if (ct.id == LM_TYPE_DECIMAL128 && ct.precision == 0 &&
-        lm_bind_numeric_type(c, e, a, &ct)) /* bind_types.c */
+    if (lm_bind_json_cast_check(c, e, a, ct)) /* json_bind.c */
       return NULL;
+    if (ct.id == LM_TYPE_DECIMAL128 && ct.precision == 0 &&
+        lm_bind_cast_numeric_type(c, e, a, &ct)) /* bind_types.c */
+      return NULL;
+    if (ct.id == LM_TYPE_LIST && e->cast_tlen < 0 &&
+        lm_bind_array_numeric(c, e, a, &ct))
+      return NULL; /* numeric[]: array_bind.c */
     if (a->kind == LM_BX_LITERAL && a->lit.is_null)
       return lm_bind_cast(c, a, ct);
+    if (ct.id == LM_TYPE_INTERVAL) { /* months: INTERVAL_MDN, mdn_bind.c */
+      if (a->type.id == LM_TYPE_INTERVAL_MDN)
+        return a;
+      lm_bexpr *m = lm_bind_mdn_text(c, a);
+      if (m)
+        return m;
+    }
     lm_bexpr *r = lm_bind_node(c, LM_BX_CAST, ct, e, 1);
     if (!r)
       return NULL;
@@ -1658,7 +1794,7 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
   lm_error local;
   if (!err)
     err = &local;
-  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, NULL};
+  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, NULL, NULL};
   lm_err_clear(err);
   *out = lm_bind_expr(&c, e);
   return *out ? 0 : (err && err->code ? err->code : LM_ERR_BIND);
@@ -1687,6 +1823,8 @@ static const char *cast_colname(const lm_expr *e) {
   case LM_TYPE_DECIMAL128:
     return "numeric";
   case LM_TYPE_UTF8:
+    if (lm_type_is_json(t))
+      return lm_type_is_jsonb(t) ? "jsonb" : "json";
     return e->cast_bpchar || lm_type_is_bpchar(t) ? "bpchar"
            : e->cast_tlen                         ? "varchar"
                                                   : "text";
@@ -1697,6 +1835,7 @@ static const char *cast_colname(const lm_expr *e) {
   case LM_TYPE_TIME64:
     return "time";
   case LM_TYPE_INTERVAL:
+  case LM_TYPE_INTERVAL_MDN:
     return "interval";
   case LM_TYPE_BINARY:
     return "bytea";
@@ -1726,6 +1865,12 @@ static int name_strength(const lm_expr *e) {
 const char *lm_expr_default_name(const lm_expr *e) {
   if (e->kind == LM_EXPR_COLUMN)
     return e->name;
+  if (e->kind == LM_EXPR_FUNC && e->name && e->name[0] == '_' &&
+      e->name[1] == '_') /* the parser's array forms (array_bind.c) */
+    return !strcmp(e->name, "__array") ? "array"
+           : (!strcmp(e->name, "__subscript") || !strcmp(e->name, "__slice"))
+               ? default_name(e->args[0])
+               : "?column?";
   if (e->kind == LM_EXPR_FUNC) /* EXTRACT(...): "extract" (PostgreSQL 14+) */
     return e->extract_syntax ? "extract" : e->name;
   if (e->kind == LM_EXPR_CAST) /* the operand's name, else the type's */
@@ -1988,9 +2133,32 @@ static int star_entries(const lm_scope *s, const char *table, int *out) {
   return n;
 }
 
+static int plan_select(const lm_select *sel, lm_schema *input,
+                       const char *from_name, const lm_scope *scope,
+                       lm_plan **out, lm_error *err, bool *want_agg);
+
 int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
                          const char *from_name, const lm_scope *scope,
                          lm_plan **out, lm_error *err) {
+  /* an aggregate of the query found only inside a subquery of it
+   * (`SELECT (SELECT count(t.a)) FROM t`) makes it an aggregate query:
+   * planned again as one */
+  bool want_agg = false;
+  int rc = plan_select(sel, input, from_name, scope, out, err, &want_agg);
+  if (rc && want_agg) {
+    bool again = true;
+    lm_err_clear(err);
+    rc = plan_select(sel, input, from_name, scope, out, err, &again);
+  }
+  return rc;
+}
+
+/* want_agg: in, plan as an aggregate query; out, the query was planned as
+ * none but an aggregate of it was found (in a subquery) */
+static int plan_select(const lm_select *sel, lm_schema *input,
+                       const char *from_name, const lm_scope *scope,
+                       lm_plan **out, lm_error *err, bool *want_agg) {
+  bool force_agg = *want_agg;
   lm_error local;
   if (!err)
     err = &local;
@@ -2023,13 +2191,13 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
   p->distinct = sel->distinct;
   p->emit = sel->emit;
   const char *from = sel->from_alias ? sel->from_alias : from_name;
-  lm_bctx c = {&p->arena, input, from, NULL, false, err, 0, false, scope};
+  lm_bctx c = {&p->arena, input, from, NULL, false, err, 0, false, scope, NULL};
   int rc = LM_ERR_BIND;
 
   if (sel->where) {
     if (lm_bind_grouping_misplaced(sel->where, "WHERE", err))
       goto fail;
-    if (expr_has_agg(sel->where)) {
+    if (has_local_agg(&c, sel->where)) {
       lm_err_at(err, LM_ERR_BIND, sel->where->line, sel->where->column,
                 "aggregate functions are not allowed in WHERE");
       lm_err_state(err, "42803"); /* grouping_error */
@@ -2047,11 +2215,13 @@ int lm_plan_select_scope(const lm_select *sel, lm_schema *input,
     }
   }
 
-  bool any_agg = sel->n_group_by > 0 || sel->group_elems || sel->having;
+  bool any_agg =
+      force_agg || sel->n_group_by > 0 || sel->group_elems || sel->having;
   for (int i = 0; i < sel->n_items; i++)
-    if (expr_has_agg(sel->items[i].expr))
+    if (has_local_agg(&c, sel->items[i].expr))
       any_agg = true;
   p->has_agg = any_agg;
+  c.want_agg = any_agg ? NULL : want_agg;
 
   /* Expand the select list (SELECT *). */
   int n_items = 0;

@@ -235,8 +235,10 @@ bool lm_bind_datefn(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     return true;
   int na = e->n_args;
   if ((!strcmp(n, "date_part") || !strcmp(n, "extract")) && na == 2 &&
-      args[1]->type.id == LM_TYPE_INTERVAL && args[0]->kind == LM_BX_LITERAL &&
-      args[0]->type.id == LM_TYPE_UTF8 && !args[0]->lit.is_null)
+      (args[1]->type.id == LM_TYPE_INTERVAL ||
+       args[1]->type.id == LM_TYPE_INTERVAL_MDN) &&
+      args[0]->kind == LM_BX_LITERAL && args[0]->type.id == LM_TYPE_UTF8 &&
+      !args[0]->lit.is_null)
     return bind_interval_part(c, e, args, out);
   if (!strcmp(n, "to_char") && na == 2) {
     lm_type t = args[0]->type;
@@ -321,8 +323,8 @@ bool lm_bind_datefn(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
         }
       }
     }
-    *out = fn_node(c, e, LM_FN_MAKE_INTERVAL, lm_type_make(LM_TYPE_INTERVAL), a,
-                   7);
+    *out = fn_node(c, e, LM_FN_MAKE_INTERVAL,
+                   lm_type_make(LM_TYPE_INTERVAL_MDN), a, 7); /* expr_mdn.c */
     return true;
   }
   if (!strncmp(n, "justify_", 8)) {
@@ -333,13 +335,15 @@ bool lm_bind_datefn(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     if (fn == LM_FN_AGE)
       return false;
     if (na != 1 || (args[0]->type.id != LM_TYPE_INTERVAL &&
+                    args[0]->type.id != LM_TYPE_INTERVAL_MDN &&
                     args[0]->type.id != LM_TYPE_NULL &&
                     args[0]->type.id != LM_TYPE_UTF8)) {
       no_such(c, e, args);
       return true;
     }
-    lm_bexpr *a = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_INTERVAL));
-    *out = fn_node(c, e, fn, lm_type_make(LM_TYPE_INTERVAL), &a, 1);
+    lm_type m = lm_type_make(LM_TYPE_INTERVAL_MDN); /* expr_mdn.c */
+    lm_bexpr *a = lm_bind_cast(c, args[0], m);
+    *out = fn_node(c, e, fn, m, &a, 1);
     return true;
   }
   return false;

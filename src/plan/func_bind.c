@@ -15,6 +15,14 @@ static lm_bexpr *const_interval(lm_bctx *c, const lm_expr *e, lm_bexpr *x,
                                 int64_t *out) {
   if (!x)
     return NULL;
+  if (x->type.id == LM_TYPE_INTERVAL_MDN) { /* months have no fixed length */
+    lm_bind_fail(c, e,
+                 "window size and offset cannot be an INTERVAL with months "
+                 "or years",
+                 NULL, NULL);
+    lm_err_state(c->err, "0A000");
+    return NULL;
+  }
   if (x->kind != LM_BX_LITERAL || x->type.id != LM_TYPE_INTERVAL ||
       x->lit.is_null) {
     lm_bind_fail(c, e, "window size and offset must be INTERVAL literals", NULL,
@@ -130,7 +138,7 @@ static const pg_sig pg_funcs[] = {
     {"to_timestamp", LM_FN_TO_TIMESTAMP, 1, 1, "F", 'S'},
     {"to_timestamp", LM_FN_TO_TIMESTAMP, 2, 2, "TT", 'S'},
     {"make_timestamp", LM_FN_MAKE_TIMESTAMP, 6, 6, "IIIIIF", 'S'},
-    {"age", LM_FN_AGE, 2, 2, "SS", 'V'},
+    {"age", LM_FN_AGE, 2, 2, "SS", 'M'}, /* INTERVAL_MDN: expr_mdn.c */
     {"json_extract_path_text", LM_FN_JSON_GET_TEXT, 1, 100, "TT", 'T'},
     {"json_extract_path", LM_FN_JSON_GET, 1, 100, "TT", 'T'},
     {"jsonb_extract_path_text", LM_FN_JSON_GET_TEXT, 1, 100, "TT", 'T'},
@@ -229,8 +237,9 @@ static bool arg_fits(char code, lm_type t) {
   case 'I':
     return is_int(t) || is_null(t);
   case 'F':
-  case 'N':
-    return is_num(t) || is_null(t);
+  case 'N': /* numeric goes to double precision, PostgreSQL's implicit
+             * cast for the float-only functions (cbrt, sin, to_timestamp) */
+    return is_num(t) || is_null(t) || t.id == LM_TYPE_DECIMAL128;
   case 'S':
     return t.id == LM_TYPE_TIMESTAMP || t.id == LM_TYPE_UTF8 || is_null(t);
   default: /* T, A */
@@ -252,6 +261,8 @@ static lm_type code_type(char code, lm_type n_type) {
     return lm_type_make(LM_TYPE_BOOL);
   case 'V':
     return lm_type_make(LM_TYPE_INTERVAL);
+  case 'M':
+    return lm_type_make(LM_TYPE_INTERVAL_MDN);
   default:
     return lm_type_make(LM_TYPE_UTF8);
   }
@@ -417,6 +428,10 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
      * other arguments (PostgreSQL folds them so when planning) */
     if (s->fn == LM_FN_CONCAT_WS || !null_folds(c, e, r, args, e->n_args, out))
       *out = r;
+    /* to_timestamp(text, fmt) is TIMESTAMPTZ, as PostgreSQL: the fields
+     * read are a wall-clock time in the session time zone */
+    if (s->fn == LM_FN_TO_TIMESTAMP && e->n_args == 2 && *out)
+      *out = lm_bind_cast(c, *out, lm_type_timestamptz());
     return true;
   }
   if (!named)
@@ -510,7 +525,10 @@ lm_bexpr *lm_bind_other_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   bool json = op == LM_OP_JSON_GET || op == LM_OP_JSON_GET_TEXT;
   if (!json && !arg_fits('T', b->type))
     return NULL;
-  a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_UTF8));
+  /* json -> k is json, jsonb -> k jsonb; over text (the seed's) text */
+  lm_type jt =
+      json && lm_type_is_json(a->type) ? a->type : lm_type_make(LM_TYPE_UTF8);
+  a = lm_bind_cast(c, a, jt);
   if (!json || !is_int(b->type))
     b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_UTF8));
   else
@@ -518,7 +536,10 @@ lm_bexpr *lm_bind_other_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   if (!a || !b)
     return NULL;
   lm_bexpr *r = lm_bind_node(
-      c, LM_BX_FUNC, lm_type_make(json ? LM_TYPE_UTF8 : LM_TYPE_BOOL), e, 2);
+      c, LM_BX_FUNC,
+      op == LM_OP_JSON_GET ? jt
+                           : lm_type_make(json ? LM_TYPE_UTF8 : LM_TYPE_BOOL),
+      e, 2);
   if (!r)
     return NULL;
   r->fn = op == LM_OP_JSON_GET        ? LM_FN_JSON_GET
@@ -570,6 +591,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   if (!strcmp(n, "pg_typeof") && e->n_args == 1)
     return lm_bind_pg_typeof(c, e, args[0]); /* bind_num.c */
   lm_bexpr *r = NULL;
+  if (lm_bind_json_func(c, e, args, &r)) /* json / jsonb (json_bind.c) */
+    return r;
   if (lm_bind_decmath(c, e, args, &r)) /* numeric sqrt, ln, log, exp, power */
     return r;                          /* (decmath_bind.c) */
   if (e->n_args >= 1 && (args[0]->type.id == LM_TYPE_DECIMAL128 ||
@@ -648,6 +671,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     bool two = e->n_args == 2 && !strcmp(n, "round");
     if (e->n_args >= 1 && args[0]->type.id == LM_TYPE_NULL) /* abs(NULL) */
       args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_FLOAT64));
+    if (two && args[1]->type.id == LM_TYPE_NULL) /* round(x, NULL): NULL */
+      args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_INT64));
     if ((e->n_args != 1 && !two) || !args[0] || !is_num(args[0]->type) ||
         (two && !is_int(args[1]->type))) {
       lm_bind_fail(c, e,
@@ -707,6 +732,14 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     if (unit_row &&
         !(args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_UTF8))))
       return NULL;
+    /* date_trunc(unit, DATE) is date_trunc(unit, TIMESTAMPTZ) of the date's
+     * midnight in the session time zone, as PostgreSQL (the only candidate
+     * a date casts to implicitly); a per-row unit truncates the midnight
+     * and makes the result TIMESTAMPTZ the same way */
+    bool date_tz = trunc && args[1]->type.id == LM_TYPE_DATE32;
+    if (date_tz && !unit_row &&
+        !(args[1] = lm_bind_cast(c, args[1], lm_type_timestamptz())))
+      return NULL;
     if (!unit_row &&
         ((e->n_args != 2 && !(trunc && e->n_args == 3)) ||
          args[0]->kind != LM_BX_LITERAL || args[0]->type.id != LM_TYPE_UTF8 ||
@@ -746,7 +779,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       lm_bexpr *z = NULL;
       if (!r->args[1])
         return NULL;
-      return null_folds(c, e, r, r->args, 2, &z) ? z : r;
+      z = null_folds(c, e, r, r->args, 2, &z) ? z : r;
+      return date_tz && z ? lm_bind_cast(c, z, lm_type_timestamptz()) : z;
     }
     /* TIMESTAMPTZ: fields in a zone (bind_types.c) */
     const struct lm_tz *tz = NULL;

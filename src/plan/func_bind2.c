@@ -35,6 +35,7 @@ static const sig2 funcs[] = {
     {"to_hex", LM_FN_TO_HEX, 1, 1, "W", 'T', true},
     {"factorial", LM_FN_FACTORIAL, 1, 1, "I", 'D', true},
     {"num_nulls", LM_FN_NUM_NULLS, 1, 8, "A", '4', false},
+    {"regexp_count", LM_FN_REGEXP_COUNT, 2, 4, "TTIT", '4', true},
     {"num_nonnulls", LM_FN_NUM_NONNULLS, 1, 8, "A", '4', false},
     {"sin", LM_FN_SIN, 1, 1, "F", 'F', true},
     {"cos", LM_FN_COS, 1, 1, "F", 'F', true},
@@ -75,7 +76,10 @@ static bool fits(char code, const lm_bexpr *x) {
   lm_type t = x->type;
   bool unknown = t.id == LM_TYPE_UTF8 && x->kind == LM_BX_LITERAL;
   switch (code) {
-  case 'F':
+  case 'F': /* numeric goes to double precision, PostgreSQL's implicit
+             * cast for the float-only functions (sin, degrees, ...) */
+    return lm_type_is_numeric(t) || is_null(t) || unknown ||
+           t.id == LM_TYPE_DECIMAL128;
   case 'N':
     return lm_type_is_numeric(t) || is_null(t) || unknown;
   case 'W':
@@ -171,10 +175,89 @@ static bool bind_scale(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
   return true;
 }
 
+/* isfinite(date | timestamp | interval), PostgreSQL's: whether x is
+ * neither infinity nor -infinity (NULL for NULL), bound as x > '-infinity'
+ * AND x < 'infinity'; an interval is always finite (PostgreSQL 15). */
+static bool bind_isfinite(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                          lm_bexpr **out) {
+  lm_type t = args[0]->type;
+  if (e->n_args != 1 ||
+      !(t.id == LM_TYPE_DATE32 || t.id == LM_TYPE_TIMESTAMP ||
+        t.id == LM_TYPE_INTERVAL || t.id == LM_TYPE_INTERVAL_MDN ||
+        t.id == LM_TYPE_NULL)) {
+    lm_bind_fail(c, e, "function isfinite(%s) does not exist",
+                 lm_bind_pg_type_of(e->n_args ? e->args[0] : NULL, args[0]),
+                 NULL);
+    lm_err_state(c->err, "42883");
+    return true;
+  }
+  if (t.id != LM_TYPE_DATE32 && t.id != LM_TYPE_TIMESTAMP) {
+    lm_bexpr *again = lm_bind_expr(c, e->args[0]);
+    *out = lm_bind_binary(c, NULL, LM_OP_EQ, args[0], again);
+    return true;
+  }
+  lm_bexpr *cmp[2];
+  for (int k = 0; k < 2; k++) {
+    const char *w = k ? "infinity" : "-infinity";
+    lm_bexpr *u =
+        lm_bind_node(c, LM_BX_LITERAL, lm_type_make(LM_TYPE_UTF8), e, 0);
+    lm_bexpr *x = k ? lm_bind_expr(c, e->args[0]) : args[0];
+    if (!u || !x)
+      return true;
+    u->lit.type = u->type;
+    u->lit.v.s.p = w; /* a static string, never freed */
+    u->lit.v.s.len = (int32_t)strlen(w);
+    cmp[k] = lm_bind_binary(c, NULL, k ? LM_OP_LT : LM_OP_GT, x,
+                            lm_bind_cast(c, u, t));
+    if (!cmp[k])
+      return true;
+  }
+  *out = lm_bind_binary(c, NULL, LM_OP_AND, cmp[0], cmp[1]);
+  return true;
+}
+
+/* date_bin(stride, source, origin): TIMESTAMP or TIMESTAMPTZ (the
+ * source's; a quoted literal is TIMESTAMP), the stride an INTERVAL
+ * (exec/expr_datebin.c). */
+static bool bind_date_bin(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
+                          lm_bexpr **out) {
+  if (e->n_args != 3) {
+    lm_bind_fail(c, e, "date_bin() takes (interval, timestamp, timestamp)",
+                 NULL, NULL);
+    lm_err_state(c->err, "42883");
+    return true;
+  }
+  lm_type t = args[1]->type.id == LM_TYPE_TIMESTAMP ? args[1]->type
+              : args[2]->type.id == LM_TYPE_TIMESTAMP
+                  ? args[2]->type
+                  : lm_type_make(LM_TYPE_TIMESTAMP);
+  if (args[0]->type.id == LM_TYPE_INTERVAL_MDN) {
+    lm_bind_fail(c, e,
+                 "timestamps cannot be binned into intervals containing "
+                 "months or years",
+                 NULL, NULL);
+    lm_err_state(c->err, "0A000");
+    return true;
+  }
+  lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, t, e, 3);
+  if (!r)
+    return true;
+  r->fn = LM_FN_DATE_BIN;
+  r->args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_INTERVAL));
+  r->args[1] = lm_bind_cast(c, args[1], t);
+  r->args[2] = lm_bind_cast(c, args[2], t);
+  *out = r->args[0] && r->args[1] && r->args[2] ? r : NULL;
+  return true;
+}
+
 bool lm_bind_func2(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
                    lm_bexpr **out) {
   const char *n = e->name;
   *out = NULL;
+  if (!strcmp(n, "isfinite"))
+    return bind_isfinite(c, e, args, out);
+  if (!strcmp(n, "date_bin"))
+    return bind_date_bin(c, e, args, out);
   if (!strcmp(n, "scale") || !strcmp(n, "min_scale"))
     return bind_scale(c, e, args, out);
   const sig2 *s = NULL;

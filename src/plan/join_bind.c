@@ -615,7 +615,7 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
       goto out;
   }
   lm_scope scope = {cs.cols, cs.n};
-  lm_bctx c = {b->a, both, NULL, NULL, false, b->err, 0, false, &scope};
+  lm_bctx c = {b->a, both, NULL, NULL, false, b->err, 0, false, &scope, NULL};
 
   lm_bexpr *conj[MAX_CONJ];
   int nconj = 0;
@@ -1242,8 +1242,9 @@ static int rel_of(const jb *b, const lm_expr *e) {
 static bool rels_of(const jb *b, const lm_expr *e, int *maxrel, int depth) {
   if (!e)
     return true;
-  if (depth > 200 || e->kind == LM_EXPR_STAR || e->kind == LM_EXPR_SUBQUERY ||
-      e->over || (e->kind == LM_EXPR_FUNC && lm_bind_is_agg_name(e->name)))
+  if (lm_stack_low() || e->kind == LM_EXPR_STAR ||
+      e->kind == LM_EXPR_SUBQUERY || e->over ||
+      (e->kind == LM_EXPR_FUNC && lm_bind_is_agg_name(e->name)))
     return false;
   if (e->kind == LM_EXPR_COLUMN) {
     int r = rel_of(b, e);

@@ -182,6 +182,54 @@ typedef enum lm_func_id {
   LM_FN_ENCODE,         /* (bytea, 'hex' | 'base64' | 'escape') -> text */
   LM_FN_DECODE,         /* (text, format) -> bytea */
   LM_FN_SHA256,         /* (bytea) -> bytea */
+  /* json / jsonb (expr_json2.c; bound in json_bind.c) */
+  LM_FN_JSON_PATH,         /* (json, path text[] as text) #> -> json */
+  LM_FN_JSON_PATH_TEXT,    /* #>> -> text */
+  LM_FN_JSONB_EXISTS,      /* (jsonb, text) ? -> BOOLEAN */
+  LM_FN_JSONB_EXISTS_ANY,  /* (jsonb, text[] as text) ?| */
+  LM_FN_JSONB_EXISTS_ALL,  /* ?& */
+  LM_FN_JSONB_CONTAINS,    /* (jsonb, jsonb) @> (<@ swaps them) */
+  LM_FN_JSON_TYPEOF,       /* (json | jsonb) -> text */
+  LM_FN_JSON_ARRAY_LENGTH, /* (json | jsonb) -> INTEGER */
+  LM_FN_TO_JSON,           /* (any) -> json | jsonb (e->type) */
+  LM_FN_JSON_BUILD_OBJECT, /* (k, v, ...) -> json | jsonb */
+  LM_FN_JSON_BUILD_ARRAY,  /* (v, ...) -> json | jsonb */
+  LM_FN_JSONB_SET,         /* (jsonb, path, jsonb[, create BOOLEAN]) */
+  LM_FN_JSONB_PRETTY,      /* (jsonb) -> text */
+  LM_FN_JSON_STRIP_NULLS,  /* (json | jsonb) */
+  LM_FN_JSONB_CONCAT,      /* jsonb || jsonb */
+  LM_FN_JSONB_DELETE,      /* jsonb - text | jsonb - integer */
+  LM_FN_REGEXP_COUNT,      /* (s, re[, start BIGINT[, flags]]) -> INTEGER
+                              (expr_regexfn.c) */
+  LM_FN_DATE_BIN,          /* (stride INTERVAL, ts, origin ts) -> ts's type
+                              (expr_datebin.c) */
+  /* arrays (expr_array.c; SQL arrays are LIST<item> values, bound by
+   * plan/array_bind.c; docs/functions.md "Arrays") */
+  LM_FN_ARR_CTOR,        /* ARRAY[e, ...]: args cast to the item type */
+  LM_FN_ARR_SUBSCRIPT,   /* a[i]: 1-based, NULL out of range */
+  LM_FN_ARR_SLICE,       /* a[lo:hi]: tlen bit 1 / 2: lo / hi omitted */
+  LM_FN_ARR_ANY,         /* x op ANY (a); negated: op ALL (a) */
+  LM_FN_ARR_CMP,         /* a op b (= <> < <= > >=), PostgreSQL's order */
+  LM_FN_ARR_LENGTH,      /* (a, dim) -> INT32; also array_upper */
+  LM_FN_ARR_LOWER,       /* (a, dim) -> INT32: 1, NULL when empty */
+  LM_FN_ARR_CARDINALITY, /* (a) -> INT32 */
+  LM_FN_ARR_NDIMS,       /* (a) -> INT32: 1, NULL when empty */
+  LM_FN_ARR_DIMS,        /* (a) -> text "[1:n]" */
+  LM_FN_ARR_POSITION,    /* (a, x[, start]) -> INT32 */
+  LM_FN_ARR_POSITIONS,   /* (a, x) -> INT32[] */
+  LM_FN_ARR_APPEND,      /* (a, x) */
+  LM_FN_ARR_PREPEND,     /* (x, a) */
+  LM_FN_ARR_CAT,         /* (a, b) */
+  LM_FN_ARR_REMOVE,      /* (a, x) */
+  LM_FN_ARR_REPLACE,     /* (a, x, y) */
+  LM_FN_ARR_TO_STRING,   /* (a, sep[, null]) -> text */
+  LM_FN_STRING_TO_ARRAY, /* (s, sep[, null]) -> text[] */
+  LM_FN_ARR_CONTAINS,    /* a @> b */
+  LM_FN_ARR_OVERLAP,     /* a && b */
+  LM_FN_ARR_TRIM,        /* trim_array(a, n) */
+  LM_FN_ARR_ITEM_TEXT,   /* (x) -> text: x as an array_out item (quoted
+                            when needed; NULL as NULL): array_agg */
+  LM_FN_ARR_SUB,         /* ARRAY(SELECT ...) (not bound yet) */
 } lm_func_id;
 
 typedef struct lm_bexpr lm_bexpr;
@@ -362,6 +410,21 @@ typedef enum lm_agg_kind {
   LM_AGG_BOOL_AND,        /* BOOL_AND, EVERY: BOOLEAN, NULL for no input */
   LM_AGG_BOOL_OR,         /* BOOL_OR: BOOLEAN, NULL for no input */
   LM_AGG_STRING_AGG,      /* STRING_AGG(x, sep): VARCHAR (or BYTEA) */
+  /* corr, covar_*, regr_* (Y, X): arg is Y, the next spec (LM_AGG_PAIR)
+   * holds X; regr_fn says which (lm_regr_fn of exec/agg_stat.h, or -1 for
+   * regr_count); DOUBLE (regr_count BIGINT); PostgreSQL's float8 state */
+  LM_AGG_REGR,
+  LM_AGG_PAIR,    /* the X argument of the LM_AGG_REGR before it (no result) */
+  LM_AGG_BIT_AND, /* BIT_AND, BIT_OR, BIT_XOR of integers: the input type */
+  LM_AGG_BIT_OR,
+  LM_AGG_BIT_XOR,
+  /* ordered-set aggregates f(frac) WITHIN GROUP (ORDER BY x [DESC]): arg
+   * is x, frac / frac_null the constant fraction, order_desc the order;
+   * kept as the sorted multiset of x. percentile_cont: DOUBLE; _disc and
+   * mode(): x's type */
+  LM_AGG_PCT_CONT,
+  LM_AGG_PCT_DISC,
+  LM_AGG_MODE,
 } lm_agg_kind;
 
 /* One aggregate call. `agg(x) FILTER (WHERE c)` is bound as
@@ -382,6 +445,9 @@ typedef struct lm_agg_spec {
   /* STRING_AGG(x, sep ORDER BY x [DESC]) without DISTINCT: kept as the
    * sorted multiset of x (order_desc: read backwards), not by agg_order */
   bool by_value;
+  int regr_fn;    /* LM_AGG_REGR: which function (above) */
+  double frac;    /* LM_AGG_PCT_*: the fraction (checked at emit) */
+  bool frac_null; /* LM_AGG_PCT_*: a NULL fraction (the result is NULL) */
 } lm_agg_spec;
 
 /* ------------------------------------------------------------ the plan */
@@ -637,6 +703,9 @@ typedef struct lm_tfilter_cond {
   lm_bexpr *e;
   lm_op op;
   int64_t k_us;
+  /* k's months and days (an INTERVAL with months, lm_interval.h): now() +
+   * k is then computed as PostgreSQL's timestamp + interval */
+  int32_t k_months, k_days;
 } lm_tfilter_cond;
 
 /* The temporal-filter conjuncts of a continuous query's WHERE (plan/

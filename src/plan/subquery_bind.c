@@ -12,6 +12,7 @@
  * A reference two levels out is passed through the middle query as a
  * parameter of its own.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "plan/bind_internal.h"
@@ -112,6 +113,9 @@ static lm_value *add_param(lm_bctx *outer, lm_subplan *sp, lm_bexpr *x) {
   return slot;
 }
 
+static lm_bexpr *param_of(lm_bctx *c, subq_frame f, const lm_expr *e,
+                          lm_bexpr *x);
+
 lm_bexpr *lm_bind_outer_ref(lm_bctx *c, const lm_expr *e, bool *failed) {
   if (n_frames == 0)
     return NULL;
@@ -149,17 +153,129 @@ lm_bexpr *lm_bind_outer_ref(lm_bctx *c, const lm_expr *e, bool *failed) {
     }
     return NULL;
   }
+  lm_bexpr *p = param_of(c, f, e, x);
+  if (!p)
+    *failed = true;
+  return p;
+}
+
+/* Whether binding context x has a column that e (a column reference)
+ * names: 1 yes, 0 no, -1 no but it has e's relation (PostgreSQL looks no
+ * further out then). */
+static int ctx_has(const lm_bctx *x, const lm_expr *e) {
+  int r = 0;
+  if (x->scope) {
+    for (int i = 0; i < x->scope->n; i++) {
+      const lm_scope_col *sc = &x->scope->cols[i];
+      bool rel = e->table && sc->rel && !lm_strcasecmp(sc->rel, e->table);
+      if (rel)
+        r = -1;
+      if (!lm_strcasecmp(sc->name, e->name) &&
+          (e->table ? rel : !sc->qualified_only))
+        return 1;
+    }
+    return r;
+  }
+  const lm_schema *in = x->post && x->plan ? x->plan->input_schema : x->in;
+  bool rel = e->table && x->from && !lm_strcasecmp(e->table, x->from);
+  if (!in || lm_schema_find(in, e->name) < 0)
+    return rel ? -1 : 0;
+  return !e->table || rel;
+}
+
+/* The innermost level of the columns e names (not looking into
+ * subqueries), into *lvl (INT_MAX: none yet); false when one resolves
+ * nowhere. */
+static bool col_levels(const lm_bctx *c, const lm_expr *e, int *lvl,
+                       int depth) {
+  if (!e || depth > 200)
+    return depth <= 200;
+  if (e->kind == LM_EXPR_SUBQUERY)
+    return true;
+  if (e->kind == LM_EXPR_COLUMN) {
+    int h = ctx_has(c, e);
+    if (h) {
+      *lvl = 0;
+      return h > 0;
+    }
+    for (int k = 1; k <= n_frames && k <= LM_SUBQ_MAX_NESTING; k++) {
+      const lm_bctx *x = frames[n_frames - k].c;
+      if (!x || (h = ctx_has(x, e)) < 0)
+        return false;
+      if (h) {
+        if (k < *lvl)
+          *lvl = k;
+        return true;
+      }
+    }
+    return false;
+  }
+  for (int i = 0; i < e->n_args; i++)
+    if (!col_levels(c, e->args[i], lvl, depth + 1))
+      return false;
+  return col_levels(c, e->filter, lvl, depth + 1);
+}
+
+int lm_bind_agg_level(const lm_bctx *c, const lm_expr *e) {
+  if (n_frames == 0 || n_frames > LM_SUBQ_MAX_NESTING)
+    return 0;
+  int lvl = INT_MAX;
+  if (col_levels(c, e, &lvl, 0))
+    return lvl == INT_MAX ? 0 : lvl;
+  /* a level re-planned for a run (no names): e was lifted past it when
+   * first bound iff it is one of its subplan's outer references */
+  for (int k = 1; k <= n_frames; k++) {
+    subq_frame f = frames[n_frames - k];
+    if (f.c)
+      continue;
+    for (int i = 0; i < f.sp->n_refs; i++)
+      if (f.sp->ref_exprs[i] == e)
+        return k;
+    return 0;
+  }
+  return 0;
+}
+
+/* The PARAM node reading x (bound over frame f's enclosing query) for AST
+ * node e; NULL on OOM (err set). */
+static lm_bexpr *param_of(lm_bctx *c, subq_frame f, const lm_expr *e,
+                          lm_bexpr *x) {
   lm_value *slot = add_param(f.c, f.sp, x);
   if (slot && add_ref(f.c, f.sp, e, slot))
     slot = NULL;
   lm_bexpr *p = slot ? lm_bind_node(c, LM_BX_PARAM, x->type, e, 0) : NULL;
   if (!p) {
     lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    *failed = true;
     return NULL;
   }
   p->param = slot;
   return p;
+}
+
+lm_bexpr *lm_bind_outer_agg(lm_bctx *c, const lm_expr *e) {
+  subq_frame f = frames[n_frames - 1];
+  if (!f.c) {
+    bool bad = false;
+    lm_bexpr *p = lm_bind_outer_ref(c, e, &bad);
+    if (!p && !bad)
+      lm_bind_fail(c, e, "could not bind the aggregate of an outer query", NULL,
+                   NULL);
+    return p;
+  }
+  /* bound by the enclosing query (an aggregate of its own there, or of a
+   * query further out), its errors ours */
+  n_frames--;
+  lm_bctx oc = *f.c;
+  oc.err = c->err;
+  lm_bexpr *x = lm_bind_expr(&oc, e);
+  n_frames++;
+  if (!x && !oc.plan && !oc.want_agg && !strcmp(c->err->sqlstate, "42803")) {
+    /* no aggregates there: a WHERE (PostgreSQL's words) */
+    lm_bind_fail(c, e, "aggregate functions are not allowed in WHERE", NULL,
+                 NULL);
+    lm_err_state(c->err, "42803");
+  }
+  return x ? param_of(c, f, e, x) : NULL;
 }
 
 bool lm_expr_has_subquery(const lm_expr *e) {

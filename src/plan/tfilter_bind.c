@@ -28,8 +28,10 @@ static bool is_now(const lm_expr *e) {
 /* Whether e calls a statement-time function anywhere (subqueries are not
  * looked into: the binder refuses them in continuous queries). */
 static bool mentions_now(const lm_expr *e, int depth) {
-  if (!e || depth > 200)
+  if (!e)
     return false;
+  if (lm_stack_low()) /* as deep as that: treated as mentioning it (the */
+    return true;      /* binder's 54001 follows), never silently not */
   if (e->kind == LM_EXPR_FUNC && e->name &&
       (is_now(e) || !strcmp(e->name, "clock_timestamp") ||
        !strcmp(e->name, "current_date") || !strcmp(e->name, "current_time") ||
@@ -202,11 +204,23 @@ int lm_tfilter_bind(lm_plan *p, const lm_expr *const *conj, int n,
       return lm_err_state(err, "42804");
     }
     int64_t k = 0;
+    int32_t km = 0, kd = 0;
     if (iv) {
       lm_bexpr *x = NULL;
-      if (lm_bind_scalar(iv, NULL, &p->arena, &x, err) ||
-          x->kind != LM_BX_LITERAL || x->type.id != LM_TYPE_INTERVAL ||
-          x->lit.is_null || x->lit.v.i == INT64_MIN) {
+      if (!lm_bind_scalar(iv, NULL, &p->arena, &x, err) &&
+          x->kind == LM_BX_LITERAL && x->type.id == LM_TYPE_INTERVAL_MDN &&
+          !x->lit.is_null && x->lit.v.mdn.months != INT32_MIN &&
+          x->lit.v.mdn.days != INT32_MIN) {
+        /* months: now() + k per now() (exec/op_temporal_filter.c) */
+        km = neg ? -x->lit.v.mdn.months : x->lit.v.mdn.months;
+        kd = neg ? -x->lit.v.mdn.days : x->lit.v.mdn.days;
+        k = neg ? -(x->lit.v.mdn.ns / 1000) : x->lit.v.mdn.ns / 1000;
+        tf[i] = (lm_tfilter_cond){e, op, k, km, kd};
+        continue;
+      }
+      if (err->code || x->kind != LM_BX_LITERAL ||
+          x->type.id != LM_TYPE_INTERVAL || x->lit.is_null ||
+          x->lit.v.i == INT64_MIN) {
         lm_err_at(err, LM_ERR_BIND, iv->line, iv->column,
                   "a temporal filter adds to now() only a constant, non-null "
                   "INTERVAL, e.g. now() - INTERVAL '10' SECOND");
@@ -214,7 +228,7 @@ int lm_tfilter_bind(lm_plan *p, const lm_expr *const *conj, int n,
       }
       k = neg ? -x->lit.v.i : x->lit.v.i;
     }
-    tf[i] = (lm_tfilter_cond){e, op, k};
+    tf[i] = (lm_tfilter_cond){e, op, k, 0, 0};
   }
   p->tfilter = tf;
   p->n_tfilter = n;

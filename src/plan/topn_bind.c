@@ -204,7 +204,7 @@ static int bind_in(const lm_expr *e, lm_schema *input, const lm_scope *scope,
                    lm_arena *arena, lm_bexpr **out, lm_error *err) {
   if (!scope)
     return lm_bind_scalar(e, input, arena, out, err);
-  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, scope};
+  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, scope, NULL};
   lm_err_clear(err);
   *out = lm_bind_expr(&c, e);
   return *out ? 0 : (err->code ? err->code : LM_ERR_BIND);

@@ -52,6 +52,14 @@ static int op_prec(lm_op op) {
   case LM_OP_SHL:
   case LM_OP_SHR:
   case LM_OP_BIT_NOT:
+  case LM_OP_CONTAINS:
+  case LM_OP_CONTAINED:
+  case LM_OP_OVERLAP:
+  case LM_OP_JSON_PATH:
+  case LM_OP_JSON_PATH_TEXT:
+  case LM_OP_JSON_EXISTS:
+  case LM_OP_JSON_EXISTS_ANY:
+  case LM_OP_JSON_EXISTS_ALL:
     return P_CONCAT;
   case LM_OP_ADD:
   case LM_OP_SUB:
@@ -125,6 +133,22 @@ const char *lm_sql_op_text(lm_op op) {
     return ">>";
   case LM_OP_BIT_NOT:
     return "~";
+  case LM_OP_CONTAINS:
+    return "@>";
+  case LM_OP_CONTAINED:
+    return "<@";
+  case LM_OP_OVERLAP:
+    return "&&";
+  case LM_OP_JSON_PATH:
+    return "#>";
+  case LM_OP_JSON_PATH_TEXT:
+    return "#>>";
+  case LM_OP_JSON_EXISTS:
+    return "?";
+  case LM_OP_JSON_EXISTS_ANY:
+    return "?|";
+  case LM_OP_JSON_EXISTS_ALL:
+    return "?&";
   default:
     return "?";
   }

@@ -573,6 +573,9 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
     } else if (c1 == '>') {
       k = LM_TK_NE;
       n = 2;
+    } else if (c1 == '@') {
+      k = LM_TK_CONTAINED;
+      n = 2;
     } else {
       k = LM_TK_LT;
     }
@@ -608,16 +611,41 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
     n = c1 == '|' ? 2 : 1;
     break;
   case '&':
-    k = LM_TK_AMP;
+    k = c1 == '&' ? LM_TK_OVERLAP : LM_TK_AMP;
+    n = c1 == '&' ? 2 : 1;
+    break;
+  case '@':
+    if (c1 != '>')
+      goto bad;
+    k = LM_TK_CONTAINS;
+    n = 2;
+    break;
+  case '[':
+    k = LM_TK_LBRACKET;
+    break;
+  case ']':
+    k = LM_TK_RBRACKET;
     break;
   case '#':
     k = LM_TK_HASH;
+    if (c1 == '>') { /* #> and #>> (jsonb paths) */
+      k = LM_TK_HASH_ARROW;
+      n = 2;
+      if (peekc(lx, 2) == '>') {
+        k = LM_TK_HASH_ARROW2;
+        n = 3;
+      }
+    }
+    break;
+  case '?': /* ? ?| ?& (jsonb keys) */
+    k = c1 == '|'   ? LM_TK_QUESTION_BAR
+        : c1 == '&' ? LM_TK_QUESTION_AMP
+                    : LM_TK_QUESTION;
+    n = c1 == '|' || c1 == '&' ? 2 : 1;
     break;
   case ':':
-    if (c1 != ':')
-      goto bad;
-    k = LM_TK_COLON2;
-    n = 2;
+    k = c1 == ':' ? LM_TK_COLON2 : LM_TK_COLON;
+    n = c1 == ':' ? 2 : 1;
     break;
   default:
     goto bad;

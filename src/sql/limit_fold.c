@@ -5,11 +5,11 @@
  * even); NULL means no limit (LIMIT) or 0 (OFFSET). Laminar folds it when
  * parsing, so every later stage sees a plain number: integer and decimal
  * literals, string literals (read as bigint), NULL, unary + / -, + - * / %,
- * parentheses and casts to integer, numeric or float types. A column is
- * PostgreSQL's 42P10 "argument of LIMIT must not contain variables";
- * a count holding a subquery is computed when the query runs
- * (api/select_limit.c); other expressions (functions) are refused with
- * 0A000. */
+ * parentheses and casts to integer, numeric or float types. A count
+ * holding a subquery or a column is computed when the query runs
+ * (api/select_limit.c: a column of an enclosing query is its value there,
+ * any other is PostgreSQL's 42P10 "argument of LIMIT must not contain
+ * variables"); other expressions (functions) are refused with 0A000. */
 #include "sql/sql_internal.h"
 
 #include <math.h>
@@ -231,13 +231,14 @@ int lm_sql_fold_count(const lm_expr *e, const char *what, bool *is_null,
   return 0;
 }
 
-/* 1: e holds a subquery, 0: it holds none, -1: a column outside one. */
+/* 1: e holds a subquery or a column (an enclosing query's value, in a
+ * subquery: api/select_limit.c), 0: neither, -1: a '*'. */
 static int subq_only(const lm_expr *e, int depth) {
   if (!e || depth > 64)
     return 0;
-  if (e->kind == LM_EXPR_SUBQUERY)
+  if (e->kind == LM_EXPR_SUBQUERY || e->kind == LM_EXPR_COLUMN)
     return 1;
-  if (e->kind == LM_EXPR_COLUMN || e->kind == LM_EXPR_STAR)
+  if (e->kind == LM_EXPR_STAR)
     return -1;
   int r = 0;
   for (int i = 0; i < e->n_args; i++) {

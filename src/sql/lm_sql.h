@@ -145,6 +145,16 @@ typedef enum lm_op {
   LM_OP_SHL,     /* << */
   LM_OP_SHR,     /* >> */
   LM_OP_BIT_NOT, /* unary ~ */
+  /* arrays (plan/array_bind.c) */
+  LM_OP_CONTAINS,  /* @> */
+  LM_OP_CONTAINED, /* <@ */
+  LM_OP_OVERLAP,   /* && */
+  /* jsonb (plan/json_bind.c) */
+  LM_OP_JSON_PATH,       /* #> */
+  LM_OP_JSON_PATH_TEXT,  /* #>> */
+  LM_OP_JSON_EXISTS,     /* ? */
+  LM_OP_JSON_EXISTS_ANY, /* ?| */
+  LM_OP_JSON_EXISTS_ALL, /* ?& */
 } lm_op;
 
 typedef enum lm_lit_kind {
@@ -154,7 +164,8 @@ typedef enum lm_lit_kind {
   LM_LIT_DECIMAL,   /* text like 1.5 or 1e3: dval (and text) */
   LM_LIT_STRING,    /* text */
   LM_LIT_TIMESTAMP, /* TIMESTAMP '...': ival = µs since epoch (parsed) */
-  LM_LIT_INTERVAL,  /* INTERVAL '...' UNIT: ival = µs */
+  LM_LIT_INTERVAL,  /* INTERVAL '...' UNIT: ival = µs (INT64_MIN: the text
+                       has months, plan/mdn_bind.c binds it) */
 } lm_lit_kind;
 
 /* A window frame: ROWS | RANGE | GROUPS BETWEEN start AND end (or just
@@ -223,8 +234,9 @@ struct lm_expr {
   /* FUNC: agg(x, ... ORDER BY k [ASC|DESC] [NULLS ...], ...); 0 = none */
   struct lm_order_item *agg_order;
   int n_agg_order;
-  bool negated;     /* IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE */
-  bool has_operand; /* CASE x WHEN ... */
+  bool within_group; /* FUNC: f(args) WITHIN GROUP (ORDER BY agg_order) */
+  bool negated;      /* IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE */
+  bool has_operand;  /* CASE x WHEN ... */
   bool has_else;
   bool icase;     /* ILIKE (LIKE: args[2], when present, is ESCAPE) */
   bool symmetric; /* BETWEEN SYMMETRIC */
@@ -342,7 +354,8 @@ struct lm_from {
    * then names all its columns) */
   bool parenthesized;
   /* FUNCTION: the calls (LM_EXPR_FUNC; n_funcs > 1 only for ROWS FROM),
-   * WITH ORDINALITY, whether LATERAL was written (informational) */
+   * WITH ORDINALITY, whether LATERAL was written (FUNCTION, SUBQUERY;
+   * informational) */
   lm_expr **funcs;
   int n_funcs;
   bool ordinality;

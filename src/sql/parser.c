@@ -3,11 +3,13 @@
  * error, kept as an LM_TK_ERROR token that is reported only when the parser
  * reaches it), then statements are parsed one by one. Every node, string
  * and list lives in the script's arena. */
+#include "columnar/lm_interval.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "sql/sql_internal.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +410,8 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
       {"TIME", LM_TYPE_TIME64, false},
       {"TIME WITHOUT TIME ZONE", LM_TYPE_TIME64, false},
       {"BYTEA", LM_TYPE_BINARY, false},
+      {"JSON", LM_TYPE_UTF8, false},         /* lm_type_json */
+      {"JSONB", LM_TYPE_UTF8, false},        /* lm_type_json */
       {"INTERVAL", LM_TYPE_INTERVAL, false}, /* µs; no fields / precision */
       /* bare DECIMAL / NUMERIC: precision 0 marks "unconstrained"; the
        * binder resolves it (docs/types.md); parse_type reads (p[,s]) */
@@ -429,6 +433,8 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
             !strcmp(names[i].name, "CHARACTER") ||
             !strcmp(names[i].name, "BPCHAR"))
           *out = lm_type_bpchar();
+        if (!strcmp(names[i].name, "JSON") || !strcmp(names[i].name, "JSONB"))
+          *out = lm_type_json(names[i].name[4] == 'B');
       }
       return 0;
     }
@@ -436,8 +442,55 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
   return -1;
 }
 
-/* type: word [PRECISION | VARYING | WITHOUT TIME ZONE] [(n)] */
+static int parse_type_base(parser *p, lm_type *out);
+
+/* type: base { [ [n] ] } | base ARRAY [ [n] ]: PostgreSQL's one-dimensional
+ * array of base (int[], text[][] and int ARRAY[3] are all int[]: the
+ * sizes and dimensions are not enforced, as in PostgreSQL) */
 static int parse_type(parser *p, lm_type *out) {
+  if (parse_type_base(p, out))
+    return p->rc ? p->rc : LM_ERR_PARSE;
+  bool arr = false;
+  if (is_kw(p, "ARRAY")) {
+    next(p);
+    arr = true;
+    if (is_kind(p, LM_TK_LBRACKET)) {
+      next(p);
+      if (is_kind(p, LM_TK_INTEGER))
+        next(p);
+      if (expect(p, LM_TK_RBRACKET, "']'"))
+        return p->rc;
+    }
+  }
+  while (is_kind(p, LM_TK_LBRACKET) && !is_kw(p, "ARRAY") &&
+         (peek(p, 1)->kind == LM_TK_RBRACKET ||
+          (peek(p, 1)->kind == LM_TK_INTEGER &&
+           peek(p, 2)->kind == LM_TK_RBRACKET))) {
+    next(p);
+    if (is_kind(p, LM_TK_INTEGER))
+      next(p);
+    next(p);
+    arr = true;
+  }
+  if (!arr)
+    return 0;
+  if (lm_type_is_nested(*out))
+    return fail_at(p, cur(p), "arrays of this type are not supported");
+  /* numeric[]: items DECIMAL(38, 0) marked by tlen -1, the binder picks
+   * the scale (plan/array_bind.c) */
+  bool bare_num = out->id == LM_TYPE_DECIMAL128 && out->precision == 0;
+  lm_type_field item = {"item", bare_num ? lm_type_decimal128(38, 0) : *out,
+                        true, NULL};
+  if (lm_type_list(LM_TYPE_LIST, &item, out))
+    return fail_at(p, cur(p), "out of memory");
+  p->tprec = 0;
+  p->tlen = bare_num ? -1 : 0;
+  p->tbpchar = false;
+  return 0;
+}
+
+/* type: word [PRECISION | VARYING | WITHOUT TIME ZONE] [(n)] */
+static int parse_type_base(parser *p, lm_type *out) {
   const lm_token *t = cur(p);
   if (t->kind != LM_TK_IDENT)
     return fail_expected(p, "a type name", NULL);
@@ -630,17 +683,26 @@ static lm_expr *parse_interval(parser *p) {
     }
     rc = lm_parse_interval(v->text, v->text_len, NULL, 0, &e->ival);
   }
-  if (rc != 0 &&
-      (lm_interval_has_months(v->text, v->text_len) ||
-       (e->name && lm_interval_has_months(e->name, strlen(e->name))))) {
-    /* months are not an INTERVAL here (columnar/lm_temporal.h) */
-    fail_at(p, v,
-            "INTERVAL '%.*s'%s%s: years and months are not supported "
-            "(Laminar's INTERVAL is a count of microseconds)",
-            (int)(v->text_len > 200 ? 200 : v->text_len), v->text,
-            e->name ? " " : "", e->name ? e->name : "");
-    fail_state(p, "0A000");
-    return NULL;
+  if (rc != 0) { /* PostgreSQL's other forms (columnar/lm_interval.h) */
+    lm_iv iv;
+    int prc = lm_iv_parse(v->text, v->text_len, e->name,
+                          e->name ? strlen(e->name) : 0, &iv);
+    if (prc == 0 && iv.months != 0) {
+      /* the binder makes it an INTERVAL_MDN literal; no µs count (the
+       * readers of ival, a watermark delay or a RANGE offset, refuse it) */
+      e->ival = INT64_MIN;
+      return e;
+    }
+    if (prc == 0 &&
+        !__builtin_mul_overflow((int64_t)iv.days, LM_US_PER_DAY, &e->ival) &&
+        !__builtin_add_overflow(e->ival, iv.us, &e->ival))
+      return e;
+    if (prc == -2) {
+      fail_at(p, v, "interval field value out of range: \"%.*s\"",
+              (int)(v->text_len > 200 ? 200 : v->text_len), v->text);
+      fail_state(p, "22015");
+      return NULL;
+    }
   }
   if (rc != 0) {
     /* PostgreSQL's invalid_datetime_format, naming the literal's text */
@@ -1007,6 +1069,21 @@ static lm_expr *parse_call(parser *p, const lm_token *name) {
       break;
     }
   }
+  if (is_kw(p, "WITHIN") && lm_token_is_kw(peek(p, 1), "GROUP")) {
+    /* an ordered-set aggregate: f(args) WITHIN GROUP (ORDER BY ...) */
+    if (e->n_agg_order || e->distinct) {
+      fail_at(p, cur(p), "cannot use DISTINCT or ORDER BY with WITHIN GROUP");
+      return NULL;
+    }
+    next(p); /* WITHIN */
+    next(p); /* GROUP */
+    if (expect(p, LM_TK_LPAREN, "'('") || expect_kw(p, "ORDER") ||
+        expect_kw(p, "BY") ||
+        parse_order_list(p, &e->agg_order, &e->n_agg_order) ||
+        expect(p, LM_TK_RPAREN, "')'"))
+      return NULL;
+    e->within_group = true;
+  }
   if (is_kw(p, "FILTER") && peek(p, 1)->kind == LM_TK_LPAREN) {
     next(p); /* FILTER */
     next(p); /* ( */
@@ -1242,6 +1319,49 @@ static lm_expr *parse_subquery_expr(parser *p, lm_subq_kind kind,
   return e;
 }
 
+/* ARRAY [ e, ... ] (current token: ARRAY): the call "__array"(e, ...),
+ * bound by plan/array_bind.c. A nested ARRAY[[...]] (a multi-dimensional
+ * array) is refused: 0A000. */
+static lm_expr *parse_array_ctor(parser *p) {
+  const lm_token *t = cur(p);
+  next(p); /* ARRAY */
+  next(p); /* [ */
+  int cap = 8, n = 0;
+  lm_expr **a = new_args(p, cap);
+  if (!a)
+    return NULL;
+  while (!is_kind(p, LM_TK_RBRACKET)) {
+    if (n && expect(p, LM_TK_COMMA, "',' or ']'"))
+      return NULL;
+    if (is_kind(p, LM_TK_LBRACKET) ||
+        (is_kw(p, "ARRAY") && peek(p, 1)->kind == LM_TK_LBRACKET)) {
+      fail_at(p, cur(p), "multidimensional arrays are not supported");
+      fail_state(p, "0A000");
+      return NULL;
+    }
+    lm_expr *x = parse_expr(p);
+    if (!x)
+      return NULL;
+    if (n == cap) {
+      lm_expr **b = new_args(p, cap * 2);
+      if (!b)
+        return NULL;
+      memcpy(b, a, sizeof *a * (size_t)n);
+      a = b;
+      cap *= 2;
+    }
+    a[n++] = x;
+  }
+  next(p); /* ] */
+  lm_expr *f = new_expr(p, LM_EXPR_FUNC, t->line, t->column);
+  if (!f)
+    return NULL;
+  f->name = "__array";
+  f->args = a;
+  f->n_args = n;
+  return f;
+}
+
 static lm_expr *parse_primary(parser *p) {
   const lm_token *t = cur(p);
   if (subquery_next(p, 0))
@@ -1263,6 +1383,19 @@ static lm_expr *parse_primary(parser *p) {
   case LM_TK_LPAREN: {
     next(p);
     lm_expr *e = parse_expr(p);
+    if (e && accept(p, LM_TK_COMMA)) { /* (a, b, ...): a row (row_expr.c) */
+      lm_expr **rest;
+      int n;
+      lm_expr *r = new_expr(p, LM_EXPR_FUNC, t->line, t->column);
+      if (!r || parse_expr_list(p, &rest, &n, "',' or ')'") ||
+          !(r->args = new_args(p, n + 1)))
+        return NULL;
+      r->name = "row";
+      r->args[0] = e;
+      memcpy(r->args + 1, rest, sizeof *rest * (size_t)n);
+      r->n_args = n + 1;
+      return r;
+    }
     if (!e || expect(p, LM_TK_RPAREN, "')'"))
       return NULL;
     return e;
@@ -1293,6 +1426,19 @@ static lm_expr *parse_primary(parser *p) {
     }
     if (lm_token_is_kw(t, "CASE"))
       return parse_case(p);
+    if (lm_token_is_kw(t, "ARRAY") && t1->kind == LM_TK_LBRACKET)
+      return parse_array_ctor(p); /* ARRAY[e, ...]: "__array" */
+    if (lm_token_is_kw(t, "ARRAY") && subquery_next(p, 1)) {
+      next(p); /* ARRAY(SELECT ...): "__array_sub" over the subquery */
+      lm_expr *sq = parse_subquery_expr(p, LM_SUBQ_SCALAR, t1);
+      lm_expr *f = sq ? new_expr(p, LM_EXPR_FUNC, t->line, t->column) : NULL;
+      if (!f || !(f->args = new_args(p, 1)))
+        return NULL;
+      f->name = "__array_sub";
+      f->args[0] = sq;
+      f->n_args = 1;
+      return f;
+    }
     if (lm_token_is_kw(t, "EXISTS") && t1->kind == LM_TK_LPAREN) {
       next(p);
       if (!subquery_next(p, 0)) {
@@ -1457,16 +1603,58 @@ static lm_expr *parse_primary(parser *p) {
   return e;
 }
 
-/* primary { :: type } */
+/* primary { :: type | [ e ] | [ [e] : [e] ] } (subscripts and slices:
+ * the calls "__subscript"(a, i) and "__slice"(a, lo, hi), an omitted
+ * bound a STAR node; plan/array_bind.c) */
 static lm_expr *parse_postfix(parser *p) {
   int saved = p->depth;
   lm_expr *e = parse_primary(p);
-  while (e && is_kind(p, LM_TK_COLON2)) {
+  while (e && (is_kind(p, LM_TK_COLON2) || is_kind(p, LM_TK_LBRACKET))) {
     const lm_token *op = cur(p);
     next(p);
     if (deeper(p, op)) {
       e = NULL;
       break;
+    }
+    if (op->kind == LM_TK_LBRACKET) {
+      lm_expr *f = new_expr(p, LM_EXPR_FUNC, e->line, e->column);
+      if (!f || !(f->args = new_args(p, 3))) {
+        e = NULL;
+        break;
+      }
+      f->args[0] = e;
+      f->n_args = 2;
+      f->name = "__subscript";
+      lm_expr *lo = NULL, *hi = NULL;
+      if (!is_kind(p, LM_TK_COLON) && !(lo = parse_expr(p))) {
+        e = NULL;
+        break;
+      }
+      if (is_kind(p, LM_TK_COLON)) {
+        next(p);
+        f->name = "__slice";
+        f->n_args = 3;
+        if (!is_kind(p, LM_TK_RBRACKET) && !(hi = parse_expr(p))) {
+          e = NULL;
+          break;
+        }
+      }
+      if (expect(p, LM_TK_RBRACKET, "']'")) {
+        e = NULL;
+        break;
+      }
+      for (int k = 1; k < f->n_args; k++) {
+        lm_expr *b = k == 1 ? lo : hi;
+        if (!b && !(b = new_expr(p, LM_EXPR_STAR, op->line, op->column))) {
+          e = NULL;
+          break;
+        }
+        f->args[k] = b;
+      }
+      if (!e)
+        break;
+      e = f;
+      continue;
     }
     lm_expr *c = new_expr(p, LM_EXPR_CAST, e->line, e->column);
     if (!c || !(c->args = new_args(p, 1)) || parse_type(p, &c->cast_type)) {
@@ -1478,6 +1666,8 @@ static lm_expr *parse_postfix(parser *p) {
     c->cast_bpchar = p->tbpchar;
     c->args[0] = e;
     c->n_args = 1;
+    c->op_line = op->line; /* the '::' (PostgreSQL's place for 42846) */
+    c->op_column = op->column;
     e = c;
   }
   p->depth = saved;
@@ -1577,6 +1767,22 @@ static lm_op concat_op(lm_token_kind k) {
     return LM_OP_SHL;
   case LM_TK_SHR:
     return LM_OP_SHR;
+  case LM_TK_CONTAINS: /* array operators: same level */
+    return LM_OP_CONTAINS;
+  case LM_TK_CONTAINED:
+    return LM_OP_CONTAINED;
+  case LM_TK_OVERLAP:
+    return LM_OP_OVERLAP;
+  case LM_TK_HASH_ARROW: /* jsonb: same level */
+    return LM_OP_JSON_PATH;
+  case LM_TK_HASH_ARROW2:
+    return LM_OP_JSON_PATH_TEXT;
+  case LM_TK_QUESTION:
+    return LM_OP_JSON_EXISTS;
+  case LM_TK_QUESTION_BAR:
+    return LM_OP_JSON_EXISTS_ANY;
+  case LM_TK_QUESTION_AMP:
+    return LM_OP_JSON_EXISTS_ALL;
   default:
     return LM_OP_NONE;
   }
@@ -1759,12 +1965,37 @@ static lm_expr *parse_cmp(parser *p) {
         sq->args[0] = l;
         sq->n_args = 1;
         l = sq;
+        if ((p->rc = lm_sql_row_expand(p->arena, &l, &p->err)))
+          l = NULL; /* (a, b) = ANY (SELECT ...) (row_expr.c) */
+        continue;
+      }
+      if ((any || lm_token_is_kw(q, "ALL")) &&
+          peek(p, 1)->kind == LM_TK_LPAREN) {
+        /* x op ANY|SOME|ALL (array): "__any" / "__all" (array_bind.c) */
+        next(p);
+        next(p);
+        lm_expr *arr = parse_expr(p);
+        lm_expr *f = arr ? new_expr(p, LM_EXPR_FUNC, l->line, l->column) : NULL;
+        if (!f || !(f->args = new_args(p, 2)) ||
+            expect(p, LM_TK_RPAREN, "')'")) {
+          l = NULL;
+          break;
+        }
+        f->name = any ? "__any" : "__all";
+        f->op = op;
+        f->op_line = t->line, f->op_column = t->column;
+        f->args[0] = l;
+        f->args[1] = arr;
+        f->n_args = 2;
+        l = f;
         continue;
       }
       lm_expr *r = parse_concat(p);
       l = r ? new_binary(p, op, l, r) : NULL;
       if (l)
         l->op_line = t->line, l->op_column = t->column;
+      if (l && (p->rc = lm_sql_row_expand(p->arena, &l, &p->err)))
+        l = NULL; /* rows compared (row_expr.c) */
       continue;
     }
     bool negated = false;
@@ -1779,6 +2010,12 @@ static lm_expr *parse_cmp(parser *p) {
           break;
         }
         lm_expr *r = parse_concat(p);
+        if (r && (lm_sql_is_row(l) || lm_sql_is_row(r))) { /* row_expr.c */
+          if ((p->rc =
+                   lm_sql_row_distinct(p->arena, l, r, negated, &l, &p->err)))
+            l = NULL;
+          continue;
+        }
         l = r ? distinct_from(p, l, r, negated) : NULL;
         continue;
       }
@@ -1903,6 +2140,8 @@ static lm_expr *parse_cmp(parser *p) {
         sq->args[0] = l;
         sq->n_args = 1;
         l = sq;
+        if ((p->rc = lm_sql_row_expand(p->arena, &l, &p->err)))
+          l = NULL; /* (a, b) IN (SELECT ...) (row_expr.c) */
         continue;
       }
       if (expect(p, LM_TK_LPAREN, "'('") ||
@@ -1917,6 +2156,10 @@ static lm_expr *parse_cmp(parser *p) {
       e->args[0] = l;
       memcpy(e->args + 1, list, sizeof *list * (size_t)n);
       e->n_args = n + 1;
+      if ((p->rc = lm_sql_row_expand(p->arena, &e, &p->err))) {
+        l = NULL; /* (a, b) IN ((1, 2), ...) (row_expr.c) */
+        break;
+      }
     }
     l = e;
   }
@@ -2382,6 +2625,7 @@ static lm_from *parse_from_rel(parser *p) {
     if (!(f = new_from(p, LM_FROM_SUBQUERY, t)))
       return NULL;
     f->subquery = in;
+    f->lateral = lateral;
   } else {
     if (!(f = new_from(p, LM_FROM_TABLE, t)))
       return NULL;
@@ -3479,7 +3723,8 @@ static int parse_columns(parser *p, lm_stmt *s) {
       c.char_len = p->tlen;
       c.bpchar = p->tbpchar;
       c.tprec = (int8_t)p->tprec;
-      if (c.type.id == LM_TYPE_DECIMAL128 && c.type.precision == 0)
+      if ((c.type.id == LM_TYPE_DECIMAL128 && c.type.precision == 0) ||
+          (c.type.id == LM_TYPE_LIST && c.char_len < 0)) /* numeric[] */
         return fail_at(p, tt,
                        "a NUMERIC / DECIMAL column needs (precision, scale), "
                        "e.g. NUMERIC(18, 2): values are Decimal128");
@@ -3792,6 +4037,60 @@ static int parse_object_kind(parser *p, bool plural, lm_object_kind *out) {
   return 0;
 }
 
+/* SET TIME ZONE INTERVAL 'text' [unit [TO unit]] (the current token is
+ * INTERVAL): PostgreSQL's offset east of UTC, stored as a number of hours
+ * (the form lm_tz_lookup reads; SET TIME ZONE -8 is the same zone).
+ * Months or days are PostgreSQL's 22023 with its DETAIL. */
+static int set_tz_interval(parser *p, lm_stmt *s) {
+  next(p);
+  const lm_token *v = cur(p), *u = NULL;
+  next(p);
+  if (is_interval_unit(cur(p))) {
+    u = cur(p);
+    next(p);
+    if (accept_kw(p, "TO")) {
+      if (!is_interval_unit(cur(p)))
+        return fail_expected(p, "an interval unit (SECOND, MINUTE, HOUR, ...)",
+                             NULL);
+      next(p);
+      u = NULL; /* 'H:MM' HOUR TO MINUTE: the text's own fields */
+    }
+  }
+  lm_iv iv;
+  int rc = lm_iv_parse(v->text, v->text_len, u ? u->start : NULL,
+                       u ? u->len : 0, &iv);
+  int vl = (int)(v->text_len > 200 ? 200 : v->text_len);
+  if (rc) {
+    fail_at(p, v,
+            rc == -2 ? "interval field value out of range: \"%.*s\""
+                     : "invalid input syntax for type interval: \"%.*s\"",
+            vl, v->text);
+    return fail_state(p, rc == -2 ? "22015" : "22007");
+  }
+  if (iv.months || iv.days) { /* PostgreSQL's check_timezone */
+    char ivt[128];
+    lm_iv_format(&iv, ivt);
+    fail_at(p, v, "invalid value for parameter \"TimeZone\": \"INTERVAL '%s'\"",
+            ivt);
+    lm_err_detail(&p->err, "Cannot specify %s in time zone interval.",
+                  iv.months ? "months" : "days");
+    return fail_state(p, "22023");
+  }
+  /* hours whose product by 3600, truncated, gives back the seconds */
+  int64_t sec = iv.us / LM_US_PER_SEC;
+  double h = (double)sec / 3600.0;
+  for (int i = 0; i < 8 && (int64_t)(h * 3600.0) != sec; i++)
+    h = nextafter(h, sec < 0 ? -1e300 : 1e300);
+  char buf[40];
+  int n = snprintf(buf, sizeof buf, "%.17g", h);
+  char *t = lm_arena_alloc(p->arena, (size_t)n + 1);
+  if (!t)
+    return oom(p);
+  memcpy(t, buf, (size_t)n + 1);
+  s->set_value = t;
+  return 0;
+}
+
 /* SET [SESSION | LOCAL] TIME ZONE value | SET [SESSION | LOCAL] name {TO |
  * =} value | RESET name | RESET TIME ZONE (SET / RESET consumed); value: a
  * string, [+-]number, DEFAULT, LOCAL or a word. */
@@ -3819,6 +4118,9 @@ static int parse_set(parser *p, lm_stmt *s, bool reset) {
     next(p);
     return 0;
   }
+  if (is_kw(p, "INTERVAL") && peek(p, 1)->kind == LM_TK_STRING &&
+      !strcmp(s->name, "timezone"))
+    return set_tz_interval(p, s);
   if (v->kind == LM_TK_STRING) {
     s->set_value = v->text;
     next(p);

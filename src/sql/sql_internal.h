@@ -31,27 +31,38 @@ typedef enum lm_token_kind {
   LM_TK_MINUS,
   LM_TK_SLASH,
   LM_TK_PERCENT,
-  LM_TK_EQ,          /* = or == */
-  LM_TK_NE,          /* <> or != */
-  LM_TK_LT,          /* < */
-  LM_TK_LE,          /* <= */
-  LM_TK_GT,          /* > */
-  LM_TK_GE,          /* >= */
-  LM_TK_CONCAT,      /* || */
-  LM_TK_COLON2,      /* :: */
-  LM_TK_ARROW,       /* => (named arguments; not used by the grammar yet) */
-  LM_TK_TILDE,       /* ~ (regular expression match) */
-  LM_TK_TILDE_STAR,  /* ~* */
-  LM_TK_NTILDE,      /* !~ */
-  LM_TK_NTILDE_STAR, /* !~* */
-  LM_TK_JSON_ARROW,  /* -> */
-  LM_TK_JSON_ARROW2, /* ->> */
-  LM_TK_CARET,       /* ^ (exponentiation) */
-  LM_TK_AMP,         /* & (bitwise and) */
-  LM_TK_BAR,         /* | (bitwise or) */
-  LM_TK_HASH,        /* # (bitwise xor) */
-  LM_TK_SHL,         /* << */
-  LM_TK_SHR,         /* >> */
+  LM_TK_EQ,           /* = or == */
+  LM_TK_NE,           /* <> or != */
+  LM_TK_LT,           /* < */
+  LM_TK_LE,           /* <= */
+  LM_TK_GT,           /* > */
+  LM_TK_GE,           /* >= */
+  LM_TK_CONCAT,       /* || */
+  LM_TK_COLON2,       /* :: */
+  LM_TK_ARROW,        /* => (named arguments; not used by the grammar yet) */
+  LM_TK_TILDE,        /* ~ (regular expression match) */
+  LM_TK_TILDE_STAR,   /* ~* */
+  LM_TK_NTILDE,       /* !~ */
+  LM_TK_NTILDE_STAR,  /* !~* */
+  LM_TK_JSON_ARROW,   /* -> */
+  LM_TK_JSON_ARROW2,  /* ->> */
+  LM_TK_CARET,        /* ^ (exponentiation) */
+  LM_TK_AMP,          /* & (bitwise and) */
+  LM_TK_BAR,          /* | (bitwise or) */
+  LM_TK_HASH,         /* # (bitwise xor) */
+  LM_TK_SHL,          /* << */
+  LM_TK_SHR,          /* >> */
+  LM_TK_LBRACKET,     /* [ (array subscripts, ARRAY[...]) */
+  LM_TK_RBRACKET,     /* ] */
+  LM_TK_COLON,        /* : (array slices a[1:2]) */
+  LM_TK_CONTAINS,     /* @> (array contains) */
+  LM_TK_CONTAINED,    /* <@ (array is contained by) */
+  LM_TK_OVERLAP,      /* && (arrays overlap) */
+  LM_TK_HASH_ARROW,   /* #> (jsonb path) */
+  LM_TK_HASH_ARROW2,  /* #>> */
+  LM_TK_QUESTION,     /* ? (jsonb key exists) */
+  LM_TK_QUESTION_BAR, /* ?| */
+  LM_TK_QUESTION_AMP, /* ?& */
 } lm_token_kind;
 
 typedef struct lm_token {
@@ -102,5 +113,19 @@ int lm_sql_fold_count(const lm_expr *e, const char *what, bool *is_null,
  * (`LIMIT (SELECT ...)`, api/select_limit.c): it holds a subquery and no
  * column outside one (a column stays lm_sql_fold_count's 42P10). */
 bool lm_sql_count_deferred(const lm_expr *e);
+
+/* sql/row_expr.c: row constructors (`ROW(a, b)`, `(a, b)`: a FUNC named
+ * "row") in comparisons. lm_sql_is_row: whether e is one.
+ * lm_sql_row_expand: *e (a comparison, IN list or IN / ANY / ALL subquery
+ * the parser just built) rewritten into scalar comparisons with
+ * PostgreSQL's row semantics when an operand is a row; unchanged
+ * otherwise. lm_sql_row_distinct: l IS [NOT] DISTINCT FROM r for rows
+ * (*out). Nodes in arena a; errors (42601 unequal row sizes or subquery
+ * width, 42883 a row against a non-row, 0A000, LM_ERR_NOMEM) in *err with
+ * a position. */
+bool lm_sql_is_row(const lm_expr *e);
+int lm_sql_row_expand(lm_arena *a, lm_expr **e, lm_error *err);
+int lm_sql_row_distinct(lm_arena *a, lm_expr *l, lm_expr *r, bool not,
+                        lm_expr **out, lm_error *err);
 
 #endif

@@ -4,7 +4,8 @@ NDJSON or CSV output. Timestamps 'YYYY-MM-DD HH:MM:SS' and
 'YYYY-MM-DDTHH:MM:SS' compare equal; --float columns compare with a relative
 tolerance of 1e-9; empty CSV fields and JSON nulls are NULL.
 
-Rows are grouped by the normalized --keys columns; a key's rows must be as
+Rows are grouped by the normalized --keys columns (a --float key to 12
+significant digits: a double and a numeric of one value group together); a key's rows must be as
 many on both sides, and are compared pairwise in file order, column by column
 over the expected file's columns: a --float column within the tolerance
 (NULL only against NULL), any other column equal after normalization, or
@@ -33,6 +34,18 @@ def norm(v):
         if s.endswith(".000000"):
             s = s[:-7]
     return s
+
+
+def fkey(v):
+    """A --float column that is also a key (q6's avg_price): its value to 12
+    significant digits, so that a double ('2.3333333333333335') and a
+    numeric ('2.3333333333333333') of the same value group together."""
+    if v is None or v == "":
+        return None
+    try:
+        return "%.12g" % float(v)
+    except ValueError:
+        return v
 
 
 def cell_ok(c, ev, ov, floats):
@@ -94,7 +107,8 @@ def general(a, keys, floats):
     def index(rows):
         out = {}
         for r in rows:
-            k = tuple(norm(r.get(c)) for c in keys)
+            k = tuple(fkey(r.get(c)) if c in floats else norm(r.get(c))
+                      for c in keys)
             out.setdefault(k, []).append(r)
         return out
 
@@ -154,7 +168,8 @@ def fast(a, keys, floats):
 
     def index(header, rows):
         pos = {c: i for i, c in enumerate(header)}
-        kc = [key_col(rows, pos.get(c)) for c in keys]
+        kc = [[fkey(v) for v in key_col(rows, pos.get(c))] if c in floats
+              else key_col(rows, pos.get(c)) for c in keys]
         out = {}
         for i, k in enumerate(zip(*kc) if kc else [()] * len(rows)):
             l = out.get(k)

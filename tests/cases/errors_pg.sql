@@ -118,6 +118,14 @@ SELECT id FROM t1 OFFSET -1
 
 SELECT id FROM t1 LIMIT -0
 
+SELECT id FROM t1 LIMIT - x
+
+SELECT id FROM t1 OFFSET (SELECT x)
+
+SELECT id FROM t1 LIMIT zz
+
+SELECT id FROM t1 WHERE x = (SELECT max(t1.x))
+
 SELECT chr(-1)
 
 SELECT chr(0)
@@ -196,3 +204,82 @@ SELECT COALESCE(x, 'none') FROM t1
 SELECT x + 1.5 * y - x + true FROM t1
 
 INSERT INTO t1 (id, id) VALUES (3, 4)
+
+# json / jsonb (helper fn2): 22P02 with the JSON lexer's DETAIL at the
+# literal, 22P05 for \u0000 in jsonb, 42846 casts PostgreSQL refuses,
+# 22023 jsonb casts and functions
+SELECT 'x'::json
+
+SELECT '{"a" 1}'::jsonb
+
+SELECT '[1,2'::jsonb
+
+SELECT '{"a":}'::json
+
+SELECT '{1:2}'::json
+
+SELECT '[1] 2'::json
+
+SELECT '"\u0000"'::jsonb
+
+SELECT 1::json
+
+SELECT '1'::json::int
+
+SELECT '"1"'::jsonb::int
+
+SELECT jsonb_array_length('1')
+
+SELECT json_build_object('a')
+
+SELECT jsonb_set('1', '{a}', '2')
+
+# SET TIME ZONE INTERVAL with days or months (tester p7's finding 6)
+SET TIME ZONE INTERVAL '1 day' HOUR TO MINUTE
+
+SET TIME ZONE INTERVAL '1 month'
+
+SET TIME ZONE INTERVAL 'abc'
+
+# WITH RECURSIVE (helper rec): PostgreSQL's 42P19 / 0A000 / 42804 at the
+# reference, the WITH query's name, the non-recursive term's column
+WITH RECURSIVE r(n) AS (SELECT n FROM r
+UNION ALL SELECT 1) SELECT * FROM r
+
+WITH RECURSIVE r(n) AS (SELECT 1
+UNION ALL SELECT r.n FROM r, r r2) SELECT * FROM r
+
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL
+SELECT id FROM t1 WHERE id IN (SELECT n FROM r))
+SELECT * FROM r
+
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL
+SELECT t1.id FROM t1 LEFT JOIN r ON true)
+SELECT * FROM r
+
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL
+SELECT count(*) FROM r) SELECT * FROM r
+
+WITH RECURSIVE r(n) AS (SELECT n + 1 FROM r)
+SELECT * FROM r
+
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL
+SELECT (n + 1)::bigint FROM r) SELECT * FROM r
+
+WITH RECURSIVE a AS (SELECT 1 AS x UNION ALL
+SELECT x FROM b), b AS (SELECT x FROM a)
+SELECT * FROM a
+
+# row values (helper rec)
+SELECT (1, 2) = (1, 2, 3)
+
+SELECT id FROM t1 WHERE (id, g) IN (SELECT 1)
+
+# arrays (helper arr): 22P02 at the literal, with PostgreSQL's DETAIL
+SELECT '{1,2'::int[]
+
+SELECT 'abc'::text[]
+
+SELECT '{1,x}'::int[]
+
+SELECT ARRAY[1, 2] || 'x'

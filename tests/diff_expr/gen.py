@@ -185,7 +185,9 @@ class Gen:
             return ("(-%s)" % e()[0], "(-%s)" % e()[1]) if False else self.op(self.same("0"), "-", e())
         if k == 14:
             a, b = self.expr("ts", d), self.expr("ts", d)
-            return ("CAST(age(%s, %s) AS BIGINT)" % (a[0], b[0]),
+            # the same SQL both sides: an interval has no cast to bigint
+            # in PostgreSQL (age() carries months, docs/types.md)
+            return ("(extract(epoch from age(%s, %s)) * 1000000)::bigint" % (a[0], b[0]),
                     "(extract(epoch from age(%s, %s)) * 1000000)::bigint" % (a[1], b[1]))
         return self.fn("abs", e())
 
@@ -285,7 +287,8 @@ class Gen:
             return self.fn("regexp_replace", *args)
         if k == 14:
             lam = self.fn("regexp_match", s(), self.same(q(r.choice(REGEXES))))
-            return (lam[0], lam[1] + "::text")
+            # text[] on both sides since arrays exist; compared as text
+            return (lam[0] + "::text", lam[1] + "::text")
         if k == 15:
             return self.fn("regexp_substr", s(), self.same(q(r.choice(REGEXES))))
         if k == 16:

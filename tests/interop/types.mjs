@@ -185,13 +185,18 @@ function durationText(v, unit) {
   return s + hmsNs(rem * per);
 }
 function mdnText(months, days, ns) {
+  // PostgreSQL's interval output (EncodeInterval): "-1 mons", "-1 days",
+  // and a '+' before a positive field that follows a negative one
   const parts = [];
+  let before = false;
   const y = Math.trunc(months / 12), mo = months % 12;
-  if (y) parts.push(`${y} year${Math.abs(y) === 1 ? '' : 's'}`);
-  if (mo) parts.push(`${mo} mon${Math.abs(mo) === 1 ? '' : 's'}`);
-  if (days) parts.push(`${days} day${Math.abs(days) === 1 ? '' : 's'}`);
+  for (const [v, u] of [[y, 'year'], [mo, 'mon'], [days, 'day']]) {
+    if (!v) continue;
+    parts.push(`${before && v > 0 ? '+' : ''}${v} ${u}${v === 1 ? '' : 's'}`);
+    before = v < 0;
+  }
   if (parts.length && ns === 0n) return parts.join(' ');
-  parts.push((ns < 0n ? '-' : '') + hmsNs(ns < 0n ? -ns : ns));
+  parts.push((ns < 0n ? '-' : before ? '+' : '') + hmsNs(ns < 0n ? -ns : ns));
   return parts.join(' ');
 }
 function decimalText(big, scale) {
