@@ -1,4 +1,5 @@
 /* The catalog and the synchronous dataflow runtime (see engine.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -779,6 +780,19 @@ int lm_engine_pos_err(lm_error *err, int code, int line, int col,
   if (line)
     return lm_err_at(err, code, line, col, "%s", msg);
   return lm_err(err, code, "%s", msg);
+}
+
+int lm_engine_pos_errf(lm_error *err, int code, int line, int col,
+                       const char *state, const char *fmt, ...) {
+  char m[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m, sizeof m, fmt, ap);
+  va_end(ap);
+  int rc = lm_engine_pos_err(err, code, line, col, m);
+  if (state)
+    lm_err_state(err, state);
+  return rc;
 }
 
 /* CREATE of a name in use: returns -1 when IF NOT EXISTS makes it a

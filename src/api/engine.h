@@ -352,6 +352,8 @@ int lm_recursive_with(laminar_db *db, const lm_select *sel,
  * reader of connector source s (caller frees it). lm_engine_with_weight:
  * a new schema, s plus a non-null INT64 "__weight" (NULL on no memory).
  * lm_engine_pos_err: sets *err (at line:col when line > 0), returns code.
+ * lm_engine_pos_errf: the same with a printf message (at most 599 bytes,
+ * truncated) and, when state is not NULL, that SQLSTATE on *err.
  * lm_engine_join_resolve: the lm_plan_join_select resolver; ctx is an
  * lm_join_ctx whose nodes[] collects the inputs in the binder's order
  * (caller frees nodes). lm_engine_join_spec: the exec spec of a planned
@@ -471,6 +473,9 @@ int lm_source_filter_watermark(laminar_db *db, lm_node *src, bool *moved,
 lm_schema *lm_engine_with_weight(lm_schema *s);
 int lm_engine_pos_err(lm_error *err, int code, int line, int col,
                       const char *msg);
+int lm_engine_pos_errf(lm_error *err, int code, int line, int col,
+                       const char *state, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 /* Bad rows of FILES sources (api/dead_letter.c, docs/bad_rows.md).
  * lm_dead_letter_prepare: checks CREATE SOURCE st's 'dead-letter' option
  * (LM_ERR_BIND at the option) and, when it names no relation yet, makes

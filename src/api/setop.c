@@ -76,20 +76,9 @@ static int nomem(lm_error *err) {
   return lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
-static int pos_err(lm_error *err, int line, int col, const char *state,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int pos_err(lm_error *err, int line, int col, const char *state,
-                   const char *fmt, ...) {
-  char m[600];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(m, sizeof m, fmt, ap);
-  va_end(ap);
-  int rc = lm_engine_pos_err(err, LM_ERR_BIND, line, col, m);
-  if (state)
-    lm_err_state(err, state);
-  return rc;
-}
+/* An error at line:col with SQLSTATE state (lm_engine_pos_errf). */
+#define pos_err(err, line, col, state, ...)                                    \
+  lm_engine_pos_errf(err, LM_ERR_BIND, line, col, state, __VA_ARGS__)
 
 /* Runs `sel` into one batch (*out, a new reference). */
 static int run_one(laminar_db *db, const lm_select *sel, lm_batch **out,

@@ -38,20 +38,7 @@ static int nomem(lm_error *err) {
   return lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
-static int perr(lm_error *err, int code, int line, int col, const char *state,
-                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static int perr(lm_error *err, int code, int line, int col, const char *state,
-                const char *fmt, ...) {
-  char m[600];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(m, sizeof m, fmt, ap);
-  va_end(ap);
-  int rc = lm_engine_pos_err(err, code, line, col, m);
-  if (state)
-    lm_err_state(err, state);
-  return rc;
-}
+#define perr lm_engine_pos_errf /* an error at line:col with a SQLSTATE */
 
 /* ------------------------------------------------------------ AST walks */
 
