@@ -109,6 +109,13 @@ typedef struct laminar_error {
    * after the message: "DETAIL:  Key (a)=(1) already exists.". The
    * message never repeats it. */
   char detail[512];
+  /* PostgreSQL's HINT field when the error has one, without its label:
+   * `Use DROP TABLE to remove a table.`; for a syntax error (message
+   * `syntax error at or near "FORM"`) what the parser expected there:
+   * `expected FROM, found 'FORM' (did you mean FROM?)`; "" when not. psql
+   * (and the laminardb CLI and the slt runner's matching) show it after
+   * the DETAIL: "HINT:  ...". */
+  char hint[256];
 } laminar_error;
 
 /* ---------------------------------------------------------- the database */

@@ -116,6 +116,11 @@ static int exec_sql(laminar_db *db, const char *sql, laminar_result **res,
     snprintf(err->message + n, sizeof err->message - n, "\nDETAIL:  %s",
              err->detail);
   }
+  if (rc && err->hint[0]) { /* (a syntax error's "expected X, found Y") */
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, "\nHINT:  %s",
+             err->hint);
+  }
   return rc;
 }
 

@@ -1338,7 +1338,8 @@ static const lm_expr *ordered_agg(const lm_expr *e) {
     return NULL;
   if (e->kind == LM_EXPR_FUNC && e->n_agg_order && !e->distinct && e->name &&
       (!strcmp(e->name, "string_agg") || !strcmp(e->name, "first_value") ||
-       !strcmp(e->name, "last_value") || !strcmp(e->name, "array_agg"))) {
+       !strcmp(e->name, "last_value") || !strcmp(e->name, "array_agg") ||
+       !strncmp(e->name, "json", 4))) { /* json[b]_[object_]agg */
     /* string_agg(col, sep ORDER BY col): a sorted multiset, any order */
     const lm_expr *k = e->agg_order[0].expr, *x = e->args[0];
     bool self = !strcmp(e->name, "string_agg") && e->n_agg_order == 1 &&
@@ -2470,14 +2471,19 @@ static int drop(laminar_db *db, const lm_stmt *st, lm_error *err) {
   if (!n || n->kind != want) {
     if (st->if_exists)
       return 0;
-    if (n)
-      snprintf(m, sizeof m, "'%s' is a %s, not a %s (use DROP %s)", st->name,
-               kind_name(n->kind), kind_name(want),
-               n->kind == LM_NODE_SOURCE   ? "SOURCE"
-               : n->kind == LM_NODE_STREAM ? "STREAM"
-               : n->kind == LM_NODE_TABLE  ? "TABLE"
-                                           : "MATERIALIZED VIEW");
-    else { /* PostgreSQL: table "x" does not exist (42P01) */
+    if (n) { /* PostgreSQL's wrong_object_type, with its HINT */
+      snprintf(m, sizeof m, "\"%.200s\" is not a %s", st->name,
+               want == LM_NODE_MVIEW && st->plain_view ? "view"
+                                                       : kind_name(want));
+      lm_engine_pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, m);
+      lm_err_hint(err, "Use DROP %s to remove a %s.",
+                  n->kind == LM_NODE_SOURCE   ? "SOURCE"
+                  : n->kind == LM_NODE_STREAM ? "STREAM"
+                  : n->kind == LM_NODE_TABLE  ? "TABLE"
+                                              : "MATERIALIZED VIEW",
+                  kind_name(n->kind));
+      return lm_err_state(err, "42809");
+    } else { /* PostgreSQL: table "x" does not exist (42P01) */
       snprintf(m, sizeof m, "%s \"%.200s\" does not exist",
                want == LM_NODE_MVIEW && st->plain_view ? "view"
                                                        : kind_name(want),

@@ -612,6 +612,13 @@ void lm_xt_close(lm_xt *f, const laminar_result *res, int rc);
  * copied into the current frame before they are freed. */
 void lm_xt_note_ops(lm_operator *const *ops, int n);
 void lm_xt_note_join(int step, const lm_operator *join);
+/* srf_stream.c: stage i (0 = the bottom one) of the ProjectSet stages
+ * about to run ahead of the current frame's pipeline is function item f
+ * (its calls' text, alias and ordinality are copied; outer: LEFT JOIN
+ * LATERAL ... ON TRUE); select.c: the counters of those stages' operators
+ * head .. tail, copied before they are freed. */
+void lm_xt_pset_stage(int i, const lm_from *f, bool outer);
+void lm_xt_note_pre(const lm_operator *head, const lm_operator *tail);
 /* select_run's description of the current frame (api/explain.c). */
 void lm_xt_run_done(laminar_db *db, const lm_xt_run *r);
 /* setop.c: a set operation of n operands or VALUES of n rows (sel), rows
@@ -621,6 +628,12 @@ void lm_xt_setop_done(const lm_select *sel, int n, int64_t rows,
                       int64_t rows_out);
 void lm_xt_with_done(const lm_select *sel);
 void lm_xt_body_done(void);
+/* select_recursive.c: ends recursive WITH query frame f (lm_xt_open; NULL:
+ * nothing) — when it succeeded (rc 0), described as a `Recursive Union`
+ * (distinct: UNION, not UNION ALL; iters: the recursive term's runs) over
+ * its OPERAND kids — and closes it with `rows` result rows. */
+void lm_xt_recursive_close(lm_xt *f, int rc, bool distinct, int iters,
+                           int64_t rows);
 /* select_over.c: the rows the next lm_engine_select_rows reads are the
  * last kid's with the window calls noted by lm_xt_window_call computed
  * over them (rows: rows out), or the last kid's read as FROM subquery

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/explain_int.h"
+#include "api/srf_from.h"
 #include "exec/lm_join.h"
 #include "exec/lm_window_fn.h"
 
@@ -339,7 +341,8 @@ static void bx_print(lm_buf *b, const lm_bexpr *e, const char *const *names,
     return;
   case LM_BX_FUNC:
     lm_buf_printf(b, "%s(", fn_name(e->fn));
-    for (int i = 0; i < e->n_args; i++) {
+    /* (NULLIF's third argument: its first in its own type) */
+    for (int i = 0; i < (e->fn == LM_FN_NULLIF ? 2 : e->n_args); i++) {
       if (i)
         lm_buf_printf(b, ", ");
       bx_print(b, e->args[i], names, n_names, depth + 1);
@@ -611,6 +614,30 @@ static void verbose_out(ex *x, int d, const lm_schema *s, int n) {
   lm_buf_free(&b);
 }
 
+/* Grouping sets (plan->n_gsets): one line per set, in the order the sets
+ * were expanded (PostgreSQL's for ROLLUP, CUBE and GROUPING SETS), as
+ * PostgreSQL's MixedAggregate prints them: `Hash Key: a, b` (every set is
+ * hashed, in one pass), `Group Key: ()` for the empty set. */
+static void gset_keys(ex *x, int d, const lm_plan *plan) {
+  lm_buf b;
+  lm_buf_init(&b);
+  for (int s = 0; s < plan->n_gsets; s++) {
+    lm_buf_reset(&b);
+    int shown = 0;
+    for (int k = 0; k < plan->gset_key && k < 64; k++)
+      if (plan->gset_mask[s] & (UINT64_C(1) << k)) {
+        if (shown++)
+          lm_buf_printf(&b, ", ");
+        bx_text(&b, plan->keys[k], plan->input_schema);
+      }
+    if (shown)
+      detail(x, d, "Hash Key: %s", b.data);
+    else
+      detail(x, d, "Group Key: ()");
+  }
+  lm_buf_free(&b);
+}
+
 static void stage_details(ex *x, int d, stage_kind k, const lm_plan *plan,
                           const lm_select *sel) {
   lm_buf b;
@@ -694,7 +721,9 @@ static void stage_details(ex *x, int d, stage_kind k, const lm_plan *plan,
         detail(x, d, "Window Offset: %s",
                interval_text(t3, sizeof t3, plan->window_offset_us));
     }
-    if (sel && sel->n_group_by && !sel->from_subquery) {
+    if (plan->n_gsets) {
+      gset_keys(x, d, plan);
+    } else if (sel && sel->n_group_by && !sel->from_subquery) {
       print_expr_list(&b, sel->group_by, sel->n_group_by);
       detail(x, d, "Group Key: %s", b.data);
       lm_buf_reset(&b);
@@ -796,8 +825,9 @@ static const char *stage_title(stage_kind k, const lm_plan *plan) {
                                               : "Window Aggregate (cumulating)";
   case ST_SESSION:
     return "Session Window Aggregate";
-  case ST_AGG:
-    return "Aggregate";
+  case ST_AGG: /* PostgreSQL's MixedAggregate / HashAggregate of grouping
+                  sets: ours computes every set in one hashed pass */
+    return plan->n_gsets ? "Aggregate (grouping sets)" : "Aggregate";
   case ST_PERIODIC:
     return "Emit Periodically";
   case ST_OVER:
@@ -862,6 +892,48 @@ static void stage_props(sprops *sp, const xpipe *p, const lm_plan *plan,
   }
 }
 
+/* The details of a ProjectSet stage: the calls' text (calls), its alias,
+ * WITH ORDINALITY, LEFT JOIN LATERAL ... ON TRUE (outer). */
+static void pset_lines(ex *x, int d, const char *calls, const char *alias,
+                       bool ordinality, bool outer) {
+  detail(x, d, "Function Call: %s", calls);
+  if (alias)
+    detail(x, d, "Alias: %s", alias);
+  if (ordinality)
+    detail(x, d, "With Ordinality: true");
+  if (outer)
+    detail(x, d,
+           "Join: LEFT JOIN LATERAL ... ON TRUE (an input row without "
+           "results kept, NULL-padded)");
+}
+
+/* A continuous query's ProjectSet stage j (0 = the bottom one): its
+ * function item, from the query's syntax sel (api/srf_stream.c). */
+static void pset_details(ex *x, int d, int j, const lm_select *sel) {
+  if (!sel)
+    return;
+  lm_arena a;
+  lm_arena_init(&a, 4096);
+  const lm_from *items[16];
+  bool outer[16];
+  int n = lm_srf_stage_items(sel, &a, items, outer, 16);
+  if (j < n) {
+    lm_buf b;
+    lm_buf_init(&b);
+    for (int i = 0; i < items[j]->n_funcs; i++) {
+      if (i)
+        lm_buf_printf(&b, ", ");
+      lm_sql_expr_to_string(items[j]->funcs[i], &b);
+    }
+    const char *al = items[j]->alias;
+    pset_lines(x, d, b.data ? b.data : "",
+               al && al[0] != LM_SRF_HIDDEN ? al : NULL, items[j]->ordinality,
+               outer[j]);
+    lm_buf_free(&b);
+  }
+  lm_arena_free(&a);
+}
+
 /* Prints the stages top-down from depth d; returns the depth of the
  * pipeline's input. */
 static int print_pipe(ex *x, int d, const xpipe *p, const sprops *sp,
@@ -880,6 +952,12 @@ static int print_pipe(ex *x, int d, const xpipe *p, const sprops *sp,
       node(x, d, "%s%s%s", stage_title(k, plan),
            props(x, t, sizeof t, sp->changelog[i], sp->wm[i]),
            actual(x, ab, sizeof ab, p->ops[i]));
+    }
+    if (k == ST_PSET) {
+      int j = 0; /* which ProjectSet stage, from the bottom */
+      for (int b = 0; b < i; b++)
+        j += p->st[b] == ST_PSET;
+      pset_details(x, d, j, sel);
     }
     stage_details(x, d, k, plan, sel);
     stat_details(x, d, p->ops[i],
@@ -917,7 +995,10 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
     node(x, d, "Scan %s", name ? name : "?");
     return;
   }
-  if (x->adhoc && print_temp(x, d, n, x->run ? x->run->sel->from_alias : NULL))
+  const char *al = x->run ? x->run->sel->from_alias : NULL;
+  if (!al && name && lm_strcasecmp(name, n->name))
+    al = name; /* a join input's alias (a function's temporary relation) */
+  if (x->adhoc && print_temp(x, d, n, al))
     return;
   if (x->adhoc && n->view_rows) { /* api/view.c */
     node(x, d, "Scan view %s  (its query, run for this statement)", n->name);
@@ -1159,8 +1240,8 @@ static void print_join_input(ex *x, int d, const lm_join_plan *jp, int i,
     } else {
       lm_ex_embed(x, d, k->lines, 1);
       if (ji->qual && ji->name && lm_strcasecmp(ji->qual, ji->name) &&
-          strncmp(ji->name, "(", 1))
-        detail(x, d, "Alias: %s", ji->qual);
+          (strncmp(ji->name, "(", 1) || !strncmp(ji->name, "(function ", 10)))
+        detail(x, d, "Alias: %s", ji->qual); /* a function's too */
       lm_ex_embed(x, d, k->lines + 1, k->n_lines - 1);
     }
     return;
@@ -1428,6 +1509,34 @@ static void print_plan_input(ex *x, int d, const lm_plan *plan,
 
 /* ------------------------------------------------------ a whole query */
 
+/* An ad-hoc query's ProjectSet stages (api/srf_stream.c: set-returning
+ * functions in FROM after one relation, or in the select list), top-down
+ * from depth d. Returns the depth of their input, or -1 when one call over
+ * no relation is the whole input: PostgreSQL's `Function Scan on f a`. */
+static int print_pset(ex *x, int d, bool no_rel) {
+  const lm_xt *f = x->an;
+  char ab[160];
+  for (int i = f->n_pset - 1; i >= 0; i--) {
+    const opstat *st = f->pset[i].has_stat ? &f->pset[i].st : NULL;
+    const char *al = f->pset[i].alias;
+    bool scan = no_rel && f->n_pset == 1 && f->pset[i].n_calls == 1 &&
+                !f->pset[i].ordinality;
+    if (scan) {
+      bool show = al && lm_strcasecmp(al, f->pset[i].fn);
+      node(x, d, "Function Scan on %s%s%s%s", f->pset[i].fn, show ? " " : "",
+           show ? al : "", actual(x, ab, sizeof ab, st));
+    } else {
+      node(x, d, "ProjectSet%s", actual(x, ab, sizeof ab, st));
+    }
+    pset_lines(x, d, f->pset[i].calls, scan ? NULL : al, f->pset[i].ordinality,
+               f->pset[i].outer);
+    if (scan)
+      return -1;
+    d++;
+  }
+  return d;
+}
+
 /* The pipeline of `plan` and its input, from depth d. head: the live chain
  * of a continuous query without joins (NULL otherwise). */
 static void print_union(ex *x, int d, const lm_select *top);
@@ -1517,6 +1626,9 @@ static void print_query(ex *x, int d, const lm_plan *plan, const lm_select *sel,
   bool in_cl = plan->join ? plan->join_changelog : in && in->changelog;
   stage_props(&sp, &p, plan, in_cl, in_time, !x->adhoc, changelog_out);
   d = print_pipe(x, d, &p, &sp, plan, sel);
+  if (x->run && x->an && x->an->n_pset && !plan->join &&
+      (d = print_pset(x, d, !in)) < 0)
+    return; /* a Function Scan: no input of its own */
   if (plan->join)
     print_plan_input(x, d, plan, sel, maps, n_maps);
   else if (x->run && x->run->given_rows && x->an && x->an->n_in_lines)
@@ -1647,9 +1759,25 @@ static bool print_temp(ex *x, int d, const lm_node *n, const char *alias) {
   }
   char ab[160];
   lm_ex_actual_rows(x, ab, sizeof ab, x->run ? x->run->rows_read : 0, 1, -1);
+  if (!strncmp(n->name, "(function ", 10)) { /* setop.c's rewrite_func */
+    const char *fn = strchr(n->name + 10, ' ');
+    int fl = fn ? (int)strcspn(fn + 1, ")") : 0;
+    bool al =
+        alias && fn &&
+        ((int)strlen(alias) != fl || strncasecmp(alias, fn + 1, (size_t)fl));
+    node(x, d, "Function Scan on %.*s%s%s%s", fl, fn ? fn + 1 : "",
+         al ? " " : "", al ? alias : "", ab);
+    verbose_out(x, d, n->table_schema, -1);
+    return true;
+  }
   if (!strncmp(n->name, "(derived table", 14))
     node(x, d, "Subquery Scan%s%s%s", alias ? " on " : "", alias ? alias : "",
          ab);
+  else if (!strncmp(n->name, "(lateral subquery", 17)) /* select_lateral.c */
+    node(x, d,
+         "Nested Loop (LATERAL)%s%s  (the subquery below runs once per "
+         "distinct tuple of the outer values it reads)%s",
+         alias ? " on " : "", alias ? alias : "", ab);
   else if (n->view_rows)
     node(x, d, "Subquery Scan on %s  (view %s, computed for this statement)%s",
          alias ? alias : n->name, n->name, ab);

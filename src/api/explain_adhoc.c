@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "api/explain_int.h"
+#include "api/srf_from.h"
 
 static _Thread_local lm_xt_ctx *ctx;
 
@@ -60,6 +61,11 @@ void lm_xt_free(lm_xt *f) {
   free(f->kids);
   lines_free(f->lines, f->n_lines);
   lines_free(f->in_lines, f->n_in_lines);
+  for (int i = 0; i < f->n_pset; i++) {
+    free(f->pset[i].calls);
+    free(f->pset[i].fn);
+    free(f->pset[i].alias);
+  }
   free(f->name);
   free(f);
 }
@@ -161,6 +167,48 @@ void lm_xt_note_ops(lm_operator *const *ops, int n) {
       if (op->state)
         op->state(op, &s->state_rows, &s->state_bytes);
     }
+}
+
+void lm_xt_pset_stage(int i, const lm_from *f, bool outer) {
+  lm_xt *x = ctx ? ctx->cur : NULL;
+  if (!x || i < 0 || i >= LM_XT_MAX_PSET || i > x->n_pset)
+    return;
+  while (x->n_pset > i) { /* a stage noted again: from i on */
+    x->n_pset--;
+    free(x->pset[x->n_pset].calls);
+    free(x->pset[x->n_pset].fn);
+    free(x->pset[x->n_pset].alias);
+  }
+  lm_buf b;
+  lm_buf_init(&b);
+  for (int j = 0; j < f->n_funcs; j++) {
+    if (j)
+      lm_buf_printf(&b, ", ");
+    lm_sql_expr_to_string(f->funcs[j], &b);
+  }
+  memset(&x->pset[i], 0, sizeof x->pset[i]);
+  x->pset[i].calls = lm_strdup(b.data ? b.data : "");
+  x->pset[i].fn = lm_strdup(f->n_funcs && f->funcs[0]->name ? f->funcs[0]->name
+                                                            : "function");
+  /* the select list's calls (srf_from.c's rewrite) have a hidden alias */
+  x->pset[i].alias =
+      f->alias && f->alias[0] != LM_SRF_HIDDEN ? lm_strdup(f->alias) : NULL;
+  x->pset[i].n_calls = f->n_funcs;
+  x->pset[i].outer = outer;
+  x->pset[i].ordinality = f->ordinality;
+  x->n_pset = i + 1;
+  lm_buf_free(&b);
+}
+
+void lm_xt_note_pre(const lm_operator *head, const lm_operator *tail) {
+  lm_xt *f = ctx ? ctx->cur : NULL;
+  int k = 0;
+  for (const lm_operator *op = head; f && op && k < f->n_pset; op = op->next) {
+    f->pset[k].st = lm_ex_snap(op);
+    f->pset[k++].has_stat = true;
+    if (op == tail)
+      break;
+  }
 }
 
 void lm_xt_note_join(int step, const lm_operator *join) {
@@ -385,6 +433,33 @@ void lm_xt_body_done(void) {
   ex x = ex_for();
   body_into(&x);
   done(&x);
+}
+
+void lm_xt_recursive_close(lm_xt *f, int rc, bool distinct, int iters,
+                           int64_t rows) {
+  if (!ctx || !f)
+    return;
+  if (!rc) {
+    ex x = ex_for();
+    char ab[160];
+    lm_ex_node(&x, 0, "Recursive Union%s",
+               lm_ex_actual_rows(&x, ab, sizeof ab, rows, 1, -1));
+    if (distinct)
+      lm_ex_detail(&x, 0, "Distinct: every column (UNION)");
+    if (ctx->analyze)
+      lm_ex_detail(&x, 0, "Iterations: %d", iters);
+    for (int i = 0; i < f->n_kids; i++)
+      if (f->kids[i]->role == LM_XT_OPERAND && f->kids[i]->n_lines)
+        lm_ex_embed(&x, 1, f->kids[i]->lines, f->kids[i]->n_lines);
+    lm_xt_take_lines(f, &x);
+    for (int i = 0; i < x.n; i++)
+      free(x.lines[i]);
+    free(x.lines);
+  }
+  bool hidden = f->hidden; /* then freed by lm_xt_close */
+  lm_xt_close(f, NULL, rc);
+  if (!hidden)
+    f->rows = rc ? 0 : rows;
 }
 
 /* ------------------------------------------- select_over.c's inputs */

@@ -1,7 +1,10 @@
 /*
  * api/explain_int.h — what api/explain.c (the plan printer) and
- * api/explain_adhoc.c (the trace of an ad-hoc query, docs/explain.md) share.
- * Private to those two files.
+ * api/explain_adhoc.c (the trace of an ad-hoc query, docs/explain.md) share,
+ * and explain_json.c's entry point. Private to those three files: the
+ * paths that run queries (select.c, setop.c, select_recursive.c,
+ * srf_stream.c, ...) describe what they run through api/engine.h's lm_xt_*
+ * functions.
  */
 #ifndef LM_EXPLAIN_INT_H
 #define LM_EXPLAIN_INT_H
@@ -17,6 +20,7 @@ typedef struct opstat {
 } opstat;
 
 #define LM_XT_MAX_OPS 64
+#define LM_XT_MAX_PSET 16 /* srf_stream.c's MAX_STAGES */
 
 /* One query an ad-hoc statement ran under EXPLAIN (lm_engine_select's
  * frame): what ran it (role, name, key), the queries it ran in turn
@@ -39,6 +43,17 @@ struct lm_xt {
   int n_ops;
   opstat joins[LM_XT_MAX_OPS]; /* ad-hoc join steps */
   bool has_join[LM_XT_MAX_OPS];
+  /* ProjectSet stages run ahead of the pipeline (api/srf_stream.c),
+   * bottom-up: their calls' text (owned), alias, flags and counters */
+  struct {
+    char *calls; /* "generate_series(1, b)[, ...]" */
+    char *fn;    /* the first call's function name */
+    char *alias; /* NULL: none */
+    int n_calls; /* > 1: ROWS FROM (f(...), g(...)) or select-list calls */
+    bool outer, ordinality, has_stat;
+    opstat st;
+  } pset[LM_XT_MAX_PSET];
+  int n_pset;
   int64_t rows;  /* result rows (summed over loops) */
   int64_t t0_ns; /* when it started */
   int64_t ns;    /* wall time, its kids included (summed over loops) */

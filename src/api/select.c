@@ -265,6 +265,9 @@ static int select_plain(laminar_db *db, const lm_select *sel,
   }
   if (joined) {
     rc = adhoc_join_rows(db, sel, &jplan, &input, err);
+  } else if (!in && pre && lm_xt_dry()) {
+    /* EXPLAIN without ANALYZE of functions over no relation: no row, so
+     * that a long series is not made */
   } else if (!in) {
     /* SELECT without FROM: one row with no columns */
     lm_batch *one = lm_batch_new(lm_schema_retain(in_schema), 1, NULL);
@@ -557,7 +560,8 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
   lm_xt_run xr; /* EXPLAIN's description of this run */
   memset(&xr, 0, sizeof xr);
   xr.sel = sel;
-  xr.in_name = (how & 1) || jplan ? NULL : in_name;
+  /* with ProjectSet stages (ph), jplan is the plan over their output */
+  xr.in_name = (how & 1) || (jplan && !ph) ? NULL : in_name;
   xr.given_rows = how & 1;
   xr.index = (how & 2) != 0;
   for (int i = 0; i < input->n_batches; i++)
@@ -618,6 +622,8 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
                           slim ? slim : input->batches[i], err);
     lm_batch_release(slim);
   }
+  if (ph)
+    lm_xt_note_pre(ph, pt); /* EXPLAIN: the ProjectSet stages' counters */
   free_pre(ph, pt);
   if (!rc && plan->has_agg && plan->window_kind != LM_WIN_NONE)
     rc = lm_operator_watermark(ops[0], INT64_MAX, err); /* every window */

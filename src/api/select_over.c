@@ -219,9 +219,12 @@ static int resolve_window(const lm_select *sel, const lm_expr *e, wcall *w,
     for (int i = 0; i < sel->n_windows; i++)
       if (!lm_strcasecmp(sel->windows[i].name, nm))
         d = &sel->windows[i];
-    if (!d)
-      return lm_err_at(err, LM_ERR_BIND, e->line, e->column,
-                       "window \"%s\" does not exist", nm);
+    if (!d) /* PostgreSQL's position: the name of the OVER (at depth 0) */
+      return lm_err_at(
+          err, LM_ERR_BIND,
+          depth || !e->over_name_line ? e->line : e->over_name_line,
+          depth || !e->over_name_line ? e->column : e->over_name_column,
+          "window \"%s\" does not exist", nm);
     if (++depth > 32)
       return lm_err_at(err, LM_ERR_BIND, e->line, e->column,
                        "window \"%s\" refers to itself", nm);
@@ -260,13 +263,44 @@ static int add_call(rw *r, const lm_expr *e, int *k_out) {
       return lm_err_at(r->err, LM_ERR_BIND, f->line, f->column,
                        "window function calls cannot be nested");
     }
+  if (e->within_group) { /* percentile_cont / _disc, mode: PostgreSQL's */
+    lm_err_at(r->err, LM_ERR_BIND, e->line, e->column,
+              "OVER is not supported for ordered-set aggregate %s", e->name);
+    return lm_err_state(r->err, "0A000");
+  }
   if (e->distinct)
     return lm_err_at(r->err, LM_ERR_BIND, e->line, e->column,
                      "DISTINCT is not implemented for window functions");
-  static const char *const aggs[] = {
-      "count",      "sum",      "avg",     "min",    "max",
-      "variance",   "var_samp", "var_pop", "stddev", "stddev_samp",
-      "stddev_pop", "bool_and", "bool_or", "every",  NULL};
+  static const char *const aggs[] = {"count",
+                                     "sum",
+                                     "avg",
+                                     "min",
+                                     "max",
+                                     "variance",
+                                     "var_samp",
+                                     "var_pop",
+                                     "stddev",
+                                     "stddev_samp",
+                                     "stddev_pop",
+                                     "bool_and",
+                                     "bool_or",
+                                     "every",
+                                     "corr",
+                                     "covar_pop",
+                                     "covar_samp",
+                                     "regr_slope",
+                                     "regr_intercept",
+                                     "regr_r2",
+                                     "regr_avgx",
+                                     "regr_avgy",
+                                     "regr_sxx",
+                                     "regr_syy",
+                                     "regr_sxy",
+                                     "regr_count",
+                                     "bit_and",
+                                     "bit_or",
+                                     "bit_xor",
+                                     NULL};
   bool is_agg = false;
   for (int i = 0; e->name && aggs[i]; i++)
     if (!strcmp(e->name, aggs[i]))

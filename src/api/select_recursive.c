@@ -26,17 +26,18 @@
  *
  * EXPLAIN shows `Recursive Union` with the non-recursive term and the
  * first run of the recursive term below it, whose self reference is a
- * `WorkTable Scan` (the lines are built here from api/explain_int.h's
- * printer).
+ * `WorkTable Scan` (described by api/explain_adhoc.c's
+ * lm_xt_recursive_close).
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/engine.h"
-#include "api/explain_int.h"
 #include "exec/lm_exec.h"
+#include "exec/lm_srf.h"
 #include "exec/lm_strfn.h"
 #include "plan/bind_internal.h"
 
@@ -246,6 +247,51 @@ static int check_form(const lm_cte *c, lm_error *err) {
   return 0;
 }
 
+/* Whether select-list expression e gives exactly one row per input row
+ * and reads no other row: no aggregate, window function, set-returning
+ * function or subquery (the body may then stop reading early). */
+static bool row_local(const lm_expr *e, int depth) {
+  if (!e)
+    return true;
+  if (depth > 500 || e->kind == LM_EXPR_SUBQUERY)
+    return false;
+  if (e->kind == LM_EXPR_FUNC && e->name) {
+    char n[64];
+    size_t k = 0;
+    for (; e->name[k] && k < sizeof n - 1; k++)
+      n[k] = (char)(e->name[k] >= 'A' && e->name[k] <= 'Z' ? e->name[k] + 32
+                                                           : e->name[k]);
+    n[k] = '\0';
+    if (e->over || lm_bind_is_agg_name(n) || lm_srf_is_name(n))
+      return false;
+  }
+  for (int i = 0; i < e->n_args; i++)
+    if (!row_local(e->args[i], depth + 1))
+      return false;
+  return !e->filter && !e->n_agg_order;
+}
+
+/* How many rows of recursive WITH query `name` the body of sel needs when
+ * it is a plain scan of it with a constant LIMIT (and OFFSET): LIMIT +
+ * OFFSET; -1 when it may need them all. PostgreSQL runs the recursion
+ * lazily, so `SELECT * FROM t LIMIT n` ends even when t's does not. */
+static int64_t rows_needed(const lm_select *sel, const char *name) {
+  if (sel->setop || sel->values || sel->distinct || sel->n_group_by ||
+      sel->n_group_elems || sel->having || sel->where || sel->n_order_by ||
+      sel->n_windows || sel->limit < 0 || sel->limit_expr || sel->offset_expr ||
+      sel->limit_with_ties || !sel->from_clause ||
+      sel->from_clause->kind != LM_FROM_TABLE || !sel->from_clause->name ||
+      lm_strcasecmp(sel->from_clause->name, name))
+    return -1;
+  for (int i = 0; i < sel->n_items; i++)
+    if (!row_local(sel->items[i].expr, 0))
+      return -1;
+  int64_t off = sel->offset > 0 ? sel->offset : 0;
+  if (sel->limit > INT64_MAX - off)
+    return -1;
+  return sel->limit + off;
+}
+
 /* ------------------------------------------------------------ running */
 
 static int run_one(laminar_db *db, const lm_select *sel, lm_batch **out,
@@ -346,37 +392,10 @@ static int fresh_rows(lm_aggtable *t, lm_batch **r, lm_error *err) {
   return rc;
 }
 
-/* EXPLAIN: the recursive query's frame f described as a Recursive Union
- * over its kids (the non-recursive term, the first recursive run). */
-static void describe(lm_xt *f, const lm_cte *c, int iters, int64_t rows) {
-  lm_xt_ctx *ctx = lm_xt_ctx_get();
-  if (!ctx || !f)
-    return;
-  ex x;
-  memset(&x, 0, sizeof x);
-  x.db = ctx->db;
-  x.analyze = ctx->analyze;
-  x.timing = ctx->timing;
-  x.verbose = ctx->verbose;
-  x.adhoc = true;
-  char ab[160];
-  lm_ex_node(&x, 0, "Recursive Union%s",
-             lm_ex_actual_rows(&x, ab, sizeof ab, rows, 1, -1));
-  if (!c->query->set_all)
-    lm_ex_detail(&x, 0, "Distinct: every column (UNION)");
-  if (ctx->analyze)
-    lm_ex_detail(&x, 0, "Iterations: %d", iters);
-  for (int i = 0; i < f->n_kids; i++)
-    if (f->kids[i]->role == LM_XT_OPERAND && f->kids[i]->n_lines)
-      lm_ex_embed(&x, 1, f->kids[i]->lines, f->kids[i]->n_lines);
-  lm_xt_take_lines(f, &x);
-  for (int i = 0; i < x.n; i++)
-    free(x.lines[i]);
-  free(x.lines);
-}
-
-/* Runs recursive WITH query c into a temporary relation of its name. */
-static int run_recursive(laminar_db *db, const lm_cte *c, lm_error *err) {
+/* Runs recursive WITH query c into a temporary relation of its name;
+ * with UNION ALL it stops once it has `need` rows (>= 0; -1 = all). */
+static int run_recursive(laminar_db *db, const lm_cte *c, int64_t need,
+                         lm_error *err) {
   int rc = check_form(c, err);
   if (rc)
     return rc;
@@ -439,6 +458,17 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lm_error *err) {
         cap_acc = cap;
       }
       acc[n_acc++] = lm_batch_retain(w);
+      if (n_acc == 256) { /* many small runs: one batch (less to allocate
+                           * and free, and a cheaper concat at the end) */
+        lm_batch *one = NULL;
+        rc = lm_batch_concat(first->schema, acc, n_acc, &one, err);
+        for (int i = 0; i < n_acc; i++)
+          lm_batch_release(acc[i]);
+        n_acc = 0;
+        if (rc)
+          break;
+        acc[n_acc++] = one;
+      }
       rows += w->num_rows;
       bytes += batch_bytes(w);
       if (bytes > LM_RECURSIVE_MAX_BYTES) {
@@ -448,6 +478,8 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lm_error *err) {
                      c->name, (long long)(LM_RECURSIVE_MAX_BYTES >> 20), iters);
         break;
       }
+      if (need >= 0 && rows >= need && c->query->set_all)
+        break; /* the body reads no further (rows_needed) */
     }
     if (db->interrupted) {
       rc = lm_err(err, LM_ERR_BIND, "canceling statement due to user request");
@@ -488,14 +520,8 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lm_error *err) {
   lm_batch_release(first);
   lm_aggtable_free(seen);
   free(types);
-  if (frame) {
-    if (!rc)
-      describe(frame, c, iters, rows);
-    bool hidden = frame->hidden; /* then freed by lm_xt_close */
-    lm_xt_close(frame, NULL, rc);
-    if (!hidden)
-      frame->rows = rc ? 0 : rows;
-  }
+  /* EXPLAIN: the frame described as a Recursive Union, then closed */
+  lm_xt_recursive_close(frame, rc, !c->query->set_all, iters, rows);
   if (!rc)
     rc = lm_engine_temp_push(db, c->name, all, false, err);
   else
@@ -570,7 +596,14 @@ int lm_recursive_with(laminar_db *db, const lm_select *sel,
   for (int k = 0; !rc && k < n_order; k++) {
     const lm_cte *c = &sel->ctes[order[k]];
     if (reads(c->query, c->name)) {
-      rc = run_recursive(db, c, err);
+      /* read by the body alone: it may need only its first rows */
+      int64_t need = -1;
+      bool alone = true;
+      for (int j = 0; j < n; j++)
+        alone = alone && !dep[j * n + order[k]];
+      if (alone)
+        need = rows_needed(sel, c->name);
+      rc = run_recursive(db, c, need, err);
       continue;
     }
     lm_batch *b = NULL;

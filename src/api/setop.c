@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "api/select_lateral.h"
 #include "api/srf_from.h"
 #include "exec/lm_strfn.h"
 
@@ -80,15 +81,23 @@ static int nomem(lm_error *err) {
 #define pos_err(err, line, col, state, ...)                                    \
   lm_engine_pos_errf(err, LM_ERR_BIND, line, col, state, __VA_ARGS__)
 
-/* Runs `sel` into one batch (*out, a new reference). */
-static int run_one(laminar_db *db, const lm_select *sel, lm_batch **out,
-                   lm_error *err) {
+/* Runs `sel` into one batch (*out, a new reference); *numeric (when not
+ * NULL) gets the result's numeric_cols (engine.h). */
+static int run_one_num(laminar_db *db, const lm_select *sel, lm_batch **out,
+                       uint64_t *numeric, lm_error *err) {
   laminar_result *r = NULL;
   int rc = lm_engine_select(db, sel, &r, err);
   if (!rc)
     rc = lm_batch_concat(r->schema, r->batches, r->n_batches, out, err);
+  if (!rc && numeric)
+    *numeric = r->numeric_cols;
   laminar_result_free(r);
   return rc;
+}
+
+static int run_one(laminar_db *db, const lm_select *sel, lm_batch **out,
+                   lm_error *err) {
+  return run_one_num(db, sel, out, NULL, err);
 }
 
 /* b with its first n columns renamed (a new reference; b released). */
@@ -530,6 +539,9 @@ static int order_limit(const lm_select *sel, lm_batch **b, lm_error *err) {
       if (!rc && col < 0)
         rc = pos_err(err, e->line, e->column, "42703",
                      "column \"%s\" does not exist", e->name);
+    } else if (e->kind == LM_EXPR_COLUMN) { /* t.x: no FROM in scope */
+      rc = pos_err(err, e->line, e->column, "42P01",
+                   "missing FROM-clause entry for table \"%s\"", e->table);
     } else {
       rc = pos_err(err, e->line, e->column, "0A000",
                    "invalid UNION/INTERSECT/EXCEPT ORDER BY clause: only "
@@ -582,9 +594,12 @@ static bool union_link(const lm_select *s, const lm_select *top) {
          s->emit == LM_EMIT_DEFAULT;
 }
 
-/* left <op> right; a chain of the same UNION [ALL] as one n-ary union. */
+/* left <op> right; a chain of the same UNION [ALL] as one n-ary union.
+ * *numeric: the result columns PostgreSQL types numeric (every operand's
+ * column numeric or an integer, one of them numeric), whose assignment to
+ * an integer column rounds half away from zero (INSERT ... SELECT). */
 static int run_setop(laminar_db *db, const lm_select *sel, lm_batch **out,
-                     lm_error *err) {
+                     uint64_t *numeric, lm_error *err) {
   int n = 2;
   const lm_select *l = sel->set_left;
   for (; union_link(l, sel); l = l->set_left)
@@ -601,13 +616,24 @@ static int run_setop(laminar_db *db, const lm_select *sel, lm_batch **out,
   for (const lm_select *t = sel; k >= 1; t = t->set_left)
     q[k--] = t->set_right;
   int rc = 0;
+  uint64_t num_any = 0, num_all = ~(uint64_t)0;
   for (int i = 0; i < n && !rc; i++) {
     ps[i].q = q[i];
     ps[i].line = q[i]->line;
     ps[i].column = q[i]->column;
     lm_xt_next_role(LM_XT_OPERAND, NULL, NULL);
-    rc = run_one(db, q[i], &ps[i].b, err);
+    uint64_t nu = 0;
+    rc = run_one_num(db, q[i], &ps[i].b, &nu, err);
+    if (rc)
+      break;
+    uint64_t ok = nu;
+    for (int c = 0; c < ps[i].b->schema->n_fields && c < 64; c++)
+      if (lm_type_is_integer(ps[i].b->schema->fields[c].type))
+        ok |= (uint64_t)1 << c;
+    num_any |= nu;
+    num_all &= ok;
   }
+  *numeric = num_any & num_all;
   lm_batch *all = NULL;
   int64_t nl = 0;
   if (!rc)
@@ -622,6 +648,37 @@ static int run_setop(laminar_db *db, const lm_select *sel, lm_batch **out,
   return rc;
 }
 
+/* A decimal literal (1.5, -2.5): DOUBLE alone (docs/types.md), but
+ * PostgreSQL's numeric. */
+static bool dec_lit(const lm_expr *e) {
+  if (e && e->kind == LM_EXPR_UNARY && e->op == LM_OP_NEG && e->n_args == 1)
+    e = e->args[0];
+  return e && e->kind == LM_EXPR_LITERAL && e->lit == LM_LIT_DECIMAL;
+}
+
+/* Whether every row of VALUES column c is a number literal, NULL or a
+ * cast to NUMERIC, one of them a decimal literal: PostgreSQL's column is
+ * then numeric, so its decimal literals are made exact DECIMALs. */
+static bool values_numeric(const lm_select *sel, int c) {
+  bool any = false;
+  for (int r = 0; r < sel->n_values; r++) {
+    const lm_expr *e = sel->values[r][c];
+    if (dec_lit(e)) {
+      any = true;
+      continue;
+    }
+    if (e->kind == LM_EXPR_UNARY && e->op == LM_OP_NEG && e->n_args == 1)
+      e = e->args[0];
+    bool ok =
+        (e->kind == LM_EXPR_LITERAL &&
+         (e->lit == LM_LIT_INT || e->lit == LM_LIT_NULL)) ||
+        (e->kind == LM_EXPR_CAST && e->cast_type.id == LM_TYPE_DECIMAL128);
+    if (!ok)
+      return false;
+  }
+  return any;
+}
+
 /* VALUES rows: each row evaluated as a SELECT without FROM. */
 static int run_values(laminar_db *db, const lm_select *sel, lm_batch **out,
                       lm_error *err) {
@@ -630,13 +687,33 @@ static int run_values(laminar_db *db, const lm_select *sel, lm_batch **out,
   lm_select_item *items = calloc((size_t)nc, sizeof *items);
   char(*names)[24] = calloc((size_t)nc, sizeof *names);
   lm_select *one = calloc((size_t)nr, sizeof *one);
-  int rc = (!ps || !items || !names || !one) ? nomem(err) : 0;
-  for (int c = 0; !rc && c < nc; c++)
+  /* per column: its decimal literals cast to NUMERIC (values_numeric) */
+  bool *num = calloc((size_t)nc + 1, sizeof *num);
+  lm_expr *casts = calloc((size_t)nc + 1, sizeof *casts);
+  lm_expr **cast_args = calloc((size_t)nc + 1, sizeof *cast_args);
+  int rc = (!ps || !items || !names || !one || !num || !casts || !cast_args)
+               ? nomem(err)
+               : 0;
+  for (int c = 0; !rc && c < nc; c++) {
     snprintf(names[c], sizeof names[c], "column%d", c + 1);
+    num[c] = values_numeric(sel, c);
+  }
   for (int r = 0; !rc && r < nr; r++) {
     for (int c = 0; c < nc; c++) {
       items[c].expr = sel->values[r][c];
       items[c].alias = names[c];
+      if (num[c] && dec_lit(items[c].expr)) { /* CAST(lit AS NUMERIC) */
+        lm_expr *x = &casts[c];
+        memset(x, 0, sizeof *x);
+        x->kind = LM_EXPR_CAST;
+        x->line = items[c].expr->line;
+        x->column = items[c].expr->column;
+        x->cast_type = lm_type_make(LM_TYPE_DECIMAL128); /* unconstrained */
+        cast_args[c] = items[c].expr;
+        x->args = &cast_args[c];
+        x->n_args = 1;
+        items[c].expr = x;
+      }
     }
     lm_select *s = &one[r];
     s->line = sel->values[r][0]->line;
@@ -664,6 +741,9 @@ static int run_values(laminar_db *db, const lm_select *sel, lm_batch **out,
   free(items);
   free(names);
   free(one);
+  free(num);
+  free(casts);
+  free(cast_args);
   return rc;
 }
 
@@ -743,7 +823,9 @@ typedef struct rewrite {
 static int rewrite_func(rewrite *w, const lm_from *f, const lm_from *left,
                         lm_from *c, lm_expr **on, lm_error *err) {
   char name[64];
-  snprintf(name, sizeof name, "(function %d.%d)", w->db->n_temps, ++w->n_made);
+  /* "(function N.M fn)": EXPLAIN shows a Function Scan on fn (explain.c) */
+  snprintf(name, sizeof name, "(function %d.%d %.30s)", w->db->n_temps,
+           ++w->n_made, f->name ? f->name : "?");
   char *nm = lm_arena_strndup(w->a, name, strlen(name));
   if (!nm)
     return nomem(err);
@@ -761,6 +843,28 @@ static int rewrite_func(rewrite *w, const lm_from *f, const lm_from *left,
   return 0;
 }
 
+/* The LATERAL subquery on the right of join f (select_lateral.c) as a
+ * temporary relation; left: the items before it, rewritten. */
+static int rewrite_lateral(rewrite *w, const lm_from *f, const lm_from *left,
+                           lm_from *c, lm_expr **on, lm_error *err) {
+  char name[64];
+  snprintf(name, sizeof name, "(lateral subquery %d.%d)", w->db->n_temps,
+           ++w->n_made);
+  char *nm = lm_arena_strndup(w->a, name, strlen(name));
+  if (!nm)
+    return nomem(err);
+  int rc = lm_lateral_eval(w->db, w->a, f->right, left, f->join, name, on, err);
+  if (rc)
+    return rc;
+  c->kind = LM_FROM_TABLE;
+  c->name = nm;
+  c->alias = f->right->alias;
+  c->subquery = NULL;
+  c->col_aliases = NULL;
+  c->n_col_aliases = 0;
+  return 0;
+}
+
 /* A copy of FROM tree f with every derived table replaced by a temporary
  * relation holding its rows. */
 static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
@@ -772,8 +876,11 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
   *out = c;
   if (depth > 1000)
     return pos_err(err, f->line, f->column, NULL, "too many joins");
-  if (f->kind == LM_FROM_JOIN && f->right->kind == LM_FROM_FUNCTION) {
-    /* a function after other items: lateral (srf_from.c) */
+  if (f->kind == LM_FROM_JOIN &&
+      (f->right->kind == LM_FROM_FUNCTION ||
+       (f->right->kind == LM_FROM_SUBQUERY && f->right->lateral))) {
+    /* a function after other items: lateral (srf_from.c); a LATERAL
+     * subquery (select_lateral.c) */
     int rc = rewrite_from(w, f->left, &c->left, err, depth + 1);
     lm_from *r = rc ? NULL : lm_arena_alloc(w->a, sizeof *r);
     lm_expr *on = NULL;
@@ -782,7 +889,9 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
     if (!rc) {
       *r = *f->right;
       c->right = r;
-      rc = rewrite_func(w, f->right, c->left, r, &on, err);
+      rc = f->right->kind == LM_FROM_FUNCTION
+               ? rewrite_func(w, f->right, c->left, r, &on, err)
+               : rewrite_lateral(w, f, c->left, r, &on, err);
     }
     if (rc || !on)
       return rc;
@@ -818,7 +927,11 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
   }
   if (f->kind == LM_FROM_JOIN) {
     int rc = rewrite_from(w, f->left, &c->left, err, depth + 1);
-    return rc ? rc : rewrite_from(w, f->right, &c->right, err, depth + 1);
+    bool left_ok = !rc;
+    rc = rc ? rc : rewrite_from(w, f->right, &c->right, err, depth + 1);
+    if (rc && left_ok && f->right->kind == LM_FROM_SUBQUERY)
+      rc = lm_lateral_hint(w->db, f->right, c->left, err); /* without LATERAL */
+    return rc;
   }
   if (f->kind == LM_FROM_FUNCTION) {
     lm_expr *on = NULL;
@@ -835,17 +948,6 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
   lm_xt_next_role(LM_XT_DERIVED, name, NULL); /* EXPLAIN's trace */
   if (f->kind == LM_FROM_SUBQUERY) {
     rc = run_one(w->db, f->subquery, &b, err);
-    if (rc && f->lateral &&
-        (!strcmp(err->sqlstate, "42P01") || !strcmp(err->sqlstate, "42703"))) {
-      char m[sizeof err->msg];
-      snprintf(m, sizeof m, "%s", err->msg);
-      pos_err(err, f->line, f->column, "0A000",
-              "a LATERAL subquery reading the FROM items before it is not "
-              "supported yet (%s); a set-returning function may be "
-              "LATERAL, and a correlated subquery expression in the "
-              "select list can compute one value per row",
-              m);
-    }
   } else { /* name AS t(a, b): SELECT * FROM name */
     lm_expr star;
     memset(&star, 0, sizeof star);
@@ -1209,8 +1311,9 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
   }
   if (sel->setop || sel->values) {
     lm_batch *b = NULL;
-    rc =
-        sel->setop ? run_setop(db, sel, &b, err) : run_values(db, sel, &b, err);
+    uint64_t numeric = 0;
+    rc = sel->setop ? run_setop(db, sel, &b, &numeric, err)
+                    : run_values(db, sel, &b, err);
     int64_t n_in = rc ? 0 : b->num_rows;
     if (!rc)
       rc = order_limit(sel, &b, err);
@@ -1227,8 +1330,12 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     if (!rc && sel->emit != LM_EMIT_DEFAULT)
       rc = pos_err(err, sel->line, sel->column, NULL,
                    "EMIT is only allowed in CREATE STREAM / MATERIALIZED VIEW");
-    if (!rc)
-      return result_of(b, res, err);
+    if (!rc) {
+      rc = result_of(b, res, err);
+      if (!rc)
+        (*res)->numeric_cols = numeric; /* (INSERT ... SELECT) */
+      return rc;
+    }
     lm_batch_release(b);
     return rc;
   }
@@ -1293,6 +1400,11 @@ static int check_from_cq(const lm_from *f, int depth, lm_error *err) {
     int rc = check_from_cq(f->left, depth + 1, err);
     return rc ? rc : check_from_cq(f->right, depth + 1, err);
   }
+  if (f->kind == LM_FROM_SUBQUERY && f->lateral) /* select_lateral.c */
+    return pos_err(err, f->line, f->column, "0A000",
+                   "LATERAL subqueries are not supported in continuous "
+                   "queries yet (they are in ad-hoc SELECT); a "
+                   "set-returning function may be LATERAL");
   if (f->kind == LM_FROM_SUBQUERY && !f->subquery->from_clause &&
       !f->subquery->setop && !f->subquery->values && !f->subquery->n_ctes)
     return pos_err(err, f->line, f->column, "0A000",

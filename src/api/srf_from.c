@@ -444,7 +444,7 @@ static int agg_split(lm_arena *a, const lm_select *sel, const lm_select **out,
   return 0;
 }
 
-int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
+static int rewrite_select(lm_arena *a, const lm_select *sel,
                           const lm_select **out, lm_error *err) {
   *out = sel;
   for (int i = 0; i < sel->n_items; i++) {
@@ -491,7 +491,7 @@ int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
     const lm_select *o = NULL;
     if ((rc = agg_split(a, sel, &o, err)))
       return rc;
-    return lm_srf_rewrite_select(a, o, out, err);
+    return rewrite_select(a, o, out, err);
   }
   if (agg || over)
     return perr(err, LM_ERR_BIND, first->line, first->column, "0A000",
@@ -561,6 +561,14 @@ int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
   return 0;
 }
 
+int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
+                          const lm_select **out, lm_error *err) {
+  int rc = rewrite_select(a, sel, out, err);
+  if (!rc && lm_srf_guard(a, *out, out)) /* srf_guard.c */
+    rc = nomem(err);
+  return rc;
+}
+
 /* ---------------------------------------------------- argument types */
 
 static bool is_unknown_lit(const lm_expr *e) {
@@ -610,8 +618,43 @@ static int no_such_fn(const lm_expr *call, const lm_schema *sc, int first,
                                           call->args[i]->lit == LM_LIT_STRING));
   perr(err, LM_ERR_BIND, call->line, call->column, "42883",
        "function %s(%s) does not exist", call->name, sig);
-  return lm_err_detail(err, "No function matches the given name and "
-                            "argument types.");
+  return lm_err_hint(err, "No function matches the given name and argument "
+                          "types. You might need to add explicit type "
+                          "casts."); /* PostgreSQL's HINT */
+}
+
+/* json_each(json) and the other JSON functions (exec/srf_json.c): one
+ * argument of type json (jsonb for the jsonb_ ones), an unknown literal
+ * or NULL read as that type; json_each / json_each_text only in FROM
+ * (the parser splits them into their two columns there). */
+static int json_plan(const lm_expr *call, const lm_schema *sc, int first,
+                     lm_srf_call_plan *cp, lm_error *err) {
+  char nm[40];
+  lm_srf_json_name(cp->kind, nm, sizeof nm);
+  int op = lm_srf_json_op(cp->kind);
+  if (op == LM_SRFJ_EACH || op == LM_SRFJ_EACHT)
+    return perr(err, LM_ERR_BIND, call->line, call->column, "0A000",
+                "%s in the select list is not supported (it returns a "
+                "record): call it in FROM, as SELECT * FROM %s(...)",
+                nm, nm);
+  bool b = (cp->kind & LM_SRF_JSONB) != 0;
+  lm_type want = lm_type_json(b);
+  if (call->n_args == 1) {
+    lm_type t = sc->fields[first].type;
+    if (t.id == LM_TYPE_NULL || (is_unknown_lit(call->args[0]) &&
+                                 call->args[0]->lit == LM_LIT_STRING)) {
+      cp->cast[0] = want;
+    } else if (!lm_type_eq(t, want)) {
+      lm_expr c = *call;
+      c.name = nm;
+      return no_such_fn(&c, sc, first, err);
+    }
+    cp->out = lm_srf_json_out(cp->kind);
+    return 0;
+  }
+  lm_expr c = *call;
+  c.name = nm;
+  return no_such_fn(&c, sc, first, err);
 }
 
 int lm_srf_plan_call(const lm_expr *call, const lm_schema *sc, int first,
@@ -633,6 +676,8 @@ int lm_srf_plan_call(const lm_expr *call, const lm_schema *sc, int first,
     cp->out = t.node->children[0].type;
     return 0;
   }
+  if (lm_srf_is_json(cp->kind)) /* srf_json.c */
+    return json_plan(call, sc, first, cp, err);
   if (n < 2 || n > 3)
     return no_such_fn(call, sc, first, err);
   if (cp->kind == LM_SRF_STRING_TO_TABLE || cp->kind == LM_SRF_REGEXP_SPLIT) {

@@ -40,6 +40,13 @@ bool lm_srf_select_applies(const lm_select *sel);
 int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
                           const lm_select **out, lm_error *err);
 
+/* The JSON functions of a `base, LATERAL f(x)` FROM (the select list's
+ * calls once rewritten) get CASE WHEN <WHERE's conjuncts not reading f's
+ * columns> THEN x END as their argument: no rows, no error, for the rows
+ * the WHERE removes, as PostgreSQL filters first (api/srf_guard.c). *out:
+ * sel or a copy in arena a. Returns 0 or LM_ERR_NOMEM. */
+int lm_srf_guard(lm_arena *a, const lm_select *sel, const lm_select **out);
+
 /* Evaluates FROM item f (kind LM_FROM_FUNCTION) into the temporary
  * relation `name` (db->temps; popped by the caller with the statement's
  * other temporaries), with its output columns named as PostgreSQL names
@@ -125,10 +132,23 @@ int lm_srf_stream_select(laminar_db *db, lm_arena *a, const lm_select *sel,
                          const lm_from *base, laminar_result **res,
                          lm_error *err);
 
+/* EXPLAIN of a continuous query (api/explain.c): the function items of
+ * sel's ProjectSet stages in the order they run (select-list calls
+ * rewritten as items in arena a), at most max into items[] and their LEFT
+ * JOIN LATERAL ... ON TRUE flags into outer[]; returns their number, 0
+ * when sel runs no such stages (errors included). */
+int lm_srf_stage_items(const lm_select *sel, lm_arena *a, const lm_from **items,
+                       bool *outer, int max);
+
 /* Continuous queries (api/engine.c): lm_srf_cq_prepare: when sel calls a
  * set-returning function (select list or FROM), *out is a new state and
  * *body the query over the base relation alone (FROM base; the joins'
- * conditions in WHERE); otherwise *out = NULL, *body = sel. Errors: 0A000
+ * conditions in WHERE); otherwise *out = NULL, *body = sel. Calls may also
+ * be written before the base, joined by `,` / CROSS JOIN / [INNER] JOIN
+ * ... ON (`FROM generate_series(1, 3) g, s`): they run after it as the
+ * others do (a constant call is a constant relation crossed with the
+ * base's rows), their arguments cannot read the base's columns, and `*`
+ * lists the FROM items in their written order. Errors: 0A000
  * for shapes other than base + functions (see lm_srf_stream_applies) or a
  * base that is not a named relation, the select-list errors of
  * lm_srf_rewrite_select. lm_srf_cq_plan: the stages over the base's rows

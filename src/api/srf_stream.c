@@ -33,6 +33,10 @@ typedef struct chain {
   const lm_from *stage[MAX_STAGES];
   bool outer[MAX_STAGES];
   int n;
+  /* stages [0, n_lead) were written before the base (continuous queries:
+   * `FROM generate_series(1, 3) g, s`): they run after it, their
+   * arguments see no column of it, and `*` lists their columns first */
+  int n_lead;
   lm_expr *on[MAX_STAGES]; /* INNER JOIN conditions (NULL = none) */
   int n_on;
 } chain;
@@ -60,8 +64,9 @@ static bool is_true_lit(const lm_expr *e) {
 
 /* Whether sel's FROM is base + function calls as described above (and
  * nothing in sel needs another path: subquery expressions, window
- * functions). */
-static bool chain_of(const lm_select *sel, chain *ch) {
+ * functions). lead_ok: function calls may also come before the base,
+ * joined to it by a comma, CROSS JOIN or INNER JOIN (ch->n_lead). */
+static bool chain_of(const lm_select *sel, chain *ch, bool lead_ok) {
   memset(ch, 0, sizeof *ch);
   if (!sel->from_clause || sel->setop || sel->values || sel->n_ctes ||
       lm_select_has_over(sel) || has_subq(sel->where, 0) ||
@@ -80,8 +85,24 @@ static bool chain_of(const lm_select *sel, chain *ch) {
   const lm_from *rev[MAX_STAGES];
   bool outer[MAX_STAGES];
   int n = 0;
+  int after_base = -1; /* function items after the base (when found) */
   for (; f->kind == LM_FROM_JOIN; f = f->left) {
     const lm_from *r = f->right;
+    if (lead_ok && after_base < 0 &&
+        (r->kind == LM_FROM_TABLE || r->kind == LM_FROM_SUBQUERY) &&
+        (f->join == LM_SQL_JOIN_INNER || f->join == LM_SQL_JOIN_CROSS) &&
+        !f->asof && !f->system_time && !f->match && !f->n_using &&
+        !f->natural && !f->parenthesized && !r->lateral) {
+      /* the base after leading calls: its ON joins them in WHERE */
+      if (f->on && !is_true_lit(f->on)) {
+        if (has_subq(f->on, 0) || ch->n_on == MAX_STAGES)
+          return false;
+        ch->on[ch->n_on++] = f->on;
+      }
+      ch->base = r;
+      after_base = n;
+      continue;
+    }
     if (n == MAX_STAGES || r->kind != LM_FROM_FUNCTION || f->asof ||
         f->system_time || f->match || f->n_using || f->natural ||
         f->parenthesized)
@@ -107,11 +128,13 @@ static bool chain_of(const lm_select *sel, chain *ch) {
       return false;
     outer[n] = false;
     rev[n++] = f;
-  } else if (f->kind == LM_FROM_TABLE || f->kind == LM_FROM_SUBQUERY) {
+  } else if (after_base < 0 &&
+             (f->kind == LM_FROM_TABLE || f->kind == LM_FROM_SUBQUERY)) {
     ch->base = f;
   } else {
     return false;
   }
+  ch->n_lead = after_base < 0 ? 0 : n - after_base;
   for (int i = 0; i < n; i++) {
     const lm_from *s = rev[n - 1 - i];
     if (s->n_funcs < 1 || s->n_funcs > MAX_CALLS)
@@ -178,15 +201,19 @@ static void built_free(built *b) {
 /* One stage: function item f over rows of schema b->ext named by
  * b->scope; extends both and appends its operator. */
 static int build_stage(built *b, const lm_from *f, bool outer, int weight_col,
-                       const char *base_rel, lm_arena *a, lm_error *err) {
+                       const char *base_rel, int hide, lm_arena *a,
+                       lm_error *err) {
   int nf = f->n_funcs;
   lm_bctx c;
   memset(&c, 0, sizeof c);
   c.arena = a;
   c.in = b->ext;
-  c.from = base_rel;
+  c.from = hide ? NULL : base_rel;
   c.err = err;
-  c.scope = &b->scope;
+  /* hide: the first `hide` names (the base's, for a call written before
+   * it) are out of the arguments' reach */
+  lm_scope vis = {b->scope.cols + hide, b->scope.n - hide};
+  c.scope = &vis;
   lm_pset_call calls[MAX_CALLS];
   memset(calls, 0, sizeof calls);
   for (int j = 0; j < nf; j++) {
@@ -333,7 +360,25 @@ static int build_all(const lm_select *sel, const chain *ch, lm_schema *in,
   int rc = 0;
   for (int i = 0; !rc && i < ch->n; i++)
     rc = build_stage(b, ch->stage[i], ch->outer[i],
-                     weight_col < 0 ? -1 : b->ext->n_fields, rel, a, err);
+                     weight_col < 0 ? -1 : b->ext->n_fields, rel,
+                     i < ch->n_lead ? n : 0, a, err);
+  if (!rc && ch->n_lead) {
+    /* the calls written before the base: their names first (SELECT *
+     * lists the FROM items in their written order) */
+    int lead = 0;
+    for (int i = 0; i < ch->n_lead; i++)
+      lead += ch->stage[i]->n_funcs + (ch->stage[i]->ordinality ? 1 : 0);
+    lm_scope_col *sc = lm_arena_alloc(a, sizeof *sc * (size_t)(b->scope.n + 1));
+    if (!sc) {
+      built_free(b);
+      return nomem(err);
+    }
+    memcpy(sc, b->scope.cols + n, sizeof *sc * (size_t)lead);
+    memcpy(sc + lead, b->scope.cols, sizeof *sc * (size_t)n);
+    memcpy(sc + lead + n, b->scope.cols + n + lead,
+           sizeof *sc * (size_t)(b->scope.n - n - lead));
+    b->scope.cols = sc;
+  }
   if (!rc)
     rc = lm_plan_select_scope(sel, b->ext, rel, &b->scope, plan, err);
   if (rc)
@@ -367,7 +412,7 @@ static int adhoc_build(void *ctx, lm_schema *in, lm_plan **plan,
 
 bool lm_srf_stream_applies(const lm_select *sel, const lm_from **base) {
   chain ch;
-  if (!chain_of(sel, &ch))
+  if (!chain_of(sel, &ch, false))
     return false;
   *base = ch.base;
   return true;
@@ -377,7 +422,7 @@ int lm_srf_stream_select(laminar_db *db, lm_arena *a, const lm_select *sel,
                          const lm_from *base, laminar_result **res,
                          lm_error *err) {
   chain ch;
-  if (!chain_of(sel, &ch))
+  if (!chain_of(sel, &ch, false))
     return lm_err(err, LM_ERR_GENERIC, "srf_stream: not a function chain");
   bool oom = false;
   lm_select body = *sel;
@@ -399,6 +444,8 @@ int lm_srf_stream_select(laminar_db *db, lm_arena *a, const lm_select *sel,
   x.ch = &ch;
   x.rel = base ? (base->alias ? base->alias : base->name) : NULL;
   x.a = a;
+  for (int i = 0; i < ch.n; i++) /* EXPLAIN: what the stages call */
+    lm_xt_pset_stage(i, ch.stage[i], ch.outer[i]);
   lm_select_pre pre = {adhoc_build, &x};
   return lm_engine_select_pre(db, &body, &pre, res, err);
 }
@@ -441,7 +488,7 @@ int lm_srf_cq_prepare(const lm_select *sel, lm_srf_cq **out,
   cq->a = a;
   const lm_select *rw = sel;
   int rc = lm_srf_rewrite_select(a, sel, &rw, err);
-  if (!rc && !chain_of(rw, &cq->ch)) {
+  if (!rc && !chain_of(rw, &cq->ch, true)) {
     const lm_from *f = rw->from_clause;
     rc = lm_engine_pos_err(
         err, LM_ERR_BIND, f ? f->line : sel->line, f ? f->column : sel->column,
@@ -457,8 +504,8 @@ int lm_srf_cq_prepare(const lm_select *sel, lm_srf_cq **out,
     const lm_from *f = cq->ch.base ? cq->ch.base : cq->ch.stage[0];
     rc = lm_engine_pos_err(err, LM_ERR_BIND, f->line, f->column,
                            "set-returning functions in a continuous query "
-                           "need FROM <source, stream, table or view> first "
-                           "(not a subquery or a function)");
+                           "need a source, stream, table or view in FROM "
+                           "(not a subquery), before or after the calls");
     lm_err_state(err, "0A000");
   }
   bool oom = false;
@@ -483,6 +530,24 @@ int lm_srf_cq_prepare(const lm_select *sel, lm_srf_cq **out,
   *out = cq;
   *body = &cq->body;
   return 0;
+}
+
+int lm_srf_stage_items(const lm_select *sel, lm_arena *a, const lm_from **items,
+                       bool *outer, int max) {
+  if (!lm_srf_select_applies(sel))
+    return 0;
+  const lm_select *rw = sel;
+  lm_error err;
+  lm_err_clear(&err);
+  chain ch;
+  if (lm_srf_rewrite_select(a, sel, &rw, &err) || !chain_of(rw, &ch, true))
+    return 0;
+  int n = ch.n < max ? ch.n : max;
+  for (int i = 0; i < n; i++) {
+    items[i] = ch.stage[i];
+    outer[i] = ch.outer[i];
+  }
+  return n;
 }
 
 int lm_srf_cq_plan(lm_srf_cq *cq, lm_schema *in, int weight_col, lm_plan **plan,

@@ -1123,9 +1123,11 @@ static int drop_views(laminar_db *db, const lm_stmt *st, lm_error *err) {
   for (int i = 0; i < n; i++) { /* every name first */
     const char *nm = i ? st->drop_more[i - 1] : st->name;
     lm_node *nd = lm_engine_find(db, nm);
-    if (find_view(db, nm) && !st->plain_view)
-      return pos_err(err, LM_ERR_BIND, st->line, st->column, "42809",
-                     "\"%s\" is not a materialized view (use DROP VIEW)", nm);
+    if (find_view(db, nm) && !st->plain_view) { /* PostgreSQL's, its HINT */
+      pos_err(err, LM_ERR_BIND, st->line, st->column, "42809",
+              "\"%s\" is not a materialized view", nm);
+      return lm_err_hint(err, "Use DROP VIEW to remove a view.");
+    }
     if (!find_view(db, nm) && !(nd && nd->kind == LM_NODE_MVIEW) &&
         !st->if_exists)
       return pos_err(err, LM_ERR_NOTFOUND, st->line, st->column, "42P01",
@@ -1235,10 +1237,11 @@ int lm_view_exec(laminar_db *db, const lm_stmt *st, laminar_result **res,
       return drop_views(db, st, err);
     for (int i = 0; i <= st->n_drop_more; i++) {
       const char *nm = i ? st->drop_more[i - 1] : st->name;
-      if (find_view(db, nm))
-        return pos_err(err, LM_ERR_BIND, st->line, st->column, "42809",
-                       "\"%s\" is not %s (use DROP VIEW)", nm,
-                       object_word(st->object));
+      if (find_view(db, nm)) { /* PostgreSQL's message and HINT */
+        pos_err(err, LM_ERR_BIND, st->line, st->column, "42809",
+                "\"%s\" is not %s", nm, object_word(st->object));
+        return lm_err_hint(err, "Use DROP VIEW to remove a view.");
+      }
     }
     break;
   }

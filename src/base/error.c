@@ -18,6 +18,7 @@ int lm_err(lm_error *err, int code, const char *fmt, ...) {
   err->column = 0;
   err->sqlstate[0] = '\0';
   err->detail[0] = '\0';
+  err->hint[0] = '\0';
   va_list ap;
   va_start(ap, fmt);
   set_msg(err, fmt, ap);
@@ -34,6 +35,7 @@ int lm_err_at(lm_error *err, int code, int line, int column, const char *fmt,
   err->column = column;
   err->sqlstate[0] = '\0';
   err->detail[0] = '\0';
+  err->hint[0] = '\0';
   int n = snprintf(err->msg, sizeof err->msg, "%d:%d: ", line, column);
   if (n < 0)
     n = 0;
@@ -84,6 +86,7 @@ void lm_err_clear(lm_error *err) {
   err->msg[0] = '\0';
   err->sqlstate[0] = '\0';
   err->detail[0] = '\0';
+  err->hint[0] = '\0';
 }
 
 int lm_err_state(lm_error *err, const char *state) {
@@ -102,5 +105,17 @@ int lm_err_detail(lm_error *err, const char *fmt, ...) {
   va_end(ap);
   if (n < 0)
     err->detail[0] = '\0';
+  return err->code;
+}
+
+int lm_err_hint(lm_error *err, const char *fmt, ...) {
+  if (!err)
+    return 0;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(err->hint, sizeof err->hint, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    err->hint[0] = '\0';
   return err->code;
 }

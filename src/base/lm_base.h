@@ -49,6 +49,11 @@ typedef struct lm_error {
    * exists.`), without the "DETAIL:  " label; "" otherwise. Cleared by
    * lm_err / lm_err_at, set by lm_err_detail. */
   char detail[512];
+  /* PostgreSQL's HINT text when there is one (`Use DROP TABLE to remove a
+   * table.`; a syntax error's "expected FROM, found 'FORM'"), without the
+   * "HINT:  " label; "" otherwise. Cleared by lm_err / lm_err_at, set by
+   * lm_err_hint. */
+  char hint[256];
 } lm_error;
 
 /* Sets *err (if non-NULL) to code and a printf-formatted message; returns
@@ -68,6 +73,10 @@ int lm_err_state(lm_error *err, const char *state);
 /* Records a printf-formatted DETAIL on an error already set; returns
  * err->code (0 when err is NULL). */
 int lm_err_detail(lm_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Records a printf-formatted HINT on an error already set; returns
+ * err->code (0 when err is NULL). */
+int lm_err_hint(lm_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------ allocation */

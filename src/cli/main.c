@@ -174,6 +174,8 @@ static void report(const char *file, const lm_error *e, bool sql_pos) {
     fprintf(stderr, "laminardb: error: %s\n", e->msg);
   if (e->detail[0]) /* as psql shows it */
     fprintf(stderr, "DETAIL:  %s\n", e->detail);
+  if (e->hint[0])
+    fprintf(stderr, "HINT:  %s\n", e->hint);
 }
 
 static int cmd_run(const char *file, out_fmt fmt) {

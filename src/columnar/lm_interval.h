@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "columnar/lm_columnar.h"
 
@@ -47,6 +48,18 @@ lm_iv lm_iv_from_us(int64_t us);
 /* The span interval_cmp orders by: (months * 30 + days) days + µs. */
 static inline __int128 lm_iv_span(const lm_iv *v) {
   return ((__int128)v->months * 30 + v->days) * (__int128)86400000000LL + v->us;
+}
+
+/* lm_iv_span of a stored 16-byte INTERVAL_MDN slot p ({int32 months,
+ * int32 days, int64 ns}): the value hash keys and key equality use, so
+ * that '1 mon' and '30 days' (equal under interval_cmp) hash equal. */
+static inline __int128 lm_iv_span_slot(const void *p) {
+  int32_t m, d;
+  int64_t ns;
+  memcpy(&m, p, 4);
+  memcpy(&d, (const char *)p + 4, 4);
+  memcpy(&ns, (const char *)p + 8, 8);
+  return ((__int128)m * 30 + d) * (__int128)86400000000LL + ns / 1000;
 }
 
 /* Row i of an INTERVAL (µs) or INTERVAL_MDN array (not NULL). */

@@ -131,12 +131,51 @@ static u256 round_down(u256 a, int k) {
   return a;
 }
 
+int lm_s256_add(lm_s256 *acc, lm_s256 b) {
+  u128 lo = acc->lo + b.lo;
+  lm_i128 hi;
+  if (__builtin_add_overflow(acc->hi, b.hi, &hi) ||
+      __builtin_add_overflow(hi, (lm_i128)(lo < acc->lo), &hi))
+    return -1;
+  acc->hi = hi;
+  acc->lo = lo;
+  return 0;
+}
+
+int lm_s256_add_sq(lm_s256 *acc, lm_i128 x, int64_t w) {
+  if (w == 0 || x == 0)
+    return 0;
+  u128 ax = x < 0 ? -(u128)x : (u128)x;
+  u256 q = mul128(ax, ax); /* < 2^254 */
+  uint64_t aw = w < 0 ? -(uint64_t)w : (uint64_t)w;
+  if (aw != 1 && (!muladd256(&q, aw, 0) || q.hi >> 127))
+    return -1;
+  lm_s256 d = {(lm_i128)q.hi, q.lo};
+  if (w < 0) { /* two's complement negation */
+    d.lo = ~q.lo + 1;
+    d.hi = (lm_i128)(~q.hi + (u128)(d.lo == 0));
+  }
+  return lm_s256_add(acc, d);
+}
+
 int lm_numvar_result(int64_t n, lm_i128 sx, lm_i128 sxx, int s, bool samp,
                      bool sd, int out_scale, lm_i128 *out) {
+  lm_s256 w = {sxx < 0 ? -1 : 0, (u128)sxx};
+  return lm_numvar_result256(n, sx, w, s, samp, sd, out_scale, out);
+}
+
+int lm_numvar_result256(int64_t n, lm_i128 sx, lm_s256 sxx, int s, bool samp,
+                        bool sd, int out_scale, lm_i128 *out) {
   if (n <= 0 || (samp && n <= 1))
     return LM_NUMVAR_NULL;
+  if (sxx.hi < 0) { /* not expected: a sum of squares */
+    *out = 0;
+    return 0;
+  }
   u128 asx = sx < 0 ? -(u128)sx : (u128)sx;
-  u256 num = mul128((u128)sxx, (u128)n), sq = mul128(asx, asx);
+  u256 num = {(u128)sxx.hi, sxx.lo}, sq = mul128(asx, asx);
+  if (!muladd256(&num, (uint64_t)n, 0))
+    return LM_NUMVAR_OVERFLOW;
   if (cmp256(num, sq) <= 0) {
     *out = 0; /* PostgreSQL's const_zero */
     return 0;

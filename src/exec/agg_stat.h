@@ -27,6 +27,25 @@
 int lm_numvar_result(int64_t n, lm_i128 sx, lm_i128 sxx, int s, bool samp,
                      bool sd, int out_scale, lm_i128 *out);
 
+/* A signed 256-bit integer hi * 2^128 + lo (two's complement; lo holds
+ * the low 128 bits unsigned): a numeric VAR / STDDEV's exact sum of
+ * squares, which passes 128 bits long before the result does (x of 38
+ * digits, or a BIGINT near 2^63, squared). Zero-initialize. */
+typedef struct lm_s256 {
+  lm_i128 hi;
+  unsigned __int128 lo;
+} lm_s256;
+
+/* *acc += x * x * w. -1 when the sum passes 256 bits (acc unchanged),
+ * else 0. */
+int lm_s256_add_sq(lm_s256 *acc, lm_i128 x, int64_t w);
+/* *acc += b. -1 on overflow (acc unchanged), else 0. */
+int lm_s256_add(lm_s256 *acc, lm_s256 b);
+
+/* lm_numvar_result with a 256-bit sum of squares sxx (>= 0). */
+int lm_numvar_result256(int64_t n, lm_i128 sx, lm_s256 sxx, int s, bool samp,
+                        bool sd, int out_scale, lm_i128 *out);
+
 /* PostgreSQL's float8 regression state (float8_regr_accum's array):
  * N, Sx, Sxx, Sy, Syy, Sxy, with Youngs-Cramer's updates. */
 typedef struct lm_regr {

@@ -82,6 +82,7 @@
 #include "columnar/lm_interval.h"
 #include "exec/agg_stat.h"
 #include "exec/agg_vtree.h"
+#include "exec/key_ord.h"
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
 
@@ -125,7 +126,7 @@ typedef struct agg_state {
   int64_t *nt;   /* BOOL_AND/BOOL_OR: TRUE inputs (sum of weights) */
   sbuf *sb;      /* STRING_AGG (append-only, not DISTINCT) */
   var_state *vr; /* VAR/STDDEV of floats */
-  __int128 *w2;  /* VAR/STDDEV of numeric: exact sum of squares (w: sum) */
+  lm_s256 *w2;   /* VAR/STDDEV of numeric: exact sum of squares (w: sum) */
   lm_regr *rg;   /* corr, covar_*, regr_* */
   bitcnt *bc;    /* BIT_AND/OR/XOR, retractable: per-bit counts */
   char **s;      /* MIN/MAX/first/last VARCHAR (append-only): owned copies */
@@ -167,6 +168,11 @@ struct lm_aggtable {
    * the spaces cut are kept apart: pad[g * n_keys + k] for group g (NULL
    * when no key is CHAR), spad[k] for the key in scratch */
   int32_t *pad, *spad;
+  /* INTERVAL_MDN keys are encoded as their span (interval_cmp: '1 mon'
+   * groups with '30 days'); a group shows its first value, kept apart as
+   * CHAR's padding: mdn[(g * n_keys + k) * 16] (its 16 stored bytes; NULL
+   * when no key is INTERVAL_MDN), smdn[k * 16] for the key in scratch */
+  uint8_t *mdn, *smdn;
   uint32_t *gid_buf;
   int64_t gid_cap;
   __int128 *check; /* lm_aggtable_check scratch, per group */
@@ -254,10 +260,15 @@ static bool is_by_value(const lm_agg_spec *sp) {
   return sp->kind == LM_AGG_STRING_AGG && !sp->distinct && sp->by_value;
 }
 
+/* An array or INTERVAL_MDN input: kept as its key_ord.h bytes. */
+static bool is_ord(lm_type t) {
+  return t.id == LM_TYPE_LIST || t.id == LM_TYPE_INTERVAL_MDN;
+}
 static lm_vt_kind vt_kind(lm_type t) {
-  return t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_DECIMAL128 ? LM_VT_STR
-         : is_float(t)                                      ? LM_VT_F64
-                                                            : LM_VT_INT;
+  return t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_DECIMAL128 || is_ord(t)
+             ? LM_VT_STR
+         : is_float(t) ? LM_VT_F64
+                       : LM_VT_INT;
 }
 /* How aggregate sp's input values are kept (STRING_AGG: bytes, for BYTEA
  * too). */
@@ -457,6 +468,12 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
       lm_aggtable_free(t);
       return NULL;
     }
+  for (int k = 0; k < n_keys; k++)
+    if (key_types[k].id == LM_TYPE_INTERVAL_MDN && !t->smdn &&
+        !(t->smdn = calloc((size_t)n_keys, 16))) {
+      lm_aggtable_free(t);
+      return NULL;
+    }
   lm_buf_init(&t->keys);
   lm_buf_init(&t->scratch);
   choose_layout(t);
@@ -540,6 +557,8 @@ void lm_aggtable_free(lm_aggtable *t) {
   free(t->key_off);
   free(t->pad);
   free(t->spad);
+  free(t->mdn);
+  free(t->smdn);
   free(t->gid_buf);
   free(t->check);
   free(t->wj);
@@ -588,7 +607,9 @@ static int grow_groups(lm_aggtable *t) {
       grow_arr((void **)&t->key_off, sizeof(int64_t), t->cap + 1, cap + 1) ||
       grow_arr((void **)&t->rows, sizeof(int64_t), t->cap, cap) ||
       (t->spad && grow_arr((void **)&t->pad,
-                           sizeof(int32_t) * (size_t)t->n_keys, t->cap, cap)))
+                           sizeof(int32_t) * (size_t)t->n_keys, t->cap, cap)) ||
+      (t->smdn &&
+       grow_arr((void **)&t->mdn, 16 * (size_t)t->n_keys, t->cap, cap)))
     return -1;
   for (int a = 0; a < t->n_aggs; a++) {
     agg_state *s = &t->st[a];
@@ -633,7 +654,7 @@ static int grow_groups(lm_aggtable *t) {
     case LM_AGG_STDDEV_POP:
       if (VAR_NUMERIC(sp)) {
         GROW(s->w, __int128);
-        GROW(s->w2, __int128);
+        GROW(s->w2, lm_s256);
       } else {
         GROW(s->vr, var_state);
       }
@@ -730,6 +751,7 @@ static char *list_encode(char *p, const lm_array *a, int64_t r) {
     *p++ = 1;
     switch (c->type.id) {
     case LM_TYPE_DECIMAL128:
+    case LM_TYPE_INTERVAL_MDN: /* its 16 bytes as stored */
       memcpy(p, c->values->data + (size_t)(c->offset + k) * 16, 16);
       p += 16;
       break;
@@ -801,10 +823,12 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
     *p++ = 1;
     switch (a->type.id) {
     case LM_TYPE_INTERVAL_MDN: { /* the span: '1 mon' groups with '30 days' */
-      lm_iv v = lm_iv_at(a, r);
-      __int128 sp = lm_iv_span(&v);
+      const uint8_t *slot = a->values->data + (size_t)(a->offset + r) * 16;
+      __int128 sp = lm_iv_span_slot(slot);
       memcpy(p, &sp, 16);
       p += 16;
+      if (t->smdn && k < t->n_keys) /* the value itself, for the output */
+        memcpy(t->smdn + (size_t)k * 16, slot, 16);
       break;
     }
     case LM_TYPE_DECIMAL128: /* the 16 value bytes (one scale per key) */
@@ -928,6 +952,9 @@ static int64_t find_or_add_key(lm_aggtable *t, const char *kp, size_t kl,
   if (t->pad)
     memcpy(t->pad + g * t->n_keys, t->spad,
            sizeof(int32_t) * (size_t)t->n_keys);
+  if (t->mdn)
+    memcpy(t->mdn + (size_t)g * (size_t)t->n_keys * 16, t->smdn,
+           16 * (size_t)t->n_keys);
   t->key_off[g + 1] = (int64_t)t->keys.len;
   t->hashes[g] = h;
   t->slots[i] = (uint32_t)(g + 1);
@@ -1050,6 +1077,15 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
                        const int32_t *sel, int64_t n, uint32_t *gids,
                        lm_error *err) {
   bool nulls;
+  if (t->n_keys == 0 && n > 0) { /* a global aggregate: one lookup */
+    const int64_t *none[1] = {NULL};
+    int64_t g = find_or_add_fixed(t, none, 0, 0);
+    if (g < 0)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+    for (int64_t j = 0; j < n; j++)
+      gids[j] = (uint32_t)g;
+    return 0;
+  }
   if (fixed_keys(t, keys, &nulls)) {
     const int64_t *v[8];
     int nk = t->n_keys;
@@ -1282,17 +1318,27 @@ int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
       /* fast path: no running sum can leave int64 when every touched
        * state is within INT64_MAX - n * max|v| of zero */
       uint64_t m = 0;
-      for (int64_t j = 0; j < n; j++) {
-        int64_t r = sel ? sel[j] : j;
-        uint64_t av = v[r] < 0 ? 0 - (uint64_t)v[r] : (uint64_t)v[r];
-        if (!(x->null_count && isnull(x, r)) && av > m)
-          m = av;
+      if (!sel && !x->null_count) { /* a loop the compiler vectorizes */
+        for (int64_t j = 0; j < n; j++) {
+          uint64_t av = v[j] < 0 ? 0 - (uint64_t)v[j] : (uint64_t)v[j];
+          m = av > m ? av : m;
+        }
+      } else {
+        for (int64_t j = 0; j < n; j++) {
+          int64_t r = sel ? sel[j] : j;
+          uint64_t av = v[r] < 0 ? 0 - (uint64_t)v[r] : (uint64_t)v[r];
+          if (!(x->null_count && isnull(x, r)) && av > m)
+            m = av;
+        }
       }
       unsigned __int128 bound = (unsigned __int128)m * (uint64_t)n;
       bool ok = bound < (unsigned __int128)INT64_MAX;
       if (ok) {
         int64_t lim = INT64_MAX - (int64_t)bound;
-        for (int64_t j = 0; j < n && ok; j++) {
+        uint32_t d = 0; /* every row in one group: one state to check */
+        for (int64_t j = 0; j < n; j++)
+          d |= gids[j] ^ gids[0];
+        for (int64_t j = 0; j < (d ? n : n > 0) && ok; j++) {
           int64_t c = s->i[gids[j]];
           ok = c <= lim && c >= -lim;
         }
@@ -1401,7 +1447,7 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
       if (s->vr)
         memset(&s->vr[g], 0, sizeof s->vr[g]);
       if (s->w2)
-        s->w2[g] = 0;
+        memset(&s->w2[g], 0, sizeof s->w2[g]);
       if (s->rg)
         memset(&s->rg[g], 0, sizeof s->rg[g]);
       if (s->bc)
@@ -1612,6 +1658,12 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
       fsum_add(&s->fs[g], v->f, w);
       if (s->cnt[g] + w == 0)
         memset(&s->fs[g], 0, sizeof s->fs[g]);
+    } else if (sp->in_type.id == LM_TYPE_DECIMAL128) {
+      /* sum(DISTINCT numeric): the encoded value (get_val) */
+      __int128 d;
+      if (__builtin_mul_overflow(dec_decode(v->s), (__int128)w, &d) ||
+          __builtin_add_overflow(s->w[g], d, &s->w[g]))
+        return numeric_overflow(err);
     } else if (sp->kind == LM_AGG_AVG || SUM_WIDE(t, sp)) {
       s->w[g] += (__int128)v->i * w;
     } else {
@@ -1704,12 +1756,10 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
     if (VAR_NUMERIC(sp)) { /* exact sums of x and x^2, weighted */
       __int128 x = sp->in_type.id == LM_TYPE_DECIMAL128 ? dec_decode(v->s)
                                                         : (__int128)v->i;
-      __int128 xw, x2, x2w;
+      __int128 xw;
       if (__builtin_mul_overflow(x, (__int128)w, &xw) ||
           __builtin_add_overflow(s->w[g], xw, &s->w[g]) ||
-          __builtin_mul_overflow(x, x, &x2) ||
-          __builtin_mul_overflow(x2, (__int128)w, &x2w) ||
-          __builtin_add_overflow(s->w2[g], x2w, &s->w2[g]))
+          lm_s256_add_sq(&s->w2[g], x, w)) /* 256 bits: x^2 passes 128 */
         return numeric_overflow(err);
       break;
     }
@@ -1796,6 +1846,10 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
     return 0;
   bool nulls = x->null_count > 0;
   /* the common cases in tight loops */
+  if (sp->kind == LM_AGG_COUNT && one && !nulls) {
+    s->cnt[gids[0]] += n;
+    return 0;
+  }
   if (sp->kind == LM_AGG_COUNT) {
     for (int64_t j = 0; j < n; j++) {
       int64_t r = sel ? sel[j] : j;
@@ -1807,6 +1861,21 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
   if (sp->kind == LM_AGG_SUM && !is_float(sp->in_type) && !wj &&
       !SUM_WIDE(t, sp)) {
     const int64_t *v = lm_array_i64(x);
+    if (one) { /* one group: the running sum in a register */
+      uint32_t g = gids[0];
+      int64_t sum = s->i[g], c = 0;
+      for (int64_t j = 0; j < n; j++) {
+        int64_t r = sel ? sel[j] : j;
+        if (nulls && isnull(x, r))
+          continue;
+        if (lm_add_overflow_i64(sum, v[r], &sum))
+          return sum_overflow(sp, err);
+        c++;
+      }
+      s->i[g] = sum;
+      s->cnt[g] += c;
+      return 0;
+    }
     for (int64_t j = 0; j < n; j++) {
       int64_t r = sel ? sel[j] : j;
       if (nulls && isnull(x, r))
@@ -1855,6 +1924,21 @@ static int accumulate_one(lm_aggtable *t, int a, const lm_array *x,
   if ((sp->kind == LM_AGG_AVG || SUM_WIDE(t, sp)) &&
       x->type.id == LM_TYPE_INT64) {
     const int64_t *v = lm_array_i64(x);
+    if (one) { /* one group (no weights): the sum in registers */
+      uint32_t g = gids[0];
+      __int128 sum = 0;
+      int64_t c = 0;
+      for (int64_t j = 0; j < n; j++) {
+        int64_t r = sel ? sel[j] : j;
+        if (nulls && isnull(x, r))
+          continue;
+        sum += v[r];
+        c++;
+      }
+      s->w[g] += sum;
+      s->cnt[g] += c;
+      return 0;
+    }
     for (int64_t j = 0; j < n; j++) {
       int64_t r = sel ? sel[j] : j;
       if (nulls && isnull(x, r))
@@ -2155,6 +2239,41 @@ static int accumulate_regr(lm_aggtable *t, int a, const lm_array *y,
   return 0;
 }
 
+/* An array (LIST) or INTERVAL_MDN input x as a BINARY array of its rows'
+ * key_ord.h encodings (NULLs kept): what count(DISTINCT), min and max
+ * compare (PostgreSQL's array_cmp / interval_cmp order). value: an
+ * INTERVAL_MDN's 16 stored bytes follow its span (not for DISTINCT, where
+ * '1 mon' and '30 days' are one value), so that min / max give the value
+ * itself back. -1 on OOM. */
+static int ord_input(const lm_array *x, bool value, lm_array **out) {
+  lm_builder b;
+  if (lm_builder_init(&b, lm_type_make(LM_TYPE_BINARY), x->length))
+    return -1;
+  lm_buf e;
+  lm_buf_init(&e);
+  int rc = 0;
+  for (int64_t r = 0; r < x->length && !rc; r++) {
+    if (lm_array_is_null(x, r)) {
+      lm_builder_append_null(&b);
+      continue;
+    }
+    e.len = 0;
+    rc = lm_ord_encode(&e, x, r);
+    if (!rc && value && x->type.id == LM_TYPE_INTERVAL_MDN)
+      rc =
+          lm_buf_append(&e, x->values->data + (size_t)(x->offset + r) * 16, 16);
+    if (!rc)
+      lm_builder_append_str(&b, e.data ? e.data : "", (int32_t)e.len);
+  }
+  lm_buf_free(&e);
+  if (rc || lm_builder_finish(&b, out)) {
+    lm_builder_free(&b);
+    return -1;
+  }
+  lm_builder_free(&b);
+  return 0;
+}
+
 int lm_aggtable_accumulate_w(lm_aggtable *t, lm_array *const *in,
                              const int64_t *weights, const int32_t *sel,
                              int64_t n, const uint32_t *gids, lm_error *err) {
@@ -2186,12 +2305,20 @@ int lm_aggtable_accumulate_w(lm_aggtable *t, lm_array *const *in,
   for (int a = 0; a < t->n_aggs; a++) {
     if (t->aggs[a].kind == LM_AGG_PAIR)
       continue;
+    lm_array *x = in[a], *ox = NULL;
+    if (x && is_ord(x->type) && t->aggs[a].kind != LM_AGG_COUNT_STAR &&
+        t->aggs[a].kind != LM_AGG_REGR) {
+      if (ord_input(x, !is_distinct(&t->aggs[a]), &ox))
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      x = ox;
+    }
     int rc =
         t->aggs[a].kind == LM_AGG_REGR
             ? accumulate_regr(t, a, in[a], in[a + 1], sel, n, gids, wj, err)
         : is_distinct(&t->aggs[a])
-            ? accumulate_distinct(t, a, in[a], sel, n, gids, wj, err)
-            : accumulate_one(t, a, in[a], sel, n, gids, wj, one, err);
+            ? accumulate_distinct(t, a, x, sel, n, gids, wj, err)
+            : accumulate_one(t, a, x, sel, n, gids, wj, one, err);
+    lm_array_release(ox);
     if (rc)
       return rc;
   }
@@ -2207,12 +2334,29 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
 /* ---------------------------------------------------------- results */
 
 static const char *decode_key(lm_builder *b, lm_type t, const char *p,
-                              int32_t pad) {
+                              int32_t pad, const uint8_t *mdn) {
   if (*p++ == 0) {
     lm_builder_append_null(b);
     return p;
   }
   switch (t.id) {
+  case LM_TYPE_INTERVAL_MDN: { /* the group's first value (mdn) */
+    lm_value v;
+    memset(&v, 0, sizeof v);
+    v.type = t;
+    if (mdn) {
+      memcpy(&v.v.mdn.months, mdn, 4);
+      memcpy(&v.v.mdn.days, mdn + 4, 4);
+      memcpy(&v.v.mdn.ns, mdn + 8, 8);
+    } else { /* no copy: the span as days and µs */
+      __int128 sp;
+      memcpy(&sp, p, 16);
+      v.v.mdn.days = (int32_t)(sp / 86400000000LL);
+      v.v.mdn.ns = (int64_t)(sp % 86400000000LL) * 1000;
+    }
+    lm_builder_append_value(b, &v);
+    return p + 16;
+  }
   case LM_TYPE_LIST: { /* a SQL array: list_encode's items */
     int32_t len;
     memcpy(&len, p, 4);
@@ -2222,7 +2366,9 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p,
       return end;
     lm_type it = t.node->children[0].type;
     while (q < end)
-      q = decode_key(items, it, q, 0);
+      q = decode_key(items, it, q, 0,
+                     it.id == LM_TYPE_INTERVAL_MDN ? (const uint8_t *)q + 1
+                                                   : NULL);
     lm_builder_list_end(b);
     return end;
   }
@@ -2270,7 +2416,17 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p,
 }
 
 static void append_val(lm_builder *b, lm_type t, const lm_vval *v) {
-  if (t.id == LM_TYPE_DECIMAL128)
+  if (t.id == LM_TYPE_INTERVAL_MDN && v->len == 32) { /* span, value */
+    lm_value iv;
+    memset(&iv, 0, sizeof iv);
+    iv.type = t;
+    memcpy(&iv.v.mdn.months, v->s + 16, 4);
+    memcpy(&iv.v.mdn.days, v->s + 20, 4);
+    memcpy(&iv.v.mdn.ns, v->s + 24, 8);
+    lm_builder_append_value(b, &iv);
+  } else if (is_ord(t)) /* min/max(arr): ord_input's bytes */
+    lm_ord_decode(b, t, v->s ? v->s : "", v->len);
+  else if (t.id == LM_TYPE_DECIMAL128)
     lm_dec_append(b, v->len == 16 ? dec_decode(v->s) : 0);
   else if (t.id == LM_TYPE_UTF8)
     lm_builder_append_str(b, v->s ? v->s : "", v->len);
@@ -2446,7 +2602,9 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
     const char *p = t->keys.data + t->key_off[g];
     for (int k = 0; k < t->n_keys; k++)
       p = decode_key(&bb->cols[k], t->key_types[k], p,
-                     t->pad ? t->pad[g * t->n_keys + k] : 0);
+                     t->pad ? t->pad[g * t->n_keys + k] : 0,
+                     t->mdn ? t->mdn + ((size_t)g * (size_t)t->n_keys + k) * 16
+                            : NULL);
     for (int a = 0; a < t->n_aggs; a++) {
       const lm_agg_spec *sp = &t->aggs[a];
       const agg_state *s = &t->st[a];
@@ -2567,8 +2725,8 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
           bool sd =
               sp->kind == LM_AGG_STDDEV_SAMP || sp->kind == LM_AGG_STDDEV_POP;
           int sc = sp->in_type.id == LM_TYPE_DECIMAL128 ? sp->in_type.scale : 0;
-          int rc = lm_numvar_result(c, s->w[g], s->w2[g], sc, samp, sd,
-                                    sp->out_type.scale, &q);
+          int rc = lm_numvar_result256(c, s->w[g], s->w2[g], sc, samp, sd,
+                                       sp->out_type.scale, &q);
           if (rc == LM_NUMVAR_OVERFLOW)
             return numeric_overflow(err);
           if (rc)
@@ -2681,6 +2839,11 @@ int lm_aggtable_intern(lm_aggtable *dst, const lm_aggtable *src,
       for (int k = 0; k < dst->n_keys; k++)
         dst->spad[k] =
             src->pad && k < src->n_keys ? src->pad[g * src->n_keys + k] : 0;
+    if (dst->smdn) /* INTERVAL_MDN keys: the first value */
+      for (int k = 0; k < dst->n_keys; k++)
+        if (src->mdn && k < src->n_keys)
+          memcpy(dst->smdn + (size_t)k * 16,
+                 src->mdn + ((size_t)g * (size_t)src->n_keys + k) * 16, 16);
     if (src != dst) /* the hash is the same: no copy, no rehash */
       d = find_or_add_key(dst, kp, kl, src->hashes[g]);
     else {
@@ -2872,7 +3035,7 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
       case LM_AGG_STDDEV_POP:
         if (VAR_NUMERIC(sp)) {
           if (__builtin_add_overflow(d->w[x], s->w[y], &d->w[x]) ||
-              __builtin_add_overflow(d->w2[x], s->w2[y], &d->w2[x]))
+              lm_s256_add(&d->w2[x], s->w2[y]))
             return numeric_overflow(err);
           break;
         }

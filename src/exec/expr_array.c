@@ -347,6 +347,71 @@ static int ctor(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   return rc;
 }
 
+static int cmp_i64s(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* Integers of any width, or both of one DATE / TIMESTAMP type. */
+static bool set_types(lm_type x, lm_type c) {
+  if (lm_type_is_integer(x) && lm_type_is_integer(c))
+    return x.id != LM_TYPE_UINT64 && c.id != LM_TYPE_UINT64;
+  return (x.id == LM_TYPE_DATE32 || x.id == LM_TYPE_TIMESTAMP) &&
+         lm_type_eq(x, c);
+}
+
+/* x = ANY (arr) / x <> ALL (arr) of one constant array arr (row 0 of a,
+ * not NULL, items c[s, t)) of integers, dates or timestamps: a sorted set
+ * of its items, each row one binary search (expr_inset.c does so for IN
+ * lists). 0 done (*out), -1 not this case, else an error code. */
+static int any_set(const lm_bexpr *e, const lm_array *x, const lm_array *c,
+                   int64_t s, int64_t t, int64_t n, bool all, lm_array **out,
+                   lm_error *err) {
+  if (t - s < 16 || (all ? e->op != LM_OP_NE : e->op != LM_OP_EQ) ||
+      x->type.id == LM_TYPE_NULL || !set_types(x->type, c->type))
+    return -1;
+  int64_t *v = malloc(sizeof *v * (size_t)(t - s)), m = 0;
+  if (!v)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  bool unknown = false;
+  for (int64_t k = s; k < t; k++) {
+    if (nul(c, k))
+      unknown = true;
+    else
+      v[m++] = lm_array_get_i64(c, k);
+  }
+  qsort(v, (size_t)m, sizeof *v, cmp_i64s);
+  lm_builder b;
+  if (lm_out_fixed(&b, lm_type_make(LM_TYPE_BOOL), n)) {
+    free(v);
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (nul(x, i)) {
+      lm_out_null(&b, i);
+      continue;
+    }
+    int64_t y = lm_array_get_i64(x, i), lo = 0, hi = m;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (v[mid] < y)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    bool hit = lo < m && v[lo] == y; /* x equals an item */
+    if (hit) {
+      if (!all) /* = ANY: true; <> ALL: false */
+        lm_bit_set(b.values, i);
+    } else if (unknown) /* a NULL item: unknown either way */
+      lm_out_null(&b, i);
+    else if (all)
+      lm_bit_set(b.values, i);
+  }
+  free(v);
+  return lm_out_finish(&b, out, err);
+}
+
 /* x op ANY|ALL (arr), PostgreSQL's NULL rules; a constant array is
  * evaluated once. */
 static int any_all(const lm_bexpr *e, const lm_batch *in, lm_array **out,
@@ -360,13 +425,23 @@ static int any_all(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return rc;
   }
   bool all = e->negated;
+  const lm_array *c = a->type.id == LM_TYPE_NULL ? NULL : a->children[0];
+  if (one && c && !nul(a, 0)) { /* a long constant list: a sorted set */
+    int64_t s0, t0;
+    lm_array_list_range(a, 0, &s0, &t0);
+    rc = any_set(e, x, c, s0, t0, n, all, out, err);
+    if (rc != -1) {
+      lm_array_release(x);
+      lm_array_release(a);
+      return rc;
+    }
+  }
   lm_builder b;
   if (lm_out_fixed(&b, lm_type_make(LM_TYPE_BOOL), n)) {
     lm_array_release(x);
     lm_array_release(a);
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   }
-  const lm_array *c = a->type.id == LM_TYPE_NULL ? NULL : a->children[0];
   for (int64_t i = 0; i < n; i++) {
     int64_t ai = one ? 0 : i;
     if (!c || nul(a, ai)) {

@@ -1466,6 +1466,11 @@ done:
 static int to_ts_parse(const char *s, size_t sl, const char *p, size_t pl,
                        int64_t *out) {
   int64_t y = 1, mo = 1, d = 1, h = 0, mi = 0, sec = 0, us = 0;
+  /* DDD; ISO IYYY / IW / ID / IDDD; TZH / TZM; Q (read, unused); a year of
+   * fewer digits (YYY, YY, Y: PostgreSQL's nearest to 2020) */
+  int64_t doy = 0, iy = 0, iw = 0, idw = 0, iddd = 0, tzh = 0, tzm = 0, q = 0,
+          py = 0;
+  bool tzneg = false, has_iy = false, has_py = false;
   bool pm = false, ampm = false;
   const char *se = s + sl, *pe = p + pl;
   while (p < pe) {
@@ -1478,9 +1483,69 @@ static int to_ts_parse(const char *s, size_t sl, const char *p, size_t pl,
     int64_t *dst = NULL;
     int64_t scale = 1;
 #define IS(kw) (rest >= sizeof(kw) - 1 && pre(p, kw))
-    if (IS("YYYY"))
+    if (IS("IYYY"))
+      dst = &iy, width = 4, p += 4, has_iy = true;
+    else if (IS("IDDD"))
+      dst = &iddd, width = 3, p += 4;
+    else if (IS("IW"))
+      dst = &iw, width = 2, p += 2;
+    else if (IS("ID"))
+      dst = &idw, width = 1, p += 2;
+    else if (IS("DDD"))
+      dst = &doy, width = 3, p += 3;
+    else if (IS("YYYY"))
       dst = &y, width = 4, p += 4;
-    else if (IS("HH24"))
+    else if (IS("YYY") || IS("YY") || IS("Y")) {
+      width = IS("YYY") ? 3 : IS("YY") ? 2 : 1;
+      dst = &py, p += width, has_py = true;
+    } else if (IS("TZH")) {
+      p += 3;
+      while (s < se && *s == ' ')
+        s++;
+      tzneg = s < se && *s == '-';
+      if (s < se && (*s == '-' || *s == '+'))
+        s++;
+      dst = &tzh, width = 2;
+    } else if (IS("TZM"))
+      dst = &tzm, width = 2, p += 3;
+    else if (IS("Q"))
+      dst = &q, width = 1, p += 1;
+    else if (IS("RM")) { /* a Roman month, I to XII */
+      static const char *const rm[] = {"XII", "XI", "X",  "IX",  "VIII", "VII",
+                                       "VI",  "V",  "IV", "III", "II",   "I"};
+      static const int rmv[] = {12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+      p += 2;
+      while (s < se && *s == ' ')
+        s++;
+      int k = 0;
+      for (; k < 12; k++) {
+        size_t n = strlen(rm[k]);
+        if ((size_t)(se - s) >= n && !strncasecmp(s, rm[k], n)) {
+          s += n;
+          break;
+        }
+      }
+      if (k == 12)
+        return -1;
+      mo = rmv[k];
+      continue;
+    } else if (IS("DAY") || IS("DY")) { /* a day's name: read, unused */
+      bool full = IS("DAY");
+      p += full ? 3 : 2;
+      while (s < se && *s == ' ')
+        s++;
+      int k = 0;
+      for (; k < 7; k++) {
+        size_t n = full ? strlen(day_names[k]) : 3;
+        if ((size_t)(se - s) >= n && !strncasecmp(s, day_names[k], n)) {
+          s += n;
+          break;
+        }
+      }
+      if (k == 7)
+        return -1;
+      continue;
+    } else if (IS("HH24"))
       dst = &h, width = 2, p += 4;
     else if (IS("HH12"))
       dst = &h, width = 2, p += 4, ampm = true;
@@ -1563,6 +1628,38 @@ static int to_ts_parse(const char *s, size_t sl, const char *p, size_t pl,
     s++;
   if (s < se)
     return -1;
+  (void)q;
+  if (has_py) /* PostgreSQL's adjust_partial_year_to_2020 */
+    y = py < 70     ? py + 2000
+        : py < 100  ? py + 1900
+        : py < 520  ? py + 2000
+        : py < 1000 ? py + 1000
+                    : py;
+  if (has_iy || iw || idw || iddd) { /* an ISO 8601 week date */
+    int64_t yy = has_iy ? iy : y;
+    int64_t j4 = lm_days_from_civil(yy, 1, 4);
+    int64_t mon1 = j4 - ((j4 % 7 + 7 + 3) % 7); /* week 1's Monday */
+    int64_t days = iddd ? mon1 + iddd - 1
+                        : mon1 + (iw ? iw - 1 : 0) * 7 + (idw ? idw - 1 : 0);
+    int64_t tod = h, tmi = mi, ts2 = sec;
+    if (ampm) {
+      if (h < 1 || h > 12)
+        return -2;
+      tod = h % 12 + (pm ? 12 : 0);
+    }
+    *out = (days * 86400 + tod * 3600 + tmi * 60 + ts2) * LM_US_PER_SEC + us;
+    return 0;
+  }
+  if (doy) { /* DDD: the day of the year */
+    if (doy < 1 || doy > (lm_days_in_month(y, 2) == 29 ? 366 : 365))
+      return -2;
+    int64_t days = lm_days_from_civil(y, 1, 1) + doy - 1;
+    int64_t cy;
+    unsigned cm, cd;
+    lm_civil_from_days(days, &cy, &cm, &cd);
+    mo = cm;
+    d = cd;
+  }
   if (ampm) {
     if (h < 1 || h > 12)
       return -2;
@@ -1576,6 +1673,8 @@ static int to_ts_parse(const char *s, size_t sl, const char *p, size_t pl,
           mi * 60 + sec) *
              LM_US_PER_SEC +
          us;
+  if (tzh || tzm) /* TZH:TZM, the input's offset east of UTC */
+    *out -= (tzneg ? -1 : 1) * (tzh * 3600 + tzm * 60) * LM_US_PER_SEC;
   return 0;
 }
 

@@ -237,6 +237,43 @@ static void fmt_interval(lm_buf *o, int64_t us) {
   }
 }
 
+/* A SMALLINT/INT/TINYINT column widened to BIGINT type `to` (never out of
+ * range) in one loop: a new values buffer, a's validity bitmap shared
+ * (callers pass a->offset == 0 when a has one). NULL rows hold 0, as the
+ * builder writes them. *out: a new reference; LM_ERR_NOMEM on OOM. */
+static int widen_to_i64(const lm_array *a, lm_type to, lm_array **out,
+                        lm_error *err) {
+  int64_t n = a->length;
+  lm_buffer *vb = lm_buffer_new(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+  if (!vb)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int64_t *o = (int64_t *)vb->data;
+  if (a->type.id == LM_TYPE_INT32) {
+    const int32_t *v = lm_array_i32(a);
+    for (int64_t i = 0; i < n; i++)
+      o[i] = v[i];
+  } else if (a->type.id == LM_TYPE_INT16) {
+    const int16_t *v = lm_array_i16(a);
+    for (int64_t i = 0; i < n; i++)
+      o[i] = v[i];
+  } else {
+    const int8_t *v = lm_array_i8(a);
+    for (int64_t i = 0; i < n; i++)
+      o[i] = v[i];
+  }
+  lm_buffer *vd = NULL;
+  int64_t nulls = 0;
+  if (a->validity && a->null_count > 0) {
+    vd = lm_buffer_retain(a->validity);
+    nulls = a->null_count;
+    for (int64_t i = 0; i < n; i++)
+      if (lm_array_is_null(a, i))
+        o[i] = 0;
+  }
+  *out = lm_array_new(to, n, nulls, 0, vd, vb, NULL, 0, NULL, NULL);
+  return *out ? 0 : lm_err(err, LM_ERR_NOMEM, "out of memory");
+}
+
 static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
                       lm_array **out, lm_error *err) {
   lm_type_id from = a->type.id;
@@ -279,6 +316,11 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     return lm_tz_cast(e, a, to, out, err);
   if (lm_types_cast_handles(a->type, to)) /* expr_types.c */
     return lm_types_cast(e, a, to, out, err);
+  if (to.id == LM_TYPE_INT64 &&
+      (from == LM_TYPE_INT32 || from == LM_TYPE_INT16 ||
+       from == LM_TYPE_INT8) &&
+      (!a->validity || a->offset == 0))
+    return widen_to_i64(a, to, out, err);
   lm_builder b;
   if (lm_builder_init(&b, to, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1562,7 +1604,8 @@ static int cmp_values(const lm_array *a, int64_t i, const lm_array *b,
 }
 
 /* GREATEST / LEAST (NULL arguments ignored; NULL only when all are) and
- * NULLIF(a, b) (a, or NULL when a = b), all over one common type. */
+ * NULLIF(a, b) (a, or NULL when a = b), all over one common type; NULLIF's
+ * optional third argument is the value returned (a in its own type, e's). */
 static int cond_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                      lm_error *err) {
   int64_t n = in->num_rows;
@@ -1580,8 +1623,8 @@ static int cond_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
         lm_builder_append_null(&b);
       else if (!lm_farg_null(a[1], i) && !cmp_values(a[0], i, a[1], i))
         lm_builder_append_null(&b);
-      else
-        lm_builder_append_from(&b, a[0], i);
+      else /* a third argument: the first in its own type (func_bind.c) */
+        lm_builder_append_from(&b, a[e->n_args == 3 ? 2 : 0], i);
     }
   } else {
     int sign = e->fn == LM_FN_GREATEST ? 1 : -1;
@@ -1627,7 +1670,7 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return lm_jsonfn_eval(e, in, out, err);
   if (e->fn >= LM_FN_JSON_PATH && e->fn <= LM_FN_JSONB_DELETE)
     return lm_json2_eval(e, in, out, err); /* expr_json2.c */
-  if (e->fn == LM_FN_REGEXP_COUNT)
+  if (e->fn == LM_FN_REGEXP_COUNT || e->fn == LM_FN_REGEXP_INSTR)
     return lm_regexfn_eval(e, in, out, err); /* expr_regexfn.c */
   if (e->fn == LM_FN_DATE_BIN)
     return lm_datebin_eval(e, in, out, err); /* expr_datebin.c */

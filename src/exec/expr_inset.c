@@ -3,6 +3,8 @@
 #include "exec/expr_inset.h"
 #include "exec/expr_num.h"
 
+#include "columnar/lm_decimal.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,12 +100,14 @@ static bool leaf_parts(const lm_bexpr *t, const lm_bexpr **xo,
   if (a->kind == LM_BX_LITERAL || b->kind != LM_BX_LITERAL)
     return false;
   lm_type_id at = a->type.id;
-  if (!(int_like(at) || at == LM_TYPE_FLOAT64 ||
+  if (!(int_like(at) || at == LM_TYPE_FLOAT64 || at == LM_TYPE_DECIMAL128 ||
         (at == LM_TYPE_UTF8 && !lm_type_is_bpchar(a->type))))
     return false;
   if (!b->lit.is_null &&
-      !(lm_type_eq(a->type, b->type) || (int_type(at) && int_type(b->type.id))))
-    return false;
+      !(lm_type_eq(a->type, b->type) ||
+        (int_type(at) && int_type(b->type.id)) ||
+        (at == LM_TYPE_DECIMAL128 && b->type.id == LM_TYPE_DECIMAL128)))
+    return false; /* (a DECIMAL of another scale: rescaled, dec_at) */
   if (!b->lit.is_null && b->type.id == LM_TYPE_FLOAT64 && isnan(b->lit.v.f))
     return false; /* NaN = NaN is true in PostgreSQL */
   *xo = a;
@@ -129,6 +133,35 @@ static int cmp_str(const void *x, const void *y) {
 static int cmp_f64(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return (a > b) - (a < b);
+}
+
+static int cmp_i128(const void *x, const void *y) {
+  __int128 a, b;
+  memcpy(&a, x, sizeof a);
+  memcpy(&b, y, sizeof b);
+  return (a > b) - (a < b);
+}
+
+/* A DECIMAL128 literal's unscaled value at scale `scale` (*v); false
+ * when no value of that scale equals it (1.005 at scale 2, or beyond 38
+ * digits): the term can match no row. */
+static bool dec_at(const lm_bexpr *k, int scale, __int128 *v) {
+  const lm_value *l = &k->lit;
+  __int128 x = (__int128)(((unsigned __int128)(uint64_t)l->v.d128.hi << 64) |
+                          (uint64_t)l->v.d128.lo);
+  const __int128 lim = (__int128)1 << 126;
+  for (int s = k->type.scale; s < scale; s++) {
+    if (x > lim / 10 || x < -lim / 10)
+      return false;
+    x *= 10;
+  }
+  for (int s = k->type.scale; s > scale; s--) {
+    if (x % 10)
+      return false;
+    x /= 10;
+  }
+  *v = x;
+  return true;
 }
 
 const lm_inset *lm_inset_build(lm_bexpr *const *leaves, int n, lm_arena *a) {
@@ -171,9 +204,11 @@ const lm_inset *lm_inset_build(lm_bexpr *const *leaves, int n, lm_arena *a) {
     s->strs = lm_arena_alloc(a, sizeof *s->strs * cnt);
   else if (t == LM_TYPE_FLOAT64)
     s->dbls = lm_arena_alloc(a, sizeof *s->dbls * cnt);
+  else if (t == LM_TYPE_DECIMAL128)
+    s->decs = lm_arena_alloc(a, sizeof *s->decs * cnt);
   else
     s->ints = lm_arena_alloc(a, sizeof *s->ints * cnt);
-  if (!s->strs && !s->dbls && !s->ints)
+  if (!s->strs && !s->dbls && !s->ints && !s->decs)
     return NULL;
   int64_t m = 0;
   for (int i = 0; i < n; i++) {
@@ -185,6 +220,9 @@ const lm_inset *lm_inset_build(lm_bexpr *const *leaves, int n, lm_arena *a) {
       s->strs[m].len = k->lit.v.s.len;
     } else if (t == LM_TYPE_FLOAT64) {
       s->dbls[m] = k->lit.v.f;
+    } else if (t == LM_TYPE_DECIMAL128) {
+      if (!dec_at(k, x0->type.scale, &s->decs[m]))
+        continue; /* equals no value of x's scale */
     } else {
       s->ints[m] = k->lit.v.i;
     }
@@ -196,6 +234,11 @@ const lm_inset *lm_inset_build(lm_bexpr *const *leaves, int n, lm_arena *a) {
     for (int64_t i = 0; i < m; i++)
       if (!u || cmp_str(&s->strs[u - 1], &s->strs[i]))
         s->strs[u++] = s->strs[i];
+  } else if (t == LM_TYPE_DECIMAL128) {
+    qsort(s->decs, (size_t)m, sizeof *s->decs, cmp_i128);
+    for (int64_t i = 0; i < m; i++)
+      if (!u || s->decs[u - 1] != s->decs[i])
+        s->decs[u++] = s->decs[i];
   } else if (t == LM_TYPE_FLOAT64) {
     qsort(s->dbls, (size_t)m, sizeof *s->dbls, cmp_f64);
     for (int64_t i = 0; i < m; i++)
@@ -278,6 +321,18 @@ static bool has_str(const lm_inset *s, const char *p, int32_t len) {
   return lo < s->n && !cmp_bytes(s->strs[lo].p, s->strs[lo].len, p, len);
 }
 
+static bool has_dec(const lm_inset *s, __int128 v) {
+  int64_t lo = 0, hi = s->n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (s->decs[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < s->n && s->decs[lo] == v;
+}
+
 static bool has_dbl(const lm_inset *s, double v) {
   int64_t lo = 0, hi = s->n;
   while (lo < hi) {
@@ -345,9 +400,12 @@ int lm_inset_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   }
   lm_type_id t = x->type.id;
   bool str = s->type.id == LM_TYPE_UTF8, dbl = s->type.id == LM_TYPE_FLOAT64;
+  bool dec = s->type.id == LM_TYPE_DECIMAL128;
   if (t != LM_TYPE_NULL &&
       ((t == LM_TYPE_UTF8) != str || (t == LM_TYPE_FLOAT64) != dbl ||
-       (!str && !dbl && !int_like(t)))) {
+       (t == LM_TYPE_DECIMAL128) != dec ||
+       (dec && !lm_type_eq(x->type, s->type)) ||
+       (!str && !dbl && !dec && !int_like(t)))) {
     lm_array_release(owned);
     return -1;
   }
@@ -370,6 +428,8 @@ int lm_inset_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       hit = has_str(s, p, len);
     } else if (t == LM_TYPE_FLOAT64) {
       hit = has_dbl(s, lm_array_f64(x)[i]);
+    } else if (t == LM_TYPE_DECIMAL128) {
+      hit = has_dec(s, lm_dec_get(x, i));
     } else if (t == LM_TYPE_INT16) {
       hit = has_int(s, lm_array_i16(x)[i]);
     } else if (t == LM_TYPE_INT32 || t == LM_TYPE_DATE32) {

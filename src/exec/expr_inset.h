@@ -19,15 +19,16 @@ struct lm_arena;
 
 typedef struct lm_inset {
   lm_type type;  /* x's type (INT16/32/64, TIMESTAMP, INTERVAL, DATE32, UTF8,
-                    FLOAT64) */
+                    FLOAT64, DECIMAL128) */
   int64_t n;     /* distinct constants */
   int64_t *ints; /* sorted, for the integer-like types */
   struct lm_inset_str {
     const char *p;
     int32_t len;
-  } * strs;      /* sorted by bytes, for UTF8 */
-  double *dbls;  /* sorted, for FLOAT64 (no NaN among them) */
-  bool has_null; /* a term is NULL: a miss is NULL, not FALSE */
+  } * strs;       /* sorted by bytes, for UTF8 */
+  double *dbls;   /* sorted, for FLOAT64 (no NaN among them) */
+  __int128 *decs; /* sorted unscaled values, for DECIMAL128 (x's scale) */
+  bool has_null;  /* a term is NULL: a miss is NULL, not FALSE */
 } lm_inset;
 
 /* Fewest terms worth a set (shorter chains evaluate as they are). */

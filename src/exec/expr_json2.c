@@ -32,6 +32,9 @@ static int bad_json(lm_error *err, const lm_bexpr *e, int rc,
   } else if (rc == 3) {
     lm_fn_error(err, e, "54001", "stack depth limit exceeded");
     return LM_ERR_EXEC;
+  } else if (rc == 4) { /* lm_jsonv.h: beyond numeric's range */
+    lm_fn_error(err, e, "22003", "value overflows numeric format");
+    return LM_ERR_EXEC;
   } else {
     lm_fn_error(err, e, "22P02", "invalid input syntax for type json");
   }
@@ -211,26 +214,44 @@ typedef struct fctx {
   lm_buf tmp;
 } fctx;
 
-/* Appends value i of argument array a (txt: its text form, for the types
- * that need one) as JSON, PostgreSQL's to_json. */
-static int put_json_value(lm_buf *o, const lm_array *a, const lm_array *txt,
-                          int64_t i) {
-  if (lm_farg_null(a, i))
-    return lm_buf_puts(o, "null");
-  lm_type t = a->type;
-  int32_t l;
-  if (t.id == LM_TYPE_UTF8) {
-    const char *s = lm_array_str(a, i, &l);
-    if (lm_type_is_json(t))
-      return lm_buf_append(o, s, (size_t)l);
-    if (lm_type_is_bpchar(t))
-      while (l > 0 && s[l - 1] == ' ')
-        l--;
-    return lm_jv_quote(o, s, (size_t)l);
+static int put_json_text(lm_buf *o, lm_type t, const char *s, int32_t l);
+
+/* An array's text form s[0..l) ('{1,NULL,"a b"}', items of type it) as
+ * PostgreSQL's to_json of the array: [1,null,"a b"]. */
+static int put_json_array(lm_buf *o, lm_type it, const char *s, int32_t l) {
+  lm_arena ar;
+  lm_arena_init(&ar, 1024);
+  const char **el;
+  int32_t *ls, n;
+  int rc = lm_jv_text_array(&ar, s, l, &el, &ls, &n);
+  if (rc) { /* not expected: the array's own text form */
+    lm_arena_free(&ar);
+    return rc < 0 ? -1 : lm_jv_quote(o, s, (size_t)l);
   }
+  rc = lm_buf_putc(o, '[');
+  for (int32_t k = 0; k < n && !rc; k++) {
+    if (k)
+      rc = lm_buf_putc(o, ',');
+    if (!rc)
+      rc = !el[k] ? lm_buf_puts(o, "null") : put_json_text(o, it, el[k], ls[k]);
+  }
+  if (!rc)
+    rc = lm_buf_putc(o, ']');
+  lm_arena_free(&ar);
+  return rc;
+}
+
+/* Appends a value of type t (not text, json or boolean) given as its text
+ * form s[0..l) as JSON, PostgreSQL's to_json. */
+static int put_json_text(lm_buf *o, lm_type t, const char *s, int32_t l) {
   if (t.id == LM_TYPE_BOOL)
-    return lm_buf_puts(o, lm_array_get_i64(a, i) ? "true" : "false");
-  const char *s = lm_array_str(txt, i, &l);
+    return lm_buf_puts(o, l > 0 && s[0] == 't' ? "true" : "false");
+  if (lm_type_is_json(t))
+    return lm_buf_append(o, s, (size_t)l);
+  if (t.id == LM_TYPE_UTF8)
+    return lm_jv_quote(o, s, (size_t)l);
+  if (t.id == LM_TYPE_LIST && t.node)
+    return put_json_array(o, t.node->children[0].type, s, l);
   if (lm_type_is_integer(t) || t.id == LM_TYPE_DECIMAL128)
     return lm_buf_append(o, s, (size_t)l);
   if (t.id == LM_TYPE_FLOAT32 || t.id == LM_TYPE_FLOAT64) {
@@ -252,6 +273,29 @@ static int put_json_value(lm_buf *o, const lm_array *a, const lm_array *txt,
     return rc;
   }
   return lm_jv_quote(o, s, (size_t)l);
+}
+
+/* Appends value i of argument array a (txt: its text form, for the types
+ * that need one) as JSON, PostgreSQL's to_json. */
+static int put_json_value(lm_buf *o, const lm_array *a, const lm_array *txt,
+                          int64_t i) {
+  if (lm_farg_null(a, i))
+    return lm_buf_puts(o, "null");
+  lm_type t = a->type;
+  int32_t l;
+  if (t.id == LM_TYPE_UTF8) {
+    const char *s = lm_array_str(a, i, &l);
+    if (lm_type_is_json(t))
+      return lm_buf_append(o, s, (size_t)l);
+    if (lm_type_is_bpchar(t))
+      while (l > 0 && s[l - 1] == ' ')
+        l--;
+    return lm_jv_quote(o, s, (size_t)l);
+  }
+  if (t.id == LM_TYPE_BOOL)
+    return lm_buf_puts(o, lm_array_get_i64(a, i) ? "true" : "false");
+  const char *s = lm_array_str(txt, i, &l);
+  return put_json_text(o, t, s, l);
 }
 
 /* Normalizes the json text in o into jsonb text (in place). */
@@ -536,6 +580,22 @@ static int json_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
       rc = to_jsonb_text(f, e, o, err);
     break;
   }
+  case LM_FN_JSON_AGG_ITEM: /* json_agg's x, json_object_agg's "k" : v */
+    if (e->n_args == 2) {
+      if (lm_farg_null(a[0], i))
+        return lm_fn_error(err, e, "22023", "field name must not be null%s",
+                           "");
+      int32_t l;
+      const char *s = lm_array_str(a[0], i, &l);
+      rc = lm_jv_quote(o, s, (size_t)l);
+      if (!rc)
+        rc = lm_buf_puts(o, " : ");
+    }
+    if (!rc && e->negated && !lm_farg_null(a[e->n_args - 1], i))
+      rc = lm_buf_puts(o, "\n "); /* json_agg: before an array */
+    if (!rc)
+      rc = put_json_value(o, a[e->n_args - 1], f->txt[e->n_args - 1], i);
+    break;
   case LM_FN_JSONB_SET: {
     lm_jv *nv;
     const char **el;
@@ -685,7 +745,7 @@ int lm_json2_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   lm_buf_init(&f.tmp);
   int rc = 0;
   bool values = e->fn == LM_FN_TO_JSON || e->fn == LM_FN_JSON_BUILD_OBJECT ||
-                e->fn == LM_FN_JSON_BUILD_ARRAY;
+                e->fn == LM_FN_JSON_BUILD_ARRAY || e->fn == LM_FN_JSON_AGG_ITEM;
   /* to_json / json_build_*: the text form of arguments that are neither
    * text, json nor boolean (numbers, times), computed a batch at a time */
   if (values && e->n_args > 0) {
@@ -704,10 +764,11 @@ int lm_json2_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     }
   }
   /* strict in every argument but the values of to_json / json_build_* */
-  int strict =
-      e->fn == LM_FN_JSON_BUILD_OBJECT || e->fn == LM_FN_JSON_BUILD_ARRAY
-          ? 0
-          : e->n_args;
+  int strict = e->fn == LM_FN_JSON_BUILD_OBJECT ||
+                       e->fn == LM_FN_JSON_BUILD_ARRAY ||
+                       e->fn == LM_FN_JSON_AGG_ITEM
+                   ? 0
+                   : e->n_args;
   if (!rc)
     rc = lm_fn_rows(e, in, strict, json_row, &f, out, err);
   if (f.txt) {

@@ -117,9 +117,13 @@ static int parse_flags(const lm_bexpr *e, const char *f, int32_t fl,
     else if (c == 'g' && allow_g)
       *global = true;
     else if (c == 'g')
-      return lm_fn_error(
-          err, e, "22023", "%s() does not support the \"global\" option",
-          e->fn == LM_FN_REGEXP_MATCH ? "regexp_match" : "regexp_like");
+      return lm_fn_error(err, e, "22023",
+                         "%s() does not support the \"global\" option",
+                         e->fn == LM_FN_REGEXP_MATCH    ? "regexp_match"
+                         : e->fn == LM_FN_REGEXP_COUNT  ? "regexp_count"
+                         : e->fn == LM_FN_REGEXP_INSTR  ? "regexp_instr"
+                         : e->fn == LM_FN_REGEXP_SUBSTR ? "regexp_substr"
+                                                        : "regexp_like");
     else
       return lm_fn_error(err, e, "22023",
                          "invalid regular expression option: \"%.*s\"",
@@ -269,13 +273,81 @@ static void put_replacement(lm_buf *o, const char *s, const PCRE2_SIZE *ov,
   }
 }
 
+/* The characters (1-based position) before byte `at` of s. */
+static int64_t char_pos(const char *s, int32_t at) {
+  int64_t n = 1;
+  for (int32_t k = 0; k < at; k++)
+    n += ((unsigned char)s[k] & 0xC0) != 0x80;
+  return n;
+}
+
+/* regexp_instr(s, re[, start[, n[, endoption[, flags[, subexpr]]]]]):
+ * where the n-th match from character start begins (endoption 0) or the
+ * character after it ends (1), of the whole match or capture group
+ * subexpr; 0 when there is none. */
+static int instr_row(const lm_bexpr *e, lm_array *const *a, int64_t i, rx *r,
+                     const char *s, int32_t sl, lm_builder *b, lm_error *err) {
+  int64_t st = e->n_args > 2 ? lm_array_get_i64(a[2], i) : 1;
+  int64_t nth = e->n_args > 3 ? lm_array_get_i64(a[3], i) : 1;
+  int64_t endo = e->n_args > 4 ? lm_array_get_i64(a[4], i) : 0;
+  int64_t sub = e->n_args > 6 ? lm_array_get_i64(a[6], i) : 0;
+  if (st < 1)
+    return lm_fn_error(err, e, "22023",
+                       "invalid value for parameter \"start\": %lld",
+                       (long long)st);
+  if (nth < 1)
+    return lm_fn_error(err, e, "22023",
+                       "invalid value for parameter \"n\": %lld",
+                       (long long)nth);
+  if (endo != 0 && endo != 1)
+    return lm_fn_error(err, e, "22023",
+                       "invalid value for parameter \"endoption\": %lld",
+                       (long long)endo);
+  if (sub < 0)
+    return lm_fn_error(err, e, "22023",
+                       "invalid value for parameter \"subexpr\": %lld",
+                       (long long)sub);
+  int32_t at = 0; /* the byte of character st */
+  for (int64_t ch = 1; ch < st && at < sl; ch++) {
+    at++;
+    while (at < sl && ((unsigned char)s[at] & 0xC0) == 0x80)
+      at++;
+  }
+  int64_t pos = 0, cnt = 0;
+  while (at <= sl && st <= (int64_t)sl + 1) {
+    int mm = rx_match(r, e, s, sl, at, 0, err);
+    if (mm < 0)
+      return LM_ERR_EXEC;
+    if (!mm)
+      break;
+    PCRE2_SIZE *cv = pcre2_get_ovector_pointer(r->md);
+    if (++cnt == nth) {
+      if ((uint64_t)sub <= r->ngroups && cv[2 * sub] != PCRE2_UNSET)
+        pos = char_pos(s, (int32_t)cv[2 * sub + (endo ? 1 : 0)]);
+      break;
+    }
+    at = (int32_t)cv[1];
+    if (cv[1] == cv[0]) { /* empty match: one character on */
+      if (at >= sl)
+        break;
+      at++;
+      while (at < sl && ((unsigned char)s[at] & 0xC0) == 0x80)
+        at++;
+    }
+  }
+  lm_builder_append_int(b, pos);
+  return 0;
+}
+
 /* One row of a regular-expression function (ctx: the rx cache). */
 static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
                        lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
   rx *r = ctx;
   int rc = 0;
-  int flags_arg =
-      e->fn == LM_FN_REGEXP_REPLACE || e->fn == LM_FN_REGEXP_COUNT ? 3 : 2;
+  int flags_arg = e->fn == LM_FN_REGEXP_INSTR ? 5
+                  : e->fn == LM_FN_REGEXP_REPLACE || e->fn == LM_FN_REGEXP_COUNT
+                      ? 3
+                      : 2;
   int32_t sl, pl;
   const char *s = lm_array_str(a[0], i, &sl);
   const char *pat = lm_array_str(a[1], i, &pl);
@@ -292,6 +364,8 @@ static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   }
   if ((rc = rx_get(r, e, pat, pl, opts, err)))
     return rc;
+  if (e->fn == LM_FN_REGEXP_INSTR) /* PostgreSQL 15's regexp_instr */
+    return instr_row(e, a, i, r, s, sl, b, err);
   if (e->fn == LM_FN_REGEXP_COUNT) { /* PostgreSQL 15's regexp_count */
     int64_t st = e->n_args > 2 ? lm_array_get_i64(a[2], i) : 1;
     if (st < 1)

@@ -51,9 +51,20 @@ bool lm_date_format_valid(const char *p, char *bad) {
 }
 
 static void put_num(lm_buf *o, int64_t v, int width) {
-  char t[32];
-  int n = snprintf(t, sizeof t, "%0*lld", width, (long long)v);
-  lm_buf_append(o, t, (size_t)n);
+  /* snprintf's "%0*lld" (sign, zeros to `width` characters in all, the
+   * digits) without the format parsing: q17 formats every row's date */
+  char dg[24];
+  int k = 0;
+  uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do
+    dg[k++] = (char)('0' + a % 10);
+  while ((a /= 10) != 0);
+  if (v < 0)
+    lm_buf_putc(o, '-');
+  for (int pad = width - k - (v < 0); pad > 0; pad--)
+    lm_buf_putc(o, '0');
+  while (k)
+    lm_buf_putc(o, dg[--k]);
 }
 
 /* Formats one UTC instant (µs) with a pattern lm_date_format_valid
@@ -124,6 +135,21 @@ int lm_regex_compile(const char *re, size_t len, pcre2_code **out, char *msg,
        * miss non-ASCII characters; the subject is checked instead */
       pcre2_compile((PCRE2_SPTR)re, len, PCRE2_UTF, &ec, &off, NULL);
   if (!c) {
+    /* PostgreSQL's (Spencer's) wording where the error is the same */
+    const char *pg =
+        ec == PCRE2_ERROR_MISSING_CLOSING_PARENTHESIS ||
+                ec == PCRE2_ERROR_UNMATCHED_CLOSING_PARENTHESIS
+            ? "parentheses () not balanced"
+        : ec == PCRE2_ERROR_MISSING_SQUARE_BRACKET ? "brackets [] not balanced"
+        : ec == PCRE2_ERROR_QUANTIFIER_INVALID ? "quantifier operand invalid"
+        : ec == PCRE2_ERROR_END_BACKSLASH      ? "invalid escape \\ sequence"
+        : ec == PCRE2_ERROR_QUANTIFIER_OUT_OF_ORDER
+            ? "invalid repetition count(s)"
+            : NULL;
+    if (pg) {
+      snprintf(msg, msg_size, "invalid regular expression: %s", pg);
+      return -1;
+    }
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(ec, buf, sizeof buf);
     snprintf(msg, msg_size, "invalid regular expression at offset %zu: %s",

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/lm_interval.h"
 #include "exec/lm_exec.h"
 
 /* The distinct non-NULL values of an IN subquery's column (coerced to
@@ -121,8 +122,11 @@ static bool is_bytes(lm_type_id t) {
 }
 
 /* Appends row `row` of a to the key: a NULL flag, then the value's bytes
- * (strings with their length first; -0.0 and NaN normalized). */
-static int key_add(lm_buf *k, const lm_array *a, int64_t row) {
+ * (strings with their length first; -0.0 and NaN normalized; an array its
+ * item count, then its items so). span: an INTERVAL_MDN as its span
+ * (lm_iv_span: '1 mon' and '30 days' give equal bytes, for = ANY's
+ * hashed set), else as its three fields (a parameter's identity). */
+static int key_add_as(lm_buf *k, const lm_array *a, int64_t row, bool span) {
   lm_value v;
   memset(&v, 0, sizeof v);
   lm_array_get_value(a, row, &v);
@@ -131,6 +135,20 @@ static int key_add(lm_buf *k, const lm_array *a, int64_t row) {
   int rc = lm_buf_putc(k, 1);
   if (rc)
     return rc;
+  if (a->type.id == LM_TYPE_LIST) { /* the items, not the array's address */
+    int64_t s, e;
+    lm_array_list_range(a, row, &s, &e);
+    int64_t cnt = e - s;
+    rc = lm_buf_append(k, &cnt, sizeof cnt);
+    for (int64_t j = s; !rc && j < e; j++)
+      rc = key_add_as(k, a->children[0], j, span);
+    return rc;
+  }
+  if (span && a->type.id == LM_TYPE_INTERVAL_MDN) {
+    __int128 sp =
+        lm_iv_span_slot(a->values->data + (size_t)(a->offset + row) * 16);
+    return lm_buf_append(k, &sp, sizeof sp);
+  }
   if (is_bytes(a->type.id)) {
     int32_t len = v.v.s.len;
     rc = lm_buf_append(k, &len, sizeof len);
@@ -145,6 +163,10 @@ static int key_add(lm_buf *k, const lm_array *a, int64_t row) {
     return lm_buf_append(k, &f, sizeof f);
   }
   return lm_buf_append(k, &v.v, sizeof v.v);
+}
+
+static int key_add(lm_buf *k, const lm_array *a, int64_t row) {
+  return key_add_as(k, a, row, false);
 }
 
 static int cache_grow(struct lm_subq_cache *c) {
@@ -282,7 +304,7 @@ static int set_build(lm_subplan *sp, subq_entry *x, lm_error *err) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
   for (int64_t i = 0; !rc && i < n; i++) {
     k.len = 0;
-    if (key_add(&k, col, i))
+    if (key_add_as(&k, col, i, true))
       rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     else if (k.len == 1 && k.data[0] == 0)
       s->has_null = true;
@@ -1024,7 +1046,7 @@ int lm_eval_subquery(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       if (!ent->set && (rc = set_build(sp, ent, err)))
         break;
       key.len = 0;
-      if (key_add(&key, lco, i)) {
+      if (key_add_as(&key, lco, i, true)) {
         rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
         break;
       }

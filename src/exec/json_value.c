@@ -293,9 +293,17 @@ static int expected(jparser *j, const char *what) {
   return fail(j, 1, "%.*s", full, (int)strlen(full));
 }
 
-/* numeric_in then numeric_out of a valid JSON number [p, e) */
+/* numeric's limits (PostgreSQL's NUMERIC_DSCALE_MAX and the decimal
+ * digits of NUMERIC_WEIGHT_MAX + 1 base-10000 digits) */
+#define JV_MAX_DSCALE 16383
+#define JV_MAX_INT_DIGITS 131072
+
+/* numeric_in then numeric_out of a valid JSON number [p, e); NULL with
+ * *range set when numeric cannot hold it (PostgreSQL: 22003 "value
+ * overflows numeric format"), NULL alone on OOM. */
 static char *norm_number(lm_arena *ar, const char *p, const char *e,
-                         int32_t *len) {
+                         int32_t *len, bool *range) {
+  *range = false;
   bool neg = *p == '-';
   if (neg)
     p++;
@@ -329,8 +337,16 @@ static char *norm_number(lm_arena *ar, const char *p, const char *e,
   }
   long scale = s0 - x > 0 ? s0 - x : 0;
   long zeros = x - s0 + scale; /* >= 0 */
-  if (zeros > 1000000) {       /* beyond numeric's range anyway */
-    zeros = 1000000;
+  size_t fz = 0;               /* the first nonzero digit */
+  while (fz < nd && dig[fz] == '0')
+    fz++;
+  if (fz == nd) /* zero: the exponent only sets its scale */
+    zeros = 0;
+  long int_digits = (long)nd + zeros - scale - (long)fz;
+  if (scale > JV_MAX_DSCALE || (fz < nd && int_digits > JV_MAX_INT_DIGITS)) {
+    free(dig);
+    *range = true;
+    return NULL;
   }
   char *out = lm_arena_alloc(ar, nd + (size_t)zeros + (size_t)scale + 4);
   if (!out) {
@@ -461,11 +477,20 @@ static int parse_value(jparser *j, lm_jv *v, int depth) {
     return done(j, v, start);
   case T_NUMBER:
     v->kind = LM_JV_NUM;
+    bool range = false;
     if (j->jsonb) {
-      v->s = norm_number(j->ar, j->ts, j->te, &v->len);
+      v->s = norm_number(j->ar, j->ts, j->te, &v->len, &range);
     } else {
       v->len = (int32_t)(j->te - j->ts);
       v->s = lm_arena_strndup(j->ar, j->ts, (size_t)v->len);
+    }
+    if (range) { /* PostgreSQL's numeric_in runs once the next token is
+                    read: a bad token there is the error */
+      v->kind = LM_JV_NULL;
+      if (done(j, v, start))
+        return -1;
+      j->rc = 4;
+      return -1;
     }
     if (!v->s) {
       j->rc = -1;

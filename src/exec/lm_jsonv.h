@@ -43,7 +43,9 @@ typedef struct lm_jv {
  * ("Token \"x\" is invalid.", "The input string ended unexpectedly.") in
  * detail (NUL-terminated, up to dsize); 2 for \u0000 in jsonb (22P05
  * "unsupported Unicode escape sequence"); -1 out of memory; 3 nesting
- * deeper than 6400 (54001). */
+ * deeper than 6400 (54001); 4 in jsonb a number beyond numeric's range
+ * (more than 16383 digits after the point or 131072 before it: 22003
+ * "value overflows numeric format"). */
 int lm_jv_parse(lm_arena *ar, const char *p, size_t n, bool jsonb, lm_jv **out,
                 char *detail, size_t dsize);
 

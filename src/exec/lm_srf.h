@@ -70,7 +70,35 @@ typedef enum lm_srf_kind {
   LM_SRF_STRING_TO_TABLE, /* string_to_table(text, delim [, null_str]) */
   LM_SRF_REGEXP_SPLIT,    /* regexp_split_to_table(text, re [, flags]) */
   LM_SRF_UNNEST,          /* unnest(array): its items (a split cursor) */
+  /* the JSON functions (exec/srf_json.c): LM_SRF_JSON | LM_SRFJ_op, with
+   * LM_SRF_JSONB for the jsonb_ ones */
+  LM_SRF_JSON = 0x100,
+  LM_SRF_JSON_MAX = 0x1ff,
 } lm_srf_kind;
+
+/* The JSON functions' ops (the low bits of an LM_SRF_JSON kind).
+ * json_each / json_each_text (EACH, EACHT) are expanded by the parser into
+ * ROWS FROM of their key and value halves (sql/srf_expand.c, named
+ * "json_each:key", "json_each:value"); unexpanded (the select list) they
+ * are refused. */
+#define LM_SRF_JSONB 0x10
+enum {
+  LM_SRFJ_KEYS = 1,   /* json_object_keys */
+  LM_SRFJ_EACH,       /* json_each (unexpanded) */
+  LM_SRFJ_EACHT,      /* json_each_text (unexpanded) */
+  LM_SRFJ_EACH_KEY,   /* json_each's key column */
+  LM_SRFJ_EACH_VAL,   /* json_each's value column */
+  LM_SRFJ_EACHT_KEY,  /* json_each_text's key column */
+  LM_SRFJ_EACHT_VAL,  /* json_each_text's value column */
+  LM_SRFJ_ELEMS,      /* json_array_elements */
+  LM_SRFJ_ELEMS_TEXT, /* json_array_elements_text */
+};
+static inline bool lm_srf_is_json(int k) {
+  return k >= LM_SRF_JSON && k <= LM_SRF_JSON_MAX;
+}
+static inline int lm_srf_json_op(int k) {
+  return k & 0xf;
+}
 
 /* The kind of function `name` (lower case; NULL: scalar). */
 lm_srf_kind lm_srf_kind_of(const char *name);
@@ -81,6 +109,7 @@ typedef struct lm_srf_rx {
   void *code, *md; /* pcre2 code and match data */
   char *key;       /* pattern bytes then flags (malloc'd) */
   int32_t klen, plen;
+  lm_arena *jar; /* the JSON functions' parsed value (malloc'd) */
 } lm_srf_rx;
 void lm_srf_rx_free(lm_srf_rx *rx);
 
@@ -101,6 +130,9 @@ typedef struct lm_srf_split {
   /* unnest: the LIST row's items, rows [ipos, iend) of items (borrowed) */
   const lm_array *items;
   int64_t ipos, iend;
+  /* the JSON functions: the parsed value (in rx->jar), the next item */
+  const struct lm_jv *jv;
+  int32_t jpos;
 } lm_srf_split;
 
 /* Starts a split of str (UTF8) by delim (string_to_table: NULL = each
@@ -116,6 +148,25 @@ int lm_srf_split_init(lm_srf_split *s, lm_srf_kind kind, const lm_value *str,
 /* Appends up to max next pieces (UTF8) of s to b and returns how many;
  * fewer than max only when the split ended (s->done set). */
 int64_t lm_srf_split_fill(lm_srf_split *s, lm_builder *b, int64_t max);
+
+/* The JSON set-returning functions (exec/srf_json.c). lm_srf_json_kind:
+ * the kind of `name` (json_object_keys, jsonb_each:key ...; lower case),
+ * LM_SRF_SCALAR when it is none of them. lm_srf_json_name: the SQL name
+ * of kind k ("jsonb_each_text") in buf. lm_srf_json_out: the output
+ * column's type (text, json or jsonb). lm_srf_json_init: starts a cursor
+ * over JSON value v (UTF8 text of type json, or jsonb for the jsonb_
+ * kinds; NULL: no rows), parsed into rx->jar (allocated on first use,
+ * freed by lm_srf_rx_free). Errors: LM_ERR_EXEC 22023 with PostgreSQL's
+ * message for the wrong kind of value ("cannot call json_object_keys on a
+ * scalar", "cannot deconstruct an array as an object", "cannot extract
+ * elements from an object" ...), LM_ERR_NOMEM. lm_srf_json_fill: as
+ * lm_srf_split_fill. */
+lm_srf_kind lm_srf_json_kind(const char *name);
+const char *lm_srf_json_name(lm_srf_kind k, char *buf, size_t size);
+lm_type lm_srf_json_out(lm_srf_kind k);
+int lm_srf_json_init(lm_srf_split *s, lm_srf_kind kind, const lm_value *v,
+                     lm_srf_rx *rx, lm_error *err);
+int64_t lm_srf_json_fill(lm_srf_split *s, lm_builder *b, int64_t max);
 
 /* ------------------------------------------- ProjectSet operator */
 

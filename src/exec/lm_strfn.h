@@ -28,8 +28,11 @@ bool lm_date_format_valid(const char *pattern, char *bad);
 
 /* Compiles a PCRE2 regular expression (UTF-8, len bytes; invalid UTF-8 in
  * subjects never matches) into *out, owned by the caller (lm_regex_free).
- * Returns 0, or -1 with a message ("invalid regular expression at offset
- * N: ...") in msg (NUL-terminated, truncated to msg_size). */
+ * Returns 0, or -1 with a message in msg (NUL-terminated, truncated to
+ * msg_size): PostgreSQL's "invalid regular expression: parentheses () not
+ * balanced" (brackets, quantifier operand, escape, repetition count) where
+ * the error is one of those, else "invalid regular expression at offset N:
+ * <PCRE2's message>". */
 int lm_regex_compile(const char *re, size_t len, struct pcre2_real_code_8 **out,
                      char *msg, size_t msg_size);
 

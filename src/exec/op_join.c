@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "columnar/lm_interval.h"
 #include "exec/op_join_internal.h"
 
 /* ================================================================ store */
@@ -409,6 +410,10 @@ bool js_col_eq(const jstore *s, uint32_t i, int c, const lm_array *a,
   if (js_isnull(s, i, c) || lm_array_is_null(a, r) ||
       a->type.id == LM_TYPE_NULL)
     return false;
+  if (s->cols[c].type.id == LM_TYPE_INTERVAL_MDN &&
+      a->type.id == LM_TYPE_INTERVAL_MDN) /* '1 mon' = '30 days' */
+    return lm_iv_span_slot(js_slot(s, i) + s->cols[c].off) ==
+           lm_iv_span_slot(a->values->data + (size_t)(a->offset + r) * 16);
   return slot_val_eq(s, i, c, a, r);
 }
 
@@ -471,7 +476,10 @@ static bool js_keys_eq_slot(const jstore *s, uint32_t i, const int *ka,
     case JC_OBJ:
       return false;
     default:
-      if (memcmp(p, q, x->width))
+      if (x->type.id == LM_TYPE_INTERVAL_MDN) { /* interval_cmp's equality */
+        if (lm_iv_span_slot(p) != lm_iv_span_slot(q))
+          return false;
+      } else if (memcmp(p, q, x->width))
         return false;
     }
   }
@@ -533,6 +541,12 @@ void jk_hash_rows(lm_array *const *cols, int nk, int64_t n, uint64_t *h,
         const uint8_t *p = lm_array_bytes(a, r, &len);
         h[r] = fold(h[r], lm_hash_bytes(p, (size_t)len, 0), k);
       }
+    } else if (t.id == LM_TYPE_INTERVAL_MDN) { /* the span (interval_hash) */
+      const uint8_t *base = a->values->data + (size_t)a->offset * 16;
+      for (int64_t r = 0; r < n; r++) {
+        __int128 sp = lm_iv_span_slot(base + (size_t)r * 16);
+        h[r] = fold(h[r], lm_hash_bytes(&sp, 16, 0), k);
+      }
     } else {
       int w = lm_type_width(t);
       if (w == 8) {
@@ -584,7 +598,11 @@ uint64_t js_key_hash(const jstore *s, uint32_t i, const int *keys, int nk) {
       break;
     }
     case JC_FIXED:
-      x = hash_fixed(v, jc->width);
+      if (jc->type.id == LM_TYPE_INTERVAL_MDN) { /* as jk_hash_rows */
+        __int128 sp = lm_iv_span_slot(v);
+        x = lm_hash_bytes(&sp, 16, 0);
+      } else
+        x = hash_fixed(v, jc->width);
       break;
     default:
       x = 0;

@@ -23,7 +23,7 @@ lm_srf_kind lm_srf_kind_of(const char *name) {
     return LM_SRF_REGEXP_SPLIT;
   if (!strcmp(name, "unnest"))
     return LM_SRF_UNNEST;
-  return LM_SRF_SCALAR;
+  return lm_srf_json_kind(name); /* srf_json.c */
 }
 
 bool lm_srf_is_name(const char *name) {
@@ -212,6 +212,10 @@ void lm_srf_rx_free(lm_srf_rx *rx) {
   pcre2_match_data_free(rx->md);
   pcre2_code_free(rx->code);
   free(rx->key);
+  if (rx->jar) {
+    lm_arena_free(rx->jar);
+    free(rx->jar);
+  }
   memset(rx, 0, sizeof *rx);
 }
 
@@ -289,6 +293,8 @@ static int rx_get(lm_srf_rx *rx, const char *p, int32_t pl, const char *f,
 int lm_srf_split_init(lm_srf_split *s, lm_srf_kind kind, const lm_value *str,
                       const lm_value *delim, const lm_value *third,
                       lm_srf_rx *rx, lm_error *err) {
+  if (lm_srf_is_json(kind)) /* srf_json.c */
+    return lm_srf_json_init(s, kind, str, rx, err);
   memset(s, 0, sizeof *s);
   s->kind = kind;
   if (str->is_null) {
@@ -349,6 +355,8 @@ static void put_piece(lm_srf_split *s, lm_builder *b, const char *p,
 
 int64_t lm_srf_split_fill(lm_srf_split *s, lm_builder *b, int64_t max) {
   int64_t n = 0;
+  if (lm_srf_is_json(s->kind))
+    return lm_srf_json_fill(s, b, max);
   if (s->kind == LM_SRF_UNNEST) {
     for (; !s->done && n < max; n++) {
       lm_builder_append_from(b, s->items, s->ipos++);

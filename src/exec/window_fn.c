@@ -10,6 +10,8 @@
 #include "columnar/lm_interval.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/lm_strfn.h"
+#include "exec/window_stat.h"
 
 /* ------------------------------------------------------------ compare */
 
@@ -124,6 +126,11 @@ enum wf_kind {
   WF_BOOL_AND,
   WF_BOOL_OR,
   WF_STRING_AGG,
+  WF_REGR, /* corr, covar_*, regr_* (window_stat.c) */
+  WF_REGR_COUNT,
+  WF_BIT_AND,
+  WF_BIT_OR,
+  WF_BIT_XOR,
   WF_UNKNOWN,
 };
 
@@ -158,7 +165,43 @@ static const struct {
     {"every", WF_BOOL_AND, 1, 1},
     {"bool_or", WF_BOOL_OR, 1, 1},
     {"string_agg", WF_STRING_AGG, 2, 2},
+    {"corr", WF_REGR, 2, 2},
+    {"covar_pop", WF_REGR, 2, 2},
+    {"covar_samp", WF_REGR, 2, 2},
+    {"regr_slope", WF_REGR, 2, 2},
+    {"regr_intercept", WF_REGR, 2, 2},
+    {"regr_r2", WF_REGR, 2, 2},
+    {"regr_avgx", WF_REGR, 2, 2},
+    {"regr_avgy", WF_REGR, 2, 2},
+    {"regr_sxx", WF_REGR, 2, 2},
+    {"regr_syy", WF_REGR, 2, 2},
+    {"regr_sxy", WF_REGR, 2, 2},
+    {"regr_count", WF_REGR_COUNT, 2, 2},
+    {"bit_and", WF_BIT_AND, 1, 1},
+    {"bit_or", WF_BIT_OR, 1, 1},
+    {"bit_xor", WF_BIT_XOR, 1, 1},
 };
+
+/* The final function of a WF_REGR call named fn. */
+static lm_regr_fn regr_fn_of(const char *fn) {
+  static const struct {
+    const char *name;
+    lm_regr_fn fn;
+  } m[] = {{"corr", LM_REGR_CORR},
+           {"covar_pop", LM_REGR_COVAR_POP},
+           {"covar_samp", LM_REGR_COVAR_SAMP},
+           {"regr_slope", LM_REGR_SLOPE},
+           {"regr_intercept", LM_REGR_INTERCEPT},
+           {"regr_r2", LM_REGR_R2},
+           {"regr_avgx", LM_REGR_AVGX},
+           {"regr_avgy", LM_REGR_AVGY},
+           {"regr_sxx", LM_REGR_SXX},
+           {"regr_syy", LM_REGR_SYY}};
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+    if (!strcmp(fn, m[i].name))
+      return m[i].fn;
+  return LM_REGR_SXY;
+}
 
 static enum wf_kind kind_of(const lm_wf_call *c, int *lo, int *hi) {
   for (size_t i = 0; i < sizeof k_fns / sizeof k_fns[0]; i++)
@@ -195,6 +238,14 @@ int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
                      "usable with OVER",
                      c->fn);
   int na = c->count_star ? 0 : c->n_args;
+  if (na > 0 && hi == 0 &&
+      (!strcmp(c->fn, "rank") || !strcmp(c->fn, "dense_rank") ||
+       !strcmp(c->fn, "percent_rank") || !strcmp(c->fn, "cume_dist"))) {
+    /* rank(x): PostgreSQL's hypothetical-set aggregate, 42809 */
+    lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+              "WITHIN GROUP is required for ordered-set aggregate %s", c->fn);
+    return lm_err_state(err, "42809");
+  }
   if (na < lo || na > hi)
     return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                      "%s() takes %d to %d arguments, found %d", c->fn, lo, hi,
@@ -208,12 +259,45 @@ int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
   case WF_COUNT:
     *out = lm_type_make(LM_TYPE_INT64);
     return 0;
-  case WF_PERCENT_RANK:
-  case WF_CUME_DIST:
   case WF_VAR_SAMP:
   case WF_VAR_POP:
   case WF_STDDEV_SAMP:
   case WF_STDDEV_POP:
+    if (is_int_type(t.id) || t.id == LM_TYPE_DECIMAL128) {
+      /* numeric from exact sums, as the GROUP BY aggregate (binder.c:
+       * the scale max(16, 2s)) */
+      int sc = t.id == LM_TYPE_DECIMAL128 ? 2 * t.scale : 0;
+      *out = lm_type_decimal128(38, sc > 16 ? (sc > 38 ? 38 : sc) : 16);
+      return 0;
+    }
+    if (!is_float_type(t.id))
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "%s() OVER (...) of %s is not supported", c->fn,
+                       lm_type_name(t));
+    *out = lm_type_make(LM_TYPE_FLOAT64);
+    return 0;
+  case WF_REGR:
+  case WF_REGR_COUNT:
+    for (int i = 0; i < 2; i++) {
+      lm_type_id ai = c->args[i]->type.id;
+      if (!is_int_type(ai) && !is_float_type(ai) && ai != LM_TYPE_DECIMAL128)
+        return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                         "%s() OVER (...) takes numbers, found %s", c->fn,
+                         lm_type_name(c->args[i]->type));
+    }
+    *out = lm_type_make(k == WF_REGR ? LM_TYPE_FLOAT64 : LM_TYPE_INT64);
+    return 0;
+  case WF_BIT_AND:
+  case WF_BIT_OR:
+  case WF_BIT_XOR:
+    if (!is_int_type(t.id))
+      return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
+                       "%s() OVER (...) takes an integer, found %s", c->fn,
+                       lm_type_name(t));
+    *out = t.id == LM_TYPE_NULL ? lm_type_make(LM_TYPE_INT64) : t;
+    return 0;
+  case WF_PERCENT_RANK:
+  case WF_CUME_DIST:
   case WF_AVG:
     if (!is_int_type(t.id) && !is_float_type(t.id) && k != WF_PERCENT_RANK &&
         k != WF_CUME_DIST && !(k == WF_AVG && t.id == LM_TYPE_DECIMAL128))
@@ -310,7 +394,7 @@ static int frame_offset(const lm_wf_call *c, const lm_array *o, bool range,
   else
     return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                      "frame offset of type %s is not supported",
-                     lm_type_name(o->type));
+                     lm_pg_type_name(o->type));
   if (!range && !is_int_type(o->type.id))
     return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
                      "ROWS and GROUPS frame offsets must be integers");
@@ -343,6 +427,11 @@ typedef struct acc {
   int64_t pn;
   bool shrunk, ovf;
   long double sx, sxx;
+  /* numeric VAR / STDDEV: the exact sum of the squares of the unscaled
+   * values, sqhi * 2^128 + sq, and the values whose square passes 128
+   * bits (the sum of the values is isum / ihi) */
+  __int128 sq;
+  int64_t sqhi, nbig;
   int64_t n_true;
   /* MIN/MAX: a monotonic deque of positions (into perm) */
   int64_t *dq;
@@ -359,6 +448,8 @@ static void acc_reset(acc *s) {
   s->pn = 0;
   s->shrunk = s->ovf = false;
   s->sx = s->sxx = 0;
+  s->sq = 0;
+  s->sqhi = s->nbig = 0;
   s->n_true = 0;
   s->dh = s->dt = 0;
 }
@@ -442,6 +533,27 @@ static void acc_dadd(acc *s, __int128 v, int dir) {
     s->ihi += (dir > 0) == (v > 0) ? 1 : -1;
 }
 
+/* Adds (dir 1) or removes (dir -1) an integer / DECIMAL value v (unscaled)
+ * to a numeric VAR / STDDEV's exact sums. */
+static void acc_vadd(acc *s, __int128 v, int dir) {
+  __int128 q;
+  acc_dadd(s, v, dir);
+  if (__builtin_mul_overflow(v, v, &q)) {
+    s->nbig += dir;
+    return;
+  }
+  bool o = dir > 0 ? __builtin_add_overflow(s->sq, q, &s->sq)
+                   : __builtin_sub_overflow(s->sq, q, &s->sq);
+  if (o)
+    s->sqhi += dir;
+}
+
+/* An integer or DECIMAL value of a, unscaled. */
+static __int128 int_val(const lm_array *a, int64_t r) {
+  return a->type.id == LM_TYPE_DECIMAL128 ? lm_dec_get(a, r)
+                                          : (__int128)lm_array_get_i64(a, r);
+}
+
 /* Whether the frame's exact integer / DECIMAL sum is a numeric of at most
  * 38 digits (else 22003, numeric field overflow). */
 static bool acc_dec_fits(const acc *s) {
@@ -470,14 +582,9 @@ static void acc_add(acc *s, int64_t pos, bool count_star) {
   case WF_VAR_SAMP:
   case WF_VAR_POP:
   case WF_STDDEV_SAMP:
-  case WF_STDDEV_POP: {
-    long double v = is_float_type(s->a->type.id)
-                        ? (long double)lm_array_get_f64(s->a, r)
-                        : (long double)lm_array_get_i64(s->a, r);
-    s->sx += v;
-    s->sxx += v * v;
+  case WF_STDDEV_POP:
+    acc_vadd(s, int_val(s->a, r), 1); /* floats: window_stat.c */
     break;
-  }
   case WF_BOOL_AND:
   case WF_BOOL_OR:
     s->n_true += lm_array_bool(s->a, r);
@@ -518,14 +625,9 @@ static void acc_remove(acc *s, int64_t pos, bool count_star) {
   case WF_VAR_SAMP:
   case WF_VAR_POP:
   case WF_STDDEV_SAMP:
-  case WF_STDDEV_POP: {
-    long double v = is_float_type(s->a->type.id)
-                        ? (long double)lm_array_get_f64(s->a, r)
-                        : (long double)lm_array_get_i64(s->a, r);
-    s->sx -= v;
-    s->sxx -= v * v;
+  case WF_STDDEV_POP:
+    acc_vadd(s, int_val(s->a, r), -1);
     break;
-  }
   case WF_BOOL_AND:
   case WF_BOOL_OR:
     s->n_true -= lm_array_bool(s->a, r);
@@ -581,6 +683,10 @@ static void acc_merge(acc *m, const acc *b) {
   m->n_ninf += b->n_ninf;
   m->sx += b->sx;
   m->sxx += b->sxx;
+  if (__builtin_add_overflow(m->sq, b->sq, &m->sq))
+    m->sqhi += b->sq > 0 ? 1 : -1;
+  m->sqhi += b->sqhi;
+  m->nbig += b->nbig;
   m->n_true += b->n_true;
 }
 
@@ -909,6 +1015,26 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
   const lm_array *a0 = c->n_args ? c->args[0] : NULL;
   acc s = {.k = k, .a = a0, .perm = perm, .dq = dq};
   acc s2 = {.k = k, .a = a0, .perm = perm, .dq = dq2}; /* EXCLUDE's 2nd run */
+  /* aggregates PostgreSQL restarts (no inverse transition): window_stat.c;
+   * [wbase, wupto) the positions aggregated */
+  bool fvar = (k == WF_VAR_SAMP || k == WF_VAR_POP || k == WF_STDDEV_SAMP ||
+               k == WF_STDDEV_POP) &&
+              is_float_type(a0->type.id);
+  bool ws_on = fvar || k == WF_REGR || k == WF_REGR_COUNT || k == WF_BIT_AND ||
+               k == WF_BIT_OR || k == WF_BIT_XOR;
+  lm_wstat ws = {.y = a0,
+                 .x = k == WF_REGR || k == WF_REGR_COUNT ? c->args[1] : NULL};
+  ws.kind = k == WF_VAR_POP       ? LM_WS_VAR_POP
+            : k == WF_VAR_SAMP    ? LM_WS_VAR_SAMP
+            : k == WF_STDDEV_POP  ? LM_WS_STDDEV_POP
+            : k == WF_STDDEV_SAMP ? LM_WS_STDDEV_SAMP
+            : k == WF_REGR        ? LM_WS_REGR
+            : k == WF_REGR_COUNT  ? LM_WS_REGR_COUNT
+            : k == WF_BIT_AND     ? LM_WS_BIT_AND
+            : k == WF_BIT_OR      ? LM_WS_BIT_OR
+                                  : LM_WS_BIT_XOR;
+  ws.regr_fn = regr_fn_of(c->fn);
+  int64_t wbase = 0, wupto = 0;
   for (int64_t ps = 0; ps < n && !rc;) {
     int64_t pe = ps + 1;
     while (pe < n && cmp_part(c, perm[ps], perm[pe]) == 0)
@@ -1146,6 +1272,34 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
         r.src[row] = (int32_t)(sb.len - at);
         continue;
       }
+      if (ws_on) { /* restarting aggregates, as PostgreSQL's */
+        if (pos == ps || fs != wbase || ex || wupto <= fs) {
+          lm_wstat_reset(&ws);
+          wbase = wupto = fs;
+        }
+        int ovf = 0;
+        if (ex) { /* restarted: the runs and the kept row, in order */
+          for (int64_t q = fs; q < ae && !ovf; q++)
+            ovf = lm_wstat_add(&ws, perm[q]);
+          if (keep && !ovf)
+            ovf = lm_wstat_add(&ws, row);
+          for (int64_t q = bs; q < fe && !ovf; q++)
+            ovf = lm_wstat_add(&ws, perm[q]);
+        } else {
+          for (int64_t q = wupto; q < fe && !ovf; q++)
+            ovf = lm_wstat_add(&ws, perm[q]);
+        }
+        if (fe > wupto)
+          wupto = fe;
+        if (ovf) {
+          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                         "value out of range: overflow");
+          lm_err_state(err, "22003");
+          continue;
+        }
+        r.null[row] = !lm_wstat_result(&ws, &r.f[row], &r.i[row]);
+        continue;
+      }
       /* slide the accumulators to [fs, ae) and [bs, fe) */
       acc_slide(&s, &cs, &ce, fs, ae, c->count_star);
       const acc *rs = &s;
@@ -1222,14 +1376,15 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           r.null[row] = 1;
           break;
         }
-        long double nn = (long double)rs->cnt;
-        long double var =
-            (rs->sxx - rs->sx * rs->sx / nn) / (samp ? nn - 1 : nn);
-        if (var < 0)
-          var = 0;
-        r.f[row] =
-            (double)(k == WF_STDDEV_SAMP || k == WF_STDDEV_POP ? sqrtl(var)
-                                                               : var);
+        int sc = a0->type.id == LM_TYPE_DECIMAL128 ? a0->type.scale : 0;
+        if (rs->ihi || rs->sqhi || rs->nbig ||
+            lm_numvar_result(rs->cnt, rs->isum, rs->sq, sc, samp,
+                             k == WF_STDDEV_SAMP || k == WF_STDDEV_POP, t.scale,
+                             &r.d[row]) == LM_NUMVAR_OVERFLOW) {
+          rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                         "numeric field overflow");
+          lm_err_state(err, "22003");
+        }
         break;
       }
       case WF_BOOL_AND:

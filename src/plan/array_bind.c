@@ -273,9 +273,10 @@ static lm_bexpr *bind_any(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
              ? lm_type_make(LM_TYPE_UTF8)
              : x->type;
   } else {
-    lm_bind_fail(c, aa, "op ANY/ALL (array) requires array on right side", NULL,
-                 NULL);
-    lm_err_state(c->err, "42809");
+    lm_err_at(c->err, LM_ERR_BIND, e->op_line ? e->op_line : e->line,
+              e->op_line ? e->op_column : e->column,
+              "op ANY/ALL (array) requires array on right side");
+    lm_err_state(c->err, "42809"); /* at the operator, as PostgreSQL */
     return NULL;
   }
   if (lm_type_is_bpchar(it))

@@ -50,6 +50,11 @@ lm_bexpr *lm_bind_op_undefined(lm_bctx *c, const lm_expr *e, lm_op op,
             lm_bind_pg_type_of(aa, a), lm_sql_op_text(op),
             lm_bind_pg_type_of(ab, b));
   lm_err_state(c->err, unique ? "42725" : "42883");
+  lm_err_hint(c->err, unique ? "Could not choose a best candidate operator. "
+                               "You might need to add explicit type casts."
+                             : "No operator matches the given name and "
+                               "argument types. You might need to add "
+                               "explicit type casts.");
   return NULL;
 }
 
@@ -106,6 +111,13 @@ int lm_bind_unknown_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
     if (lm_bind_numeric_type(c, e, *u, &t))
       return -1;
     break;
+  case LM_TYPE_INT64: {
+    /* 'abc' + 1: the literal 1 is integer (int4) in PostgreSQL */
+    const lm_bexpr *o = ua ? *pb : *pa;
+    if (o->kind == LM_BX_LITERAL && o->lit_int4)
+      t = lm_type_make(LM_TYPE_INT32);
+    break;
+  }
   default:
     break;
   }

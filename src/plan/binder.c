@@ -15,6 +15,7 @@
 #include "exec/lm_strfn.h" /* lm_pg_type_name */
 #include "plan/array_bind.h"
 #include "plan/bind_internal.h"
+#include "plan/json_agg_bind.h"
 
 /* the parser's limit (LM_SQL_MAX_DEPTH) plus room for the nodes the
  * binder builds itself; the stack check usually stops first */
@@ -61,6 +62,25 @@ int lm_bind_fail(lm_bctx *c, const lm_expr *at, const char *fmt, const char *a,
 
 /* Wraps x in a cast to t unless it already has type t. NULL literals are
  * retyped in place. */
+/* An IN list's term x = k: a constant k that is a cast of a literal (a
+ * quoted '1' against an INTEGER column, '2024-01-05' against a DATE)
+ * becomes the literal of its value, read once as PostgreSQL reads it when
+ * parsing, so that the list makes a sorted set (expr_inset.c). False with
+ * c->err set when the text is no value of the type (22P02, as
+ * PostgreSQL). */
+static bool in_fold_consts(lm_bctx *c, lm_bexpr *eq) {
+  if (eq->kind != LM_BX_BINARY || eq->op != LM_OP_EQ || eq->n_args != 2)
+    return true;
+  for (int k = 0; k < 2; k++) {
+    lm_bexpr *a = eq->args[k];
+    if (a && a->kind == LM_BX_CAST && a->n_args == 1 &&
+        a->args[0]->kind == LM_BX_LITERAL &&
+        !(eq->args[k] = lm_bind_fold(c, a)))
+      return false;
+  }
+  return true;
+}
+
 lm_bexpr *lm_bind_cast(lm_bctx *c, lm_bexpr *x, lm_type t) {
   if (!x)
     return NULL;
@@ -430,14 +450,21 @@ __attribute__((noinline)) static lm_bexpr *column(lm_bctx *c,
     if (c->post)
       lm_bind_fail(c, e, "column '%s' does not exist in the aggregate result",
                    e->name, NULL);
-    else if (c->from) /* our wording: names the relation */
-      lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
-                   c->from);
-    else /* no FROM: PostgreSQL's wording */
+    else if (e->table) /* PostgreSQL's wording: rel.col unquoted */
+      lm_bind_fail(c, e, "column %s.%s does not exist", e->table, e->name);
+    else
       lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
     lm_err_state(c->err, "42703");
     return NULL;
   }
+  for (int j = i + 1; !c->post && j < c->in->n_fields; j++)
+    if (c->in->fields[j].name &&
+        !lm_strcasecmp(c->in->fields[j].name, e->name)) {
+      /* (SELECT 1 AS a, 2 AS a) s: PostgreSQL's ambiguous_column */
+      lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name, NULL);
+      lm_err_state(c->err, "42702");
+      return NULL;
+    }
   lm_type t = c->in->fields[i].type;
   if (t.id >= LM_TYPE_UINT8 && !lm_bind_sql_type(t) &&
       !lm_bind_is_array_type(t)) { /* SQL arrays: array_bind.c */
@@ -453,6 +480,55 @@ __attribute__((noinline)) static lm_bexpr *column(lm_bctx *c,
   if (b)
     b->col = i;
   return b;
+}
+
+/* Whether x is VARCHAR as PostgreSQL types it against CHAR(n) (bpchareq
+ * for varchar = bpchar): a column (TEXT and VARCHAR columns are one type
+ * here) or a cast to VARCHAR; other text (`::text`, a function's result)
+ * is text (texteq). */
+static bool varchar_ast(const lm_expr *x) {
+  return x && (x->kind == LM_EXPR_COLUMN ||
+               (x->kind == LM_EXPR_CAST && x->cast_varchar));
+}
+
+/* x IN (v1, v2, ...) with CHAR(n) among text values, as PostgreSQL: more
+ * than one value that is not a column is compared in the common type of x
+ * and those values (the first typed one: CHAR(n), VARCHAR and TEXT each
+ * convert implicitly to the others): 1 bpchar (trailing spaces do not
+ * count), 2 text; 0 otherwise
+ * (no CHAR(n), other types, or each value on its own, as x = v). */
+static bool expr_has_agg(const lm_expr *e);
+static int in_char_mode(lm_bctx *c, const lm_expr *e) {
+  int nonvar = 0;
+  for (int i = 1; i < e->n_args; i++)
+    nonvar += e->args[i]->kind != LM_EXPR_COLUMN;
+  if (nonvar < 2)
+    return 0;
+  int mode = 0;
+  bool bp = false;
+  for (int i = 0; i < e->n_args; i++) {
+    const lm_expr *a = e->args[i];
+    if (i > 0 && a->kind == LM_EXPR_COLUMN)
+      continue;
+    if (a->kind == LM_EXPR_SUBQUERY || expr_has_agg(a))
+      return 0;         /* (bound once only) */
+    lm_bctx probe = *c; /* its type only (errors are reported later) */
+    lm_error perr;
+    lm_err_clear(&perr);
+    probe.err = &perr;
+    lm_bexpr *x = lm_bind_expr(&probe, a);
+    if (!x)
+      return 0;
+    if (x->type.id == LM_TYPE_NULL || lm_bind_is_unknown(a, x))
+      continue;
+    if (x->type.id != LM_TYPE_UTF8 || lm_type_is_json(x->type))
+      return 0;
+    int k = lm_type_is_bpchar(x->type) ? 1 : 2;
+    bp = bp || k == 1;
+    if (!mode) /* each converts implicitly to the other: the first stays */
+      mode = k;
+  }
+  return bp ? mode : 0;
 }
 
 /* Coerces the two operands of a comparison to one type. */
@@ -490,10 +566,10 @@ static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
        * `::text`) stays text, as PostgreSQL's texteq for text = bpchar */
       bool sub = at && at->kind == LM_EXPR_SUBQUERY && at->n_args >= 1;
       if ((two || sub) && lm_type_is_bpchar(b->type) &&
-          at->args[0]->kind == LM_EXPR_COLUMN)
+          varchar_ast(at->args[0]))
         a = lm_bind_cast(c, a, lm_type_bpchar());
       if (lm_type_is_bpchar(a->type) &&
-          (sub || (two && at->args[1]->kind == LM_EXPR_COLUMN)))
+          (sub || (two && varchar_ast(at->args[1]))))
         b = lm_bind_cast(c, b, lm_type_bpchar()); /* (x IN (SELECT col)) */
       *pa = lm_bind_cast(c, a, v);
       *pb = lm_bind_cast(c, b, v);
@@ -591,6 +667,14 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
     rt = lm_type_make(LM_TYPE_BOOL);
     break;
   case LM_OP_CONCAT: {
+    /* PostgreSQL has text || anynonarray (either side), bytea || bytea,
+     * arrays: numeric || integer is 42883 */
+    bool txa = ta.id == LM_TYPE_UTF8 || ta.id == LM_TYPE_LARGE_UTF8 ||
+               ta.id == LM_TYPE_BINARY || ta.id == LM_TYPE_LIST || is_null(ta);
+    bool txb = tb.id == LM_TYPE_UTF8 || tb.id == LM_TYPE_LARGE_UTF8 ||
+               tb.id == LM_TYPE_BINARY || tb.id == LM_TYPE_LIST || is_null(tb);
+    if (!txa && !txb)
+      return lm_bind_op_undefined(c, e, op, a, b, false);
     /* bytea || bytea is bytea; anything else concatenates text */
     bool bin = (ta.id == LM_TYPE_BINARY || is_null(ta)) &&
                (tb.id == LM_TYPE_BINARY || is_null(tb)) &&
@@ -750,6 +834,10 @@ static const char *const agg_names[] = {"count",
                                         "percentile_cont",
                                         "percentile_disc",
                                         "mode",
+                                        "json_agg",
+                                        "jsonb_agg",
+                                        "json_object_agg",
+                                        "jsonb_object_agg",
                                         NULL};
 
 bool lm_bind_is_agg_name(const char *n) {
@@ -808,6 +896,8 @@ static lm_bexpr *agg_undefined(lm_bctx *c, lm_bctx *in, const lm_expr *e) {
   snprintf(what, sizeof what, "%s(%s)", e->name, sig);
   lm_bind_fail(c, e, "function %s does not exist", what, NULL);
   lm_err_state(c->err, "42883");
+  lm_err_hint(c->err, "No function matches the given name and argument "
+                      "types. You might need to add explicit type casts.");
   return NULL;
 }
 
@@ -916,6 +1006,8 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
     return lm_bind_outer_agg(c, e);
   if (!strcmp(n, "array_agg")) /* as string_agg (array_bind.c) */
     return lm_bind_array_agg(c, e, aggregate);
+  if (lm_bind_is_json_agg(n)) /* as string_agg (json_agg_bind.c) */
+    return lm_bind_json_agg(c, e, aggregate);
   lm_agg_spec s;
   memset(&s, 0, sizeof s);
   s.distinct = e->distinct;
@@ -970,10 +1062,8 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
       return lm_bind_regr(c, &in, e, flt, rfn);
     if ((sagg || bagg) && e->n_args != (sagg ? 2 : 1))
       return agg_undefined(c, &in, e);
-    if (e->n_args != 1 && !star && !sagg) {
-      lm_bind_fail(c, e, "%s() takes exactly one argument", n, NULL);
-      return NULL;
-    }
+    if (e->n_args != 1 && !star && !sagg)
+      return agg_undefined(c, &in, e); /* max(): PostgreSQL's 42883 */
     for (int i = 0; !star && i < e->n_args; i++)
       if (expr_has_agg(e->args[i])) {
         lm_bind_fail(c, e->args[i], "aggregate function calls cannot be nested",
@@ -1012,8 +1102,9 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
       lm_err_state(c->err, "0A000");
       return NULL;
     }
-    if (t.id == LM_TYPE_DECIMAL128 && !strcmp(n, "sum") && !e->distinct) {
-      /* numeric: exact 128-bit sums of the unscaled values (agg_table.c) */
+    if (t.id == LM_TYPE_DECIMAL128 && !strcmp(n, "sum")) {
+      /* numeric: exact 128-bit sums of the unscaled values (agg_table.c;
+       * DISTINCT: of the distinct values) */
       s.kind = LM_AGG_SUM;
       s.out_type = lm_type_decimal128(38, t.scale);
     } else if (t.id == LM_TYPE_DECIMAL128 &&
@@ -1021,13 +1112,6 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
       /* the Decimal128 values themselves (ordered bytes, agg_table.c) */
       s.kind = n[1] == 'i' ? LM_AGG_MIN : LM_AGG_MAX;
       s.out_type = t;
-    } else if (t.id == LM_TYPE_DECIMAL128 && !strcmp(n, "sum")) {
-      /* sum(DISTINCT x): exact over the unscaled BIGINT values
-       * (bind_types.c) */
-      dec_t = lm_type_decimal128(38, t.scale);
-      if (lm_bind_dec_unscale(&in, e, &s.arg))
-        return NULL;
-      t = s.in_type = s.arg->type;
     } else if (t.id == LM_TYPE_DECIMAL128 && !strcmp(n, "avg")) {
       /* avg = sum / count at the numeric division scale (PostgreSQL) */
       lm_expr es = *e, ec = *e;
@@ -1106,10 +1190,8 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
                     t.id == LM_TYPE_INT32 ||
                     (t.id == LM_TYPE_INT64 && s.arg->kind == LM_BX_LITERAL &&
                      s.arg->lit_int4);
-      if (!is_num(t) && t.id != LM_TYPE_INTERVAL && !is_null(t)) {
-        lm_bind_fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
-        return NULL;
-      }
+      if (!is_num(t) && t.id != LM_TYPE_INTERVAL && !is_null(t))
+        return agg_undefined(c, &in, e); /* sum(date): 42883 */
       if (is_null(t))
         s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_INT64));
       lm_type wide =
@@ -1134,10 +1216,8 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
         s.in_type = lm_type_make(LM_TYPE_FLOAT64);
       }
     } else if (n[0] == 's' || n[0] == 'v') { /* stddev*, variance, var_* */
-      if (!is_num(t) && !is_null(t) && t.id != LM_TYPE_DECIMAL128) {
-        lm_bind_fail(c, e, "%s() of %s is not supported", n, lm_type_name(t));
-        return NULL;
-      }
+      if (!is_num(t) && !is_null(t) && t.id != LM_TYPE_DECIMAL128)
+        return agg_undefined(c, &in, e); /* stddev(text): 42883 */
       if (t.id == LM_TYPE_DECIMAL128 || lm_type_is_integer(t)) {
         /* numeric, as PostgreSQL: exact sums (agg_table.c, agg_stat.c),
          * the column's scale max(16, 2s) as AVG's */
@@ -1301,9 +1381,8 @@ bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
     }
     /* Not a key: is it a known input column at all? */
     if (lm_schema_find(c->plan->input_schema, e->name) < 0) {
-      if (c->from)
-        lm_bind_fail(c, e, "column '%s' does not exist in '%s'", e->name,
-                     c->from);
+      if (e->table) /* PostgreSQL's wording */
+        lm_bind_fail(c, e, "column %s.%s does not exist", e->table, e->name);
       else
         lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
       lm_err_state(c->err, "42703");
@@ -1326,6 +1405,105 @@ bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
   }
   (void)matched;
   return NULL; /* caller recurses through lm_bind_expr() with c->post set */
+}
+
+/* x [NOT] IN (a, b, ...). Not inlined: its locals stay off the stack of
+ * lm_bind_expr's recursion. */
+__attribute__((noinline)) static lm_bexpr *bind_in_list(lm_bctx *c,
+                                                        const lm_expr *e) {
+  /* x IN (a, b, ...)  =>  x = a OR x = b ... (three-valued as in SQL).
+   * The ORs form a balanced tree (depth log2(n)), not a chain: a list of
+   * 100,000 constants must not recurse 100,000 deep in the evaluator.
+   * OR is associative and the tree keeps the left-to-right order, so the
+   * short circuit and the NULL rules are those of the written chain. */
+  int n_eq = e->n_args - 1;
+  if (n_eq < 1) {
+    lm_bind_fail(c, e, "IN needs at least one value", NULL, NULL);
+    return NULL;
+  }
+  lm_bexpr **eqs = malloc(sizeof(*eqs) * (size_t)n_eq);
+  if (!eqs) {
+    lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  int bpmode = in_char_mode(c, e); /* CHAR(n) among text: PostgreSQL's */
+  for (int i = 1; i < e->n_args; i++) {
+    lm_bexpr *x = lm_bind_expr(c, e->args[0]), *y = lm_bind_expr(c, e->args[i]);
+    const char *tx = x ? lm_bind_pg_type_of(e->args[0], x) : "",
+               *ty = y ? lm_bind_pg_type_of(e->args[i], y) : "";
+    const lm_expr *at = e->args[i];
+    lm_expr syn; /* x = y as written, for the CHAR(n) rules of '=' */
+    lm_expr *pair[2] = {e->args[0], e->args[i]};
+    if (x && y && bpmode == 1) { /* common type bpchar */
+      if (x->type.id == LM_TYPE_UTF8 && !lm_type_is_bpchar(x->type) &&
+          x->kind != LM_BX_LITERAL)
+        x = lm_bind_cast(c, x, lm_type_bpchar());
+      if (y->type.id == LM_TYPE_UTF8 && !lm_type_is_bpchar(y->type) &&
+          y->kind != LM_BX_LITERAL)
+        y = lm_bind_cast(c, y, lm_type_bpchar());
+    } else if (x && y && bpmode == 2) { /* common type text */
+      if (lm_type_is_bpchar(x->type))
+        x = lm_bind_cast(c, x, lm_type_make(LM_TYPE_UTF8));
+      if (lm_type_is_bpchar(y->type))
+        y = lm_bind_cast(c, y, lm_type_make(LM_TYPE_UTF8));
+    } else if (x && y &&
+               (lm_type_is_bpchar(x->type) || lm_type_is_bpchar(y->type))) {
+      memset(&syn, 0, sizeof syn); /* one value: PostgreSQL's x = y */
+      syn.kind = LM_EXPR_BINARY;
+      syn.op = LM_OP_EQ;
+      syn.args = pair;
+      syn.n_args = 2;
+      syn.line = at->line;
+      syn.column = at->column;
+      at = &syn;
+    }
+    eqs[i - 1] = x && y ? lm_bind_binary(c, at, LM_OP_EQ, x, y) : NULL;
+    if (eqs[i - 1] && !in_fold_consts(c, eqs[i - 1])) {
+      free(eqs);
+      return NULL;
+    }
+    if (!eqs[i - 1]) {
+      if (x && y && e->op_line > 0 && !strcmp(c->err->sqlstate, "42883") &&
+          strstr(c->err->msg, "operator does not exist")) {
+        /* PostgreSQL's place (the IN) and its names of the types */
+        lm_err_at(c->err, LM_ERR_BIND, e->op_line, e->op_column,
+                  "operator does not exist: %s %s %s", tx,
+                  e->negated ? "<>" : "=", ty);
+        lm_err_state(c->err, "42883");
+        lm_err_hint(c->err, "No operator matches the given name and "
+                            "argument types. You might need to add "
+                            "explicit type casts.");
+      }
+      free(eqs);
+      return NULL;
+    }
+  }
+  while (n_eq > 1) { /* pair neighbours: [a b c d e] -> [(a|b) (c|d) e] */
+    int m = 0;
+    for (int i = 0; i < n_eq; i += 2) {
+      lm_bexpr *r = i + 1 < n_eq
+                        ? lm_bind_binary(c, e, LM_OP_OR, eqs[i], eqs[i + 1])
+                        : eqs[i];
+      if (!r) {
+        free(eqs);
+        return NULL;
+      }
+      eqs[m++] = r;
+    }
+    n_eq = m;
+  }
+  lm_bexpr *acc = eqs[0];
+  free(eqs);
+  lm_inset_attach(acc, c->arena); /* one sorted set (expr_inset.c) */
+  if (e->negated) {
+    lm_bexpr *n = lm_bind_node(c, LM_BX_UNARY, acc->type, e, 1);
+    if (!n)
+      return NULL;
+    n->op = LM_OP_NOT;
+    n->args[0] = acc;
+    acc = n;
+  }
+  return acc;
 }
 
 /* The AND / OR / operator node whose operands are being bound (bind_inner) */
@@ -1505,6 +1683,9 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
       /* a literal's bad text is reported at the literal (PostgreSQL) */
       r->line = e->args[0]->line;
       r->column = e->args[0]->column;
+    } else if (e->op_line > 0) { /* x::t: at the '::' (PostgreSQL's 42846) */
+      r->line = e->op_line;
+      r->column = e->op_column;
     }
     if (ct.id == LM_TYPE_TIMESTAMP || ct.id == LM_TYPE_TIME64)
       r->tprec = e->cast_tprec; /* TIMESTAMP(p): expr_eval.c rounds */
@@ -1561,58 +1742,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     }
     return r;
   }
-  case LM_EXPR_IN: {
-    /* x IN (a, b, ...)  =>  x = a OR x = b ... (three-valued as in SQL).
-     * The ORs form a balanced tree (depth log2(n)), not a chain: a list of
-     * 100,000 constants must not recurse 100,000 deep in the evaluator.
-     * OR is associative and the tree keeps the left-to-right order, so the
-     * short circuit and the NULL rules are those of the written chain. */
-    int n_eq = e->n_args - 1;
-    if (n_eq < 1) {
-      lm_bind_fail(c, e, "IN needs at least one value", NULL, NULL);
-      return NULL;
-    }
-    lm_bexpr **eqs = malloc(sizeof(*eqs) * (size_t)n_eq);
-    if (!eqs) {
-      lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-      return NULL;
-    }
-    for (int i = 1; i < e->n_args; i++) {
-      eqs[i - 1] =
-          lm_bind_binary(c, e->args[i], LM_OP_EQ, lm_bind_expr(c, e->args[0]),
-                         lm_bind_expr(c, e->args[i]));
-      if (!eqs[i - 1]) {
-        free(eqs);
-        return NULL;
-      }
-    }
-    while (n_eq > 1) { /* pair neighbours: [a b c d e] -> [(a|b) (c|d) e] */
-      int m = 0;
-      for (int i = 0; i < n_eq; i += 2) {
-        lm_bexpr *r = i + 1 < n_eq
-                          ? lm_bind_binary(c, e, LM_OP_OR, eqs[i], eqs[i + 1])
-                          : eqs[i];
-        if (!r) {
-          free(eqs);
-          return NULL;
-        }
-        eqs[m++] = r;
-      }
-      n_eq = m;
-    }
-    lm_bexpr *acc = eqs[0];
-    free(eqs);
-    lm_inset_attach(acc, c->arena); /* one sorted set (expr_inset.c) */
-    if (e->negated) {
-      lm_bexpr *n = lm_bind_node(c, LM_BX_UNARY, acc->type, e, 1);
-      if (!n)
-        return NULL;
-      n->op = LM_OP_NOT;
-      n->args[0] = acc;
-      acc = n;
-    }
-    return acc;
-  }
+  case LM_EXPR_IN:
+    return bind_in_list(c, e);
   case LM_EXPR_LIKE: {
     if (e->booltest)                /* [NOT] SIMILAR TO */
       return lm_bind_similar(c, e); /* pgsyntax_bind.c */

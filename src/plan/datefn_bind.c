@@ -234,6 +234,36 @@ bool lm_bind_datefn(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
   if (bind_now(c, e, args, out))
     return true;
   int na = e->n_args;
+  if (!strcmp(n, "age") && (na == 1 || na == 2)) {
+    /* age(ts): age(current_date at midnight, ts); age(date, date) through
+     * TIMESTAMPs (PostgreSQL's implicit cast); age(ts, ts) below */
+    bool dated = na == 1;
+    for (int i = 0; i < na; i++) {
+      lm_type t = args[i]->type;
+      if (t.id == LM_TYPE_DATE32)
+        dated = true;
+      else if (t.id != LM_TYPE_TIMESTAMP && t.id != LM_TYPE_UTF8 &&
+               t.id != LM_TYPE_NULL)
+        return false;
+    }
+    if (!dated)
+      return false;
+    lm_type ts = lm_type_make(LM_TYPE_TIMESTAMP);
+    lm_bexpr *a[2];
+    if (na == 1) {
+      const lm_tz *z = lm_tz_session() ? lm_tz_session() : lm_tz_utc();
+      int64_t local = lm_tz_to_local(z, lm_dt_now_us());
+      a[0] =
+          lit_i64(c, e, ts, lm_floor_div(local, LM_US_PER_DAY) * LM_US_PER_DAY);
+      a[1] = lm_bind_cast(c, args[0], ts);
+    } else {
+      a[0] = lm_bind_cast(c, args[0], ts);
+      a[1] = lm_bind_cast(c, args[1], ts);
+    }
+    *out = fn_node(c, e, LM_FN_AGE, lm_type_make(LM_TYPE_INTERVAL_MDN), a,
+                   2); /* expr_mdn.c */
+    return true;
+  }
   if ((!strcmp(n, "date_part") || !strcmp(n, "extract")) && na == 2 &&
       (args[1]->type.id == LM_TYPE_INTERVAL ||
        args[1]->type.id == LM_TYPE_INTERVAL_MDN) &&

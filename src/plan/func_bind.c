@@ -10,6 +10,7 @@
 #include "columnar/lm_temporal.h"
 #include "exec/lm_strfn.h" /* literal date_format / regex checks */
 #include "plan/bind_internal.h"
+#include "plan/mktstz_bind.h"
 
 static lm_bexpr *const_interval(lm_bctx *c, const lm_expr *e, lm_bexpr *x,
                                 int64_t *out) {
@@ -229,6 +230,8 @@ static int undefined_function(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
   snprintf(what, sizeof what, "%s(%s)", e->name, sig);
   int rc = lm_bind_fail(c, e, "function %s does not exist", what, NULL);
   lm_err_state(c->err, "42883");
+  lm_err_hint(c->err, "No function matches the given name and argument "
+                      "types. You might need to add explicit type casts.");
   return rc;
 }
 
@@ -294,8 +297,13 @@ static bool common_type(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int n,
     else if (lm_bind_types_merge(t, a, &t)) /* bind_types.c */
       continue;
     else if (!lm_type_eq(t, a)) {
-      char what[200];
-      snprintf(what, sizeof what, "%s types %s and %s", e->name, pg_name(t),
+      char what[200], up[64]; /* PostgreSQL's GREATEST / COALESCE */
+      size_t k = 0;
+      for (; e->name[k] && k + 1 < sizeof up; k++)
+        up[k] = (char)(e->name[k] >= 'a' && e->name[k] <= 'z' ? e->name[k] - 32
+                                                              : e->name[k]);
+      up[k] = 0;
+      snprintf(what, sizeof what, "%s types %s and %s", up, pg_name(t),
                pg_name(a));
       lm_bind_fail(c, e->args[i], "%s cannot be matched", what, NULL);
       lm_err_state(c->err, "42804");
@@ -344,6 +352,21 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     lm_type t;
     if (!common_type(c, e, args, e->n_args, &t))
       return true;
+    lm_bexpr *first = args[0];
+    /* NULLIF(a, b) is PostgreSQL's a = b operator's left input: a's own
+     * type where the operator takes both types as they are (integers,
+     * floats, dates and timestamps), else the common type (1 vs 1.5:
+     * numeric) */
+    lm_type rt = t;
+    if (nullif) {
+      lm_type fa = first->type, fb = args[1]->type;
+      bool ints = lm_type_is_integer(fa) && lm_type_is_integer(fb);
+      bool flts = is_float(fa) && is_float(fb);
+      bool dt = (fa.id == LM_TYPE_DATE32 || fa.id == LM_TYPE_TIMESTAMP) &&
+                (fb.id == LM_TYPE_DATE32 || fb.id == LM_TYPE_TIMESTAMP);
+      if ((ints || flts || dt) && !lm_bind_is_unknown(e->args[0], first))
+        rt = fa;
+    }
     for (int i = 0; i < e->n_args; i++)
       if (!(args[i] = lm_bind_cast(c, args[i], t)))
         return true;
@@ -354,13 +377,16 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
       *out = args[0];
       return true;
     }
-    lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, t, e, e->n_args);
+    bool own = nullif && !lm_type_eq(rt, t); /* the first, uncast */
+    lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, rt, e, e->n_args + (own ? 1 : 0));
     if (r) {
       r->fn = nullif        ? LM_FN_NULLIF
               : n[0] == 'g' ? LM_FN_GREATEST
                             : LM_FN_LEAST;
       for (int i = 0; i < e->n_args; i++)
         r->args[i] = args[i];
+      if (own)
+        r->args[2] = first;
     }
     *out = r;
     return true;
@@ -567,6 +593,8 @@ lm_bexpr *lm_bind_other_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
 
 lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   const char *n = e->name;
+  if (!strcmp(n, "make_timestamptz") && (e->n_args == 6 || e->n_args == 7))
+    return lm_bind_make_tstz(c, e); /* mktstz_bind.c */
   lm_bexpr *args[8] = {0};
   if (e->n_args > 8) {
     lm_bind_fail(c, e, "too many arguments to %s()", n, NULL);
@@ -669,18 +697,16 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   } else if (!strcmp(n, "abs") || !strcmp(n, "round") || !strcmp(n, "floor") ||
              !strcmp(n, "ceil") || !strcmp(n, "ceiling")) {
     bool two = e->n_args == 2 && !strcmp(n, "round");
-    if (e->n_args >= 1 && args[0]->type.id == LM_TYPE_NULL) /* abs(NULL) */
-      args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_FLOAT64));
+    if (e->n_args >= 1 &&
+        (args[0]->type.id == LM_TYPE_NULL || /* abs(NULL) */
+         lm_bind_is_unknown(e->args[0], args[0])) &&
+        !(args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_FLOAT64))))
+      return NULL; /* round('a'): float8's 22P02, as PostgreSQL */
     if (two && args[1]->type.id == LM_TYPE_NULL) /* round(x, NULL): NULL */
       args[1] = lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_INT64));
     if ((e->n_args != 1 && !two) || !args[0] || !is_num(args[0]->type) ||
         (two && !is_int(args[1]->type))) {
-      lm_bind_fail(c, e,
-                   !strcmp(n, "round")
-                       ? "round() takes a number and optionally an "
-                         "integer count of decimal places"
-                       : "%s() takes one numeric argument",
-                   n, NULL);
+      undefined_function(c, e, args); /* round(text, int): 42883 */
       return NULL;
     }
     /* PostgreSQL: abs keeps the integer type; round / floor / ceil of an
@@ -707,8 +733,14 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                                   : LM_FN_CEIL;
   } else if (!strcmp(n, "lower") || !strcmp(n, "upper") ||
              !strcmp(n, "length") || !strcmp(n, "char_length")) {
-    if (e->n_args != 1) {
-      lm_bind_fail(c, e, "%s() takes one argument", n, NULL);
+    /* PostgreSQL: text (bytea for length) only, no implicit cast from a
+     * number, boolean or date/time: upper(numeric) is 42883 */
+    lm_type_id a0 = e->n_args == 1 ? args[0]->type.id : LM_TYPE_NULL;
+    if (e->n_args != 1 || is_num(args[0]->type) || a0 == LM_TYPE_BOOL ||
+        a0 == LM_TYPE_DECIMAL128 || a0 == LM_TYPE_DATE32 ||
+        a0 == LM_TYPE_TIMESTAMP || a0 == LM_TYPE_TIME64 ||
+        a0 == LM_TYPE_INTERVAL || a0 == LM_TYPE_INTERVAL_MDN) {
+      undefined_function(c, e, args);
       return NULL;
     }
     args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_UTF8));
@@ -812,8 +844,11 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
         dbl = true;
     }
     if (!ok) {
-      lm_bind_fail(c, e->args[0], "unknown %s unit '%s'",
-                   trunc ? "date_trunc" : n, u);
+      /* PostgreSQL's wording and invalid_parameter_value */
+      char m[200];
+      snprintf(m, sizeof m, "unit \"%.80s\" not recognized for type %%s", u);
+      lm_bind_fail(c, e->args[0], m, lm_pg_type_name(args[1]->type), NULL);
+      lm_err_state(c->err, "22023");
       return NULL;
     }
     lm_bexpr *src = args[1]; /* the TIMESTAMPTZ, for date_trunc below */
@@ -875,8 +910,7 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   } else if (!strcmp(n, "substr") || !strcmp(n, "substring")) {
     if (e->n_args < 2 || e->n_args > 3 || !is_int(args[1]->type) ||
         (e->n_args == 3 && !is_int(args[2]->type))) {
-      lm_bind_fail(c, e, "%s(string, start [, count]) takes integer positions",
-                   n, NULL);
+      undefined_function(c, e, args); /* substr(text): 42883 */
       return NULL;
     }
     args[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_UTF8));

@@ -36,6 +36,7 @@ static const sig2 funcs[] = {
     {"factorial", LM_FN_FACTORIAL, 1, 1, "I", 'D', true},
     {"num_nulls", LM_FN_NUM_NULLS, 1, 8, "A", '4', false},
     {"regexp_count", LM_FN_REGEXP_COUNT, 2, 4, "TTIT", '4', true},
+    {"regexp_instr", LM_FN_REGEXP_INSTR, 2, 7, "TTIIITI", '4', true},
     {"num_nonnulls", LM_FN_NUM_NONNULLS, 1, 8, "A", '4', false},
     {"sin", LM_FN_SIN, 1, 1, "F", 'F', true},
     {"cos", LM_FN_COS, 1, 1, "F", 'F', true},

@@ -151,6 +151,20 @@ bool lm_bind_json_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     *out = one(c, e, args[0], true, LM_FN_JSONB_PRETTY, text_t());
   } else if (!strcmp(base, "_strip_nulls") && na == 1) {
     *out = one(c, e, args[0], b, LM_FN_JSON_STRIP_NULLS, jt);
+  } else if (!strncmp(n, "json:agg_item", 13) && (na == 1 || na == 2)) {
+    /* json_agg's items (json_agg_bind.c): text, the key as text;
+     * json:agg_item_nl: "\n " before a non-NULL value */
+    lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, text_t(), e, na);
+    if (!r)
+      return true;
+    r->fn = LM_FN_JSON_AGG_ITEM;
+    r->negated = n[13] == '_';
+    if (na == 2 && !(args[0] = as_text(c, args[0])))
+      return true;
+    for (int k = 0; k < na; k++)
+      if (!(r->args[k] = value_arg(c, args[k])))
+        return true;
+    *out = r;
   } else if ((!strcmp(n, "to_json") || !strcmp(n, "to_jsonb")) && na == 1) {
     lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, jt, e, 1);
     if (!r)

@@ -197,10 +197,12 @@ typedef enum lm_func_id {
   LM_FN_JSONB_SET,         /* (jsonb, path, jsonb[, create BOOLEAN]) */
   LM_FN_JSONB_PRETTY,      /* (jsonb) -> text */
   LM_FN_JSON_STRIP_NULLS,  /* (json | jsonb) */
+  LM_FN_JSON_AGG_ITEM,     /* json_agg's items (json_agg_bind.c) */
   LM_FN_JSONB_CONCAT,      /* jsonb || jsonb */
   LM_FN_JSONB_DELETE,      /* jsonb - text | jsonb - integer */
   LM_FN_REGEXP_COUNT,      /* (s, re[, start BIGINT[, flags]]) -> INTEGER
                               (expr_regexfn.c) */
+  LM_FN_REGEXP_INSTR,      /* PostgreSQL 15's (expr_regexfn.c) */
   LM_FN_DATE_BIN,          /* (stride INTERVAL, ts, origin ts) -> ts's type
                               (expr_datebin.c) */
   /* arrays (expr_array.c; SQL arrays are LIST<item> values, bound by

@@ -327,6 +327,12 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
     return rc;
   }
   case LM_EXPR_FUNC:
+    if (e->name && !strcmp(e->name, "__array")) { /* parser.c: ARRAY[...] */
+      rc = lm_buf_puts(out, "ARRAY[");
+      if (!rc)
+        rc = print_list(e->args, e->n_args, out, depth);
+      return rc ? rc : lm_buf_putc(out, ']');
+    }
     rc = lm_buf_puts(out, e->name ? e->name : "?");
     if (!rc)
       rc = lm_buf_putc(out, '(');

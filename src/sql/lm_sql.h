@@ -252,6 +252,7 @@ struct lm_expr {
    * CHAR pads to n), 0: none; cast_bpchar: CHAR / CHARACTER / BPCHAR */
   int32_t cast_tlen;
   bool cast_bpchar;
+  bool cast_varchar; /* VARCHAR / CHARACTER VARYING (not TEXT) */
   /* FUNC followed by OVER (PARTITION BY ... ORDER BY ...): a window function
    * call such as ROW_NUMBER() OVER (...). over is false for plain calls;
    * partition_by / over_order may be empty. */
@@ -260,8 +261,10 @@ struct lm_expr {
   int n_partition_by;
   struct lm_order_item *over_order;
   int n_over_order;
-  /* OVER w / OVER (w ...): a window of the WINDOW clause (NULL = none) */
+  /* OVER w / OVER (w ...): a window of the WINDOW clause (NULL = none),
+   * over_name_line/column its place (1-based) */
   const char *over_name;
+  int over_name_line, over_name_column;
   lm_window_frame *frame; /* NULL = the default frame */
   /* SUBQUERY: the query and its form; op is ANY/ALL's comparison */
   struct lm_select *subquery;

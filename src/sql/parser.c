@@ -33,10 +33,11 @@ typedef struct parser {
   lm_error lexerr; /* error of the trailing LM_TK_ERROR token, if any */
   int rc;
   int depth;
-  int subquery; /* > 0 while parsing a FROM (SELECT ...) subquery */
-  int tprec;    /* the last parse_type's TIMESTAMP(p)/TIME(p): p + 1, or 0 */
-  int32_t tlen; /* the last parse_type's VARCHAR(n) / CHAR(n): n, or 0 */
-  bool tbpchar; /* the last parse_type was CHAR[(n)] / CHARACTER / BPCHAR */
+  int subquery;  /* > 0 while parsing a FROM (SELECT ...) subquery */
+  int tprec;     /* the last parse_type's TIMESTAMP(p)/TIME(p): p + 1, or 0 */
+  int32_t tlen;  /* the last parse_type's VARCHAR(n) / CHAR(n): n, or 0 */
+  bool tbpchar;  /* the last parse_type was CHAR[(n)] / CHARACTER / BPCHAR */
+  bool tvarchar; /* ... was VARCHAR[(n)] / CHARACTER VARYING */
 } parser;
 
 /* --------------------------------------------------------------- tokens */
@@ -186,9 +187,10 @@ static void describe(const lm_token *t, char *buf, size_t cap) {
     snprintf(buf, cap, "'%.*s%s'", n, t->start, more);
 }
 
-/* "expected <what>, found <token>" at the current token, plus "(did you
- * mean K?)" when the token is a word within edit distance 2 of one of the
- * NULL-terminated keywords in cands. */
+/* PostgreSQL's 42601 `syntax error at or near "<token>"` (`... at end of
+ * input`) at the current token, with the HINT "expected <what>, found
+ * <token>", plus "(did you mean K?)" when the token is a word within edit
+ * distance 2 of one of the NULL-terminated keywords in cands. */
 static int fail_expected(parser *p, const char *what,
                          const char *const *cands) {
   const lm_token *t = cur(p);
@@ -205,10 +207,22 @@ static int fail_expected(parser *p, const char *what,
       }
     }
   }
+  /* PostgreSQL's message (at the token); what was expected in the HINT */
+  if (p->rc || t->kind == LM_TK_ERROR) /* (a lexer error: its own) */
+    return fail_at(p, t, "%s", "");
+  if (t->kind == LM_TK_EOF)
+    fail_at(p, t, "syntax error at end of input");
+  else
+    fail_at(p, t, "syntax error at or near \"%.*s%s\"",
+            t->len > 200 ? 200 : (int)t->len, t->start,
+            t->len > 200 ? "..." : "");
   if (best)
-    return fail_at(p, t, "expected %s, found %s (did you mean %s?)", what,
-                   found, best);
-  return fail_at(p, t, "expected %s, found %s", what, found);
+    lm_err_hint(&p->err, "expected %s, found %s (did you mean %s?)", what,
+                found, best);
+  else
+    lm_err_hint(&p->err, "expected %s, found %s", what, found);
+  lm_err_state(&p->err, "42601");
+  return p->rc;
 }
 
 static int expect(parser *p, lm_token_kind k, const char *what) {
@@ -486,6 +500,7 @@ static int parse_type(parser *p, lm_type *out) {
   p->tprec = 0;
   p->tlen = bare_num ? -1 : 0;
   p->tbpchar = false;
+  p->tvarchar = false;
   return 0;
 }
 
@@ -501,6 +516,7 @@ static int parse_type_base(parser *p, lm_type *out) {
   p->tprec = 0;
   p->tlen = 0;
   p->tbpchar = false;
+  p->tvarchar = lm_token_is_kw(t, "VARCHAR");
   if ((lm_token_is_kw(t, "TIMESTAMP") || lm_token_is_kw(t, "TIMESTAMPTZ") ||
        lm_token_is_kw(t, "TIME")) &&
       is_kind(p, LM_TK_LPAREN)) {
@@ -525,6 +541,7 @@ static int parse_type_base(parser *p, lm_type *out) {
   } else if ((lm_token_is_kw(t, "CHARACTER") || lm_token_is_kw(t, "CHAR")) &&
              accept_kw(p, "VARYING")) {
     snprintf(name, sizeof name, "varchar");
+    p->tvarchar = true;
   } else if (lm_token_is_kw(t, "CHARACTER") || lm_token_is_kw(t, "CHAR") ||
              lm_token_is_kw(t, "BPCHAR")) {
     /* PostgreSQL's blank-padded character(n); CHAR alone is CHAR(1),
@@ -620,12 +637,12 @@ static int parse_type_base(parser *p, lm_type *out) {
     if (expect(p, LM_TK_RPAREN, "')'"))
       return p->rc;
     const char *tn = p->tbpchar ? "char" : "varchar";
-    if (n < 1) {
-      fail_at(p, lt, "length for type %s must be at least 1", tn);
+    if (n < 1) { /* at the type's name, as PostgreSQL */
+      fail_at(p, t, "length for type %s must be at least 1", tn);
       return fail_state(p, "22023");
     }
     if (n > 10485760) {
-      fail_at(p, lt, "length for type %s cannot exceed 10485760", tn);
+      fail_at(p, t, "length for type %s cannot exceed 10485760", tn);
       return fail_state(p, "22023");
     }
     p->tlen = (int32_t)n;
@@ -1018,9 +1035,13 @@ static int parse_over(parser *p, lm_expr *e) {
   if (is_name_token(cur(p))) {
     e->over = true;
     e->over_name = cur(p)->text;
+    e->over_name_line = cur(p)->line;
+    e->over_name_column = cur(p)->column;
     next(p);
     return 0;
   }
+  e->over_name_line = cur(p)->line; /* OVER (w ...): PostgreSQL's place */
+  e->over_name_column = cur(p)->column;
   if (expect(p, LM_TK_LPAREN, "'(' or a window name after OVER"))
     return p->rc;
   return parse_window_spec(p, e);
@@ -1033,6 +1054,13 @@ static lm_expr *parse_call(parser *p, const lm_token *name) {
     return NULL;
   e->name = name->text;
   next(p); /* ( */
+  if (is_kind(p, LM_TK_RPAREN) && name->kind == LM_TK_IDENT &&
+      (lm_token_is_kw(name, "COALESCE") || lm_token_is_kw(name, "GREATEST") ||
+       lm_token_is_kw(name, "LEAST") || lm_token_is_kw(name, "NULLIF"))) {
+    /* PostgreSQL's grammar: these take an expression list */
+    fail_expected(p, "an expression", NULL);
+    return NULL;
+  }
   if (accept(p, LM_TK_RPAREN)) {
     /* no arguments */
   } else if (is_kind(p, LM_TK_STAR) && peek(p, 1)->kind == LM_TK_RPAREN) {
@@ -1461,6 +1489,7 @@ static lm_expr *parse_primary(parser *p) {
       e->cast_tprec = (int8_t)p->tprec;
       e->cast_tlen = p->tlen;
       e->cast_bpchar = p->tbpchar;
+      e->cast_varchar = p->tvarchar;
       if (expect(p, LM_TK_RPAREN, "')'"))
         return NULL;
       e->args[0] = x;
@@ -1664,6 +1693,7 @@ static lm_expr *parse_postfix(parser *p) {
     c->cast_tprec = (int8_t)p->tprec;
     c->cast_tlen = p->tlen;
     c->cast_bpchar = p->tbpchar;
+    c->cast_varchar = p->tvarchar;
     c->args[0] = e;
     c->n_args = 1;
     c->op_line = op->line; /* the '::' (PostgreSQL's place for 42846) */
@@ -2093,6 +2123,8 @@ static lm_expr *parse_cmp(parser *p) {
     e->negated = negated;
     e->icase = lm_token_is_kw(k, "ILIKE");
     e->booltest = similar;
+    e->op_line = t->line; /* [NOT] IN: PostgreSQL's place for its errors */
+    e->op_column = t->column;
     if (kind == LM_EXPR_BETWEEN) {
       if (accept_kw(p, "SYMMETRIC"))
         e->symmetric = true;
@@ -2656,6 +2688,10 @@ static lm_from *parse_from_rel(parser *p) {
     if (expect(p, LM_TK_RPAREN, "')' after the column aliases"))
       return NULL;
   }
+  if (f->kind == LM_FROM_FUNCTION && lm_sql_srf_expand(p->arena, f)) {
+    oom(p); /* json_each's two columns: srf_expand.c */
+    return NULL;
+  }
   return f;
 }
 
@@ -2999,7 +3035,14 @@ static lm_select *parse_select_core(parser *p) {
   }
 
   int cap = 0;
-  for (;;) {
+  /* an empty select list, as PostgreSQL allows: `SELECT FROM t` makes
+   * rows without columns */
+  bool none = is_kind(p, LM_TK_EOF) || is_kind(p, LM_TK_SEMI) ||
+              is_kind(p, LM_TK_RPAREN) || is_kw(p, "FROM") ||
+              is_kw(p, "WHERE") || is_kw(p, "GROUP") || is_kw(p, "HAVING") ||
+              is_kw(p, "ORDER") || is_kw(p, "LIMIT") || is_kw(p, "OFFSET") ||
+              is_kw(p, "UNION") || is_kw(p, "INTERSECT") || is_kw(p, "EXCEPT");
+  for (; !none;) {
     lm_select_item it = {0};
     const lm_token *t = cur(p);
     if (t->kind == LM_TK_STAR) {
@@ -3217,15 +3260,16 @@ static lm_select *parse_values(parser *p) {
   next(p);
   int cap = 0;
   do {
-    const lm_token *open = cur(p);
     if (expect(p, LM_TK_LPAREN, "'(' before a VALUES row"))
       return NULL;
     lm_expr **row;
     int n;
     if (parse_expr_list(p, &row, &n, "',' or ')'"))
       return NULL;
-    if (s->n_values && n != s->n_value_cols) {
-      fail_at(p, open, "VALUES lists must all be the same length");
+    if (s->n_values && n != s->n_value_cols) { /* at its first value */
+      p->rc = lm_err_at(&p->err, LM_ERR_PARSE, row[0]->line, row[0]->column,
+                        "VALUES lists must all be the same length");
+      fail_state(p, "42601");
       return NULL;
     }
     s->n_value_cols = n;
@@ -3652,8 +3696,12 @@ static int parse_columns(parser *p, lm_stmt *s) {
     } else if (is_kw(p, "PRIMARY") && lm_token_is_kw(peek(p, 1), "KEY") &&
                (cname || peek(p, 2)->kind == LM_TK_LPAREN)) {
       /* table constraint PRIMARY KEY (a, b) */
-      if (s->n_primary_key)
-        return fail_at(p, cur(p), "multiple primary keys are not allowed");
+      if (s->n_primary_key) { /* PostgreSQL's invalid_table_definition */
+        fail_at(p, cur(p),
+                "multiple primary keys for table \"%s\" are not allowed",
+                s->name);
+        return fail_state(p, "42P16");
+      }
       s->pk_line = t->line;
       s->pk_column = t->column;
       s->pk_name = cname;
@@ -3757,8 +3805,12 @@ static int parse_columns(parser *p, lm_stmt *s) {
           next(p);
           if (expect_kw(p, "KEY"))
             return p->rc;
-          if (s->n_primary_key)
-            return fail_at(p, pk, "multiple primary keys are not allowed");
+          if (s->n_primary_key) {
+            fail_at(p, pk,
+                    "multiple primary keys for table \"%s\" are not allowed",
+                    s->name);
+            return fail_state(p, "42P16");
+          }
           c.primary_key = c.not_null = true;
           s->pk_line = pk->line;
           s->pk_column = pk->column;
@@ -3971,23 +4023,37 @@ static int parse_insert(parser *p, lm_stmt *s) {
   }
   next(p);
   int cap = 0;
-  s->n_values = s->insert_columns ? s->n_insert_columns : -1;
+  s->n_values = -1;
   do {
-    const lm_token *open = cur(p);
     if (expect(p, LM_TK_LPAREN, "'('"))
       return p->rc;
     lm_expr **row;
     int n;
     if (parse_expr_list(p, &row, &n, "',' or ')'"))
       return p->rc;
-    if (s->n_values >= 0 && n != s->n_values)
-      return fail_at(p, open, "expected %d values in this row, found %d",
-                     s->n_values, n);
+    if (s->n_values >= 0 && n != s->n_values) { /* PostgreSQL's wording */
+      p->rc = lm_err_at(&p->err, LM_ERR_PARSE, row[0]->line, row[0]->column,
+                        "VALUES lists must all be the same length");
+      return fail_state(p, "42601");
+    }
     s->n_values = n;
     if (!(s->rows = vec_grow(p, s->rows, s->n_rows, &cap, sizeof *s->rows)))
       return p->rc;
     s->rows[s->n_rows++] = row;
   } while (accept(p, LM_TK_COMMA));
+  int nt = s->n_insert_columns, nv = s->n_values;
+  if (s->insert_columns && nv > nt) { /* at the first extra value */
+    p->rc = lm_err_at(&p->err, LM_ERR_PARSE, s->rows[0][nt]->line,
+                      s->rows[0][nt]->column,
+                      "INSERT has more expressions than target columns");
+    return fail_state(p, "42601");
+  }
+  if (s->insert_columns && nv < nt) { /* at the first column without one */
+    p->rc = lm_err_at(&p->err, LM_ERR_PARSE, s->insert_col_lines[nv],
+                      s->insert_col_cols[nv],
+                      "INSERT has more target columns than expressions");
+    return fail_state(p, "42601");
+  }
   return 0;
 }
 

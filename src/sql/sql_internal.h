@@ -128,4 +128,10 @@ int lm_sql_row_expand(lm_arena *a, lm_expr **e, lm_error *err);
 int lm_sql_row_distinct(lm_arena *a, lm_expr *l, lm_expr *r, bool not,
                         lm_expr **out, lm_error *err);
 
+/* json_each / json_each_text (jsonb_ too) in FROM item f (a FUNCTION)
+ * split into their key and value halves, columns named key and value
+ * (sql/srf_expand.c); f's arrays are replaced by copies in arena a.
+ * Returns 0, LM_ERR_NOMEM. */
+int lm_sql_srf_expand(lm_arena *a, lm_from *f);
+
 #endif

@@ -108,7 +108,7 @@ printf 'CREATE SOURCE t (k VARCHAR, v BIGINT);\nCREAT STREAM s AS SELECT k FROM 
 expect sql_misspelt_keyword 1 kw.sql "kw.sql:2:1:" "found 'CREAT'"
 
 printf 'CREATE SOURCE t (k VARCHAR, v BIGINT);\nCREATE STREAM s AS SELECT k, vv FROM t;\n' >col.sql
-expect sql_unknown_column 1 col.sql "col.sql:2:30:" "column 'vv' does not exist in 't'"
+expect sql_unknown_column 1 col.sql "col.sql:2:30:" 'column "vv" does not exist'
 
 printf 'CREATE SOURCE t (k VARCHAR, v BIGINT);\nINSERT INTO t VALUES (%s1, 2, 3);\n' "'a', " >arity.sql
 expect sql_insert_arity 1 arity.sql "arity.sql:2:1:" "INSERT has 4 values per row but 't' has 2 columns"

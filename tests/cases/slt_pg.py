@@ -15,11 +15,20 @@ error text, its ERROR or its DETAIL line). A file with a "# pg: one
 session" line runs in one psql session (RESET ALL before each record). Exit status 0 when every record
 agrees, 1 when any does not (each difference printed as FILE:LINE).
 
+With a socket directory in --psql (-h /DIR), the records go over the
+PostgreSQL protocol itself (PgConn: one simple Query message per record,
+as psql -c sends it) on one connection per file, each record in a session
+reset as a new one (FreshSessions: DISCARD ALL before it, ROLLBACK of a
+transaction it leaves open); otherwise through a psql process per record.
+
   python3 tests/cases/slt_pg.py --psql "psql -h DIR -U postgres" FILE.slt...
 """
 import argparse
+import os
 import re
 import shlex
+import socket
+import struct
 import subprocess
 import sys
 
@@ -78,8 +87,173 @@ def fmt(v, t):
     return v
 
 
+class PgConn:
+    """A minimal PostgreSQL client (protocol 3, trust authentication, Unix
+    socket) that sends a record as one simple Query message, as `psql -c`
+    does: every statement of it in one implicit transaction, the rows of
+    every result set, the values as the server's text, NOTICEs ignored
+    (psql prints them on stderr, which run() ignores). No psql process per
+    record: that process (and runuser) was most of case.slt_pg's time."""
+
+    def __init__(self, path, user, db):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(path)
+        self.buf = b""
+        body = b"".join(k.encode() + b"\0" + v.encode() + b"\0" for k, v in
+                        (("user", user), ("database", db),
+                         ("client_encoding", "UTF8"))) + b"\0"
+        self.s.sendall(struct.pack("!ii", 8 + len(body), 196608) + body)
+        while True:
+            t, m = self._msg()
+            if t == b"R" and struct.unpack("!i", m[:4])[0] != 0:
+                raise RuntimeError("slt_pg: the server asks for a password")
+            if t == b"E":
+                raise RuntimeError("slt_pg: connection refused: %s"
+                                   % self._err(m))
+            if t == b"Z":
+                return
+
+    def _msg(self):
+        while True:
+            if len(self.buf) >= 5:
+                n = struct.unpack("!i", self.buf[1:5])[0]
+                if len(self.buf) >= 1 + n:
+                    t, m = self.buf[:1], self.buf[5:1 + n]
+                    self.buf = self.buf[1 + n:]
+                    return t, m
+            d = self.s.recv(1 << 16)
+            if not d:
+                raise RuntimeError("slt_pg: the server closed the connection")
+            self.buf += d
+
+    @staticmethod
+    def _err(m, sql=""):
+        """psql's form of an ErrorResponse: ERROR:  msg, the LINE of the
+        error position (without psql's shortening of long lines), DETAIL:,
+        HINT:, CONTEXT:."""
+        f = {}
+        for part in m.split(b"\0"):
+            if part:
+                f[part[:1]] = part[1:].decode("utf-8", "replace")
+        out = "%s:  %s" % (f.get(b"V", f.get(b"S", "ERROR")), f.get(b"M", ""))
+        if f.get(b"P", "").isdigit() and sql:
+            pos = int(f[b"P"]) - 1
+            ln = sql[:pos].count("\n")
+            col = pos - (sql.rfind("\n", 0, pos) + 1)
+            head = "LINE %d: " % (ln + 1)
+            out += "\n%s%s\n%s^" % (head, sql.split("\n")[ln],
+                                     " " * (len(head) + col))
+        for k, name in ((b"D", "DETAIL"), (b"H", "HINT"), (b"W", "CONTEXT")):
+            if k in f:
+                out += "\n%s:  %s" % (name, f[k])
+        return out
+
+    def query(self, sql):
+        """(ok, rows as lists of str|None, error text), as run()."""
+        q = sql.encode("utf-8") + b"\0"
+        self.s.sendall(b"Q" + struct.pack("!i", 4 + len(q)) + q)
+        rows, err = [], None
+        while True:
+            t, m = self._msg()
+            if t == b"D":
+                nc, off, row = struct.unpack("!h", m[:2])[0], 2, []
+                for _ in range(nc):
+                    ln = struct.unpack("!i", m[off:off + 4])[0]
+                    off += 4
+                    if ln < 0:
+                        row.append(None)
+                    else:
+                        row.append(m[off:off + ln].decode("utf-8"))
+                        off += ln
+                rows.append(row)
+            elif t == b"E":
+                err = err or self._err(m, sql)
+            elif t == b"G":  # COPY FROM STDIN: no data here
+                msg = b"no COPY data in slt_pg\0"
+                self.s.sendall(b"f" + struct.pack("!i", 4 + len(msg)) + msg)
+            elif t == b"Z":
+                self.status = m[:1]  # I idle, T in a transaction, E failed
+                break
+        if err is not None:
+            return False, [], err
+        return True, rows, ""
+
+    def close(self):
+        try:
+            self.s.sendall(b"X" + struct.pack("!i", 4))
+        except OSError:
+            pass
+        self.s.close()
+
+
+class FreshSessions:
+    """Each record in a session as fresh as a new connection's, over one
+    connection per file: DISCARD ALL (settings, SET ROLE and SESSION
+    AUTHORIZATION, temporary tables, prepared statements, cursors,
+    advisory locks, LISTEN, cached plans and sequence state) before each
+    record, and a transaction a record leaves open rolled back after it,
+    as the end of its session would. A connection the record broke is
+    replaced. A backend start costs 5-150 ms on a busy machine, so one
+    per record was most of case.slt_pg's time."""
+
+    def __init__(self, path, user, db):
+        self.target = (path, user, db)
+        self.c = None
+        self.used = False
+
+    def query(self, sql):
+        if self.c is None:
+            self.c, self.used = PgConn(*self.target), False
+        try:
+            if self.used:
+                ok, _, msg = self.c.query("DISCARD ALL")
+                if not ok:
+                    raise RuntimeError("slt_pg: DISCARD ALL failed: " + msg)
+            self.used = True
+            r = self.c.query(sql)
+            if self.c.status != b"I":
+                self.c.query("ROLLBACK")
+            return r
+        except (OSError, RuntimeError) as e:
+            self.close()
+            if isinstance(e, RuntimeError) and "DISCARD ALL" in str(e):
+                raise
+            return False, [], "ERROR:  the connection broke: %s" % e
+
+    def close(self):
+        if self.c is not None:
+            self.c.close()
+            self.c = None
+
+
+def pg_target(psql):
+    """(socket path, user) of a psql command line's -h DIR [-p PORT]
+    [-U USER], or None when it names no socket directory."""
+    a = shlex.split(psql)
+    host, port, user = None, "5432", os.environ.get("PGUSER", "postgres")
+    for i, x in enumerate(a[:-1]):
+        if x == "-h":
+            host = a[i + 1]
+        elif x == "-p":
+            port = a[i + 1]
+        elif x == "-U":
+            user = a[i + 1]
+    if not host or not host.startswith("/"):
+        return None
+    return "%s/.s.PGSQL.%s" % (host, port), user
+
+
 def run(psql, db, sql):
-    """(ok, rows as lists of str|None, error text)."""
+    """(ok, rows as lists of str|None, error text): sql in a session of its
+    own (a new connection, one simple Query message: what `psql -c` does;
+    through psql itself when psql names no socket directory)."""
+    tgt = pg_target(psql)
+    if tgt:
+        c = PgConn(tgt[0], tgt[1], db)
+        try:
+            return c.query(sql)
+        finally:
+            c.close()
     cmd = shlex.split(psql) + ["-d", db, "-X", "-q", "-A", "-t", "-F", "\x1f",
                                "-R", "\x1e", "-P", "null=\x01",
                                "-v", "ON_ERROR_STOP=1", "-c", sql]
@@ -96,10 +270,23 @@ def run(psql, db, sql):
 
 
 def run_batch(psql, db, recs):
-    """Runs every record in one psql session (a file with a "# pg: one
-    session" line: much faster than a psql per record), RESET ALL before
-    each; returns {line: (ok, rows, error text)}. stdout is unbuffered
-    (stdbuf) so the results and the errors on stderr keep their order."""
+    """Runs every record in one session (a file with a "# pg: one session"
+    line), RESET ALL before each; returns {line: (ok, rows, error text)}.
+    Over one connection (PgConn) when psql names a socket directory, each
+    record one simple Query message as in run(); else one psql -f session
+    whose stdout is unbuffered (stdbuf) so the results and the errors on
+    stderr keep their order."""
+    tgt = pg_target(psql)
+    if tgt:
+        c = PgConn(tgt[0], tgt[1], db)
+        try:
+            out = {}
+            for line, _, sql, _ in recs:
+                c.query("RESET ALL")
+                out[line] = c.query(sql)
+            return out
+        finally:
+            c.close()
     script = []
     for line, _, sql, _ in recs:
         script.append("\\echo @@R %d" % line)
@@ -142,20 +329,37 @@ def run_batch(psql, db, recs):
     return out
 
 
-def check(psql, path, n, messages=False, batch=False):
+def check(psql, path, n, messages=False, batch=False, admin=None):
+    """The number of records of path that differ from PostgreSQL's answer,
+    run in a new database slt_pg_N (made through admin, a PgConn to
+    database postgres, when given)."""
     db = "slt_pg_%d" % n
-    admin = shlex.split(psql) + ["-d", "postgres", "-X", "-q", "-c"]
-    subprocess.run(admin + ["DROP DATABASE IF EXISTS %s" % db], check=True,
-                   capture_output=True)
-    subprocess.run(admin + ["CREATE DATABASE %s" % db], check=True,
-                   capture_output=True)
+    for st in ("DROP DATABASE IF EXISTS %s" % db, "CREATE DATABASE %s" % db):
+        ok, _, msg = admin.query(st) if admin else run(psql, "postgres", st)
+        if not ok:
+            raise RuntimeError("slt_pg: %s: %s" % (st, msg))
     bad = 0
     recs = list(records(path))
     done = run_batch(psql, db, recs) if batch else {}
+    tgt = pg_target(psql)
+    fresh = FreshSessions(tgt[0], tgt[1], db) if tgt and not batch else None
+    try:
+        return bad + compare(psql, db, path, recs, done, batch, messages,
+                             fresh)
+    finally:
+        if fresh:
+            fresh.close()
+
+
+def compare(psql, db, path, recs, done, batch, messages, fresh):
+    """The number of records of path whose PostgreSQL answer differs."""
+    bad = 0
     for line, head, sql, exp in recs:
         want_err = len(head) > 1 and head[1] == "error"
         if batch:
             ok, rows, msg = done.get(line, (False, [], "no result"))
+        elif fresh:
+            ok, rows, msg = fresh.query(sql)
         else:
             ok, rows, msg = run(psql, db, sql)
         where = "%s:%d" % (path, line)
@@ -201,6 +405,8 @@ def main():
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     bad = 0
+    tgt = pg_target(a.psql)
+    admin = PgConn(tgt[0], tgt[1], "postgres") if tgt else None
     for n, f in enumerate(a.files):
         if "\n# pg: skip file\n" in open(f, encoding="utf-8").read():
             print("%s: Laminar-only (# pg: skip file)" % f)
@@ -209,10 +415,13 @@ def main():
         marks = [ln for ln in text.split("\n") if ln.startswith("# pg: ")]
         b = check(a.psql, f, n,
                   any(m.startswith("# pg: check messages") for m in marks),
-                  any(m.startswith("# pg: one session") for m in marks))
+                  any(m.startswith("# pg: one session") for m in marks),
+                  admin)
         print("%s: %s" % (f, "agrees with PostgreSQL" if not b
                           else "%d records differ from PostgreSQL" % b))
         bad += b
+    if admin:
+        admin.close()
     return 1 if bad else 0
 
 

@@ -72,6 +72,11 @@ FUNCS = [
     ("string_agg(s, ',')", "T", "val"), ("nth_value(s, %d)", "T", "val"),
     ("sum(d)", "T", "agg"), ("avg(d)", "R", "agg"), ("min(d)", "T", "agg"),
     ("max(d)", "T", "agg"),
+    ("var_pop(y)", "R", "agg"), ("stddev(y)", "R", "agg"),
+    ("var_samp(x)", "R", "agg"), ("stddev_pop(d)", "R", "agg"),
+    ("corr(y, x)", "R", "agg"), ("regr_slope(y, d)", "R", "agg"),
+    ("regr_count(y, x)", "I", "agg"), ("bit_or(x)", "I", "agg"),
+    ("bit_and(x) FILTER (WHERE x > 2)", "I", "agg"),
 ]
 
 
