@@ -104,22 +104,6 @@ static int p_prepare(void *ctx, lm_subplan *sp, lm_schema **schema,
   return 0;
 }
 
-static void set_from(lm_select *s, const lm_from *f) {
-  s->from_clause = (lm_from *)f;
-  s->from_line = f->line;
-  s->from_column = f->column;
-  if (f->kind == LM_FROM_TABLE) {
-    s->from = f->name;
-    s->from_alias = f->alias;
-  } else if (f->kind == LM_FROM_SUBQUERY) {
-    s->from_subquery = f->subquery;
-    s->from = f->subquery->from;
-    s->from_line = f->subquery->from_line;
-    s->from_column = f->subquery->from_column;
-    s->from_alias = f->alias;
-  }
-}
-
 /* Step 1: binds `SELECT EXISTS (q) FROM left WHERE false`, filling p. */
 static int run_probe(laminar_db *db, const lm_from *f, const lm_from *left,
                      probe *p, lm_error *err) {
@@ -146,7 +130,7 @@ static int run_probe(laminar_db *db, const lm_from *f, const lm_from *left,
   s.where = &no;
   s.limit = -1;
   s.adhoc_rewritten = true;
-  set_from(&s, left);
+  lm_sql_select_set_from(&s, left);
   /* the probe's subplans live in an environment of their own */
   lm_subq_env *env = lm_engine_subq_enter(db);
   if (!env)
@@ -518,7 +502,7 @@ int lm_lateral_eval(laminar_db *db, lm_arena *a, const lm_from *f,
   s.distinct = true;
   s.limit = -1;
   s.adhoc_rewritten = true;
-  set_from(&s, left);
+  lm_sql_select_set_from(&s, left);
   laminar_result *kr = NULL;
   lm_batch *keys = NULL;
   rc = lm_engine_select(db, &s, &kr, err);

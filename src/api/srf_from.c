@@ -824,23 +824,6 @@ static int list_add(batch_list *l, lm_batch *b, lm_error *err) {
   return 0;
 }
 
-/* The FROM fields of a SELECT over FROM tree f, as the parser sets them. */
-static void set_from(lm_select *s, const lm_from *f) {
-  s->from_clause = (lm_from *)f;
-  s->from_line = f->line;
-  s->from_column = f->column;
-  if (f->kind == LM_FROM_TABLE) {
-    s->from = f->name;
-    s->from_alias = f->alias;
-  } else if (f->kind == LM_FROM_SUBQUERY) {
-    s->from_subquery = f->subquery;
-    s->from = f->subquery->from;
-    s->from_line = f->subquery->from_line;
-    s->from_column = f->subquery->from_column;
-    s->from_alias = f->alias;
-  }
-}
-
 /* Expansion state of one FROM item. */
 typedef struct expand {
   const lm_from *f;
@@ -1038,7 +1021,7 @@ int lm_srf_from_eval(laminar_db *db, lm_arena *a, const lm_from *f,
   s.adhoc_rewritten = true;
   if (lateral) {
     s.distinct = true;
-    set_from(&s, left);
+    lm_sql_select_set_from(&s, left);
   }
   laminar_result *res = NULL;
   lm_batch *raw = NULL;

@@ -314,6 +314,30 @@ int lm_regr_combine(lm_regr *a, const lm_regr *b) {
   return 0;
 }
 
+int lm_regr_fn_named(const char *name) {
+  static const struct {
+    const char *name;
+    int fn;
+  } m[] = {
+      {"corr", LM_REGR_CORR},
+      {"covar_pop", LM_REGR_COVAR_POP},
+      {"covar_samp", LM_REGR_COVAR_SAMP},
+      {"regr_slope", LM_REGR_SLOPE},
+      {"regr_intercept", LM_REGR_INTERCEPT},
+      {"regr_r2", LM_REGR_R2},
+      {"regr_avgx", LM_REGR_AVGX},
+      {"regr_avgy", LM_REGR_AVGY},
+      {"regr_sxx", LM_REGR_SXX},
+      {"regr_syy", LM_REGR_SYY},
+      {"regr_sxy", LM_REGR_SXY},
+      {"regr_count", -1},
+  };
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+    if (!strcmp(name, m[i].name))
+      return m[i].fn;
+  return -2;
+}
+
 bool lm_regr_final(lm_regr_fn fn, const lm_regr *r, double *out) {
   double n = r->n;
   if (n < 1.0)

@@ -73,6 +73,11 @@ typedef enum lm_regr_fn {
   LM_REGR_SXY,
 } lm_regr_fn;
 
+/* The lm_regr_fn of aggregate name (corr, covar_pop, covar_samp, regr_*;
+ * case-sensitive, as the binder lower-cases names), -1 for regr_count
+ * (a count, no final function), -2 for any other name. */
+int lm_regr_fn_named(const char *name);
+
 /* The final function fn of state r (float8_corr, float8_covar_pop, ...):
  * false for PostgreSQL's NULL results, else true with *out. */
 bool lm_regr_final(lm_regr_fn fn, const lm_regr *r, double *out);

@@ -182,27 +182,6 @@ static const struct {
     {"bit_xor", WF_BIT_XOR, 1, 1},
 };
 
-/* The final function of a WF_REGR call named fn. */
-static lm_regr_fn regr_fn_of(const char *fn) {
-  static const struct {
-    const char *name;
-    lm_regr_fn fn;
-  } m[] = {{"corr", LM_REGR_CORR},
-           {"covar_pop", LM_REGR_COVAR_POP},
-           {"covar_samp", LM_REGR_COVAR_SAMP},
-           {"regr_slope", LM_REGR_SLOPE},
-           {"regr_intercept", LM_REGR_INTERCEPT},
-           {"regr_r2", LM_REGR_R2},
-           {"regr_avgx", LM_REGR_AVGX},
-           {"regr_avgy", LM_REGR_AVGY},
-           {"regr_sxx", LM_REGR_SXX},
-           {"regr_syy", LM_REGR_SYY}};
-  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-    if (!strcmp(fn, m[i].name))
-      return m[i].fn;
-  return LM_REGR_SXY;
-}
-
 static enum wf_kind kind_of(const lm_wf_call *c, int *lo, int *hi) {
   for (size_t i = 0; i < sizeof k_fns / sizeof k_fns[0]; i++)
     if (!strcmp(c->fn, k_fns[i].name)) {
@@ -1033,7 +1012,8 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
             : k == WF_BIT_AND     ? LM_WS_BIT_AND
             : k == WF_BIT_OR      ? LM_WS_BIT_OR
                                   : LM_WS_BIT_XOR;
-  ws.regr_fn = regr_fn_of(c->fn);
+  if (k == WF_REGR) /* regr_count has no final function */
+    ws.regr_fn = (lm_regr_fn)lm_regr_fn_named(c->fn);
   int64_t wbase = 0, wupto = 0;
   for (int64_t ps = 0; ps < n && !rc;) {
     int64_t pe = ps + 1;

@@ -345,13 +345,11 @@ int lm_bind_unknown_member(lm_bctx *c, const lm_expr *ast, lm_bexpr *x,
  * LM_ERR_BIND; 0 when arg reads its own input (or no outer value). */
 int lm_bind_agg_outer_only(lm_bctx *c, const lm_expr *e, const lm_bexpr *arg);
 
-/* stat_bind.c: corr, covar_*, regr_* (Y, X). lm_bind_regr_fn: the
- * lm_regr_fn of an aggregate name, -1 for regr_count, -2 for any other
- * name. lm_bind_regr binds call e over input `in` (flt: its bound FILTER
- * condition or NULL) into two aggregate slots of c->plan; returns the
- * reference to the result (DOUBLE; regr_count BIGINT), NULL on error
- * (42883 for arguments that are not numeric). */
-int lm_bind_regr_fn(const char *name);
+/* stat_bind.c: corr, covar_*, regr_* (Y, X); fn is
+ * lm_regr_fn_named(name) (exec/agg_stat.h). lm_bind_regr binds call e over
+ * input `in` (flt: its bound FILTER condition or NULL) into two aggregate slots
+ * of c->plan; returns the reference to the result (DOUBLE; regr_count BIGINT),
+ * NULL on error (42883 for arguments that are not numeric). */
 lm_bexpr *lm_bind_regr(lm_bctx *c, lm_bctx *in, const lm_expr *e, lm_bexpr *flt,
                        int fn);
 /* stat_bind.c: percentile_cont, percentile_disc and mode() WITHIN GROUP

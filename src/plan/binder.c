@@ -11,6 +11,7 @@
 
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/agg_stat.h"
 #include "exec/expr_inset.h"
 #include "exec/lm_strfn.h" /* lm_pg_type_name */
 #include "plan/array_bind.h"
@@ -1055,7 +1056,7 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
     bool bagg =
         !strcmp(n, "bool_and") || !strcmp(n, "bool_or") || !strcmp(n, "every");
     bool bitagg = !strncmp(n, "bit_", 4);
-    int rfn = lm_bind_regr_fn(n);
+    int rfn = lm_regr_fn_named(n);
     if (e->within_group || lm_bind_is_ordset(n)) /* stat_bind.c */
       return lm_bind_ordset(c, &in, e, flt);
     if (rfn > -2) /* corr, covar_*, regr_*: stat_bind.c */

@@ -10,31 +10,6 @@
 #include "exec/agg_stat.h"
 #include "plan/bind_internal.h"
 
-static const struct {
-  const char *name;
-  int fn;
-} regr_fns[] = {
-    {"corr", LM_REGR_CORR},
-    {"covar_pop", LM_REGR_COVAR_POP},
-    {"covar_samp", LM_REGR_COVAR_SAMP},
-    {"regr_slope", LM_REGR_SLOPE},
-    {"regr_intercept", LM_REGR_INTERCEPT},
-    {"regr_r2", LM_REGR_R2},
-    {"regr_avgx", LM_REGR_AVGX},
-    {"regr_avgy", LM_REGR_AVGY},
-    {"regr_sxx", LM_REGR_SXX},
-    {"regr_syy", LM_REGR_SYY},
-    {"regr_sxy", LM_REGR_SXY},
-    {"regr_count", -1},
-};
-
-int lm_bind_regr_fn(const char *name) {
-  for (size_t i = 0; i < sizeof regr_fns / sizeof regr_fns[0]; i++)
-    if (!strcmp(name, regr_fns[i].name))
-      return regr_fns[i].fn;
-  return -2;
-}
-
 lm_bexpr *lm_bind_regr(lm_bctx *c, lm_bctx *in, const lm_expr *e, lm_bexpr *flt,
                        int fn) {
   lm_plan *p = c->plan;

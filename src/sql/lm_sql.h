@@ -688,4 +688,9 @@ int lm_sql_expr_to_string(const lm_expr *e, lm_buf *out);
  * string. */
 const char *lm_sql_op_text(lm_op op);
 
+/* Points s's FROM fields (from_clause, from, from_alias, from_subquery,
+ * from_line/from_column) at FROM tree f as the parser sets them for
+ * `SELECT ... FROM f`; s borrows f. */
+void lm_sql_select_set_from(lm_select *s, const lm_from *f);
+
 #endif

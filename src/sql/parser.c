@@ -3011,6 +3011,22 @@ static int group_elem(parser *p, lm_select *s, int *gcap, bool in_cube,
 }
 
 /* SELECT ...; current token is SELECT. */
+void lm_sql_select_set_from(lm_select *s, const lm_from *f) {
+  s->from_clause = (lm_from *)f;
+  s->from_line = f->line;
+  s->from_column = f->column;
+  if (f->kind == LM_FROM_TABLE) {
+    s->from = f->name;
+    s->from_alias = f->alias;
+  } else if (f->kind == LM_FROM_SUBQUERY) {
+    s->from_subquery = f->subquery;
+    s->from = f->subquery->from;
+    s->from_line = f->subquery->from_line;
+    s->from_column = f->subquery->from_column;
+    s->from_alias = f->alias;
+  }
+}
+
 static lm_select *parse_select_core(parser *p) {
   const lm_token *kw = cur(p);
   lm_select *s = lm_arena_alloc(p->arena, sizeof *s);
@@ -3064,24 +3080,10 @@ static lm_select *parse_select_core(parser *p) {
   }
 
   if (accept_kw(p, "FROM")) {
-    if (!(s->from_clause = parse_from(p)))
+    lm_from *f = parse_from(p);
+    if (!f)
       return NULL;
-    lm_from *f = s->from_clause;
-    if (f->kind == LM_FROM_TABLE) {
-      s->from = f->name;
-      s->from_line = f->line;
-      s->from_column = f->column;
-      s->from_alias = f->alias;
-    } else if (f->kind == LM_FROM_SUBQUERY) {
-      s->from_subquery = f->subquery;
-      s->from = f->subquery->from;
-      s->from_line = f->subquery->from_line;
-      s->from_column = f->subquery->from_column;
-      s->from_alias = f->alias;
-    } else {
-      s->from_line = f->line;
-      s->from_column = f->column;
-    }
+    lm_sql_select_set_from(s, f);
   } else if (!ends_item(cur(p)) && !is_kw(p, "UNION") &&
              !is_kw(p, "INTERSECT") && !is_kw(p, "EXCEPT")) {
     fail_expected(p, "FROM", select_clause_kws);
