@@ -336,8 +336,8 @@ static lm_expr *node(lm_arena *a, lm_expr_kind kind, lm_op op, lm_expr *l,
   return e;
 }
 
-/* A literal of type t's family for NULL-safe keys (integers 0, floats 0,
- * text ''), or NULL for other types. */
+/* A literal of type t's family for NULL-safe keys (integers 0, text '',
+ * json/jsonb 'null'), or NULL for other types. */
 static lm_expr *sentinel(lm_arena *a, lm_type t, const lm_expr *at) {
   lm_expr *e = NULL;
   switch (t.id) {
@@ -348,10 +348,10 @@ static lm_expr *sentinel(lm_arena *a, lm_type t, const lm_expr *at) {
     if ((e = node(a, LM_EXPR_LITERAL, LM_OP_NONE, NULL, NULL, at)))
       e->lit = LM_LIT_INT;
     return e;
-  case LM_TYPE_UTF8:
+  case LM_TYPE_UTF8: /* '' is no json value: json/jsonb take 'null' */
     if ((e = node(a, LM_EXPR_LITERAL, LM_OP_NONE, NULL, NULL, at))) {
       e->lit = LM_LIT_STRING;
-      e->text = "";
+      e->text = lm_type_is_json(t) ? "null" : "";
     }
     return e;
   default:
