@@ -60,14 +60,9 @@ static int p_run(void *ctx, lm_subplan *sp, lm_batch **out, lm_error *err) {
   return p->eh->run(p->eh->ctx, sp, out, err);
 }
 
-static int p_prepare(void *ctx, lm_subplan *sp, lm_schema **schema,
-                     lm_error *err) {
-  probe *p = ctx;
-  int rc = p->eh->prepare(p->eh->ctx, sp, schema, err);
-  if (rc || sp->sel != p->q || p->seen)
-    return rc;
-  p->seen = true;
-  p->schema = lm_schema_retain(*schema);
+/* Records what binding q taught (refs, parameters) in p; errors as
+ * p_prepare's. */
+static int p_learn(probe *p, const lm_subplan *sp, lm_error *err) {
   if (sp->n_params > MAX_PARAMS)
     return perr(err, LM_ERR_BIND, sp->line, sp->column, "54000",
                 "a LATERAL subquery reads more than %d columns of the FROM "
@@ -102,6 +97,22 @@ static int p_prepare(void *ctx, lm_subplan *sp, lm_schema **schema,
                   "their own query level");
   }
   return 0;
+}
+
+static int p_prepare(void *ctx, lm_subplan *sp, lm_schema **schema,
+                     lm_error *err) {
+  probe *p = ctx;
+  int rc = p->eh->prepare(p->eh->ctx, sp, schema, err);
+  if (rc || sp->sel != p->q || p->seen)
+    return rc;
+  p->seen = true;
+  p->schema = lm_schema_retain(*schema);
+  if ((rc = p_learn(p, sp, err))) {
+    /* the binder keeps *schema only on success */
+    lm_schema_release(*schema);
+    *schema = NULL;
+  }
+  return rc;
 }
 
 /* Step 1: binds `SELECT EXISTS (q) FROM left WHERE false`, filling p. */
