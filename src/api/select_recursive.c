@@ -198,6 +198,24 @@ static const lm_expr *find_agg(const lm_expr *e, int depth) {
   return NULL;
 }
 
+/* Renames *b's columns to c's column list (`WITH t(a, b) AS ...`), if it
+ * has one: *b is replaced by the renamed batch (the old reference is
+ * released). 42P10 when the list is longer than *b's columns. */
+static int apply_cols(const lm_cte *c, lm_batch **b, lm_error *err) {
+  if (!c->n_cols)
+    return 0;
+  int nf = (*b)->schema->n_fields;
+  if (c->n_cols > nf)
+    return pos_err(err, c->line, c->column, "42P10",
+                   "WITH query \"%s\" has %d columns available but %d "
+                   "columns specified",
+                   c->name, nf, c->n_cols);
+  lm_batch *o = lm_batch_rename(*b, c->cols, c->n_cols);
+  lm_batch_release(*b);
+  *b = o;
+  return o ? 0 : nomem(err);
+}
+
 /* PostgreSQL's checks of recursive WITH query c (checkWellFormedRecursion
  * and the aggregate rule); 0 or the error. */
 static int check_form(const lm_cte *c, lm_error *err) {
@@ -417,21 +435,8 @@ static int run_recursive(laminar_db *db, const lm_cte *c, int64_t need,
     rc = lm_setop_unify(bs, qs, 1, "UNION", &w, err);
     lm_batch_release(b0);
   }
-  if (!rc && c->n_cols) {
-    int nf = w->schema->n_fields;
-    if (c->n_cols > nf) {
-      rc = pos_err(err, c->line, c->column, "42P10",
-                   "WITH query \"%s\" has %d columns available but %d "
-                   "columns specified",
-                   c->name, nf, c->n_cols);
-    } else {
-      lm_batch *o = lm_batch_rename(w, c->cols, c->n_cols);
-      if (!o)
-        rc = nomem(err);
-      lm_batch_release(w);
-      w = o;
-    }
-  }
+  if (!rc)
+    rc = apply_cols(c, &w, err);
   int nf = rc ? 0 : w->schema->n_fields;
   if (!rc && !c->query->set_all) {
     types = calloc((size_t)nf + 1, sizeof *types);
@@ -609,21 +614,8 @@ int lm_recursive_with(laminar_db *db, const lm_select *sel,
     lm_batch *b = NULL;
     lm_xt_next_role(LM_XT_CTE, c->name, NULL); /* EXPLAIN's trace */
     rc = run_one(db, c->query, &b, err);
-    if (!rc && c->n_cols) {
-      int nf = b->schema->n_fields;
-      if (c->n_cols > nf) {
-        rc = pos_err(err, c->line, c->column, "42P10",
-                     "WITH query \"%s\" has %d columns available but %d "
-                     "columns specified",
-                     c->name, nf, c->n_cols);
-      } else {
-        lm_batch *o = lm_batch_rename(b, c->cols, c->n_cols);
-        if (!o)
-          rc = nomem(err);
-        lm_batch_release(b);
-        b = o;
-      }
-    }
+    if (!rc)
+      rc = apply_cols(c, &b, err);
     if (!rc) {
       rc = lm_engine_temp_push(db, c->name, b, false, err);
       b = NULL;

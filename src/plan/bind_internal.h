@@ -345,6 +345,10 @@ int lm_bind_unknown_member(lm_bctx *c, const lm_expr *ast, lm_bexpr *x,
  * LM_ERR_BIND; 0 when arg reads its own input (or no outer value). */
 int lm_bind_agg_outer_only(lm_bctx *c, const lm_expr *e, const lm_bexpr *arg);
 
+/* binder.c: appends aggregate slot *s (copied) to c->plan's aggs (arena
+ * memory); returns its index, or -1 with LM_ERR_NOMEM in c->err. */
+int lm_bind_agg_append(lm_bctx *c, const lm_agg_spec *s);
+
 /* stat_bind.c: corr, covar_*, regr_* (Y, X); fn is
  * lm_regr_fn_named(name) (exec/agg_stat.h). lm_bind_regr binds call e over
  * input `in` (flt: its bound FILTER condition or NULL) into two aggregate slots

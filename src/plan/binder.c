@@ -993,6 +993,21 @@ static int agg_order_keys(lm_bctx *c, lm_bctx *in, const lm_expr *e,
   return 0;
 }
 
+int lm_bind_agg_append(lm_bctx *c, const lm_agg_spec *s) {
+  lm_plan *p = c->plan;
+  lm_agg_spec *na =
+      lm_arena_alloc(c->arena, sizeof *na * (size_t)(p->n_aggs + 1));
+  if (!na) {
+    lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    return -1;
+  }
+  if (p->n_aggs)
+    memcpy(na, p->aggs, sizeof *na * (size_t)p->n_aggs);
+  na[p->n_aggs] = *s;
+  p->aggs = na;
+  return p->n_aggs++;
+}
+
 /* Finds or adds an aggregate call; returns a column reference to its slot
  * in the aggregate schema (n_keys + index). */
 /* not inlined: its locals stay off the stack of lm_bind_expr's recursion
@@ -1280,19 +1295,8 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
       idx = i;
       break;
     }
-  if (idx < 0) {
-    lm_agg_spec *na =
-        lm_arena_alloc(c->arena, sizeof *na * (size_t)(p->n_aggs + 1));
-    if (!na) {
-      lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-      return NULL;
-    }
-    if (p->n_aggs)
-      memcpy(na, p->aggs, sizeof *na * (size_t)p->n_aggs);
-    na[p->n_aggs] = s;
-    p->aggs = na;
-    idx = p->n_aggs++;
-  }
+  if (idx < 0 && (idx = lm_bind_agg_append(c, &s)) < 0)
+    return NULL;
   lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, s.out_type, e, 0);
   if (r)
     r->col = p->n_keys + idx;

@@ -182,19 +182,8 @@ lm_bexpr *lm_bind_ordset(lm_bctx *c, lm_bctx *in, const lm_expr *e,
         p->aggs[i].frac_null == s.frac_null && p->aggs[i].frac == s.frac &&
         lm_bexpr_equal(p->aggs[i].arg, s.arg))
       idx = i;
-  if (idx < 0) {
-    lm_agg_spec *na =
-        lm_arena_alloc(c->arena, sizeof *na * (size_t)(p->n_aggs + 1));
-    if (!na) {
-      lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-      return NULL;
-    }
-    if (p->n_aggs)
-      memcpy(na, p->aggs, sizeof *na * (size_t)p->n_aggs);
-    na[p->n_aggs] = s;
-    p->aggs = na;
-    idx = p->n_aggs++;
-  }
+  if (idx < 0 && (idx = lm_bind_agg_append(c, &s)) < 0)
+    return NULL;
   lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, s.out_type, e, 0);
   if (r)
     r->col = p->n_keys + idx;
