@@ -9,9 +9,12 @@
  * Loads the CSV into `CREATE TABLE flights ... FROM FILES`, then runs each
  * query of bench/flights_adhoc.sql (one per line, "name|SQL") `repetitions`
  * times (default 5) and prints, per query, one machine-readable line
- *   result NAME ROWS BEST_MS MEDIAN_MS
- * (wall-clock ms of one run, single thread; the best and the median of the
- * repetitions) after a `load ROWS MS` line. Not a test: timings vary.
+ *   result NAME ROWS BEST_MS MEDIAN_MS BEST_CPU_MS MEDIAN_CPU_MS
+ * (wall-clock ms of one run, single thread, the best and the median of the
+ * repetitions; then the same for the process's CPU time, user + sys from
+ * getrusage(RUSAGE_SELF), which a loaded machine inflates far less than
+ * the wall time) after a `load ROWS MS CPU_MS` line. Not a test: timings
+ * vary.
  * Exit 0, or 1 with the error on stderr.
  *
  * Another query file (LM_FLIGHTS_ADHOC_SQL, e.g. bench/subquery_adhoc.sql)
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "laminar.h"
@@ -30,6 +34,14 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The process's CPU time so far (user + sys, every thread), ms. */
+static double cpu_ms(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -93,7 +105,7 @@ int main(int argc, char **argv) {
           "'%s') FORMAT CSV",
           csv);
   int64_t rows = 0;
-  double t0 = now_ms();
+  double t0 = now_ms(), c0 = cpu_ms();
   int rc = 0, n_setup = 0;
   char last[256] = "flights";
   while (!rc && fgets(line, sizeof line, qf)) { /* the file's own tables */
@@ -117,7 +129,7 @@ int main(int argc, char **argv) {
   rewind(qf);
   if (!rc && !n_setup)
     rc = run(db, load, &rows);
-  double t1 = now_ms();
+  double t1 = now_ms(), c1 = cpu_ms();
   free(load);
   char count[300];
   snprintf(count, sizeof count, "SELECT COUNT(*) FROM %s", last);
@@ -126,11 +138,12 @@ int main(int argc, char **argv) {
   if (!rc) {
     laminar_result *r = NULL;
     laminar_execute(db, count, &r, &err);
-    printf("load %s %.1f\n", r ? laminar_result_value_text(r, 0, 0) : "?",
-           t1 - t0);
+    printf("load %s %.1f %.1f\n", r ? laminar_result_value_text(r, 0, 0) : "?",
+           t1 - t0, c1 - c0);
     laminar_result_free(r);
   }
-  double *ms = calloc((size_t)reps, sizeof(double));
+  double *ms = calloc((size_t)reps * 2, sizeof(double));
+  double *cpu = ms ? ms + reps : NULL;
   while (!rc && ms && fgets(line, sizeof line, qf)) {
     line[strcspn(line, "\r\n")] = '\0';
     char *bar = strchr(line, '|');
@@ -141,15 +154,17 @@ int main(int argc, char **argv) {
     if (only && strcmp(only, name))
       continue;
     for (int i = 0; i < reps && !rc; i++) {
-      double a = now_ms();
+      double a = now_ms(), c = cpu_ms();
       rc = run(db, sql, &rows);
       ms[i] = now_ms() - a;
+      cpu[i] = cpu_ms() - c;
     }
     if (rc)
       break;
     qsort(ms, (size_t)reps, sizeof(double), cmp_double);
-    printf("result %s %lld %.2f %.2f\n", name, (long long)rows, ms[0],
-           ms[reps / 2]);
+    qsort(cpu, (size_t)reps, sizeof(double), cmp_double);
+    printf("result %s %lld %.2f %.2f %.2f %.2f\n", name, (long long)rows, ms[0],
+           ms[reps / 2], cpu[0], cpu[reps / 2]);
     fflush(stdout);
   }
   free(ms);

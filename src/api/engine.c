@@ -1318,7 +1318,7 @@ static int unique_columns(const lm_plan *plan, const lm_select *sel,
   const lm_schema *s = plan->out_schema;
   for (int i = 0; i < s->n_fields; i++)
     for (int j = 0; j < i; j++)
-      if (!lm_strcasecmp(s->fields[i].name, s->fields[j].name)) {
+      if (!strcmp(s->fields[i].name, s->fields[j].name)) {
         char m[300];
         snprintf(m, sizeof m,
                  "column \"%.100s\" specified more than once (name the "
@@ -2059,7 +2059,7 @@ static int create_source(laminar_db *db, const lm_stmt *st, lm_error *err) {
     s = lm_schema_new(n_cols);
     for (int i = 0, k = 0; s && i < st->n_columns; i++) {
       for (int j = 0; j < i; j++)
-        if (!lm_strcasecmp(st->columns[i].name, st->columns[j].name)) {
+        if (!strcmp(st->columns[i].name, st->columns[j].name)) {
           lm_schema_release(s);
           char m[300];
           snprintf(m, sizeof m, "column '%s' is declared twice",
@@ -2895,7 +2895,7 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
         break;
       }
       for (int j = 0; j < i; j++)
-        if (!lm_strcasecmp(st->set_columns[j], st->set_columns[i]))
+        if (!strcmp(st->set_columns[j], st->set_columns[i]))
           rc = lm_err_at(err, LM_ERR_BIND, st->set_lines[i], st->set_cols[i],
                          "multiple assignments to same column \"%s\"",
                          st->set_columns[i]);
@@ -2972,7 +2972,7 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
   for (int i = 0; i < st->n_columns; i++) {
     const lm_column_def *c = &st->columns[i];
     for (int j = 0; j < i; j++)
-      if (!lm_strcasecmp(c->name, st->columns[j].name)) {
+      if (!strcmp(c->name, st->columns[j].name)) {
         lm_schema_release(s);
         snprintf(m, sizeof m, "column '%s' is declared twice", c->name);
         return lm_engine_pos_err(err, LM_ERR_BIND, c->line, c->column, m);
@@ -2989,7 +2989,11 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
           err, LM_ERR_BIND, c->line, c->column,
           "__weight is reserved: a table's changes carry it");
     }
-    lm_schema_set_field(s, i, c->name, c->type, !c->not_null);
+    /* INTERVAL: PostgreSQL's {months, days, µs} (docs/types.md) */
+    lm_type ct = c->type.id == LM_TYPE_INTERVAL
+                     ? lm_type_make(LM_TYPE_INTERVAL_MDN)
+                     : c->type;
+    lm_schema_set_field(s, i, c->name, ct, !c->not_null);
     set_typmod(s, i, c);
   }
   int pk[64];
@@ -3209,7 +3213,10 @@ static int describe(laminar_db *db, const lm_stmt *st, laminar_result **res,
   for (int i = 0; i < rows; i++) {
     lm_buf tb = {0};
     cells[i * 3] = s->fields[i].name;
-    if (lm_schema_format_type(&tb, s, i) == 0 && tb.len < sizeof types[i]) {
+    if (s->fields[i].type.id == LM_TYPE_INTERVAL_MDN) {
+      cells[i * 3 + 1] = "INTERVAL"; /* a table's (docs/types.md) */
+    } else if (lm_schema_format_type(&tb, s, i) == 0 &&
+               tb.len < sizeof types[i]) {
       memcpy(types[i], tb.data, tb.len);
       cells[i * 3 + 1] = types[i];
     } else {

@@ -341,6 +341,10 @@ int lm_setop_unify(lm_batch *const *bs, const lm_select *const *qs, int n,
  * result the caller frees. */
 int lm_recursive_with(laminar_db *db, const lm_select *sel,
                       laminar_result **res, lm_error *err);
+/* select_recursive.c: PostgreSQL's 42601 "WITH query is not recursive"
+ * at WITH query c's name (SEARCH / CYCLE on a query not reading itself);
+ * returns the error code. */
+int lm_sc_not_recursive(const lm_cte *c, lm_error *err);
 /* ------------------------------ shared by engine.c and select.c
  *
  * lm_engine_select: runs an ad-hoc SELECT (api/select.c) over the current

@@ -282,6 +282,17 @@ static const char *fn_name(lm_func_id f) {
   }
 }
 
+/* Column name n as EXPLAIN shows it: a LATERAL item's hidden key column
+ * ("<rel>.\x01lat_pN_K\x02<what>", api/select_lateral.c) as <rel>.(<what>),
+ * never the internal name. */
+static void put_name(lm_buf *b, const char *n) {
+  const char *h = strchr(n, LM_SRF_HIDDEN), *d = h ? strchr(h, '\x02') : NULL;
+  if (!d)
+    lm_buf_printf(b, "%s", n);
+  else
+    lm_buf_printf(b, "%.*s(%s)", (int)(h - n), n, d + 1);
+}
+
 /* A bound expression as SQL-like text; columns named by names[0..n). */
 static void bx_print(lm_buf *b, const lm_bexpr *e, const char *const *names,
                      int n_names, int depth) {
@@ -292,7 +303,7 @@ static void bx_print(lm_buf *b, const lm_bexpr *e, const char *const *names,
   switch (e->kind) {
   case LM_BX_COLUMN:
     if (e->col >= 0 && e->col < n_names)
-      lm_buf_printf(b, "%s", names[e->col]);
+      put_name(b, names[e->col]);
     else
       lm_buf_printf(b, "$%d", e->col);
     return;
@@ -996,7 +1007,7 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
     return;
   }
   const char *al = x->run ? x->run->sel->from_alias : NULL;
-  if (!al && name && lm_strcasecmp(name, n->name))
+  if (!al && name && strcmp(name, n->name))
     al = name; /* a join input's alias (a function's temporary relation) */
   if (x->adhoc && print_temp(x, d, n, al))
     return;
@@ -1239,7 +1250,7 @@ static void print_join_input(ex *x, int d, const lm_join_plan *jp, int i,
       lm_ex_embed(x, d + 1, k->lines, k->n_lines);
     } else {
       lm_ex_embed(x, d, k->lines, 1);
-      if (ji->qual && ji->name && lm_strcasecmp(ji->qual, ji->name) &&
+      if (ji->qual && ji->name && strcmp(ji->qual, ji->name) &&
           (strncmp(ji->name, "(", 1) || !strncmp(ji->name, "(function ", 10)))
         detail(x, d, "Alias: %s", ji->qual); /* a function's too */
       lm_ex_embed(x, d, k->lines + 1, k->n_lines - 1);
@@ -1279,7 +1290,7 @@ static void print_join_input(ex *x, int d, const lm_join_plan *jp, int i,
     d++;
   }
   print_object(x, d, obj, ji->name);
-  if (ji->qual && ji->name && lm_strcasecmp(ji->qual, ji->name))
+  if (ji->qual && ji->name && strcmp(ji->qual, ji->name))
     detail(x, d, "Alias: %s", ji->qual);
 }
 
@@ -1414,8 +1425,8 @@ static void print_join_step(ex *x, int d, const lm_plan *plan, int s,
         continue;
       }
       const char *q = col_qual(jp, s, side, c, 0);
-      lm_buf_printf(&b, "%s%s%s", q ? q : "", q ? "." : "",
-                    js->side_schema[side]->fields[c].name);
+      lm_buf_printf(&b, "%s%s", q ? q : "", q ? "." : "");
+      put_name(&b, js->side_schema[side]->fields[c].name);
     }
   verbose_out(x, d, js->out_schema, -1);
   if (js->n_keys)
@@ -1522,7 +1533,7 @@ static int print_pset(ex *x, int d, bool no_rel) {
     bool scan = no_rel && f->n_pset == 1 && f->pset[i].n_calls == 1 &&
                 !f->pset[i].ordinality;
     if (scan) {
-      bool show = al && lm_strcasecmp(al, f->pset[i].fn);
+      bool show = al && strcmp(al, f->pset[i].fn);
       node(x, d, "Function Scan on %s%s%s%s", f->pset[i].fn, show ? " " : "",
            show ? al : "", actual(x, ab, sizeof ab, st));
     } else {
@@ -1762,9 +1773,8 @@ static bool print_temp(ex *x, int d, const lm_node *n, const char *alias) {
   if (!strncmp(n->name, "(function ", 10)) { /* setop.c's rewrite_func */
     const char *fn = strchr(n->name + 10, ' ');
     int fl = fn ? (int)strcspn(fn + 1, ")") : 0;
-    bool al =
-        alias && fn &&
-        ((int)strlen(alias) != fl || strncasecmp(alias, fn + 1, (size_t)fl));
+    bool al = alias && fn &&
+              ((int)strlen(alias) != fl || strncmp(alias, fn + 1, (size_t)fl));
     node(x, d, "Function Scan on %.*s%s%s%s", fl, fn ? fn + 1 : "",
          al ? " " : "", al ? alias : "", ab);
     verbose_out(x, d, n->table_schema, -1);
@@ -1782,13 +1792,13 @@ static bool print_temp(ex *x, int d, const lm_node *n, const char *alias) {
     node(x, d, "Subquery Scan on %s  (view %s, computed for this statement)%s",
          alias ? alias : n->name, n->name, ab);
   else if (n->worktable) { /* a recursive WITH query's (select_recursive.c) */
-    bool al = alias && lm_strcasecmp(alias, n->name);
+    bool al = alias && strcmp(alias, n->name);
     node(x, d, "WorkTable Scan on %s%s%s%s", n->name, al ? " " : "",
          al ? alias : "", ab);
     verbose_out(x, d, n->table_schema, -1);
     return true;
   } else {
-    bool al = alias && lm_strcasecmp(alias, n->name);
+    bool al = alias && strcmp(alias, n->name);
     node(x, d, "CTE Scan on %s%s%s%s", n->name, al ? " " : "", al ? alias : "",
          ab);
     verbose_out(x, d, n->table_schema, -1);

@@ -27,9 +27,15 @@
 
 #include "api/select_lateral.h"
 #include "api/srf_from.h"
+#include "base/lm_base.h"
 #include "exec/lm_exec.h"
+#include "exec/lm_srf.h"
 
 #define MAX_PARAMS 64
+/* key columns: a parameter's value, plus an exact form of it for types
+ * whose equality is coarser than identity (exact_form) */
+#define MAX_KEYS (2 * MAX_PARAMS)
+#define HID 200 /* a hidden column's name */
 
 #define perr lm_engine_pos_errf /* an error at line:col with a SQLSTATE */
 
@@ -45,6 +51,7 @@ typedef struct probe {
   lm_schema *schema; /* q's output schema (a reference) */
   int n_params;
   const lm_expr *pref[MAX_PARAMS]; /* an AST node reading each parameter */
+  lm_type ptype[MAX_PARAMS];       /* each parameter's type */
   const lm_expr **refs;            /* every outer reference (malloc'd) */
   int *ref_param;                  /* its parameter */
   int n_refs;
@@ -73,8 +80,10 @@ static int p_learn(probe *p, const lm_subplan *sp, lm_error *err) {
   p->ref_param = malloc(sizeof *p->ref_param * (size_t)(sp->n_refs + 1));
   if (!p->refs || !p->ref_param)
     return nomem(err);
-  for (int k = 0; k < sp->n_params; k++)
+  for (int k = 0; k < sp->n_params; k++) {
     p->pref[k] = NULL;
+    p->ptype[k] = sp->params[k]->type;
+  }
   for (int i = 0; i < sp->n_refs; i++) {
     int k = 0;
     while (k < sp->n_params && sp->params[k] != sp->ref_slots[i])
@@ -187,10 +196,103 @@ static const char *owner_of(laminar_db *db, const lm_from *f, const char *col,
   return f->alias ? f->alias : f->name;
 }
 
+static lm_expr *node(lm_arena *a, lm_expr_kind kind, lm_op op, lm_expr *l,
+                     lm_expr *r, const lm_expr *at);
+
+/* Whether an item of q's own FROM f is named or aliased n. */
+static bool own_item(const lm_from *f, const char *n, int depth) {
+  if (!f || depth > 1000)
+    return false;
+  if (f->kind == LM_FROM_JOIN)
+    return own_item(f->left, n, depth + 1) || own_item(f->right, n, depth + 1);
+  return (f->alias && !strcmp(f->alias, n)) ||
+         (!f->alias && f->name && !strcmp(f->name, n));
+}
+
+/* The TABLE item of left named or aliased n, or NULL. */
+static const lm_from *left_item(const lm_from *f, const char *n, int depth) {
+  if (!f || depth > 1000)
+    return NULL;
+  if (f->kind == LM_FROM_JOIN) {
+    const lm_from *x = left_item(f->left, n, depth + 1);
+    return x ? x : left_item(f->right, n, depth + 1);
+  }
+  const char *q = f->alias ? f->alias : f->name;
+  return f->kind == LM_FROM_TABLE && q && !strcmp(q, n) ? f : NULL;
+}
+
+/* `SELECT t.*` in q, t an item before the LATERAL item (left): t's
+ * columns, as PostgreSQL expands it (the binder's star covers q's own
+ * FROM only). *fx = *f, its subquery a copy (arena a) when one expanded. */
+static int expand_stars(laminar_db *db, lm_arena *a, const lm_from *f,
+                        const lm_from *left, lm_from *fx, lm_error *err) {
+  *fx = *f;
+  const lm_select *q = f->subquery;
+  if (!q || q->setop || q->values)
+    return 0;
+  int n = 0;
+  bool any = false;
+  const lm_schema *sch[256] = {0};
+  for (int i = 0; i < q->n_items; i++) {
+    const lm_expr *e = q->items[i].expr;
+    const lm_from *t = NULL;
+    lm_node *nd = NULL;
+    lm_error scratch;
+    lm_err_clear(&scratch);
+    if (i < 256 && e->kind == LM_EXPR_STAR && e->table &&
+        !own_item(q->from_clause, e->table, 0) &&
+        !(q->from_alias && !strcmp(q->from_alias, e->table)) &&
+        !(!q->from_alias && q->from && !strcmp(q->from, e->table)) &&
+        (t = left_item(left, e->table, 0)) &&
+        (nd = lm_engine_find_input(db, t->name, 0, 0, &scratch)) &&
+        nd->table_schema) {
+      sch[i] = nd->table_schema;
+      any = true;
+      for (int c = 0; c < sch[i]->n_fields; c++)
+        n += sch[i]->fields[c].name[0] != LM_SRF_HIDDEN;
+    } else {
+      n++;
+    }
+  }
+  if (!any)
+    return 0;
+  lm_select *nq = lm_arena_alloc(a, sizeof *nq);
+  lm_select_item *items = lm_arena_alloc(a, sizeof *items * (size_t)(n + 1));
+  if (!nq || !items)
+    return nomem(err);
+  int k = 0;
+  for (int i = 0; i < q->n_items; i++) {
+    const lm_expr *e = q->items[i].expr;
+    if (i >= 256 || !sch[i]) {
+      items[k++] = q->items[i];
+      continue;
+    }
+    for (int c = 0; c < sch[i]->n_fields; c++) {
+      const char *cn = sch[i]->fields[c].name;
+      if (cn[0] == LM_SRF_HIDDEN)
+        continue;
+      lm_expr *col = node(a, LM_EXPR_COLUMN, LM_OP_NONE, NULL, NULL, e);
+      if (!col)
+        return nomem(err);
+      col->table = e->table;
+      col->name = cn;
+      col->quoted = true; /* exactly that column */
+      items[k].expr = col;
+      items[k++].alias = cn;
+    }
+  }
+  *nq = *q;
+  nq->items = items;
+  nq->n_items = k;
+  fx->subquery = nq;
+  return 0;
+}
+
 /* The output schema: q's columns renamed by f's column aliases, then the
  * hidden columns of keys' types. */
 static int out_schema(laminar_db *db, const lm_from *f, const lm_schema *qs,
-                      const lm_batch *keys, int n_params, char hid[][40],
+                      const lm_batch *keys, int n_params, const probe *p,
+                      const int *kparam, const int *kform, char hid[][HID],
                       lm_schema **out, lm_error *err) {
   const char *rel = f->alias ? f->alias : "subquery";
   if (f->n_col_aliases > qs->n_fields)
@@ -214,7 +316,13 @@ static int out_schema(laminar_db *db, const lm_from *f, const lm_schema *qs,
       rc = lm_schema_set_typmod(s, i, m);
   }
   for (int k = 0; !rc && k < n_params; k++) {
-    snprintf(hid[k], 40, "%clat_p%d_%d", LM_SRF_HIDDEN, db->n_temps, k + 1);
+    /* hidden, unique; EXPLAIN shows it as s.(<what it holds>) */
+    const lm_expr *r = p->pref[kparam[k]];
+    snprintf(hid[k], HID, "%clat_p%d_%d\x02%s%s%s%s%s%s", LM_SRF_HIDDEN,
+             db->n_temps, k + 1, kform[k] == 2 ? "octet_length(" : "",
+             r->table ? r->table : "", r->table ? "." : "",
+             r->name ? r->name : "?", kform[k] == 1 ? "::text" : "",
+             kform[k] == 2 ? ")" : "");
     rc = lm_schema_set_field(s, qs->n_fields + k, hid[k],
                              keys->columns[k]->type, true);
   }
@@ -271,7 +379,7 @@ static int add_rows(const lm_batch *rb, const lm_batch *keys, int64_t r,
   }
   for (int64_t i = 0; i < n; i++)
     (*idx)[i] = (int32_t)r;
-  lm_array *cols[nq + MAX_PARAMS];
+  lm_array *cols[nq + MAX_KEYS];
   for (int c = 0; c < nq; c++)
     cols[c] = lm_array_retain(rb->columns[c]);
   int rc = 0;
@@ -385,13 +493,63 @@ static lm_expr *coalesce2(lm_arena *a, lm_expr *x, lm_expr *d,
   return e;
 }
 
-/* Step 4: hidden_k = ref_k (NULL-safe when keys column k has a NULL). */
+/* How a parameter of type t is keyed exactly: 0 by its value (equality is
+ * identity), 1 also by its text form (float -0 / 0, intervals '1 mon' /
+ * '30 days', '1 day' / '24 hours', arrays and rows of them: equal, yet
+ * they print and compute differently), 2 also by octet_length (CHAR
+ * values equal up to trailing blanks). */
+static int exact_form(lm_type t, int depth) {
+  switch (t.id) {
+  case LM_TYPE_FLOAT16:
+  case LM_TYPE_FLOAT32:
+  case LM_TYPE_FLOAT64:
+  case LM_TYPE_INTERVAL:
+  case LM_TYPE_INTERVAL_MDN:
+    return 1;
+  case LM_TYPE_UTF8:
+  case LM_TYPE_LARGE_UTF8:
+    return lm_type_is_bpchar(t) ? 2 : 0;
+  case LM_TYPE_LIST:
+  case LM_TYPE_LARGE_LIST:
+  case LM_TYPE_STRUCT:
+  case LM_TYPE_DICTIONARY:
+    for (int i = 0; t.node && depth < 50 && i < t.node->n_children; i++)
+      if (exact_form(t.node->children[i].type, depth + 1))
+        return 1;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+/* x's exact form (exact_form's 1: x::text, 2: octet_length(x)) as an AST
+ * node at x's position, NULL on OOM. */
+static lm_expr *exact_expr(lm_arena *a, int form, lm_expr *x) {
+  lm_expr *e = node(a, LM_EXPR_FUNC, LM_OP_NONE, NULL, NULL, x);
+  lm_expr **args = lm_arena_alloc(a, sizeof *args);
+  if (!e || !args || !x)
+    return NULL;
+  args[0] = x;
+  e->args = args;
+  e->n_args = 1;
+  if (form == 2) {
+    e->name = "octet_length";
+  } else {
+    e->kind = LM_EXPR_CAST;
+    e->cast_type = lm_type_make(LM_TYPE_UTF8);
+  }
+  return e;
+}
+
+/* Step 4: hidden_k = key_k (NULL-safe when keys column k has a NULL), the
+ * key being parameter kparam[k]'s reference, in the form kform[k]. */
 static int make_on(laminar_db *db, lm_arena *a, const lm_from *f,
                    const lm_from *left, const probe *p, const lm_batch *keys,
-                   char hid[][40], lm_expr **on, lm_error *err) {
+                   const int *kparam, const int *kform, int n_keys,
+                   char hid[][HID], lm_expr **on, lm_error *err) {
   lm_expr *cond = NULL;
-  for (int k = 0; k < p->n_params; k++) {
-    const lm_expr *ref = p->pref[k];
+  for (int k = 0; k < n_keys; k++) {
+    const lm_expr *ref = p->pref[kparam[k]];
     lm_expr *arg = lm_arena_alloc(a, sizeof *arg);
     lm_expr *col = node(a, LM_EXPR_COLUMN, LM_OP_NONE, NULL, NULL, ref);
     char *hn = lm_arena_strndup(a, hid[k], strlen(hid[k]));
@@ -406,6 +564,8 @@ static int make_on(laminar_db *db, lm_arena *a, const lm_from *f,
     }
     if (!arg->table || arg->table == ref->table)
       arg = (lm_expr *)ref; /* an outer query's column: found by identity */
+    if (kform[k] && !(arg = exact_expr(a, kform[k], arg)))
+      return nomem(err);
     col->table = f->alias;
     col->name = hn;
     lm_expr *eq = node(a, LM_EXPR_BINARY, LM_OP_EQ, col, arg, ref);
@@ -437,6 +597,223 @@ static int make_on(laminar_db *db, lm_arena *a, const lm_from *f,
   return 0;
 }
 
+/* ------------------------------------------------ the outer WHERE
+ *
+ * PostgreSQL filters the rows of the items before a LATERAL item (WHERE)
+ * before the nested loop runs the item for them. The WHERE's conjuncts
+ * that read only columns of those items (`left`) are therefore applied
+ * before the subquery / function runs: for the rows they remove, the
+ * joined rows are removed by the WHERE in any case (the caller passes the
+ * WHERE only when the join's rows reach it unchanged: no outer join's
+ * nullable side above it). */
+
+typedef struct fitctx {
+  laminar_db *db;
+  const lm_from *left;
+  const char *self;         /* the LATERAL item's alias (NULL: none) */
+  const lm_schema *own;     /* its columns (NULL: see names) */
+  const char *const *names; /* other names of its columns */
+  int n_names;
+} fitctx;
+
+/* Whether a TABLE item of f is named or aliased q. */
+static bool names_rel(const lm_from *f, const char *q, int depth) {
+  if (!f || depth > 1000)
+    return false;
+  if (f->kind == LM_FROM_JOIN)
+    return names_rel(f->left, q, depth + 1) ||
+           names_rel(f->right, q, depth + 1);
+  const char *n = f->alias ? f->alias : f->name;
+  return f->kind == LM_FROM_TABLE && n && !strcmp(n, q);
+}
+
+/* Whether unqualified `name` may name a column of the LATERAL item. */
+static bool own_name(const fitctx *c, const char *name) {
+  for (int i = 0; i < c->n_names; i++)
+    if (c->names[i] && !lm_strcasecmp(c->names[i], name))
+      return true;
+  for (int i = 0; c->own && i < c->own->n_fields; i++)
+    if (c->own->fields[i].name && !lm_strcasecmp(c->own->fields[i].name, name))
+      return true;
+  return false;
+}
+
+static bool volatile_fn(const char *n) {
+  static const char *const v[] = {
+      "random",    "random_normal", "nextval",         "setval",
+      "currval",   "setseed",       "gen_random_uuid", "clock_timestamp",
+      "timeofday", "pg_sleep",      "uuid_generate_v4"};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if (!strcmp(n, v[i]))
+      return true;
+  return false;
+}
+
+/* Whether e reads only columns of c->left (no subquery, aggregate, window,
+ * set-returning or volatile call). */
+static bool fits(const fitctx *c, const lm_expr *e, int depth) {
+  if (!e)
+    return true;
+  if (depth > 200 || e->kind == LM_EXPR_SUBQUERY || e->kind == LM_EXPR_STAR)
+    return false;
+  if (e->kind == LM_EXPR_FUNC &&
+      (e->over || e->filter || e->n_agg_order || e->within_group ||
+       e->distinct ||
+       (e->name && (volatile_fn(e->name) || lm_srf_is_name(e->name)))))
+    return false;
+  if (e->kind == LM_EXPR_COLUMN) {
+    if (!e->name)
+      return false;
+    if (e->table)
+      return names_rel(c->left, e->table, 0) &&
+             !(c->self && !strcmp(c->self, e->table));
+    int hits = 0;
+    if (own_name(c, e->name) || !owner_of(c->db, c->left, e->name, &hits, 0))
+      return false;
+    return hits == 1;
+  }
+  for (int i = 0; i < e->n_args; i++)
+    if (!fits(c, e->args[i], depth + 1))
+      return false;
+  return true;
+}
+
+/* The AND of w's conjuncts that fit (NULL: none), in arena a. */
+static lm_expr *fitting(lm_arena *a, const fitctx *c, lm_expr *w, int depth) {
+  if (!w || depth > 200)
+    return NULL;
+  if (w->kind == LM_EXPR_BINARY && w->op == LM_OP_AND && w->n_args == 2) {
+    lm_expr *l = fitting(a, c, w->args[0], depth + 1),
+            *r = fitting(a, c, w->args[1], depth + 1);
+    if (!l || !r)
+      return l ? l : r;
+    if (l == w->args[0] && r == w->args[1])
+      return w;
+    return node(a, LM_EXPR_BINARY, LM_OP_AND, l, r, w);
+  }
+  return fits(c, w, 0) ? w : NULL;
+}
+
+static bool reads_col(const lm_expr *e, int depth) {
+  if (!e || depth > 200)
+    return false;
+  if (e->kind == LM_EXPR_COLUMN || e->kind == LM_EXPR_SUBQUERY)
+    return true;
+  for (int i = 0; i < e->n_args; i++)
+    if (reads_col(e->args[i], depth + 1))
+      return true;
+  return false;
+}
+
+int lm_lateral_guard_func(laminar_db *db, lm_arena *a, const lm_from *f,
+                          const lm_from *left, lm_expr *where,
+                          const lm_from **out) {
+  *out = f;
+  if (!where || !left || f->kind != LM_FROM_FUNCTION)
+    return 0;
+  const char *names[MAX_PARAMS + 8];
+  int nn = 0;
+  names[nn++] = "ordinality";
+  names[nn++] = "key";
+  names[nn++] = "value";
+  if (f->alias)
+    names[nn++] = f->alias;
+  for (int i = 0; i < f->n_col_aliases && nn < MAX_PARAMS; i++)
+    names[nn++] = f->col_aliases[i];
+  for (int i = 0; i < f->n_funcs && nn < MAX_PARAMS + 8; i++)
+    names[nn++] = f->funcs[i]->name;
+  if (f->n_col_aliases >= MAX_PARAMS || f->n_funcs > MAX_PARAMS)
+    return 0; /* too many names to tell: no guard */
+  fitctx c = {db, left, f->alias ? f->alias : f->name, NULL, names, nn};
+  lm_expr *cond = fitting(a, &c, where, 0);
+  if (!cond)
+    return 0;
+  lm_from *nf = lm_arena_alloc(a, sizeof *nf);
+  lm_expr **calls =
+      lm_arena_alloc(a, sizeof *calls * (size_t)(f->n_funcs ? f->n_funcs : 1));
+  if (!nf || !calls)
+    return LM_ERR_NOMEM;
+  *nf = *f;
+  for (int j = 0; j < f->n_funcs; j++) {
+    lm_expr *call = f->funcs[j];
+    calls[j] = call;
+    bool any = false;
+    for (int i = 0; i < call->n_args; i++)
+      any = any || reads_col(call->args[i], 0);
+    if (!any)
+      continue;
+    lm_expr *k = lm_arena_alloc(a, sizeof *k);
+    lm_expr **ka = lm_arena_alloc(a, sizeof *ka * (size_t)call->n_args);
+    if (!k || !ka)
+      return LM_ERR_NOMEM;
+    *k = *call;
+    for (int i = 0; i < call->n_args; i++) {
+      lm_expr *x = call->args[i];
+      ka[i] = x;
+      if (!reads_col(x, 0))
+        continue;
+      /* CASE WHEN cond THEN x END: NULL (no rows, no error) where the
+       * WHERE removes the row */
+      lm_expr *cs = node(a, LM_EXPR_CASE, LM_OP_NONE, NULL, NULL, x);
+      lm_expr **ca = lm_arena_alloc(a, sizeof *ca * 2);
+      if (!cs || !ca)
+        return LM_ERR_NOMEM;
+      ca[0] = cond;
+      ca[1] = x;
+      cs->args = ca;
+      cs->n_args = 2;
+      ka[i] = cs;
+    }
+    k->args = ka;
+    calls[j] = k;
+  }
+  nf->funcs = calls;
+  *out = nf;
+  return 0;
+}
+
+static int guard_chain(laminar_db *db, lm_arena *a, const lm_from *f,
+                       const lm_from *base, lm_expr *where, const lm_from **out,
+                       int depth) {
+  *out = f;
+  if (!f || f->kind != LM_FROM_JOIN || depth > 1000 || f->asof ||
+      (f->join != LM_SQL_JOIN_INNER && f->join != LM_SQL_JOIN_CROSS &&
+       f->join != LM_SQL_JOIN_LEFT))
+    return 0;
+  const lm_from *l = f->left, *r = f->right;
+  int rc = guard_chain(db, a, f->left, base, where, &l, depth + 1);
+  if (!rc && r->kind == LM_FROM_FUNCTION)
+    rc = lm_lateral_guard_func(db, a, r, base, where, &r);
+  if (rc || (l == f->left && r == f->right))
+    return rc;
+  lm_from *c = lm_arena_alloc(a, sizeof *c);
+  if (!c)
+    return LM_ERR_NOMEM;
+  *c = *f;
+  c->left = (lm_from *)l;
+  c->right = (lm_from *)r;
+  *out = c;
+  return 0;
+}
+
+int lm_lateral_guard_chain(laminar_db *db, lm_arena *a, const lm_select *sel,
+                           const lm_from *base, const lm_select **out) {
+  *out = sel;
+  if (!sel->where || !base || base->kind != LM_FROM_TABLE)
+    return 0;
+  const lm_from *nf = NULL;
+  int rc = guard_chain(db, a, sel->from_clause, base, sel->where, &nf, 0);
+  if (rc || nf == sel->from_clause)
+    return rc;
+  lm_select *ns = lm_arena_alloc(a, sizeof *ns);
+  if (!ns)
+    return LM_ERR_NOMEM;
+  *ns = *sel;
+  ns->from_clause = (lm_from *)nf;
+  *out = ns;
+  return 0;
+}
+
 /* q run once (uncorrelated): its rows as the relation. */
 static int run_plain(laminar_db *db, const lm_from *f, const char *name,
                      lm_error *err) {
@@ -446,7 +823,8 @@ static int run_plain(laminar_db *db, const lm_from *f, const char *name,
   lm_schema *sc = NULL;
   blist l = {0};
   if (!rc)
-    rc = out_schema(db, f, res->schema, NULL, 0, NULL, &sc, err);
+    rc = out_schema(db, f, res->schema, NULL, 0, NULL, NULL, NULL, NULL, &sc,
+                    err);
   for (int i = 0; !rc && i < res->n_batches; i++) {
     const lm_batch *b = res->batches[i];
     lm_array **cols = malloc(sizeof *cols * (size_t)(b->num_columns + 1));
@@ -472,13 +850,18 @@ static int run_plain(laminar_db *db, const lm_from *f, const char *name,
 }
 
 int lm_lateral_eval(laminar_db *db, lm_arena *a, const lm_from *f,
-                    const lm_from *left, lm_sql_join join, const char *name,
-                    lm_expr **on, lm_error *err) {
+                    const lm_from *left, lm_sql_join join, lm_expr *where,
+                    const char *name, lm_expr **on, lm_error *err) {
   *on = NULL;
+  lm_from fx; /* f with `t.*` of an item before it expanded */
+  int rc = expand_stars(db, a, f, left, &fx, err);
+  if (rc)
+    return rc;
+  f = &fx;
   probe p;
   memset(&p, 0, sizeof p);
   p.q = f->subquery;
-  int rc = run_probe(db, f, left, &p, err);
+  rc = run_probe(db, f, left, &p, err);
   if (!rc && p.n_params == 0) {
     rc = run_plain(db, f, name, err);
     goto done;
@@ -498,18 +881,41 @@ int lm_lateral_eval(laminar_db *db, lm_arena *a, const lm_from *f,
   }
   if (rc)
     goto done;
-  /* step 2: the distinct tuples of the references' values over left */
-  lm_select_item items[MAX_PARAMS];
+  /* step 2: the distinct tuples of the references' values over left (and
+   * their exact forms), over the rows the outer WHERE keeps */
+  lm_select_item items[MAX_KEYS];
+  int kparam[MAX_KEYS], kform[MAX_KEYS], n_keys = p.n_params;
   for (int k = 0; k < p.n_params; k++) {
     items[k].expr = (lm_expr *)p.pref[k];
     items[k].alias = NULL;
+    kparam[k] = k;
+    kform[k] = 0;
   }
+  for (int k = 0; k < p.n_params; k++) {
+    int form = exact_form(p.ptype[k], 0);
+    if (!form)
+      continue;
+    kparam[n_keys] = k;
+    kform[n_keys] = form;
+    items[n_keys].alias = NULL;
+    if (!(items[n_keys++].expr = exact_expr(a, form, (lm_expr *)p.pref[k]))) {
+      rc = nomem(err);
+      goto done;
+    }
+  }
+  fitctx fc = {db,
+               left,
+               f->alias,
+               p.schema,
+               (const char *const *)f->col_aliases,
+               f->n_col_aliases};
   lm_select s;
   memset(&s, 0, sizeof s);
   s.line = f->line;
   s.column = f->column;
   s.items = items;
-  s.n_items = p.n_params;
+  s.n_items = n_keys;
+  s.where = fitting(a, &fc, where, 0);
   s.distinct = true;
   s.limit = -1;
   s.adhoc_rewritten = true;
@@ -523,9 +929,10 @@ int lm_lateral_eval(laminar_db *db, lm_arena *a, const lm_from *f,
     laminar_result_free(kr);
   if (rc)
     goto done;
-  char hid[MAX_PARAMS][40];
+  char hid[MAX_KEYS][HID];
   lm_schema *sc = NULL;
-  rc = out_schema(db, f, p.schema, keys, p.n_params, hid, &sc, err);
+  rc = out_schema(db, f, p.schema, keys, n_keys, &p, kparam, kform, hid, &sc,
+                  err);
   /* step 3: q per tuple, its references reading the slots */
   lm_value slots[MAX_PARAMS];
   lm_value *slotp[MAX_PARAMS];
@@ -577,8 +984,8 @@ int lm_lateral_eval(laminar_db *db, lm_arena *a, const lm_from *f,
     lm_plan_subq_run_leave();
     for (int i = 0; !rc && i < res->n_batches; i++)
       if (res->batches[i]->num_rows)
-        rc = add_rows(res->batches[i], keys, r, sc, p.n_params, &idx, &cap, &l,
-                      err);
+        rc =
+            add_rows(res->batches[i], keys, r, sc, n_keys, &idx, &cap, &l, err);
     if (res)
       laminar_result_free(res);
   }
@@ -591,7 +998,7 @@ int lm_lateral_eval(laminar_db *db, lm_arena *a, const lm_from *f,
   free(l.b);
   lm_schema_release(sc);
   if (!rc)
-    rc = make_on(db, a, f, left, &p, keys, hid, on, err);
+    rc = make_on(db, a, f, left, &p, keys, kparam, kform, n_keys, hid, on, err);
   lm_batch_release(keys);
 done:
   lm_schema_release(p.schema);

@@ -82,7 +82,8 @@ static int count_of(laminar_db *db, const lm_expr *e, const char *what,
   laminar_result *r = NULL;
   int rc = lm_engine_select(db, &q, &r, err);
   const lm_expr *col = rc ? first_column(e, 0) : NULL;
-  if (rc && !strcmp(err->sqlstate, "42703") &&
+  if (rc &&
+      (!strcmp(err->sqlstate, "42703") || !strcmp(err->sqlstate, "42P01")) &&
       !(own && col && lm_schema_find(own, col->name) < 0)) {
     /* a column no enclosing query has: one of this query's (PostgreSQL) */
     char m[80];

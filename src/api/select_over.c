@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "api/over_json.h"
 #include "columnar/lm_temporal.h"
 #include "exec/lm_window_fn.h"
 
@@ -217,7 +218,7 @@ static int resolve_window(const lm_select *sel, const lm_expr *e, wcall *w,
   while (nm) {
     const lm_window_def *d = NULL;
     for (int i = 0; i < sel->n_windows; i++)
-      if (!lm_strcasecmp(sel->windows[i].name, nm))
+      if (!strcmp(sel->windows[i].name, nm))
         d = &sel->windows[i];
     if (!d) /* PostgreSQL's position: the name of the OVER (at depth 0) */
       return lm_err_at(
@@ -400,6 +401,14 @@ static lm_expr *skel(rw *r, lm_expr *e) {
     }
     return col_ref(r, nm, e);
   }
+  if (lm_over_is_json_agg(e)) { /* json_agg OVER: over_json.c */
+    lm_expr *x = lm_over_json_agg(r->arena, e);
+    if (!x) {
+      oom(r);
+      return NULL;
+    }
+    return skel(r, x);
+  }
   if (e->kind == LM_EXPR_FUNC && e->over) {
     int k = -1;
     if (add_call(r, e, &k))
@@ -548,7 +557,7 @@ int lm_engine_select_over(laminar_db *db, const lm_select *sel,
     bool keep = e->kind == LM_EXPR_LITERAL && e->lit == LM_LIT_INT;
     if (e->kind == LM_EXPR_COLUMN && !e->table)
       for (int j = 0; j < sel->n_items; j++)
-        if (j != star && !lm_strcasecmp(oitems[j].alias, e->name))
+        if (j != star && !strcmp(oitems[j].alias, e->name))
           keep = true;
     if (!keep && !(o.expr = skel(&r, e)))
       rc = err->code ? err->code : LM_ERR_NOMEM;

@@ -20,6 +20,7 @@
 #include "api/select_lateral.h"
 #include "api/srf_from.h"
 #include "exec/lm_strfn.h"
+#include "plan/bind_internal.h"
 
 /* ------------------------------------------------------ temp relations */
 
@@ -529,13 +530,11 @@ static int order_limit(const lm_select *sel, lm_batch **b, lm_error *err) {
                      (long long)e->ival);
       col = (int)e->ival - 1;
     } else if (e->kind == LM_EXPR_COLUMN && !e->table) {
-      for (int c = 0; c < s->n_fields && !rc; c++)
-        if (!lm_strcasecmp(s->fields[c].name, e->name)) {
-          if (col >= 0)
-            rc = pos_err(err, e->line, e->column, "42702",
-                         "ORDER BY \"%s\" is ambiguous", e->name);
-          col = c;
-        }
+      int n_hits = 0; /* an output name: exactly (docs/sql.md "Names") */
+      col = lm_schema_find_ref(s, e->name, true, &n_hits);
+      if (n_hits > 1)
+        rc = pos_err(err, e->line, e->column, "42702",
+                     "ORDER BY \"%s\" is ambiguous", e->name);
       if (!rc && col < 0)
         rc = pos_err(err, e->line, e->column, "42703",
                      "column \"%s\" does not exist", e->name);
@@ -679,6 +678,41 @@ static bool values_numeric(const lm_select *sel, int c) {
   return any;
 }
 
+/* A numeric VALUES column c (values_numeric) whose literals need more
+ * than Decimal128's 38 digits at the column's common scale (the most
+ * digits before the point plus the most after it, PostgreSQL's numeric
+ * holds them all): 22003 naming the limit at the literal with the most
+ * digits, never a silent double or a bare "numeric field overflow". */
+static int values_fit(const lm_select *sel, int c, lm_error *err) {
+  int before = 0, after = 0;
+  const lm_expr *wide = NULL, *deep = NULL;
+  for (int r = 0; r < sel->n_values; r++) {
+    const lm_expr *e = sel->values[r][c];
+    if (e->kind == LM_EXPR_UNARY && e->op == LM_OP_NEG && e->n_args == 1)
+      e = e->args[0];
+    int b = 0, a = 0;
+    if (dec_lit(e)) {
+      b = lm_bind_lit_digits(e->text, &a);
+    } else if (e->kind == LM_EXPR_LITERAL && e->lit == LM_LIT_INT) {
+      for (uint64_t v = e->ival < 0 ? 0 - (uint64_t)e->ival : (uint64_t)e->ival;
+           v; v /= 10)
+        b++;
+    }
+    if (!wide || b > before)
+      before = b, wide = e;
+    if (!deep || a > after)
+      after = a, deep = e;
+  }
+  if (before + after <= 38 || !wide || !deep)
+    return 0;
+  const lm_expr *at = before >= after ? wide : deep;
+  return lm_engine_pos_errf(
+      err, LM_ERR_INVALID, at->line, at->column, "22003",
+      "VALUES column %d needs %d digits (%d before and %d after the point, "
+      "over its rows): Laminar's NUMERIC (Decimal128) holds at most 38",
+      c + 1, before + after, before, after);
+}
+
 /* VALUES rows: each row evaluated as a SELECT without FROM. */
 static int run_values(laminar_db *db, const lm_select *sel, lm_batch **out,
                       lm_error *err) {
@@ -697,6 +731,8 @@ static int run_values(laminar_db *db, const lm_select *sel, lm_batch **out,
   for (int c = 0; !rc && c < nc; c++) {
     snprintf(names[c], sizeof names[c], "column%d", c + 1);
     num[c] = values_numeric(sel, c);
+    if (num[c])
+      rc = values_fit(sel, c, err);
   }
   for (int r = 0; !rc && r < nr; r++) {
     for (int c = 0; c < nc; c++) {
@@ -816,7 +852,19 @@ typedef struct rewrite {
   lm_arena *a;
   int n_made;
   int64_t srf_cap; /* lm_srf_limit_cap of the query (-1 = none) */
+  /* the statement's WHERE while the item rewritten reaches it unchanged
+   * (no outer join's nullable side above it), else NULL: lateral items
+   * skip the rows it removes (select_lateral.h) */
+  lm_expr *where;
 } rewrite;
+
+/* The WHERE `where` for side (0 left, 1 right) of join f. */
+static lm_expr *where_for(lm_expr *where, const lm_from *f, int side) {
+  bool keep = !f->asof &&
+              (f->join == LM_SQL_JOIN_INNER || f->join == LM_SQL_JOIN_CROSS ||
+               f->join == (side ? LM_SQL_JOIN_RIGHT : LM_SQL_JOIN_LEFT));
+  return keep ? where : NULL;
+}
 
 /* FROM item f, a function call (srf_from.c), as a temporary relation;
  * left: the items before it when it is a join's right side. */
@@ -829,7 +877,10 @@ static int rewrite_func(rewrite *w, const lm_from *f, const lm_from *left,
   char *nm = lm_arena_strndup(w->a, name, strlen(name));
   if (!nm)
     return nomem(err);
-  int rc = lm_srf_from_eval(w->db, w->a, f, left, left ? -1 : w->srf_cap, name,
+  const lm_from *gf = f; /* no rows for those the WHERE removes */
+  if (left && lm_lateral_guard_func(w->db, w->a, f, left, w->where, &gf))
+    return nomem(err);
+  int rc = lm_srf_from_eval(w->db, w->a, gf, left, left ? -1 : w->srf_cap, name,
                             on, err);
   if (rc)
     return rc;
@@ -853,7 +904,8 @@ static int rewrite_lateral(rewrite *w, const lm_from *f, const lm_from *left,
   char *nm = lm_arena_strndup(w->a, name, strlen(name));
   if (!nm)
     return nomem(err);
-  int rc = lm_lateral_eval(w->db, w->a, f->right, left, f->join, name, on, err);
+  int rc = lm_lateral_eval(w->db, w->a, f->right, left, f->join, w->where, name,
+                           on, err);
   if (rc)
     return rc;
   c->kind = LM_FROM_TABLE;
@@ -881,7 +933,10 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
        (f->right->kind == LM_FROM_SUBQUERY && f->right->lateral))) {
     /* a function after other items: lateral (srf_from.c); a LATERAL
      * subquery (select_lateral.c) */
+    lm_expr *where = w->where;
+    w->where = where_for(where, f, 0);
     int rc = rewrite_from(w, f->left, &c->left, err, depth + 1);
+    w->where = where;
     lm_from *r = rc ? NULL : lm_arena_alloc(w->a, sizeof *r);
     lm_expr *on = NULL;
     if (!rc && !r)
@@ -926,9 +981,13 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
     return 0;
   }
   if (f->kind == LM_FROM_JOIN) {
+    lm_expr *where = w->where;
+    w->where = where_for(where, f, 0);
     int rc = rewrite_from(w, f->left, &c->left, err, depth + 1);
     bool left_ok = !rc;
+    w->where = where_for(where, f, 1);
     rc = rc ? rc : rewrite_from(w, f->right, &c->right, err, depth + 1);
+    w->where = where;
     if (rc && left_ok && f->right->kind == LM_FROM_SUBQUERY)
       rc = lm_lateral_hint(w->db, f->right, c->left, err); /* without LATERAL */
     return rc;
@@ -1008,9 +1067,9 @@ typedef struct jrel {
 static int col_rel(const jrel *r, int n, const lm_expr *e) {
   int hit = -1;
   for (int i = 0; i < n; i++) {
-    if (e->table && lm_strcasecmp(e->table, r[i].qual))
+    if (e->table && strcmp(e->table, r[i].qual))
       continue;
-    if (lm_schema_find(r[i].sc, e->name) < 0)
+    if (lm_schema_find_ref(r[i].sc, e->name, e->quoted, NULL) < 0)
       continue;
     if (hit >= 0)
       return -1;
@@ -1281,10 +1340,12 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     for (int i = 0; i < sel->n_ctes && !rc; i++) {
       const lm_cte *c = &sel->ctes[i];
       for (int j = 0; j < i && !rc; j++)
-        if (!lm_strcasecmp(sel->ctes[j].name, c->name))
+        if (!strcmp(sel->ctes[j].name, c->name))
           rc = pos_err(err, c->line, c->column, "42712",
                        "WITH query name \"%s\" specified more than once",
                        c->name);
+      if (!rc && (c->n_search_cols || c->n_cycle_cols))
+        rc = lm_sc_not_recursive(c, err);
       lm_batch *b = NULL;
       lm_xt_next_role(LM_XT_CTE, c->name, NULL); /* EXPLAIN's trace */
       if (!rc)
@@ -1344,7 +1405,7 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
   lm_arena_init(&a, 1024);
   /* set-returning calls in the select list: a lateral call in FROM */
   rc = lm_srf_rewrite_select(&a, sel, &sel, err);
-  rewrite w = {db, &a, 0, rc ? -1 : lm_srf_limit_cap(sel)};
+  rewrite w = {db, &a, 0, rc ? -1 : lm_srf_limit_cap(sel), NULL};
   lm_from *nf = NULL;
   const lm_from *srf_base = NULL;
   if (!rc && w.srf_cap < 0 && lm_srf_stream_applies(sel, &srf_base)) {
@@ -1353,13 +1414,18 @@ int lm_setop_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     if (srf_base)
       rc = rewrite_from(&w, srf_base, &nf, err, 0);
     if (!rc && (!nf || nf->kind == LM_FROM_TABLE)) {
-      rc = lm_srf_stream_select(db, &a, sel, nf, res, err);
+      const lm_select *gs = sel; /* no rows for those WHERE removes */
+      if (lm_lateral_guard_chain(db, &a, sel, nf, &gs))
+        rc = nomem(err);
+      if (!rc)
+        rc = lm_srf_stream_select(db, &a, gs, nf, res, err);
       lm_engine_temps_pop(db, base);
       lm_arena_free(&a);
       return rc;
     }
     nf = NULL; /* a kept (Top-N) subquery: the path below */
   }
+  w.where = sel->where;
   if (!rc)
     rc = rewrite_from(&w, sel->from_clause, &nf, err, 0);
   if (!rc) {
@@ -1478,7 +1544,7 @@ static lm_from *inl_from(inliner *x, const lm_from *f, int depth) {
     c->subquery = inl_select(x, f->subquery, depth + 1);
   } else {
     for (int i = x->n_visible - 1; i >= 0; i--)
-      if (!lm_strcasecmp(x->ctes[i].name, f->name)) {
+      if (!strcmp(x->ctes[i].name, f->name)) {
         c->kind = LM_FROM_SUBQUERY;
         c->subquery = x->done[i];
         c->alias = f->alias ? f->alias : x->ctes[i].name;

@@ -29,6 +29,7 @@
 #include "exec/lm_srf.h"
 #include "exec/lm_strfn.h" /* lm_pg_type_name */
 #include "plan/bind_internal.h"
+#include "plan/whole_row_bind.h"
 
 /* Rows a statement may materialize from one function call in FROM. */
 #define SRF_MAX_ROWS INT64_C(100000000)
@@ -350,7 +351,7 @@ static bool names_output(const lm_select *sel, const lm_expr *e) {
     const char *nm = sel->items[i].alias
                          ? sel->items[i].alias
                          : lm_expr_default_name(sel->items[i].expr);
-    if (nm && !lm_strcasecmp(nm, e->name))
+    if (nm && !strcmp(nm, e->name))
       return true;
   }
   return false;
@@ -971,6 +972,42 @@ static lm_expr *ast_node(lm_arena *a, lm_expr_kind kind, lm_op op, lm_expr *l,
   return e;
 }
 
+/* `SELECT e FROM f(...) e` where f's one column is not named e (value):
+ * each batch of out gets a hidden copy of column 0 named for the
+ * whole-row reference (plan/whole_row_bind.h). */
+static int add_whole_row(batch_list *out, const char *alias, lm_error *err) {
+  char nm[300];
+  lm_whole_row_name(alias, nm, sizeof nm);
+  for (int i = 0; i < out->n; i++) {
+    lm_batch *b = out->b[i];
+    const lm_schema *s = b->schema;
+    int n = b->num_columns;
+    lm_schema *ns = lm_schema_new(n + 1);
+    lm_array **cols = malloc(sizeof *cols * (size_t)(n + 1));
+    int rc = ns && cols ? 0 : -1;
+    for (int k = 0; !rc && k < n; k++)
+      rc = lm_schema_set_field(ns, k, s->fields[k].name, s->fields[k].type,
+                               s->fields[k].nullable);
+    if (!rc)
+      rc = lm_schema_set_field(ns, n, nm, s->fields[0].type, true);
+    if (rc) {
+      lm_schema_release(ns);
+      free(cols);
+      return nomem(err);
+    }
+    for (int k = 0; k < n; k++)
+      cols[k] = lm_array_retain(b->columns[k]);
+    cols[n] = lm_array_retain(b->columns[0]);
+    lm_batch *nb = lm_batch_new(ns, b->num_rows, cols);
+    free(cols);
+    if (!nb)
+      return nomem(err);
+    lm_batch_release(b);
+    out->b[i] = nb;
+  }
+  return 0;
+}
+
 int lm_srf_from_eval(laminar_db *db, lm_arena *a, const lm_from *f,
                      const lm_from *left, int64_t cap, const char *name,
                      lm_expr **on, lm_error *err) {
@@ -1116,6 +1153,9 @@ int lm_srf_from_eval(laminar_db *db, lm_arena *a, const lm_from *f,
   }
   if (bb_ok)
     lm_batch_builder_free(&x.bb);
+  if (!rc &&
+      lm_whole_row_needed(f->alias, nf, f->ordinality, sc->fields[0].name))
+    rc = add_whole_row(&x.out, f->alias, err);
   for (int j = 0; j < nf; j++)
     lm_srf_rx_free(&x.rx[j]);
   for (int i = 0; i < n_conv; i++)

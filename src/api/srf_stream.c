@@ -24,6 +24,7 @@
 #include "api/srf_from.h"
 #include "columnar/lm_tz.h"
 #include "plan/bind_internal.h"
+#include "plan/whole_row_bind.h"
 
 #define MAX_STAGES 16
 #define MAX_CALLS 64
@@ -198,11 +199,45 @@ static void built_free(built *b) {
   b->ext = NULL;
 }
 
+/* `SELECT e FROM f(...) e` where f's one column (at `first`) is not named
+ * e (value): a hidden scope entry for the whole-row reference
+ * (plan/whole_row_bind.h) into *out; 1 when made, 0 when not needed, an
+ * error code < 0 on OOM. */
+static int whole_row(const lm_from *f, int first, const lm_schema *ext,
+                     lm_arena *a, lm_scope_col *out) {
+  if (!lm_whole_row_needed(f->alias, f->n_funcs, f->ordinality,
+                           ext->fields[first].name))
+    return 0;
+  size_t len = strlen(f->alias) + sizeof LM_WHOLE_ROW_PREFIX;
+  char *nm = lm_arena_alloc(a, len);
+  if (!nm)
+    return -1;
+  lm_whole_row_name(f->alias, nm, len);
+  memset(out, 0, sizeof *out);
+  out->rel = f->alias;
+  out->name = nm;
+  out->col = first;
+  return 1;
+}
+
+/* The scope cols followed by extra (n_extra entries) in a; NULL on OOM. */
+static lm_scope_col *scope_plus(const lm_scope_col *cols, int n,
+                                const lm_scope_col *extra, int n_extra,
+                                lm_arena *a) {
+  lm_scope_col *sc = lm_arena_alloc(a, sizeof *sc * (size_t)(n + n_extra + 1));
+  if (sc && n)
+    memcpy(sc, cols, sizeof *sc * (size_t)n);
+  if (sc && n_extra)
+    memcpy(sc + n, extra, sizeof *sc * (size_t)n_extra);
+  return sc;
+}
+
 /* One stage: function item f over rows of schema b->ext named by
- * b->scope; extends both and appends its operator. */
+ * b->scope (and the whole-row names wr of the stages before it); extends
+ * both and appends its operator. */
 static int build_stage(built *b, const lm_from *f, bool outer, int weight_col,
-                       const char *base_rel, int hide, lm_arena *a,
-                       lm_error *err) {
+                       const char *base_rel, int hide, const lm_scope_col *wr,
+                       int n_wr, lm_arena *a, lm_error *err) {
   int nf = f->n_funcs;
   lm_bctx c;
   memset(&c, 0, sizeof c);
@@ -213,6 +248,12 @@ static int build_stage(built *b, const lm_from *f, bool outer, int weight_col,
   /* hide: the first `hide` names (the base's, for a call written before
    * it) are out of the arguments' reach */
   lm_scope vis = {b->scope.cols + hide, b->scope.n - hide};
+  if (n_wr) { /* the whole-row names of the functions before it */
+    vis.cols = scope_plus(vis.cols, vis.n, wr, n_wr, a);
+    if (!vis.cols)
+      return nomem(err);
+    vis.n += n_wr;
+  }
   c.scope = &vis;
   lm_pset_call calls[MAX_CALLS];
   memset(calls, 0, sizeof calls);
@@ -358,10 +399,18 @@ static int build_all(const lm_select *sel, const chain *ch, lm_schema *in,
   }
   b->scope.n = n;
   int rc = 0;
-  for (int i = 0; !rc && i < ch->n; i++)
+  lm_scope_col wr[MAX_STAGES]; /* whole-row names, kept last */
+  int n_wr = 0;
+  for (int i = 0; !rc && i < ch->n; i++) {
+    int first = b->ext->n_fields;
     rc = build_stage(b, ch->stage[i], ch->outer[i],
                      weight_col < 0 ? -1 : b->ext->n_fields, rel,
-                     i < ch->n_lead ? n : 0, a, err);
+                     i < ch->n_lead ? n : 0, wr, n_wr, a, err);
+    int k = rc ? 0 : whole_row(ch->stage[i], first, b->ext, a, &wr[n_wr]);
+    if (k < 0)
+      rc = nomem(err);
+    n_wr += k > 0;
+  }
   if (!rc && ch->n_lead) {
     /* the calls written before the base: their names first (SELECT *
      * lists the FROM items in their written order) */
@@ -378,6 +427,15 @@ static int build_all(const lm_select *sel, const chain *ch, lm_schema *in,
     memcpy(sc + lead + n, b->scope.cols + n + lead,
            sizeof *sc * (size_t)(b->scope.n - n - lead));
     b->scope.cols = sc;
+  }
+  if (!rc && n_wr) {
+    lm_scope_col *sc = scope_plus(b->scope.cols, b->scope.n, wr, n_wr, a);
+    if (sc) {
+      b->scope.cols = sc;
+      b->scope.n += n_wr;
+    } else {
+      rc = nomem(err);
+    }
   }
   if (!rc)
     rc = lm_plan_select_scope(sel, b->ext, rel, &b->scope, plan, err);

@@ -705,10 +705,11 @@ static lm_array *key_const(const lm_expr *e, lm_type t) {
  * or `alias`. */
 static bool is_col(const lm_expr *e, const lm_schema *s, int c,
                    const char *name, const char *alias) {
-  if (e->kind != LM_EXPR_COLUMN || !e->name || lm_schema_find(s, e->name) != c)
+  if (e->kind != LM_EXPR_COLUMN || !e->name ||
+      lm_schema_find_ref(s, e->name, e->quoted, NULL) != c)
     return false;
-  return !e->table || (alias ? !lm_strcasecmp(e->table, alias)
-                             : name && !lm_strcasecmp(e->table, name));
+  return !e->table ||
+         (alias ? !strcmp(e->table, alias) : name && !strcmp(e->table, name));
 }
 
 /* The constant compared with column c by an `=` conjunct of w (NULL when

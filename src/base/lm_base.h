@@ -169,6 +169,13 @@ static inline uint64_t lm_hash_combine(uint64_t h, uint64_t v) {
 int lm_strcasecmp(const char *a, const char *b);
 bool lm_strncaseeq(const char *a, size_t alen, const char *b);
 
+/* Whether a declared name `decl` matches the name `ref` of a reference at
+ * one matching pass (docs/sql.md "Names"): pass 0 byte-exact, pass 1 ASCII
+ * case-insensitive. A quoted reference only gets pass 0; an unquoted one
+ * (already folded to lower case) gets pass 1 only when no name passes 0.
+ * Either pointer may be NULL (no match). */
+bool lm_ident_eq(const char *decl, const char *ref, int pass);
+
 /* The value 0..15 of one ASCII hexadecimal digit c ('0'-'9', 'a'-'f',
  * 'A'-'F'), or -1 for any other character (including a negative char). */
 static inline int lm_hex_digit(int c) {

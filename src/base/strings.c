@@ -1,6 +1,8 @@
 /* base/strings.c — ASCII case-insensitive comparisons. */
 #include "base/lm_base.h"
 
+#include <string.h>
+
 static inline unsigned char lower(unsigned char c) {
   return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
 }
@@ -13,6 +15,12 @@ int lm_strcasecmp(const char *a, const char *b) {
     if (cx != cy || !cx)
       return (int)cx - (int)cy;
   }
+}
+
+bool lm_ident_eq(const char *decl, const char *ref, int pass) {
+  if (!decl || !ref)
+    return false;
+  return pass ? !lm_strcasecmp(decl, ref) : !strcmp(decl, ref);
 }
 
 bool lm_strncaseeq(const char *a, size_t alen, const char *b) {

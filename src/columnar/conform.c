@@ -1,6 +1,7 @@
 /* Conforming Arrow data to declared SQL column types (see lm_conform.h). */
 #include "columnar/lm_conform.h"
 #include "columnar/lm_decimal.h"
+#include "columnar/lm_interval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@ bool lm_conform_possible(lm_type from, lm_type to) {
     return from.id == LM_TYPE_TIMESTAMP || from.id == LM_TYPE_DATE32;
   case LM_TYPE_INTERVAL:
     return from.id == LM_TYPE_DURATION;
+  case LM_TYPE_INTERVAL_MDN: /* a table's INTERVAL: {0, µs / day, rest} */
+    return from.id == LM_TYPE_DURATION || from.id == LM_TYPE_INTERVAL;
   case LM_TYPE_UTF8: /* the text form; INTERVAL (Arrow Duration(µs)) too */
     /* (VARCHAR into a CHAR(n) column and back: the text as is) */
     return is_arrow_only(from.id) || from.id == LM_TYPE_INTERVAL ||
@@ -178,13 +181,25 @@ static int conv_row(const lm_array *a, int64_t i, lm_type to, lm_builder *b,
     lm_builder_append_str(b, (const char *)p, (int32_t)len);
     return 0;
   }
-  if (to.id == LM_TYPE_INTERVAL) { /* from DURATION(unit) to µs */
-    int64_t v = lm_array_get_i64(a, i), fu = per_sec[ft.unit & 3];
+  if (to.id == LM_TYPE_INTERVAL || to.id == LM_TYPE_INTERVAL_MDN) {
+    /* from DURATION(unit) or INTERVAL (µs) to µs */
+    int64_t v = lm_array_get_i64(a, i),
+            fu = ft.id == LM_TYPE_INTERVAL ? 1000000 : per_sec[ft.unit & 3];
     if (fu <= 1000000) {
       if (lm_mul_overflow_i64(v, 1000000 / fu, &v))
         return lm_err(err, LM_ERR_EXEC, "%s: duration out of range", ctx);
     } else
       v = lm_floor_div(v, fu / 1000000);
+    if (to.id == LM_TYPE_INTERVAL_MDN) {
+      lm_iv iv = lm_iv_from_us(v);
+      lm_value x;
+      memset(&x, 0, sizeof x);
+      x.type = to;
+      x.v.mdn.days = iv.days;
+      x.v.mdn.ns = iv.us * 1000; /* |µs| below a day */
+      lm_builder_append_value(b, &x);
+      return 0;
+    }
     lm_builder_append_int(b, v);
     return 0;
   }

@@ -253,8 +253,15 @@ lm_typmod lm_schema_typmod(const lm_schema *s, int i);
 int lm_schema_format_type(lm_buf *out, const lm_schema *s, int i);
 lm_schema *lm_schema_retain(lm_schema *s);
 void lm_schema_release(lm_schema *s);
-/* Case-insensitive lookup; returns index or -1. */
+/* Lookup by name: the first field named exactly `name`, else the first
+ * whose name equals it ignoring ASCII case; returns index or -1. */
 int lm_schema_find(const lm_schema *s, const char *name);
+/* Lookup of a column reference (docs/sql.md "Names"): the first field named
+ * exactly `name`; else, unless `quoted`, the first named so ignoring ASCII
+ * case. Returns the index or -1; *n_hits (may be NULL) gets the number of
+ * fields matching at that level (more than 1: the reference is ambiguous). */
+int lm_schema_find_ref(const lm_schema *s, const char *name, bool quoted,
+                       int *n_hits);
 
 /* ---------------------------------------------------------------- buffers */
 

@@ -102,8 +102,26 @@ int lm_schema_format_type(lm_buf *out, const lm_schema *s, int i) {
 }
 
 int lm_schema_find(const lm_schema *s, const char *name) {
-  for (int i = 0; i < s->n_fields; i++)
-    if (s->fields[i].name && lm_strcasecmp(s->fields[i].name, name) == 0)
-      return i;
+  return lm_schema_find_ref(s, name, false, NULL);
+}
+
+int lm_schema_find_ref(const lm_schema *s, const char *name, bool quoted,
+                       int *n_hits) {
+  for (int pass = 0; pass < (quoted ? 1 : 2); pass++) {
+    int hit = -1, n = 0;
+    for (int i = 0; i < s->n_fields; i++)
+      if (lm_ident_eq(s->fields[i].name, name, pass)) {
+        if (hit < 0)
+          hit = i;
+        n++;
+      }
+    if (hit >= 0) {
+      if (n_hits)
+        *n_hits = n;
+      return hit;
+    }
+  }
+  if (n_hits)
+    *n_hits = 0;
   return -1;
 }

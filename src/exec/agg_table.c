@@ -1073,6 +1073,129 @@ static bool row_has_null(lm_array *const *keys, int nk, int64_t r) {
   return false;
 }
 
+/* Short string keys (one or two VARCHAR / BINARY keys, not CHAR(n)): a
+ * value as one word, equal exactly when the encoded keys are: NULL as a
+ * length byte of 0xff, else at most 7 bytes with their length in the top
+ * byte. false when the value is longer. */
+static inline bool pack_short(const lm_array *a, int64_t r, uint64_t *w) {
+  if (a->validity && lm_array_is_null(a, r)) {
+    *w = 0xffULL << 56;
+    return true;
+  }
+  const int32_t *off = (const int32_t *)a->values->data + a->offset;
+  int32_t len = off[r + 1] - off[r];
+  if ((uint32_t)len > 7)
+    return false;
+  const uint8_t *d = (const uint8_t *)a->data->data + off[r];
+  uint64_t v = (uint64_t)len << 56;
+  for (int32_t b = 0; b < len; b++)
+    v |= (uint64_t)d[b] << (8 * b);
+  *w = v;
+  return true;
+}
+
+/* lm_aggtable_lookup of a large batch over one or two short string keys
+ * (group by a code, a name): a batch-local table from the packed values
+ * to the group in front of the group table, so a repeated key costs one
+ * probe of two words instead of encoding, hashing and comparing its
+ * bytes; new keys and longer values take the general path. 1 when the
+ * keys do not qualify (nothing done), 0 done, -1 on OOM. */
+static int lookup_short(lm_aggtable *t, lm_array *const *keys,
+                        const int32_t *sel, int64_t n, uint32_t *gids) {
+  int nk = t->n_keys;
+  if (n < 256 || nk < 1 || nk > 2)
+    return 1;
+  for (int k = 0; k < nk; k++) {
+    lm_type_id id = keys[k]->type.id;
+    if ((id != LM_TYPE_UTF8 && id != LM_TYPE_BINARY) ||
+        key_bpchar(t, keys[k], k))
+      return 1;
+  }
+  enum { MAX_CAP = 1 << 16 };
+  int64_t cap = 1024, used = 0;
+  uint64_t *m0 = malloc(sizeof(uint64_t) * (size_t)cap);
+  uint64_t *m1 = malloc(sizeof(uint64_t) * (size_t)cap);
+  uint32_t *mg = calloc((size_t)cap, sizeof(uint32_t)); /* gid + 1 */
+  int rc = 0;
+  if (!m0 || !m1 || !mg) {
+    rc = -1;
+    goto out;
+  }
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    uint64_t w0, w1 = 0;
+    if (!pack_short(keys[0], r, &w0) ||
+        (nk > 1 && !pack_short(keys[1], r, &w1))) {
+      int64_t g = encode_key(t, keys, r) ? -1 : find_or_add(t);
+      if (g < 0) {
+        rc = -1;
+        goto out;
+      }
+      gids[j] = (uint32_t)g;
+      continue;
+    }
+    uint64_t h = lm_hash_u64(w0 ^ lm_hash_u64(w1));
+    int64_t i = (int64_t)(h & (uint64_t)(cap - 1));
+    while (mg[i] && (m0[i] != w0 || m1[i] != w1))
+      i = (i + 1) & (cap - 1);
+    if (mg[i]) {
+      gids[j] = mg[i] - 1;
+      continue;
+    }
+    int64_t g = encode_key(t, keys, r) ? -1 : find_or_add(t);
+    if (g < 0) {
+      rc = -1;
+      goto out;
+    }
+    gids[j] = (uint32_t)g;
+    if ((used + 1) * 2 > cap) {
+      if (cap >= MAX_CAP)
+        continue; /* full: this key takes the general path */
+      int64_t nc = cap * 2;
+      uint64_t *n0 = malloc(sizeof(uint64_t) * (size_t)nc);
+      uint64_t *n1 = malloc(sizeof(uint64_t) * (size_t)nc);
+      uint32_t *ng = calloc((size_t)nc, sizeof(uint32_t));
+      if (!n0 || !n1 || !ng) {
+        free(n0);
+        free(n1);
+        free(ng);
+        rc = -1;
+        goto out;
+      }
+      for (int64_t q = 0; q < cap; q++) {
+        if (!mg[q])
+          continue;
+        uint64_t hq = lm_hash_u64(m0[q] ^ lm_hash_u64(m1[q]));
+        int64_t p = (int64_t)(hq & (uint64_t)(nc - 1));
+        while (ng[p])
+          p = (p + 1) & (nc - 1);
+        n0[p] = m0[q];
+        n1[p] = m1[q];
+        ng[p] = mg[q];
+      }
+      free(m0);
+      free(m1);
+      free(mg);
+      m0 = n0;
+      m1 = n1;
+      mg = ng;
+      cap = nc;
+      i = (int64_t)(h & (uint64_t)(cap - 1));
+      while (mg[i])
+        i = (i + 1) & (cap - 1);
+    }
+    m0[i] = w0;
+    m1[i] = w1;
+    mg[i] = (uint32_t)g + 1;
+    used++;
+  }
+out:
+  free(m0);
+  free(m1);
+  free(mg);
+  return rc;
+}
+
 int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
                        const int32_t *sel, int64_t n, uint32_t *gids,
                        lm_error *err) {
@@ -1086,6 +1209,9 @@ int lm_aggtable_lookup(lm_aggtable *t, lm_array *const *keys,
       gids[j] = (uint32_t)g;
     return 0;
   }
+  int src = lookup_short(t, keys, sel, n, gids);
+  if (src <= 0)
+    return src ? lm_err(err, LM_ERR_NOMEM, "out of memory (group table)") : 0;
   if (fixed_keys(t, keys, &nulls)) {
     const int64_t *v[8];
     int nk = t->n_keys;
@@ -2117,6 +2243,123 @@ oom:
   return false;
 }
 
+/* The batch's short DISTINCT values as one 64-bit word each, equal exactly
+ * when the values are equal as the tree orders them: a DOUBLE's bits with
+ * -0 made 0 and every NaN one NaN; a VARCHAR / BINARY value (a key_ord
+ * encoding included) of at most 7 bytes packed with its length in the top
+ * byte. Writes key[j] for the selected rows j (NULLs too: their key is
+ * unused) and returns true; false when some value does not fit (a longer
+ * string, CHAR(n), DECIMAL and the other kinds), then key is unused. */
+static bool short_keys(const lm_array *x, lm_vt_kind k, const int32_t *sel,
+                       int64_t n, uint64_t *key) {
+  if (k == LM_VT_F64) {
+    const double *fv = x->type.id == LM_TYPE_FLOAT64 ? lm_array_f64(x) : NULL;
+    for (int64_t j = 0; j < n; j++) {
+      int64_t r = sel ? sel[j] : j;
+      double f = fv ? fv[r] : lm_array_get_f64(x, r);
+      uint64_t bits = 0; /* -0 = 0 */
+      if (isnan(f))
+        bits = 0x7ff8000000000000ULL;
+      else if (f != 0)
+        memcpy(&bits, &f, sizeof bits);
+      key[j] = bits;
+    }
+    return true;
+  }
+  if (k != LM_VT_STR ||
+      (x->type.id != LM_TYPE_UTF8 && x->type.id != LM_TYPE_BINARY) ||
+      lm_type_is_bpchar(x->type))
+    return false;
+  const int32_t *off = (const int32_t *)x->values->data + x->offset;
+  const uint8_t *d = (const uint8_t *)x->data->data;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j;
+    int32_t len = off[r + 1] - off[r];
+    if ((uint32_t)len > 7)
+      return false;
+    uint64_t w = (uint64_t)len << 56;
+    for (int32_t b = 0; b < len; b++)
+      w |= (uint64_t)d[off[r] + b] << (8 * b);
+    key[j] = w;
+  }
+  return true;
+}
+
+/* distinct_firsts over short_keys: no value is looked at twice and no
+ * string compared. 1 when the values are not short (nothing out), 0 done,
+ * -1 on OOM. */
+static int distinct_firsts_short(const lm_array *x, lm_vt_kind k,
+                                 const int32_t *sel, int64_t n,
+                                 const uint32_t *gids, int32_t **out,
+                                 int64_t *n_out) {
+  uint64_t *key = malloc(sizeof(uint64_t) * (size_t)(n + 1));
+  if (!key)
+    return -1;
+  if (!short_keys(x, k, sel, n, key)) {
+    free(key);
+    return 1;
+  }
+  int64_t cap = 1024, used = 0, nf = 0;
+  uint64_t *sk = malloc(sizeof(uint64_t) * (size_t)cap);
+  uint32_t *sg = calloc((size_t)cap, sizeof(uint32_t)); /* gid + 1; 0 free */
+  int32_t *f = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  if (!sk || !sg || !f)
+    goto oom;
+  for (int64_t j = 0; j < n; j++) {
+    if (x->validity && lm_array_is_null(x, sel ? sel[j] : j))
+      continue;
+    uint64_t v = key[j];
+    uint32_t g1 = gids[j] + 1;
+    uint64_t h = lm_hash_u64(v + (uint64_t)g1 * 0x9e3779b97f4a7c15ULL);
+    int64_t i = (int64_t)(h & (uint64_t)(cap - 1));
+    while (sg[i] && (sg[i] != g1 || sk[i] != v))
+      i = (i + 1) & (cap - 1);
+    if (sg[i])
+      continue; /* seen */
+    sg[i] = g1;
+    sk[i] = v;
+    f[nf++] = (int32_t)j;
+    if (++used * 2 > cap) { /* grow: re-place every pair */
+      int64_t nc = cap * 2;
+      uint64_t *nk = malloc(sizeof(uint64_t) * (size_t)nc);
+      uint32_t *ng = calloc((size_t)nc, sizeof(uint32_t));
+      if (!nk || !ng) {
+        free(nk);
+        free(ng);
+        goto oom;
+      }
+      for (int64_t q = 0; q < cap; q++) {
+        if (!sg[q])
+          continue;
+        uint64_t hq =
+            lm_hash_u64(sk[q] + (uint64_t)sg[q] * 0x9e3779b97f4a7c15ULL);
+        int64_t p = (int64_t)(hq & (uint64_t)(nc - 1));
+        while (ng[p])
+          p = (p + 1) & (nc - 1);
+        ng[p] = sg[q];
+        nk[p] = sk[q];
+      }
+      free(sk);
+      free(sg);
+      sk = nk;
+      sg = ng;
+      cap = nc;
+    }
+  }
+  free(key);
+  free(sk);
+  free(sg);
+  *out = f;
+  *n_out = nf;
+  return 0;
+oom:
+  free(key);
+  free(sk);
+  free(sg);
+  free(f);
+  return -1;
+}
+
 static int dset_tree(agg_state *s);
 
 /* Whether (g, v) is in the append-only DISTINCT cache of s; adds it when
@@ -2186,8 +2429,11 @@ static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   int32_t *firsts = NULL;
   int64_t nf = 0;
+  int short_rc = 1;
   if (!wj && !t->retract && n >= 64 && n < INT32_MAX &&
-      distinct_firsts(x, k, sel, n, gids, &firsts, &nf)) {
+      ((short_rc = distinct_firsts_short(x, k, sel, n, gids, &firsts, &nf)) ==
+           0 ||
+       (short_rc > 0 && distinct_firsts(x, k, sel, n, gids, &firsts, &nf)))) {
     int rc = 0;
     for (int64_t q = 0; q < nf && !rc; q++) {
       int64_t j = firsts[q], r = sel ? sel[j] : j;

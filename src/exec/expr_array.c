@@ -483,6 +483,183 @@ static int any_all(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   return lm_out_finish(&b, out, err);
 }
 
+/* The predicate of x [NOT] [I]LIKE / ~ / ~* / !~ / !~* ANY|ALL (a)
+ * (LM_FN_ARR_ANY_MATCH) as a node over a batch of two text columns: 0 the
+ * subject, 1 the pattern. pa: its two argument slots. */
+static void match_pred(const lm_bexpr *e, lm_bexpr *pred, lm_bexpr *cols,
+                       lm_bexpr **pa) {
+  memset(pred, 0, sizeof *pred);
+  memset(cols, 0, 2 * sizeof *cols);
+  for (int k = 0; k < 2; k++) {
+    cols[k].kind = LM_BX_COLUMN;
+    cols[k].type = lm_type_make(LM_TYPE_UTF8);
+    cols[k].col = k;
+    pa[k] = &cols[k];
+  }
+  cols[0].type = e->args[0]->type;
+  pred->type = lm_type_make(LM_TYPE_BOOL);
+  pred->line = e->line;
+  pred->column = e->column;
+  pred->args = pa;
+  pred->n_args = 2;
+  if (e->op == LM_OP_EQ || e->op == LM_OP_NE) {
+    pred->kind = LM_BX_LIKE;
+    pred->negated = e->op == LM_OP_NE;
+    pred->icase = e->icase;
+  } else {
+    pred->kind = LM_BX_FUNC;
+    pred->fn = LM_FN_REGEX_OP;
+    pred->icase = e->op == LM_OP_REGEX_I || e->op == LM_OP_NOT_REGEX_I;
+    pred->negated = e->op == LM_OP_NOT_REGEX || e->op == LM_OP_NOT_REGEX_I;
+  }
+}
+
+/* Folds item result r[k] (NULL: unknown) into row state: *hit when it
+ * decides the row (ANY: true, ALL: false), *unknown for a NULL. */
+static void match_fold(const lm_array *r, int64_t k, bool all, bool *hit,
+                       bool *unknown) {
+  if (nul(r, k))
+    *unknown = true;
+  else if (lm_array_bool(r, k) != all)
+    *hit = true;
+}
+
+/* x LIKE ANY (a) and its kin: the predicate over every (x, item) pair,
+ * folded with PostgreSQL's ANY / ALL rules (empty: ANY false, ALL true;
+ * else a deciding item, else NULL when one is NULL). A constant array is
+ * matched pattern by pattern over the whole batch (a regex compiles once
+ * per pattern); otherwise the pairs are gathered into one batch. */
+static int any_match(const lm_bexpr *e, const lm_batch *in, lm_array **out,
+                     lm_error *err) {
+  int64_t n = in->num_rows;
+  lm_array *x = NULL, *a = NULL;
+  bool one;
+  int rc = lm_eval(e->args[0], in, &x, err);
+  if (rc || (rc = eval_maybe_once(e->args[1], in, &a, &one, err))) {
+    lm_array_release(x);
+    return rc;
+  }
+  bool all = e->negated;
+  const lm_array *c = a->type.id == LM_TYPE_NULL ? NULL : a->children[0];
+  lm_bexpr pred, cols[2], *pa[2];
+  match_pred(e, &pred, cols, pa);
+  /* per row: 0 undecided, 1 hit, 2 unknown (bit) */
+  uint8_t *st = calloc((size_t)(n > 0 ? n : 1), 1);
+  int32_t *ix = NULL, *ic = NULL;
+  lm_array *cols_v[2] = {NULL, NULL}, *r = NULL;
+  if (!st) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if (one && c && !nul(a, 0)) {
+    int64_t s0, t0;
+    lm_array_list_range(a, 0, &s0, &t0);
+    if (!(ic = malloc(sizeof *ic * (size_t)(n > 0 ? n : 1)))) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    for (int64_t k = s0; k < t0 && !rc; k++) {
+      for (int64_t i = 0; i < n; i++)
+        ic[i] = (int32_t)k;
+      lm_array_release(cols_v[1]);
+      lm_array_release(r);
+      r = NULL;
+      if (!(cols_v[1] = lm_array_take_nullable(c, ic, n))) {
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        break;
+      }
+      cols_v[0] = x;
+      lm_batch tb = {1, in->schema, n, 2, cols_v};
+      if ((rc = lm_eval(&pred, &tb, &r, err)))
+        break;
+      for (int64_t i = 0; i < n; i++) {
+        bool hit = false, unk = false;
+        match_fold(r, i, all, &hit, &unk);
+        st[i] |= (uint8_t)((hit ? 1 : 0) | (unk ? 2 : 0));
+      }
+    }
+    cols_v[0] = NULL;
+  } else if (c && !one) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t s, t;
+      if (!nul(a, i) && !nul(x, i)) {
+        lm_array_list_range(a, i, &s, &t);
+        m += t - s;
+      }
+    }
+    if (m > INT32_MAX) {
+      rc = lm_fn_error(err, e, "54000", "array items beyond 2^31 - 1");
+      goto done;
+    }
+    ix = malloc(sizeof *ix * (size_t)(m > 0 ? m : 1));
+    ic = malloc(sizeof *ic * (size_t)(m > 0 ? m : 1));
+    if (!ix || !ic) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    int64_t q = 0;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t s, t;
+      if (nul(a, i) || nul(x, i))
+        continue;
+      lm_array_list_range(a, i, &s, &t);
+      for (int64_t k = s; k < t; k++, q++)
+        ix[q] = (int32_t)i, ic[q] = (int32_t)k;
+    }
+    if (!(cols_v[0] = lm_array_take_nullable(x, ix, m)) ||
+        !(cols_v[1] = lm_array_take_nullable(c, ic, m))) {
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    lm_batch tb = {1, in->schema, m, 2, cols_v};
+    if ((rc = lm_eval(&pred, &tb, &r, err)))
+      goto done;
+    for (int64_t k = 0; k < m; k++) {
+      bool hit = false, unk = false;
+      match_fold(r, k, all, &hit, &unk);
+      st[ix[k]] |= (uint8_t)((hit ? 1 : 0) | (unk ? 2 : 0));
+    }
+  }
+  lm_builder b;
+  if (lm_out_fixed(&b, lm_type_make(LM_TYPE_BOOL), n)) {
+    rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    int64_t ai = one ? 0 : i, s, t;
+    if (!c || nul(a, ai)) {
+      lm_out_null(&b, i);
+      continue;
+    }
+    lm_array_list_range(a, ai, &s, &t);
+    if (s == t) { /* empty: ANY false, ALL true */
+      if (all)
+        lm_bit_set(b.values, i);
+    } else if (nul(x, i)) {
+      lm_out_null(&b, i);
+    } else if (st[i] & 1) {
+      if (!all)
+        lm_bit_set(b.values, i);
+    } else if (st[i] & 2) {
+      lm_out_null(&b, i);
+    } else if (all) {
+      lm_bit_set(b.values, i);
+    }
+  }
+  rc = lm_out_finish(&b, out, err);
+done:
+  free(st);
+  free(ix);
+  free(ic);
+  lm_array_release(cols_v[0]);
+  lm_array_release(cols_v[1]);
+  lm_array_release(r);
+  lm_array_release(x);
+  lm_array_release(a);
+  return rc;
+}
+
 /* The functions with a fixed-width or text result over array args[0]. */
 static int scalar_fn(const lm_bexpr *e, lm_array **a, int64_t n, lm_array **out,
                      lm_error *err) {
@@ -915,6 +1092,8 @@ int lm_arrayfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return ctor(e, in, out, err);
   if (e->fn == LM_FN_ARR_ANY)
     return any_all(e, in, out, err);
+  if (e->fn == LM_FN_ARR_ANY_MATCH)
+    return any_match(e, in, out, err);
   lm_array **a = NULL;
   int rc = lm_fargs_eval(e, in, &a, err);
   if (rc)

@@ -16,7 +16,9 @@
  * years * 365.25 days + months * 30 days + days + time, which is
  * PostgreSQL's EXTRACT(EPOCH FROM age(...)) (docs/functions.md).
  */
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +68,6 @@ static void iso_week(int64_t days, int64_t *iy, int *iw) {
   lm_civil_from_days(thursday, &y, &m, &d);
   *iy = y;
   *iw = (int)((thursday - lm_days_from_civil(y, 1, 1)) / 7 + 1);
-}
-
-static bool pre(const char *p, const char *kw) {
-  return !strncasecmp(p, kw, strlen(kw));
 }
 
 /* ------------------------------------------------------------ to_char */
@@ -1461,224 +1459,821 @@ done:
   return rc;
 }
 
-/* Parses `s` with the to_char patterns (numbers, month/day names, AM/PM);
- * literal pattern characters skip one input character. -1 on a mismatch. */
-static int to_ts_parse(const char *s, size_t sl, const char *p, size_t pl,
-                       int64_t *out) {
-  int64_t y = 1, mo = 1, d = 1, h = 0, mi = 0, sec = 0, us = 0;
-  /* DDD; ISO IYYY / IW / ID / IDDD; TZH / TZM; Q (read, unused); a year of
-   * fewer digits (YYY, YY, Y: PostgreSQL's nearest to 2020) */
-  int64_t doy = 0, iy = 0, iw = 0, idw = 0, iddd = 0, tzh = 0, tzm = 0, q = 0,
-          py = 0;
-  bool tzneg = false, has_iy = false, has_py = false;
-  bool pm = false, ampm = false;
-  const char *se = s + sl, *pe = p + pl;
-  while (p < pe) {
-    size_t rest = (size_t)(pe - p);
-    if (rest >= 2 && pre(p, "FM")) {
-      p += 2;
-      continue;
-    }
-    int width = 0;
-    int64_t *dst = NULL;
-    int64_t scale = 1;
-#define IS(kw) (rest >= sizeof(kw) - 1 && pre(p, kw))
-    if (IS("IYYY"))
-      dst = &iy, width = 4, p += 4, has_iy = true;
-    else if (IS("IDDD"))
-      dst = &iddd, width = 3, p += 4;
-    else if (IS("IW"))
-      dst = &iw, width = 2, p += 2;
-    else if (IS("ID"))
-      dst = &idw, width = 1, p += 2;
-    else if (IS("DDD"))
-      dst = &doy, width = 3, p += 3;
-    else if (IS("YYYY"))
-      dst = &y, width = 4, p += 4;
-    else if (IS("YYY") || IS("YY") || IS("Y")) {
-      width = IS("YYY") ? 3 : IS("YY") ? 2 : 1;
-      dst = &py, p += width, has_py = true;
-    } else if (IS("TZH")) {
-      p += 3;
-      while (s < se && *s == ' ')
-        s++;
-      tzneg = s < se && *s == '-';
-      if (s < se && (*s == '-' || *s == '+'))
-        s++;
-      dst = &tzh, width = 2;
-    } else if (IS("TZM"))
-      dst = &tzm, width = 2, p += 3;
-    else if (IS("Q"))
-      dst = &q, width = 1, p += 1;
-    else if (IS("RM")) { /* a Roman month, I to XII */
-      static const char *const rm[] = {"XII", "XI", "X",  "IX",  "VIII", "VII",
-                                       "VI",  "V",  "IV", "III", "II",   "I"};
-      static const int rmv[] = {12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
-      p += 2;
-      while (s < se && *s == ' ')
-        s++;
-      int k = 0;
-      for (; k < 12; k++) {
-        size_t n = strlen(rm[k]);
-        if ((size_t)(se - s) >= n && !strncasecmp(s, rm[k], n)) {
-          s += n;
-          break;
-        }
-      }
-      if (k == 12)
-        return -1;
-      mo = rmv[k];
-      continue;
-    } else if (IS("DAY") || IS("DY")) { /* a day's name: read, unused */
-      bool full = IS("DAY");
-      p += full ? 3 : 2;
-      while (s < se && *s == ' ')
-        s++;
-      int k = 0;
-      for (; k < 7; k++) {
-        size_t n = full ? strlen(day_names[k]) : 3;
-        if ((size_t)(se - s) >= n && !strncasecmp(s, day_names[k], n)) {
-          s += n;
-          break;
-        }
-      }
-      if (k == 7)
-        return -1;
-      continue;
-    } else if (IS("HH24"))
-      dst = &h, width = 2, p += 4;
-    else if (IS("HH12"))
-      dst = &h, width = 2, p += 4, ampm = true;
-    else if (IS("HH"))
-      dst = &h, width = 2, p += 2, ampm = true;
-    else if (IS("MI"))
-      dst = &mi, width = 2, p += 2;
-    else if (IS("SS"))
-      dst = &sec, width = 2, p += 2;
-    else if (IS("MS"))
-      dst = &us, width = 3, p += 2, scale = 1000;
-    else if (IS("US"))
-      dst = &us, width = 6, p += 2;
-    else if (IS("MM"))
-      dst = &mo, width = 2, p += 2;
-    else if (IS("DD"))
-      dst = &d, width = 2, p += 2;
-    else if (IS("AM") || IS("PM")) {
-      while (s < se && *s == ' ')
-        s++;
-      if (se - s < 2)
-        return -1;
-      if (pre(s, "PM"))
-        pm = true;
-      else if (!pre(s, "AM"))
-        return -1;
-      s += 2, p += 2;
-      continue;
-    } else if (IS("MONTH") || IS("MON")) {
-      bool full = IS("MONTH");
-      p += full ? 5 : 3;
-      while (s < se && *s == ' ')
-        s++;
-      int k = 0;
-      for (; k < 12; k++) {
-        size_t n = full ? strlen(month_names[k]) : 3;
-        if ((size_t)(se - s) >= n && !strncasecmp(s, month_names[k], n)) {
-          s += n;
-          break;
-        }
-      }
-      if (k == 12)
-        return -1;
-      mo = k + 1;
-      continue;
-    } else {
-      /* a separator in the pattern skips one separator in the input */
-      if (s < se && !(*s >= '0' && *s <= '9'))
-        s++;
-      p++;
-      continue;
-    }
-#undef IS
-    while (s < se && *s == ' ')
-      s++;
-    bool neg = s < se && *s == '-' && dst == &y;
-    if (neg)
-      s++;
-    int64_t v = 0;
-    int k = 0;
-    /* a year may have more digits, unless a field follows at once
-     * (YYYYMMDD: PostgreSQL reads the width then) */
-    bool more =
-        dst == &y &&
-        !(p < pe && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')));
-    for (; s < se && k < width + (more ? 2 : 0) && *s >= '0' && *s <= '9';
-         k++, s++)
-      v = v * 10 + (*s - '0');
-    if (k == 0)
-      return -1;
-    if (dst == &us && scale == 1000)
-      for (; k < 3; k++)
-        v *= 10;
-    else if (dst == &us)
-      for (; k < 6; k++)
-        v *= 10;
-    *dst = (neg ? -v : v) * scale;
-  }
-  while (s < se && *s == ' ')
-    s++;
-  if (s < se)
-    return -1;
-  (void)q;
-  if (has_py) /* PostgreSQL's adjust_partial_year_to_2020 */
-    y = py < 70     ? py + 2000
-        : py < 100  ? py + 1900
-        : py < 520  ? py + 2000
-        : py < 1000 ? py + 1000
-                    : py;
-  if (has_iy || iw || idw || iddd) { /* an ISO 8601 week date */
-    int64_t yy = has_iy ? iy : y;
-    int64_t j4 = lm_days_from_civil(yy, 1, 4);
-    int64_t mon1 = j4 - ((j4 % 7 + 7 + 3) % 7); /* week 1's Monday */
-    int64_t days = iddd ? mon1 + iddd - 1
-                        : mon1 + (iw ? iw - 1 : 0) * 7 + (idw ? idw - 1 : 0);
-    int64_t tod = h, tmi = mi, ts2 = sec;
-    if (ampm) {
-      if (h < 1 || h > 12)
-        return -2;
-      tod = h % 12 + (pm ? 12 : 0);
-    }
-    *out = (days * 86400 + tod * 3600 + tmi * 60 + ts2) * LM_US_PER_SEC + us;
+/* --------------------------------------------- to_timestamp / to_date */
+
+/* An error of the to_timestamp / to_date reader: PostgreSQL 15's SQLSTATE,
+ * message, DETAIL and HINT (empty when none). */
+typedef struct ts_err {
+  const char *state;
+  char msg[160], detail[128], hint[128];
+} ts_err;
+
+/* One node of a parsed template (formatting.c parse_format): a keyword
+ * (k >= 0, its FM / TH suffixes), else one character: a separator, a space
+ * or other text. */
+typedef struct ts_node {
+  int k; /* dch, -1 for a character */
+  bool fm, th;
+  char ch; /* 'S' separator, ' ' space, 'C' text */
+} ts_node;
+
+/* The fields read (formatting.c TmFromChar); 0 is "not given". */
+typedef struct ts_fields {
+  int mode; /* 0 none, 1 Gregorian, 2 ISO week */
+  int hh, pm, mi, ss, ssss, d, dd, ddd, mm, ms, year, bc, ww, w, cc, j, us,
+      yysz, clock12, tzsign, tzh, tzm, ff;
+} ts_fields;
+
+static int ts_fail(ts_err *x, const char *state, const char *detail,
+                   const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int ts_fail(ts_err *x, const char *state, const char *detail,
+                   const char *hint, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(x->msg, sizeof x->msg, fmt, ap);
+  va_end(ap);
+  x->state = state;
+  snprintf(x->detail, sizeof x->detail, "%s", detail ? detail : "");
+  snprintf(x->hint, sizeof x->hint, "%s", hint ? hint : "");
+  return -1;
+}
+
+/* The date convention of keyword k: 1 Gregorian, 2 ISO week, 0 neither. */
+static int ts_mode(dch k) {
+  switch (k) {
+  case K_DDD:
+  case K_DD:
+  case K_D:
+  case K_MM:
+  case K_MONTH_U:
+  case K_MON_U:
+  case K_MONTH_C:
+  case K_MON_C:
+  case K_RM:
+  case K_WW:
+  case K_W:
+  case K_Y_YYY:
+  case K_YYYY:
+  case K_YYY:
+  case K_YY:
+  case K_Y:
+    return 1;
+  case K_IDDD:
+  case K_ID:
+  case K_IW:
+  case K_IYYY:
+  case K_IYY:
+  case K_IY:
+  case K_I:
+    return 2;
+  default:
     return 0;
   }
-  if (doy) { /* DDD: the day of the year */
-    if (doy < 1 || doy > (lm_days_in_month(y, 2) == 29 ? 366 : 365))
-      return -2;
-    int64_t days = lm_days_from_civil(y, 1, 1) + doy - 1;
-    int64_t cy;
-    unsigned cm, cd;
-    lm_civil_from_days(days, &cy, &cm, &cd);
-    mo = cm;
-    d = cd;
+}
+
+/* Whether keyword k reads digits (DCH_keywords' is_digit). */
+static bool ts_is_digit(dch k) {
+  switch (k) {
+  case K_A_D:
+  case K_A_M:
+  case K_AD:
+  case K_AM:
+  case K_B_C:
+  case K_BC:
+  case K_DAY_U:
+  case K_DY_U:
+  case K_DAY_C:
+  case K_DY_C:
+  case K_FX:
+  case K_MONTH_U:
+  case K_MON_U:
+  case K_MONTH_C:
+  case K_MON_C:
+  case K_OF:
+  case K_P_M:
+  case K_PM:
+  case K_RM:
+  case K_TZH:
+  case K_TZ:
+    return false;
+  default:
+    return true;
   }
-  if (ampm) {
-    if (h < 1 || h > 12)
-      return -2;
-    h = h % 12 + (pm ? 12 : 0);
+}
+
+static bool ts_sep(char c) {
+  return c > 0x20 && c < 0x7F && !(c >= 'A' && c <= 'Z') &&
+         !(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9');
+}
+
+static bool ts_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+         c == '\v';
+}
+
+/* from_char_set_int: a field given twice must agree. */
+static int ts_set(int *dst, int v, int k, ts_err *x) {
+  if (*dst != 0 && *dst != v)
+    return ts_fail(x, "22007",
+                   "This value contradicts a previous setting for the same "
+                   "field type.",
+                   NULL,
+                   "conflicting values for \"%s\" field in formatting string",
+                   dch_names[k]);
+  *dst = v;
+  return 0;
+}
+
+/* from_char_parse_int_len: an integer of `len` characters (or as many as
+ * strtol reads in FM mode / before a non-digit node) at *s; its length. */
+static int ts_int(int *dst, const char **s, int len, const ts_node *n,
+                  ts_err *x) {
+  while (ts_space(**s))
+    (*s)++;
+  const char *init = *s;
+  char copy[16];
+  int used = (int)strlen(*s);
+  if (used > len)
+    used = len;
+  memcpy(copy, *s, (size_t)used);
+  copy[used] = 0;
+  /* the next node: a non-digit keyword, a non-digit character or the end
+   * (is_next_separator) */
+  bool sep = n->th;
+  if (!sep) {
+    const ts_node *m = n + 1;
+    sep = m->k == -2 || (m->k >= 0 ? !ts_is_digit(dch_fold(m->k, &(bool){0}))
+                                   : !(m->ch == 'C' && m[0].th));
   }
-  if (mo < 1 || mo > 12 || d < 1 ||
-      d > (int64_t)lm_days_in_month(y, (unsigned)mo) || h > 24 || mi > 59 ||
-      sec > 60)
-    return -2;
-  *out = (lm_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 +
-          mi * 60 + sec) *
-             LM_US_PER_SEC +
-         us;
-  if (tzh || tzm) /* TZH:TZM, the input's offset east of UTC */
-    *out -= (tzneg ? -1 : 1) * (tzh * 3600 + tzm * 60) * LM_US_PER_SEC;
+  long v;
+  errno = 0;
+  if (n->fm || sep) {
+    char *end;
+    v = strtol(init, &end, 10);
+    *s = end;
+  } else {
+    if (used < len) {
+      char d[128];
+      snprintf(d, sizeof d, "Field requires %d characters, but only %d remain.",
+               len, used);
+      return ts_fail(x, "22007", d,
+                     "If your source string is not fixed-width, try using "
+                     "the \"FM\" modifier.",
+                     "source string too short for \"%s\" formatting field",
+                     dch_names[n->k]);
+    }
+    char *last;
+    v = strtol(copy, &last, 10);
+    used = (int)(last - copy);
+    if (used > 0 && used < len) {
+      char d[128];
+      snprintf(d, sizeof d,
+               "Field requires %d characters, but only %d could be parsed.",
+               len, used);
+      return ts_fail(x, "22007", d,
+                     "If your source string is not fixed-width, try using "
+                     "the \"FM\" modifier.",
+                     "invalid value \"%s\" for \"%s\"", copy, dch_names[n->k]);
+    }
+    *s += used;
+  }
+  if (*s == init)
+    return ts_fail(x, "22007", "Value must be an integer.", NULL,
+                   "invalid value \"%s\" for \"%s\"", copy, dch_names[n->k]);
+  if (errno == ERANGE || v < INT32_MIN || v > INT32_MAX)
+    return ts_fail(x, "22008",
+                   "Value must be in the range -2147483648 to "
+                   "2147483647.",
+                   NULL, "value for \"%s\" in source string is out of range",
+                   dch_names[n->k]);
+  if (dst && ts_set(dst, (int)v, n->k, x))
+    return -1;
+  return (int)(*s - init);
+}
+
+/* from_char_seq_search: the first of words (NULL-ended) that *s starts
+ * with, any case; its index, *s past it. */
+static int ts_seq(int *out, const char **s, const char *const *words,
+                  const ts_node *n, ts_err *x) {
+  for (int i = 0; words[i]; i++) {
+    size_t l = strlen(words[i]);
+    if (!strncasecmp(*s, words[i], l)) {
+      *s += l;
+      *out = i;
+      return 0;
+    }
+  }
+  char copy[16];
+  size_t len = strlen(dch_names[n->k]);
+  snprintf(copy, sizeof copy, "%.*s", (int)len, *s);
+  return ts_fail(x, "22007",
+                 "The given value did not match any of the allowed values "
+                 "for this field.",
+                 NULL, "invalid value \"%s\" for \"%s\"", copy,
+                 dch_names[n->k]);
+}
+
+/* PostgreSQL's Julian day of y-m-d (date2j) and back (j2date), in int64. */
+static int64_t ts_date2j(int64_t y, int64_t m, int64_t d) {
+  if (m > 2) {
+    m += 1;
+    y += 4800;
+  } else {
+    m += 13;
+    y += 4799;
+  }
+  int64_t century = y / 100;
+  int64_t julian = y * 365 - 32167;
+  julian += y / 4 - century + century / 4;
+  return julian + 7834 * m / 256 + d;
+}
+
+static void ts_j2date(int64_t jd, int *year, int *month, int *day) {
+  uint64_t julian = (uint64_t)jd + 32044;
+  uint64_t quad = julian / 146097;
+  uint64_t extra = (julian - quad * 146097) * 4 + 3;
+  julian += 60 + quad * 3 + extra / 146097;
+  quad = julian / 1461;
+  julian -= quad * 1461;
+  int64_t y = (int64_t)(julian * 4 / 1461);
+  julian = ((y != 0) ? ((julian + 305) % 365) : ((julian + 306) % 366)) + 123;
+  y += (int64_t)quad * 4;
+  *year = (int)(y - 4800);
+  quad = julian * 2141 / 65536;
+  *day = (int)(julian - 7834 * quad / 256);
+  *month = (int)((quad + 10) % 12 + 1);
+}
+
+static int64_t ts_isoweek2j(int y, int week) {
+  int64_t day4 = ts_date2j(y, 1, 4);
+  int64_t day0 = ((day4 - 1) + 1) % 7; /* j2day(day4 - 1) */
+  if (day0 < 0)
+    day0 += 7;
+  return (week - 1) * 7 + (day4 - day0);
+}
+
+static bool ts_leap(int y) {
+  return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+}
+
+/* Reads s with template p as PostgreSQL 15's to_timestamp / to_date
+ * (formatting.c DCH_from_char and do_to_timestamp, non-FX and FX modes):
+ * *out the wall-clock µs, or with TZH / TZM (*has_tz) the UTC instant. 0,
+ * or -1 with *x set. */
+static int to_ts_parse(const char *s0, size_t sl, const char *p0, size_t pl,
+                       int64_t *out, bool *has_tz, ts_err *x) {
+  *has_tz = false;
+  char *s = malloc(sl + 1), *p = malloc(pl + 1);
+  ts_node *nodes = malloc((pl + 2) * sizeof *nodes);
+  if (!s || !p || !nodes) {
+    free(s);
+    free(p);
+    free(nodes);
+    return ts_fail(x, "53200", NULL, NULL, "out of memory");
+  }
+  memcpy(s, s0, sl);
+  s[sl] = 0;
+  memcpy(p, p0, pl);
+  p[pl] = 0;
+  /* parse_format */
+  int nn = 0;
+  for (const char *t = p; *t;) {
+    bool fm = false;
+    if (!strncmp(t, "FM", 2) || !strncmp(t, "fm", 2))
+      fm = true, t += 2;
+    else if (!strncmp(t, "TM", 2) || !strncmp(t, "tm", 2))
+      t += 2;
+    int k = *t ? dch_search(t, strlen(t)) : -1;
+    if (k >= 0) {
+      ts_node *n = &nodes[nn++];
+      n->k = k, n->fm = fm, n->th = false, n->ch = 0;
+      t += strlen(dch_names[k]);
+      if (!strncmp(t, "TH", 2) || !strncmp(t, "th", 2))
+        n->th = true, t += 2;
+      else if (!strncmp(t, "SP", 2))
+        t += 2;
+    } else if (*t == '"') {
+      for (t++; *t;) {
+        if (*t == '"') {
+          t++;
+          break;
+        }
+        if (*t == '\\' && t[1])
+          t++;
+        ts_node *n = &nodes[nn++];
+        n->k = -1, n->fm = n->th = false, n->ch = 'C';
+        t++;
+        while (((unsigned char)*t & 0xC0) == 0x80)
+          t++;
+      }
+    } else if (*t) {
+      if (*t == '\\' && t[1] == '"')
+        t++;
+      ts_node *n = &nodes[nn++];
+      n->k = -1, n->fm = n->th = false;
+      /* a digit character: th marks "a digit follows" (is_next_separator) */
+      n->ch = ts_sep(*t) ? 'S' : ts_space(*t) ? ' ' : 'C';
+      if (*t >= '0' && *t <= '9')
+        n->th = true;
+      t++;
+      while (((unsigned char)*t & 0xC0) == 0x80)
+        t++;
+    }
+  }
+  nodes[nn].k = -2; /* the end */
+  nodes[nn].ch = 0;
+  nodes[nn].th = nodes[nn].fm = false;
+
+  ts_fields f = {0};
+  bool fx = false;
+  int extra = 0, rc = 0;
+  const char *c = s;
+  static const char *const ampm[] = {"am", "pm", "AM", "PM", NULL};
+  static const char *const ampm_l[] = {"a.m.", "p.m.", "A.M.", "P.M.", NULL};
+  static const char *const adbc[] = {"ad", "bc", "AD", "BC", NULL};
+  static const char *const adbc_l[] = {"a.d.", "b.c.", "A.D.", "B.C.", NULL};
+  static const char *const rm_up[] = {"XII", "XI", "X", "IX", "VIII",
+                                      "VII", "VI", "V", "IV", "III",
+                                      "II",  "I",  NULL};
+  static const char *const mon_s[] = {"Jan", "Feb", "Mar", "Apr", "May",
+                                      "Jun", "Jul", "Aug", "Sep", "Oct",
+                                      "Nov", "Dec", NULL};
+  static const char *const day_s[] = {"Sun", "Mon", "Tue", "Wed",
+                                      "Thu", "Fri", "Sat", NULL};
+  const char *mon_f[13], *day_f[8];
+  for (int i = 0; i < 12; i++)
+    mon_f[i] = month_names[i];
+  mon_f[12] = NULL;
+  for (int i = 0; i < 7; i++)
+    day_f[i] = day_names[i];
+  day_f[7] = NULL;
+  for (ts_node *n = nodes; n->k != -2 && *c && !rc; n++) {
+    if (!fx && (n->k < 0 || n == nodes))
+      while (*c && ts_space(*c))
+        c++, extra++;
+    if (n->k < 0 && n->ch != 'C') {
+      if (!fx) {
+        extra--;
+        if (ts_space(*c) || ts_sep(*c)) {
+          c++;
+          while (((unsigned char)*c & 0xC0) == 0x80)
+            c++;
+          extra++;
+        }
+      } else {
+        c++;
+        while (((unsigned char)*c & 0xC0) == 0x80)
+          c++;
+      }
+      continue;
+    }
+    if (n->k < 0) {
+      if (!fx && extra > 0) {
+        extra--;
+      } else {
+        c++;
+        while (((unsigned char)*c & 0xC0) == 0x80)
+          c++;
+      }
+      continue;
+    }
+    bool lower;
+    dch k = dch_fold(n->k, &lower);
+    int mode = ts_mode(k);
+    if (mode) {
+      if (!f.mode)
+        f.mode = mode;
+      else if (f.mode != mode) {
+        rc = ts_fail(x, "22007", NULL,
+                     "Do not mix Gregorian and ISO week date conventions in a "
+                     "formatting template.",
+                     "invalid combination of date conventions");
+        break;
+      }
+    }
+    int v = 0, len;
+    switch (k) {
+    case K_FX:
+      fx = true;
+      break;
+    case K_A_M:
+    case K_P_M:
+      rc = ts_seq(&v, &c, ampm_l, n, x);
+      if (!rc)
+        rc = ts_set(&f.pm, v % 2, n->k, x);
+      f.clock12 = 1;
+      break;
+    case K_AM:
+    case K_PM:
+      rc = ts_seq(&v, &c, ampm, n, x);
+      if (!rc)
+        rc = ts_set(&f.pm, v % 2, n->k, x);
+      f.clock12 = 1;
+      break;
+    case K_HH:
+    case K_HH12:
+      rc = ts_int(&f.hh, &c, 2, n, x) < 0;
+      f.clock12 = 1;
+      break;
+    case K_HH24:
+      rc = ts_int(&f.hh, &c, 2, n, x) < 0;
+      break;
+    case K_MI:
+      rc = ts_int(&f.mi, &c, 2, n, x) < 0;
+      break;
+    case K_SS:
+      rc = ts_int(&f.ss, &c, 2, n, x) < 0;
+      break;
+    case K_MS:
+      len = ts_int(&f.ms, &c, 3, n, x);
+      rc = len < 0;
+      f.ms *= len == 1 ? 100 : len == 2 ? 10 : 1;
+      break;
+    case K_FF1:
+    case K_FF2:
+    case K_FF3:
+    case K_FF4:
+    case K_FF5:
+    case K_FF6:
+    case K_US:
+      if (k != K_US)
+        f.ff = (int)(k - K_FF1) + 1;
+      len = ts_int(&f.us, &c, k == K_US ? 6 : f.ff, n, x);
+      rc = len < 0;
+      f.us *= len == 1   ? 100000
+              : len == 2 ? 10000
+              : len == 3 ? 1000
+              : len == 4 ? 100
+              : len == 5 ? 10
+                         : 1;
+      break;
+    case K_SSSSS:
+    case K_SSSS:
+      rc = ts_int(&f.ssss, &c, (int)strlen(dch_names[k]), n, x) < 0;
+      break;
+    case K_TZ:
+    case K_OF:
+      rc = ts_fail(x, "0A000", NULL, NULL,
+                   "formatting field \"%s\" is only supported in to_char",
+                   dch_names[n->k]);
+      break;
+    case K_TZH:
+      if (*c == '+' || *c == '-' || *c == ' ') {
+        f.tzsign = *c == '-' ? -1 : 1;
+        c++;
+      } else {
+        f.tzsign = extra > 0 && c[-1] == '-' ? -1 : 1;
+      }
+      rc = ts_int(&f.tzh, &c, 2, n, x) < 0;
+      break;
+    case K_TZM:
+      if (!f.tzsign)
+        f.tzsign = 1;
+      rc = ts_int(&f.tzm, &c, 2, n, x) < 0;
+      break;
+    case K_A_D:
+    case K_B_C:
+      rc = ts_seq(&v, &c, adbc_l, n, x);
+      if (!rc)
+        rc = ts_set(&f.bc, v % 2, n->k, x);
+      break;
+    case K_AD:
+    case K_BC:
+      rc = ts_seq(&v, &c, adbc, n, x);
+      if (!rc)
+        rc = ts_set(&f.bc, v % 2, n->k, x);
+      break;
+    case K_MONTH_U:
+    case K_MONTH_C:
+      rc = ts_seq(&v, &c, mon_f, n, x);
+      if (!rc)
+        rc = ts_set(&f.mm, v + 1, n->k, x);
+      break;
+    case K_MON_U:
+    case K_MON_C:
+      rc = ts_seq(&v, &c, mon_s, n, x);
+      if (!rc)
+        rc = ts_set(&f.mm, v + 1, n->k, x);
+      break;
+    case K_MM:
+      rc = ts_int(&f.mm, &c, 2, n, x) < 0;
+      break;
+    case K_DAY_U:
+    case K_DAY_C:
+      rc = ts_seq(&v, &c, day_f, n, x);
+      if (!rc && !(rc = ts_set(&f.d, v, n->k, x)))
+        f.d++; /* as PostgreSQL: a day name given twice conflicts */
+      break;
+    case K_DY_U:
+    case K_DY_C:
+      rc = ts_seq(&v, &c, day_s, n, x);
+      if (!rc && !(rc = ts_set(&f.d, v, n->k, x)))
+        f.d++; /* as PostgreSQL: a day name given twice conflicts */
+      break;
+    case K_DDD:
+    case K_IDDD:
+      rc = ts_int(&f.ddd, &c, 3, n, x) < 0;
+      break;
+    case K_DD:
+      rc = ts_int(&f.dd, &c, 2, n, x) < 0;
+      break;
+    case K_D:
+      rc = ts_int(&f.d, &c, 1, n, x) < 0;
+      break;
+    case K_ID:
+      rc = ts_int(&f.d, &c, 1, n, x) < 0;
+      if (!rc && ++f.d > 7) /* Sunday = 1, as D */
+        f.d = 1;
+      break;
+    case K_WW:
+    case K_IW:
+      rc = ts_int(&f.ww, &c, 2, n, x) < 0;
+      break;
+    case K_Q:
+      rc = ts_int(NULL, &c, 1, n, x) < 0;
+      break;
+    case K_CC:
+      rc = ts_int(&f.cc, &c, 2, n, x) < 0;
+      break;
+    case K_Y_YYY: {
+      int mil, yrs, nch = 0;
+      if (sscanf(c, "%d,%03d%n", &mil, &yrs, &nch) < 2) {
+        rc = ts_fail(x, "22007", NULL, NULL,
+                     "invalid input string for \"Y,YYY\"");
+        break;
+      }
+      rc = ts_set(&f.year, yrs + mil * 1000, n->k, x);
+      f.yysz = 4;
+      c += nch;
+      break;
+    }
+    case K_YYYY:
+    case K_IYYY:
+      rc = ts_int(&f.year, &c, 4, n, x) < 0;
+      f.yysz = 4;
+      break;
+    case K_YYY:
+    case K_IYY:
+    case K_YY:
+    case K_IY:
+    case K_Y:
+    case K_I: {
+      int w = k == K_YYY || k == K_IYY ? 3 : k == K_YY || k == K_IY ? 2 : 1;
+      len = ts_int(&f.year, &c, w, n, x);
+      rc = len < 0;
+      if (!rc && len < 4) /* adjust_partial_year_to_2020 */
+        f.year = f.year < 70     ? f.year + 2000
+                 : f.year < 100  ? f.year + 1900
+                 : f.year < 520  ? f.year + 2000
+                 : f.year < 1000 ? f.year + 1000
+                                 : f.year;
+      f.yysz = w;
+      break;
+    }
+    case K_RM:
+      rc = ts_seq(&v, &c, rm_up, n, x);
+      if (!rc)
+        rc = ts_set(&f.mm, 12 - v, n->k, x);
+      break;
+    case K_W:
+      rc = ts_int(&f.w, &c, 1, n, x) < 0;
+      break;
+    case K_J:
+      rc = ts_int(&f.j, &c, 1, n, x) < 0;
+      break;
+    default:
+      break;
+    }
+    if (rc)
+      break;
+    if (n->th && ts_is_digit(k) && k != K_TZM) { /* SKIP_THth */
+      if (*c)
+        c++;
+      if (*c)
+        c++;
+    }
+    if (!fx) {
+      extra = 0;
+      while (*c && ts_space(*c))
+        c++, extra++;
+    }
+  }
+  free(p);
+  free(nodes);
+  if (rc) {
+    free(s);
+    return -1;
+  }
+  /* do_to_timestamp */
+  int year = 0, mon = 1, mday = 1, hour = 0, min = 0, sec = 0;
+  int64_t fsec = 0;
+  bool ymask = false, mmask = false, dmask = false;
+  if (f.ssss) {
+    hour = f.ssss / 3600;
+    min = f.ssss % 3600 / 60;
+    sec = f.ssss % 60;
+  }
+  if (f.ss)
+    sec = f.ss;
+  if (f.mi)
+    min = f.mi;
+  if (f.hh)
+    hour = f.hh;
+  if (f.clock12) {
+    if (hour < 1 || hour > 12) {
+      ts_fail(x, "22008", NULL,
+              "Use the 24-hour clock, or give an hour between 1 and 12.",
+              "hour \"%d\" is invalid for the 12-hour clock", hour);
+      free(s);
+      return -1;
+    }
+    if (f.pm && hour < 12)
+      hour += 12;
+    else if (!f.pm && hour == 12)
+      hour = 0;
+  }
+  if (f.year) {
+    if (f.cc && f.yysz <= 2) {
+      if (f.bc)
+        f.cc = -f.cc;
+      year = f.year % 100;
+      if (year)
+        year =
+            f.cc >= 0 ? year + (f.cc - 1) * 100 : (f.cc + 1) * 100 - year + 1;
+      else
+        year = f.cc * 100 + (f.cc >= 0 ? 0 : 1);
+    } else {
+      year = f.year;
+      if (f.bc)
+        year = -year;
+      if (year < 0)
+        year++;
+    }
+    ymask = true;
+  } else if (f.cc) {
+    if (f.bc)
+      f.cc = -f.cc;
+    year = f.cc >= 0 ? (f.cc - 1) * 100 + 1 : f.cc * 100 + 1;
+    ymask = true;
+  }
+  if (f.j) {
+    ts_j2date(f.j, &year, &mon, &mday);
+    ymask = mmask = dmask = true;
+  }
+  if (f.ww) {
+    if (f.mode == 2) {
+      int64_t jd = ts_isoweek2j(year, f.ww);
+      if (f.d)
+        jd += f.d > 1 ? f.d - 2 : 6;
+      ts_j2date(jd, &year, &mon, &mday);
+      ymask = mmask = dmask = true;
+    } else {
+      f.ddd = (f.ww - 1) * 7 + 1;
+    }
+  }
+  if (f.w)
+    f.dd = (f.w - 1) * 7 + 1;
+  if (f.dd)
+    mday = f.dd, dmask = true;
+  if (f.mm)
+    mon = f.mm, mmask = true;
+  if (f.ddd && (mon <= 1 || mday <= 1)) {
+    if (!year && !f.bc) {
+      ts_fail(x, "22007", NULL, NULL,
+              "cannot calculate day of year without year information");
+      free(s);
+      return -1;
+    }
+    if (f.mode == 2) {
+      int64_t j0 = ts_isoweek2j(year, 1) - 1;
+      ts_j2date(j0 + f.ddd, &year, &mon, &mday);
+      ymask = mmask = dmask = true;
+    } else {
+      static const int ysum[2][13] = {
+          {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365},
+          {0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 366}};
+      const int *y = ysum[ts_leap(year)];
+      int i = 1;
+      for (; i <= 12; i++)
+        if (f.ddd <= y[i])
+          break;
+      if (mon <= 1)
+        mon = i;
+      if (mday <= 1)
+        mday = f.ddd - y[i - 1];
+      mmask = dmask = true;
+    }
+  }
+  fsec = (int64_t)f.ms * 1000 + f.us;
+  bool bad = false;
+  if (mmask && (mon < 1 || mon > 12))
+    bad = true;
+  if (dmask && (mday < 1 || mday > 31))
+    bad = true;
+  static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (!bad && ymask && mmask && dmask &&
+      mday > mdays[mon - 1] + (mon == 2 && ts_leap(year)))
+    bad = true;
+  if (bad || hour < 0 || hour >= 24 || min < 0 || min >= 60 || sec < 0 ||
+      sec >= 60 || fsec < 0 || fsec >= LM_US_PER_SEC) {
+    ts_fail(x, "22008", NULL, NULL,
+            "date/time field value out of range: \"%.60s\"", s);
+    free(s);
+    return -1;
+  }
+  if (f.tzsign && (f.tzh < 0 || f.tzh > 15 || f.tzm < 0 || f.tzm >= 60)) {
+    ts_fail(x, "22009", NULL, NULL,
+            "time zone displacement out of range: \"%.60s\"", s);
+    free(s);
+    return -1;
+  }
+  free(s);
+  /* the Julian day of a year before -4713 or after 5874897 is refused as
+   * PostgreSQL's IS_VALID_JULIAN */
+  if (year < -4713 || year > 5874898 || mon < 1 || mon > 12) {
+    ts_fail(x, "22008", NULL, NULL, "date out of range");
+    return -1;
+  }
+  int64_t days = ts_date2j(year, mon, mday) - 2440588; /* 1970-01-01 */
+  int64_t v = ((days * 24 + hour) * 60 + min) * 60 + sec;
+  *out = v * LM_US_PER_SEC + fsec;
+  if (f.ff && f.ff < 6) { /* AdjustTimestampForTypmod: round to ff digits */
+    int64_t u = 1;
+    for (int i = f.ff; i < 6; i++)
+      u *= 10;
+    *out = *out >= 0 ? (*out + u / 2) / u * u : -((-*out + u / 2) / u * u);
+  }
+  if (f.tzsign) { /* TZH:TZM, the input's offset east of UTC */
+    *out -= (int64_t)f.tzsign * (f.tzh * 3600 + f.tzm * 60) * LM_US_PER_SEC;
+    *has_tz = true;
+  }
   return 0;
 }
 
 #define MAX_TS_US 9223371331200000000LL /* 294276-12-31, PostgreSQL's end */
+
+/* Sets err from a to_timestamp / to_date reader error (at e). */
+static int ts_report(const lm_bexpr *e, const ts_err *x, lm_error *err) {
+  if (!strcmp(x->state, "53200"))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int rc = lm_fn_error(err, e, x->state, "%s", x->msg);
+  if (x->detail[0])
+    lm_err_detail(err, "%s", x->detail);
+  if (x->hint[0])
+    lm_err_hint(err, "%s", x->hint);
+  return rc;
+}
+
+/* The zone of make_timestamptz's per-row zone text zs[0, zl), as
+ * PostgreSQL 15's parse_sane_timezone: "+05:30" / "-3" are ISO offsets
+ * (east of UTC), a leading digit is 22023 `invalid input syntax for type
+ * numeric time zone`, else an abbreviation or a zone name (22023 `time
+ * zone "x" not recognized`). Zones are cached by lm_tz_lookup_at. */
+static int row_zone(const lm_bexpr *e, const char *zs, int32_t zl,
+                    const lm_tz **z, lm_error *err) {
+  char name[256];
+  if (zl <= 0 || zl >= (int32_t)sizeof name - 1 || memchr(zs, 0, (size_t)zl))
+    return lm_fn_error(err, e, "22023", "time zone \"%.*s\" not recognized",
+                       zl > 60 ? 60 : (int)zl, zs);
+  memcpy(name, zs, (size_t)zl);
+  name[zl] = 0;
+  if (name[0] >= '0' && name[0] <= '9') {
+    int rc = lm_fn_error(err, e, "22023",
+                         "invalid input syntax for type numeric time zone: "
+                         "\"%s\"",
+                         name);
+    lm_err_hint(err, "Numeric time zones must have \"-\" or \"+\" as first "
+                     "character.");
+    return rc;
+  }
+  if (name[0] == '+' || name[0] == '-') { /* DecodeTimezone: ISO, east */
+    char *q = name + 1;
+    long hr = strtol(q, &q, 10), mn = 0, sc = 0;
+    bool ok = q > name + 1;
+    if (ok && *q == ':') {
+      mn = strtol(q + 1, &q, 10);
+      if (*q == ':')
+        sc = strtol(q + 1, &q, 10);
+    } else if (ok && !*q && zl > 3) { /* +hhmm */
+      mn = hr % 100;
+      hr /= 100;
+    }
+    if (ok && !*q) {
+      if (hr < 0 || hr > 15 || mn < 0 || mn >= 60 || sc < 0 || sc >= 60)
+        return lm_fn_error(err, e, "22023",
+                           "numeric time zone \"%s\" out of range", name);
+      /* a fixed POSIX zone: POSIX counts west, so the sign flips */
+      snprintf(name, sizeof name, "LMZ%c%ld:%02ld:%02ld",
+               zs[0] == '+' ? '-' : '+', hr, mn, sc);
+    }
+  }
+  lm_error e2;
+  if (lm_tz_lookup_at(name, z, &e2) != 0)
+    return lm_fn_error(err, e, "22023", "time zone \"%.*s\" not recognized",
+                       zl > 60 ? 60 : (int)zl, zs);
+  return 0;
+}
 
 static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
                       lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
@@ -1742,18 +2337,16 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
       int32_t sl, fl;
       const char *s = lm_array_str(a[0], i, &sl);
       const char *f = lm_array_str(a[1], i, &fl);
-      int r = to_ts_parse(s, (size_t)sl, f, (size_t)fl, &v);
-      if (r) {
-        int q = sl > 60 ? 60 : (int)sl; /* never cutting a character */
-        while (q > 0 && q < sl && ((unsigned char)s[q] & 0xC0) == 0x80)
-          q--;
-        rc = lm_fn_error(err, e, r == -2 ? "22008" : "22007",
-                         r == -2 ? "date/time field value out of range: "
-                                   "\"%.*s\""
-                                 : "invalid value \"%.*s\" for the format",
-                         q, s);
+      ts_err x;
+      bool has_tz;
+      if (to_ts_parse(s, (size_t)sl, f, (size_t)fl, &v, &has_tz, &x)) {
+        rc = ts_report(e, &x, err);
         break;
       }
+      /* the result is cast from the session's wall clock (func_bind.c):
+       * an instant given with TZH is handed over as that wall clock */
+      if (has_tz && e->tz)
+        v = lm_tz_to_local(e->tz, v);
     }
     lm_builder_append_int(b, v);
     break;
@@ -1781,6 +2374,14 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
         lm_days_from_civil(y < 0 ? y + 1 : y, (unsigned)mo, (unsigned)d);
     int64_t v = days * LM_US_PER_DAY + h * LM_US_PER_HOUR + mi * LM_US_PER_MIN +
                 (int64_t)nearbyint(sec * 1e6);
+    if (e->n_args == 7) { /* make_timestamptz(..., zone): mktstz_bind.c */
+      int32_t zl;
+      const char *zs = lm_array_str(a[6], i, &zl);
+      const lm_tz *z = NULL;
+      if ((rc = row_zone(e, zs, zl, &z, err)) != 0)
+        break;
+      v = lm_tz_from_local(z, v, NULL);
+    }
     lm_builder_append_int(b, v);
     break;
   }
@@ -1817,15 +2418,10 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     const char *s = lm_array_str(a[0], i, &sl);
     const char *f = lm_array_str(a[1], i, &fl);
     int64_t v;
-    int r = to_ts_parse(s, (size_t)sl, f, (size_t)fl, &v);
-    if (r) {
-      int q = sl > 60 ? 60 : (int)sl;
-      while (q > 0 && q < sl && ((unsigned char)s[q] & 0xC0) == 0x80)
-        q--;
-      rc = lm_fn_error(err, e, r == -2 ? "22008" : "22007",
-                       r == -2 ? "date/time field value out of range: \"%.*s\""
-                               : "invalid value \"%.*s\" for the format",
-                       q, s);
+    ts_err x;
+    bool has_tz;
+    if (to_ts_parse(s, (size_t)sl, f, (size_t)fl, &v, &has_tz, &x)) {
+      rc = ts_report(e, &x, err);
       break;
     }
     lm_builder_append_int(b, lm_floor_div(v, LM_US_PER_DAY));

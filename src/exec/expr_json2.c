@@ -440,6 +440,62 @@ static int set_path(fctx *f, const lm_bexpr *e, lm_jv *v, const char **el,
   return 0;
 }
 
+/* jsonb_insert's step k of path el into v (PostgreSQL's setPath with
+ * JB_PATH_INSERT_BEFORE / _AFTER): at the last step, nv goes before (after)
+ * the array element, first when the index is below the array, last when
+ * beyond it; a new object key is added, an existing one is 22023. */
+static int insert_path(fctx *f, const lm_bexpr *e, lm_jv *v, const char **el,
+                       const int32_t *ls, int32_t n, int32_t k, const lm_jv *nv,
+                       bool after, lm_error *err) {
+  if (k >= n)
+    return 0;
+  bool last = k == n - 1;
+  if (!el[k])
+    return lm_fn_error(err, e, "22004", "path element at position %d is null",
+                       (int)k + 1);
+  if (v->kind == LM_JV_OBJ) {
+    lm_jv *hit = (lm_jv *)lm_jv_get(v, el[k], ls[k]);
+    if (hit && last) {
+      lm_fn_error(err, e, "22023", "cannot replace existing key");
+      lm_err_hint(err, "Try using the function jsonb_set to replace key "
+                       "value.");
+      return LM_ERR_EXEC;
+    }
+    if (hit)
+      return insert_path(f, e, hit, el, ls, n, k + 1, nv, after, err);
+    return last ? set_path(f, e, v, el, ls, n, k, nv, true, err) : 0;
+  }
+  if (v->kind != LM_JV_ARR)
+    return 0;
+  long long idx;
+  if (!parse_index(el[k], ls[k], &idx))
+    return lm_fn_error(err, e, "22P02",
+                       "path element at position %d is not an integer: "
+                       "\"%.*s\"",
+                       (int)k + 1, (int)ls[k], el[k]);
+  bool below = idx < 0 && idx + v->n < 0;
+  if (idx < 0 && !below)
+    idx += v->n;
+  if (!last)
+    return !below && idx < v->n ? insert_path(f, e, &v->kids[idx], el, ls, n,
+                                              k + 1, nv, after, err)
+                                : 0;
+  long long at = below || v->n == 0 ? 0
+                 : idx >= v->n      ? v->n
+                                    : idx + (after ? 1 : 0);
+  lm_jv *kids = lm_arena_alloc(&f->j.ar, sizeof(lm_jv) * (size_t)(v->n + 1));
+  if (!kids)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  if (at)
+    memcpy(kids, v->kids, sizeof(lm_jv) * (size_t)at);
+  kids[at] = *nv;
+  if (v->n > at)
+    memcpy(kids + at + 1, v->kids + at, sizeof(lm_jv) * (size_t)(v->n - at));
+  v->kids = kids;
+  v->n++;
+  return 0;
+}
+
 static void strip_nulls(lm_jv *v) {
   if (v->kind == LM_JV_OBJ) {
     int32_t m = 0;
@@ -604,10 +660,15 @@ static int json_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
         (rc = path_of(f, e, a[1], i, &el, &ls, &n, err)) ||
         (rc = parse_row(&f->j, e, a[2], i, true, &nv, err)))
       return rc;
-    bool create = e->n_args < 4 || lm_array_get_i64(a[3], i) != 0;
+    bool flag = e->n_args == 4 && lm_array_get_i64(a[3], i) != 0;
+    bool create = e->n_args < 4 || flag;
     if (v->kind != LM_JV_ARR && v->kind != LM_JV_OBJ)
       return lm_fn_error(err, e, "22023", "cannot set path in scalar");
-    if ((rc = set_path(f, e, v, el, ls, n, 0, nv, create, err)))
+    if (e->icase) /* jsonb_insert(j, path, v[, insert_after]) */
+      rc = insert_path(f, e, v, el, ls, n, 0, nv, flag, err);
+    else
+      rc = set_path(f, e, v, el, ls, n, 0, nv, create, err);
+    if (rc)
       return rc;
     rc = lm_jv_out(o, v, false);
     break;

@@ -9,7 +9,8 @@
  *   jsonb_get_path_text  the same as text: strings unescaped, JSON null
  *                        is SQL NULL
  *
- * A missing key or index, or a step into a scalar, is NULL. A negative
+ * A missing key or index, or a step into a scalar, is NULL (jsonb scalar
+ * -> 0 or -1 is the scalar itself, as PostgreSQL). A negative
  * index counts from the end. The whole document is validated first
  * (RFC 8259); invalid JSON is PostgreSQL's "invalid input syntax for type
  * json" (22P02). Path steps are text; an array step must be an integer
@@ -271,6 +272,11 @@ static int jsonfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
       key = num;
       if (*ws(p, end) == '{') /* an integer never names a member */
         found = false;
+      int64_t ix = lm_array_get_i64(a[k], i);
+      char c0 = *ws(p, end);
+      if (e->negated && lm_type_is_jsonb(e->args[0]->type) && c0 != '{' &&
+          c0 != '[' && (ix == 0 || ix == -1))
+        continue; /* jsonb scalar -> 0: the scalar, as PostgreSQL */
     }
     if (e->negated && a[k]->type.id == LM_TYPE_UTF8 && *ws(p, end) != '{')
       found = false; /* j -> 'text' on an array: NULL, as PostgreSQL */

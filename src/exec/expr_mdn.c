@@ -30,6 +30,27 @@ static int oom(lm_error *err) {
   return lm_err(err, LM_ERR_NOMEM, "out of memory");
 }
 
+/* v read from a µs INTERVAL constant: PostgreSQL's days as written
+ * ('36 hours' is {0, 0, 36 h}, not {0, 1, 12 h}) when e casts an interval
+ * literal (lm_plan.h iv_split) or a text literal cast to INTERVAL. */
+static void written_days(const lm_bexpr *e, lm_iv *v) {
+  const lm_bexpr *x = e && e->n_args == 1 ? e->args[0] : NULL;
+  if (x && x->kind == LM_BX_LITERAL && x->iv_split) {
+    v->us += ((int64_t)v->days - x->iv_days) * INT64_C(86400000000);
+    v->days = x->iv_days;
+    return;
+  }
+  if (x && x->kind == LM_BX_CAST && x->n_args == 1 &&
+      x->args[0]->kind == LM_BX_LITERAL && !x->args[0]->lit.is_null &&
+      x->args[0]->type.id == LM_TYPE_UTF8 && x->args[0]->lit.v.s.p) {
+    lm_iv w;
+    const lm_value *t = &x->args[0]->lit;
+    if (!lm_iv_parse(t->v.s.p, (size_t)t->v.s.len, NULL, 0, &w) &&
+        w.months == 0 && lm_iv_span(&w) == lm_iv_span(v))
+      *v = w;
+  }
+}
+
 int lm_mdn_cast(const lm_bexpr *e, const lm_array *a, lm_type to,
                 lm_array **out, lm_error *err) {
   int64_t n = a->length;
@@ -81,14 +102,15 @@ int lm_mdn_cast(const lm_bexpr *e, const lm_array *a, lm_type to,
       }
     } else {
       v = lm_iv_at(a, i);
+      if (from == LM_TYPE_INTERVAL && to.id == LM_TYPE_INTERVAL_MDN)
+        written_days(e, &v);
     }
     if (to.id == LM_TYPE_INTERVAL) {
       int64_t us;
       if (v.months != 0) {
         rc = lm_fn_error(err, e, "0A000",
-                         "an interval with months cannot be stored as a "
-                         "count of microseconds (INTERVAL column or "
-                         "fixed duration)");
+                         "an interval with months cannot be used as a "
+                         "fixed duration (a count of microseconds) here");
         break;
       }
       if (__builtin_mul_overflow((int64_t)v.days, INT64_C(86400000000), &us) ||
@@ -203,7 +225,17 @@ int lm_mdn_cmp(const lm_array *x, int64_t i, const lm_array *y, int64_t j) {
 bool lm_mdn_fn_handles(lm_func_id fn) {
   return fn == LM_FN_MAKE_INTERVAL || fn == LM_FN_JUSTIFY_DAYS ||
          fn == LM_FN_JUSTIFY_HOURS || fn == LM_FN_JUSTIFY_INTERVAL ||
-         fn == LM_FN_INTERVAL_PART || fn == LM_FN_AGE;
+         fn == LM_FN_INTERVAL_PART || fn == LM_FN_AGE || fn == LM_FN_IV_FIELD ||
+         fn == LM_FN_IV_MAKE;
+}
+
+/* Row i of an integer or DECIMAL(38,0) array as an int128. */
+static __int128 wide_at(const lm_array *a, int64_t i) {
+  if (a->type.id != LM_TYPE_DECIMAL128)
+    return lm_array_get_i64(a, i);
+  __int128 v;
+  memcpy(&v, a->values->data + (size_t)(a->offset + i) * 16, 16);
+  return v;
 }
 
 static void append_iv(lm_builder *b, const lm_iv *v) {
@@ -296,6 +328,32 @@ int lm_mdn_fn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     lm_iv v = lm_iv_at(a[1], i);
     lm_builder_append_double(b, iv_part(e->args[0]->lit.v.s.p, &v));
     return 0;
+  }
+  case LM_FN_IV_FIELD: { /* sum(interval)'s fields (mdn_bind.c) */
+    lm_iv v = lm_iv_at(a[0], i);
+    int64_t k = lm_array_get_i64(a[1], i);
+    lm_builder_append_int(b, k == 0 ? v.months : k == 1 ? v.days : v.us);
+    return 0;
+  }
+  case LM_FN_IV_MAKE: { /* their sums, as interval_pl; avg: / count */
+    __int128 m = wide_at(a[0], i), d = wide_at(a[1], i), t = wide_at(a[2], i);
+    if (m > INT32_MAX || m < INT32_MIN || d > INT32_MAX || d < INT32_MIN ||
+        t > INT64_MAX / 1000 || t < INT64_MIN / 1000)
+      return lm_fn_error(err, e, "22008", "interval out of range");
+    r.months = (int32_t)m;
+    r.days = (int32_t)d;
+    r.us = (int64_t)t;
+    if (e->n_args == 4) { /* interval_avg: interval_div(sum, count) */
+      lm_iv q = r;
+      int64_t n = lm_array_get_i64(a[3], i);
+      if (n == 0) {
+        lm_builder_append_null(b);
+        return 0;
+      }
+      if (lm_iv_mul(&q, (double)n, true, &r))
+        return lm_fn_error(err, e, "22008", "interval out of range");
+    }
+    break;
   }
   case LM_FN_AGE: /* of TIMESTAMPs: a TIMESTAMPTZ is cast to local time */
     if (lm_iv_age(lm_array_get_i64(a[0], i), lm_array_get_i64(a[1], i), NULL,

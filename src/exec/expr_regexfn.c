@@ -5,11 +5,14 @@
  *   s ~ re, s ~* re, s !~ re, s !~* re, regexp_like(s, re [, flags])
  *   regexp_replace(s, re, repl [, flags])  first match, or every one with g
  *   regexp_match(s, re [, flags])          text[] as its text form (below)
- *   regexp_substr(s, re)                   the first match, NULL if none
+ *   regexp_substr(s, re[, start, n, flags, subexpr])  the n-th match
+ *   regexp_instr, regexp_count             PostgreSQL 15's
+ *   substring(s FROM re)                   group 1 or the whole match
  *
- * PostgreSQL's ARE syntax is close to PCRE's for the common subset; to
- * match its defaults the patterns are compiled with DOTALL ('.' matches a
- * newline) and DOLLAR_ENDONLY. Flags: i (case-insensitive), c
+ * PostgreSQL's ARE syntax is rewritten for PCRE2 where the two differ
+ * (exec/regex_are.c: \m \M \y \Y \Z, embedded options ...); to match its
+ * defaults the patterns are compiled with DOTALL ('.' matches a newline)
+ * and DOLLAR_ENDONLY. Flags: i (case-insensitive), c
  * (case-sensitive), g (regexp_replace only); anything else is PostgreSQL's
  * "invalid regular expression option". regexp_match returns PostgreSQL's
  * text[] in its text form ('{a,NULL,"b c"}'), since Laminar has no arrays:
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "exec/lm_exec.h"
+#include "exec/lm_regex_are.h"
 #include "exec/lm_strfn.h"
 
 typedef struct rx {
@@ -36,6 +40,8 @@ typedef struct rx {
                       * the boolean operators use pcre2_dfa_match */
   pcre2_code *dcode; /* the pattern for pcre2_dfa_match (compiled on first
                       * use, without JIT) */
+  lm_buf tpat;       /* pat rewritten for PCRE2 (lm_regex_are) */
+  uint32_t copts;    /* the options it compiles with */
 } rx;
 
 static void rx_free(rx *r) {
@@ -43,6 +49,7 @@ static void rx_free(rx *r) {
   pcre2_code_free(r->dcode);
   pcre2_code_free(r->code);
   free(r->pat);
+  lm_buf_free(&r->tpat);
   memset(r, 0, sizeof *r);
 }
 
@@ -55,12 +62,22 @@ static int rx_get(rx *r, const lm_bexpr *e, const char *pat, int32_t pl,
   rx_free(r);
   int ec;
   PCRE2_SIZE off;
-  r->code = pcre2_compile((PCRE2_SPTR)pat, (size_t)pl,
-                          /* no PCRE2_MATCH_INVALID_UTF: with the JIT of
-                           * PCRE2 10.42 it makes \S \W \D miss every
-                           * non-ASCII character; VARCHAR is valid UTF-8,
-                           * and PCRE2 checks it (an error if not) */
-                          PCRE2_UTF | opts, &ec, &off, NULL);
+  char msg[300];
+  uint32_t copts = opts;
+  int tr = lm_regex_are(pat, (size_t)pl, &copts, &r->tpat, msg, sizeof msg);
+  if (tr) {
+    rx_free(r);
+    return tr == -2 ? lm_err(err, LM_ERR_NOMEM, "out of memory")
+                    : lm_fn_error(err, e, "2201B", "%s", msg);
+  }
+  r->copts = copts;
+  r->code =
+      pcre2_compile((PCRE2_SPTR)(r->tpat.data ? r->tpat.data : ""), r->tpat.len,
+                    /* no PCRE2_MATCH_INVALID_UTF: with the JIT of
+                     * PCRE2 10.42 it makes \S \W \D miss every
+                     * non-ASCII character; VARCHAR is valid UTF-8,
+                     * and PCRE2 checks it (an error if not) */
+                    PCRE2_UTF | copts, &ec, &off, NULL);
   if (!r->code) {
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(ec, buf, sizeof buf);
@@ -96,9 +113,15 @@ static int parse_flags(const lm_bexpr *e, const char *f, int32_t fl,
     /* newline sensitivity (PostgreSQL 9.7.3.5, Table 9.24): n = p + w.
      * PCRE2 has no option for PostgreSQL's "[^...] does not match a
      * newline" of n and p: only '.' changes there */
-    else if (c == 'n')
+    else if (c == 'n' || c == 'm') /* m: n's historical synonym */
       *opts = (*opts & ~(uint32_t)(PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY)) |
               PCRE2_MULTILINE;
+    else if (c == 'e') /* ERE: read as an ARE, which extends it */
+      continue;
+    else if (c == 'b')
+      return lm_fn_error(err, e, "0A000",
+                         "basic regular expressions (option \"b\") are "
+                         "not supported");
     else if (c == 's')
       *opts = (*opts & ~(uint32_t)PCRE2_MULTILINE) | PCRE2_DOTALL |
               PCRE2_DOLLAR_ENDONLY;
@@ -151,8 +174,9 @@ static int rx_dfa(rx *r, const char *s, int32_t sl, int32_t start,
   if (!r->dcode) {
     int ec;
     PCRE2_SIZE off;
-    r->dcode = pcre2_compile((PCRE2_SPTR)r->pat, (size_t)r->len,
-                             PCRE2_UTF | r->opts, &ec, &off, NULL);
+    r->dcode =
+        pcre2_compile((PCRE2_SPTR)(r->tpat.data ? r->tpat.data : ""),
+                      r->tpat.len, PCRE2_UTF | r->copts, &ec, &off, NULL);
     if (!r->dcode)
       return PCRE2_ERROR_DFA_UITEM;
   }
@@ -281,50 +305,53 @@ static int64_t char_pos(const char *s, int32_t at) {
   return n;
 }
 
-/* regexp_instr(s, re[, start[, n[, endoption[, flags[, subexpr]]]]]):
- * where the n-th match from character start begins (endoption 0) or the
- * character after it ends (1), of the whole match or capture group
- * subexpr; 0 when there is none. */
-static int instr_row(const lm_bexpr *e, lm_array *const *a, int64_t i, rx *r,
-                     const char *s, int32_t sl, lm_builder *b, lm_error *err) {
+/* The n-th match of regexp_instr(s, re[, start[, n[, endoption[, flags[,
+ * subexpr]]]]]) and regexp_substr(s, re[, start[, n[, flags[, subexpr]]]])
+ * (PostgreSQL 15), from character `start` (args[2]), of the whole match or
+ * capture group subexpr (args[sub_arg]): its bytes [*lo, *hi). Checks the
+ * arguments as PostgreSQL (22023 for start < 1, n < 1, subexpr < 0).
+ * Returns 1 when found, 0 when not (or the group did not take part), <0
+ * on an error (in err). */
+static int nth_match(const lm_bexpr *e, lm_array *const *a, int64_t i, rx *r,
+                     const char *s, int32_t sl, int sub_arg, int32_t *lo,
+                     int32_t *hi, lm_error *err) {
   int64_t st = e->n_args > 2 ? lm_array_get_i64(a[2], i) : 1;
   int64_t nth = e->n_args > 3 ? lm_array_get_i64(a[3], i) : 1;
-  int64_t endo = e->n_args > 4 ? lm_array_get_i64(a[4], i) : 0;
-  int64_t sub = e->n_args > 6 ? lm_array_get_i64(a[6], i) : 0;
-  if (st < 1)
-    return lm_fn_error(err, e, "22023",
-                       "invalid value for parameter \"start\": %lld",
-                       (long long)st);
-  if (nth < 1)
-    return lm_fn_error(err, e, "22023",
-                       "invalid value for parameter \"n\": %lld",
-                       (long long)nth);
-  if (endo != 0 && endo != 1)
-    return lm_fn_error(err, e, "22023",
-                       "invalid value for parameter \"endoption\": %lld",
-                       (long long)endo);
-  if (sub < 0)
-    return lm_fn_error(err, e, "22023",
-                       "invalid value for parameter \"subexpr\": %lld",
-                       (long long)sub);
+  int64_t sub = e->n_args > sub_arg ? lm_array_get_i64(a[sub_arg], i) : 0;
+  if (st < 1) {
+    lm_fn_error(err, e, "22023", "invalid value for parameter \"start\": %lld",
+                (long long)st);
+    return -1;
+  }
+  if (nth < 1) {
+    lm_fn_error(err, e, "22023", "invalid value for parameter \"n\": %lld",
+                (long long)nth);
+    return -1;
+  }
+  if (sub < 0) {
+    lm_fn_error(err, e, "22023",
+                "invalid value for parameter \"subexpr\": %lld",
+                (long long)sub);
+    return -1;
+  }
   int32_t at = 0; /* the byte of character st */
   for (int64_t ch = 1; ch < st && at < sl; ch++) {
     at++;
     while (at < sl && ((unsigned char)s[at] & 0xC0) == 0x80)
       at++;
   }
-  int64_t pos = 0, cnt = 0;
+  int64_t cnt = 0;
   while (at <= sl && st <= (int64_t)sl + 1) {
     int mm = rx_match(r, e, s, sl, at, 0, err);
-    if (mm < 0)
-      return LM_ERR_EXEC;
-    if (!mm)
-      break;
+    if (mm <= 0)
+      return mm;
     PCRE2_SIZE *cv = pcre2_get_ovector_pointer(r->md);
     if (++cnt == nth) {
-      if ((uint64_t)sub <= r->ngroups && cv[2 * sub] != PCRE2_UNSET)
-        pos = char_pos(s, (int32_t)cv[2 * sub + (endo ? 1 : 0)]);
-      break;
+      if ((uint64_t)sub > r->ngroups || cv[2 * sub] == PCRE2_UNSET)
+        return 0;
+      *lo = (int32_t)cv[2 * sub];
+      *hi = (int32_t)cv[2 * sub + 1];
+      return 1;
     }
     at = (int32_t)cv[1];
     if (cv[1] == cv[0]) { /* empty match: one character on */
@@ -335,8 +362,98 @@ static int instr_row(const lm_bexpr *e, lm_array *const *a, int64_t i, rx *r,
         at++;
     }
   }
-  lm_builder_append_int(b, pos);
   return 0;
+}
+
+/* regexp_instr: where the n-th match begins (endoption 0) or the
+ * character after it ends (1); 0 when there is none. regexp_substr: its
+ * text, NULL when there is none. */
+static int instr_row(const lm_bexpr *e, lm_array *const *a, int64_t i, rx *r,
+                     const char *s, int32_t sl, lm_builder *b, lm_error *err) {
+  bool instr = e->fn == LM_FN_REGEXP_INSTR;
+  int64_t endo = instr && e->n_args > 4 ? lm_array_get_i64(a[4], i) : 0;
+  if (endo != 0 && endo != 1)
+    return lm_fn_error(err, e, "22023",
+                       "invalid value for parameter \"endoption\": %lld",
+                       (long long)endo);
+  int32_t lo = 0, hi = 0;
+  int m = nth_match(e, a, i, r, s, sl, instr ? 6 : 5, &lo, &hi, err);
+  if (m < 0)
+    return LM_ERR_EXEC;
+  if (instr)
+    lm_builder_append_int(b, m ? char_pos(s, endo ? hi : lo) : 0);
+  else if (m)
+    lm_builder_append_str(b, s + lo, hi - lo);
+  else
+    lm_builder_append_null(b);
+  return 0;
+}
+
+/* similar_to_escape's ^(?:P1){1,1}?(P2){1,1}(?:P3)$ (pat, pl bytes) into
+ * o with P1's quantifiers made lazy: PostgreSQL's engine matches P1 as
+ * short as possible ({1,1}? makes it so), PCRE2 needs each quantifier
+ * marked. Other patterns are copied as they are. */
+static void lazy_prefix(const char *pat, int32_t pl, lm_buf *o) {
+  static const char mark[] = "){1,1}?(";
+  int32_t k = 0;
+  if (pl >= 4 && !memcmp(pat, "^(?:", 4) &&
+      memmem(pat, (size_t)pl, mark, sizeof mark - 1)) {
+    lm_buf_append(o, pat, 4);
+    k = 4;
+    int depth = 0;
+    while (k < pl) {
+      char c = pat[k];
+      if (c == ')' && depth == 0)
+        break; /* the end of P1: the mark */
+      lm_buf_putc(o, c);
+      k++;
+      if (c == '\\' && k < pl) {
+        lm_buf_putc(o, pat[k++]);
+        continue;
+      }
+      if (c == '[') { /* a bracket expression, up to its ] */
+        if (k < pl && pat[k] == '^')
+          lm_buf_putc(o, pat[k++]);
+        if (k < pl && pat[k] == ']')
+          lm_buf_putc(o, pat[k++]);
+        while (k < pl && pat[k] != ']') {
+          if (pat[k] == '[' && k + 1 < pl && pat[k + 1] == ':') {
+            const char *end = memmem(pat + k, (size_t)(pl - k), ":]", 2);
+            int32_t to = end ? (int32_t)(end - pat) + 2 : pl;
+            lm_buf_append(o, pat + k, (size_t)(to - k));
+            k = to;
+            continue;
+          }
+          if (pat[k] == '\\' && k + 1 < pl)
+            lm_buf_putc(o, pat[k++]);
+          lm_buf_putc(o, pat[k++]);
+        }
+        if (k < pl)
+          lm_buf_putc(o, pat[k++]);
+        continue;
+      }
+      if (c == '(') {
+        depth++;
+        if (k < pl && pat[k] == '?') /* (?: (?= ...: not a quantifier */
+          lm_buf_putc(o, pat[k++]);
+        continue;
+      }
+      if (c == ')') {
+        depth--;
+        continue;
+      }
+      if (c == '{') { /* a bound {m,n}: up to its } */
+        while (k < pl && pat[k] != '}')
+          lm_buf_putc(o, pat[k++]);
+        if (k < pl)
+          lm_buf_putc(o, pat[k++]);
+        c = '*';
+      }
+      if ((c == '*' || c == '+' || c == '?') && !(k < pl && pat[k] == '?'))
+        lm_buf_putc(o, '?');
+    }
+  }
+  lm_buf_append(o, pat + k, (size_t)(pl - k));
 }
 
 /* One row of a regular-expression function (ctx: the rx cache). */
@@ -344,7 +461,8 @@ static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
                        lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
   rx *r = ctx;
   int rc = 0;
-  int flags_arg = e->fn == LM_FN_REGEXP_INSTR ? 5
+  int flags_arg = e->fn == LM_FN_REGEXP_INSTR    ? 5
+                  : e->fn == LM_FN_REGEXP_SUBSTR ? 4
                   : e->fn == LM_FN_REGEXP_REPLACE || e->fn == LM_FN_REGEXP_COUNT
                       ? 3
                       : 2;
@@ -362,10 +480,19 @@ static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
                           &global, err)))
       return rc;
   }
+  if (e->fn == LM_FN_REGEXP_SUBSTR && e->negated) { /* substring */
+    lm_buf_reset(o);
+    lazy_prefix(pat, pl, o);
+    if (o->len > INT32_MAX)
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    pat = o->data ? o->data : "";
+    pl = (int32_t)o->len;
+  }
   if ((rc = rx_get(r, e, pat, pl, opts, err)))
     return rc;
-  if (e->fn == LM_FN_REGEXP_INSTR) /* PostgreSQL 15's regexp_instr */
-    return instr_row(e, a, i, r, s, sl, b, err);
+  if (e->fn == LM_FN_REGEXP_INSTR ||
+      (e->fn == LM_FN_REGEXP_SUBSTR && !e->negated))
+    return instr_row(e, a, i, r, s, sl, b, err); /* PostgreSQL 15's */
   if (e->fn == LM_FN_REGEXP_COUNT) { /* PostgreSQL 15's regexp_count */
     int64_t st = e->n_args > 2 ? lm_array_get_i64(a[2], i) : 1;
     if (st < 1)
@@ -407,11 +534,14 @@ static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   case LM_FN_REGEX_OP:
     lm_builder_append_bool(b, (m > 0) != e->negated);
     break;
-  case LM_FN_REGEXP_SUBSTR:
-    if (m)
-      lm_builder_append_str(b, s + ov[0], (int32_t)(ov[1] - ov[0]));
-    else
+  case LM_FN_REGEXP_SUBSTR: /* substring(s FROM re): group 1 or all */
+    if (m && (r->ngroups == 0 || ov[2] != PCRE2_UNSET)) {
+      int g = r->ngroups ? 1 : 0;
+      lm_builder_append_str(b, s + ov[2 * g],
+                            (int32_t)(ov[2 * g + 1] - ov[2 * g]));
+    } else {
       lm_builder_append_null(b);
+    }
     break;
   case LM_FN_REGEXP_MATCH:
     if (!m) {

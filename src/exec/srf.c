@@ -9,6 +9,7 @@
 #include "columnar/lm_interval.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/lm_regex_are.h"
 #include "exec/lm_srf.h"
 #include <stdio.h>
 
@@ -234,23 +235,11 @@ static int rx_get(lm_srf_rx *rx, const char *p, int32_t pl, const char *f,
   uint32_t opts = PCRE2_UTF | PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY;
   for (int32_t k = 0; k < fl; k++) {
     char c = f[k];
-    if (c == 'i')
-      opts |= PCRE2_CASELESS;
-    else if (c == 'c')
-      opts &= ~(uint32_t)PCRE2_CASELESS;
-    else if (c == 'x')
-      opts |= PCRE2_EXTENDED;
-    else if (c == 't')
-      opts &= ~(uint32_t)PCRE2_EXTENDED;
-    else if (c == 'q')
-      opts |= PCRE2_LITERAL;
-    else if (c == 'n' || c == 'w')
-      opts = (opts & ~(uint32_t)(PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY)) |
-             PCRE2_MULTILINE;
-    else if (c == 's' || c == 'p')
-      opts = (opts & ~(uint32_t)PCRE2_MULTILINE) | PCRE2_DOTALL |
-             PCRE2_DOLLAR_ENDONLY;
-    else if (c == 'g')
+    bool lit = false;
+    if (c != 'b' && lm_regex_option(c, &opts, &lit)) {
+      if (lit)
+        opts |= PCRE2_LITERAL;
+    } else if (c == 'g')
       return ex_err(err, "22023",
                     "regexp_split_to_table() does not support the "
                     "\"global\" option");
@@ -265,8 +254,18 @@ static int rx_get(lm_srf_rx *rx, const char *p, int32_t pl, const char *f,
   lm_srf_rx_free(rx);
   int ec;
   PCRE2_SIZE off;
-  pcre2_code *code =
-      pcre2_compile((PCRE2_SPTR)p, (size_t)pl, opts, &ec, &off, NULL);
+  lm_buf t; /* PostgreSQL's ARE for PCRE2 */
+  lm_buf_init(&t);
+  char tm[300];
+  int tr = lm_regex_are(p, (size_t)pl, &opts, &t, tm, sizeof tm);
+  if (tr) {
+    lm_buf_free(&t);
+    return tr == -2 ? lm_err(err, LM_ERR_NOMEM, "out of memory")
+                    : ex_err(err, "2201B", tm);
+  }
+  pcre2_code *code = pcre2_compile((PCRE2_SPTR)(t.data ? t.data : ""), t.len,
+                                   opts, &ec, &off, NULL);
+  lm_buf_free(&t);
   if (!code) {
     PCRE2_UCHAR buf[256];
     char m[400];

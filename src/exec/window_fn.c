@@ -278,6 +278,10 @@ int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
   case WF_PERCENT_RANK:
   case WF_CUME_DIST:
   case WF_AVG:
+    if (k == WF_AVG && t.id == LM_TYPE_INTERVAL_MDN) {
+      *out = t; /* interval_avg: the months interval sum / count */
+      return 0;
+    }
     if (!is_int_type(t.id) && !is_float_type(t.id) && k != WF_PERCENT_RANK &&
         k != WF_CUME_DIST && !(k == WF_AVG && t.id == LM_TYPE_DECIMAL128))
       return lm_err_at(err, LM_ERR_BIND, c->line, c->column,
@@ -296,8 +300,8 @@ int lm_window_fn_type(const lm_wf_call *c, lm_type *out, lm_error *err) {
   case WF_SUM:
     if (is_float_type(t.id))
       *out = lm_type_make(LM_TYPE_FLOAT64);
-    else if (t.id == LM_TYPE_INTERVAL)
-      *out = t;
+    else if (t.id == LM_TYPE_INTERVAL || t.id == LM_TYPE_INTERVAL_MDN)
+      *out = t; /* months: msum / dsum / isum (interval_pl) */
     else if (t.id == LM_TYPE_INT8 || t.id == LM_TYPE_INT16 ||
              t.id == LM_TYPE_INT32)
       *out = lm_type_make(LM_TYPE_INT64);
@@ -395,6 +399,8 @@ typedef struct acc {
    * ihi * 2^128 + isum (a sum passing 128 bits while the frame slides) */
   __int128 isum;
   int64_t ihi;
+  /* INTERVAL_MDN sums: its months and days (its µs in isum) */
+  __int128 msum, dsum;
   double fsum, fcomp; /* Neumaier-compensated float sum (finite values) */
   double flost;       /* a bound on what fcomp's own rounding lost */
   int64_t n_nan, n_pinf, n_ninf; /* non-finite values in the frame */
@@ -421,6 +427,7 @@ static void acc_reset(acc *s) {
   s->cnt = 0;
   s->isum = 0;
   s->ihi = 0;
+  s->msum = s->dsum = 0;
   s->fsum = s->fcomp = s->flost = 0;
   s->n_nan = s->n_pinf = s->n_ninf = 0;
   s->psx = s->psxx = 0;
@@ -539,6 +546,29 @@ static bool acc_dec_fits(const acc *s) {
   return s->ihi == 0 && lm_dec_fits(s->isum, LM_DEC_MAX_DIGITS);
 }
 
+/* Adds (dir 1) or removes (dir -1) row r of an INTERVAL_MDN array: its
+ * months, days and µs summed apart, as PostgreSQL's interval_pl. */
+static void acc_ivadd(acc *s, int64_t r, int dir) {
+  lm_iv v = lm_iv_at(s->a, r);
+  s->msum += dir * (__int128)v.months;
+  s->dsum += dir * (__int128)v.days;
+  s->isum += dir * (__int128)v.us;
+}
+
+/* The months interval of s's sums (avg: divided by its count, as
+ * interval_div) packed as a 16-byte INTERVAL_MDN slot into *out; -1 out
+ * of range (22008). */
+static int acc_ivresult(const acc *s, bool avg, lm_i128 *out) {
+  if (s->msum > INT32_MAX || s->msum < INT32_MIN || s->dsum > INT32_MAX ||
+      s->dsum < INT32_MIN || s->isum > INT64_MAX / 1000 ||
+      s->isum < INT64_MIN / 1000)
+    return -1;
+  lm_iv v = {(int32_t)s->msum, (int32_t)s->dsum, (int64_t)s->isum}, q = v;
+  if (avg && lm_iv_mul(&v, (double)s->cnt, true, &q))
+    return -1;
+  return lm_iv_store(out, &q);
+}
+
 static void acc_add(acc *s, int64_t pos, bool count_star) {
   if (count_star) {
     s->cnt++;
@@ -555,6 +585,8 @@ static void acc_add(acc *s, int64_t pos, bool count_star) {
       acc_fadd(s, lm_array_get_f64(s->a, r), 1);
     else if (s->a->type.id == LM_TYPE_DECIMAL128)
       acc_dadd(s, lm_dec_get(s->a, r), 1);
+    else if (s->a->type.id == LM_TYPE_INTERVAL_MDN)
+      acc_ivadd(s, r, 1);
     else
       s->isum += lm_array_get_i64(s->a, r);
     break;
@@ -571,8 +603,11 @@ static void acc_add(acc *s, int64_t pos, bool count_star) {
   case WF_MIN:
   case WF_MAX: {
     int sign = s->k == WF_MIN ? 1 : -1;
+    /* equal months intervals ('1 mon', '30 days'): the later one, as
+     * PostgreSQL's interval_smaller / interval_larger */
+    int tie = s->a->type.id == LM_TYPE_INTERVAL_MDN ? 0 : 1;
     while (s->dt > s->dh &&
-           sign * cmp_val(s->a, s->perm[s->dq[s->dt - 1]], r) > 0)
+           sign * cmp_val(s->a, s->perm[s->dq[s->dt - 1]], r) >= tie)
       s->dt--;
     s->dq[s->dt++] = pos;
     break;
@@ -598,6 +633,8 @@ static void acc_remove(acc *s, int64_t pos, bool count_star) {
       acc_fadd(s, lm_array_get_f64(s->a, r), -1);
     else if (s->a->type.id == LM_TYPE_DECIMAL128)
       acc_dadd(s, lm_dec_get(s->a, r), -1);
+    else if (s->a->type.id == LM_TYPE_INTERVAL_MDN)
+      acc_ivadd(s, r, -1);
     else
       s->isum -= lm_array_get_i64(s->a, r);
     break;
@@ -652,6 +689,8 @@ static void acc_merge(acc *m, const acc *b) {
   m->cnt += b->cnt;
   acc_dadd(m, b->isum, 1);
   m->ihi += b->ihi;
+  m->msum += b->msum;
+  m->dsum += b->dsum;
   if (b->fsum != 0)
     acc_fadd(m, b->fsum, 1);
   if (b->fcomp != 0)
@@ -979,12 +1018,12 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
   res r = {malloc(sizeof(int64_t) * (size_t)(n + 1)),
            malloc(sizeof(double) * (size_t)(n + 1)),
            malloc(sizeof(int32_t) * (size_t)(n + 1)), calloc((size_t)n + 1, 1),
-           t.id == LM_TYPE_DECIMAL128
+           t.id == LM_TYPE_DECIMAL128 || t.id == LM_TYPE_INTERVAL_MDN
                ? malloc(sizeof(lm_i128) * (size_t)(n + 1))
                : NULL};
   if (!perm || !tmp || !pgs || !pge || !gi || !gst || !dq || !r.i || !r.f ||
       !r.src || !r.null || (ex && !dq2) ||
-      (t.id == LM_TYPE_DECIMAL128 && !r.d)) {
+      ((t.id == LM_TYPE_DECIMAL128 || t.id == LM_TYPE_INTERVAL_MDN) && !r.d)) {
     rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     goto done;
   }
@@ -1306,6 +1345,17 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
         r.i[row] = rs->cnt;
         break;
       case WF_SUM:
+      case WF_AVG:
+        if (rs->cnt && t.id == LM_TYPE_INTERVAL_MDN) { /* months: 16 bytes */
+          if (acc_ivresult(rs, k == WF_AVG, &r.d[row])) {
+            rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
+                           "interval out of range");
+            lm_err_state(err, "22008");
+          }
+          break;
+        }
+        if (k == WF_AVG)
+          goto avg;
         if (!rs->cnt) {
           r.null[row] = 1;
         } else if (is_float_type(a0->type.id) && acc_foverflow(rs)) {
@@ -1327,7 +1377,7 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           r.i[row] = (int64_t)rs->isum;
         }
         break;
-      case WF_AVG:
+      avg:
         if (!rs->cnt)
           r.null[row] = 1;
         else if (is_float_type(a0->type.id) && acc_foverflow(rs)) {
@@ -1454,7 +1504,13 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
       lm_builder_append_double(&b, r.f[i]);
     else if (t.id == LM_TYPE_DECIMAL128)
       lm_dec_append(&b, r.d[i]);
-    else if (t.id == LM_TYPE_BOOL)
+    else if (t.id == LM_TYPE_INTERVAL_MDN) {
+      lm_value v = {.type = t}; /* acc_ivresult's slot */
+      memcpy(&v.v.mdn.months, (const char *)&r.d[i], 4);
+      memcpy(&v.v.mdn.days, (const char *)&r.d[i] + 4, 4);
+      memcpy(&v.v.mdn.ns, (const char *)&r.d[i] + 8, 8);
+      lm_builder_append_value(&b, &v);
+    } else if (t.id == LM_TYPE_BOOL)
       lm_builder_append_bool(&b, r.i[i] != 0);
     else
       lm_builder_append_int(&b, r.i[i]);

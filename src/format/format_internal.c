@@ -4,6 +4,7 @@
 
 #include "columnar/lm_conform.h"
 #include "columnar/lm_decimal.h"
+#include "columnar/lm_interval.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/lm_jsonv.h"
@@ -31,6 +32,8 @@ bool lm_fmt_type_supported(lm_type t) {
   case LM_TYPE_TIMESTAMP:
   case LM_TYPE_DATE32:
   case LM_TYPE_BINARY:
+  case LM_TYPE_INTERVAL: /* PostgreSQL's interval text */
+  case LM_TYPE_INTERVAL_MDN:
     return true;
   case LM_TYPE_DECIMAL128:
     return t.precision >= 1 && t.precision <= 38;
@@ -488,6 +491,33 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
       return LM_FMT_SYNTAX;
     lm_builder_append_str(b, scratch->data ? scratch->data : "",
                           (int32_t)scratch->len);
+    return LM_FMT_OK;
+  }
+  case LM_TYPE_INTERVAL:
+  case LM_TYPE_INTERVAL_MDN: { /* PostgreSQL's text (lm_interval.h) */
+    lm_iv v;
+    uint8_t slot[16];
+    int prc = lm_iv_parse(p, len, NULL, 0, &v);
+    if (prc)
+      return prc == -2 ? LM_FMT_RANGE : LM_FMT_SYNTAX;
+    if (b->type.id == LM_TYPE_INTERVAL) { /* µs: no months */
+      int64_t us;
+      if (v.months ||
+          __builtin_mul_overflow((int64_t)v.days, INT64_C(86400000000), &us) ||
+          __builtin_add_overflow(us, v.us, &us))
+        return LM_FMT_RANGE;
+      lm_builder_append_int(b, us);
+      return LM_FMT_OK;
+    }
+    if (lm_iv_store(slot, &v))
+      return LM_FMT_RANGE;
+    lm_value x;
+    memset(&x, 0, sizeof x);
+    x.type = b->type;
+    memcpy(&x.v.mdn.months, slot, 4);
+    memcpy(&x.v.mdn.days, slot + 4, 4);
+    memcpy(&x.v.mdn.ns, slot + 8, 8);
+    lm_builder_append_value(b, &x);
     return LM_FMT_OK;
   }
   case LM_TYPE_NULL:

@@ -649,6 +649,8 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
   case LM_TYPE_DECIMAL128: /* a number or a string (docs/types.md) */
   case LM_TYPE_DATE32:
   case LM_TYPE_TIME64:
+  case LM_TYPE_INTERVAL: /* PostgreSQL's interval text, a string */
+  case LM_TYPE_INTERVAL_MDN:
   case LM_TYPE_BINARY: {
     const char *t = v->p;
     size_t n = len;

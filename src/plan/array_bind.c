@@ -293,6 +293,40 @@ static lm_bexpr *bind_any(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
   return r;
 }
 
+/* x [NOT] [I]LIKE / ~ / ~* / !~ / !~* ANY|ALL (arr): x as text, arr as
+ * text[] (a quoted literal is read as one); LM_FN_ARR_ANY_MATCH's op
+ * (lm_plan.h). */
+static lm_bexpr *bind_any_match(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
+  lm_bexpr *x = args[0], *a = args[1];
+  lm_type txt = lm_type_make(LM_TYPE_UTF8), lt;
+  if (!lm_bind_list_of(txt, &lt))
+    return list_type_fail(c, e);
+  if (!is_list(a->type) && !lm_bind_is_unknown(e->args[1], a) &&
+      a->type.id != LM_TYPE_NULL) {
+    lm_err_at(c->err, LM_ERR_BIND, e->op_line ? e->op_line : e->line,
+              e->op_line ? e->op_column : e->column,
+              "op ANY/ALL (array) requires array on right side");
+    lm_err_state(c->err, "42809");
+    return NULL;
+  }
+  if (!lm_type_is_bpchar(x->type))
+    x = lm_bind_cast(c, x, txt);
+  lm_bexpr *r = node(c, e, LM_FN_ARR_ANY_MATCH, lm_type_make(LM_TYPE_BOOL), 2);
+  if (!r || !(r->args[0] = x) || !(r->args[1] = lm_bind_cast(c, a, lt)))
+    return NULL;
+  r->op = e->op != LM_OP_NONE ? e->op : e->negated ? LM_OP_NE : LM_OP_EQ;
+  r->icase = e->icase;
+  r->negated = !strcmp(e->name, "__all_match");
+  if (r->op >= LM_OP_REGEX && r->op <= LM_OP_NOT_REGEX_I) {
+    r->icase = false;
+    if (!lm_type_is_bpchar(x->type))
+      return r;
+    if (!(r->args[0] = lm_bind_cast(c, x, txt)))
+      return NULL;
+  }
+  return r;
+}
+
 static const struct {
   const char *name;
   lm_func_id fn;
@@ -319,6 +353,8 @@ static const struct {
     {"__slice", LM_FN_ARR_SLICE, 3, 3},
     {"__any", LM_FN_ARR_ANY, 2, 2},
     {"__all", LM_FN_ARR_ANY, 2, 2},
+    {"__any_match", LM_FN_ARR_ANY_MATCH, 2, 2},
+    {"__all_match", LM_FN_ARR_ANY_MATCH, 2, 2},
     {"__array_item", LM_FN_ARR_ITEM_TEXT, 1, 1},
     {"regexp_match", LM_FN_REGEXP_MATCH, 0, -1},
 };
@@ -351,6 +387,36 @@ static bool need_list(lm_bctx *c, const lm_expr *e, int k, lm_bexpr **args) {
   lm_bind_fail(c, e, "function %s does not exist", sig, NULL);
   lm_err_state(c->err, "42883");
   return false;
+}
+
+/* jsonb subscripting (PostgreSQL 14+): j[k1][k2] is j #> {k1,k2}: each
+ * subscript, as text, names a member or (read as an integer) indexes an
+ * array; NULL when absent. No slices, no other subscript types (42804). */
+static lm_bexpr *jsonb_subscript(lm_bctx *c, const lm_expr *e, int fn,
+                                 lm_bexpr **args) {
+  if (fn == LM_FN_ARR_SLICE) {
+    lm_bind_fail(c, e, "jsonb subscript does not support slices", NULL, NULL);
+    lm_err_state(c->err, "42804");
+    return NULL;
+  }
+  lm_bexpr *r = args[0];
+  for (int i = 1; i < e->n_args && r; i++) {
+    lm_type t = args[i]->type;
+    if (!lm_type_is_integer(t) && t.id != LM_TYPE_UTF8 &&
+        t.id != LM_TYPE_NULL && !lm_bind_is_unknown(e->args[i], args[i])) {
+      lm_bind_fail(c, e->args[i], "subscript type %s is not supported",
+                   lm_bind_pg_type_of(e->args[i], args[i]), NULL);
+      lm_err_state(c->err, "42804");
+      lm_err_hint(c->err, "jsonb subscript must be coercible to either "
+                          "integer or text.");
+      return NULL;
+    }
+    lm_bexpr *k = lm_bind_cast(c, args[i], lm_type_make(LM_TYPE_UTF8));
+    r = k ? lm_bind_other_op(c, e, LM_OP_JSON_GET, r, k) : NULL;
+    if (r)
+      r->negated = false; /* #>'s path step: a key, or an array index */
+  }
+  return r;
 }
 
 lm_bexpr *lm_bind_array_fn(lm_bctx *c, const lm_expr *e) {
@@ -400,6 +466,8 @@ lm_bexpr *lm_bind_array_fn(lm_bctx *c, const lm_expr *e) {
     return bind_ctor(c, e, args);
   case LM_FN_ARR_ANY:
     return bind_any(c, e, args);
+  case LM_FN_ARR_ANY_MATCH:
+    return bind_any_match(c, e, args);
   case LM_FN_ARR_ITEM_TEXT:
     if (!(r = node(c, e, fn, txt, 1)))
       return NULL;
@@ -407,6 +475,8 @@ lm_bexpr *lm_bind_array_fn(lm_bctx *c, const lm_expr *e) {
     return r;
   case LM_FN_ARR_SUBSCRIPT:
   case LM_FN_ARR_SLICE:
+    if (lm_type_is_jsonb(args[0]->type)) /* j['k'][0] */
+      return jsonb_subscript(c, e, fn, args);
     if (!is_list(args[0]->type)) {
       lm_bind_fail(c, e->args[0],
                    "cannot subscript type %s because it does not support "
@@ -420,15 +490,24 @@ lm_bexpr *lm_bind_array_fn(lm_bctx *c, const lm_expr *e) {
       return NULL;
     r->args[0] = args[0];
     for (int i = 1; i < e->n_args; i++) {
-      if (!lm_type_is_integer(args[i]->type) &&
-          args[i]->type.id != LM_TYPE_NULL &&
+      lm_type_id st = args[i]->type.id;
+      if (!lm_type_is_integer(args[i]->type) && st != LM_TYPE_NULL &&
+          st != LM_TYPE_FLOAT32 && st != LM_TYPE_FLOAT64 &&
+          st != LM_TYPE_DECIMAL128 &&
           !lm_bind_is_unknown(e->args[i], args[i])) {
         lm_bind_fail(c, e->args[i], "array subscript must have type integer",
                      NULL, NULL);
         lm_err_state(c->err, "42804");
         return NULL;
       }
-      if (!(r->args[i] = lm_bind_cast(c, args[i], i64)))
+      /* PostgreSQL coerces a subscript to integer: numeric rounds (1.6 is
+       * 2, 2.5 is 3), a value beyond it is 22003 "integer out of range" */
+      lm_bexpr *exact =
+          args[i]->lit_text ? lm_bind_lit_exact(c, args[i]) : NULL;
+      if (exact)
+        args[i] = exact;
+      if (!(r->args[i] = lm_bind_cast(
+                c, lm_bind_cast(c, args[i], lm_type_make(LM_TYPE_INT32)), i64)))
         return NULL;
     }
     r->tlen = omitted;

@@ -56,4 +56,10 @@ bool lm_bind_array_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
 lm_bexpr *lm_bind_array_agg(lm_bctx *c, const lm_expr *e,
                             lm_bexpr *(*agg)(lm_bctx *, const lm_expr *));
 
+/* ARRAY(SELECT ...): e is the parser's "__array_sub"(scalar subquery);
+ * bound as COALESCE((SELECT array_agg(...) ...), '{}') in c->arena
+ * (plan/array_sub_bind.c). NULL with c->err set: 42601 (more than one
+ * column), the inner query's own errors. */
+lm_bexpr *lm_bind_array_sub(lm_bctx *c, const lm_expr *e);
+
 #endif

@@ -39,6 +39,9 @@ typedef struct lm_bctx {
    * sets *want_agg (the query is then planned again as an aggregate
    * query: subquery_bind.c); NULL elsewhere (WHERE: an error) */
   bool *want_agg;
+  /* 1..3 while binding one of sum(interval)'s field sums (mdn_bind.c):
+   * the argument becomes its months / days / µs; 0 elsewhere */
+  int mdn_part;
 } lm_bctx;
 
 static inline bool is_int(lm_type t) {
@@ -103,6 +106,24 @@ lm_bexpr *lm_bind_mdn_text(lm_bctx *c, lm_bexpr *x);
 int lm_bind_mdn_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
                       lm_bexpr **pb, lm_type *rt);
 int lm_bind_mdn_pair(lm_bctx *c, lm_bexpr **pa, lm_bexpr **pb);
+/* sum / avg (agg "sum" or "avg", not DISTINCT) of an INTERVAL_MDN
+ * argument, as PostgreSQL's interval_pl / interval_div: three sums of the
+ * stored months, days and µs (agg called with c->mdn_part 1..3; avg adds
+ * count) combined by LM_FN_IV_MAKE. NULL with c->err set.
+ * lm_bind_mdn_part: the argument x of such a field sum as its field
+ * (c->mdn_part - 1), a BIGINT. */
+lm_bexpr *lm_bind_mdn_agg(lm_bctx *c, const lm_expr *e,
+                          lm_bexpr *(*agg)(lm_bctx *, const lm_expr *));
+lm_bexpr *lm_bind_mdn_part(lm_bctx *c, const lm_expr *at, lm_bexpr *x);
+/* b the µs literal of interval literal e: sets b->iv_split / iv_days
+ * from e's text (PostgreSQL's days field), when it parses. */
+void lm_bind_mdn_days(const lm_expr *e, lm_bexpr *b);
+/* e, equal to an INTERVAL_MDN GROUP BY key, over the aggregate output:
+ * first_value(e) (agg), the group's earliest live value, so that a
+ * materialized view shows another member ('30 days' for '1 mon') once
+ * the row it showed is deleted, as PostgreSQL. NULL with c->err set. */
+lm_bexpr *lm_bind_mdn_key(lm_bctx *c, const lm_expr *e,
+                          lm_bexpr *(*agg)(lm_bctx *, const lm_expr *));
 /* x cast to t (x itself when it already has type t; NULL literals are
  * retyped in place). NULL on OOM or when x is NULL. */
 lm_bexpr *lm_bind_cast(lm_bctx *c, lm_bexpr *x, lm_type t);
@@ -248,6 +269,15 @@ int lm_bind_lit_scale(const char *text);
  * NULL when x is not one or the text does not fit DECIMAL(38) (no error
  * set but on out of memory). */
 lm_bexpr *lm_bind_lit_exact(lm_bctx *c, lm_bexpr *x);
+/* The digits a numeric literal's text needs before the point (leading
+ * zeros not counted; the exponent of 1e5 not read), *scale (may be NULL)
+ * those after it. */
+int lm_bind_lit_digits(const char *text, int *scale);
+/* Sets c->err to 22003 `numeric literal "..." needs N digits (b before and
+ * s after the point): Laminar's NUMERIC (Decimal128) holds at most 38` at
+ * line:column for a literal that DECIMAL(38) cannot hold exactly; returns
+ * the error code. */
+int lm_bind_lit_too_long(lm_bctx *c, int line, int column, const char *text);
 /* round/trunc/abs/ceil/floor/sign of a DECIMAL and length/octet_length/
  * md5 of a BYTEA (args bound): *handled false when e is none of them. */
 /* sqrt, ln, log, log10, exp, power / pow over PostgreSQL numeric arguments

@@ -121,6 +121,36 @@ lm_bexpr *lm_bind_lit_exact(lm_bctx *c, lm_bexpr *x) {
   return dec_literal(c, x, s);
 }
 
+int lm_bind_lit_digits(const char *text, int *scale) {
+  int before = 0, after = 0;
+  bool dot = false, lead = true;
+  for (const char *t = text ? text : ""; *t; t++) {
+    if (*t == '.')
+      dot = true;
+    else if (*t < '0' || *t > '9')
+      break; /* 1e5: the exponent is not counted */
+    else if (dot)
+      after++;
+    else if (*t != '0' || !lead)
+      lead = false, before++;
+  }
+  if (scale)
+    *scale = after;
+  return before;
+}
+
+int lm_bind_lit_too_long(lm_bctx *c, int line, int column, const char *text) {
+  int scale = 0, before = lm_bind_lit_digits(text, &scale);
+  size_t n = text ? strlen(text) : 0;
+  lm_err_at(c->err, LM_ERR_BIND, line, column,
+            "numeric literal \"%.*s%s\" needs %d digits (%d before and %d "
+            "after the point): Laminar's NUMERIC (Decimal128) holds at most "
+            "38",
+            n > 60 ? 60 : (int)n, text ? text : "", n > 60 ? "..." : "",
+            before + scale, before, scale);
+  return lm_err_state(c->err, "22003");
+}
+
 int lm_bind_lit_scale(const char *text) {
   lm_i128 v;
   int frac = 0;
@@ -277,6 +307,8 @@ static int tz_add_days(lm_bctx *c, const lm_expr *e, int iv, bool sub,
                              &days) != 0 ||
       us != le->ival || days == 0)
     return 0;
+  if (lit->iv_split && (days = lit->iv_days) == 0)
+    return 0; /* PostgreSQL's days field: '24 hours' has none (mdn_bind.c) */
   lm_type ts = lm_type_make(LM_TYPE_TIMESTAMP);
   lm_bexpr *local = lm_bind_cast(c, *pt, ts);
   lm_bexpr *dl = lm_bind_node(c, LM_BX_LITERAL, lit->type, le, 0);

@@ -17,6 +17,7 @@
 #include "plan/array_bind.h"
 #include "plan/bind_internal.h"
 #include "plan/json_agg_bind.h"
+#include "plan/whole_row_bind.h"
 
 /* the parser's limit (LM_SQL_MAX_DEPTH) plus room for the nodes the
  * binder builds itself; the stack check usually stops first */
@@ -318,6 +319,8 @@ __attribute__((noinline)) static lm_bexpr *literal(lm_bctx *c,
   case LM_LIT_TIMESTAMP:
   case LM_LIT_INTERVAL:
     b->lit.v.i = e->ival;
+    if (e->lit == LM_LIT_INTERVAL) /* PostgreSQL's days: mdn_bind.c */
+      lm_bind_mdn_days(e, b);
     b->lit_int4 = e->lit == LM_LIT_INT && e->ival >= INT32_MIN &&
                   e->ival <= INT32_MAX; /* bind_num.c */
     break;
@@ -334,6 +337,9 @@ __attribute__((noinline)) static lm_bexpr *literal(lm_bctx *c,
         lm_bexpr *d = lm_bind_lit_exact(c, b);
         if (d)
           return d;
+        /* beyond Decimal128: an error, never a silent double */
+        lm_bind_lit_too_long(c, e->line, e->column, e->text);
+        return NULL;
       }
     }
     break;
@@ -354,22 +360,25 @@ __attribute__((noinline)) static lm_bexpr *literal(lm_bctx *c,
 static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
   const lm_scope *s = c->scope;
   const lm_scope_col *hit = NULL;
+  /* names: exact, else (unquoted) in any case (docs/sql.md "Names") */
+  int passes = e->quoted ? 1 : 2;
   if (e->table) {
     bool rel_seen = false;
-    for (int i = 0; i < s->n; i++) {
-      if (!s->cols[i].rel || lm_strcasecmp(s->cols[i].rel, e->table))
-        continue;
-      rel_seen = true;
-      if (!lm_strcasecmp(s->cols[i].name, e->name)) {
-        if (hit) { /* (a JOIN b ...) AS x where both have the column */
-          lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name,
-                       NULL);
-          lm_err_state(c->err, "42702"); /* ambiguous_column */
-          return NULL;
+    for (int pass = 0; pass < passes && !hit; pass++)
+      for (int i = 0; i < s->n; i++) {
+        if (!s->cols[i].rel || strcmp(s->cols[i].rel, e->table))
+          continue;
+        rel_seen = true;
+        if (lm_ident_eq(s->cols[i].name, e->name, pass)) {
+          if (hit) { /* (a JOIN b ...) AS x where both have the column */
+            lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name,
+                         NULL);
+            lm_err_state(c->err, "42702"); /* ambiguous_column */
+            return NULL;
+          }
+          hit = &s->cols[i];
         }
-        hit = &s->cols[i];
       }
-    }
     if (!rel_seen) {
       bool bad = false;
       lm_bexpr *o = lm_bind_outer_ref(c, e, &bad); /* subquery_bind.c */
@@ -388,22 +397,25 @@ static lm_bexpr *scope_column(lm_bctx *c, const lm_expr *e) {
       return NULL;
     }
   } else {
-    for (int i = 0; i < s->n; i++) {
-      const lm_scope_col *x = &s->cols[i];
-      if (x->qualified_only || lm_strcasecmp(x->name, e->name))
-        continue;
-      if (hit) {
-        lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name,
-                     NULL);
-        lm_err_state(c->err, "42702"); /* ambiguous_column */
-        return NULL;
+    for (int pass = 0; pass < passes && !hit; pass++)
+      for (int i = 0; i < s->n; i++) {
+        const lm_scope_col *x = &s->cols[i];
+        if (x->qualified_only || !lm_ident_eq(x->name, e->name, pass))
+          continue;
+        if (hit) {
+          lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name,
+                       NULL);
+          lm_err_state(c->err, "42702"); /* ambiguous_column */
+          return NULL;
+        }
+        hit = x;
       }
-      hit = x;
-    }
     if (!hit) {
       bool bad = false;
       lm_bexpr *o = lm_bind_outer_ref(c, e, &bad);
       if (o || bad)
+        return o;
+      if ((o = lm_bind_whole_row(c, e))) /* whole_row_bind.c */
         return o;
       lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
       lm_err_state(c->err, "42703");
@@ -426,8 +438,9 @@ __attribute__((noinline)) static lm_bexpr *column(lm_bctx *c,
   if (c->scope && !c->post && c->in)
     return scope_column(c, e);
   if (!c->post &&
-      (!c->in || (e->table ? !c->from || lm_strcasecmp(e->table, c->from)
-                           : lm_schema_find(c->in, e->name) < 0))) {
+      (!c->in ||
+       (e->table ? !c->from || strcmp(e->table, c->from)
+                 : lm_schema_find_ref(c->in, e->name, e->quoted, NULL) < 0))) {
     /* not ours: a column of an enclosing query? (subquery_bind.c) */
     bool bad = false;
     lm_bexpr *o = lm_bind_outer_ref(c, e, &bad);
@@ -438,7 +451,7 @@ __attribute__((noinline)) static lm_bexpr *column(lm_bctx *c,
     lm_bind_fail(c, e, "column '%s' cannot be used here", e->name, NULL);
     return NULL;
   }
-  if (e->table && c->from && lm_strcasecmp(e->table, c->from) != 0) {
+  if (e->table && c->from && strcmp(e->table, c->from) != 0) {
     /* Qualified names must name the FROM object (or its alias, which the
      * caller passes as `from`). */
     lm_bind_fail(c, e, "missing FROM-clause entry for table \"%s\"", e->table,
@@ -446,26 +459,35 @@ __attribute__((noinline)) static lm_bexpr *column(lm_bctx *c,
     lm_err_state(c->err, "42P01"); /* undefined_table */
     return NULL;
   }
-  int i = lm_schema_find(c->in, e->name);
+  int n_hits = 0;
+  int i = lm_schema_find_ref(c->in, e->name, e->quoted, &n_hits);
+  if (i < 0 && !c->post) { /* SELECT e FROM f(...) e: whole_row_bind.c */
+    lm_bexpr *w = lm_bind_whole_row(c, e);
+    if (w)
+      return w;
+  }
   if (i < 0) {
     if (c->post)
       lm_bind_fail(c, e, "column '%s' does not exist in the aggregate result",
                    e->name, NULL);
-    else if (e->table) /* PostgreSQL's wording: rel.col unquoted */
+    else if (e->table && !c->from) { /* no FROM item has that name */
+      lm_bind_fail(c, e, "missing FROM-clause entry for table \"%s\"", e->table,
+                   NULL);
+      lm_err_state(c->err, "42P01"); /* undefined_table */
+      return NULL;
+    } else if (e->table) /* PostgreSQL's wording: rel.col unquoted */
       lm_bind_fail(c, e, "column %s.%s does not exist", e->table, e->name);
     else
       lm_bind_fail(c, e, "column \"%s\" does not exist", e->name, NULL);
     lm_err_state(c->err, "42703");
     return NULL;
   }
-  for (int j = i + 1; !c->post && j < c->in->n_fields; j++)
-    if (c->in->fields[j].name &&
-        !lm_strcasecmp(c->in->fields[j].name, e->name)) {
-      /* (SELECT 1 AS a, 2 AS a) s: PostgreSQL's ambiguous_column */
-      lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name, NULL);
-      lm_err_state(c->err, "42702");
-      return NULL;
-    }
+  if (!c->post && n_hits > 1) {
+    /* (SELECT 1 AS a, 2 AS a) s: PostgreSQL's ambiguous_column */
+    lm_bind_fail(c, e, "column reference \"%s\" is ambiguous", e->name, NULL);
+    lm_err_state(c->err, "42702");
+    return NULL;
+  }
   lm_type t = c->in->fields[i].type;
   if (t.id >= LM_TYPE_UINT8 && !lm_bind_sql_type(t) &&
       !lm_bind_is_array_type(t)) { /* SQL arrays: array_bind.c */
@@ -594,14 +616,20 @@ static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
   }
   if (lm_type_eq(ta, tb))
     return 0;
-  /* A string literal against a timestamp/number/bool is converted. */
+  /* A string literal against a timestamp/number/bool is converted; in a
+   * comparison a op b read once here, as PostgreSQL reads it when parsing
+   * (22P02 for 'x' against an INTEGER, even over no rows). 'x' IN (SELECT
+   * ...) still reads it per compared row (no error over no rows). */
+  bool now = at && at->kind == LM_EXPR_BINARY;
   if (ta.id == LM_TYPE_UTF8 && a->kind == LM_BX_LITERAL) {
     *pa = lm_bind_cast(c, a, tb);
-    return 0;
+    *pa = now ? lm_bind_fold(c, *pa) : *pa;
+    return *pa ? 0 : -1;
   }
   if (tb.id == LM_TYPE_UTF8 && b->kind == LM_BX_LITERAL) {
     *pb = lm_bind_cast(c, b, ta);
-    return 0;
+    *pb = now ? lm_bind_fold(c, *pb) : *pb;
+    return *pb ? 0 : -1;
   }
   lm_bind_op_undefined(c, at,
                        at && at->kind == LM_EXPR_BINARY ? at->op : LM_OP_EQ, a,
@@ -1033,6 +1061,7 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
   in.post = false;
   in.plan = NULL;
   in.in = p->input_schema;
+  in.mdn_part = 0;
   /* agg(x) FILTER (WHERE f) => agg(CASE WHEN f THEN x END): every
    * aggregate skips NULLs, so rows failing f are simply not counted */
   lm_bexpr *flt = NULL;
@@ -1109,7 +1138,17 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
     }
     lm_type t = s.arg->type;
     s.in_type = t;
-    if (t.id == LM_TYPE_INTERVAL_MDN && strcmp(n, "count")) {
+    if (t.id == LM_TYPE_INTERVAL_MDN && c->mdn_part) {
+      /* one field of sum / avg (interval): mdn_bind.c */
+      if (!(s.arg = lm_bind_mdn_part(c, e, s.arg)))
+        return NULL;
+      t = s.in_type = s.arg->type;
+    } else if (t.id == LM_TYPE_INTERVAL_MDN && !e->distinct &&
+               (!strcmp(n, "sum") || !strcmp(n, "avg"))) {
+      return lm_bind_mdn_agg(c, e, aggregate); /* months: mdn_bind.c */
+    } else if (t.id == LM_TYPE_INTERVAL_MDN && strcmp(n, "count") &&
+               strcmp(n, "min") && strcmp(n, "max") &&
+               strcmp(n, "first_value") && strcmp(n, "last_value")) {
       /* months: no aggregate state for them yet (docs/types.md) */
       lm_bind_fail(c, e,
                    "%s() of an interval with months or years is not "
@@ -1335,6 +1374,8 @@ static lm_bexpr *match_key(lm_bctx *c, const lm_expr *e) {
     if (p->n_gsets && k == p->gset_key)
       continue; /* __grouping_set: a placeholder, no expression's value */
     if (lm_bexpr_equal(p->keys[k], x)) {
+      if (x->type.id == LM_TYPE_INTERVAL_MDN && !p->n_gsets)
+        return lm_bind_mdn_key(c, e, aggregate); /* mdn_bind.c */
       lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
       if (r)
         r->col = k;
@@ -1369,13 +1410,14 @@ bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
     return aggregate(c, e);
   if (e->kind == LM_EXPR_COLUMN) {
     const lm_scope *sc = c->scope;
-    bool local = lm_schema_find(c->plan->input_schema, e->name) >= 0;
+    bool local = lm_schema_find_ref(c->plan->input_schema, e->name, e->quoted,
+                                    NULL) >= 0;
     if (e->table && !sc)
-      local = local && c->from && !lm_strcasecmp(e->table, c->from);
+      local = local && c->from && !strcmp(e->table, c->from);
     if (e->table && sc) {
       local = false;
       for (int i = 0; i < sc->n; i++)
-        if (sc->cols[i].rel && !lm_strcasecmp(sc->cols[i].rel, e->table))
+        if (sc->cols[i].rel && !strcmp(sc->cols[i].rel, e->table))
           local = true;
     }
     if (!local) { /* a column of an enclosing query? (subquery_bind.c) */
@@ -1385,7 +1427,8 @@ bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
         return o;
     }
     /* Not a key: is it a known input column at all? */
-    if (lm_schema_find(c->plan->input_schema, e->name) < 0) {
+    if (lm_schema_find_ref(c->plan->input_schema, e->name, e->quoted, NULL) <
+        0) {
       if (e->table) /* PostgreSQL's wording */
         lm_bind_fail(c, e, "column %s.%s does not exist", e->table, e->name);
       else
@@ -1397,7 +1440,7 @@ bind_post(lm_bctx *c, const lm_expr *e, bool *matched) {
      * its relation when one is known */
     const char *rel = e->table ? e->table : c->from;
     for (int i = 0; !rel && sc && i < sc->n; i++)
-      if (sc->cols[i].rel && !lm_strcasecmp(sc->cols[i].name, e->name))
+      if (sc->cols[i].rel && lm_ident_eq(sc->cols[i].name, e->name, 1))
         rel = sc->cols[i].rel;
     char q[300];
     snprintf(q, sizeof q, "%s%s%s", rel ? rel : "", rel ? "." : "", e->name);
@@ -1562,6 +1605,7 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
             return NULL;
           }
           a->lit.v.i = -a->lit.v.i;
+          a->iv_days = -a->iv_days;
           if (a->type.id == LM_TYPE_INT64) /* -2147483648 is int4 */
             a->lit_int4 = a->lit.v.i >= INT32_MIN && a->lit.v.i <= INT32_MAX;
           a->line = e->line;
@@ -1638,6 +1682,9 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     return x;
   }
   case LM_EXPR_FUNC:
+    /* ARRAY(SELECT ...): array_sub_bind.c */
+    if (e->name && !strcmp(e->name, "__array_sub"))
+      return lm_bind_array_sub(c, e);
     if (lm_bind_is_array_fn(e->name)) /* ARRAY[...], a[i], ... */
       return lm_bind_array_fn(c, e);  /* array_bind.c */
     if (e->name && lm_bind_is_agg_name(e->name)) {
@@ -1659,7 +1706,23 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
         e->args[0]->n_args == 0 && e->args[0]->name &&
         !strcmp(e->args[0]->name, "__array")) /* ARRAY[]::int[] */
       return lm_bind_array_empty(c, e, e->cast_type);
-    lm_bexpr *a = lm_bind_expr(c, e->args[0]);
+    const lm_expr *arg = e->args[0];
+    if ((e->cast_type.id == LM_TYPE_FLOAT64 ||
+         e->cast_type.id == LM_TYPE_FLOAT32) &&
+        arg->kind == LM_EXPR_LITERAL && arg->lit == LM_LIT_DECIMAL &&
+        arg->text && isfinite(strtod(arg->text, NULL))) {
+      /* 3.14159...(50 digits)::float8: the double itself (1e400 keeps its
+       * text for literal_overflow's message) */
+      lm_expr *d = lm_arena_alloc(c->arena, sizeof *d);
+      if (!d) {
+        lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+        return NULL;
+      }
+      *d = *arg;
+      d->text = NULL;
+      arg = d;
+    }
+    lm_bexpr *a = lm_bind_expr(c, arg);
     if (!a)
       return NULL;
     lm_type ct = e->cast_type;
@@ -1679,6 +1742,8 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
       lm_bexpr *m = lm_bind_mdn_text(c, a);
       if (m)
         return m;
+      if (a->type.id == LM_TYPE_UTF8 && a->kind != LM_BX_LITERAL)
+        ct = lm_type_make(LM_TYPE_INTERVAL_MDN); /* its text may name months */
     }
     lm_bexpr *r = lm_bind_node(c, LM_BX_CAST, ct, e, 1);
     if (!r)
@@ -1930,7 +1995,7 @@ int lm_bind_scalar(const lm_expr *e, const lm_schema *input, lm_arena *arena,
   lm_error local;
   if (!err)
     err = &local;
-  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, NULL, NULL};
+  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, NULL, NULL, 0};
   lm_err_clear(err);
   *out = lm_bind_expr(&c, e);
   return *out ? 0 : (err && err->code ? err->code : LM_ERR_BIND);
@@ -2003,7 +2068,8 @@ const char *lm_expr_default_name(const lm_expr *e) {
     return e->name;
   if (e->kind == LM_EXPR_FUNC && e->name && e->name[0] == '_' &&
       e->name[1] == '_') /* the parser's array forms (array_bind.c) */
-    return !strcmp(e->name, "__array") ? "array"
+    return !strcmp(e->name, "__array") || !strcmp(e->name, "__array_sub")
+               ? "array"
            : (!strcmp(e->name, "__subscript") || !strcmp(e->name, "__slice"))
                ? default_name(e->args[0])
                : "?column?";
@@ -2042,9 +2108,9 @@ static const lm_expr *resolve_group_expr(const lm_select *sel,
     return sel->items[g->ival - 1].expr;
   }
   if (g->kind == LM_EXPR_COLUMN && !g->table &&
-      lm_schema_find(in, g->name) < 0) {
-    for (int i = 0; i < sel->n_items; i++)
-      if (sel->items[i].alias && !lm_strcasecmp(sel->items[i].alias, g->name))
+      lm_schema_find_ref(in, g->name, g->quoted, NULL) < 0) {
+    for (int i = 0; i < sel->n_items; i++) /* output names match exactly */
+      if (sel->items[i].alias && !strcmp(sel->items[i].alias, g->name))
         return sel->items[i].expr;
   }
   return g;
@@ -2179,7 +2245,7 @@ static int plan_distinct_on(lm_bctx *c, lm_plan *p, const lm_select *sel,
       idx = (int)e->ival - 1;
     } else if (e->kind == LM_EXPR_COLUMN && !e->table) {
       for (int o = 0; o < n_items; o++)
-        if (!lm_strcasecmp(names[o], e->name)) {
+        if (names[o] && !strcmp(names[o], e->name)) { /* output name: exact */
           idx = o;
           break;
         }
@@ -2258,7 +2324,7 @@ static int star_entries(const lm_scope *s, const char *table, int *out) {
   int n = 0;
   for (int i = 0; i < s->n; i++) {
     const lm_scope_col *x = &s->cols[i];
-    if (table ? !(x->rel && !lm_strcasecmp(x->rel, table)) : !x->star)
+    if (table ? !(x->rel && !strcmp(x->rel, table)) : !x->star)
       continue;
     if (x->name && x->name[0] == '\x01') /* hidden (api/srf_from.h) */
       continue;
@@ -2327,7 +2393,8 @@ static int plan_select(const lm_select *sel, lm_schema *input,
   p->distinct = sel->distinct;
   p->emit = sel->emit;
   const char *from = sel->from_alias ? sel->from_alias : from_name;
-  lm_bctx c = {&p->arena, input, from, NULL, false, err, 0, false, scope, NULL};
+  lm_bctx c = {&p->arena, input, from,  NULL, false, err,
+               0,         false, scope, NULL, 0};
   int rc = LM_ERR_BIND;
 
   if (sel->where) {
@@ -2544,7 +2611,7 @@ static int plan_select(const lm_select *sel, lm_schema *input,
       idx = (int)e->ival - 1;
     } else if (e->kind == LM_EXPR_COLUMN && !e->table) {
       for (int o = 0; o < n_items; o++)
-        if (!lm_strcasecmp(names[o], e->name)) {
+        if (names[o] && !strcmp(names[o], e->name)) { /* output name: exact */
           if (idx >= 0 && !lm_bexpr_equal(p->out[idx], p->out[o])) {
             /* two different output columns of that name (PostgreSQL) */
             lm_err_at(err, LM_ERR_BIND, e->line, e->column,

@@ -8,9 +8,12 @@
 #include <strings.h>
 
 #include "columnar/lm_temporal.h"
-#include "exec/lm_strfn.h" /* literal date_format / regex checks */
+#include "columnar/lm_tz.h"
+#include "exec/lm_regex_are.h" /* PostgreSQL regex checks */
+#include "exec/lm_strfn.h"     /* literal date_format / regex checks */
 #include "plan/bind_internal.h"
 #include "plan/mktstz_bind.h"
+#include "plan/whole_row_bind.h"
 
 static lm_bexpr *const_interval(lm_bctx *c, const lm_expr *e, lm_bexpr *x,
                                 int64_t *out) {
@@ -133,7 +136,7 @@ static const pg_sig pg_funcs[] = {
     {"chr", LM_FN_CHR, 1, 1, "I", 'T'},
     {"regexp_replace", LM_FN_REGEXP_REPLACE, 3, 4, "TTTT", 'T'},
     {"regexp_match", LM_FN_REGEXP_MATCH, 2, 3, "TTT", 'T'},
-    {"regexp_substr", LM_FN_REGEXP_SUBSTR, 2, 2, "TT", 'T'},
+    {"regexp_substr", LM_FN_REGEXP_SUBSTR, 2, 6, "TTIITI", 'T'},
     {"regexp_like", LM_FN_REGEX_OP, 2, 3, "TTT", 'B'},
     {"to_char", LM_FN_TO_CHAR, 2, 2, "ST", 'T'},
     {"to_timestamp", LM_FN_TO_TIMESTAMP, 1, 1, "F", 'S'},
@@ -441,14 +444,21 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     if ((s->fn >= LM_FN_REGEX_OP && s->fn <= LM_FN_REGEXP_SUBSTR) &&
         args[1]->kind == LM_BX_LITERAL && !args[1]->lit.is_null) {
       char msg[400];
-      struct pcre2_real_code_8 *code = NULL;
-      if (lm_regex_compile(args[1]->lit.v.s.p, (size_t)args[1]->lit.v.s.len,
-                           &code, msg, sizeof msg)) {
+      int fa = s->fn == LM_FN_REGEXP_REPLACE  ? 3 /* the flags */
+               : s->fn == LM_FN_REGEXP_SUBSTR ? 4
+                                              : 2;
+      const lm_bexpr *f = e->n_args > fa ? args[fa] : NULL;
+      bool flit = f && f->kind == LM_BX_LITERAL && !f->lit.is_null &&
+                  f->type.id == LM_TYPE_UTF8;
+      if ((!f || flit) &&
+          lm_regex_check_pg(args[1]->lit.v.s.p, (size_t)args[1]->lit.v.s.len,
+                            flit ? f->lit.v.s.p : NULL,
+                            flit ? (size_t)f->lit.v.s.len : 0, msg,
+                            sizeof msg)) {
         lm_bind_fail(c, e->args[1], "%s", msg, NULL);
         lm_err_state(c->err, "2201B");
         return true;
       }
-      lm_regex_free(code);
     }
     /* strict functions of a NULL literal are NULL without evaluating the
      * other arguments (PostgreSQL folds them so when planning) */
@@ -456,8 +466,11 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
       *out = r;
     /* to_timestamp(text, fmt) is TIMESTAMPTZ, as PostgreSQL: the fields
      * read are a wall-clock time in the session time zone */
-    if (s->fn == LM_FN_TO_TIMESTAMP && e->n_args == 2 && *out)
+    if (s->fn == LM_FN_TO_TIMESTAMP && e->n_args == 2 && *out) {
+      if ((*out)->kind == LM_BX_FUNC) /* a TZH instant: read back local */
+        (*out)->tz = lm_tz_session();
       *out = lm_bind_cast(c, *out, lm_type_timestamptz());
+    }
     return true;
   }
   if (!named)
@@ -579,15 +592,53 @@ lm_bexpr *lm_bind_other_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   r->args[1] = b;
   if (!json && b->kind == LM_BX_LITERAL && !b->lit.is_null) {
     char msg[400];
-    struct pcre2_real_code_8 *code = NULL;
-    if (lm_regex_compile(b->lit.v.s.p, (size_t)b->lit.v.s.len, &code, msg,
-                         sizeof msg)) {
+    if (lm_regex_check_pg(b->lit.v.s.p, (size_t)b->lit.v.s.len, NULL, 0, msg,
+                          sizeof msg)) {
       lm_bind_fail(c, e, "%s", msg, NULL);
       lm_err_state(c->err, "2201B");
       return NULL;
     }
-    lm_regex_free(code);
   }
+  return r;
+}
+
+/* substring(s FROM re) (PostgreSQL's textregexsubstr: the first capture
+ * group's text, or the whole match), substring(s SIMILAR p ESCAPE e) and
+ * substring(s FROM p FOR e) (the same over similar_to_escape(p, e), whose
+ * #" separators make the group): LM_FN_REGEXP_SUBSTR with negated set. */
+static lm_bexpr *substring_re(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
+  lm_type text = lm_type_make(LM_TYPE_UTF8);
+  lm_bexpr *s = lm_bind_cast(c, args[0], text);
+  lm_bexpr *re = lm_bind_cast(c, args[1], text);
+  if (!s || !re)
+    return NULL;
+  if (e->n_args == 3) {
+    lm_bexpr *esc = lm_bind_cast(c, args[2], text);
+    lm_bexpr *f = esc ? lm_bind_node(c, LM_BX_FUNC, text, e, 2) : NULL;
+    if (!f)
+      return NULL;
+    f->fn = LM_FN_SIMILAR_ESCAPE;
+    f->args[0] = re;
+    f->args[1] = esc;
+    if (!(re = lm_bind_fold(c, f)))
+      return NULL;
+  }
+  if (re->kind == LM_BX_LITERAL && !re->lit.is_null) {
+    char msg[400];
+    if (lm_regex_check_pg(re->lit.v.s.p, (size_t)re->lit.v.s.len, NULL, 0, msg,
+                          sizeof msg)) {
+      lm_bind_fail(c, e->args[1], "%s", msg, NULL);
+      lm_err_state(c->err, "2201B");
+      return NULL;
+    }
+  }
+  lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, text, e, 2);
+  if (!r)
+    return NULL;
+  r->fn = LM_FN_REGEXP_SUBSTR;
+  r->negated = true;
+  r->args[0] = s;
+  r->args[1] = re;
   return r;
 }
 
@@ -595,6 +646,17 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
   const char *n = e->name;
   if (!strcmp(n, "make_timestamptz") && (e->n_args == 6 || e->n_args == 7))
     return lm_bind_make_tstz(c, e); /* mktstz_bind.c */
+  if ((!strcmp(n, "to_json") || !strcmp(n, "to_jsonb") ||
+       !strcmp(n, "row_to_json")) &&
+      e->n_args == 1) { /* to_json(t) of a whole row: whole_row_bind.c */
+    lm_expr *w = lm_whole_row_json(c, e->args[0]);
+    if (w && n[7] == 'b')
+      w->cast_type = lm_type_json(true);
+    if (w)
+      return lm_bind_expr(c, w);
+    if (c->err->code)
+      return NULL;
+  }
   lm_bexpr *args[8] = {0};
   if (e->n_args > 8) {
     lm_bind_fail(c, e, "too many arguments to %s()", n, NULL);
@@ -907,6 +969,12 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
             : !strcmp(n, "ltrim") ? LM_FN_LTRIM
             : !strcmp(n, "rtrim") ? LM_FN_RTRIM
                                   : LM_FN_TRIM;
+  } else if (!strcmp(n, "substring") && e->n_args >= 2 && e->n_args <= 3 &&
+             (args[1]->type.id == LM_TYPE_UTF8 ||
+              (args[1]->type.id == LM_TYPE_NULL && e->n_args == 3)) &&
+             (e->n_args == 2 || args[2]->type.id == LM_TYPE_UTF8 ||
+              args[2]->type.id == LM_TYPE_NULL)) {
+    return substring_re(c, e, args); /* substring(s FROM re), SIMILAR */
   } else if (!strcmp(n, "substr") || !strcmp(n, "substring")) {
     if (e->n_args < 2 || e->n_args > 3 || !is_int(args[1]->type) ||
         (e->n_args == 3 && !is_int(args[2]->type))) {

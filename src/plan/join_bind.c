@@ -615,7 +615,8 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
       goto out;
   }
   lm_scope scope = {cs.cols, cs.n};
-  lm_bctx c = {b->a, both, NULL, NULL, false, b->err, 0, false, &scope, NULL};
+  lm_bctx c = {b->a, both,  NULL,   NULL, false, b->err,
+               0,    false, &scope, NULL, 0};
 
   lm_bexpr *conj[MAX_CONJ];
   int nconj = 0;
@@ -632,10 +633,9 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
       const lm_scope_col *x = &cs.cols[i];
       bool dup = x->qualified_only;
       for (int k = 0; k < n_ucols && !dup; k++)
-        dup = !lm_strcasecmp(natural[k], x->name);
+        dup = !strcmp(natural[k], x->name);
       for (int r = first_right; r < cs.n && !dup; r++) {
-        if (!cs.cols[r].qualified_only &&
-            !lm_strcasecmp(cs.cols[r].name, x->name)) {
+        if (!cs.cols[r].qualified_only && !strcmp(cs.cols[r].name, x->name)) {
           natural[n_ucols++] = x->name;
           break;
         }
@@ -646,11 +646,20 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
   for (int u = 0; u < n_ucols; u++) {
     const char *nm = ucols[u];
     int hit[2] = {-1, -1};
+    /* exact, else (on a side without it) in any case: docs/sql.md "Names" */
+    bool exact[2] = {false, false};
+    for (const char *q = nm; *q; q++) /* an upper-case letter: quoted */
+      if (*q >= 'A' && *q <= 'Z')
+        exact[0] = exact[1] = true;
+    for (int i = 0; i < cs.n; i++)
+      if (!cs.cols[i].qualified_only && cs.cols[i].name &&
+          !strcmp(cs.cols[i].name, nm))
+        exact[i >= first_right] = true;
     for (int i = 0; i < cs.n; i++) {
       const lm_scope_col *x = &cs.cols[i];
-      if (x->qualified_only || lm_strcasecmp(x->name, nm))
-        continue;
       int side = i >= first_right;
+      if (x->qualified_only || !lm_ident_eq(x->name, nm, exact[side] ? 0 : 1))
+        continue;
       if (hit[side] >= 0) {
         char m[300];
         snprintf(m, sizeof m,
@@ -1224,9 +1233,9 @@ static int rel_of(const jb *b, const lm_expr *e) {
   int hit = -1;
   for (int i = 0; i < jp->n_inputs; i++) {
     const lm_join_input *in = &jp->inputs[i];
-    if (e->table && !(in->qual && !lm_strcasecmp(in->qual, e->table)))
+    if (e->table && !(in->qual && !strcmp(in->qual, e->table)))
       continue;
-    if (lm_schema_find(in->info.schema, e->name) < 0)
+    if (lm_schema_find_ref(in->info.schema, e->name, e->quoted, NULL) < 0)
       continue;
     if (hit >= 0)
       return -1;

@@ -13,6 +13,7 @@
 
 #include "plan/bind_internal.h"
 #include "plan/json_agg_bind.h"
+#include "plan/whole_row_bind.h"
 
 static lm_expr *new_expr(lm_bctx *c, const lm_expr *at) {
   lm_expr *x = lm_arena_alloc(c->arena, sizeof *x);
@@ -60,10 +61,18 @@ lm_bexpr *lm_bind_json_agg(lm_bctx *c, const lm_expr *e,
   bool obj = strstr(n, "object") != NULL;
   int want = obj ? 2 : 1;
   if (e->n_args != want || e->args[0]->kind == LM_EXPR_STAR) {
-    lm_bind_fail(c, e, "function %s() does not exist (it takes %s)", n,
-                 obj ? "two arguments" : "one argument");
-    lm_err_state(c->err, "42883");
-    return NULL;
+    /* PostgreSQL's "function json_agg(integer, integer) does not exist" */
+    lm_bctx in = *c;
+    in.post = false;
+    in.plan = NULL;
+    in.in = c->plan->input_schema;
+    if (e->n_args && e->args[0]->kind == LM_EXPR_STAR) {
+      lm_bind_fail(c, e, "function %s() does not exist (it takes %s)", n,
+                   obj ? "two arguments" : "one argument");
+      lm_err_state(c->err, "42883");
+      return NULL;
+    }
+    return lm_bind_agg_undefined(c, &in, e);
   }
   if (e->distinct) {
     lm_bind_fail(c, e, "%s(DISTINCT ...) is not supported", n, NULL);
@@ -76,10 +85,27 @@ lm_bexpr *lm_bind_json_agg(lm_bctx *c, const lm_expr *e,
   in.post = false;
   in.plan = NULL;
   in.in = c->plan->input_schema;
+  /* json_agg(t) of a whole row: its rows as objects (whole_row_bind.c) */
+  lm_expr *row = obj ? NULL : lm_whole_row_json(&in, e->args[0]);
+  if (!row && c->err->code)
+    return NULL;
+  if (row) {
+    lm_expr *ne = new_expr(c, e);
+    lm_expr **na = lm_arena_alloc(c->arena, sizeof *na);
+    if (!ne || !na) {
+      if (!na)
+        lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+    *ne = *e;
+    na[0] = row;
+    ne->args = na;
+    e = ne;
+  }
   lm_bexpr *x = lm_bind_expr(&in, e->args[want - 1]);
   if (!x)
     return NULL;
-  bool structured = x->type.id == LM_TYPE_LIST;
+  bool structured = x->type.id == LM_TYPE_LIST || row;
   /* string_agg(json:agg_item(args), sep ...) */
   lm_expr *item = new_expr(c, e->args[0]), *sep = new_expr(c, e),
           *sa = new_expr(c, e);

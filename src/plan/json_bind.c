@@ -158,7 +158,9 @@ bool lm_bind_json_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     if (!r)
       return true;
     r->fn = LM_FN_JSON_AGG_ITEM;
-    r->negated = n[13] == '_';
+    r->negated = n[13] == '_'; /* _auto (api/over_json.c): for an array */
+    if (!strcmp(n + 13, "_auto"))
+      r->negated = args[0]->type.id == LM_TYPE_LIST;
     if (na == 2 && !(args[0] = as_text(c, args[0])))
       return true;
     for (int k = 0; k < na; k++)
@@ -190,11 +192,13 @@ bool lm_bind_json_func(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
         return true;
     }
     *out = r;
-  } else if (!strcmp(n, "jsonb_set") && (na == 3 || na == 4)) {
+  } else if ((!strcmp(n, "jsonb_set") || !strcmp(n, "jsonb_insert")) &&
+             (na == 3 || na == 4)) {
     lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, jt, e, na);
     if (!r)
       return true;
     r->fn = LM_FN_JSONB_SET;
+    r->icase = n[6] == 'i'; /* jsonb_insert (expr_json2.c) */
     r->args[0] = lm_bind_cast(c, args[0], jt);
     r->args[1] = as_text(c, args[1]);
     r->args[2] = lm_bind_cast(c, args[2], jt);

@@ -106,7 +106,9 @@ typedef enum lm_func_id {
   LM_FN_REGEX_OP,       /* s ~ re (icase: ~*, negated: !~ / !~*) -> BOOLEAN */
   LM_FN_REGEXP_REPLACE, /* (s, re, repl[, flags]) */
   LM_FN_REGEXP_MATCH,   /* (s, re[, flags]) -> VARCHAR: see docs */
-  LM_FN_REGEXP_SUBSTR,  /* (s, re) -> VARCHAR: the first match */
+  LM_FN_REGEXP_SUBSTR,  /* (s, re[, start, n, flags, subexpr]) -> VARCHAR:
+                         * the n-th match; negated: substring(s FROM re),
+                         * group 1 or the whole match */
   /* date and time (expr_datefn.c); times in µs since the epoch, UTC */
   LM_FN_TO_CHAR,        /* (ts, fmt) -> VARCHAR */
   LM_FN_TO_TIMESTAMP,   /* (seconds DOUBLE) or (text, fmt) -> TIMESTAMP */
@@ -119,7 +121,11 @@ typedef enum lm_func_id {
   LM_FN_JUSTIFY_DAYS,   /* (INTERVAL) -> INTERVAL; also _HOURS, _INTERVAL */
   LM_FN_JUSTIFY_HOURS,
   LM_FN_JUSTIFY_INTERVAL,
-  LM_FN_INTERVAL_PART,   /* ('field', INTERVAL) -> DOUBLE */
+  LM_FN_INTERVAL_PART, /* ('field', INTERVAL) -> DOUBLE */
+  LM_FN_IV_FIELD, /* (INTERVAL, k BIGINT literal) -> BIGINT: the stored months
+                     (k 0), days (1) or µs (2); sum(interval): mdn_bind.c */
+  LM_FN_IV_MAKE,  /* (months, days, µs DECIMAL(38,0)[, count BIGINT]) ->
+                     INTERVAL: their sum [divided by count: avg] */
   LM_FN_CLOCK_TIMESTAMP, /* () -> TIMESTAMPTZ: the wall clock, per row */
   LM_FN_AGE,             /* (ts, ts) -> INTERVAL */
   /* JSON over text (expr_jsonfn.c) */
@@ -211,6 +217,9 @@ typedef enum lm_func_id {
   LM_FN_ARR_SUBSCRIPT,   /* a[i]: 1-based, NULL out of range */
   LM_FN_ARR_SLICE,       /* a[lo:hi]: tlen bit 1 / 2: lo / hi omitted */
   LM_FN_ARR_ANY,         /* x op ANY (a); negated: op ALL (a) */
+  LM_FN_ARR_ANY_MATCH,   /* x [NOT] [I]LIKE / ~ ~* !~ !~* ANY|ALL (a): op
+                          * LM_OP_EQ LIKE, LM_OP_NE NOT LIKE (icase: ILIKE),
+                          * else the regex op; negated: ALL (expr_array.c) */
   LM_FN_ARR_CMP,         /* a op b (= <> < <= > >=), PostgreSQL's order */
   LM_FN_ARR_LENGTH,      /* (a, dim) -> INT32; also array_upper */
   LM_FN_ARR_LOWER,       /* (a, dim) -> INT32: 1, NULL when empty */
@@ -276,6 +285,12 @@ struct lm_bexpr {
    * that fits INTEGER: PostgreSQL's int4 constant, which arithmetic and
    * CASE / COALESCE count as INTEGER (plan/bind_num.c) */
   bool lit_int4;
+  /* LITERAL of type INTERVAL (µs) written as interval text: iv_split and
+   * its days field as PostgreSQL reads it, so that a cast to a months
+   * interval keeps {0, iv_days, rest} ('36 hours' stays 36:00:00,
+   * exec/expr_mdn.c); false: {0, µs / day, rest} */
+  bool iv_split;
+  int32_t iv_days;
   /* BINARY OR: the root of an OR chain of `column = constant` terms (an
    * IN list too) answered by one sorted set of the constants
    * (exec/expr_inset.h); NULL: evaluate the ORs */

@@ -123,3 +123,73 @@ int lm_bind_mdn_pair(lm_bctx *c, lm_bexpr **pa, lm_bexpr **pb) {
   *other = lm_bind_cast(c, *other, mdn());
   return *other ? 0 : -1;
 }
+
+lm_bexpr *lm_bind_mdn_part(lm_bctx *c, const lm_expr *at, lm_bexpr *x) {
+  lm_bexpr *k = lm_bind_int64_lit(c, at, c->mdn_part - 1);
+  lm_bexpr *r =
+      k ? lm_bind_node(c, LM_BX_FUNC, lm_type_make(LM_TYPE_INT64), at, 2)
+        : NULL;
+  if (!r)
+    return NULL;
+  r->fn = LM_FN_IV_FIELD;
+  r->args[0] = x;
+  r->args[1] = k;
+  return r;
+}
+
+lm_bexpr *lm_bind_mdn_agg(lm_bctx *c, const lm_expr *e,
+                          lm_bexpr *(*agg)(lm_bctx *, const lm_expr *)) {
+  bool avg = e->name[0] == 'a';
+  lm_bexpr *part[4] = {NULL, NULL, NULL, NULL};
+  lm_expr es = *e;
+  es.name = "sum";
+  for (int k = 0; k < 3; k++) {
+    lm_bctx in = *c;
+    in.mdn_part = k + 1;
+    if (!(part[k] = agg(&in, &es)))
+      return NULL;
+  }
+  if (avg) {
+    es.name = "count";
+    if (!(part[3] = agg(c, &es)))
+      return NULL;
+  }
+  lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, mdn(), e, avg ? 4 : 3);
+  if (!r)
+    return NULL;
+  r->fn = LM_FN_IV_MAKE;
+  for (int k = 0; k < (avg ? 4 : 3); k++)
+    r->args[k] = part[k];
+  return r;
+}
+
+void lm_bind_mdn_days(const lm_expr *e, lm_bexpr *b) {
+  lm_iv v;
+  if (!e->text ||
+      lm_iv_parse(e->text, strlen(e->text), e->name,
+                  e->name ? strlen(e->name) : 0, &v) != 0 ||
+      v.months != 0 ||
+      (__int128)v.days * 86400000000LL + v.us != (__int128)b->lit.v.i)
+    return;
+  b->iv_split = true;
+  b->iv_days = v.days;
+}
+
+lm_bexpr *lm_bind_mdn_key(lm_bctx *c, const lm_expr *e,
+                          lm_bexpr *(*agg)(lm_bctx *, const lm_expr *)) {
+  lm_expr *f = lm_arena_alloc(c->arena, sizeof *f);
+  lm_expr **a = lm_arena_alloc(c->arena, sizeof *a);
+  if (!f || !a) {
+    lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  memset(f, 0, sizeof *f);
+  f->kind = LM_EXPR_FUNC;
+  f->line = e->line;
+  f->column = e->column;
+  f->name = "first_value";
+  a[0] = (lm_expr *)e;
+  f->args = a;
+  f->n_args = 1;
+  return agg(c, f);
+}

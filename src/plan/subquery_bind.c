@@ -167,18 +167,18 @@ static int ctx_has(const lm_bctx *x, const lm_expr *e) {
   if (x->scope) {
     for (int i = 0; i < x->scope->n; i++) {
       const lm_scope_col *sc = &x->scope->cols[i];
-      bool rel = e->table && sc->rel && !lm_strcasecmp(sc->rel, e->table);
+      bool rel = e->table && sc->rel && !strcmp(sc->rel, e->table);
       if (rel)
         r = -1;
-      if (!lm_strcasecmp(sc->name, e->name) &&
+      if (lm_ident_eq(sc->name, e->name, e->quoted ? 0 : 1) &&
           (e->table ? rel : !sc->qualified_only))
         return 1;
     }
     return r;
   }
   const lm_schema *in = x->post && x->plan ? x->plan->input_schema : x->in;
-  bool rel = e->table && x->from && !lm_strcasecmp(e->table, x->from);
-  if (!in || lm_schema_find(in, e->name) < 0)
+  bool rel = e->table && x->from && !strcmp(e->table, x->from);
+  if (!in || lm_schema_find_ref(in, e->name, e->quoted, NULL) < 0)
     return rel ? -1 : 0;
   return !e->table || rel;
 }

@@ -69,9 +69,8 @@ int lm_plan_check_no_over(const lm_select *sel, lm_error *err) {
 
 /* Whether e is a reference to the rn column (optionally alias-qualified). */
 static bool is_rn_ref(const lm_expr *e, const char *rn, const char *alias) {
-  return e && e->kind == LM_EXPR_COLUMN && e->name &&
-         !lm_strcasecmp(e->name, rn) &&
-         (!e->table || (alias && !lm_strcasecmp(e->table, alias)));
+  return e && e->kind == LM_EXPR_COLUMN && e->name && !strcmp(e->name, rn) &&
+         (!e->table || (alias && !strcmp(e->table, alias)));
 }
 
 static bool int_lit(const lm_expr *e, int64_t *v) {
@@ -204,7 +203,7 @@ static int bind_in(const lm_expr *e, lm_schema *input, const lm_scope *scope,
                    lm_arena *arena, lm_bexpr **out, lm_error *err) {
   if (!scope)
     return lm_bind_scalar(e, input, arena, out, err);
-  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, scope, NULL};
+  lm_bctx c = {arena, input, NULL, NULL, false, err, 0, false, scope, NULL, 0};
   lm_err_clear(err);
   *out = lm_bind_expr(&c, e);
   return *out ? 0 : (err->code ? err->code : LM_ERR_BIND);

@@ -225,6 +225,10 @@ struct lm_expr {
   /* COLUMN: table may be NULL. FUNC: name (lower-cased). */
   const char *table;
   const char *name;
+  /* COLUMN: name was written "quoted", so it matches a column of exactly
+   * that name; unquoted (folded to lower case) it matches exactly, else a
+   * unique column of that name in any case (docs/sql.md "Names") */
+  bool quoted;
   /* operands / function arguments; CASE layout: if has_operand, args[0] is
    * the operand; then WHEN/THEN pairs; then ELSE if has_else. */
   lm_expr **args;
@@ -380,6 +384,22 @@ typedef struct lm_cte {
   int n_cols;
   struct lm_select *query;
   int line, column; /* of the name */
+  /* SEARCH {DEPTH | BREADTH} FIRST BY search_cols SET search_seq
+   * (api/select_recursive.c; n_search_cols 0 = none); line:column of
+   * SEARCH */
+  const char **search_cols;
+  int n_search_cols;
+  bool search_breadth;
+  const char *search_seq;
+  int search_line, search_column;
+  /* CYCLE cycle_cols SET cycle_mark [TO cycle_to DEFAULT cycle_default]
+   * USING cycle_path (n_cycle_cols 0 = none; cycle_to NULL = TRUE /
+   * FALSE); line:column of CYCLE */
+  const char **cycle_cols;
+  int n_cycle_cols;
+  const char *cycle_mark, *cycle_path;
+  struct lm_expr *cycle_to, *cycle_default;
+  int cycle_line, cycle_column;
 } lm_cte;
 
 /* One element of a GROUP BY with grouping sets (lm_select.group_elems),

@@ -78,17 +78,18 @@ static bool accept_kw(parser *p, const char *kw) {
 }
 
 /* Words that cannot be a bare column reference, implicit alias or object
- * name (they start or separate clauses). Everything else (ts, value, hour,
- * count, date, timestamp, ...) stays usable as a name. */
+ * name: PostgreSQL 15's reserved and type/function-name keywords that
+ * start or separate clauses here. Everything else, PostgreSQL's unreserved
+ * and column-name keywords included (ts, value, hour, by, filter, over,
+ * values, between, type, key, ...), stays usable as a name. */
 static const char *const reserved_words[] = {
-    "ALL",   "AND",    "AS",     "ASC",    "BETWEEN",  "BY",     "CASE",
-    "CAST",  "CREATE", "CROSS",  "DESC",   "DISTINCT", "DROP",   "ELSE",
-    "EMIT",  "END",    "EXCEPT", "EXISTS", "FALSE",    "FILTER", "FROM",
-    "FULL",  "GROUP",  "HAVING", "IN",     "INNER",    "INSERT", "INTERSECT",
-    "INTO",  "IS",     "JOIN",   "LEFT",   "LIKE",     "LIMIT",  "NOT",
-    "NULL",  "OFFSET", "ON",     "OR",     "ORDER",    "OUTER",  "OVER",
-    "RIGHT", "SELECT", "THEN",   "TRUE",   "UNION",    "USING",  "VALUES",
-    "WHEN",  "WHERE",  "WITH",
+    "ALL",    "AND",    "AS",       "ASC",    "CASE",  "CAST",   "CREATE",
+    "CROSS",  "DESC",   "DISTINCT", "ELSE",   "END",   "EXCEPT", "FALSE",
+    "FROM",   "FULL",   "GROUP",    "HAVING", "IN",    "INNER",  "INTERSECT",
+    "INTO",   "IS",     "JOIN",     "LEFT",   "LIKE",  "LIMIT",  "NOT",
+    "NULL",   "OFFSET", "ON",       "OR",     "ORDER", "OUTER",  "RIGHT",
+    "SELECT", "THEN",   "TRUE",     "UNION",  "USING", "WHEN",   "WHERE",
+    "WITH",
 };
 
 static bool is_reserved(const lm_token *t) {
@@ -98,6 +99,28 @@ static bool is_reserved(const lm_token *t) {
     if (lm_token_is_kw(t, reserved_words[i]))
       return true;
   return false;
+}
+
+/* Whether a name token can be an alias without AS (PostgreSQL's
+ * BareColLabel: not its keywords marked AS_LABEL, e.g. `SELECT 1 over` is a
+ * syntax error there), nor EMIT, which starts Laminar's EMIT clause after a
+ * select list or relation. YEAR ... SECOND stay bare labels here
+ * (`tumble(...) day`), which PostgreSQL refuses (docs/sql.md). */
+static bool is_bare_label(const lm_token *t) {
+  static const char *const as_label[] = {
+      "ARRAY",   "CHAR",     "CHARACTER", "EMIT",      "FETCH",
+      "FILTER",  "FOR",      "GRANT",     "ISNULL",    "NOTNULL",
+      "OVER",    "OVERLAPS", "PRECISION", "RETURNING", "TO",
+      "VARYING", "WINDOW",   "WITHIN",    "WITHOUT",
+  };
+  if (t->kind == LM_TK_QIDENT)
+    return true;
+  if (t->kind != LM_TK_IDENT || is_reserved(t))
+    return false;
+  for (size_t i = 0; i < LM_ARRAY_LEN(as_label); i++)
+    if (lm_token_is_kw(t, as_label[i]))
+      return false;
+  return true;
 }
 
 /* An identifier usable as a name: a non-reserved word or a quoted name. */
@@ -1282,6 +1305,15 @@ static lm_expr *parse_special_call(parser *p, const lm_token *t,
   lm_expr *s = parse_expr(p);
   if (!s)
     return NULL;
+  if (is_kw(p, "SIMILAR")) { /* substring(s SIMILAR p ESCAPE e) */
+    *handled = true;
+    next(p);
+    a[0] = s;
+    if (!(a[1] = parse_expr(p)) || expect_kw(p, "ESCAPE") ||
+        !(a[2] = parse_expr(p)) || expect(p, LM_TK_RPAREN, "')'"))
+      return NULL;
+    return special_func(p, t, "substring", a, 3);
+  }
   if (!is_kw(p, "FROM") && !is_kw(p, "FOR")) {
     p->pos = save;
     return NULL;
@@ -1623,12 +1655,14 @@ static lm_expr *parse_primary(parser *p) {
       return NULL;
     e->table = t->text;
     e->name = c->text;
+    e->quoted = c->kind == LM_TK_QIDENT;
     return e;
   }
   lm_expr *e = new_expr(p, LM_EXPR_COLUMN, t->line, t->column);
   if (!e)
     return NULL;
   e->name = t->text;
+  e->quoted = t->kind == LM_TK_QIDENT;
   return e;
 }
 
@@ -1838,6 +1872,42 @@ static lm_op cmp_op(lm_token_kind k) {
 
 /* One left-associative binary level: operand { op operand }. Each operator
  * counts as a nesting level so that the tree height stays bounded. */
+/* Whether ANY|SOME|ALL ( follows (current token: the keyword). */
+static bool any_all_next(parser *p) {
+  return (is_kw(p, "ANY") || is_kw(p, "SOME") || is_kw(p, "ALL")) &&
+         peek(p, 1)->kind == LM_TK_LPAREN;
+}
+
+/* l [NOT] [I]LIKE / ~ / ~* / !~ / !~* ANY|SOME|ALL (array) at operator token
+ * t (current token: the keyword): the call "__any_match" / "__all_match"
+ * (array_bind.c) with op (LM_OP_NONE: LIKE, e->negated: NOT LIKE, icase:
+ * ILIKE). A subquery there is 0A000. NULL on an error. */
+static lm_expr *any_match(parser *p, lm_expr *l, const lm_token *t, lm_op op,
+                          bool icase, bool negated) {
+  bool all = is_kw(p, "ALL");
+  if (subquery_next(p, 1)) {
+    fail_at(p, t, "%s ANY / ALL (SELECT ...) is not supported: use an array",
+            op == LM_OP_NONE ? "LIKE" : "a regular expression operator with");
+    fail_state(p, "0A000");
+    return NULL;
+  }
+  next(p);
+  next(p);
+  lm_expr *arr = parse_expr(p);
+  lm_expr *f = arr ? new_expr(p, LM_EXPR_FUNC, l->line, l->column) : NULL;
+  if (!f || !(f->args = new_args(p, 2)) || expect(p, LM_TK_RPAREN, "')'"))
+    return NULL;
+  f->name = all ? "__all_match" : "__any_match";
+  f->op = op;
+  f->icase = icase;
+  f->negated = negated;
+  f->op_line = t->line, f->op_column = t->column;
+  f->args[0] = l;
+  f->args[1] = arr;
+  f->n_args = 2;
+  return f;
+}
+
 static lm_expr *parse_binary_level(parser *p, lm_expr *(*operand)(parser *),
                                    lm_op (*op_of)(lm_token_kind)) {
   int saved = p->depth;
@@ -1851,6 +1921,10 @@ static lm_expr *parse_binary_level(parser *p, lm_expr *(*operand)(parser *),
     if (deeper(p, t)) {
       l = NULL;
       break;
+    }
+    if (op >= LM_OP_REGEX && op <= LM_OP_NOT_REGEX_I && any_all_next(p)) {
+      l = any_match(p, l, t, op, false, false); /* s ~ ANY (array) */
+      continue;
     }
     lm_expr *r = operand(p);
     l = r ? new_binary(p, op, l, r) : NULL;
@@ -2100,7 +2174,8 @@ static lm_expr *parse_cmp(parser *p) {
       kind = LM_EXPR_IN;
     else if (lm_token_is_kw(k, "LIKE") || lm_token_is_kw(k, "ILIKE"))
       kind = LM_EXPR_LIKE;
-    else if (lm_token_is_kw(k, "SIMILAR"))
+    else if (lm_token_is_kw(k, "SIMILAR") &&
+             lm_token_is_kw(peek(p, negated ? 2 : 1), "TO"))
       kind = LM_EXPR_LIKE, similar = true; /* [NOT] SIMILAR TO p */
     else
       break;
@@ -2144,7 +2219,15 @@ static lm_expr *parse_cmp(parser *p) {
       e->args[1] = lo;
       e->args[2] = hi;
       e->n_args = 3;
+      if ((p->rc = lm_sql_row_expand(p->arena, &e, &p->err))) {
+        l = NULL; /* (a, b) BETWEEN (1, 2) AND (3, 4) (row_expr.c) */
+        break;
+      }
     } else if (kind == LM_EXPR_LIKE) {
+      if (!similar && any_all_next(p)) { /* x [NOT] LIKE ANY (array) */
+        l = any_match(p, l, k, LM_OP_NONE, e->icase, negated);
+        continue;
+      }
       lm_expr *pat = parse_concat(p);
       lm_expr *esc = NULL;
       if (pat && accept_kw(p, "ESCAPE") && !(esc = parse_concat(p)))
@@ -2318,8 +2401,10 @@ static const char *parse_alias(parser *p) {
     next(p);
     return t->text;
   }
+  /* PostgreSQL takes any bare label after an expression as its alias:
+   * `SELECT id FORM t` fails at t */
   const lm_token *t = cur(p);
-  if (is_name_token(t) && ends_item(peek(p, 1))) {
+  if (is_bare_label(t)) {
     next(p);
     return t->text;
   }
@@ -2505,7 +2590,7 @@ static const char *parse_rel_alias(parser *p) {
   if (is_kw(p, "AS"))
     return parse_alias(p);
   const lm_token *t = cur(p);
-  if (is_name_token(t) && !join_word(t) &&
+  if (is_name_token(t) && !join_word(t) && !lm_token_is_kw(t, "EMIT") &&
       (ends_item(peek(p, 1)) || join_word(peek(p, 1)))) {
     next(p);
     return t->text;
@@ -3058,6 +3143,10 @@ static lm_select *parse_select_core(parser *p) {
               is_kw(p, "WHERE") || is_kw(p, "GROUP") || is_kw(p, "HAVING") ||
               is_kw(p, "ORDER") || is_kw(p, "LIMIT") || is_kw(p, "OFFSET") ||
               is_kw(p, "UNION") || is_kw(p, "INTERSECT") || is_kw(p, "EXCEPT");
+  if (none && s->distinct) { /* PostgreSQL: DISTINCT needs a target list */
+    fail_expected(p, "a select list after DISTINCT", NULL);
+    return NULL;
+  }
   for (; !none;) {
     lm_select_item it = {0};
     const lm_token *t = cur(p);
@@ -3382,6 +3471,56 @@ static lm_select *parse_set_level(parser *p, int lvl, lm_select **last,
   return l;
 }
 
+/* name [, ...] into *names / *n (at least one). */
+static int parse_sc_names(parser *p, const char ***names, int *n) {
+  int ncap = 0;
+  do {
+    const char *nm = parse_name(p, "a column name", NULL, NULL);
+    if (!nm || !(*names = vec_grow(p, *names, *n, &ncap, sizeof **names)))
+      return p->rc ? p->rc : 1;
+    (*names)[(*n)++] = nm;
+  } while (accept(p, LM_TK_COMMA));
+  return 0;
+}
+
+/* After a WITH query: [SEARCH {DEPTH | BREADTH} FIRST BY cols SET name]
+ * [CYCLE cols SET name [TO value DEFAULT value] USING name] (PostgreSQL
+ * 14+; api/select_recursive.c). */
+static int parse_search_cycle(parser *p, lm_cte *c) {
+  if (is_kw(p, "SEARCH")) {
+    c->search_line = cur(p)->line;
+    c->search_column = cur(p)->column;
+    next(p);
+    if (accept_kw(p, "BREADTH"))
+      c->search_breadth = true;
+    else if (expect_kw(p, "DEPTH"))
+      return p->rc;
+    if (expect_kw(p, "FIRST") || expect_kw(p, "BY") ||
+        parse_sc_names(p, &c->search_cols, &c->n_search_cols) ||
+        expect_kw(p, "SET") ||
+        !(c->search_seq = parse_name(p, "a column name", NULL, NULL)))
+      return p->rc ? p->rc : 1;
+  }
+  if (is_kw(p, "CYCLE")) {
+    c->cycle_line = cur(p)->line;
+    c->cycle_column = cur(p)->column;
+    next(p);
+    if (parse_sc_names(p, &c->cycle_cols, &c->n_cycle_cols) ||
+        expect_kw(p, "SET") ||
+        !(c->cycle_mark = parse_name(p, "a column name", NULL, NULL)))
+      return p->rc ? p->rc : 1;
+    if (accept_kw(p, "TO")) {
+      if (!(c->cycle_to = parse_unary(p)) || expect_kw(p, "DEFAULT") ||
+          !(c->cycle_default = parse_unary(p)))
+        return p->rc ? p->rc : 1;
+    }
+    if (expect_kw(p, "USING") ||
+        !(c->cycle_path = parse_name(p, "a column name", NULL, NULL)))
+      return p->rc ? p->rc : 1;
+  }
+  return 0;
+}
+
 /* A query: [WITH [RECURSIVE] name [(cols)] AS ( query ), ...] operands
  * joined by UNION / INTERSECT / EXCEPT [ALL | DISTINCT] [ORDER BY ...]
  * [LIMIT n] [OFFSET n]. INTERSECT binds tighter than UNION and EXCEPT
@@ -3437,6 +3576,8 @@ static lm_select *parse_select(parser *p) {
         return NULL;
       }
       if (expect(p, LM_TK_RPAREN, "')' after the WITH query"))
+        return NULL;
+      if (parse_search_cycle(p, &c))
         return NULL;
       if (!(ctes = vec_grow(p, ctes, n_ctes, &cap, sizeof *ctes)))
         return NULL;

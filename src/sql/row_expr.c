@@ -9,6 +9,7 @@
  *                        the first pair that is unequal or NULL decides)
  *   (a, b) IS [NOT] DISTINCT FROM (c, d)   per pair, OR (AND)
  *   (a, b) [NOT] IN ((1, 'x'), ...)        OR of the row equalities
+ *   (a, b) [NOT] BETWEEN [SYMMETRIC] r AND s   row >= r AND row <= s, ...
  *   (a, b) op (SELECT x, y ...)            each column a scalar subquery
  *   (a, b) [NOT] IN (SELECT x, y ...)      TRUE when a row equals, else
  *                        NULL when one compares NULL, else FALSE: two
@@ -278,6 +279,46 @@ static lm_expr **row_of_subquery(rw *w, lm_expr *sq, int n) {
   return v;
 }
 
+/* x op y for rows, expanded (lm_sql_row_expand); NULL with w->err set on
+ * an error (rc in *rc). */
+static lm_expr *row_cmp(rw *w, lm_op op, lm_expr *x, lm_expr *y, int *rc) {
+  lm_expr *c = bin(w, op, x, y);
+  if (!c) {
+    *rc = lm_err(w->err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  c->op_line = w->line;
+  c->op_column = w->column;
+  if ((*rc = lm_sql_row_expand(w->a, &c, w->err)))
+    return NULL;
+  return c;
+}
+
+/* (a, b) [NOT] BETWEEN [SYMMETRIC] lo AND hi, PostgreSQL's rewrite:
+ * x >= lo AND x <= hi (NOT: x < lo OR x > hi); SYMMETRIC also tries the
+ * bounds swapped (OR; NOT: AND). Each comparison is a row comparison. */
+static int row_between(rw *w, lm_expr **pe) {
+  lm_expr *e = *pe, *x = e->args[0];
+  int rc = 0;
+  lm_expr *r[2] = {NULL, NULL};
+  for (int k = 0; k < (e->symmetric ? 2 : 1); k++) {
+    lm_expr *lo = e->args[1 + k], *hi = e->args[2 - k];
+    lm_expr *a = row_cmp(w, e->negated ? LM_OP_LT : LM_OP_GE, x, lo, &rc);
+    lm_expr *b =
+        a ? row_cmp(w, e->negated ? LM_OP_GT : LM_OP_LE, x, hi, &rc) : NULL;
+    if (!b)
+      return rc;
+    if (!(r[k] = bin(w, e->negated ? LM_OP_OR : LM_OP_AND, a, b)))
+      return lm_err(w->err, LM_ERR_NOMEM, "out of memory");
+  }
+  lm_expr *out =
+      r[1] ? bin(w, e->negated ? LM_OP_AND : LM_OP_OR, r[0], r[1]) : r[0];
+  if (!out)
+    return lm_err(w->err, LM_ERR_NOMEM, "out of memory");
+  *pe = out;
+  return 0;
+}
+
 int lm_sql_row_expand(lm_arena *a, lm_expr **pe, lm_error *err) {
   lm_expr *e = *pe;
   rw w = {a, err, e->op_line ? e->op_line : e->line,
@@ -307,6 +348,10 @@ int lm_sql_row_expand(lm_arena *a, lm_expr **pe, lm_error *err) {
     if (!n)
       out = lit_bool(
           &w, e, e->op == LM_OP_EQ || e->op == LM_OP_LE || e->op == LM_OP_GE);
+  } else if (e->kind == LM_EXPR_BETWEEN &&
+             (lm_sql_is_row(e->args[0]) || lm_sql_is_row(e->args[1]) ||
+              lm_sql_is_row(e->args[2]))) {
+    return row_between(&w, pe);
   } else if (e->kind == LM_EXPR_IN && lm_sql_is_row(e->args[0])) {
     lm_expr *l = e->args[0];
     for (int i = 1; i < e->n_args; i++) {

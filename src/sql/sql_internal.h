@@ -116,8 +116,8 @@ bool lm_sql_count_deferred(const lm_expr *e);
 
 /* sql/row_expr.c: row constructors (`ROW(a, b)`, `(a, b)`: a FUNC named
  * "row") in comparisons. lm_sql_is_row: whether e is one.
- * lm_sql_row_expand: *e (a comparison, IN list or IN / ANY / ALL subquery
- * the parser just built) rewritten into scalar comparisons with
+ * lm_sql_row_expand: *e (a comparison, BETWEEN, IN list or IN / ANY / ALL
+ * subquery the parser just built) rewritten into scalar comparisons with
  * PostgreSQL's row semantics when an operand is a row; unchanged
  * otherwise. lm_sql_row_distinct: l IS [NOT] DISTINCT FROM r for rows
  * (*out). Nodes in arena a; errors (42601 unequal row sizes or subquery

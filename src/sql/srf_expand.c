@@ -4,8 +4,10 @@
  * each such call into the pair of one-column calls "json_each:key" and
  * "json_each:value" run in lockstep as ROWS FROM (exec/srf_json.c), and
  * names the columns key and value as PostgreSQL does (the user's column
- * aliases first). json_array_elements[_text] without an alias names its
- * column value (its OUT parameter), as PostgreSQL.
+ * aliases first). json_array_elements[_text] without column aliases names
+ * its column value (its OUT parameter), as PostgreSQL, so that `FROM
+ * jsonb_array_elements(j) e` has e.value; `SELECT e` there is a whole-row
+ * reference (plan/whole_row_bind.h).
  */
 #include <string.h>
 
@@ -19,7 +21,7 @@ static bool is_each(const char *n) {
 int lm_sql_srf_expand(lm_arena *a, lm_from *f) {
   if (f->kind != LM_FROM_FUNCTION)
     return 0;
-  if (f->n_funcs == 1 && !f->alias && !f->n_col_aliases && !f->funcs[0]->over &&
+  if (f->n_funcs == 1 && !f->n_col_aliases && !f->funcs[0]->over &&
       f->funcs[0]->name &&
       (!strcmp(f->funcs[0]->name, "json_array_elements") ||
        !strcmp(f->funcs[0]->name, "jsonb_array_elements") ||

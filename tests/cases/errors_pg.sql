@@ -292,6 +292,11 @@ SELECT * FROM t1, (SELECT id FROM t2 WHERE t2.x < y) s
 
 SELECT * FROM t1, LATERAL (SELECT t1.x) s(a, b)
 
+# a qualified name of no item / of a later item (tester round 9, repro 08)
+SELECT * FROM t1, LATERAL (SELECT nosuch.v) s
+
+SELECT * FROM t1, LATERAL (SELECT b.x) s, t2 b
+
 # helper err (issue 6 item 5): the tester's e1w / e2 differences, fixed.
 # (tx: TEXT, NUMERIC, DATE, BOOLEAN, TIMESTAMPTZ columns; PostgreSQL's
 # VARCHAR is named "character varying" in its messages, Laminar's VARCHAR
@@ -469,3 +474,28 @@ SELECT * FROM json_each('{}'::jsonb)
 SELECT regexp_instr('abc', 'b', 0)
 
 SELECT make_timestamptz(2020, 13, 2, 3, 4, 5)
+
+# identifiers and keywords (helper ident): quoted names keep their case,
+# a bare word after an expression is its alias, DISTINCT needs a list, a
+# quoted literal is read against its column's type when bound (no rows)
+SELECT "ID" FROM t1
+
+SELECT t1."X" FROM t1
+
+SELECT "T1".x FROM t1
+
+SELECT x AS "K" FROM t1 ORDER BY k
+
+-- pre: CREATE TABLE "Q" ("Id" INT, id INT)
+SELECT "iD" FROM "Q"
+
+SELECT id FORM t1
+
+SELECT DISTINCT FROM t1
+
+SELECT 1 over
+
+SELECT * FROM t1 WHERE id = 'x'
+
+-- pre: CREATE TABLE te (d DATE)
+SELECT * FROM te WHERE d = 'notadate'

@@ -382,11 +382,22 @@ static void test_errors(void) {
   lm_csv_reader_free(r);
   lm_schema_release(s);
 
-  col_spec iv[] = {{"iv", LM_TYPE_INTERVAL, true}};
-  s = mk_schema(iv, 1);
+  col_spec du[] = {{"du", LM_TYPE_DURATION, true}};
+  s = mk_schema(du, 1);
   r = lm_csv_reader_new(s, NULL, NULL);
   CHECK(lm_csv_reader_finish(r, &err) == LM_ERR_BIND);
   lm_csv_reader_free(r);
+  lm_schema_release(s);
+  /* INTERVAL (µs) reads PostgreSQL's interval text; months do not fit */
+  col_spec iv[] = {{"iv", LM_TYPE_INTERVAL, true}};
+  s = mk_schema(iv, 1);
+  o = opts(false);
+  char *d = csv_dump(s, &o, "1 day 02:00:00\n-00:00:01.5\n\n", NULL);
+  CHECK_EQ_STR(d, "[batch 3]\n93600000000\n-1500000\nNULL\nOK rows=3\n");
+  free(d);
+  expect_error(s, false, "1 mon\n",
+               "t.csv:1:1: value '1 mon' out of range for INTERVAL column 'iv'",
+               1, 1);
   lm_schema_release(s);
 }
 

@@ -812,8 +812,13 @@ static void test_errors(void) {
                "1:1: expected a statement (CREATE, INSERT, DELETE, UPDATE, "
                "DROP, SHOW, DESCRIBE, SELECT), found 'SELEC' (did you mean "
                "SELECT?)");
-  expect_error("CREATE STREAM s AS SELECT a FORM t",
+  /* `a FORM`: PostgreSQL takes FORM as a's alias and fails at t (psql:
+   * `SELECT x FORM t1` is `syntax error at or near "t1"`); after `*`
+   * (no alias) the misspelt FROM is the error */
+  expect_error("CREATE STREAM s AS SELECT * FORM t",
                "1:29: expected FROM, found 'FORM' (did you mean FROM?)");
+  expect_error("CREATE STREAM s AS SELECT a FORM t",
+               "1:34: expected FROM, found 't'");
   expect_error("CREATE STREAM s AS\n  SELECT a\n  FROM t\n  WHER a > 1",
                "4:3: expected WHERE, GROUP BY, HAVING, ORDER BY, LIMIT, "
                "OFFSET, EMIT, ';' or end of input, found 'WHER' (did you "
