@@ -17,38 +17,16 @@ bool lm_over_is_json_agg(const lm_expr *e) {
 }
 
 static lm_expr *node(lm_arena *a, lm_expr_kind k, const lm_expr *at, int n) {
-  lm_expr *x = lm_arena_alloc(a, sizeof *x);
-  if (!x)
-    return NULL;
-  x->kind = k;
-  x->line = at->line;
-  x->column = at->column;
-  if (n) {
-    x->args = lm_arena_alloc(a, sizeof *x->args * (size_t)n);
-    if (!x->args)
-      return NULL;
-    x->n_args = n;
-  }
-  return x;
+  return lm_sql_node(a, k, at->line, at->column, n);
 }
 
 static lm_expr *str(lm_arena *a, const lm_expr *at, const char *s) {
-  lm_expr *x = node(a, LM_EXPR_LITERAL, at, 0);
-  if (x) {
-    x->lit = LM_LIT_STRING;
-    x->text = s;
-  }
-  return x;
+  return lm_sql_string_lit(a, s, at->line, at->column);
 }
 
 static lm_expr *cat(lm_arena *a, const lm_expr *at, lm_expr *l, lm_expr *r) {
-  lm_expr *x = l && r ? node(a, LM_EXPR_BINARY, at, 2) : NULL;
-  if (x) {
-    x->op = LM_OP_CONCAT;
-    x->args[0] = l;
-    x->args[1] = r;
-  }
-  return x;
+  return lm_sql_op_node(a, LM_EXPR_BINARY, LM_OP_CONCAT, l, r, at->line,
+                        at->column);
 }
 
 lm_expr *lm_over_json_agg(lm_arena *a, const lm_expr *e) {

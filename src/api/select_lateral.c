@@ -196,8 +196,11 @@ static const char *owner_of(laminar_db *db, const lm_from *f, const char *col,
   return f->alias ? f->alias : f->name;
 }
 
+/* An AST node at at's position (NULL on OOM or when an operand is NULL). */
 static lm_expr *node(lm_arena *a, lm_expr_kind kind, lm_op op, lm_expr *l,
-                     lm_expr *r, const lm_expr *at);
+                     lm_expr *r, const lm_expr *at) {
+  return lm_sql_op_node(a, kind, op, l, r, at->line, at->column);
+}
 
 /* Whether an item of q's own FROM f is named or aliased n. */
 static bool own_item(const lm_from *f, const char *n, int depth) {
@@ -428,31 +431,6 @@ static int push_rel(laminar_db *db, const char *name, lm_schema *sc, blist *l,
     n->cap_store = n->n_store;
   }
   return rc;
-}
-
-/* An AST node at e's position (NULL on OOM or when an operand is NULL). */
-static lm_expr *node(lm_arena *a, lm_expr_kind kind, lm_op op, lm_expr *l,
-                     lm_expr *r, const lm_expr *at) {
-  int n = kind == LM_EXPR_BINARY ? 2 : kind == LM_EXPR_IS_NULL ? 1 : 0;
-  if ((n >= 1 && !l) || (n == 2 && !r))
-    return NULL;
-  lm_expr *e = lm_arena_alloc(a, sizeof *e);
-  lm_expr **args = n ? lm_arena_alloc(a, sizeof *args * (size_t)n) : NULL;
-  if (!e || (n && !args))
-    return NULL;
-  memset(e, 0, sizeof *e);
-  e->kind = kind;
-  e->op = op;
-  e->line = at->line;
-  e->column = at->column;
-  if (n) {
-    args[0] = l;
-    if (n == 2)
-      args[1] = r;
-    e->args = args;
-    e->n_args = n;
-  }
-  return e;
 }
 
 /* A literal of type t's family for NULL-safe keys (integers 0, text '',

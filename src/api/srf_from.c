@@ -951,25 +951,7 @@ static int expand_row(expand *x, int64_t r, lm_error *err) {
  * a NULL result: OOM). */
 static lm_expr *ast_node(lm_arena *a, lm_expr_kind kind, lm_op op, lm_expr *l,
                          lm_expr *r, const lm_from *f) {
-  int n = kind == LM_EXPR_BINARY ? 2 : kind == LM_EXPR_IS_NULL ? 1 : 0;
-  if ((n >= 1 && !l) || (n == 2 && !r))
-    return NULL;
-  lm_expr *e = lm_arena_alloc(a, sizeof *e);
-  lm_expr **args = n ? lm_arena_alloc(a, sizeof *args * (size_t)n) : NULL;
-  if (!e || (n && !args))
-    return NULL;
-  e->kind = kind;
-  e->op = op;
-  e->line = f->line;
-  e->column = f->column;
-  if (n) {
-    args[0] = l;
-    if (n == 2)
-      args[1] = r;
-    e->args = args;
-    e->n_args = n;
-  }
-  return e;
+  return lm_sql_op_node(a, kind, op, l, r, f->line, f->column);
 }
 
 /* `SELECT e FROM f(...) e` where f's one column is not named e (value):

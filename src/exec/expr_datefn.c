@@ -563,7 +563,7 @@ static void to_char_one(lm_buf *o, int64_t us, const tc_zone *z, const char *p,
 /* PostgreSQL's Julian day arithmetic (datetime.c date2j / j2day,
  * timestamp.c date2iso*), in its int arithmetic: to_char of an interval
  * applies the ISO patterns to year 0, month 0 and the interval's days. */
-static int pg_date2j(int y, int m, int d) {
+static int64_t pg_date2j(int64_t y, int64_t m, int64_t d) {
   if (m > 2) {
     m += 1;
     y += 4800;
@@ -571,8 +571,8 @@ static int pg_date2j(int y, int m, int d) {
     m += 13;
     y += 4799;
   }
-  int century = y / 100;
-  int julian = y * 365 - 32167;
+  int64_t century = y / 100;
+  int64_t julian = y * 365 - 32167;
   julian += y / 4 - century + century / 4;
   return julian + 7834 * m / 256 + d;
 }
@@ -584,13 +584,13 @@ static int pg_j2day(int j) {
 
 /* The first day (Monday) of ISO week 1 of year y. */
 static int pg_iso_start(int y) {
-  int day4 = pg_date2j(y, 1, 4);
+  int day4 = (int)pg_date2j(y, 1, 4);
   return day4 - pg_j2day(day4 - 1);
 }
 
 /* date2isoweek (week) and date2isoyear (year) of y-m-d. */
 static void pg_iso(int y, int m, int d, int *week, int *year) {
-  int dayn = pg_date2j(y, m, d), start = pg_iso_start(y);
+  int dayn = (int)pg_date2j(y, m, d), start = pg_iso_start(y);
   *year = y;
   if (dayn < start) {
     start = pg_iso_start(y - 1);
@@ -718,7 +718,7 @@ static int to_char_iv(lm_buf *o, int64_t us, const char *p, size_t len) {
     case K_IDDD:
       pg_iso(0, 0, mday, &iw, &iy);
       lm_buf_printf(o, "%0*d", fm ? 0 : 3,
-                    pg_date2j(0, 0, mday) - pg_iso_start(iy) + 1);
+                    (int)pg_date2j(0, 0, mday) - pg_iso_start(iy) + 1);
       break;
     case K_DD:
       lm_buf_printf(o, "%0*d", fm ? 0 : 2, mday);
@@ -766,7 +766,7 @@ static int to_char_iv(lm_buf *o, int64_t us, const char *p, size_t len) {
       lm_buf_printf(o, "%d", (mday - 1) / 7 + 1);
       break;
     case K_J:
-      lm_buf_printf(o, "%d", pg_date2j(0, 0, mday));
+      lm_buf_printf(o, "%d", (int)pg_date2j(0, 0, mday));
       break;
     default: /* names of days and months, eras, zones, D, ID */
       return -1;
@@ -1674,20 +1674,8 @@ static int ts_seq(int *out, const char **s, const char *const *words,
                  dch_names[n->k]);
 }
 
-/* PostgreSQL's Julian day of y-m-d (date2j) and back (j2date), in int64. */
-static int64_t ts_date2j(int64_t y, int64_t m, int64_t d) {
-  if (m > 2) {
-    m += 1;
-    y += 4800;
-  } else {
-    m += 13;
-    y += 4799;
-  }
-  int64_t century = y / 100;
-  int64_t julian = y * 365 - 32167;
-  julian += y / 4 - century + century / 4;
-  return julian + 7834 * m / 256 + d;
-}
+/* PostgreSQL's Julian day back to y-m-d (j2date), in int64; the other way
+ * is pg_date2j. */
 
 static void ts_j2date(int64_t jd, int *year, int *month, int *day) {
   uint64_t julian = (uint64_t)jd + 32044;
@@ -1706,11 +1694,7 @@ static void ts_j2date(int64_t jd, int *year, int *month, int *day) {
 }
 
 static int64_t ts_isoweek2j(int y, int week) {
-  int64_t day4 = ts_date2j(y, 1, 4);
-  int64_t day0 = ((day4 - 1) + 1) % 7; /* j2day(day4 - 1) */
-  if (day0 < 0)
-    day0 += 7;
-  return (week - 1) * 7 + (day4 - day0);
+  return (int64_t)(week - 1) * 7 + pg_iso_start(y);
 }
 
 static bool ts_leap(int y) {
@@ -2195,7 +2179,7 @@ static int to_ts_parse(const char *s0, size_t sl, const char *p0, size_t pl,
     ts_fail(x, "22008", NULL, NULL, "date out of range");
     return -1;
   }
-  int64_t days = ts_date2j(year, mon, mday) - 2440588; /* 1970-01-01 */
+  int64_t days = pg_date2j(year, mon, mday) - 2440588; /* 1970-01-01 */
   int64_t v = ((days * 24 + hour) * 60 + min) * 60 + sec;
   *out = v * LM_US_PER_SEC + fsec;
   if (f.ff && f.ff < 6) { /* AdjustTimestampForTypmod: round to ff digits */

@@ -51,38 +51,24 @@ lm_bexpr *lm_bind_whole_row(lm_bctx *c, const lm_expr *e) {
 
 /* --------------------------------------------- a row as a JSON object */
 
-static lm_expr *ast(lm_bctx *c, lm_expr_kind k, const lm_expr *at, int n) {
-  lm_expr *x = lm_arena_alloc(c->arena, sizeof *x); /* zeroed */
-  if (x && n && !(x->args = lm_arena_alloc(c->arena, sizeof *x->args * n)))
-    x = NULL;
-  if (!x) {
+/* The sql/expr_build.c nodes at at's position; NULL with the OOM error set */
+static lm_expr *nomem(lm_bctx *c, lm_expr *x) {
+  if (!x)
     lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
-  x->kind = k;
-  x->n_args = n;
-  x->line = at->line;
-  x->column = at->column;
   return x;
+}
+
+static lm_expr *ast(lm_bctx *c, lm_expr_kind k, const lm_expr *at, int n) {
+  return nomem(c, lm_sql_node(c->arena, k, at->line, at->column, n));
 }
 
 static lm_expr *str_lit(lm_bctx *c, const lm_expr *at, const char *s) {
-  lm_expr *x = ast(c, LM_EXPR_LITERAL, at, 0);
-  if (x) {
-    x->lit = LM_LIT_STRING;
-    x->text = s;
-  }
-  return x;
+  return nomem(c, lm_sql_string_lit(c->arena, s, at->line, at->column));
 }
 
 static lm_expr *concat(lm_bctx *c, const lm_expr *at, lm_expr *l, lm_expr *r) {
-  lm_expr *x = l && r ? ast(c, LM_EXPR_BINARY, at, 2) : NULL;
-  if (x) {
-    x->op = LM_OP_CONCAT;
-    x->args[0] = l;
-    x->args[1] = r;
-  }
-  return x;
+  return nomem(c, lm_sql_op_node(c->arena, LM_EXPR_BINARY, LM_OP_CONCAT, l, r,
+                                 at->line, at->column));
 }
 
 /* ',"name":' (first: '{"name":'), the name escaped as a JSON string. */

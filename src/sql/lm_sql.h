@@ -700,6 +700,19 @@ void lm_sql_script_free(lm_sql_script *s);
  * Returns 0 or -1 for an unknown type. */
 int lm_sql_type_from_name(const char *name, lm_type *out);
 
+/* AST nodes for rewrites outside the parser (sql/expr_build.c), owned by
+ * arena a, at SQL position line:column. lm_sql_node: a zeroed node of kind
+ * with n_args NULL argument slots. lm_sql_op_node: kind with op over its
+ * operands (LM_EXPR_BINARY takes l and r, LM_EXPR_IS_NULL l, other kinds
+ * none); NULL when an operand it takes is NULL, so OOM in an operand
+ * propagates. lm_sql_string_lit: the string literal s (not copied). Each
+ * returns NULL on OOM (no error is set). */
+lm_expr *lm_sql_node(lm_arena *a, lm_expr_kind kind, int line, int column,
+                     int n_args);
+lm_expr *lm_sql_op_node(lm_arena *a, lm_expr_kind kind, lm_op op, lm_expr *l,
+                        lm_expr *r, int line, int column);
+lm_expr *lm_sql_string_lit(lm_arena *a, const char *s, int line, int column);
+
 /* Writes an expression back as SQL text (for column naming, EXPLAIN and
  * error messages), appending to out. */
 int lm_sql_expr_to_string(const lm_expr *e, lm_buf *out);
