@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "exec/expr_array.h"
 #include "exec/lm_exec.h"
 #include "exec/lm_srf.h"
 #include "exec/lm_strfn.h"
@@ -599,22 +600,47 @@ static void item_pos(const lm_select *q, int col, int *line, int *column) {
   }
 }
 
+/* Whether the recursive term's DECIMAL b converts exactly to the working
+ * table's DECIMAL a (scale no larger; a value beyond a's precision is
+ * 22003): 1::numeric's recursion f * 2, PostgreSQL's numeric. */
+static bool dec_fits(lm_type a, lm_type b) {
+  return a.id == LM_TYPE_DECIMAL128 && b.id == LM_TYPE_DECIMAL128 &&
+         b.scale <= a.scale;
+}
+
 /* Run `n` of recursive query c: its rows r cast to the working table's
  * schema ws (*out, a new reference). */
 static int conform(const lm_cte *c, const lm_schema *ws, lm_batch *first,
                    lm_batch *r, lm_batch **out, lm_error *err) {
   bool same = r->schema->n_fields == ws->n_fields;
   for (int i = 0; same && i < ws->n_fields; i++)
-    same = lm_type_eq(ws->fields[i].type, r->schema->fields[i].type);
+    same = lm_type_eq(ws->fields[i].type, r->schema->fields[i].type) ||
+           dec_fits(ws->fields[i].type, r->schema->fields[i].type);
   if (same) { /* the working table's types already: its names only */
     lm_array **cols = calloc((size_t)ws->n_fields + 1, sizeof *cols);
     if (!cols)
       return nomem(err);
-    for (int i = 0; i < ws->n_fields; i++)
-      cols[i] = lm_array_retain(r->columns[i]);
-    *out = lm_batch_new(lm_schema_retain(first->schema), r->num_rows, cols);
+    int rc = 0;
+    for (int i = 0; i < ws->n_fields && !rc; i++) {
+      lm_type t = ws->fields[i].type;
+      if (lm_type_eq(t, r->schema->fields[i].type)) {
+        cols[i] = lm_array_retain(r->columns[i]);
+        continue;
+      }
+      lm_bexpr at; /* a 22003 names the non-recursive term's item */
+      memset(&at, 0, sizeof at);
+      item_pos(c->query->set_left, i, &at.line, &at.column);
+      at.type = t;
+      rc = lm_cast_items(&at, r->columns[i], t, &cols[i], err);
+    }
+    *out =
+        rc ? NULL
+           : lm_batch_new(lm_schema_retain(first->schema), r->num_rows, cols);
+    if (rc)
+      for (int i = 0; i < ws->n_fields; i++)
+        lm_array_release(cols[i]);
     free(cols);
-    return *out ? 0 : nomem(err);
+    return rc ? rc : *out ? 0 : nomem(err);
   }
   lm_batch *head = lm_batch_slice(first, 0, 0);
   if (!head)
@@ -929,11 +955,13 @@ static int sc_prepare(const lm_cte *c, const lm_schema *ws, scx *x,
     k++;
   }
   if (cy) {
-    rc = rc || lm_buf_puts(&b, "CASE WHEN ") || sc_quote(&b, cy) ||
-         lm_buf_puts(&b, " = ANY(") || sc_quote(&b, sc_parent[k + 1]) ||
-         lm_buf_puts(&b, ") THEN (") || lm_buf_puts(&b, to) ||
-         lm_buf_puts(&b, ") ELSE (") || lm_buf_puts(&b, def) ||
-         lm_buf_puts(&b, ") END, array_append(") ||
+    /* on the path: PostgreSQL compares ROW(c) with record_eq, to which
+     * two NULLs are equal, as array_position's IS NOT DISTINCT FROM */
+    rc = rc || lm_buf_puts(&b, "CASE WHEN array_position(") ||
+         sc_quote(&b, sc_parent[k + 1]) || lm_buf_puts(&b, ", ") ||
+         sc_quote(&b, cy) || lm_buf_puts(&b, ") IS NOT NULL THEN (") ||
+         lm_buf_puts(&b, to) || lm_buf_puts(&b, ") ELSE (") ||
+         lm_buf_puts(&b, def) || lm_buf_puts(&b, ") END, array_append(") ||
          sc_quote(&b, sc_parent[k + 1]) || lm_buf_puts(&b, ", ") ||
          sc_quote(&b, cy) || lm_buf_puts(&b, "), ");
     /* keep */

@@ -944,9 +944,16 @@ static int rewrite_from(rewrite *w, const lm_from *f, lm_from **out,
     if (!rc) {
       *r = *f->right;
       c->right = r;
+      /* an INNER JOIN's ON filters the left rows first, as the WHERE:
+       * its conjuncts over the left items only run before the call */
+      if (f->join == LM_SQL_JOIN_INNER && f->on)
+        w->where = where ? lm_sql_op_node(w->a, LM_EXPR_BINARY, LM_OP_AND,
+                                          where, f->on, f->line, f->column)
+                         : f->on;
       rc = f->right->kind == LM_FROM_FUNCTION
                ? rewrite_func(w, f->right, c->left, r, &on, err)
                : rewrite_lateral(w, f, c->left, r, &on, err);
+      w->where = where;
     }
     if (rc || !on)
       return rc;

@@ -607,12 +607,14 @@ static void pg_iso(int y, int m, int d, int *week, int *year) {
   *week = w;
 }
 
-/* to_char(interval, template) as PostgreSQL 15's interval_to_char: the
- * interval's µs split as Laminar prints it (days, then a time of day of
- * the same sign, both truncated toward zero), no years or months. 0, or
- * -1 for a pattern tied to calendar dates (22007). Appends to o. */
-static int to_char_iv(lm_buf *o, int64_t us, const char *p, size_t len) {
-  int64_t days = us / LM_US_PER_DAY, t = us % LM_US_PER_DAY;
+/* to_char(interval, template) as PostgreSQL 15's interval_to_char
+ * (interval2itm): days and the time t (µs, its hours not folded into
+ * days: '36 hours' is HH24 36), no years or months. A µs interval is split
+ * as Laminar prints it (days, then a time of day of the same sign, both
+ * truncated toward zero). 0, or -1 for a pattern tied to calendar dates
+ * (22007). Appends to o. */
+static int to_char_iv(lm_buf *o, int64_t days, int64_t t, const char *p,
+                      size_t len) {
   int64_t h = t / LM_US_PER_HOUR;
   int mi = (int)(t / LM_US_PER_MIN % 60), sec = (int)(t / LM_US_PER_SEC % 60);
   int fsec = (int)(t % LM_US_PER_SEC);
@@ -2269,14 +2271,34 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   case LM_FN_TO_CHAR: {
     int32_t fl;
     const char *f = lm_array_str(a[1], i, &fl);
-    int64_t v = lm_array_get_i64(a[0], i);
-    if (a[0]->type.id == LM_TYPE_INTERVAL) {
+    int64_t v =
+        a[0]->type.id == LM_TYPE_INTERVAL_MDN ? 0 : lm_array_get_i64(a[0], i);
+    if (a[0]->type.id == LM_TYPE_INTERVAL ||
+        a[0]->type.id == LM_TYPE_INTERVAL_MDN) {
       if (fl == 0) { /* an empty template is NULL */
         lm_builder_append_null(b);
         break;
       }
+      int64_t days = v / LM_US_PER_DAY, t = v % LM_US_PER_DAY;
+      if (a[0]->type.id == LM_TYPE_INTERVAL_MDN) { /* a table's column */
+        int32_t mo, d;
+        int64_t ns;
+        const char *slot =
+            (const char *)a[0]->values->data + (size_t)(a[0]->offset + i) * 16;
+        memcpy(&mo, slot, 4);
+        memcpy(&d, slot + 4, 4);
+        memcpy(&ns, slot + 8, 8);
+        if (mo) {
+          rc = lm_fn_error(err, e, "0A000",
+                           "to_char of an interval with months is not "
+                           "supported");
+          break;
+        }
+        days = d;
+        t = ns / 1000;
+      }
       lm_buf_reset(o);
-      if (to_char_iv(o, v, f, (size_t)fl)) {
+      if (to_char_iv(o, days, t, f, (size_t)fl)) {
         rc = lm_fn_error(err, e, "22007",
                          "invalid format specification for an interval "
                          "value");

@@ -763,16 +763,22 @@ static int json_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
         v->n--;
       }
     } else {
-      int32_t l;
-      const char *s = lm_array_str(a[1], i, &l);
+      /* one key, or with e->negated every non-NULL item of a text[] */
+      int32_t l, n_keys = 1, *ls = &l;
+      const char *s = lm_array_str(a[1], i, &l), **el = &s;
+      if (e->negated && (rc = path_of(f, e, a[1], i, &el, &ls, &n_keys, err)))
+        return rc;
       if (v->kind != LM_JV_ARR && v->kind != LM_JV_OBJ)
         return lm_fn_error(err, e, "22023", "cannot delete from scalar");
       int32_t m = 0;
       bool obj = v->kind == LM_JV_OBJ;
       for (int32_t k = 0; k < v->n; k++) {
         const lm_jv *key = obj ? &v->kids[2 * k] : &v->kids[k];
-        if (key->kind == LM_JV_STR && key->len == l &&
-            !memcmp(key->s, s, (size_t)l))
+        bool hit = false;
+        for (int32_t q = 0; q < n_keys && !hit; q++)
+          hit = el[q] && key->kind == LM_JV_STR && key->len == ls[q] &&
+                !memcmp(key->s, el[q], (size_t)ls[q]);
+        if (hit)
           continue;
         if (obj) {
           v->kids[2 * m] = v->kids[2 * k];

@@ -283,9 +283,7 @@ bool lm_bind_datefn(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     } else if (t.id == LM_TYPE_INTERVAL) {
       /* its days and time of day (expr_datefn.c) */
     } else if (t.id == LM_TYPE_INTERVAL_MDN) {
-      /* a table's INTERVAL column: without months, as the µs one (months:
-       * 0A000 from the cast) */
-      a[0] = lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_INTERVAL));
+      /* a table's INTERVAL column: its days and time (months: 0A000) */
     } else if (t.id == LM_TYPE_DECIMAL128) {
       fn = LM_FN_TO_CHAR_NUM; /* exact, from its digits */
     } else if (is_numish(t)) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exec/lm_strfn.h"
+#include "plan/array_bind.h"
 #include "plan/bind_internal.h"
 
 static bool is_json(const lm_bexpr *x) {
@@ -105,11 +106,17 @@ bool lm_bind_json_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   case LM_OP_SUB:
     if (!lm_type_is_jsonb(a->type))
       return false;
+    /* jsonb - text[]: every listed key, the array passed in its text form
+     * (negated marks it) */
+    bool keys = lm_bind_is_array_type(b->type) &&
+                b->type.node->children[0].type.id == LM_TYPE_UTF8;
     if (lm_type_is_integer(b->type))
       b = lm_bind_cast(c, b, lm_type_make(LM_TYPE_INT64));
     else
       b = as_text(c, b);
     *out = node(c, e, LM_FN_JSONB_DELETE, jb, a, b);
+    if (*out)
+      (*out)->negated = keys;
     return true;
   default:
     return false;
