@@ -1920,25 +1920,18 @@ static int to_ts_parse(const char *s0, size_t sl, const char *p0, size_t pl,
       break;
     case K_A_D:
     case K_B_C:
-      rc = ts_seq(&v, &c, adbc_l, n, x);
-      if (!rc)
-        rc = ts_set(&f.bc, v % 2, n->k, x);
-      break;
     case K_AD:
     case K_BC:
-      rc = ts_seq(&v, &c, adbc, n, x);
+      rc = ts_seq(&v, &c, k == K_A_D || k == K_B_C ? adbc_l : adbc, n, x);
       if (!rc)
         rc = ts_set(&f.bc, v % 2, n->k, x);
       break;
     case K_MONTH_U:
     case K_MONTH_C:
-      rc = ts_seq(&v, &c, mon_f, n, x);
-      if (!rc)
-        rc = ts_set(&f.mm, v + 1, n->k, x);
-      break;
     case K_MON_U:
     case K_MON_C:
-      rc = ts_seq(&v, &c, mon_s, n, x);
+      rc = ts_seq(&v, &c, k == K_MONTH_U || k == K_MONTH_C ? mon_f : mon_s, n,
+                  x);
       if (!rc)
         rc = ts_set(&f.mm, v + 1, n->k, x);
       break;
@@ -1947,13 +1940,9 @@ static int to_ts_parse(const char *s0, size_t sl, const char *p0, size_t pl,
       break;
     case K_DAY_U:
     case K_DAY_C:
-      rc = ts_seq(&v, &c, day_f, n, x);
-      if (!rc && !(rc = ts_set(&f.d, v, n->k, x)))
-        f.d++; /* as PostgreSQL: a day name given twice conflicts */
-      break;
     case K_DY_U:
     case K_DY_C:
-      rc = ts_seq(&v, &c, day_s, n, x);
+      rc = ts_seq(&v, &c, k == K_DAY_U || k == K_DAY_C ? day_f : day_s, n, x);
       if (!rc && !(rc = ts_set(&f.d, v, n->k, x)))
         f.d++; /* as PostgreSQL: a day name given twice conflicts */
       break;
