@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "api/group_fd.h"
 #include "api/srf_from.h"
 #include "exec/lm_join.h"
 
@@ -204,6 +205,15 @@ static int select_plain(laminar_db *db, const lm_select *sel,
  * pipeline (api/srf_stream.c); NULL head = none */
 static _Thread_local lm_operator *pre_head, *pre_tail;
 
+static int select_dispatch(laminar_db *db, const lm_select *sel,
+                           laminar_result **res, lm_error *err) {
+  if (lm_setop_applies(sel)) /* UNION, WITH, VALUES, derived tables */
+    return lm_setop_select(db, sel, res, err);
+  if (lm_select_has_over(sel)) /* window functions: select_over.c */
+    return lm_engine_select_over(db, sel, res, err);
+  return lm_engine_select_plain(db, sel, res, err);
+}
+
 int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
                      lm_error *err) {
   /* subquery expressions are planned and run within (select_subq.c) */
@@ -218,12 +228,23 @@ int lm_engine_select(laminar_db *db, const lm_select *sel, laminar_result **res,
     rc = lm_engine_pos_err(err, LM_ERR_BIND, sel->line, sel->column,
                            "SELECT DISTINCT ON with window functions is not "
                            "supported");
-  else if (lm_setop_applies(sel)) /* UNION, WITH, VALUES, derived tables */
-    rc = lm_setop_select(db, sel, res, err);
-  else if (lm_select_has_over(sel)) /* window functions: select_over.c */
-    rc = lm_engine_select_over(db, sel, res, err);
   else
-    rc = lm_engine_select_plain(db, sel, res, err);
+    rc = select_dispatch(db, sel, res, err);
+  if (rc && !strcmp(err->sqlstate, "42803") && sel->n_group_by > 0) {
+    /* a column of a table grouped by its primary key (api/group_fd.c) */
+    lm_arena a;
+    lm_arena_init(&a, 4096);
+    lm_select *fd = lm_group_fd_extend(db, sel, &a);
+    if (fd) {
+      lm_error first = *err;
+      lm_err_clear(err);
+      /* still 42803: another column, the one to name; else the first */
+      if ((rc = select_dispatch(db, fd, res, err)) &&
+          strcmp(err->sqlstate, "42803"))
+        *err = first;
+    }
+    lm_arena_free(&a);
+  }
   lm_xt_close(xt, rc ? NULL : *res, rc);
   lm_engine_subq_leave(env);
   return rc;

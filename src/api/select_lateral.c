@@ -486,7 +486,8 @@ static int exact_form(lm_type t, int depth) {
     return 1;
   case LM_TYPE_UTF8:
   case LM_TYPE_LARGE_UTF8:
-    return lm_type_is_bpchar(t) ? 2 : 0;
+    /* jsonb: '1.0' = '1' (jsonb_cmp), yet they print differently */
+    return lm_type_is_bpchar(t) ? 2 : lm_type_is_jsonb(t) ? 1 : 0;
   case LM_TYPE_LIST:
   case LM_TYPE_LARGE_LIST:
   case LM_TYPE_STRUCT:
@@ -777,10 +778,23 @@ static int guard_chain(laminar_db *db, lm_arena *a, const lm_from *f,
 int lm_lateral_guard_chain(laminar_db *db, lm_arena *a, const lm_select *sel,
                            const lm_from *base, const lm_select **out) {
   *out = sel;
-  if (!sel->where || !base || base->kind != LM_FROM_TABLE)
+  if (!base || base->kind != LM_FROM_TABLE)
+    return 0;
+  /* the inner joins' ON filter the base's rows as the WHERE does */
+  lm_expr *where = sel->where;
+  for (const lm_from *f = sel->from_clause; f && f->kind == LM_FROM_JOIN;
+       f = f->left)
+    if (f->join == LM_SQL_JOIN_INNER && f->on && !f->asof) {
+      where = where ? lm_sql_op_node(a, LM_EXPR_BINARY, LM_OP_AND, where, f->on,
+                                     f->line, f->column)
+                    : f->on;
+      if (!where)
+        return LM_ERR_NOMEM;
+    }
+  if (!where)
     return 0;
   const lm_from *nf = NULL;
-  int rc = guard_chain(db, a, sel->from_clause, base, sel->where, &nf, 0);
+  int rc = guard_chain(db, a, sel->from_clause, base, where, &nf, 0);
   if (rc || nf == sel->from_clause)
     return rc;
   lm_select *ns = lm_arena_alloc(a, sizeof *ns);

@@ -56,7 +56,8 @@ int lm_lateral_guard_func(laminar_db *db, lm_arena *a, const lm_from *f,
 
 /* lm_lateral_guard_func for every function item of sel's left-deep FROM
  * chain `base, f(..) [LEFT] JOIN g(..) ...` (api/srf_stream.c's), left
- * being base (a TABLE item: a table or a materialized derived table):
+ * being base (a TABLE item: a table or a materialized derived table),
+ * with where = sel's WHERE AND the chain's INNER JOIN ... ON conditions:
  * *out = sel, or a copy in arena a. Returns 0 or LM_ERR_NOMEM. */
 int lm_lateral_guard_chain(laminar_db *db, lm_arena *a, const lm_select *sel,
                            const lm_from *base, const lm_select **out);

@@ -22,8 +22,8 @@
  *
  * A recursion that does not end stops with an error when the interrupt
  * flag is raised (laminar_interrupt) or when its rows pass
- * LM_RECURSIVE_MAX_BYTES (53200), unless its consumer is a streaming chain
- * ending in a LIMIT that has its rows (lazy consumers, below). The
+ * LM_RECURSIVE_MAX_BYTES (53200), unless its consumers are streaming
+ * chains ending in a LIMIT that have their rows (lazy consumers, below). The
  * recursive term is planned once when it is a plain SELECT over the
  * working table (term_init); SEARCH / CYCLE add their columns (scx).
  *
@@ -81,6 +81,11 @@ typedef struct walk {
   int line, column;
   /* the plain SELECTs whose FROM reads the reference directly */
   const lm_select *reader;
+  /* collect: every reference is recorded (refs[i] read by readers[i]),
+   * in any context, instead of checked */
+  bool collect;
+  const lm_select *readers[16];
+  const lm_from *refs[16];
 } walk;
 
 static void w_select(walk *w, const lm_select *s, rctx c, int depth);
@@ -103,6 +108,13 @@ static void w_expr(walk *w, const lm_expr *e, int depth) {
 
 static void w_ref(walk *w, const lm_from *f, rctx c, const lm_select *s) {
   w->n_refs++;
+  if (w->collect) {
+    if (w->n_refs <= (int)(sizeof w->refs / sizeof w->refs[0])) {
+      w->readers[w->n_refs - 1] = s;
+      w->refs[w->n_refs - 1] = f;
+    }
+    return;
+  }
   if (w->bad)
     return;
   if (c != RC_OK || w->n_refs > 1) {
@@ -298,25 +310,32 @@ static bool row_local(const lm_expr *e, int depth) {
 
 /* ------------------------------------------------- lazy consumers
  *
- * PostgreSQL runs a recursion lazily: its consumer pulls rows, so a
+ * PostgreSQL runs a recursion lazily: its consumers pull rows, so a
  * recursion that never ends still answers `SELECT ... FROM t WHERE ...
  * LIMIT n`. Laminar runs the recursive term a whole iteration at a time;
- * a consumer that is a streaming chain ending in a LIMIT is recognized and
- * fed each iteration's new rows, and the recursion stops as soon as that
- * LIMIT has its rows (the body then runs over the rows so far, giving the
- * same answer as over all of them). A chain: the one SELECT reading the
- * recursive query (FROM it alone), then the SELECTs reading that one as a
- * derived table (FROM (...) s alone) or as a later WITH query read once,
- * each with row-wise select-list items and WHERE (no aggregate, window,
- * set-returning function or subquery), no DISTINCT, GROUP BY, HAVING or
- * ORDER BY, up to the first with a LIMIT (a constant or a subquery not
- * reading the WITH queries). What reads the LIMIT's rows does not matter
- * (`SELECT count(*) FROM (SELECT * FROM t LIMIT 5) s`). */
+ * when every reference to the recursive query is read by a streaming chain
+ * ending in a LIMIT, each chain is fed each iteration's new rows, and the
+ * recursion stops as soon as every LIMIT has its rows (the query then runs
+ * over the rows so far, each reader reading their prefix: the same answer
+ * as over all of them). A chain: the SELECT reading the reference (FROM it
+ * alone), then the SELECTs reading that one as a derived table (FROM (...)
+ * s alone) or as a later WITH query (each of its readers continuing the
+ * chain), each with row-wise select-list items and WHERE (no aggregate,
+ * window, set-returning function or subquery), no DISTINCT, GROUP BY,
+ * HAVING or ORDER BY, up to the first with a LIMIT (a constant or a
+ * subquery not reading the WITH queries), or the query of an EXISTS (a
+ * LIMIT 1) or of a scalar subquery (LIMIT 2: a second row is its error).
+ * What reads the LIMIT's rows does not matter (`SELECT count(*) FROM
+ * (SELECT * FROM t LIMIT 5) s`, `x IN (SELECT n FROM t LIMIT 2)`). A level
+ * that does not run alone (its WHERE reads an outer query's column) makes
+ * the recursion run to its end. */
 
 #define LAZY_MAX 32
+/* The chains of one recursive query at most (its references). */
+#define LAZY_CHAINS 16
 typedef struct lazy {
   /* lv[0] reads the recursive query; lv[i + 1] reads lv[i]; lv[n - 1]
-   * has the LIMIT */
+   * has the LIMIT (or is an EXISTS / scalar subquery's query) */
   const lm_select *lv[LAZY_MAX];
   /* via[i]: the WITH query whose query lv[i] is (lv[i + 1] reads it by
    * name), or NULL: lv[i] is lv[i + 1]'s derived table */
@@ -325,58 +344,122 @@ typedef struct lazy {
   bool filtered; /* a level has a WHERE: the levels run over the rows */
   int64_t need;  /* LIMIT + OFFSET of lv[n - 1] */
   int64_t got;   /* rows that reached lv[n - 1] so far */
+  bool done;     /* got >= need */
 } lazy;
 
-/* Calls fn on every SELECT of s (itself, WITH queries, set operands,
- * derived tables, subquery expressions). */
-typedef void (*sel_fn)(const lm_select *s, void *ctx);
-static void each_select(const lm_select *s, sel_fn fn, void *ctx, int depth);
+/* Every reader of a recursive query, each a chain (n = 0: none, or a
+ * reader that needs every row: the recursion runs to its end). */
+typedef struct lazyset {
+  lazy ch[LAZY_CHAINS];
+  int n;
+} lazyset;
 
-static void each_expr(const lm_expr *e, sel_fn fn, void *ctx, int depth) {
-  if (!e || depth > 500)
+/* Where a SELECT sits in the query (locate). */
+typedef enum lkind {
+  LK_NONE = 0,
+  LK_DERIVED, /* parent's FROM is it alone */
+  LK_EXPR,    /* a subquery expression's query (expr) */
+  LK_CTE,     /* the query of the top WITH query cte */
+  LK_OTHER,   /* a join operand, set operand, nested WITH query, ... */
+} lkind;
+
+typedef struct loc {
+  const lm_select *child;
+  lkind kind;
+  const lm_select *parent;
+  const lm_expr *expr;
+  const lm_expr *up; /* LK_EXPR: the expression holding expr, or NULL */
+  int cte;
+} loc;
+
+static void l_select(loc *l, const lm_select *s, const lm_select *top,
+                     int depth);
+
+static void l_expr(loc *l, const lm_expr *e, int depth) {
+  if (!e || l->kind || depth > 500)
     return;
-  if (e->kind == LM_EXPR_SUBQUERY && e->subquery)
-    each_select(e->subquery, fn, ctx, depth + 1);
-  for (int i = 0; i < e->n_args; i++)
-    each_expr(e->args[i], fn, ctx, depth + 1);
-  each_expr(e->filter, fn, ctx, depth + 1);
+  if (e->kind == LM_EXPR_SUBQUERY && e->subquery) {
+    if (e->subquery == l->child) {
+      l->kind = LK_EXPR;
+      l->expr = e;
+      return;
+    }
+    l_select(l, e->subquery, NULL, depth + 1);
+  }
+  for (int i = 0; i < e->n_args; i++) {
+    l_expr(l, e->args[i], depth + 1);
+    if (l->kind == LK_EXPR && !l->up && l->expr == e->args[i])
+      l->up = e;
+  }
+  l_expr(l, e->filter, depth + 1);
+  for (int i = 0; i < e->n_partition_by; i++)
+    l_expr(l, e->partition_by[i], depth + 1);
+  for (int i = 0; i < e->n_over_order; i++)
+    l_expr(l, e->over_order[i].expr, depth + 1);
+  for (int i = 0; i < e->n_agg_order; i++)
+    l_expr(l, e->agg_order[i].expr, depth + 1);
 }
 
-static void each_from(const lm_from *f, sel_fn fn, void *ctx, int depth) {
-  if (!f || depth > 500)
+static void l_from(loc *l, const lm_from *f, int depth) {
+  if (!f || l->kind || depth > 500)
     return;
-  if (f->kind == LM_FROM_SUBQUERY)
-    each_select(f->subquery, fn, ctx, depth + 1);
-  if (f->kind == LM_FROM_JOIN) {
-    each_from(f->left, fn, ctx, depth + 1);
-    each_from(f->right, fn, ctx, depth + 1);
+  if (f->kind == LM_FROM_SUBQUERY) {
+    if (f->subquery == l->child)
+      l->kind = LK_OTHER; /* in a join: not alone */
+    else
+      l_select(l, f->subquery, NULL, depth + 1);
+  } else if (f->kind == LM_FROM_FUNCTION) {
+    for (int i = 0; i < f->n_funcs; i++)
+      l_expr(l, f->funcs[i], depth + 1);
+  } else if (f->kind == LM_FROM_JOIN) {
+    l_from(l, f->left, depth + 1);
+    l_from(l, f->right, depth + 1);
+    l_expr(l, f->on, depth + 1);
+    l_expr(l, f->match, depth + 1);
+    l_expr(l, f->system_time, depth + 1);
   }
 }
 
-static void each_select(const lm_select *s, sel_fn fn, void *ctx, int depth) {
-  if (!s || depth > 500)
+/* Finds l->child in s (top: the query whose WITH queries are the top
+ * ones, LK_CTE). */
+static void l_select(loc *l, const lm_select *s, const lm_select *top,
+                     int depth) {
+  if (!s || l->kind || depth > 500)
     return;
-  fn(s, ctx);
-  for (int i = 0; i < s->n_ctes; i++)
-    each_select(s->ctes[i].query, fn, ctx, depth + 1);
-  each_select(s->set_left, fn, ctx, depth + 1);
-  each_select(s->set_right, fn, ctx, depth + 1);
-  each_from(s->from_clause, fn, ctx, depth + 1);
-  for (int i = 0; i < s->n_items; i++)
-    each_expr(s->items[i].expr, fn, ctx, depth + 1);
-  each_expr(s->where, fn, ctx, depth + 1);
-  each_expr(s->having, fn, ctx, depth + 1);
-}
-
-typedef struct pfind {
-  const lm_select *child, *parent;
-} pfind;
-
-static void find_parent_fn(const lm_select *s, void *ctx) {
-  pfind *p = ctx;
+  for (int i = 0; i < s->n_ctes && !l->kind; i++) {
+    if (s->ctes[i].query == l->child) {
+      l->kind = s == top ? LK_CTE : LK_OTHER;
+      l->cte = i;
+      return;
+    }
+    l_select(l, s->ctes[i].query, NULL, depth + 1);
+  }
+  if (s->set_left == l->child || s->set_right == l->child) {
+    l->kind = LK_OTHER;
+    return;
+  }
+  l_select(l, s->set_left, NULL, depth + 1);
+  l_select(l, s->set_right, NULL, depth + 1);
   if (s->from_clause && s->from_clause->kind == LM_FROM_SUBQUERY &&
-      s->from_clause->subquery == p->child)
-    p->parent = s;
+      s->from_clause->subquery == l->child) {
+    l->kind = LK_DERIVED;
+    l->parent = s;
+    return;
+  }
+  l_from(l, s->from_clause, depth + 1);
+  for (int i = 0; i < s->n_items; i++)
+    l_expr(l, s->items[i].expr, depth + 1);
+  l_expr(l, s->where, depth + 1);
+  for (int i = 0; i < s->n_group_by; i++)
+    l_expr(l, s->group_by[i], depth + 1);
+  l_expr(l, s->having, depth + 1);
+  for (int i = 0; i < s->n_order_by; i++)
+    l_expr(l, s->order_by[i].expr, depth + 1);
+  l_expr(l, s->limit_expr, depth + 1);
+  l_expr(l, s->offset_expr, depth + 1);
+  for (int i = 0; s->values && i < s->n_values; i++)
+    for (int j = 0; j < s->n_value_cols; j++)
+      l_expr(l, s->values[i][j], depth + 1);
 }
 
 /* Whether expression e reads any of sel's WITH queries. */
@@ -407,82 +490,145 @@ static bool streaming(const lm_select *s) {
   return true;
 }
 
-/* References to `name` in sel's body and WITH queries other than skip;
- * *reader: the SELECT reading the first (walk.reader). */
-static int count_refs(const lm_select *sel, const char *name, int skip,
-                      const lm_select **reader) {
-  walk w;
-  memset(&w, 0, sizeof w);
-  w.name = name;
+/* The references to `name` in sel's body and WITH queries other than
+ * skip, in any context, into w (w->n_refs; at most LAZY_CHAINS recorded,
+ * the readers as in sel). */
+static void refs_of(const lm_select *sel, const char *name, int skip, walk *w) {
+  memset(w, 0, sizeof *w);
+  w->name = name;
+  w->collect = true;
   lm_select body = *sel;
   body.ctes = NULL;
   body.n_ctes = 0;
-  w_select(&w, &body, RC_OK, 0);
+  w_select(w, &body, RC_OK, 0);
   for (int j = 0; j < sel->n_ctes; j++)
     if (j != skip)
-      w_select(&w, sel->ctes[j].query, RC_OK, 0);
-  *reader = w.reader == &body ? sel : w.reader;
-  return w.n_refs;
+      w_select(w, sel->ctes[j].query, RC_OK, 0);
+  for (int i = 0; i < w->n_refs && i < LAZY_CHAINS; i++)
+    if (w->readers[i] == &body)
+      w->readers[i] = sel;
 }
 
-/* Finds the lazy consumer of sel's recursive WITH query k (z->n = 0: none;
- * the recursion then runs to its end). May compute a LIMIT's subquery. */
-static int find_lazy(laminar_db *db, const lm_select *sel, int k, lazy *z,
-                     lm_error *err) {
-  memset(z, 0, sizeof *z);
-  const lm_select *s = NULL;
-  if (count_refs(sel, sel->ctes[k].name, k, &s) != 1 || !s ||
-      s->from_clause->kind != LM_FROM_TABLE)
-    return 0;
-  for (int n = 0; n < LAZY_MAX; n++) {
-    if (!streaming(s))
+/* Follows chain z (its first z->n levels known) up from level s, which
+ * reads them (FROM alone); each path ending in a LIMIT, EXISTS or scalar
+ * subquery is added to set; *ok = false for a path that needs every row.
+ * May compute a LIMIT's subquery. */
+static int lazy_up(laminar_db *db, const lm_select *sel, lazyset *set, lazy z,
+                   const lm_select *s, bool *ok, int depth, lm_error *err) {
+  for (; *ok; z.n++) {
+    if (z.n >= LAZY_MAX || depth > 8 || !streaming(s)) {
+      *ok = false;
       return 0;
-    z->lv[n] = s;
-    z->filtered = z->filtered || s->where;
+    }
+    z.lv[z.n] = s;
+    z.via[z.n] = NULL;
+    z.filtered = z.filtered || s->where;
     bool lim = s->limit >= 0 || s->limit_expr;
-    if (!lim && (s->offset > 0 || s->offset_expr))
+    loc l;
+    memset(&l, 0, sizeof l);
+    if (!lim) {
+      l.child = s;
+      l_select(&l, sel, sel, 0);
+    }
+    /* EXISTS stops at its first row, a scalar subquery at its second
+     * (the error) */
+    bool ex = l.kind == LK_EXPR && l.expr->subq == LM_SUBQ_EXISTS;
+    bool sc = l.kind == LK_EXPR && l.expr->subq == LM_SUBQ_SCALAR &&
+              !(l.up && l.up->kind == LM_EXPR_FUNC && l.up->name &&
+                !strcmp(l.up->name, "__array_sub")); /* ARRAY(SELECT) */
+    if (!lim && !ex && !sc && (s->offset > 0 || s->offset_expr)) {
+      *ok = false;
       return 0;
-    if (lim) {
+    }
+    if (lim || ex || sc) {
       if (expr_reads_ctes(sel, s->limit_expr) ||
-          expr_reads_ctes(sel, s->offset_expr))
+          expr_reads_ctes(sel, s->offset_expr)) {
+        *ok = false;
         return 0;
+      }
       if (s->limit_expr || s->offset_expr) {
         int rc = lm_engine_limit_resolve(db, s, err);
-        if (rc)
+        if (rc && s == sel)
           return rc;
+        if (rc) { /* reads an outer query's column: it runs later */
+          lm_err_clear(err);
+          *ok = false;
+          return 0;
+        }
       }
       int64_t off = s->offset > 0 ? s->offset : 0;
-      if (s->limit < 0 || s->limit > INT64_MAX - off)
+      int64_t lt = ex ? 1 : sc ? 2 : s->limit;
+      if (lim && s->limit >= 0 && s->limit < lt)
+        lt = s->limit;
+      if (lt < 0 || lt > INT64_MAX - off || set->n == LAZY_CHAINS ||
+          (z.filtered && lm_xt_on())) { /* EXPLAIN's trace has no room
+                                         * for the levels' runs */
+        *ok = false;
         return 0;
-      z->need = s->limit + off;
-      z->n = n + 1;
-      /* EXPLAIN's trace has no room for the levels' runs */
-      if (z->filtered && lm_xt_on())
-        z->n = 0;
+      }
+      z.need = lt + off;
+      z.n++;
+      set->ch[set->n++] = z;
       return 0;
     }
-    /* up: the query reading s as a derived table, or as a WITH query */
-    pfind p = {s, NULL};
-    lm_select body = *sel;
-    body.ctes = NULL;
-    body.n_ctes = 0;
-    each_select(&body, find_parent_fn, &p, 0);
-    if (p.parent == &body)
-      p.parent = sel;
-    for (int j = 0; j < sel->n_ctes; j++)
-      each_select(sel->ctes[j].query, find_parent_fn, &p, 0);
-    if (!p.parent) {
-      for (int j = 0; j < sel->n_ctes && !z->via[n]; j++)
-        if (j != k && sel->ctes[j].query == s)
-          z->via[n] = &sel->ctes[j];
-      if (!z->via[n] ||
-          count_refs(sel, z->via[n]->name, (int)(z->via[n] - sel->ctes),
-                     &p.parent) != 1 ||
-          !p.parent || p.parent->from_clause->kind != LM_FROM_TABLE)
-        return 0;
+    if (l.kind == LK_DERIVED) {
+      s = l.parent;
+      continue;
     }
-    s = p.parent;
+    if (l.kind != LK_CTE) {
+      *ok = false;
+      return 0;
+    }
+    /* a WITH query: each of its readers continues the chain */
+    const lm_cte *c = &sel->ctes[l.cte];
+    z.via[z.n] = c;
+    z.n++;
+    walk w;
+    refs_of(sel, c->name, l.cte, &w);
+    if (!w.n_refs || w.n_refs > LAZY_CHAINS) {
+      *ok = false;
+      return 0;
+    }
+    for (int i = 0; i < w.n_refs && *ok; i++) {
+      if (w.readers[i]->from_clause != w.refs[i]) {
+        *ok = false;
+        return 0;
+      }
+      int rc = lazy_up(db, sel, set, z, w.readers[i], ok, depth + 1, err);
+      if (rc)
+        return rc;
+    }
+    return 0;
   }
+  return 0;
+}
+
+/* Finds the lazy consumers of sel's recursive WITH query k: every
+ * reference must be read by a chain (set->n = 0: not all are; the
+ * recursion then runs to its end). May compute a LIMIT's subquery. */
+static int find_lazy(laminar_db *db, const lm_select *sel, int k, lazyset *set,
+                     lm_error *err) {
+  set->n = 0;
+  walk w;
+  refs_of(sel, sel->ctes[k].name, k, &w);
+  if (!w.n_refs || w.n_refs > LAZY_CHAINS)
+    return 0;
+  bool ok = true;
+  for (int i = 0; i < w.n_refs && ok; i++) {
+    if (w.readers[i]->from_clause != w.refs[i]) {
+      ok = false;
+      break;
+    }
+    lazy z;
+    memset(&z, 0, sizeof z);
+    int rc = lazy_up(db, sel, set, z, w.readers[i], &ok, 0, err);
+    if (rc) {
+      set->n = 0;
+      return rc;
+    }
+  }
+  if (!ok)
+    set->n = 0;
   return 0;
 }
 
@@ -608,6 +754,79 @@ static bool dec_fits(lm_type a, lm_type b) {
          b.scale <= a.scale;
 }
 
+/* The working table's DECIMAL types of recursive query c, as PostgreSQL's
+ * numeric (no precision, a scale per value) within Decimal128: every
+ * DECIMAL column of *b becomes DECIMAL(38, s), s the larger of its own
+ * scale and that of the recursive term's rows r in the same column (r
+ * NULL: its own). *b is replaced (a new reference) and *changed set when a
+ * type changes; a value beyond 38 digits at the new scale is 22003 at the
+ * non-recursive term's item. */
+static int dec_widen(const lm_cte *c, lm_batch **b, const lm_batch *r,
+                     bool *changed, lm_error *err) {
+  const lm_schema *is = (*b)->schema;
+  int nf = is->n_fields;
+  bool any = false;
+  for (int i = 0; i < nf; i++) {
+    lm_type t = is->fields[i].type, u = t;
+    if (t.id != LM_TYPE_DECIMAL128)
+      continue;
+    if (r && i < r->schema->n_fields &&
+        r->schema->fields[i].type.id == LM_TYPE_DECIMAL128 &&
+        r->schema->fields[i].type.scale > u.scale)
+      u.scale = r->schema->fields[i].type.scale;
+    any |= !lm_type_eq(t, lm_type_decimal128(38, u.scale));
+  }
+  if (!any)
+    return 0;
+  lm_schema *s = lm_schema_new(nf);
+  lm_array **cols = calloc((size_t)nf + 1, sizeof *cols);
+  int rc = s && cols ? 0 : nomem(err);
+  for (int i = 0; !rc && i < nf; i++) {
+    lm_type t = is->fields[i].type;
+    if (t.id == LM_TYPE_DECIMAL128) {
+      int sc = t.scale;
+      if (r && i < r->schema->n_fields &&
+          r->schema->fields[i].type.id == LM_TYPE_DECIMAL128 &&
+          r->schema->fields[i].type.scale > sc)
+        sc = r->schema->fields[i].type.scale;
+      t = lm_type_decimal128(38, sc);
+    }
+    rc = lm_schema_set_field(s, i, is->fields[i].name, t,
+                             is->fields[i].nullable);
+    if (!rc && is->fields[i].timezone)
+      rc = lm_schema_set_timezone(s, i, is->fields[i].timezone);
+    if (!rc && is->mods)
+      rc = lm_schema_set_typmod(s, i, lm_schema_typmod(is, i));
+    if (rc)
+      break;
+    if (lm_type_eq(t, is->fields[i].type)) {
+      cols[i] = lm_array_retain((*b)->columns[i]);
+      continue;
+    }
+    lm_bexpr at; /* a 22003 names the non-recursive term's item */
+    memset(&at, 0, sizeof at);
+    item_pos(c->query->set_left, i, &at.line, &at.column);
+    at.type = t;
+    rc = lm_cast_items(&at, (*b)->columns[i], t, &cols[i], err);
+  }
+  lm_batch *o = NULL;
+  if (!rc) {
+    o = lm_batch_new(lm_schema_retain(s), (*b)->num_rows, cols);
+    rc = o ? 0 : nomem(err);
+  } else {
+    for (int i = 0; cols && i < nf; i++)
+      lm_array_release(cols[i]);
+  }
+  free(cols);
+  lm_schema_release(s);
+  if (rc)
+    return rc;
+  lm_batch_release(*b);
+  *b = o;
+  *changed = true;
+  return 0;
+}
+
 /* Run `n` of recursive query c: its rows r cast to the working table's
  * schema ws (*out, a new reference). */
 static int conform(const lm_cte *c, const lm_schema *ws, lm_batch *first,
@@ -615,7 +834,9 @@ static int conform(const lm_cte *c, const lm_schema *ws, lm_batch *first,
   bool same = r->schema->n_fields == ws->n_fields;
   for (int i = 0; same && i < ws->n_fields; i++)
     same = lm_type_eq(ws->fields[i].type, r->schema->fields[i].type) ||
-           dec_fits(ws->fields[i].type, r->schema->fields[i].type);
+           dec_fits(ws->fields[i].type, r->schema->fields[i].type) ||
+           (!r->num_rows && /* no row to need the scale (dec_rescale) */
+            dec_fits(r->schema->fields[i].type, ws->fields[i].type));
   if (same) { /* the working table's types already: its names only */
     lm_array **cols = calloc((size_t)ws->n_fields + 1, sizeof *cols);
     if (!cols)
@@ -657,6 +878,10 @@ static int conform(const lm_cte *c, const lm_schema *ws, lm_batch *first,
     char ta[64], tb[64];
     snprintf(ta, sizeof ta, "%s", lm_pg_type_name(a));
     snprintf(tb, sizeof tb, "%s", lm_pg_type_name(b));
+    if (a.id == LM_TYPE_DECIMAL128 && b.id == LM_TYPE_DECIMAL128) {
+      snprintf(ta, sizeof ta, "numeric(%d,%d)", a.precision, a.scale);
+      snprintf(tb, sizeof tb, "numeric(%d,%d)", b.precision, b.scale);
+    }
     int l, col;
     item_pos(c->query->set_left, i, &l, &col);
     rc = pos_err(err, l, col, "42804",
@@ -716,6 +941,298 @@ static int term_run(const term *t, lm_batch *w, lm_batch **out, lm_error *err) {
   return rc;
 }
 
+/* The recursive term as an inner equi-join of the working table and one
+ * other relation (`SELECT ... FROM e JOIN w ON e.parent = w.id`, either
+ * order, or `FROM e, w WHERE e.parent = w.id`): the other relation's rows
+ * and their hash on the join keys are built once, at the second iteration
+ * (PostgreSQL's hash join keeps its hash table across iterations too), and
+ * each iteration probes them with the working table; the joined rows then
+ * go through the residual, WHERE and the select list. The rows come in the
+ * order the query path gives (setop.c joins the smaller relation first, the
+ * first written on a tie; the other one's rows then come in order, each
+ * with its matches in their order). Other terms: jt->plan NULL. */
+typedef struct jterm {
+  lm_plan *plan;     /* the term over the joined rows (plan->join) */
+  int ws;            /* the join side that is the working table */
+  lm_batch *other;   /* the other side's rows, as entering the join */
+  lm_aggtable *hash; /* their keys (rows with a NULL key left out) */
+  int64_t *start;    /* group g's rows: rows[start[g] .. start[g + 1]) */
+  int32_t *rows;
+  int64_t n_raw; /* the other relation's rows */
+  bool w_left;   /* the working table is written first in FROM */
+} jterm;
+
+static void jterm_free(jterm *jt) {
+  lm_plan_free(jt->plan);
+  lm_batch_release(jt->other);
+  lm_aggtable_free(jt->hash);
+  free(jt->start);
+  free(jt->rows);
+  memset(jt, 0, sizeof *jt);
+}
+
+/* The rows of relation `name`, as one batch (*out, a new reference). */
+static int jterm_rows(laminar_db *db, const lm_join_input *ji, lm_batch **out,
+                      lm_error *err) {
+  lm_expr star;
+  memset(&star, 0, sizeof star);
+  star.kind = LM_EXPR_STAR;
+  star.line = ji->line;
+  star.column = ji->column;
+  lm_select_item it = {&star, NULL};
+  lm_select ss;
+  memset(&ss, 0, sizeof ss);
+  ss.line = ji->line;
+  ss.column = ji->column;
+  ss.items = &it;
+  ss.n_items = 1;
+  ss.from = ji->name;
+  ss.from_line = ji->line;
+  ss.from_column = ji->column;
+  ss.limit = -1;
+  return run_one(db, &ss, out, err);
+}
+
+/* Whether select-list / WHERE of q qualify (row-wise, no grouping,
+ * ordering or limit) and its FROM is `a JOIN b` or `a, b` of two
+ * relations named. */
+static bool jterm_shape(const lm_select *q) {
+  const lm_from *f = q->from_clause;
+  if (q->setop || q->values || q->distinct || q->n_distinct_on ||
+      q->n_group_by || q->n_group_elems || q->having || q->n_order_by ||
+      q->n_windows || q->limit >= 0 || q->limit_expr || q->offset > 0 ||
+      q->offset_expr || q->emit || !f || f->kind != LM_FROM_JOIN ||
+      (f->join != LM_SQL_JOIN_INNER && f->join != LM_SQL_JOIN_CROSS) ||
+      f->asof || f->system_time || f->match || !f->left || !f->right ||
+      f->left->kind != LM_FROM_TABLE || f->right->kind != LM_FROM_TABLE ||
+      !row_local(q->where, 0) || !row_local(f->on, 0))
+    return false;
+  for (int i = 0; i < q->n_items; i++)
+    if (!row_local(q->items[i].expr, 0))
+      return false;
+  return true;
+}
+
+/* Plans term q of recursive query c over working table wk (its rows are
+ * pushed as the worktable while planning) and builds the other side's
+ * hash; leaves jt->plan NULL when q does not qualify (any error is
+ * cleared: the term then runs as a query). */
+static void jterm_init(laminar_db *db, const lm_cte *c, const lm_select *q,
+                       lm_batch *wk, jterm *jt) {
+  memset(jt, 0, sizeof *jt);
+  if (!jterm_shape(q))
+    return;
+  lm_error e;
+  memset(&e, 0, sizeof e);
+  int base = db->n_temps;
+  if (lm_engine_temp_push(db, c->name, lm_batch_retain(wk), false, &e)) {
+    lm_err_clear(&e);
+    return;
+  }
+  db->temps[db->n_temps - 1]->worktable = true;
+  lm_join_ctx jc = {db, NULL, 0, 0};
+  lm_plan *p = NULL;
+  int rc = lm_plan_join_select(q, lm_engine_join_resolve, &jc, true, 0, &p, &e);
+  free(jc.nodes);
+  lm_engine_temps_pop(db, base);
+  const lm_join_plan *jp = rc ? NULL : p->join;
+  const lm_join_step *st = jp && jp->n_steps == 1 ? &jp->steps[0] : NULL;
+  int ws = -1;
+  for (int i = 0; st && i < 2; i++)
+    if (jp->inputs[i].name && !jp->inputs[i].subquery &&
+        !jp->inputs[i].nested && !strcmp(jp->inputs[i].name, c->name))
+      ws = ws < 0 ? i : 2;
+  if (rc || !st || jp->n_inputs != 2 || ws < 0 || ws > 1 ||
+      !jp->inputs[1 - ws].name || jp->inputs[1 - ws].subquery ||
+      jp->inputs[1 - ws].nested || st->type != LM_PJOIN_INNER ||
+      st->algo != LM_PJOIN_UPDATING || st->n_keys < 1 || st->swapped ||
+      st->out_changelog || st->side_changelog[0] || st->side_changelog[1] ||
+      st->dyn || st->n_keys > 64 ||
+      st->out_schema->n_fields !=
+          st->side_schema[0]->n_fields + st->side_schema[1]->n_fields ||
+      p->has_agg || p->n_keys || p->n_aggs || p->topn || p->n_sort ||
+      p->limit >= 0 || p->offset > 0 || p->distinct || p->n_distinct_on ||
+      p->n_agg_order || p->n_tfilter || p->n_out != p->out_schema->n_fields) {
+    lm_err_clear(&e);
+    lm_plan_free(p);
+    return;
+  }
+  jt->plan = p;
+  jt->ws = ws;
+  const lm_from *fl = q->from_clause->left;
+  jt->w_left = fl->name && !strcmp(fl->name, c->name);
+  int o = 1 - ws;
+  /* the other side's rows, hashed once */
+  lm_batch *raw = NULL;
+  rc = jterm_rows(db, &jp->inputs[o], &raw, &e);
+  if (!rc && st->n_proj[o])
+    rc = lm_project(st->proj[o], st->n_proj[o], st->side_schema[o], raw,
+                    &jt->other, &e);
+  else if (!rc)
+    jt->other = lm_batch_retain(raw);
+  jt->n_raw = raw ? raw->num_rows : 0;
+  lm_batch_release(raw);
+  int nk = st->n_keys;
+  lm_type types[64];
+  lm_array *keys[64];
+  for (int k = 0; !rc && k < nk; k++) {
+    keys[k] = jt->other->columns[st->keys[o][k]];
+    types[k] = keys[k]->type;
+  }
+  int64_t n = rc ? 0 : jt->other->num_rows;
+  int32_t *sel = rc ? NULL : malloc(sizeof *sel * (size_t)(n + 1));
+  uint32_t *g = rc ? NULL : malloc(sizeof *g * (size_t)(n + 1));
+  if (!rc)
+    jt->hash = lm_aggtable_new(nk, types, 0, NULL);
+  if (!rc && (!sel || !g || !jt->hash))
+    rc = LM_ERR_NOMEM;
+  int64_t m = 0; /* a NULL key matches nothing */
+  for (int64_t i = 0; !rc && i < n; i++) {
+    bool null = false;
+    for (int k = 0; k < nk && !null; k++)
+      null = lm_array_is_null(keys[k], i);
+    if (!null)
+      sel[m++] = (int32_t)i;
+  }
+  if (!rc && n > INT32_MAX)
+    rc = LM_ERR_NOMEM;
+  if (!rc)
+    rc = lm_aggtable_lookup(jt->hash, keys, sel, m, g, &e);
+  int64_t ng = rc ? 0 : lm_aggtable_groups(jt->hash);
+  if (!rc) {
+    jt->start = calloc((size_t)ng + 2, sizeof *jt->start);
+    jt->rows = malloc(sizeof *jt->rows * (size_t)(m + 1));
+    if (!jt->start || !jt->rows)
+      rc = LM_ERR_NOMEM;
+  }
+  for (int64_t j = 0; !rc && j < m; j++)
+    jt->start[g[j] + 2]++;
+  for (int64_t x = 0; !rc && x < ng; x++)
+    jt->start[x + 2] += jt->start[x + 1];
+  for (int64_t j = 0; !rc && j < m; j++) /* in row order within a group */
+    jt->rows[jt->start[g[j] + 1]++] = sel[j];
+  free(sel);
+  free(g);
+  if (rc) {
+    lm_err_clear(&e);
+    jterm_free(jt);
+  }
+}
+
+typedef struct jpair {
+  int32_t o, w; /* the other side's row, the working table's */
+} jpair;
+
+static int jpair_cmp(const void *a, const void *b) {
+  const jpair *x = a, *y = b;
+  if (x->o != y->o)
+    return x->o < y->o ? -1 : 1;
+  return (x->w > y->w) - (x->w < y->w);
+}
+
+/* Runs join term jt over working table w into *out (a new batch). */
+static int jterm_run(const jterm *jt, lm_batch *w, lm_batch **out,
+                     lm_error *err) {
+  const lm_join_step *st = &jt->plan->join->steps[0];
+  int ws = jt->ws, o = 1 - ws, nk = st->n_keys;
+  lm_batch *wp = NULL;
+  int rc = 0;
+  if (st->n_proj[ws])
+    rc = lm_project(st->proj[ws], st->n_proj[ws], st->side_schema[ws], w, &wp,
+                    err);
+  else
+    wp = lm_batch_retain(w);
+  if (rc)
+    return rc;
+  int64_t n = wp->num_rows;
+  lm_array *keys[64];
+  for (int k = 0; k < nk; k++)
+    keys[k] = wp->columns[st->keys[ws][k]];
+  uint32_t *g = malloc(sizeof *g * (size_t)(n + 1));
+  jpair *pr = NULL;
+  int64_t np = 0, cap = 0;
+  if (!g)
+    rc = nomem(err);
+  if (!rc)
+    rc = lm_aggtable_find(jt->hash, keys, NULL, n, g, err);
+  for (int64_t i = 0; !rc && i < n; i++) {
+    if (g[i] == UINT32_MAX)
+      continue;
+    int64_t a = jt->start[g[i]], b = jt->start[g[i] + 1];
+    if (np + (b - a) > cap) {
+      int64_t nc = cap ? cap * 2 : 1024;
+      while (nc < np + (b - a))
+        nc *= 2;
+      jpair *q = nc < INT32_MAX ? realloc(pr, sizeof *pr * (size_t)nc) : NULL;
+      if (!q) {
+        rc = nomem(err);
+        break;
+      }
+      pr = q;
+      cap = nc;
+    }
+    for (int64_t j = a; j < b; j++)
+      pr[np++] = (jpair){jt->rows[j], (int32_t)i};
+  }
+  free(g);
+  /* the working table first: the other side's rows, each with its
+   * matches */
+  if (!rc && np > 1 && (n < jt->n_raw || (n == jt->n_raw && jt->w_left)))
+    qsort(pr, (size_t)np, sizeof *pr, jpair_cmp);
+  int32_t *io = NULL, *iw = NULL;
+  if (!rc) {
+    io = malloc(sizeof *io * (size_t)(np + 1));
+    iw = malloc(sizeof *iw * (size_t)(np + 1));
+    if (!io || !iw)
+      rc = nomem(err);
+  }
+  for (int64_t i = 0; !rc && i < np; i++) {
+    io[i] = pr[i].o;
+    iw[i] = pr[i].w;
+  }
+  free(pr);
+  lm_batch *to = rc ? NULL : lm_batch_take(jt->other, io, np);
+  lm_batch *tw = rc ? NULL : lm_batch_take(wp, iw, np);
+  free(io);
+  free(iw);
+  lm_batch_release(wp);
+  if (!rc && (!to || !tw))
+    rc = nomem(err);
+  lm_batch *j = NULL;
+  if (!rc) {
+    const lm_batch *sd[2];
+    sd[o] = to;
+    sd[ws] = tw;
+    int n0 = sd[0]->num_columns, n1 = sd[1]->num_columns;
+    lm_array **cols = calloc((size_t)(n0 + n1) + 1, sizeof *cols);
+    if (!cols)
+      rc = nomem(err);
+    for (int i = 0; !rc && i < n0 + n1; i++)
+      cols[i] =
+          lm_array_retain(i < n0 ? sd[0]->columns[i] : sd[1]->columns[i - n0]);
+    if (!rc) {
+      j = lm_batch_new(lm_schema_retain(st->out_schema), np, cols);
+      if (!j)
+        rc = nomem(err);
+    }
+    free(cols);
+  }
+  lm_batch_release(to);
+  lm_batch_release(tw);
+  lm_batch *f = NULL, *f2 = NULL;
+  if (!rc)
+    rc = lm_batch_where(st->residual, j, &f, err);
+  if (!rc)
+    rc = lm_batch_where(jt->plan->where, f, &f2, err);
+  if (!rc)
+    rc = lm_project(jt->plan->out, jt->plan->n_out, jt->plan->out_schema, f2,
+                    out, err);
+  lm_batch_release(j);
+  lm_batch_release(f);
+  lm_batch_release(f2);
+  return rc;
+}
+
 /* The rows of r not yet in t (first occurrences; t takes them). */
 static int fresh_rows(lm_aggtable *t, lm_batch **r, lm_error *err) {
   lm_batch *b = *r;
@@ -742,6 +1259,43 @@ static int fresh_rows(lm_aggtable *t, lm_batch **r, lm_error *err) {
   }
   free(g);
   free(keep);
+  return rc;
+}
+
+/* The recursive term's rows r need a larger DECIMAL scale than the
+ * working table's (`f + 0.5` over `1::numeric`): the first working table
+ * *first and the rows so far acc[0, n_acc) take the wider types
+ * (dec_widen, each replaced), the UNION's rows seen (*seen, types) are
+ * held again at them and the term's plan is dropped (*replan: plan it
+ * again). Errors: dec_widen's, out of memory. */
+static int dec_rescale(const lm_cte *c, const lm_batch *r, lm_batch **first,
+                       lm_batch **acc, int n_acc, lm_aggtable **seen,
+                       lm_type *types, lm_plan **plan, bool *replan,
+                       lm_error *err) {
+  bool changed = false;
+  if (!r->num_rows) /* the scale of rows that are not there */
+    return 0;
+  int rc = dec_widen(c, first, r, &changed, err);
+  if (rc || !changed)
+    return rc;
+  for (int i = 0; !rc && i < n_acc; i++)
+    rc = dec_widen(c, &acc[i], r, &changed, err);
+  if (!rc && *seen) {
+    int nf = (*first)->schema->n_fields;
+    lm_aggtable_free(*seen);
+    for (int i = 0; i < nf; i++)
+      types[i] = (*first)->schema->fields[i].type;
+    *seen = lm_aggtable_new(nf, types, 0, NULL);
+    rc = *seen ? 0 : nomem(err);
+    for (int i = 0; !rc && i < n_acc; i++) {
+      lm_batch *b = lm_batch_retain(acc[i]); /* all of them new */
+      rc = fresh_rows(*seen, &b, err);
+      lm_batch_release(b);
+    }
+  }
+  lm_plan_free(*plan);
+  *plan = NULL;
+  *replan = true;
   return rc;
 }
 
@@ -813,6 +1367,77 @@ static const lm_from *sc_ref(const lm_from *f, const char *name, int depth) {
   return l ? l : sc_ref(f->right, name, depth + 1);
 }
 
+/* The first column reference of e (outside subqueries, in PostgreSQL's
+ * order) to a name in dup[0..n) — unqualified or qualified by qual. */
+static const lm_expr *sc_dup_ref(const lm_expr *e, const char *const *dup,
+                                 int n, const char *qual, int depth) {
+  if (!e || depth > 500 || e->kind == LM_EXPR_SUBQUERY)
+    return NULL;
+  if (e->kind == LM_EXPR_COLUMN && e->name &&
+      (!e->table || (qual && !strcmp(e->table, qual))))
+    for (int i = 0; i < n; i++)
+      if (!strcmp(e->name, dup[i]))
+        return e;
+  for (int i = 0; i < e->n_args; i++) {
+    const lm_expr *r = sc_dup_ref(e->args[i], dup, n, qual, depth + 1);
+    if (r)
+      return r;
+  }
+  return sc_dup_ref(e->filter, dup, n, qual, depth + 1);
+}
+
+static const lm_expr *sc_dup_from(const lm_from *f, const char *const *dup,
+                                  int n, const char *qual, int depth) {
+  if (!f || depth > 500 || f->kind != LM_FROM_JOIN)
+    return NULL;
+  const lm_expr *r = sc_dup_from(f->left, dup, n, qual, depth + 1);
+  if (!r)
+    r = sc_dup_from(f->right, dup, n, qual, depth + 1);
+  return r ? r : sc_dup_ref(f->on, dup, n, qual, depth + 1);
+}
+
+/* PostgreSQL analyses the recursive term with the SEARCH / CYCLE columns
+ * after the query's own (ws): a reference there to a name the columns
+ * then hold twice (`SEARCH ... SET n` where n is a column) is 42702
+ * "column reference "n" is ambiguous", before the clauses' own checks. */
+static int sc_ambiguous(const lm_cte *c, const lm_schema *ws, lm_error *err) {
+  const char *names[3];
+  int k = 0;
+  if (c->n_search_cols)
+    names[k++] = c->search_seq;
+  if (c->n_cycle_cols) {
+    names[k++] = c->cycle_mark;
+    names[k++] = c->cycle_path;
+  }
+  const char *dup[3];
+  int nd = 0;
+  for (int i = 0; i < k; i++) {
+    bool twice = sc_col(ws, ws->n_fields, names[i]) >= 0;
+    for (int j = 0; j < k && !twice; j++)
+      twice = j != i && !strcmp(names[j], names[i]);
+    if (twice)
+      dup[nd++] = names[i];
+  }
+  const lm_select *r = c->query->set_right;
+  if (!nd || r->setop || r->values)
+    return 0;
+  const lm_from *ref = sc_ref(r->from_clause, c->name, 0);
+  const char *qual = ref ? (ref->alias ? ref->alias : ref->name) : c->name;
+  const lm_expr *e = sc_dup_from(r->from_clause, dup, nd, qual, 0);
+  for (int i = 0; !e && i < r->n_items; i++)
+    e = sc_dup_ref(r->items[i].expr, dup, nd, qual, 0);
+  if (!e)
+    e = sc_dup_ref(r->where, dup, nd, qual, 0);
+  for (int i = 0; !e && i < r->n_group_by; i++)
+    e = sc_dup_ref(r->group_by[i], dup, nd, qual, 0);
+  if (!e)
+    e = sc_dup_ref(r->having, dup, nd, qual, 0);
+  if (!e)
+    return 0;
+  return pos_err(err, e->line, e->column, "42702",
+                 "column reference \"%s\" is ambiguous", e->name);
+}
+
 /* Checks c's SEARCH / CYCLE clauses against its first working table's
  * schema ws (own columns) and prepares x (x->n = 0: none). */
 static int sc_prepare(const lm_cte *c, const lm_schema *ws, scx *x,
@@ -823,6 +1448,9 @@ static int sc_prepare(const lm_cte *c, const lm_schema *ws, scx *x,
     return 0;
   int sl = c->search_line, sc = c->search_column;
   int cl = c->cycle_line, cc = c->cycle_column;
+  int arc = sc_ambiguous(c, ws, err);
+  if (arc)
+    return arc;
   for (int i = 0; i < c->n_search_cols; i++) {
     if (sc_col(ws, ws->n_fields, c->search_cols[i]) < 0)
       return pos_err(err, sl, sc, "42601",
@@ -835,7 +1463,7 @@ static int sc_prepare(const lm_cte *c, const lm_schema *ws, scx *x,
                        c->search_cols[i]);
   }
   if (c->n_search_cols && sc_col(ws, ws->n_fields, c->search_seq) >= 0)
-    return pos_err(err, sl, sc, "42701",
+    return pos_err(err, sl, sc, "42601",
                    "search sequence column name \"%s\" already used in WITH "
                    "query column list",
                    c->search_seq);
@@ -852,12 +1480,12 @@ static int sc_prepare(const lm_cte *c, const lm_schema *ws, scx *x,
   }
   if (c->n_cycle_cols) {
     if (sc_col(ws, ws->n_fields, c->cycle_mark) >= 0)
-      return pos_err(err, cl, cc, "42701",
+      return pos_err(err, cl, cc, "42601",
                      "cycle mark column name \"%s\" already used in WITH "
                      "query column list",
                      c->cycle_mark);
     if (sc_col(ws, ws->n_fields, c->cycle_path) >= 0)
-      return pos_err(err, cl, cc, "42701",
+      return pos_err(err, cl, cc, "42601",
                      "cycle path column name \"%s\" already used in WITH "
                      "query column list",
                      c->cycle_path);
@@ -1116,8 +1744,8 @@ static lm_batch *sc_own(const lm_batch *b, int nu) {
 }
 
 /* Runs recursive WITH query c into a temporary relation of its name;
- * it stops early once lazy consumer z (z->n > 0) has its rows. */
-static int run_recursive(laminar_db *db, const lm_cte *c, lazy *z,
+ * it stops early once every lazy consumer of z (z->n > 0) has its rows. */
+static int run_recursive(laminar_db *db, const lm_cte *c, lazyset *z,
                          lm_error *err) {
   int rc = 0;
   lm_xt_next_role(LM_XT_CTE, c->name, NULL); /* EXPLAIN's trace */
@@ -1126,6 +1754,8 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lazy *z,
   lm_batch **acc = NULL;
   int n_acc = 0, cap_acc = 0, n_chunks = 0, iters = 0;
   term t = {NULL};
+  jterm jt;
+  memset(&jt, 0, sizeof jt);
   int64_t bytes = 0, rows = 0;
   lm_aggtable *seen = NULL;
   lm_type *types = NULL;
@@ -1141,6 +1771,10 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lazy *z,
   }
   if (!rc)
     rc = apply_cols(c, &w, err);
+  bool replan = false; /* DECIMAL: 38 digits, a larger scale (dec_widen) */
+  if (!rc)
+    rc = dec_widen(c, &w, NULL, &replan, err);
+  replan = false;
   /* SEARCH / CYCLE: their columns after the query's own */
   scx x;
   memset(&x, 0, sizeof x);
@@ -1221,10 +1855,21 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lazy *z,
                      c->name, (long long)(LM_RECURSIVE_MAX_BYTES >> 20), iters);
         break;
       }
-      if (z->n) {
-        bool done = false;
-        rc = lazy_feed(db, c, z, w, &done, err);
-        if (rc || done)
+      if (z->n) { /* each chain not yet satisfied reads the new rows */
+        bool all = true;
+        for (int i = 0; i < z->n && !rc; i++) {
+          lazy *ch = &z->ch[i];
+          if (ch->done)
+            continue;
+          rc = lazy_feed(db, c, ch, w, &ch->done, err);
+          if (!ch->n) { /* a level does not run alone: every row */
+            z->n = 0;
+            all = false;
+            break;
+          }
+          all = all && ch->done;
+        }
+        if (rc || (z->n && all))
           break; /* the body reads no further */
       }
     }
@@ -1241,10 +1886,19 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lazy *z,
       wk = lm_batch_retain(w);
     if (rc)
       break;
-    if (iters == 1 && !lm_xt_on()) /* after a first run as a query */
+    if ((iters == 1 || replan) && !lm_xt_on()) /* after a first run as a
+                                                * query */
       term_init(c, rterm, wk->schema, &t);
+    if ((iters == 1 || replan) && !lm_xt_on() && !t.plan) { /* a join */
+      jterm_free(&jt);
+      jterm_init(db, c, rterm, wk, &jt);
+    }
+    replan = false;
     if (t.plan) {
       rc = term_run(&t, wk, &r, err);
+      lm_batch_release(wk);
+    } else if (jt.plan) {
+      rc = jterm_run(&jt, wk, &r, err);
       lm_batch_release(wk);
     } else {
       int base = db->n_temps;
@@ -1266,7 +1920,10 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lazy *z,
       if (!rc)
         rc = sc_extend(&x, first->schema, &n, r, err);
     } else if (!rc) {
-      rc = conform(c, w->schema, first, r, &n, err);
+      rc = dec_rescale(c, r, &first, acc, n_acc, &seen, types, &t.plan, &replan,
+                       err);
+      if (!rc)
+        rc = conform(c, first->schema, first, r, &n, err);
     }
     lm_batch_release(r);
     if (!rc && seen)
@@ -1289,6 +1946,7 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lazy *z,
   lm_aggtable_free(seen);
   free(types);
   lm_plan_free(t.plan);
+  jterm_free(&jt);
   lm_batch_release(own);
   sc_free(&x);
   /* EXPLAIN: the frame described as a Recursive Union, then closed */
@@ -1377,12 +2035,13 @@ int lm_recursive_with(laminar_db *db, const lm_select *sel,
     const lm_cte *c = &sel->ctes[order[k]];
     if (reads(c->query, c->name)) {
       /* a streaming consumer may need only its first rows */
-      lazy z;
-      rc = check_form(c, err);
+      lazyset *z = malloc(sizeof *z);
+      rc = z ? check_form(c, err) : nomem(err);
       if (!rc)
-        rc = find_lazy(db, sel, order[k], &z, err);
+        rc = find_lazy(db, sel, order[k], z, err);
       if (!rc)
-        rc = run_recursive(db, c, &z, err);
+        rc = run_recursive(db, c, z, err);
+      free(z);
       continue;
     }
     lm_batch *b = NULL;

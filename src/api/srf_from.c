@@ -26,8 +26,10 @@
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/lm_exec.h"
+#include "exec/lm_regex_are.h"
 #include "exec/lm_srf.h"
-#include "exec/lm_strfn.h" /* lm_pg_type_name */
+#include "exec/lm_strfn.h"   /* lm_pg_type_name */
+#include "plan/array_bind.h" /* lm_bind_list_of */
 #include "plan/bind_internal.h"
 #include "plan/whole_row_bind.h"
 
@@ -681,13 +683,49 @@ int lm_srf_plan_call(const lm_expr *call, const lm_schema *sc, int first,
     return json_plan(call, sc, first, cp, err);
   if (n < 2 || n > 3)
     return no_such_fn(call, sc, first, err);
-  if (cp->kind == LM_SRF_STRING_TO_TABLE || cp->kind == LM_SRF_REGEXP_SPLIT) {
+  if (cp->kind == LM_SRF_STRING_TO_TABLE || cp->kind == LM_SRF_REGEXP_SPLIT ||
+      cp->kind == LM_SRF_REGEXP_MATCHES) {
     /* text arguments; unknown literals and NULLs taken as text */
-    cp->out = lm_type_make(LM_TYPE_UTF8);
+    lm_type txt = lm_type_make(LM_TYPE_UTF8);
+    cp->out = txt;
+    if (cp->kind == LM_SRF_REGEXP_MATCHES && !lm_bind_list_of(txt, &cp->out))
+      return nomem(err); /* text[] */
+    const lm_expr *re = call->args[1], *fl = n > 2 ? call->args[2] : NULL;
+    char msg[400];
+    for (const char *q = cp->kind != LM_SRF_STRING_TO_TABLE && fl &&
+                                 fl->kind == LM_EXPR_LITERAL &&
+                                 fl->lit == LM_LIT_STRING && fl->text
+                             ? fl->text
+                             : "";
+         *q; q++) { /* constant flags, checked as the cursor does */
+      uint32_t o = 0;
+      bool lit = false;
+      if (*q == 'g' && cp->kind == LM_SRF_REGEXP_MATCHES)
+        continue;
+      if (*q == 'g')
+        return perr(err, LM_ERR_BIND, fl->line, fl->column, "22023",
+                    "regexp_split_to_table() does not support the "
+                    "\"global\" option");
+      if (*q == 'b')
+        return perr(err, LM_ERR_BIND, fl->line, fl->column, "0A000",
+                    "basic regular expressions (option \"b\") are not "
+                    "supported");
+      if (!lm_regex_option(*q, &o, &lit))
+        return perr(err, LM_ERR_BIND, fl->line, fl->column, "22023",
+                    "invalid regular expression option: \"%c\"", *q);
+    }
+    if (cp->kind != LM_SRF_STRING_TO_TABLE && re->kind == LM_EXPR_LITERAL &&
+        re->lit == LM_LIT_STRING && re->text &&
+        (!fl || (fl->kind == LM_EXPR_LITERAL && fl->lit == LM_LIT_STRING &&
+                 fl->text)) &&
+        lm_regex_check_pg(re->text, strlen(re->text), fl ? fl->text : NULL,
+                          fl ? strlen(fl->text) : 0, msg, sizeof msg))
+      return perr(err, LM_ERR_BIND, re->line, re->column, "2201B", "%s",
+                  msg); /* a constant pattern, checked as the binder does */
     for (int i = 0; i < n; i++) {
       lm_type t = sc->fields[first + i].type;
       if (t.id == LM_TYPE_NULL)
-        cp->cast[i] = cp->out;
+        cp->cast[i] = txt;
       else if (t.id != LM_TYPE_UTF8 && t.id != LM_TYPE_LARGE_UTF8)
         return no_such_fn(call, sc, first, err);
     }

@@ -40,11 +40,13 @@ bool lm_srf_select_applies(const lm_select *sel);
 int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
                           const lm_select **out, lm_error *err);
 
-/* The JSON functions of a `base, LATERAL f(x)` FROM (the select list's
- * calls once rewritten) get CASE WHEN <WHERE's conjuncts not reading f's
- * columns> THEN x END as their argument: no rows, no error, for the rows
- * the WHERE removes, as PostgreSQL filters first (api/srf_guard.c). *out:
- * sel or a copy in arena a. Returns 0 or LM_ERR_NOMEM. */
+/* The function items of a `base, f(x) [INNER | LEFT] JOIN g(y) ...` FROM
+ * (the select list's calls once rewritten) get CASE WHEN <the conjuncts
+ * of the WHERE and of the inner joins' ON that read no function's
+ * columns> THEN x END for each argument x that reads columns: no rows, no
+ * error, for the rows the filter removes, as PostgreSQL filters first
+ * (api/srf_guard.c). *out: sel or a copy in arena a. Returns 0 or
+ * LM_ERR_NOMEM. */
 int lm_srf_guard(lm_arena *a, const lm_select *sel, const lm_select **out);
 
 /* Evaluates FROM item f (kind LM_FROM_FUNCTION) into the temporary

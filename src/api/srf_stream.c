@@ -529,6 +529,15 @@ void lm_srf_cq_free(lm_srf_cq *cq) {
   free(cq);
 }
 
+/* The relations (tables, sources, views, subqueries) in FROM tree f. */
+static int rels(const lm_from *f, int depth) {
+  if (!f || depth > 1000)
+    return 0;
+  if (f->kind == LM_FROM_JOIN)
+    return rels(f->left, depth + 1) + rels(f->right, depth + 1);
+  return f->kind == LM_FROM_TABLE || f->kind == LM_FROM_SUBQUERY;
+}
+
 int lm_srf_cq_prepare(const lm_select *sel, lm_srf_cq **out,
                       const lm_select **body, lm_error *err) {
   *out = NULL;
@@ -556,6 +565,11 @@ int lm_srf_cq_prepare(const lm_select *sel, lm_srf_cq **out,
         "CROSS JOIN LATERAL; LEFT JOIN LATERAL ... ON TRUE) or in the select "
         "list, without subquery expressions or window functions");
     lm_err_state(err, "0A000");
+    if (rels(rw->from_clause, 0) > 1)
+      lm_err_hint(err, "Write the join as a materialized view and call the "
+                       "functions over it: CREATE MATERIALIZED VIEW ab AS "
+                       "SELECT ... FROM a JOIN b ...; then FROM ab, "
+                       "f(ab.x).");
   }
   if (!rc && (!cq->ch.base || cq->ch.base->kind != LM_FROM_TABLE ||
               cq->ch.base->n_col_aliases)) {

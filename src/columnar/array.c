@@ -1,6 +1,7 @@
 /* columnar/array.c — refcounted arrays: slices, all-NULL arrays, accessors. */
 #include "columnar/lm_columnar.h"
 #include "columnar/lm_decimal.h"
+#include "columnar/lm_jsonb_ord.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -366,6 +367,10 @@ int lm_array_cmp(const lm_array *a, int64_t x, const lm_array *b, int64_t y) {
     int64_t pl, ql;
     const uint8_t *p = lm_array_bytes(a, x, &pl),
                   *q = lm_array_bytes(b, y, &ql);
+    /* jsonb: PostgreSQL's jsonb_cmp (lm_jsonb_ord.h) */
+    if (lm_type_is_jsonb(a->type) && lm_type_is_jsonb(b->type))
+      return lm_jsonb_cmp((const char *)p, (size_t)pl, (const char *)q,
+                          (size_t)ql);
     /* CHAR(n): trailing spaces do not count (PostgreSQL's bpcharcmp) */
     if (lm_type_is_bpchar(a->type) || lm_type_is_bpchar(b->type)) {
       while (pl > 0 && p[pl - 1] == ' ')

@@ -651,10 +651,11 @@ int lm_value_format(lm_buf *out, const lm_value *v, const char *null_text);
 int lm_array_format_value(lm_buf *out, const lm_array *a, int64_t i,
                           const char *null_text);
 /* Appends row i of a as a JSON value: null; true/false; integers and
- * decimals as numbers (exact); finite floats as numbers, NaN/Infinity as
- * null; LIST as an array, STRUCT as an object (field names in order);
- * DICTIONARY as its decoded value; every other type as a JSON string of its
- * lm_array_format_value text. LM_ERR_NOMEM. */
+ * decimals as numbers (exact); finite floats as numbers, NaN / Infinity /
+ * -Infinity as those strings (PostgreSQL's to_json); LIST as an array, STRUCT
+ * as an object (field names in order); DICTIONARY as its decoded value; every
+ * other type as a JSON string of its lm_array_format_value text. LM_ERR_NOMEM.
+ */
 int lm_array_format_json(lm_buf *out, const lm_array *a, int64_t i);
 
 #endif

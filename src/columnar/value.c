@@ -371,10 +371,15 @@ static int format_json_rec(lm_buf *out, const lm_array *a, int64_t i) {
     return lm_array_format_value(out, a, i, "null");
   case LM_TYPE_FLOAT16:
   case LM_TYPE_FLOAT32:
-  case LM_TYPE_FLOAT64:
-    if (!isfinite(lm_array_get_f64(a, i)))
-      return lm_buf_append(out, "null", 4);
+  case LM_TYPE_FLOAT64: {
+    double d = lm_array_get_f64(a, i);
+    if (isnan(d)) /* as PostgreSQL's to_json: a string */
+      return lm_buf_append(out, "\"NaN\"", 5);
+    if (isinf(d))
+      return d > 0 ? lm_buf_append(out, "\"Infinity\"", 10)
+                   : lm_buf_append(out, "\"-Infinity\"", 11);
     return lm_array_format_value(out, a, i, "null");
+  }
   default: {
     lm_buf tmp;
     lm_buf_init(&tmp);

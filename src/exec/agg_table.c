@@ -80,6 +80,7 @@
 
 #include "columnar/lm_decimal.h"
 #include "columnar/lm_interval.h"
+#include "columnar/lm_jsonb_ord.h"
 #include "exec/agg_stat.h"
 #include "exec/agg_vtree.h"
 #include "exec/key_ord.h"
@@ -173,6 +174,13 @@ struct lm_aggtable {
    * CHAR's padding: mdn[(g * n_keys + k) * 16] (its 16 stored bytes; NULL
    * when no key is INTERVAL_MDN), smdn[k * 16] for the key in scratch */
   uint8_t *mdn, *smdn;
+  /* jsonb keys are encoded as lm_jsonb_canon's key ('1.0' groups with
+   * '1'); a group shows its first value: when that differs from the key,
+   * jof[g * n_keys + k] is 1 + its offset in jorig (a 4-byte length, the
+   * text), else 0 (jof NULL when no key is jsonb); sjof[k] likewise into
+   * sjorig for the key in scratch, jcanon the key being made */
+  int64_t *jof, *sjof;
+  lm_buf jorig, sjorig, jcanon;
   uint32_t *gid_buf;
   int64_t gid_cap;
   __int128 *check; /* lm_aggtable_check scratch, per group */
@@ -423,6 +431,74 @@ static lm_vval get_dval(const lm_array *x, int64_t r, lm_vt_kind k, char *db) {
   return v;
 }
 
+/* MIN / MAX kept in the retractable trees (a materialized view under
+ * UPDATE / DELETE) of a type whose equal values may print differently
+ * (INTERVAL_MDN: '1 mon' and '30 days'; floats: 0 and -0): PostgreSQL
+ * keeps the later of equal values in scan order, so each distinct value
+ * (-0 apart from 0: tiebreak 1) carries the seq of its latest insertion
+ * and the result is the extreme value inserted last (mm_latest). */
+static bool mm_ties(const lm_agg_spec *sp, const agg_state *s) {
+  return s->tree && is_minmax(sp->kind) &&
+         (sp->in_type.id == LM_TYPE_INTERVAL_MDN || is_float(sp->in_type));
+}
+
+static int64_t mm_k2(const lm_agg_spec *sp, const lm_vval *v) {
+  return is_float(sp->in_type) && !isnan(v->f) && signbit(v->f) ? 1 : 0;
+}
+
+/* The key of an occurrence in vt2: the value itself, a float as its bits
+ * (-0 apart from 0, every NaN one) */
+static lm_vval mm_v2(const lm_agg_spec *sp, const lm_vval *v) {
+  lm_vval r = *v;
+  if (is_float(sp->in_type)) {
+    double f = isnan(v->f) ? NAN : v->f;
+    memcpy(&r.i, &f, sizeof r.i);
+  }
+  return r;
+}
+
+/* Sets the payload of value node (g, v) to the seq of its latest
+ * remaining occurrence in vt2. */
+static void mm_mark(agg_state *s, const lm_agg_spec *sp, uint32_t g,
+                    const lm_vval *v) {
+  lm_vval v2 = mm_v2(sp, v);
+  int32_t nd = lm_vtree_find(&s->vt, g, v, mm_k2(sp, v));
+  int32_t o = nd >= 0 ? lm_vtree_last_with(&s->vt2, g, &v2) : -1;
+  if (o >= 0)
+    s->vt.nodes[nd].p.i = s->vt2.nodes[o].k2;
+}
+
+/* Adds w occurrences of v (w < 0: removes -w) to group g of a mm_ties
+ * state: vt counts each value, vt2 holds each occurrence (gid, value,
+ * seq); a removal takes the latest occurrence of the same value. 0, -1 out
+ * of memory, -2 a removal of a value not there. */
+static int mm_add(lm_aggtable *t, agg_state *s, const lm_agg_spec *sp,
+                  uint32_t g, const lm_vval *v, int64_t w) {
+  int64_t k2 = mm_k2(sp, v);
+  lm_vval v2 = mm_v2(sp, v);
+  for (int64_t c = 0; c < (w < 0 ? -w : w); c++) {
+    int rc;
+    if (w > 0) {
+      lm_vval seq = {next_seq(t, c), 0, NULL, 0};
+      rc = lm_vtree_add(&s->vt2, g, &v2, seq.i, 1, NULL, NULL);
+      if (!rc && (rc = lm_vtree_add(&s->vt, g, v, k2, 1, &seq, NULL)))
+        lm_vtree_add(&s->vt2, g, &v2, seq.i, -1, NULL, NULL);
+    } else {
+      int32_t nd = lm_vtree_last_with(&s->vt2, g, &v2);
+      if (nd < 0)
+        return -2;
+      int64_t seq = s->vt2.nodes[nd].k2;
+      rc = lm_vtree_add(&s->vt, g, v, k2, -1, NULL, NULL);
+      if (!rc)
+        rc = lm_vtree_add(&s->vt2, g, &v2, seq, -1, NULL, NULL);
+    }
+    if (rc)
+      return rc;
+  }
+  mm_mark(s, sp, g, v);
+  return 0;
+}
+
 /* Which aggregates keep their state in the trees. */
 static void choose_layout(lm_aggtable *t) {
   for (int a = 0; a < t->n_aggs; a++) {
@@ -435,6 +511,10 @@ static void choose_layout(lm_aggtable *t) {
     if (is_seq(sp)) {
       lm_vtree_init(&s->vt, LM_VT_INT, vk);
       lm_vtree_init(&s->vt2, vk, LM_VT_NONE);
+    } else if (mm_ties(sp, s)) { /* payload: the latest occurrence's seq */
+      lm_vtree_init(&s->vt, vk, LM_VT_INT);
+      lm_vtree_init(&s->vt2, is_float(sp->in_type) ? LM_VT_INT : vk,
+                    LM_VT_NONE);
     } else {
       lm_vtree_init(&s->vt, vk, LM_VT_NONE);
       lm_vtree_init(&s->vt2, LM_VT_INT, LM_VT_NONE);
@@ -468,6 +548,15 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
       lm_aggtable_free(t);
       return NULL;
     }
+  for (int k = 0; k < n_keys; k++)
+    if (lm_type_is_jsonb(key_types[k]) && !t->sjof &&
+        !(t->sjof = calloc((size_t)n_keys, sizeof(int64_t)))) {
+      lm_aggtable_free(t);
+      return NULL;
+    }
+  lm_buf_init(&t->jorig);
+  lm_buf_init(&t->sjorig);
+  lm_buf_init(&t->jcanon);
   for (int k = 0; k < n_keys; k++)
     if (key_types[k].id == LM_TYPE_INTERVAL_MDN && !t->smdn &&
         !(t->smdn = calloc((size_t)n_keys, 16))) {
@@ -559,6 +648,11 @@ void lm_aggtable_free(lm_aggtable *t) {
   free(t->spad);
   free(t->mdn);
   free(t->smdn);
+  free(t->jof);
+  free(t->sjof);
+  lm_buf_free(&t->jorig);
+  lm_buf_free(&t->sjorig);
+  lm_buf_free(&t->jcanon);
   free(t->gid_buf);
   free(t->check);
   free(t->wj);
@@ -609,7 +703,9 @@ static int grow_groups(lm_aggtable *t) {
       (t->spad && grow_arr((void **)&t->pad,
                            sizeof(int32_t) * (size_t)t->n_keys, t->cap, cap)) ||
       (t->smdn &&
-       grow_arr((void **)&t->mdn, 16 * (size_t)t->n_keys, t->cap, cap)))
+       grow_arr((void **)&t->mdn, 16 * (size_t)t->n_keys, t->cap, cap)) ||
+      (t->sjof && grow_arr((void **)&t->jof,
+                           sizeof(int64_t) * (size_t)t->n_keys, t->cap, cap)))
     return -1;
   for (int a = 0; a < t->n_aggs; a++) {
     agg_state *s = &t->st[a];
@@ -812,10 +908,13 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
   if (b->cap < need + 1 && lm_buf_reserve(b, need + 1))
     return -1;
   char *p = b->data;
+  t->sjorig.len = 0;
   for (int k = 0; k < t->n_keys; k++) {
     const lm_array *a = keys[k];
     if (t->spad)
       t->spad[k] = 0;
+    if (t->sjof)
+      t->sjof[k] = 0;
     if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, r)) {
       *p++ = 0;
       continue;
@@ -848,6 +947,20 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
           len--;
         if (t->spad)
           t->spad[k] = full - len;
+      } else if (t->sjof && lm_type_is_jsonb(t->key_types[k])) {
+        /* jsonb: the equality key (never longer), the value kept apart */
+        t->jcanon.len = 0;
+        int c = lm_jsonb_canon(&t->jcanon, s, (size_t)len);
+        if (c < 0)
+          return -1;
+        if (c == 1) {
+          t->sjof[k] = (int64_t)t->sjorig.len + 1;
+          if (lm_buf_append(&t->sjorig, &len, 4) ||
+              lm_buf_append(&t->sjorig, s, (size_t)len))
+            return -1;
+          s = t->jcanon.data;
+          len = (int32_t)t->jcanon.len;
+        }
       }
       memcpy(p, &len, 4);
       memcpy(p + 4, s, (size_t)len);
@@ -955,6 +1068,18 @@ static int64_t find_or_add_key(lm_aggtable *t, const char *kp, size_t kl,
   if (t->mdn)
     memcpy(t->mdn + (size_t)g * (size_t)t->n_keys * 16, t->smdn,
            16 * (size_t)t->n_keys);
+  if (t->jof) /* jsonb keys: the first value, when not its key */
+    for (int k = 0; k < t->n_keys; k++) {
+      int64_t o = t->sjof[k], *d = &t->jof[g * t->n_keys + k];
+      *d = 0;
+      if (o > 0) {
+        int32_t l;
+        memcpy(&l, t->sjorig.data + o - 1, 4);
+        *d = (int64_t)t->jorig.len + 1;
+        if (lm_buf_append(&t->jorig, t->sjorig.data + o - 1, 4 + (size_t)l))
+          return -1;
+      }
+    }
   t->key_off[g + 1] = (int64_t)t->keys.len;
   t->hashes[g] = h;
   t->slots[i] = (uint32_t)(g + 1);
@@ -1108,7 +1233,7 @@ static int lookup_short(lm_aggtable *t, lm_array *const *keys,
   for (int k = 0; k < nk; k++) {
     lm_type_id id = keys[k]->type.id;
     if ((id != LM_TYPE_UTF8 && id != LM_TYPE_BINARY) ||
-        key_bpchar(t, keys[k], k))
+        key_bpchar(t, keys[k], k) || lm_type_is_jsonb(t->key_types[k]))
       return 1;
   }
   enum { MAX_CAP = 1 << 16 };
@@ -1596,6 +1721,8 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
     t->rows[g] = 0;
   t->n_groups = n_groups;
   t->keys.len = (size_t)t->key_off[n_groups];
+  if (!n_groups)
+    t->jorig.len = 0;
   memset(t->slots, 0, sizeof(uint32_t) * t->n_slots);
   for (int64_t g = 0; g < n_groups; g++) {
     uint64_t h = t->hashes[g] & (t->n_slots - 1);
@@ -1691,6 +1818,52 @@ static int cmp_vval(lm_vt_kind k, const lm_vval *a, const lm_vval *b) {
     return (a->f > b->f) - (a->f < b->f);
   }
   return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Of the tree nodes of group g equal to node ext (an INTERVAL_MDN by its
+ * span, without its 16 stored bytes), the one inserted last (mm_ties). */
+static int32_t mm_latest(lm_vt_kind k, const lm_vtree *vt, uint32_t g,
+                         int32_t ext) {
+  lm_vval e = lm_vtree_key(vt, ext), lo = e;
+  if (k == LM_VT_STR && lo.len >= 16)
+    lo.len -= 16;
+  int32_t best = ext;
+  for (int32_t nd = lm_vtree_lower(vt, g, &lo); nd >= 0;
+       nd = lm_vtree_next(vt, nd)) {
+    lm_vval kv = lm_vtree_key(vt, nd);
+    if (k == LM_VT_STR && kv.len >= 16)
+      kv.len -= 16;
+    if (cmp_vval(k, &kv, &lo))
+      break;
+    if (vt->nodes[nd].p.i > vt->nodes[best].p.i)
+      best = nd;
+  }
+  return best;
+}
+
+/* MIN / MAX as PostgreSQL's float8larger, interval_larger ... (`a > b ? a :
+ * b`, the state first): of two equal values the later one is kept, which
+ * shows where equal values print differently (-0 and 0, '1 mon' and '30
+ * days'). Returns whether v replaces the state cur (k: their kind). An
+ * INTERVAL_MDN value is its span followed by its 16 stored bytes
+ * (ord_input): only the span is compared. */
+static bool minmax_takes(const lm_agg_spec *sp, lm_vt_kind k, const lm_vval *v,
+                         const lm_vval *cur) {
+  int c;
+  bool tie = k == LM_VT_F64;
+  if (sp->in_type.id == LM_TYPE_INTERVAL_MDN && k == LM_VT_STR &&
+      v->len >= 16 && cur->len >= 16) {
+    lm_vval x = *v, y = *cur;
+    x.len -= 16;
+    y.len -= 16;
+    c = cmp_vval(k, &x, &y);
+    tie = true;
+  } else {
+    c = cmp_vval(k, v, cur);
+  }
+  if (c == 0)
+    return tie;
+  return sp->kind == LM_AGG_MAX ? c > 0 : c < 0;
 }
 
 /* The append-only stored value of MIN/MAX/first/last. */
@@ -1803,7 +1976,8 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
   case LM_AGG_MIN:
   case LM_AGG_MAX:
     if (s->tree) {
-      int rc = lm_vtree_add(&s->vt, g, v, 0, w, NULL, NULL);
+      int rc = mm_ties(sp, s) ? mm_add(t, s, sp, g, v, w)
+                              : lm_vtree_add(&s->vt, g, v, 0, w, NULL, NULL);
       if (rc)
         return rc == -2 ? over_retraction(err)
                         : lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -1813,8 +1987,7 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
       bool take = s->cnt[g] == 0;
       if (!take) {
         lm_vval cur = stored_val(s, k, g);
-        int c = cmp_vval(k, v, &cur);
-        take = sp->kind == LM_AGG_MAX ? c > 0 : c < 0;
+        take = minmax_takes(sp, k, v, &cur);
       }
       if (take && store_val(s, k, g, v))
         return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -2394,10 +2567,31 @@ static int dcache_seen(agg_state *s, uint32_t g, int64_t v) {
   return 0;
 }
 
+static int accumulate_distinct2(lm_aggtable *t, int a, const lm_array *x,
+                                const int32_t *sel, int64_t n,
+                                const uint32_t *gids, const int64_t *wj,
+                                lm_error *err);
+
+/* count(DISTINCT jb) counts jsonb-equal values once ('1' and '1.0'): over
+ * their equality keys (lm_jsonb_key_array). */
 static int accumulate_distinct(lm_aggtable *t, int a, const lm_array *x,
                                const int32_t *sel, int64_t n,
                                const uint32_t *gids, const int64_t *wj,
                                lm_error *err) {
+  lm_array *kx = NULL;
+  if (x && t->aggs[a].kind == LM_AGG_COUNT && lm_type_is_jsonb(x->type) &&
+      lm_jsonb_key_array(x, &kx))
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
+  int rc = accumulate_distinct2(t, a, kx ? kx : x, sel, n, gids, wj, err);
+  if (kx)
+    lm_array_release(kx);
+  return rc;
+}
+
+static int accumulate_distinct2(lm_aggtable *t, int a, const lm_array *x,
+                                const int32_t *sel, int64_t n,
+                                const uint32_t *gids, const int64_t *wj,
+                                lm_error *err) {
   if (!x || x->type.id == LM_TYPE_NULL)
     return 0;
   lm_vt_kind k = sp_kind(&t->aggs[a]);
@@ -2846,11 +3040,21 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
   for (int64_t j = 0; j < n; j++) {
     int64_t g = gids ? gids[j] : j;
     const char *p = t->keys.data + t->key_off[g];
-    for (int k = 0; k < t->n_keys; k++)
+    for (int k = 0; k < t->n_keys; k++) {
+      int64_t jo = t->jof ? t->jof[g * t->n_keys + k] : 0;
+      if (jo > 0) { /* a jsonb key: the group's first value */
+        int32_t l, kl;
+        memcpy(&l, t->jorig.data + jo - 1, 4);
+        lm_builder_append_str(&bb->cols[k], t->jorig.data + jo + 3, l);
+        memcpy(&kl, p + 1, 4);
+        p += 5 + kl;
+        continue;
+      }
       p = decode_key(&bb->cols[k], t->key_types[k], p,
                      t->pad ? t->pad[g * t->n_keys + k] : 0,
                      t->mdn ? t->mdn + ((size_t)g * (size_t)t->n_keys + k) * 16
                             : NULL);
+    }
     for (int a = 0; a < t->n_aggs; a++) {
       const lm_agg_spec *sp = &t->aggs[a];
       const agg_state *s = &t->st[a];
@@ -2952,6 +3156,8 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
             lm_builder_append_null(b);
             break;
           }
+          if (mm_ties(sp, s))
+            nd = mm_latest(vk, &s->vt, (uint32_t)g, nd);
           v = is_firstlast(sp->kind) ? lm_vtree_payload(&s->vt, nd)
                                      : lm_vtree_key(&s->vt, nd);
         } else {
@@ -2973,8 +3179,14 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
           int sc = sp->in_type.id == LM_TYPE_DECIMAL128 ? sp->in_type.scale : 0;
           int rc = lm_numvar_result256(c, s->w[g], s->w2[g], sc, samp, sd,
                                        sp->out_type.scale, &q);
-          if (rc == LM_NUMVAR_OVERFLOW)
-            return numeric_overflow(err);
+          if (rc == LM_NUMVAR_OVERFLOW) { /* PostgreSQL's numeric answers */
+            numeric_overflow(err);
+            return lm_err_detail(
+                err,
+                "The %s at the result's scale %d needs more than the 38 "
+                "digits Laminar's NUMERIC (Decimal128) holds.",
+                sd ? "standard deviation" : "variance", sp->out_type.scale);
+          }
           if (rc)
             lm_builder_append_null(b);
           else
@@ -3090,6 +3302,23 @@ int lm_aggtable_intern(lm_aggtable *dst, const lm_aggtable *src,
         if (src->mdn && k < src->n_keys)
           memcpy(dst->smdn + (size_t)k * 16,
                  src->mdn + ((size_t)g * (size_t)src->n_keys + k) * 16, 16);
+    if (dst->sjof) { /* jsonb keys: the first value */
+      dst->sjorig.len = 0;
+      for (int k = 0; k < dst->n_keys; k++) {
+        int64_t o = 0;
+        if (src->jof && k < src->n_keys)
+          o = src->jof[g * src->n_keys + k];
+        dst->sjof[k] = 0;
+        if (o > 0) {
+          int32_t l;
+          memcpy(&l, src->jorig.data + o - 1, 4);
+          dst->sjof[k] = (int64_t)dst->sjorig.len + 1;
+          if (lm_buf_append(&dst->sjorig, src->jorig.data + o - 1,
+                            4 + (size_t)l))
+            return lm_err(err, LM_ERR_NOMEM, "out of memory (group table)");
+        }
+      }
+    }
     if (src != dst) /* the hash is the same: no copy, no rehash */
       d = find_or_add_key(dst, kp, kl, src->hashes[g]);
     else {
@@ -3152,12 +3381,30 @@ static int merge_tree(lm_aggtable *dst, int a, uint32_t x,
       rc = lm_vtree_add(&d->vt, x, &key, 0, c, &pv, NULL);
       if (!rc)
         rc = lm_vtree_add(&d->vt2, x, &pv, key.i, c, NULL, NULL);
+    } else if (mm_ties(sp, d)) { /* vt2 is merged below */
+      lm_vval pv = lm_vtree_payload(sv, nd);
+      rc = lm_vtree_add(&d->vt, x, &key, sv->nodes[nd].k2, c, &pv, NULL);
     } else {
       rc = lm_vtree_add(&d->vt, x, &key, 0, c, NULL, NULL);
     }
     if (rc)
       return rc == -2 ? over_retraction(err)
                       : lm_err(err, LM_ERR_NOMEM, "out of memory");
+  }
+  if (mm_ties(sp, d)) { /* the occurrences, then each value's latest */
+    const lm_vtree *s2 = &src->st[a].vt2;
+    for (int32_t nd = lm_vtree_first(s2, y); nd >= 0;
+         nd = lm_vtree_next(s2, nd)) {
+      lm_vval key = lm_vtree_key(s2, nd);
+      if (lm_vtree_add(&d->vt2, x, &key, s2->nodes[nd].k2, s2->nodes[nd].cnt,
+                       NULL, NULL))
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t nd = lm_vtree_first(sv, y); nd >= 0;
+         nd = lm_vtree_next(sv, nd)) {
+      lm_vval key = lm_vtree_key(sv, nd);
+      mm_mark(d, sp, x, &key);
+    }
   }
   if (!is_distinct(sp))
     d->cnt[x] += src->st[a].cnt[y];
@@ -3260,9 +3507,8 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
         bool take = d->cnt[x] <= 0;
         if (!take && is_minmax(sp->kind)) {
           lm_vval sv = stored_val(s, vk, y), dv = stored_val(d, vk, x);
-          int cmp = cmp_vval(vk, &sv, &dv);
-          take = sp->kind == LM_AGG_MAX ? cmp > 0 : cmp < 0;
-        } else if (!take) { /* arrival order */
+          take = minmax_takes(sp, vk, &sv, &dv); /* s: the later rows */
+        } else if (!take) {                      /* arrival order */
           take = sp->kind == LM_AGG_FIRST ? s->sq[y] < d->sq[x]
                                           : s->sq[y] > d->sq[x];
         }

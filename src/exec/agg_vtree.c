@@ -292,6 +292,26 @@ int32_t lm_vtree_last_with(const lm_vtree *t, uint32_t gid, const lm_vval *v) {
   return best;
 }
 
+int32_t lm_vtree_find(const lm_vtree *t, uint32_t gid, const lm_vval *v,
+                      int64_t k2) {
+  return find(t, gid, v, k2);
+}
+
+int32_t lm_vtree_lower(const lm_vtree *t, uint32_t gid, const lm_vval *v) {
+  int32_t n = t->root, best = -1;
+  while (n >= 0) {
+    const lm_vt_node *N = &t->nodes[n];
+    int c = gid != N->gid ? (gid < N->gid ? -1 : 1) : cmp_val(t, v, N);
+    if (c <= 0) { /* (gid, v) <= node's (gid, value): a candidate */
+      best = n;
+      n = N->l;
+    } else {
+      n = N->r;
+    }
+  }
+  return best >= 0 && t->nodes[best].gid == gid ? best : -1;
+}
+
 int32_t lm_vtree_next(const lm_vtree *t, int32_t x) {
   const lm_vt_node *X = &t->nodes[x];
   lm_vval v = lm_vtree_key(t, x);

@@ -81,6 +81,12 @@ int32_t lm_vtree_first(const lm_vtree *t, uint32_t gid);
 int32_t lm_vtree_last(const lm_vtree *t, uint32_t gid);
 /* The node with the largest key (gid, v, *), or -1. */
 int32_t lm_vtree_last_with(const lm_vtree *t, uint32_t gid, const lm_vval *v);
+/* The node of key (gid, v, k2), or -1. */
+int32_t lm_vtree_find(const lm_vtree *t, uint32_t gid, const lm_vval *v,
+                      int64_t k2);
+/* The first node of group gid whose key value is >= v (any tiebreak), or
+ * -1 when there is none. */
+int32_t lm_vtree_lower(const lm_vtree *t, uint32_t gid, const lm_vval *v);
 /* The node following node `n` in key order within its group, or -1. */
 int32_t lm_vtree_next(const lm_vtree *t, int32_t n);
 

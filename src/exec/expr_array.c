@@ -1117,6 +1117,10 @@ int lm_arrayfn_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     case LM_FN_ARR_ITEM_TEXT:
       rc = item_text(e, a, n, out, err);
       break;
+    case LM_FN_ARR_DKEY:
+    case LM_FN_ARR_DKEY_OUT:
+      rc = lm_dkey_eval(e, a, n, out, err);
+      break;
     case LM_FN_STRING_TO_ARRAY:
       rc = split(e, a, n, out, err);
       break;

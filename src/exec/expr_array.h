@@ -30,6 +30,15 @@ bool lm_array_cast_handles(lm_type from, lm_type to);
 int lm_array_cast(const lm_bexpr *e, lm_array *a, lm_type to, lm_array **out,
                   lm_error *err);
 
+/* expr_dkey.c: LM_FN_ARR_DKEY / LM_FN_ARR_DKEY_OUT of node e over its
+ * evaluated arguments a (n rows each) into *out (a new text array of n
+ * rows). LM_ERR_NOMEM. */
+int lm_dkey_eval(const lm_bexpr *e, lm_array **a, int64_t n, lm_array **out,
+                 lm_error *err);
+/* Whether LM_FN_ARR_DKEY orders items of type t as PostgreSQL does
+ * (numbers, text, booleans, dates, times, intervals, bytea). */
+bool lm_dkey_type_ok(lm_type t);
+
 /* PostgreSQL's name of array type t: its item's name and "[]"
  * ("integer[]", "text[]"); a static string. */
 const char *lm_array_type_name(lm_type t);

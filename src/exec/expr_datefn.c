@@ -12,9 +12,10 @@
  * DD, DDD, D, ID, Dy DY dy, Day DAY day, HH HH12 HH24, MI, SS, MS, US,
  * FF1..FF6, SSSS, AM PM am pm A.M. P.M. a.m. p.m., Q, WW, W, IW, J, AD BC
  * ad bc, the FM prefix (no padding), "quoted text" and \x; other
- * characters are copied. INTERVAL has no months in Laminar: age() returns
- * years * 365.25 days + months * 30 days + days + time, which is
- * PostgreSQL's EXTRACT(EPOCH FROM age(...)) (docs/functions.md).
+ * characters are copied. to_char(interval, fmt) is interval_to_char
+ * (to_char_iv: years and months from the months, then days and time);
+ * age() and the other months-interval functions are in expr_mdn.c
+ * (docs/functions.md).
  */
 #include <errno.h>
 #include <math.h>
@@ -588,39 +589,110 @@ static int pg_iso_start(int y) {
   return day4 - pg_j2day(day4 - 1);
 }
 
-/* date2isoweek (week) and date2isoyear (year) of y-m-d. */
-static void pg_iso(int y, int m, int d, int *week, int *year) {
-  int dayn = (int)pg_date2j(y, m, d), start = pg_iso_start(y);
-  *year = y;
-  if (dayn < start) {
-    start = pg_iso_start(y - 1);
-    (*year)--;
-  }
-  int w = (dayn - start) / 7 + 1;
-  if (w >= 52) {
-    int next = pg_iso_start(*year + 1);
-    if (dayn >= next) {
-      w = (dayn - next) / 7 + 1;
-      (*year)++;
-    }
-  }
-  *week = w;
+/* PostgreSQL 15's date2j, j2day, date2isoyear, date2isoweek and
+ * date2isoyearday in its 32-bit int arithmetic, wrapping on overflow as
+ * PostgreSQL (built with -fwrapv) does: to_char of an interval applies them
+ * to its years, months (-11..11, 0 included) and days, which can be far
+ * outside a calendar. */
+static int32_t w32(uint32_t x) {
+  return (int32_t)x;
 }
 
+static int32_t iv_date2j(int32_t y, int32_t m, int32_t d) {
+  uint32_t yy = (uint32_t)y, mm = (uint32_t)m;
+  if (m > 2) {
+    mm += 1;
+    yy += 4800;
+  } else {
+    mm += 13;
+    yy += 4799;
+  }
+  int32_t ys = w32(yy), century = ys / 100;
+  uint32_t julian = yy * 365u - 32167u;
+  julian += (uint32_t)(ys / 4) - (uint32_t)century + (uint32_t)(century / 4);
+  julian += (uint32_t)(7834 * w32(mm) / 256) + (uint32_t)d;
+  return w32(julian);
+}
+
+static int32_t iv_j2day(int32_t j) {
+  j = w32((uint32_t)j + 1u) % 7;
+  return j < 0 ? j + 7 : j;
+}
+
+/* day4 - day0: the Monday of ISO week 1 of year y */
+static int32_t iv_week1(int32_t y) {
+  int32_t day4 = iv_date2j(y, 1, 4);
+  return w32((uint32_t)day4 - (uint32_t)iv_j2day(w32((uint32_t)day4 - 1u)));
+}
+
+/* date2isoweek (week) and date2isoyear (year) of y-m-d. */
+static void iv_iso(int32_t y, int32_t m, int32_t d, int32_t *week,
+                   int32_t *year) {
+  int32_t dayn = iv_date2j(y, m, d), start = iv_week1(y);
+  *year = y;
+  if (dayn < start) {
+    start = iv_week1(w32((uint32_t)y - 1u));
+    *year = w32((uint32_t)y - 1u);
+  }
+  int32_t w = w32((uint32_t)dayn - (uint32_t)start) / 7 + 1;
+  *week = w;
+  if (w >= 52) {
+    int32_t next = iv_week1(w32((uint32_t)*year + 1u));
+    if (dayn >= next) {
+      *week = w32((uint32_t)dayn - (uint32_t)next) / 7 + 1;
+      *year = w32((uint32_t)*year + 1u);
+    }
+  }
+}
+
+/* date2isoweek keeps its year: its second look at the previous year uses
+ * `year - 1` but the next-year test `year + 1` of the unchanged year. */
+static int32_t iv_isoweek(int32_t y, int32_t m, int32_t d) {
+  int32_t dayn = iv_date2j(y, m, d), start = iv_week1(y);
+  if (dayn < start)
+    start = iv_week1(w32((uint32_t)y - 1u));
+  int32_t w = w32((uint32_t)dayn - (uint32_t)start) / 7 + 1;
+  if (w >= 52) {
+    int32_t next = iv_week1(w32((uint32_t)y + 1u));
+    if (dayn >= next)
+      w = w32((uint32_t)dayn - (uint32_t)next) / 7 + 1;
+  }
+  return w;
+}
+
+static int32_t iv_isoyear(int32_t y, int32_t m, int32_t d) {
+  int32_t w, iy;
+  iv_iso(y, m, d, &w, &iy);
+  return iy;
+}
+
+/* date2isoyearday: the day's distance from its ISO year's week 1, + 1 */
+static int32_t iv_isoyearday(int32_t y, int32_t m, int32_t d) {
+  uint32_t r = (uint32_t)iv_date2j(y, m, d) -
+               (uint32_t)iv_week1(iv_isoyear(y, m, d)) + 1u;
+  return w32(r);
+}
+
+static const char *const rm_upper_rev[] = {
+    "XII", "XI", "X", "IX", "VIII", "VII", "VI", "V", "IV", "III", "II", "I"};
+
 /* to_char(interval, template) as PostgreSQL 15's interval_to_char
- * (interval2itm): days and the time t (µs, its hours not folded into
- * days: '36 hours' is HH24 36), no years or months. A µs interval is split
- * as Laminar prints it (days, then a time of day of the same sign, both
- * truncated toward zero). 0, or -1 for a pattern tied to calendar dates
- * (22007). Appends to o. */
-static int to_char_iv(lm_buf *o, int64_t days, int64_t t, const char *p,
-                      size_t len) {
+ * (interval2itm): an interval of `months` months, `days` days and the
+ * time t (µs, its hours not folded into days: '36 hours' is HH24 36), as
+ * years (months / 12), months (months % 12), days, hours, minutes,
+ * seconds and µs, each with the sign of its field (truncated toward
+ * zero). A µs interval is passed split as Laminar prints it (days, then a
+ * time of day of the same sign). Returns 0, or -1 for a pattern tied to
+ * calendar dates (22007). Appends to o. */
+static int to_char_iv(lm_buf *o, int32_t months, int32_t days, int64_t t,
+                      const char *p, size_t len) {
+  int32_t year = months / 12, mon = months % 12, mday = days;
   int64_t h = t / LM_US_PER_HOUR;
   int mi = (int)(t / LM_US_PER_MIN % 60), sec = (int)(t / LM_US_PER_SEC % 60);
   int fsec = (int)(t % LM_US_PER_SEC);
-  /* the widths of the time fields: one more for a minus sign */
-  int hw = h >= 0 ? 2 : 3, mw = mi >= 0 ? 2 : 3, sw = sec >= 0 ? 2 : 3;
-  int mday = (int)days; /* |days| < 2^31: 2^63 µs is 106751991 days */
+  /* tm_yday: the span in days, int arithmetic as PostgreSQL's */
+  int32_t yday =
+      w32(((uint32_t)year * 12u + (uint32_t)mon) * 30u + (uint32_t)mday);
   const char *end = p + len;
   while (p < end) {
     bool fm = false;
@@ -665,7 +737,8 @@ static int to_char_iv(lm_buf *o, int64_t days, int64_t t, const char *p,
     dch k = dch_fold(kw, &lower);
     size_t from = o->len;
     bool num = true;
-    int iw = 0, iy = 0;
+    /* the width of a field: one more for a minus sign */
+#define IVW(w, v) (fm ? 0 : (v) >= 0 ? (w) : (w) + 1)
     switch (k) {
     case K_A_M:
     case K_P_M:
@@ -681,17 +754,17 @@ static int to_char_iv(lm_buf *o, int64_t days, int64_t t, const char *p,
       break;
     case K_HH:
     case K_HH12:
-      lm_buf_printf(o, "%0*lld", fm ? 0 : hw,
+      lm_buf_printf(o, "%0*lld", IVW(2, h),
                     (long long)(h % 12 == 0 ? 12 : h % 12));
       break;
     case K_HH24:
-      lm_buf_printf(o, "%0*lld", fm ? 0 : hw, (long long)h);
+      lm_buf_printf(o, "%0*lld", IVW(2, h), (long long)h);
       break;
     case K_MI:
-      lm_buf_printf(o, "%0*d", fm ? 0 : mw, mi);
+      lm_buf_printf(o, "%0*d", IVW(2, mi), mi);
       break;
     case K_SS:
-      lm_buf_printf(o, "%0*d", fm ? 0 : sw, sec);
+      lm_buf_printf(o, "%0*d", IVW(2, sec), sec);
       break;
     case K_FF1:
     case K_FF2:
@@ -711,38 +784,53 @@ static int to_char_iv(lm_buf *o, int64_t days, int64_t t, const char *p,
     case K_SSSS:
       lm_buf_printf(o, "%lld", (long long)(h * 3600 + mi * 60 + sec));
       break;
-    case K_MM: /* month 0 */
-      lm_buf_printf(o, "%0*d", fm ? 0 : 2, 0);
+    case K_MM:
+      lm_buf_printf(o, "%0*d", IVW(2, mon), mon);
       break;
-    case K_DDD: /* the day of the year: the days */
-      lm_buf_printf(o, "%0*d", fm ? 0 : 3, mday);
+    case K_DDD:
+      lm_buf_printf(o, "%0*d", fm ? 0 : 3, yday);
       break;
     case K_IDDD:
-      pg_iso(0, 0, mday, &iw, &iy);
-      lm_buf_printf(o, "%0*d", fm ? 0 : 3,
-                    (int)pg_date2j(0, 0, mday) - pg_iso_start(iy) + 1);
+      lm_buf_printf(o, "%0*d", fm ? 0 : 3, iv_isoyearday(year, mon, mday));
       break;
     case K_DD:
       lm_buf_printf(o, "%0*d", fm ? 0 : 2, mday);
       break;
     case K_WW:
-      lm_buf_printf(o, "%0*d", fm ? 0 : 2, (mday - 1) / 7 + 1);
+      lm_buf_printf(o, "%0*d", fm ? 0 : 2, (yday - 1) / 7 + 1);
       break;
     case K_IW:
-      pg_iso(0, 0, mday, &iw, &iy);
-      lm_buf_printf(o, "%0*d", fm ? 0 : 2, iw);
+      lm_buf_printf(o, "%0*d", fm ? 0 : 2, iv_isoweek(year, mon, mday));
       break;
-    case K_Q: /* no month: nothing */
-    case K_RM:
+    case K_Q:
+      if (mon)
+        lm_buf_printf(o, "%d", (mon - 1) / 3 + 1);
+      break;
+    case K_RM: /* PostgreSQL's array runs from XII down to I */
+      num = false;
+      if (mon || year) {
+        int ix = mon == 0  ? (year >= 0 ? 0 : 11)
+                 : mon < 0 ? -(mon + 1)
+                           : 12 - mon;
+        put_word(o, rm_upper_rev[ix], lower ? 0 : 2, 4, fm ? 0 : 4);
+      }
+      break;
     case K_FX:
       num = false;
       break;
-    case K_CC:
-      lm_buf_printf(o, "%0*d", fm ? 0 : 2, 0);
+    case K_CC: {
+      int32_t c = year / 100;
+      if (c <= 99 && c >= -99)
+        lm_buf_printf(o, "%0*d", IVW(2, c), c);
+      else
+        lm_buf_printf(o, "%d", c);
       break;
-    case K_Y_YYY:
-      lm_buf_puts(o, "0,000");
+    }
+    case K_Y_YYY: {
+      int32_t th1 = year / 1000;
+      lm_buf_printf(o, "%d,%03d", th1, year - th1 * 1000);
       break;
+    }
     case K_YYYY:
     case K_YYY:
     case K_YY:
@@ -751,28 +839,33 @@ static int to_char_iv(lm_buf *o, int64_t days, int64_t t, const char *p,
     case K_IYY:
     case K_IY:
     case K_I: {
-      /* the width is the year's (0), the ISO year may be negative */
+      /* the width follows the sign of the years, the value may be the ISO
+       * year of (years, months, days) */
       bool iso = k == K_IYYY || k == K_IYY || k == K_IY || k == K_I;
-      if (iso)
-        pg_iso(0, 0, mday, &iw, &iy);
+      int32_t v = iso ? iv_isoyear(year, mon, mday) : year;
       int w = k == K_YYYY || k == K_IYYY ? 4
               : k == K_YYY || k == K_IYY ? 3
               : k == K_YY || k == K_IY   ? 2
                                          : 1;
-      int m = w == 4 ? 1 : w == 3 ? 1000 : w == 2 ? 100 : 10;
-      int v = w == 4 ? iy : iy % m;
-      lm_buf_printf(o, "%0*d", fm && w > 1 ? 0 : w, v);
+      int32_t m = w == 4 ? 0 : w == 3 ? 1000 : w == 2 ? 100 : 10;
+      if (m)
+        v %= m;
+      if (w == 1)
+        lm_buf_printf(o, "%1d", v);
+      else
+        lm_buf_printf(o, "%0*d", IVW(w, year), v);
       break;
     }
     case K_W:
       lm_buf_printf(o, "%d", (mday - 1) / 7 + 1);
       break;
     case K_J:
-      lm_buf_printf(o, "%d", (int)pg_date2j(0, 0, mday));
+      lm_buf_printf(o, "%d", iv_date2j(year, mon, mday));
       break;
     default: /* names of days and months, eras, zones, D, ID */
       return -1;
     }
+#undef IVW
     if (th && num)
       put_th(o, from, th == 2);
   }
@@ -2268,26 +2361,20 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
         lm_builder_append_null(b);
         break;
       }
-      int64_t days = v / LM_US_PER_DAY, t = v % LM_US_PER_DAY;
-      if (a[0]->type.id == LM_TYPE_INTERVAL_MDN) { /* a table's column */
-        int32_t mo, d;
+      /* |v| < 2^63 µs: its days fit an int32 */
+      int32_t months = 0, days = (int32_t)(v / LM_US_PER_DAY);
+      int64_t t = v % LM_US_PER_DAY;
+      if (a[0]->type.id == LM_TYPE_INTERVAL_MDN) { /* {months, days, ns} */
         int64_t ns;
         const char *slot =
             (const char *)a[0]->values->data + (size_t)(a[0]->offset + i) * 16;
-        memcpy(&mo, slot, 4);
-        memcpy(&d, slot + 4, 4);
+        memcpy(&months, slot, 4);
+        memcpy(&days, slot + 4, 4);
         memcpy(&ns, slot + 8, 8);
-        if (mo) {
-          rc = lm_fn_error(err, e, "0A000",
-                           "to_char of an interval with months is not "
-                           "supported");
-          break;
-        }
-        days = d;
         t = ns / 1000;
       }
       lm_buf_reset(o);
-      if (to_char_iv(o, days, t, f, (size_t)fl)) {
+      if (to_char_iv(o, months, days, t, f, (size_t)fl)) {
         rc = lm_fn_error(err, e, "22007",
                          "invalid format specification for an interval "
                          "value");
@@ -2319,6 +2406,10 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
       double s = lm_array_get_f64(a[0], i);
       if (isnan(s)) {
         rc = lm_fn_error(err, e, "22008", "timestamp cannot be NaN");
+        break;
+      }
+      if (isinf(s)) { /* PostgreSQL: infinity / -infinity */
+        lm_builder_append_int(b, s > 0 ? LM_TS_INFINITY : LM_TS_NEG_INFINITY);
         break;
       }
       /* as PostgreSQL: seconds since 2000-01-01 first, then µs, rint */

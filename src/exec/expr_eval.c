@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "columnar/lm_interval.h"
+#include "columnar/lm_jsonb_ord.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/expr_array.h"
@@ -878,6 +879,7 @@ static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   uint8_t *r = b.values;
   lm_type_id t = x->type.id;
+  bool jsonb = lm_type_is_jsonb(x->type) || lm_type_is_jsonb(y->type);
   if (t == LM_TYPE_NULL || y->type.id == LM_TYPE_NULL) {
     for (int64_t i = 0; i < n; i++)
       lm_out_null(&b, i);
@@ -911,7 +913,8 @@ static int compare(const lm_bexpr *e, lm_array *x, lm_array *y, lm_array **out,
     } else if (t == LM_TYPE_UTF8) {
       int32_t al, bl;
       const char *a = lm_array_str(x, i, &al), *d = lm_array_str(y, i, &bl);
-      c = cmp_str(a, al, d, bl);
+      c = jsonb ? lm_jsonb_cmp(a, (size_t)al, d, (size_t)bl)
+                : cmp_str(a, al, d, bl);
     } else {
       lm_builder_free(&b);
       return at_err(err, e, "cannot compare values of type %s",
@@ -1594,6 +1597,8 @@ static int cmp_values(const lm_array *a, int64_t i, const lm_array *b,
   if (t == LM_TYPE_UTF8) {
     int32_t al, bl;
     const char *x = lm_array_str(a, i, &al), *y = lm_array_str(b, j, &bl);
+    if (lm_type_is_jsonb(a->type) && lm_type_is_jsonb(b->type))
+      return lm_jsonb_cmp(x, (size_t)al, y, (size_t)bl); /* jsonb_cmp */
     return cmp_str(x, al, y, bl);
   }
   if (t == LM_TYPE_BOOL)

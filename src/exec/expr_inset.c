@@ -101,7 +101,8 @@ static bool leaf_parts(const lm_bexpr *t, const lm_bexpr **xo,
     return false;
   lm_type_id at = a->type.id;
   if (!(int_like(at) || at == LM_TYPE_FLOAT64 || at == LM_TYPE_DECIMAL128 ||
-        (at == LM_TYPE_UTF8 && !lm_type_is_bpchar(a->type))))
+        (at == LM_TYPE_UTF8 && !lm_type_is_bpchar(a->type) &&
+         !lm_type_is_jsonb(a->type)))) /* jsonb: '1' = '1.0' */
     return false;
   if (!b->lit.is_null &&
       !(lm_type_eq(a->type, b->type) ||

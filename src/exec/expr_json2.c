@@ -369,26 +369,55 @@ static int put_jv(lm_buf *o, const lm_jv *v, bool text, bool jsonb) {
   return lm_jv_out(o, v, false);
 }
 
-/* jsonb_set's recursion: a copy of v with path[k..] set to nv. */
+/* What set_path does at the path's end (PostgreSQL's setPath op_type):
+ * jsonb_set replaces (and with create_missing adds a missing last key or
+ * index), jsonb_insert puts nv before / after the element (an existing
+ * object key is 22023), #- deletes. */
+enum {
+  JP_REPLACE = 1,
+  JP_CREATE = 2, /* replace, or add what is missing */
+  JP_DELETE = 4,
+  JP_BEFORE = 8,
+  JP_AFTER = 16,
+};
+
+/* PostgreSQL's setPath: step k of path el (n steps) into v, in place (new
+ * arrays in the arena), doing op at the last step. A NULL step is 22004, a
+ * step into an array that is not an integer 22P02; a missing step, or a
+ * scalar on the way, changes nothing. An array index below the array
+ * (negative beyond its length) adds nv first, one beyond it last. */
 static int set_path(fctx *f, const lm_bexpr *e, lm_jv *v, const char **el,
                     const int32_t *ls, int32_t n, int32_t k, const lm_jv *nv,
-                    bool create, lm_error *err) {
+                    int op, lm_error *err) {
   if (k >= n)
     return 0;
   bool last = k == n - 1;
+  bool insert = op & (JP_BEFORE | JP_AFTER), add = insert || (op & JP_CREATE);
   if (!el[k])
     return lm_fn_error(err, e, "22004", "path element at position %d is null",
                        (int)k + 1);
   if (v->kind == LM_JV_OBJ) {
     lm_jv *hit = (lm_jv *)lm_jv_get(v, el[k], ls[k]);
-    if (hit) {
-      if (last) {
-        *hit = *nv;
-        return 0;
-      }
-      return set_path(f, e, hit, el, ls, n, k + 1, nv, create, err);
+    if (hit && !last)
+      return set_path(f, e, hit, el, ls, n, k + 1, nv, op, err);
+    if (hit && insert) {
+      lm_fn_error(err, e, "22023", "cannot replace existing key");
+      lm_err_hint(err, "Try using the function jsonb_set to replace key "
+                       "value.");
+      return LM_ERR_EXEC;
     }
-    if (!last || !create)
+    if (hit && (op & JP_DELETE)) { /* the pair out */
+      int32_t at = (int32_t)(hit - v->kids) / 2;
+      memmove(v->kids + 2 * at, v->kids + 2 * at + 2,
+              sizeof(lm_jv) * 2 * (size_t)(v->n - at - 1));
+      v->n--;
+      return 0;
+    }
+    if (hit) {
+      *hit = *nv;
+      return 0;
+    }
+    if (!last || !add)
       return 0;
     lm_jv *kids =
         lm_arena_alloc(&f->j.ar, sizeof(lm_jv) * 2 * (size_t)(v->n + 1));
@@ -403,68 +432,6 @@ static int set_path(fctx *f, const lm_bexpr *e, lm_jv *v, const char **el,
     lm_jv_sort_object(v);
     return 0;
   }
-  if (v->kind == LM_JV_ARR) {
-    long long idx;
-    if (!parse_index(el[k], ls[k], &idx))
-      return lm_fn_error(err, e, "22P02",
-                         "path element at position %d is not an integer: "
-                         "\"%.*s\"",
-                         (int)k + 1, (int)ls[k], el[k]);
-    if (idx < 0 && idx + v->n >= 0)
-      idx += v->n;
-    if (idx >= 0 && idx < v->n) {
-      if (last) {
-        v->kids[idx] = *nv;
-        return 0;
-      }
-      return set_path(f, e, &v->kids[idx], el, ls, n, k + 1, nv, create, err);
-    }
-    if (!last || !create)
-      return 0;
-    lm_jv *kids = lm_arena_alloc(&f->j.ar, sizeof(lm_jv) * (size_t)(v->n + 1));
-    if (!kids)
-      return lm_err(err, LM_ERR_NOMEM, "out of memory");
-    if (idx < 0) { /* before the first */
-      kids[0] = *nv;
-      if (v->n)
-        memcpy(kids + 1, v->kids, sizeof(lm_jv) * (size_t)v->n);
-    } else {
-      if (v->n)
-        memcpy(kids, v->kids, sizeof(lm_jv) * (size_t)v->n);
-      kids[v->n] = *nv;
-    }
-    v->kids = kids;
-    v->n++;
-    return 0;
-  }
-  return 0;
-}
-
-/* jsonb_insert's step k of path el into v (PostgreSQL's setPath with
- * JB_PATH_INSERT_BEFORE / _AFTER): at the last step, nv goes before (after)
- * the array element, first when the index is below the array, last when
- * beyond it; a new object key is added, an existing one is 22023. */
-static int insert_path(fctx *f, const lm_bexpr *e, lm_jv *v, const char **el,
-                       const int32_t *ls, int32_t n, int32_t k, const lm_jv *nv,
-                       bool after, lm_error *err) {
-  if (k >= n)
-    return 0;
-  bool last = k == n - 1;
-  if (!el[k])
-    return lm_fn_error(err, e, "22004", "path element at position %d is null",
-                       (int)k + 1);
-  if (v->kind == LM_JV_OBJ) {
-    lm_jv *hit = (lm_jv *)lm_jv_get(v, el[k], ls[k]);
-    if (hit && last) {
-      lm_fn_error(err, e, "22023", "cannot replace existing key");
-      lm_err_hint(err, "Try using the function jsonb_set to replace key "
-                       "value.");
-      return LM_ERR_EXEC;
-    }
-    if (hit)
-      return insert_path(f, e, hit, el, ls, n, k + 1, nv, after, err);
-    return last ? set_path(f, e, v, el, ls, n, k, nv, true, err) : 0;
-  }
   if (v->kind != LM_JV_ARR)
     return 0;
   long long idx;
@@ -476,13 +443,23 @@ static int insert_path(fctx *f, const lm_bexpr *e, lm_jv *v, const char **el,
   bool below = idx < 0 && idx + v->n < 0;
   if (idx < 0 && !below)
     idx += v->n;
-  if (!last)
-    return !below && idx < v->n ? insert_path(f, e, &v->kids[idx], el, ls, n,
-                                              k + 1, nv, after, err)
-                                : 0;
-  long long at = below || v->n == 0 ? 0
-                 : idx >= v->n      ? v->n
-                                    : idx + (after ? 1 : 0);
+  bool in = !below && idx < v->n;
+  if (in && !last)
+    return set_path(f, e, &v->kids[idx], el, ls, n, k + 1, nv, op, err);
+  if (in && (op & (JP_REPLACE | JP_CREATE))) {
+    v->kids[idx] = *nv;
+    return 0;
+  }
+  if (in && (op & JP_DELETE)) {
+    memmove(v->kids + idx, v->kids + idx + 1,
+            sizeof(lm_jv) * (size_t)(v->n - idx - 1));
+    v->n--;
+    return 0;
+  }
+  if (!last || (!in && !add))
+    return 0;
+  long long at =
+      !in ? (below || v->n == 0 ? 0 : v->n) : idx + ((op & JP_AFTER) ? 1 : 0);
   lm_jv *kids = lm_arena_alloc(&f->j.ar, sizeof(lm_jv) * (size_t)(v->n + 1));
   if (!kids)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
@@ -664,11 +641,10 @@ static int json_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     bool create = e->n_args < 4 || flag;
     if (v->kind != LM_JV_ARR && v->kind != LM_JV_OBJ)
       return lm_fn_error(err, e, "22023", "cannot set path in scalar");
-    if (e->icase) /* jsonb_insert(j, path, v[, insert_after]) */
-      rc = insert_path(f, e, v, el, ls, n, 0, nv, flag, err);
-    else
-      rc = set_path(f, e, v, el, ls, n, 0, nv, create, err);
-    if (rc)
+    int op = e->icase ? (flag ? JP_AFTER : JP_BEFORE) /* jsonb_insert */
+             : create ? JP_CREATE
+                      : JP_REPLACE;
+    if ((rc = set_path(f, e, v, el, ls, n, 0, nv, op, err)))
       return rc;
     rc = lm_jv_out(o, v, false);
     break;
@@ -742,6 +718,20 @@ static int json_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
         r.kids[nv] = *w;
     }
     rc = lm_jv_out(o, &r, false);
+    break;
+  }
+  case LM_FN_JSONB_DELETE_PATH: { /* jsonb #- path */
+    const char **el;
+    int32_t *ls, n;
+    if ((rc = parse_row(&f->j, e, a[0], i, true, &v, err)))
+      return rc;
+    if (v->kind != LM_JV_ARR && v->kind != LM_JV_OBJ)
+      return lm_fn_error(err, e, "22023", "cannot delete path in scalar");
+    if (v->n && (rc = path_of(f, e, a[1], i, &el, &ls, &n, err)))
+      return rc;
+    if (v->n && (rc = set_path(f, e, v, el, ls, n, 0, NULL, JP_DELETE, err)))
+      return rc;
+    rc = lm_jv_out(o, v, false);
     break;
   }
   case LM_FN_JSONB_DELETE: {

@@ -140,13 +140,14 @@ static int parse_flags(const lm_bexpr *e, const char *f, int32_t fl,
     else if (c == 'g' && allow_g)
       *global = true;
     else if (c == 'g')
-      return lm_fn_error(err, e, "22023",
-                         "%s() does not support the \"global\" option",
-                         e->fn == LM_FN_REGEXP_MATCH    ? "regexp_match"
-                         : e->fn == LM_FN_REGEXP_COUNT  ? "regexp_count"
-                         : e->fn == LM_FN_REGEXP_INSTR  ? "regexp_instr"
-                         : e->fn == LM_FN_REGEXP_SUBSTR ? "regexp_substr"
-                                                        : "regexp_like");
+      return lm_fn_error(
+          err, e, "22023", "%s() does not support the \"global\" option",
+          e->fn == LM_FN_REGEXP_MATCH
+              ? (e->negated ? "regexp_split_to_array" : "regexp_match")
+          : e->fn == LM_FN_REGEXP_COUNT  ? "regexp_count"
+          : e->fn == LM_FN_REGEXP_INSTR  ? "regexp_instr"
+          : e->fn == LM_FN_REGEXP_SUBSTR ? "regexp_substr"
+                                         : "regexp_like");
     else
       return lm_fn_error(err, e, "22023",
                          "invalid regular expression option: \"%.*s\"",
@@ -456,6 +457,57 @@ static void lazy_prefix(const char *pat, int32_t pl, lm_buf *o) {
   lm_buf_append(o, pat + k, (size_t)(pl - k));
 }
 
+/* regexp_split_to_array (LM_FN_REGEXP_MATCH with negated set): the
+ * pieces of s between the matches in text[]'s text form, as PostgreSQL's
+ * split: a match that is empty at the start or end of s or right after
+ * the previous match separates nothing. */
+static int split_row(const lm_bexpr *e, rx *r, const char *s, int32_t sl,
+                     lm_builder *b, lm_buf *o, lm_error *err) {
+  lm_buf_reset(o);
+  lm_buf_putc(o, '{');
+  int32_t pos = 0, search = 0, prev_end = 0;
+  bool first = true;
+  for (;;) {
+    int32_t ms = -1, me = -1;
+    while (search <= sl) {
+      int m = rx_match(r, e, s, sl, search, 0, err);
+      if (m < 0)
+        return LM_ERR_EXEC;
+      if (!m)
+        break;
+      PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+      int32_t so = (int32_t)ov[0], eo = (int32_t)ov[1];
+      bool keep = so < sl && eo > prev_end;
+      prev_end = eo;
+      search = eo;
+      if (so == eo) { /* empty match: one character on */
+        search++;
+        while (search < sl && ((unsigned char)s[search] & 0xC0) == 0x80)
+          search++;
+      }
+      if (keep) {
+        ms = so;
+        me = eo;
+        break;
+      }
+    }
+    if (!first)
+      lm_buf_putc(o, ',');
+    first = false;
+    if (ms < 0) { /* the rest of the string */
+      put_array_elem(o, s + pos, (size_t)(sl - pos));
+      break;
+    }
+    put_array_elem(o, s + pos, (size_t)(ms - pos));
+    pos = me;
+  }
+  lm_buf_putc(o, '}');
+  if (o->len > INT32_MAX)
+    return lm_fn_error(err, e, "54000", "string result too long");
+  lm_builder_append_str(b, o->data, (int32_t)o->len);
+  return 0;
+}
+
 /* One row of a regular-expression function (ctx: the rx cache). */
 static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
                        lm_builder *b, lm_buf *o, void *ctx, lm_error *err) {
@@ -526,6 +578,8 @@ static int regexfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     lm_builder_append_int(b, cnt);
     return 0;
   }
+  if (e->fn == LM_FN_REGEXP_MATCH && e->negated)
+    return split_row(e, r, s, sl, b, o, err);
   int m = rx_match(r, e, s, sl, 0, 0, err);
   if (m < 0)
     return LM_ERR_EXEC;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "columnar/lm_interval.h"
+#include "columnar/lm_jsonb_ord.h"
 #include "exec/lm_exec.h"
 
 /* The distinct non-NULL values of an IN subquery's column (coerced to
@@ -125,7 +126,8 @@ static bool is_bytes(lm_type_id t) {
  * (strings with their length first; -0.0 and NaN normalized; an array its
  * item count, then its items so). span: an INTERVAL_MDN as its span
  * (lm_iv_span: '1 mon' and '30 days' give equal bytes, for = ANY's
- * hashed set), else as its three fields (a parameter's identity). */
+ * hashed set; a jsonb its equality key, lm_jsonb_key), else as its three
+ * fields (a parameter's identity; a jsonb its text). */
 static int key_add_as(lm_buf *k, const lm_array *a, int64_t row, bool span) {
   lm_value v;
   memset(&v, 0, sizeof v);
@@ -151,8 +153,19 @@ static int key_add_as(lm_buf *k, const lm_array *a, int64_t row, bool span) {
   }
   if (is_bytes(a->type.id)) {
     int32_t len = v.v.s.len;
+    const char *p = v.v.s.p;
+    lm_buf tmp;
+    lm_buf_init(&tmp);
+    if (span && lm_type_is_jsonb(a->type)) { /* jsonb: '1' = '1.0' */
+      size_t kl;
+      p = lm_jsonb_key(p, (size_t)len, &tmp, &kl);
+      len = (int32_t)kl;
+    }
     rc = lm_buf_append(k, &len, sizeof len);
-    return rc ? rc : lm_buf_append(k, v.v.s.p, (size_t)len);
+    if (!rc)
+      rc = lm_buf_append(k, p, (size_t)len);
+    lm_buf_free(&tmp);
+    return rc;
   }
   if (a->type.id == LM_TYPE_FLOAT64 || a->type.id == LM_TYPE_FLOAT32) {
     double f = v.v.f;
@@ -380,6 +393,8 @@ static bool key_types_match(lm_type a, lm_type b) {
   bool tb = b.id == LM_TYPE_UTF8 || b.id == LM_TYPE_LARGE_UTF8;
   /* the group table ignores a CHAR(n)'s trailing spaces: CHAR against
    * text is compared per key, as the binder coerced the equality */
+  if (lm_type_is_jsonb(a) || lm_type_is_jsonb(b))
+    return false; /* jsonb: '1' = '1.0', compared per key */
   if (ta || tb)
     return ta && tb && lm_type_is_bpchar(a) == lm_type_is_bpchar(b);
   if (a.id == LM_TYPE_DECIMAL128)

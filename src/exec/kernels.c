@@ -72,8 +72,8 @@ static sel_class class_of(lm_type t) {
     return SEL_I16;
   case LM_TYPE_FLOAT64:
     return SEL_F64;
-  case LM_TYPE_UTF8:
-    return SEL_STR;
+  case LM_TYPE_UTF8: /* jsonb: jsonb_cmp's order, the general path */
+    return lm_type_is_jsonb(t) ? SEL_NONE : SEL_STR;
   default:
     return SEL_NONE;
   }

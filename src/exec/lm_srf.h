@@ -59,7 +59,8 @@ int lm_srf_series_init(lm_srf_series *s, lm_type type, const lm_value *start,
 int64_t lm_srf_series_fill(lm_srf_series *s, lm_builder *b, int64_t max);
 
 /* Whether `name` (lower case) is a set-returning function Laminar runs:
- * generate_series, string_to_table, regexp_split_to_table, unnest. */
+ * generate_series, string_to_table, regexp_split_to_table,
+ * regexp_matches, unnest, the JSON ones. */
 bool lm_srf_is_name(const char *name);
 
 /* The set-returning functions (and LM_SRF_SCALAR: a plain call in FROM,
@@ -70,6 +71,9 @@ typedef enum lm_srf_kind {
   LM_SRF_STRING_TO_TABLE, /* string_to_table(text, delim [, null_str]) */
   LM_SRF_REGEXP_SPLIT,    /* regexp_split_to_table(text, re [, flags]) */
   LM_SRF_UNNEST,          /* unnest(array): its items (a split cursor) */
+  /* regexp_matches(text, re [, flags]): each match (every one with 'g')
+   * as a text[] of its capture groups (the whole match without groups) */
+  LM_SRF_REGEXP_MATCHES,
   /* the JSON functions (exec/srf_json.c): LM_SRF_JSON | LM_SRFJ_op, with
    * LM_SRF_JSONB for the jsonb_ ones */
   LM_SRF_JSON = 0x100,
@@ -124,9 +128,11 @@ typedef struct lm_srf_split {
   const char *delim, *nul;
   int32_t dlen, nlen;
   bool has_nul;
-  /* regexp: the compiled pattern; end of the previous match; search */
+  /* regexp: the compiled pattern; end of the previous match; search;
+   * regexp_matches: every match ('g') */
   lm_srf_rx *rx;
   int32_t prev_end, search;
+  bool global;
   /* unnest: the LIST row's items, rows [ipos, iend) of items (borrowed) */
   const lm_array *items;
   int64_t ipos, iend;
@@ -137,10 +143,13 @@ typedef struct lm_srf_split {
 
 /* Starts a split of str (UTF8) by delim (string_to_table: NULL = each
  * character; third: null_str or NULL) or by the regular expression delim
- * with flags third (regexp_split_to_table; rx: the pattern cache). A NULL
+ * with flags third (regexp_split_to_table; rx: the pattern cache), or the
+ * matches of the regular expression delim in str (regexp_matches: flag
+ * 'g' for every match, else the first; each a LIST of UTF8 row). A NULL
  * str (or a NULL pattern / flags) makes no rows, as PostgreSQL's strict
  * functions. Values are borrowed. Errors: LM_ERR_EXEC 2201B (invalid
- * regular expression), 22023 (invalid or "global" option); LM_ERR_NOMEM. */
+ * regular expression), 22023 (invalid option; "global" for the split);
+ * LM_ERR_NOMEM. */
 int lm_srf_split_init(lm_srf_split *s, lm_srf_kind kind, const lm_value *str,
                       const lm_value *delim, const lm_value *third,
                       lm_srf_rx *rx, lm_error *err);

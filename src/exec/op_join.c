@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "columnar/lm_interval.h"
+#include "columnar/lm_jsonb_ord.h"
 #include "exec/op_join_internal.h"
 
 /* ================================================================ store */
@@ -414,6 +415,14 @@ bool js_col_eq(const jstore *s, uint32_t i, int c, const lm_array *a,
       a->type.id == LM_TYPE_INTERVAL_MDN) /* '1 mon' = '30 days' */
     return lm_iv_span_slot(js_slot(s, i) + s->cols[c].off) ==
            lm_iv_span_slot(a->values->data + (size_t)(a->offset + r) * 16);
+  if (s->cols[c].kind == JC_VAR && lm_type_is_jsonb(s->cols[c].type) &&
+      lm_type_is_jsonb(a->type)) { /* jsonb: '1' = '1.0' */
+    uint32_t ol[2];
+    memcpy(ol, js_slot(s, i) + s->cols[c].off, 8);
+    int32_t len;
+    const char *v = lm_array_str(a, r, &len);
+    return lm_jsonb_eq((const char *)s->heap + ol[0], ol[1], v, (size_t)len);
+  }
   return slot_val_eq(s, i, c, a, r);
 }
 
@@ -467,6 +476,12 @@ static bool js_keys_eq_slot(const jstore *s, uint32_t i, const int *ka,
       uint32_t o1[2], o2[2];
       memcpy(o1, p, 8);
       memcpy(o2, q, 8);
+      if (lm_type_is_jsonb(x->type) && lm_type_is_jsonb(y->type)) {
+        if (!lm_jsonb_eq((const char *)s->heap + o1[0], o1[1],
+                         (const char *)t->heap + o2[0], o2[1]))
+          return false; /* jsonb: '1' = '1.0' */
+        break;
+      }
       if (o1[1] != o2[1] ||
           (o1[1] && memcmp(s->heap + o1[0], t->heap + o2[0], o1[1])))
         return false;
@@ -534,13 +549,20 @@ void jk_hash_rows(lm_array *const *cols, int nk, int64_t n, uint64_t *h,
       for (int64_t r = 0; r < n; r++)
         h[r] = fold(h[r], hash_f(v[r]), k);
     } else if (lm_type_is_varbinary(t)) {
+      bool jb = lm_type_is_jsonb(t); /* jsonb: its equality key */
+      lm_buf tmp;
+      lm_buf_init(&tmp);
       for (int64_t r = 0; r < n; r++) {
         if (nul[r])
           continue;
         int64_t len;
         const uint8_t *p = lm_array_bytes(a, r, &len);
-        h[r] = fold(h[r], lm_hash_bytes(p, (size_t)len, 0), k);
+        size_t kl = (size_t)len;
+        if (jb)
+          p = (const uint8_t *)lm_jsonb_key((const char *)p, kl, &tmp, &kl);
+        h[r] = fold(h[r], lm_hash_bytes(p, kl, 0), k);
       }
+      lm_buf_free(&tmp);
     } else if (t.id == LM_TYPE_INTERVAL_MDN) { /* the span (interval_hash) */
       const uint8_t *base = a->values->data + (size_t)a->offset * 16;
       for (int64_t r = 0; r < n; r++) {
@@ -594,7 +616,16 @@ uint64_t js_key_hash(const jstore *s, uint32_t i, const int *keys, int nk) {
     case JC_VAR: {
       uint32_t ol[2];
       memcpy(ol, v, 8);
-      x = lm_hash_bytes(s->heap + ol[0], ol[1], 0);
+      if (lm_type_is_jsonb(jc->type)) { /* its equality key */
+        lm_buf tmp;
+        lm_buf_init(&tmp);
+        size_t kl;
+        const char *kp =
+            lm_jsonb_key((const char *)s->heap + ol[0], ol[1], &tmp, &kl);
+        x = lm_hash_bytes(kp, kl, 0);
+        lm_buf_free(&tmp);
+      } else
+        x = lm_hash_bytes(s->heap + ol[0], ol[1], 0);
       break;
     }
     case JC_FIXED:

@@ -24,6 +24,8 @@ lm_srf_kind lm_srf_kind_of(const char *name) {
     return LM_SRF_REGEXP_SPLIT;
   if (!strcmp(name, "unnest"))
     return LM_SRF_UNNEST;
+  if (!strcmp(name, "regexp_matches"))
+    return LM_SRF_REGEXP_MATCHES;
   return lm_srf_json_kind(name); /* srf_json.c */
 }
 
@@ -226,9 +228,15 @@ static int ex_err(lm_error *err, const char *state, const char *msg) {
 }
 
 /* Compiles pattern p (pl bytes) with flags f (fl bytes) unless rx holds
- * them already. */
+ * them already; *global: whether f has 'g' (allowed only when global is
+ * not NULL: regexp_matches). */
 static int rx_get(lm_srf_rx *rx, const char *p, int32_t pl, const char *f,
-                  int32_t fl, lm_error *err) {
+                  int32_t fl, bool *global, lm_error *err) {
+  bool g = false;
+  for (int32_t k = 0; k < fl; k++)
+    g = g || f[k] == 'g';
+  if (global)
+    *global = g;
   if (rx->code && rx->klen == pl + fl && rx->plen == pl &&
       !memcmp(rx->key, p, (size_t)pl) && !memcmp(rx->key + pl, f, (size_t)fl))
     return 0;
@@ -239,6 +247,8 @@ static int rx_get(lm_srf_rx *rx, const char *p, int32_t pl, const char *f,
     if (c != 'b' && lm_regex_option(c, &opts, &lit)) {
       if (lit)
         opts |= PCRE2_LITERAL;
+    } else if (c == 'g' && global) {
+      continue;
     } else if (c == 'g')
       return ex_err(err, "22023",
                     "regexp_split_to_table() does not support the "
@@ -334,7 +344,8 @@ int lm_srf_split_init(lm_srf_split *s, lm_srf_kind kind, const lm_value *str,
   }
   s->rx = rx;
   return rx_get(rx, delim->v.s.p ? delim->v.s.p : "", delim->v.s.len,
-                third ? third->v.s.p : "", third ? third->v.s.len : 0, err);
+                third ? third->v.s.p : "", third ? third->v.s.len : 0,
+                kind == LM_SRF_REGEXP_MATCHES ? &s->global : NULL, err);
 }
 
 /* Bytes of the UTF-8 character at p (1 for a stray byte). */
@@ -352,6 +363,53 @@ static void put_piece(lm_srf_split *s, lm_builder *b, const char *p,
     lm_builder_append_str(b, p, n);
 }
 
+/* regexp_matches: the next matches, each as a text[] of its groups (the
+ * whole match when the pattern has none; an unmatched group NULL), as
+ * PostgreSQL's: after an empty match the search goes on one character
+ * later. */
+static int64_t matches_fill(lm_srf_split *s, lm_builder *b, int64_t max) {
+  int64_t n = 0;
+  if (s->done || !s->rx)
+    return 0;
+  pcre2_match_data *md = s->rx->md;
+  uint32_t ng = 0;
+  pcre2_pattern_info(s->rx->code, PCRE2_INFO_CAPTURECOUNT, &ng);
+  while (!s->done && n < max) {
+    if (s->search > s->len) {
+      s->done = true;
+      break;
+    }
+    int r = pcre2_match(s->rx->code, (PCRE2_SPTR)s->s, (size_t)s->len,
+                        (size_t)s->search, 0, md, NULL);
+    if (r < 0) {
+      s->done = true;
+      break;
+    }
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    lm_builder *it = lm_builder_list_items(b);
+    if (!it) {
+      s->done = true;
+      break;
+    }
+    for (uint32_t g = ng ? 1 : 0; g <= ng; g++) {
+      if (ov[2 * g] == PCRE2_UNSET)
+        lm_builder_append_null(it);
+      else
+        lm_builder_append_str(it, s->s + ov[2 * g],
+                              (int32_t)(ov[2 * g + 1] - ov[2 * g]));
+    }
+    lm_builder_list_end(b);
+    n++;
+    int32_t so = (int32_t)ov[0], eo = (int32_t)ov[1];
+    s->search = eo;
+    if (so == eo)
+      s->search += so < s->len ? u8len(s->s + so, s->len - so) : 1;
+    if (!s->global)
+      s->done = true;
+  }
+  return n;
+}
+
 int64_t lm_srf_split_fill(lm_srf_split *s, lm_builder *b, int64_t max) {
   int64_t n = 0;
   if (lm_srf_is_json(s->kind))
@@ -363,6 +421,8 @@ int64_t lm_srf_split_fill(lm_srf_split *s, lm_builder *b, int64_t max) {
     }
     return n;
   }
+  if (s->kind == LM_SRF_REGEXP_MATCHES)
+    return matches_fill(s, b, max);
   while (!s->done && n < max) {
     const char *rest = s->s + s->pos;
     int32_t left = s->len - s->pos;

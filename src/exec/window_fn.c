@@ -603,9 +603,12 @@ static void acc_add(acc *s, int64_t pos, bool count_star) {
   case WF_MIN:
   case WF_MAX: {
     int sign = s->k == WF_MIN ? 1 : -1;
-    /* equal months intervals ('1 mon', '30 days'): the later one, as
-     * PostgreSQL's interval_smaller / interval_larger */
-    int tie = s->a->type.id == LM_TYPE_INTERVAL_MDN ? 0 : 1;
+    /* equal months intervals ('1 mon', '30 days'), 0 and -0: the later
+     * one, as PostgreSQL's interval_smaller / float8smaller ... */
+    int tie =
+        s->a->type.id == LM_TYPE_INTERVAL_MDN || is_float_type(s->a->type.id)
+            ? 0
+            : 1;
     while (s->dt > s->dh &&
            sign * cmp_val(s->a, s->perm[s->dq[s->dt - 1]], r) >= tie)
       s->dt--;
@@ -1428,12 +1431,18 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
       case WF_MAX: {
         /* the least (greatest) of the runs' fronts and a kept row */
         int32_t best = s.dt > s.dh ? perm[s.dq[s.dh]] : -1;
-        int32_t cand[2] = {ex && s2.dt > s2.dh ? perm[s2.dq[s2.dh]] : -1,
-                           keep && !is_null_at(a0, row) ? row : -1};
+        /* in frame order (the kept row before the second run): of equal
+         * values that print differently the later one, as in acc_add */
+        int32_t cand[2] = {keep && !is_null_at(a0, row) ? row : -1,
+                           ex && s2.dt > s2.dh ? perm[s2.dq[s2.dh]] : -1};
         int sign = k == WF_MIN ? 1 : -1;
+        int tie =
+            a0->type.id == LM_TYPE_INTERVAL_MDN || is_float_type(a0->type.id)
+                ? 0
+                : 1;
         for (int q = 0; q < 2; q++)
           if (cand[q] >= 0 &&
-              (best < 0 || sign * cmp_val(a0, best, cand[q]) > 0))
+              (best < 0 || sign * cmp_val(a0, best, cand[q]) >= tie))
             best = cand[q];
         r.src[row] = best;
         r.i[row] = 0;

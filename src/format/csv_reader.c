@@ -67,8 +67,9 @@ struct lm_csv_reader {
   lm_error saved; /* the error, replayed after failure */
   int64_t rows, batch_n;
   lm_fmt_queue q;
-  lm_buf scratch; /* "" unescaping */
-  lm_buf num;     /* long numbers for strtod */
+  lm_buf scratch;   /* "" unescaping */
+  lm_buf num;       /* long numbers for strtod */
+  lm_builder texts; /* an array field's item texts (UTF8; LIST columns) */
   /* bad rows (lm_bad_row.h): the input offset of the record being parsed
    * (cur_rec), and the place and text of the last csv_err */
   int64_t rec_off;
@@ -175,6 +176,8 @@ lm_csv_reader *lm_csv_reader_new(lm_schema *schema, const lm_csv_options *opts,
   r->nfile = -1;
   lm_buf_init(&r->scratch);
   lm_buf_init(&r->num);
+  if (lm_builder_init(&r->texts, lm_type_make(LM_TYPE_UTF8), 0))
+    goto oom;
   if (source_name) {
     r->source = lm_strdup(source_name);
     if (!r->source)
@@ -209,7 +212,8 @@ lm_csv_reader *lm_csv_reader_new(lm_schema *schema, const lm_csv_options *opts,
             "CSV delimiter cannot be a quote or a line break");
   }
   for (int i = 0; i < r->ncols && !r->failed; i++) {
-    if (!lm_fmt_type_supported(schema->fields[i].type))
+    if (!lm_fmt_type_supported(schema->fields[i].type) &&
+        !lm_fmt_list_supported(schema->fields[i].type))
       csv_err(r, LM_ERR_BIND, NULL, NULL,
               "column '%s' has type %s, which CSV cannot read",
               schema->fields[i].name, lm_type_name(schema->fields[i].type));
@@ -234,6 +238,7 @@ void lm_csv_reader_free(lm_csv_reader *r) {
   lm_fmt_queue_free(&r->q);
   lm_buf_free(&r->scratch);
   lm_buf_free(&r->num);
+  lm_builder_free(&r->texts);
   free(r);
 }
 
@@ -302,6 +307,18 @@ static int csv_convert(lm_csv_reader *r, int col, const csv_field *f,
                      "NULL value for NOT NULL column '%s'", fd->name);
     lm_builder_append_null(b);
     return 0;
+  }
+  if (b->type.id == LM_TYPE_LIST) { /* PostgreSQL's array text */
+    char msg[700];
+    const char *state = "22P02";
+    int rc = lm_fmt_append_list_pg(b, v, n, fd->name, &r->texts, &r->num, msg,
+                                   sizeof msg, &state);
+    if (rc == LM_FMT_OK)
+      return 0;
+    int e = csv_err(r, rc == LM_FMT_TOOBIG ? LM_ERR_LIMIT : LM_ERR_PARSE, row,
+                    field_start(f), "%s", msg);
+    lm_err_state(&r->saved, state);
+    return e;
   }
   lm_typmod m = lm_schema_typmod(r->schema, col);
   int rc = m.char_len || m.bpchar ? lm_fmt_append_chars(b, v, n, m, &r->num)

@@ -25,6 +25,30 @@ enum {
 /* True when the type can be decoded from text by lm_fmt_append_text. */
 bool lm_fmt_type_supported(lm_type t);
 
+/* True when t is an array (LIST) whose item type lm_fmt_type_supported
+ * reads (not an array of arrays): the CSV and NDJSON readers take it. */
+bool lm_fmt_list_supported(lm_type t);
+
+/* Decodes PostgreSQL's array text p[0..len) ("{1,2,NULL}", array_in's rules,
+ * lm_array_text.h) and appends it as one non-NULL row to LIST builder b,
+ * each item decoded as lm_fmt_append_text decodes a field. `texts` is a
+ * caller-owned UTF8 builder used as scratch (emptied on entry), `col` the
+ * column name for messages. Returns LM_FMT_OK, else an LM_FMT_* code with
+ * msg (msg_size bytes) set to a message naming the column and the item
+ * ("expected INT32 for item 2 of column 'arr', found 'x'", "malformed
+ * array literal: "{1" in column 'arr' (Unexpected end of input.)") and
+ * *state to its SQLSTATE (22P02, 22003 out of range, 0A000 for a
+ * multi-dimensional literal); nothing is appended then. */
+int lm_fmt_append_list_pg(lm_builder *b, const char *p, size_t len,
+                          const char *col, lm_builder *texts, lm_buf *scratch,
+                          char *msg, size_t msg_size, const char **state);
+
+/* The message of item `item` (1-based) of column `col` whose text p[0..len)
+ * did not decode as item_type with LM_FMT_* code rc, into msg. */
+void lm_fmt_list_item_error(int rc, lm_type item_type, int64_t item,
+                            const char *col, const char *p, size_t len,
+                            char *msg, size_t msg_size);
+
 /* Inclusive value range of an integer type (INT8..INT64). */
 void lm_fmt_int_range(lm_type t, int64_t *min, int64_t *max);
 

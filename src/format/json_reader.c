@@ -64,6 +64,7 @@ struct lm_json_reader {
   lm_buf scratch; /* decoded strings */
   lm_buf key;     /* decoded keys with escapes */
   lm_buf num;
+  lm_builder texts; /* a string's array item texts (LIST columns) */
   int64_t line_off; /* input offset of the line being parsed (bad rows) */
   int64_t err_col;
   char err_text[640];
@@ -167,6 +168,8 @@ lm_json_reader *lm_json_reader_new(lm_schema *schema,
   lm_buf_init(&r->scratch);
   lm_buf_init(&r->key);
   lm_buf_init(&r->num);
+  if (lm_builder_init(&r->texts, lm_type_make(LM_TYPE_UTF8), 0))
+    goto oom;
   if (source_name && !(r->source = lm_strdup(source_name)))
     goto oom;
   int64_t hint = LM_MIN(r->opt.batch_rows, (int64_t)JSON_DEFAULT_BATCH_ROWS);
@@ -197,7 +200,8 @@ lm_json_reader *lm_json_reader_new(lm_schema *schema,
     r->canon[c] = schema->fields[c].name &&
                   key_lookup(r, schema->fields[c].name, r->name_len[c]) == c;
   for (int c = 0; c < r->ncols && !r->failed; c++) {
-    if (!lm_fmt_type_supported(schema->fields[c].type))
+    if (!lm_fmt_type_supported(schema->fields[c].type) &&
+        !lm_fmt_list_supported(schema->fields[c].type))
       json_err(r, LM_ERR_BIND, NULL,
                "column '%s' has type %s, which JSON cannot read",
                schema->fields[c].name, lm_type_name(schema->fields[c].type));
@@ -224,6 +228,7 @@ void lm_json_reader_free(lm_json_reader *r) {
   lm_buf_free(&r->scratch);
   lm_buf_free(&r->key);
   lm_buf_free(&r->num);
+  lm_builder_free(&r->texts);
   free(r);
 }
 
@@ -553,27 +558,120 @@ key:
 
 /* ----------------------------------------------------------- decoding */
 
-static int type_error(lm_json_reader *r, int c, const json_slot *v) {
+/* Errors of value v of column c; item > 0: of that item (1-based) of an
+ * array column's JSON array. */
+static int type_error(lm_json_reader *r, int c, const json_slot *v,
+                      int64_t item) {
   char snip[128];
   lm_fmt_snippet(snip, sizeof snip, v->p, (size_t)(v->end - v->p));
   const lm_field *fd = &r->schema->fields[c];
+  if (item > 0) {
+    char msg[400];
+    lm_fmt_list_item_error(LM_FMT_SYNTAX, fd->type.node->children[0].type, item,
+                           fd->name, v->p, (size_t)(v->end - v->p), msg,
+                           sizeof msg);
+    return json_err(r, LM_ERR_PARSE, v->p, "%s", msg);
+  }
   return json_err(r, LM_ERR_PARSE, v->p,
                   "expected %s for column '%s', found '%s'",
                   lm_type_name(fd->type), fd->name, snip);
 }
 
-static int range_error(lm_json_reader *r, int c, const json_slot *v) {
+static int range_error(lm_json_reader *r, int c, const json_slot *v,
+                       int64_t item) {
   char snip[128];
   lm_fmt_snippet(snip, sizeof snip, v->p, (size_t)(v->end - v->p));
   const lm_field *fd = &r->schema->fields[c];
+  if (item > 0) {
+    char msg[400];
+    lm_fmt_list_item_error(LM_FMT_RANGE, fd->type.node->children[0].type, item,
+                           fd->name, v->p, (size_t)(v->end - v->p), msg,
+                           sizeof msg);
+    return json_err(r, LM_ERR_PARSE, v->p, "%s", msg);
+  }
   return json_err(r, LM_ERR_PARSE, v->p,
                   "value '%s' out of range for %s column '%s'", snip,
                   lm_type_name(fd->type), fd->name);
 }
 
-static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
+static int json_convert_to(lm_json_reader *r, int c, lm_builder *b,
+                           const json_slot *v, int64_t item);
+
+/* Array column c: a JSON array (each item a scalar of the item type, null
+ * a NULL item) or a string holding PostgreSQL's array text. */
+static int json_list(lm_json_reader *r, int c, const json_slot *v) {
   lm_builder *b = &r->bb.cols[c];
   const lm_field *fd = &r->schema->fields[c];
+  if (v->kind == J_STR) {
+    const char *t = v->p + 1;
+    size_t n = (size_t)(v->end - v->p) - 2;
+    if (v->flags & JF_ESC) {
+      t = decode_string(&r->scratch, t, n, &n);
+      if (!t)
+        return json_err(r, LM_ERR_NOMEM, v->p, "out of memory");
+    }
+    char msg[700];
+    const char *state = "22P02";
+    int rc = lm_fmt_append_list_pg(b, t, n, fd->name, &r->texts, &r->num, msg,
+                                   sizeof msg, &state);
+    if (rc == LM_FMT_OK)
+      return 0;
+    int e = json_err(r, rc == LM_FMT_TOOBIG ? LM_ERR_LIMIT : LM_ERR_PARSE, v->p,
+                     "%s", msg);
+    lm_err_state(&r->saved, state);
+    return e;
+  }
+  if (v->kind != J_ARR)
+    return type_error(r, c, v, 0);
+  lm_builder *items = lm_builder_list_items(b);
+  if (!items)
+    return json_err(r, LM_ERR_NOMEM, v->p, "out of memory");
+  int64_t mark = items->length, k = 0;
+  const char *s = skip_ws(v->p + 1, v->end);
+  while (s < v->end && *s != ']') {
+    json_slot it = {s, s, 0, 0, 0};
+    k++;
+    if (*s == '[' || *s == '{') { /* validated already: find its end */
+      if (json_value(r, &it.end, v->end, 1, &it.kind, &it.flags))
+        return -1;
+      lm_builder_truncate(items, mark);
+      if (it.kind == J_ARR) {
+        int e = json_err(r, LM_ERR_PARSE, s,
+                         "item %lld of column '%s' is an array: "
+                         "multi-dimensional arrays are not supported",
+                         (long long)k, fd->name);
+        lm_err_state(&r->saved, "0A000");
+        return e;
+      }
+      return type_error(r, c, &it, k);
+    }
+    if (json_scalar(r, &it.end, v->end, &it.kind, &it.flags))
+      return -1;
+    if (json_convert_to(r, c, items, &it, k)) {
+      lm_builder_truncate(items, mark);
+      return -1;
+    }
+    s = skip_ws(it.end, v->end);
+    if (s < v->end && *s == ',')
+      s = skip_ws(s + 1, v->end);
+  }
+  lm_builder_list_end(b);
+  return b->oom ? json_err(r, LM_ERR_NOMEM, v->p, "out of memory") : 0;
+}
+
+static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
+  return json_convert_to(r, c, &r->bb.cols[c], v, 0);
+}
+
+/* Decodes v into b: column c's builder (item 0), or the items builder of
+ * array column c for its item `item` (1-based; NULL allowed, no typmod). */
+static int json_convert_to(lm_json_reader *r, int c, lm_builder *b,
+                           const json_slot *v, int64_t item) {
+  const lm_field *fd = &r->schema->fields[c];
+  if (v->kind == J_NULL && item > 0) {
+    lm_builder_append_null(b);
+    return 0;
+  }
   if (v->kind == J_NULL) {
     if (!fd->nullable)
       return json_err(r, LM_ERR_PARSE, v->p,
@@ -583,9 +681,11 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
   }
   size_t len = (size_t)(v->end - v->p);
   switch (b->type.id) {
+  case LM_TYPE_LIST:
+    return json_list(r, c, v);
   case LM_TYPE_BOOL:
     if (v->kind != J_TRUE && v->kind != J_FALSE)
-      return type_error(r, c, v);
+      return type_error(r, c, v, item);
     lm_builder_append_bool(b, v->kind == J_TRUE);
     return 0;
   case LM_TYPE_INT8:
@@ -594,7 +694,7 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
   case LM_TYPE_INT64: {
     if (v->kind != J_NUM || (v->flags & JF_EXP) ||
         ((v->flags & JF_FRAC) && !(v->flags & JF_FRACZERO)))
-      return type_error(r, c, v);
+      return type_error(r, c, v, item);
     size_t n = len;
     if (v->flags & JF_FRAC) {
       const char *dot = memchr(v->p, '.', len);
@@ -604,9 +704,9 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
     lm_fmt_int_range(b->type, &lo, &hi);
     int rc = lm_fmt_parse_int(v->p, n, lo, hi, &x);
     if (rc == LM_FMT_RANGE)
-      return range_error(r, c, v);
+      return range_error(r, c, v, item);
     if (rc)
-      return type_error(r, c, v);
+      return type_error(r, c, v, item);
     lm_builder_append_int(b, x);
     return 0;
   }
@@ -628,19 +728,19 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
                (n == 3 && !strncasecmp(t, "inf", 3)))
         d = neg ? -INFINITY : INFINITY;
       else
-        return type_error(r, c, v);
+        return type_error(r, c, v, item);
       lm_builder_append_double(b, d);
       return 0;
     }
     if (v->kind != J_NUM)
-      return type_error(r, c, v);
+      return type_error(r, c, v, item);
     double d;
     int rc = lm_fmt_parse_double(v->p, len, b->type.id == LM_TYPE_FLOAT32,
                                  &r->num, &d);
     if (rc == LM_FMT_RANGE)
-      return range_error(r, c, v);
+      return range_error(r, c, v, item);
     if (rc)
-      return type_error(r, c, v);
+      return type_error(r, c, v, item);
     lm_builder_append_double(b, d);
     return 0;
   }
@@ -656,7 +756,7 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
     size_t n = len;
     if (lm_type_is_json(b->type)) { /* json / jsonb: any value, as JSON */
       int rc = lm_fmt_append_text(b, t, n, &r->num);
-      return rc == LM_FMT_OK ? 0 : type_error(r, c, v);
+      return rc == LM_FMT_OK ? 0 : type_error(r, c, v, item);
     }
     if (v->kind == J_STR) {
       t = v->p + 1;
@@ -670,9 +770,9 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
                    ? v->kind != J_NUM
                    : (b->type.id != LM_TYPE_UTF8 ||
                       (v->kind != J_OBJ && v->kind != J_ARR))) {
-      return type_error(r, c, v);
+      return type_error(r, c, v, item);
     }
-    lm_typmod m = lm_schema_typmod(r->schema, c);
+    lm_typmod m = item > 0 ? (lm_typmod){0} : lm_schema_typmod(r->schema, c);
     int rc = lm_fmt_append_chars(b, t, n, m, &r->num);
     if (rc == LM_FMT_TOOLONG) {
       char cn[64], snip[128];
@@ -687,13 +787,13 @@ static int json_convert(lm_json_reader *r, int c, const json_slot *v) {
       return json_err(r, LM_ERR_LIMIT, v->p, "value too large for column '%s'",
                       fd->name);
     if (rc == LM_FMT_RANGE)
-      return range_error(r, c, v);
+      return range_error(r, c, v, item);
     if (rc)
-      return type_error(r, c, v);
+      return type_error(r, c, v, item);
     return 0;
   }
   default: /* a NULL-typed column only takes null */
-    return type_error(r, c, v);
+    return type_error(r, c, v, item);
   }
 }
 

@@ -4,6 +4,7 @@
  * LM_BX_FUNC nodes evaluated by exec/expr_array.c (docs/functions.md
  * "Arrays"). */
 #include "plan/array_bind.h"
+#include "plan/distinct_agg_bind.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -356,7 +357,9 @@ static const struct {
     {"__any_match", LM_FN_ARR_ANY_MATCH, 2, 2},
     {"__all_match", LM_FN_ARR_ANY_MATCH, 2, 2},
     {"__array_item", LM_FN_ARR_ITEM_TEXT, 1, 1},
+    {"__array_dkey", LM_FN_ARR_DKEY, 3, 3},
     {"regexp_match", LM_FN_REGEXP_MATCH, 0, -1},
+    {"regexp_split_to_array", LM_FN_REGEXP_MATCH, 0, -1},
 };
 
 bool lm_bind_is_array_fn(const char *name) {
@@ -437,6 +440,10 @@ lm_bexpr *lm_bind_array_fn(lm_bctx *c, const lm_expr *e) {
     /* text[]: expr_regexfn.c's text form of the match, read back */
     lm_bexpr *m = lm_bind_func(c, e);
     lm_type tt;
+    /* regexp_split_to_array: the pieces (expr_regexfn.c split_row) */
+    if (m && m->kind == LM_BX_FUNC && m->fn == LM_FN_REGEXP_MATCH &&
+        !strcmp(e->name, "regexp_split_to_array"))
+      m->negated = true;
     if (!m || m->type.id != LM_TYPE_UTF8 ||
         !lm_bind_list_of(lm_type_make(LM_TYPE_UTF8), &tt))
       return m;
@@ -472,6 +479,12 @@ lm_bexpr *lm_bind_array_fn(lm_bctx *c, const lm_expr *e) {
     if (!(r = node(c, e, fn, txt, 1)))
       return NULL;
     r->args[0] = args[0];
+    return r;
+  case LM_FN_ARR_DKEY: /* distinct_agg_bind.c's (x, item text, flag) */
+    if (!(r = node(c, e, fn, txt, 3)))
+      return NULL;
+    for (int i = 0; i < 3; i++)
+      r->args[i] = args[i];
     return r;
   case LM_FN_ARR_SUBSCRIPT:
   case LM_FN_ARR_SLICE:
@@ -639,11 +652,6 @@ lm_bexpr *lm_bind_array_agg(lm_bctx *c, const lm_expr *e,
     lm_err_state(c->err, "42883");
     return NULL;
   }
-  if (e->distinct) {
-    lm_bind_fail(c, e, "array_agg(DISTINCT ...) is not supported", NULL, NULL);
-    lm_err_state(c->err, "0A000");
-    return NULL;
-  }
   /* the item type: x bound over the aggregate's input */
   lm_bctx in = *c;
   in.post = false;
@@ -658,8 +666,11 @@ lm_bexpr *lm_bind_array_agg(lm_bctx *c, const lm_expr *e,
     t = lm_type_make(LM_TYPE_UTF8);
   lm_type lt;
   if (is_list(t)) {
-    lm_bind_fail(c, e->args[0], "array_agg of arrays is not supported", NULL,
-                 NULL);
+    /* PostgreSQL: a 2-D array (ARRAY(SELECT ARRAY[1,2]) too) */
+    lm_bind_fail(c, e->args[0],
+                 "multidimensional arrays are not supported: array_agg of "
+                 "an array (or ARRAY(SELECT an array)) would make one",
+                 NULL, NULL);
     lm_err_state(c->err, "0A000");
     return NULL;
   }
@@ -695,7 +706,9 @@ lm_bexpr *lm_bind_array_agg(lm_bctx *c, const lm_expr *e,
   sargs[1] = sep;
   sa->args = sargs;
   sa->n_args = 2;
-  lm_bexpr *s = agg(c, sa);
+  /* DISTINCT: the items in x's order (distinct_agg_bind.c) */
+  lm_bexpr *s = e->distinct ? lm_bind_distinct_items(c, e, x, item, ",", agg)
+                            : agg(c, sa);
   if (!s)
     return NULL;
   lm_type txt = lm_type_make(LM_TYPE_UTF8);

@@ -17,6 +17,7 @@
 #include "plan/array_bind.h"
 #include "plan/bind_internal.h"
 #include "plan/json_agg_bind.h"
+#include "plan/row_count_bind.h"
 #include "plan/whole_row_bind.h"
 
 /* the parser's limit (LM_SQL_MAX_DEPTH) plus room for the nodes the
@@ -621,12 +622,15 @@ static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
    * (22P02 for 'x' against an INTEGER, even over no rows). 'x' IN (SELECT
    * ...) still reads it per compared row (no error over no rows). */
   bool now = at && at->kind == LM_EXPR_BINARY;
-  if (ta.id == LM_TYPE_UTF8 && a->kind == LM_BX_LITERAL) {
+  /* (a jsonb literal, '1.0'::jsonb folded, stays jsonb: the other is read) */
+  if (ta.id == LM_TYPE_UTF8 && a->kind == LM_BX_LITERAL &&
+      !(lm_type_is_json(ta) && tb.id == LM_TYPE_UTF8)) {
     *pa = lm_bind_cast(c, a, tb);
     *pa = now ? lm_bind_fold(c, *pa) : *pa;
     return *pa ? 0 : -1;
   }
-  if (tb.id == LM_TYPE_UTF8 && b->kind == LM_BX_LITERAL) {
+  if (tb.id == LM_TYPE_UTF8 && b->kind == LM_BX_LITERAL &&
+      !(lm_type_is_json(tb) && ta.id == LM_TYPE_UTF8)) {
     *pb = lm_bind_cast(c, b, ta);
     *pb = now ? lm_bind_fold(c, *pb) : *pb;
     return *pb ? 0 : -1;
@@ -644,7 +648,7 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   if (lm_type_is_json(a->type) || lm_type_is_json(b->type) ||
       op == LM_OP_JSON_PATH || op == LM_OP_JSON_PATH_TEXT ||
       op == LM_OP_JSON_EXISTS || op == LM_OP_JSON_EXISTS_ANY ||
-      op == LM_OP_JSON_EXISTS_ALL) {
+      op == LM_OP_JSON_EXISTS_ALL || op == LM_OP_JSON_DELETE_PATH) {
     lm_bexpr *j; /* json / jsonb operands (json_bind.c) */
     if (lm_bind_json_op(c, e, op, a, b, &j))
       return j;
@@ -1048,6 +1052,9 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
     return lm_bind_grouping(c, e);
   if (lm_bind_agg_level(c, e) > 0) /* an enclosing query's (subquery_bind.c) */
     return lm_bind_outer_agg(c, e);
+  /* count(DISTINCT (a, b)) of a row: row_count_bind.c */
+  if (lm_row_count_applies(e) && !(e = lm_row_count_rewrite(c, e)))
+    return NULL;
   if (!strcmp(n, "array_agg")) /* as string_agg (array_bind.c) */
     return lm_bind_array_agg(c, e, aggregate);
   if (lm_bind_is_json_agg(n)) /* as string_agg (json_agg_bind.c) */
@@ -1297,6 +1304,9 @@ __attribute__((noinline)) static lm_bexpr *aggregate(lm_bctx *c,
         s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_INT64));
         t = s.arg->type;
       }
+      if (lm_type_is_json(t) && s.kind != LM_AGG_FIRST &&
+          s.kind != LM_AGG_LAST) /* PostgreSQL: no min/max(jsonb) */
+        return agg_undefined(c, &in, e);
       if (t.id == LM_TYPE_FLOAT32) {
         s.arg = lm_bind_cast(&in, s.arg, lm_type_make(LM_TYPE_FLOAT64));
         dec_t = t; /* min(real) is real: cast back below (exact) */
@@ -2479,6 +2489,13 @@ static int plan_select(const lm_select *sel, lm_schema *input,
       c.window_ok = false;
       if (!p->keys[k])
         goto fail;
+      if (lm_type_is_json(p->keys[k]->type) &&
+          !lm_type_is_jsonb(p->keys[k]->type)) { /* PostgreSQL's */
+        lm_err_at(err, LM_ERR_BIND, g->line, g->column,
+                  "could not identify an equality operator for type json");
+        lm_err_state(err, "42883");
+        goto fail;
+      }
       const char *nm = default_name(g);
       for (int i = 0; i < sel->n_items; i++)
         if (sel->items[i].alias && sel->items[i].expr == g)
@@ -2642,6 +2659,15 @@ static int plan_select(const lm_select *sel, lm_schema *input,
         p->out[n_total] = b;
         idx = n_total++;
       }
+    }
+    if (lm_type_is_json(p->out[idx]->type) &&
+        !lm_type_is_jsonb(p->out[idx]->type)) { /* PostgreSQL's */
+      lm_err_at(err, LM_ERR_BIND, e->line, e->column,
+                "could not identify an ordering operator for type json");
+      lm_err_state(err, "42883");
+      lm_err_hint(err, "Use an explicit ordering operator or modify the "
+                       "query.");
+      goto fail;
     }
     lm_bexpr *ref = lm_bind_node(&c, LM_BX_COLUMN, p->out[idx]->type, e, 0);
     if (!ref)

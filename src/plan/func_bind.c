@@ -136,6 +136,8 @@ static const pg_sig pg_funcs[] = {
     {"chr", LM_FN_CHR, 1, 1, "I", 'T'},
     {"regexp_replace", LM_FN_REGEXP_REPLACE, 3, 4, "TTTT", 'T'},
     {"regexp_match", LM_FN_REGEXP_MATCH, 2, 3, "TTT", 'T'},
+    /* LM_FN_REGEXP_MATCH with negated set (array_bind.c) */
+    {"regexp_split_to_array", LM_FN_REGEXP_MATCH, 2, 3, "TTT", 'T'},
     {"regexp_substr", LM_FN_REGEXP_SUBSTR, 2, 6, "TTIITI", 'T'},
     {"regexp_like", LM_FN_REGEX_OP, 2, 3, "TTT", 'B'},
     {"to_char", LM_FN_TO_CHAR, 2, 2, "ST", 'T'},
@@ -407,7 +409,11 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     lm_type nt = lm_type_make(LM_TYPE_NULL);
     for (int i = 0; i < e->n_args && ok; i++) {
       char code = s->args[(size_t)i < na ? (size_t)i : na - 1];
-      ok = arg_fits(code, args[i]->type);
+      /* to_timestamp('1700000000'): the unknown literal is read as float8,
+       * PostgreSQL's only one-argument to_timestamp */
+      ok = arg_fits(code, args[i]->type) ||
+           (s->fn == LM_FN_TO_TIMESTAMP && code == 'F' &&
+            args[i]->kind == LM_BX_LITERAL && args[i]->type.id == LM_TYPE_UTF8);
       if (code == 'N' && is_null(nt))
         nt = lm_type_make(is_int(args[i]->type) ? LM_TYPE_INT64
                                                 : LM_TYPE_FLOAT64);
@@ -654,6 +660,36 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
       w->cast_type = lm_type_json(true);
     if (w)
       return lm_bind_expr(c, w);
+    if (c->err->code)
+      return NULL;
+  }
+  if (!strcmp(n, "row")) { /* rows: sql/row_expr.c, row_count_bind.c */
+    lm_bind_fail(c, e,
+                 "row values (records) are supported in comparisons, IN, IS "
+                 "[NOT] NULL, IS [NOT] DISTINCT FROM and count(), not as a "
+                 "value",
+                 NULL, NULL);
+    lm_err_state(c->err, "0A000");
+    return NULL;
+  }
+  if (!strncmp(n, "json:agg_item", 13) && e->n_args == 1) {
+    /* json_agg(t) OVER (...) of a whole row (api/over_json.c): the row as
+     * an object, a line break before it but the first as json_agg's */
+    lm_expr *w = lm_whole_row_json(c, e->args[0]);
+    if (w) {
+      lm_expr *ne = lm_arena_alloc(c->arena, sizeof *ne);
+      lm_expr **na = lm_arena_alloc(c->arena, sizeof *na);
+      if (!ne || !na) {
+        lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+        return NULL;
+      }
+      *ne = *e;
+      na[0] = w;
+      ne->args = na;
+      if (!strcmp(n, "json:agg_item_auto"))
+        ne->name = "json:agg_item_nl";
+      return lm_bind_func(c, ne);
+    }
     if (c->err->code)
       return NULL;
   }

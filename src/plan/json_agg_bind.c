@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "plan/bind_internal.h"
+#include "plan/distinct_agg_bind.h"
 #include "plan/json_agg_bind.h"
 #include "plan/whole_row_bind.h"
 
@@ -74,7 +75,7 @@ lm_bexpr *lm_bind_json_agg(lm_bctx *c, const lm_expr *e,
     }
     return lm_bind_agg_undefined(c, &in, e);
   }
-  if (e->distinct) {
+  if (e->distinct && obj) {
     lm_bind_fail(c, e, "%s(DISTINCT ...) is not supported", n, NULL);
     lm_err_state(c->err, "0A000");
     return NULL;
@@ -129,7 +130,15 @@ lm_bexpr *lm_bind_json_agg(lm_bctx *c, const lm_expr *e,
   sargs[1] = sep;
   sa->args = sargs;
   sa->n_args = 2;
-  lm_bexpr *s = agg(c, sa);
+  if (e->distinct && row) {
+    lm_bind_fail(c, e, "%s(DISTINCT ...) of a whole row is not supported", n,
+                 NULL);
+    lm_err_state(c->err, "0A000");
+    return NULL;
+  }
+  /* DISTINCT: the items in x's order (distinct_agg_bind.c) */
+  lm_bexpr *s = e->distinct ? lm_bind_distinct_items(c, e, x, item, ", ", agg)
+                            : agg(c, sa);
   if (!s)
     return NULL;
   const char *open = obj ? (jsonb ? "{" : "{ ") : "[",

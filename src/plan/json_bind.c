@@ -118,6 +118,15 @@ bool lm_bind_json_op(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
     if (*out)
       (*out)->negated = keys;
     return true;
+  case LM_OP_JSON_DELETE_PATH:
+    /* jsonb #- text[] (a quoted literal: jsonb, the path its text) */
+    if (!lm_type_is_jsonb(a->type) && !unknown_side(e, 0, a)) {
+      lm_bind_op_undefined(c, e, op, a, b, false); /* 42883 */
+      return true;
+    }
+    *out = node(c, e, LM_FN_JSONB_DELETE_PATH, jb, lm_bind_cast(c, a, jb),
+                as_text(c, b));
+    return true;
   default:
     return false;
   }

@@ -205,6 +205,7 @@ typedef enum lm_func_id {
   LM_FN_JSON_STRIP_NULLS,  /* (json | jsonb) */
   LM_FN_JSON_AGG_ITEM,     /* json_agg's items (json_agg_bind.c) */
   LM_FN_JSONB_CONCAT,      /* jsonb || jsonb */
+  LM_FN_JSONB_DELETE_PATH, /* jsonb #- path (text[] as text) */
   LM_FN_JSONB_DELETE,      /* jsonb - text | jsonb - integer */
   LM_FN_REGEXP_COUNT,      /* (s, re[, start BIGINT[, flags]]) -> INTEGER
                               (expr_regexfn.c) */
@@ -240,6 +241,9 @@ typedef enum lm_func_id {
   LM_FN_ARR_TRIM,        /* trim_array(a, n) */
   LM_FN_ARR_ITEM_TEXT,   /* (x) -> text: x as an array_out item (quoted
                             when needed; NULL as NULL): array_agg */
+  LM_FN_ARR_DKEY,        /* (x, t, nulls_low) -> text: x's order key and
+                            t (expr_dkey.c): array_agg(DISTINCT) */
+  LM_FN_ARR_DKEY_OUT,    /* (s, sep) -> text: the t of each key, joined */
   LM_FN_ARR_SUB,         /* ARRAY(SELECT ...) (not bound yet) */
 } lm_func_id;
 

@@ -60,6 +60,7 @@ static int op_prec(lm_op op) {
   case LM_OP_JSON_EXISTS:
   case LM_OP_JSON_EXISTS_ANY:
   case LM_OP_JSON_EXISTS_ALL:
+  case LM_OP_JSON_DELETE_PATH:
     return P_CONCAT;
   case LM_OP_ADD:
   case LM_OP_SUB:
@@ -149,6 +150,8 @@ const char *lm_sql_op_text(lm_op op) {
     return "?|";
   case LM_OP_JSON_EXISTS_ALL:
     return "?&";
+  case LM_OP_JSON_DELETE_PATH:
+    return "#-";
   default:
     return "?";
   }

@@ -635,6 +635,9 @@ int lm_lexer_next(lm_lexer *lx, lm_token *tok, lm_error *err) {
         k = LM_TK_HASH_ARROW2;
         n = 3;
       }
+    } else if (c1 == '-' && peekc(lx, 2) != '-') { /* #- (not # --) */
+      k = LM_TK_HASH_MINUS;
+      n = 2;
     }
     break;
   case '?': /* ? ?| ?& (jsonb keys) */

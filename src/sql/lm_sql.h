@@ -150,11 +150,12 @@ typedef enum lm_op {
   LM_OP_CONTAINED, /* <@ */
   LM_OP_OVERLAP,   /* && */
   /* jsonb (plan/json_bind.c) */
-  LM_OP_JSON_PATH,       /* #> */
-  LM_OP_JSON_PATH_TEXT,  /* #>> */
-  LM_OP_JSON_EXISTS,     /* ? */
-  LM_OP_JSON_EXISTS_ANY, /* ?| */
-  LM_OP_JSON_EXISTS_ALL, /* ?& */
+  LM_OP_JSON_PATH,        /* #> */
+  LM_OP_JSON_PATH_TEXT,   /* #>> */
+  LM_OP_JSON_EXISTS,      /* ? */
+  LM_OP_JSON_EXISTS_ANY,  /* ?| */
+  LM_OP_JSON_EXISTS_ALL,  /* ?& */
+  LM_OP_JSON_DELETE_PATH, /* #- */
 } lm_op;
 
 typedef enum lm_lit_kind {

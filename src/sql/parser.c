@@ -1847,6 +1847,8 @@ static lm_op concat_op(lm_token_kind k) {
     return LM_OP_JSON_EXISTS_ANY;
   case LM_TK_QUESTION_AMP:
     return LM_OP_JSON_EXISTS_ALL;
+  case LM_TK_HASH_MINUS:
+    return LM_OP_JSON_DELETE_PATH;
   default:
     return LM_OP_NONE;
   }
@@ -2153,6 +2155,10 @@ static lm_expr *parse_cmp(parser *p) {
       e->n_args = 1;
       e->negated = negated;
       e->booltest = bt;
+      if ((p->rc = lm_sql_row_expand(p->arena, &e, &p->err))) { /* a row */
+        l = NULL;
+        break;
+      }
       l = e;
       continue;
     }

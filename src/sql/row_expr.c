@@ -10,6 +10,7 @@
  *   (a, b) IS [NOT] DISTINCT FROM (c, d)   per pair, OR (AND)
  *   (a, b) [NOT] IN ((1, 'x'), ...)        OR of the row equalities
  *   (a, b) [NOT] BETWEEN [SYMMETRIC] r AND s   row >= r AND row <= s, ...
+ *   (a, b) IS [NOT] NULL   every field NULL (none NULL): a IS NULL AND ...
  *   (a, b) op (SELECT x, y ...)            each column a scalar subquery
  *   (a, b) [NOT] IN (SELECT x, y ...)      TRUE when a row equals, else
  *                        NULL when one compares NULL, else FALSE: two
@@ -386,6 +387,20 @@ int lm_sql_row_expand(lm_arena *a, lm_expr **pe, lm_error *err) {
     lm_expr sq = *e;
     sq.negated = neg;
     out = in_subquery(&w, l->args, l->n_args, &sq);
+  } else if (e->kind == LM_EXPR_IS_NULL && e->booltest == 0 && e->n_args == 1 &&
+             lm_sql_is_row(e->args[0]) && e->args[0]->n_args > 0) {
+    /* row IS NULL: every field NULL; IS NOT NULL: none NULL */
+    const lm_expr *l = e->args[0];
+    for (int i = 0; i < l->n_args; i++) {
+      lm_expr *c = node(&w, LM_EXPR_IS_NULL, l->args[i], 1);
+      if (!c)
+        break;
+      c->args[0] = l->args[i];
+      c->negated = e->negated;
+      out = out ? bin(&w, LM_OP_AND, out, c) : c;
+      if (!out)
+        break;
+    }
   } else {
     return 0;
   }

@@ -63,6 +63,7 @@ typedef enum lm_token_kind {
   LM_TK_QUESTION,     /* ? (jsonb key exists) */
   LM_TK_QUESTION_BAR, /* ?| */
   LM_TK_QUESTION_AMP, /* ?& */
+  LM_TK_HASH_MINUS,   /* #- (jsonb delete path) */
 } lm_token_kind;
 
 typedef struct lm_token {
@@ -116,8 +117,9 @@ bool lm_sql_count_deferred(const lm_expr *e);
 
 /* sql/row_expr.c: row constructors (`ROW(a, b)`, `(a, b)`: a FUNC named
  * "row") in comparisons. lm_sql_is_row: whether e is one.
- * lm_sql_row_expand: *e (a comparison, BETWEEN, IN list or IN / ANY / ALL
- * subquery the parser just built) rewritten into scalar comparisons with
+ * lm_sql_row_expand: *e (a comparison, BETWEEN, IS [NOT] NULL, IN list
+ * or IN / ANY / ALL subquery the parser just built) rewritten into scalar
+ * comparisons with
  * PostgreSQL's row semantics when an operand is a row; unchanged
  * otherwise. lm_sql_row_distinct: l IS [NOT] DISTINCT FROM r for rows
  * (*out). Nodes in arena a; errors (42601 unequal row sizes or subquery

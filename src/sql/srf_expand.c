@@ -7,7 +7,8 @@
  * aliases first). json_array_elements[_text] without column aliases names
  * its column value (its OUT parameter), as PostgreSQL, so that `FROM
  * jsonb_array_elements(j) e` has e.value; `SELECT e` there is a whole-row
- * reference (plan/whole_row_bind.h).
+ * reference (plan/whole_row_bind.h). unnest(a, b [, ...]) becomes ROWS
+ * FROM (unnest(a), unnest(b) ...), as in PostgreSQL.
  */
 #include <string.h>
 
@@ -18,9 +19,51 @@ static bool is_each(const char *n) {
                !strcmp(n, "json_each_text") || !strcmp(n, "jsonb_each_text"));
 }
 
+/* unnest(a, b [, ...]) in FROM is ROWS FROM (unnest(a), unnest(b) ...),
+ * as PostgreSQL expands it: the arrays zipped, the shorter ones padded
+ * with NULLs, each column named unnest. */
+static int expand_unnest(lm_arena *a, lm_from *f) {
+  int nf = 0;
+  for (int j = 0; j < f->n_funcs; j++) {
+    const lm_expr *e = f->funcs[j];
+    bool multi =
+        e->name && !strcmp(e->name, "unnest") && !e->over && e->n_args > 1;
+    nf += multi ? e->n_args : 1;
+  }
+  if (nf == f->n_funcs)
+    return 0;
+  lm_expr **fs = lm_arena_alloc(a, (size_t)nf * sizeof *fs);
+  if (!fs)
+    return LM_ERR_NOMEM;
+  int k = 0;
+  for (int j = 0; j < f->n_funcs; j++) {
+    lm_expr *e = f->funcs[j];
+    if (!e->name || strcmp(e->name, "unnest") || e->over || e->n_args < 2) {
+      fs[k++] = e;
+      continue;
+    }
+    for (int i = 0; i < e->n_args; i++) {
+      lm_expr *u = lm_arena_alloc(a, sizeof *u);
+      lm_expr **ua = lm_arena_alloc(a, sizeof *ua);
+      if (!u || !ua)
+        return LM_ERR_NOMEM;
+      *u = *e;
+      ua[0] = e->args[i];
+      u->args = ua;
+      u->n_args = 1;
+      fs[k++] = u;
+    }
+  }
+  f->funcs = fs;
+  f->n_funcs = nf;
+  return 0;
+}
+
 int lm_sql_srf_expand(lm_arena *a, lm_from *f) {
   if (f->kind != LM_FROM_FUNCTION)
     return 0;
+  if (expand_unnest(a, f))
+    return LM_ERR_NOMEM;
   if (f->n_funcs == 1 && !f->n_col_aliases && !f->funcs[0]->over &&
       f->funcs[0]->name &&
       (!strcmp(f->funcs[0]->name, "json_array_elements") ||
