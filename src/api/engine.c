@@ -2678,7 +2678,9 @@ static int insert(laminar_db *db, const lm_stmt *st, lm_error *err) {
     map[c] = -1;
   if (st->insert_columns) {
     for (int j = 0; j < st->n_insert_columns; j++) {
-      int c = lm_schema_find(s, st->insert_columns[j]);
+      int c = lm_schema_find_ref(
+          s, st->insert_columns[j],
+          st->insert_col_quoted && st->insert_col_quoted[j], NULL);
       if (c < 0) { /* PostgreSQL's message, at the column's name */
         snprintf(m, sizeof m, "column \"%s\" of relation \"%s\" does not exist",
                  st->insert_columns[j], n->name);
@@ -2886,7 +2888,8 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
       exprs[c] = col;
     }
     for (int i = 0; !rc && i < st->n_set; i++) {
-      int c = lm_schema_find(s, st->set_columns[i]);
+      int c = lm_schema_find_ref(s, st->set_columns[i],
+                                 st->set_quoted && st->set_quoted[i], NULL);
       if (c < 0) {
         lm_err_at(err, LM_ERR_BIND, st->set_lines[i], st->set_cols[i],
                   "column \"%s\" of relation \"%s\" does not exist",
@@ -2895,7 +2898,8 @@ static int delete_update(laminar_db *db, const lm_stmt *st, lm_error *err) {
         break;
       }
       for (int j = 0; j < i; j++)
-        if (!strcmp(st->set_columns[j], st->set_columns[i]))
+        if (lm_schema_find_ref(s, st->set_columns[j],
+                               st->set_quoted && st->set_quoted[j], NULL) == c)
           rc = lm_err_at(err, LM_ERR_BIND, st->set_lines[i], st->set_cols[i],
                          "multiple assignments to same column \"%s\"",
                          st->set_columns[i]);
@@ -3004,7 +3008,8 @@ static int create_table(laminar_db *db, const lm_stmt *st, lm_error *err) {
                              "a primary key has at most 64 columns");
   }
   for (int k = 0; k < n_pk; k++) {
-    pk[k] = lm_schema_find(s, st->primary_key[k]);
+    pk[k] = lm_schema_find_ref(s, st->primary_key[k],
+                               st->pk_quoted && st->pk_quoted[k], NULL);
     if (pk[k] < 0) {
       snprintf(m, sizeof m, "column \"%s\" named in key does not exist",
                st->primary_key[k]);

@@ -20,6 +20,7 @@
 #include "api/explain_int.h"
 #include "api/srf_from.h"
 #include "exec/lm_join.h"
+#include "exec/lm_strfn.h"
 #include "exec/lm_window_fn.h"
 
 static opstat snap(const lm_operator *op) {
@@ -282,13 +283,16 @@ static const char *fn_name(lm_func_id f) {
   }
 }
 
-/* Column name n as EXPLAIN shows it: a LATERAL item's hidden key column
+/* Column name n as EXPLAIN shows it: quoted as PostgreSQL's
+ * quote_identifier ("Id", v, "select"); a LATERAL item's hidden key column
  * ("<rel>.\x01lat_pN_K\x02<what>", api/select_lateral.c) as <rel>.(<what>),
- * never the internal name. */
+ * never the internal name; "\x03text": text as is (already quoted). */
 static void put_name(lm_buf *b, const char *n) {
   const char *h = strchr(n, LM_SRF_HIDDEN), *d = h ? strchr(h, '\x02') : NULL;
-  if (!d)
-    lm_buf_printf(b, "%s", n);
+  if (n[0] == '\x03') /* already quoted SQL text (a qualified key name) */
+    lm_buf_puts(b, n + 1);
+  else if (!d)
+    lm_quote_ident(b, n, (int32_t)strlen(n)); /* as PostgreSQL: "Id", v */
   else
     lm_buf_printf(b, "%.*s(%s)", (int)(h - n), n, d + 1);
 }
@@ -558,8 +562,23 @@ static void print_expr_list(lm_buf *b, lm_expr *const *es, int n) {
 }
 
 static void out_list(lm_buf *b, const lm_schema *s) {
-  for (int i = 0; s && i < s->n_fields; i++)
-    lm_buf_printf(b, "%s%s", i ? ", " : "", s->fields[i].name);
+  for (int i = 0; s && i < s->n_fields; i++) {
+    lm_buf_printf(b, "%s", i ? ", " : "");
+    put_name(b, s->fields[i].name);
+  }
+}
+
+/* Name n as PostgreSQL's quote_identifier writes it ("Id", v, "select"),
+ * in buf (cap bytes, truncated when longer); returns buf. */
+static const char *qid(char *buf, size_t cap, const char *n) {
+  lm_buf b;
+  lm_buf_init(&b);
+  if (lm_quote_ident(&b, n, (int32_t)strlen(n)) || !b.data)
+    snprintf(buf, cap, "%s", n);
+  else
+    snprintf(buf, cap, "%s", b.data);
+  lm_buf_free(&b);
+  return buf;
 }
 
 /* The details of stage k of plan (sel: its SELECT, may be NULL). */
@@ -619,8 +638,10 @@ static void verbose_out(ex *x, int d, const lm_schema *s, int n) {
   lm_buf b;
   lm_buf_init(&b);
   int nf = n >= 0 && n < s->n_fields ? n : s->n_fields;
-  for (int i = 0; i < nf; i++)
-    lm_buf_printf(&b, "%s%s", i ? ", " : "", s->fields[i].name);
+  for (int i = 0; i < nf; i++) {
+    lm_buf_printf(&b, "%s", i ? ", " : "");
+    put_name(&b, s->fields[i].name);
+  }
   detail(x, d, "Output: %s", b.data ? b.data : "");
   lm_buf_free(&b);
 }
@@ -1001,9 +1022,9 @@ static bool print_temp(ex *x, int d, const lm_node *n, const char *alias);
 
 /* A named input object (a leaf of the tree). */
 static void print_object(ex *x, int d, const lm_node *n, const char *name) {
-  char pb[160], ab[160];
+  char pb[160], ab[160], qn[300];
   if (!n) {
-    node(x, d, "Scan %s", name ? name : "?");
+    node(x, d, "Scan %s", name ? qid(qn, sizeof qn, name) : "?");
     return;
   }
   const char *al = x->run ? x->run->sel->from_alias : NULL;
@@ -1012,7 +1033,8 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
   if (x->adhoc && print_temp(x, d, n, al))
     return;
   if (x->adhoc && n->view_rows) { /* api/view.c */
-    node(x, d, "Scan view %s  (its query, run for this statement)", n->name);
+    node(x, d, "Scan view %s  (its query, run for this statement)",
+         qid(qn, sizeof qn, n->name));
     return;
   }
   if (x->adhoc) {
@@ -1028,7 +1050,7 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
          : n->kind == LM_NODE_TABLE  ? "table"
          : n->kind == LM_NODE_STREAM ? "stream"
                                      : "materialized view",
-         n->name, how, ab);
+         qid(qn, sizeof qn, n->name), how, ab);
     verbose_out(x, d, n->table_schema, -1);
     if (x->run && x->run->index)
       detail(x, d,
@@ -1039,7 +1061,7 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
   ab[0] = 0;
   if (x->analyze && n->kind == LM_NODE_SOURCE)
     snprintf(ab, sizeof ab, " (actual rows=%" PRId64 ")", n->rows_in);
-  node(x, d, "%s %s%s%s", node_kind_title(n->kind), n->name,
+  node(x, d, "%s %s%s%s", node_kind_title(n->kind), qid(qn, sizeof qn, n->name),
        props(x, pb, sizeof pb, n->changelog, node_wm(n)), ab);
   if (n->kind == LM_NODE_SOURCE) {
     detail(x, d, "Connector: %s%s%s",
@@ -1057,9 +1079,10 @@ static void print_object(ex *x, int d, const lm_node *n, const char *name) {
   } else if (n->kind == LM_NODE_TABLE && n->n_pk) {
     lm_buf b;
     lm_buf_init(&b);
-    for (int i = 0; i < n->n_pk; i++)
-      lm_buf_printf(&b, "%s%s", i ? ", " : "",
-                    n->table_schema->fields[n->pk_cols[i]].name);
+    for (int i = 0; i < n->n_pk; i++) {
+      lm_buf_printf(&b, "%s", i ? ", " : "");
+      put_name(&b, n->table_schema->fields[n->pk_cols[i]].name);
+    }
     detail(x, d, "Primary Key: %s", b.data);
     lm_buf_free(&b);
   }
@@ -1407,14 +1430,20 @@ static void print_join_step(ex *x, int d, const lm_plan *plan, int s,
          * relation's alias */
         const lm_schema *ps = pre[side];
         int nn = ps && ps->n_fields < 1024 ? ps->n_fields : 0;
-        char(*qn)[96] = nn ? calloc((size_t)nn, sizeof *qn) : NULL;
+        char(*qn)[200] = nn ? calloc((size_t)nn, sizeof *qn) : NULL;
+        char q1[96], q2[96];
         const char *names[1024];
         for (int i = 0; qn && i < nn; i++) {
           const char *q = side == chain_side && s > 0 ? out_qual(jp, s - 1, i)
                           : side == chain_side        ? jp->inputs[0].qual
                                                       : jp->inputs[s + 1].qual;
-          snprintf(qn[i], sizeof qn[i], "%s%s%s", q ? q : "", q ? "." : "",
-                   ps->fields[i].name);
+          if (strchr(ps->fields[i].name, LM_SRF_HIDDEN)) /* put_name's */
+            snprintf(qn[i], sizeof qn[i], "%s%s%s", q ? q : "", q ? "." : "",
+                     ps->fields[i].name);
+          else /* quoted text, put_name prints it as is */
+            snprintf(qn[i], sizeof qn[i], "\x03%s%s%s",
+                     q ? qid(q1, sizeof q1, q) : "", q ? "." : "",
+                     qid(q2, sizeof q2, ps->fields[i].name));
           names[i] = qn[i];
         }
         if (qn)
@@ -1425,7 +1454,8 @@ static void print_join_step(ex *x, int d, const lm_plan *plan, int s,
         continue;
       }
       const char *q = col_qual(jp, s, side, c, 0);
-      lm_buf_printf(&b, "%s%s", q ? q : "", q ? "." : "");
+      char q1[300];
+      lm_buf_printf(&b, "%s%s", q ? qid(q1, sizeof q1, q) : "", q ? "." : "");
       put_name(&b, js->side_schema[side]->fields[c].name);
     }
   verbose_out(x, d, js->out_schema, -1);
@@ -1793,14 +1823,16 @@ static bool print_temp(ex *x, int d, const lm_node *n, const char *alias) {
          alias ? alias : n->name, n->name, ab);
   else if (n->worktable) { /* a recursive WITH query's (select_recursive.c) */
     bool al = alias && strcmp(alias, n->name);
-    node(x, d, "WorkTable Scan on %s%s%s%s", n->name, al ? " " : "",
-         al ? alias : "", ab);
+    char q1[300], q2[300];
+    node(x, d, "WorkTable Scan on %s%s%s%s", qid(q1, sizeof q1, n->name),
+         al ? " " : "", al ? qid(q2, sizeof q2, alias) : "", ab);
     verbose_out(x, d, n->table_schema, -1);
     return true;
   } else {
     bool al = alias && strcmp(alias, n->name);
-    node(x, d, "CTE Scan on %s%s%s%s", n->name, al ? " " : "", al ? alias : "",
-         ab);
+    char q1[300], q2[300];
+    node(x, d, "CTE Scan on %s%s%s%s", qid(q1, sizeof q1, n->name),
+         al ? " " : "", al ? qid(q2, sizeof q2, alias) : "", ab);
     verbose_out(x, d, n->table_schema, -1);
     return true; /* the CTE's plan is shown once, under the top node */
   }

@@ -117,9 +117,14 @@ static int adhoc_side(const lm_join_step *js, int side, lm_batch *b,
                     out, err);
 }
 
+/* Rows of an ad-hoc join's probe side pushed at a time: the joined rows
+ * of one push stay small enough for the caches. */
+#define ADHOC_PROBE_ROWS ((int64_t)65536)
+
 /* Ad-hoc SELECT over joins: the FROM clause's joined rows (every input
  * taken as its current rows; outer joins' retractions netted) into *input
- * as one batch, and the plan over them into *plan. */
+ * (one batch, or the last join's output batches as they came), and the
+ * plan over them into *plan. */
 static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
                            laminar_result *input, lm_error *err) {
   lm_join_ctx jc = {db, NULL, 0, 0};
@@ -163,9 +168,32 @@ static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
       if (!(j->next = lm_op_output_new(cb)))
         rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
     }
-    for (int k = 0; k < 2 && !rc; k++) {
+    /* one-shot: the smaller side is pushed (stored) first and declared
+     * complete; the larger one is then only probed, slice by slice, and
+     * not kept (an UPDATING join; others keep left then right) */
+    int first = 0;
+    bool oneshot = false;
+    if (!rc) {
+      int small = sides[1]->num_rows < sides[0]->num_rows ? 1 : 0;
+      if ((oneshot = lm_join_side_done(j, small)))
+        first = small;
+    }
+    for (int q = 0; q < 2 && !rc; q++) {
+      int k = q ? 1 - first : first;
       lm_output_cb sc = lm_join_side(j, k);
-      rc = sc.batch(sc.ctx, sides[k], err);
+      int64_t n = sides[k]->num_rows,
+              step = q && oneshot ? ADHOC_PROBE_ROWS : n;
+      if (n <= step) {
+        rc = sc.batch(sc.ctx, sides[k], err);
+        continue;
+      }
+      for (int64_t off = 0; off < n && !rc; off += step) {
+        lm_batch *sl =
+            lm_batch_slice(sides[k], off, n - off < step ? n - off : step);
+        rc = sl ? sc.batch(sc.ctx, sl, err)
+                : lm_err(err, LM_ERR_NOMEM, "out of memory");
+        lm_batch_release(sl);
+      }
     }
     for (int k = 0; k < 2 && !rc; k++) {
       lm_output_cb sc = lm_join_side(j, k);
@@ -181,14 +209,19 @@ static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
     if (!rc && js->out_changelog)
       rc = lm_changelog_consolidate(os, got.batches, got.n_batches, false,
                                     js->out_schema, &chain, err);
-    else if (!rc)
+    else if (!rc && s == jp->n_steps - 1 && got.n_batches > 0) {
+      /* the last step's batches go to the pipeline as they are (no
+       * concatenation) */
+      for (int i = 0; i < got.n_batches && !rc; i++)
+        rc = collect(input, got.batches[i], err);
+    } else if (!rc)
       rc = lm_batch_concat(os, got.batches, got.n_batches, &chain, err);
     for (int i = 0; i < got.n_batches; i++)
       lm_batch_release(got.batches[i]);
     free(got.batches);
     lm_schema_release(os);
   }
-  if (!rc)
+  if (!rc && chain)
     rc = collect(input, chain, err);
   lm_batch_release(chain);
   return rc;

@@ -673,17 +673,6 @@ static lm_expr *fitting(lm_arena *a, const fitctx *c, lm_expr *w, int depth) {
   return fits(c, w, 0) ? w : NULL;
 }
 
-static bool reads_col(const lm_expr *e, int depth) {
-  if (!e || depth > 200)
-    return false;
-  if (e->kind == LM_EXPR_COLUMN || e->kind == LM_EXPR_SUBQUERY)
-    return true;
-  for (int i = 0; i < e->n_args; i++)
-    if (reads_col(e->args[i], depth + 1))
-      return true;
-  return false;
-}
-
 int lm_lateral_guard_func(laminar_db *db, lm_arena *a, const lm_from *f,
                           const lm_from *left, lm_expr *where,
                           const lm_from **out) {
@@ -713,39 +702,9 @@ int lm_lateral_guard_func(laminar_db *db, lm_arena *a, const lm_from *f,
   if (!nf || !calls)
     return LM_ERR_NOMEM;
   *nf = *f;
-  for (int j = 0; j < f->n_funcs; j++) {
-    lm_expr *call = f->funcs[j];
-    calls[j] = call;
-    bool any = false;
-    for (int i = 0; i < call->n_args; i++)
-      any = any || reads_col(call->args[i], 0);
-    if (!any)
-      continue;
-    lm_expr *k = lm_arena_alloc(a, sizeof *k);
-    lm_expr **ka = lm_arena_alloc(a, sizeof *ka * (size_t)call->n_args);
-    if (!k || !ka)
+  for (int j = 0; j < f->n_funcs; j++)
+    if (!(calls[j] = lm_srf_guard_call(a, f->funcs[j], cond)))
       return LM_ERR_NOMEM;
-    *k = *call;
-    for (int i = 0; i < call->n_args; i++) {
-      lm_expr *x = call->args[i];
-      ka[i] = x;
-      if (!reads_col(x, 0))
-        continue;
-      /* CASE WHEN cond THEN x END: NULL (no rows, no error) where the
-       * WHERE removes the row */
-      lm_expr *cs = node(a, LM_EXPR_CASE, LM_OP_NONE, NULL, NULL, x);
-      lm_expr **ca = lm_arena_alloc(a, sizeof *ca * 2);
-      if (!cs || !ca)
-        return LM_ERR_NOMEM;
-      ca[0] = cond;
-      ca[1] = x;
-      cs->args = ca;
-      cs->n_args = 2;
-      ka[i] = cs;
-    }
-    k->args = ka;
-    calls[j] = k;
-  }
   nf->funcs = calls;
   *out = nf;
   return 0;

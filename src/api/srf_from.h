@@ -49,6 +49,12 @@ int lm_srf_rewrite_select(lm_arena *a, const lm_select *sel,
  * LM_ERR_NOMEM. */
 int lm_srf_guard(lm_arena *a, const lm_select *sel, const lm_select **out);
 
+/* A copy of call (in arena a) whose arguments that read columns are each
+ * CASE WHEN cond THEN x END; call itself when none reads a column or it
+ * is a window call. The one guard rule of lm_srf_guard and the ad-hoc
+ * lm_lateral_guard_func. NULL on OOM. */
+lm_expr *lm_srf_guard_call(lm_arena *a, lm_expr *call, lm_expr *cond);
+
 /* Evaluates FROM item f (kind LM_FROM_FUNCTION) into the temporary
  * relation `name` (db->temps; popped by the caller with the statement's
  * other temporaries), with its output columns named as PostgreSQL names

@@ -98,20 +98,7 @@ static lm_expr *fitting(lm_arena *a, lm_expr *w, const chain *ch, int depth) {
 static lm_expr *and_of(lm_arena *a, lm_expr *l, lm_expr *r) {
   if (!l || !r)
     return l ? l : r;
-  lm_expr *x = lm_arena_alloc(a, sizeof *x);
-  lm_expr **xa = lm_arena_alloc(a, 2 * sizeof *xa);
-  if (!x || !xa)
-    return NULL;
-  memset(x, 0, sizeof *x);
-  x->kind = LM_EXPR_BINARY;
-  x->op = LM_OP_AND;
-  x->line = l->line;
-  x->column = l->column;
-  xa[0] = l;
-  xa[1] = r;
-  x->args = xa;
-  x->n_args = 2;
-  return x;
+  return lm_sql_op_node(a, LM_EXPR_BINARY, LM_OP_AND, l, r, l->line, l->column);
 }
 
 static bool reads_col(const lm_expr *e, int depth) {
@@ -125,9 +112,7 @@ static bool reads_col(const lm_expr *e, int depth) {
   return false;
 }
 
-/* call with each argument that reads columns as CASE WHEN cond THEN x
- * END (call itself when none does); NULL on OOM. */
-static lm_expr *guarded(lm_arena *a, lm_expr *call, lm_expr *cond) {
+lm_expr *lm_srf_guard_call(lm_arena *a, lm_expr *call, lm_expr *cond) {
   bool any = false;
   for (int i = 0; i < call->n_args; i++)
     any = any || reads_col(call->args[i], 0);
@@ -143,18 +128,13 @@ static lm_expr *guarded(lm_arena *a, lm_expr *call, lm_expr *cond) {
     ka[i] = x;
     if (!reads_col(x, 0))
       continue;
-    lm_expr *c = lm_arena_alloc(a, sizeof *c);
-    lm_expr **ca = lm_arena_alloc(a, 2 * sizeof *ca);
-    if (!c || !ca)
+    /* CASE WHEN cond THEN x END: NULL (no rows, no error) where the
+     * filter removes the row */
+    lm_expr *c = lm_sql_node(a, LM_EXPR_CASE, x->line, x->column, 2);
+    if (!c)
       return NULL;
-    memset(c, 0, sizeof *c);
-    c->kind = LM_EXPR_CASE;
-    c->line = x->line;
-    c->column = x->column;
-    ca[0] = cond;
-    ca[1] = x;
-    c->args = ca;
-    c->n_args = 2;
+    c->args[0] = cond;
+    c->args[1] = x;
     ka[i] = c;
   }
   k->args = ka;
@@ -176,7 +156,7 @@ static int rebuild(lm_arena *a, const lm_from *j, lm_expr *cond, lm_from **out,
   if (!nj || !nf || !calls)
     return LM_ERR_NOMEM;
   for (int i = 0; i < fn->n_funcs; i++)
-    if (!(calls[i] = guarded(a, fn->funcs[i], cond)))
+    if (!(calls[i] = lm_srf_guard_call(a, fn->funcs[i], cond)))
       return LM_ERR_NOMEM;
   *nf = *fn;
   nf->funcs = calls;

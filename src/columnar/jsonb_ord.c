@@ -86,22 +86,12 @@ static void patch_be32(rd *r, size_t at, uint32_t v) {
   b[3] = (uint8_t)v;
 }
 
-static int hexv(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static int hex4(rd *r, uint32_t *v) {
   if (r->e - r->p < 4)
     return -1;
   uint32_t x = 0;
   for (int i = 0; i < 4; i++) {
-    int h = hexv(r->p[i]);
+    int h = lm_hex_digit(r->p[i]);
     if (h < 0)
       return -1;
     x = x << 4 | (uint32_t)h;

@@ -270,8 +270,8 @@ static int kw_cmp(const void *k, const void *e) {
   return strcmp(k, *(const char *const *)e);
 }
 
-/* PostgreSQL's quote_identifier of s[0, n) appended to o. */
-static void quote_ident(lm_buf *o, const char *s, int32_t n) {
+/* PostgreSQL's quote_identifier of s[0, n) appended to o (lm_strfn.h). */
+int lm_quote_ident(lm_buf *o, const char *s, int32_t n) {
   bool safe = n > 0 && ((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_');
   for (int32_t k = 0; k < n && safe; k++)
     safe = (s[k] >= 'a' && s[k] <= 'z') || (s[k] >= '0' && s[k] <= '9') ||
@@ -283,17 +283,16 @@ static void quote_ident(lm_buf *o, const char *s, int32_t n) {
     safe = !bsearch(w, pg_keywords, LM_ARRAY_LEN(pg_keywords),
                     sizeof pg_keywords[0], kw_cmp);
   }
-  if (safe) {
-    lm_buf_append(o, s, (size_t)n);
-    return;
-  }
-  lm_buf_putc(o, '"');
-  for (int32_t k = 0; k < n; k++) {
+  if (safe)
+    return lm_buf_append(o, s, (size_t)n);
+  int rc = lm_buf_putc(o, '"');
+  for (int32_t k = 0; !rc && k < n; k++) {
     if (s[k] == '"')
-      lm_buf_putc(o, '"');
-    lm_buf_putc(o, s[k]);
+      rc = lm_buf_putc(o, '"');
+    if (!rc)
+      rc = lm_buf_putc(o, s[k]);
   }
-  lm_buf_putc(o, '"');
+  return rc ? rc : lm_buf_putc(o, '"');
 }
 
 /* PostgreSQL's quote_literal_cstr: E'...' when s has a backslash. */
@@ -490,7 +489,7 @@ static int format(const lm_bexpr *e, lm_array *const *a, int64_t i,
       lm_buf q;
       lm_buf_init(&q);
       if (conv == 'I')
-        quote_ident(&q, v, vl);
+        lm_quote_ident(&q, v, vl);
       else
         quote_literal(&q, v, vl);
       pad_append(o, q.data ? q.data : "", (int32_t)q.len, minus, width);
@@ -781,7 +780,7 @@ static int fmtfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     }
     const char *s = arg_str(a[0], i, &n);
     if (e->fn == LM_FN_QUOTE_IDENT)
-      quote_ident(o, s, n);
+      lm_quote_ident(o, s, n);
     else
       quote_literal(o, s, n);
     return put_result(b, o, err);

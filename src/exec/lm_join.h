@@ -218,6 +218,16 @@ int lm_join_dynfilter_connect(lm_operator *join, const lm_join_step *st,
  * LM_ERR_NOMEM. */
 lm_output_cb lm_join_side(lm_operator *join, int side);
 
+/* Declares side `side` (0 = left, 1 = right) of an UPDATING join (without
+ * TTL) complete, for one-shot (ad-hoc) joins: every later row of the other
+ * side is joined against the stored rows of `side` and emitted (pairs,
+ * NULL padding of either side, flips as usual) but not kept, so the
+ * caller must push no more rows to `side` afterwards (they would miss
+ * the unkept rows). Call it before pushing any row of the other side.
+ * Returns false (nothing changed) for another algorithm, a TTL, or a bad
+ * side; the caller then keeps both sides as before. */
+bool lm_join_side_done(lm_operator *join, int side);
+
 /* Rows buffered in the join's state (both sides), and the bytes the state
  * holds (allocated capacity included). For INTERVAL the row count takes a
  * pass over the stored rows (expired rows of an inner side are freed

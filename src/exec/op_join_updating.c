@@ -61,6 +61,8 @@
 typedef struct jupd {
   jbase b;
   bool lookup;       /* LM_JOIN_LOOKUP: left rows are not kept */
+  bool done[2];      /* side complete (lm_join_side_done): the other side's
+                        rows are probed, not kept */
   uint32_t nhead[2]; /* rows with a NULL key */
   int64_t now, last_sweep;
   jcand cand;      /* candidates of a chunk (no crow) */
@@ -365,7 +367,7 @@ static int upd_push_rows(jbase *j, int s, lm_batch *b, lm_error *err) {
     kc[k] = b->columns[j->keys[s][k]];
   const int *const *keys = (const int *const *)j->keys;
   jstore *ost = &j->st[o];
-  bool store_own = !(u->lookup && s == 0);
+  bool store_own = !(u->lookup && s == 0) && !u->done[o];
   bool lookup_right = u->lookup && s == 1;
   const lm_batch *lb = s == 0 ? b : NULL, *rb = s == 1 ? b : NULL;
   if ((rc = jo_sources(j, lb, rb, err)))
@@ -728,6 +730,15 @@ static lm_operator *upd_new(const lm_join_spec *spec, bool lookup,
 
 lm_operator *lm_join_updating_new(const lm_join_spec *spec, lm_error *err) {
   return upd_new(spec, false, err);
+}
+
+bool lm_join_side_done(lm_operator *join, int side) {
+  jbase *j = (jbase *)join;
+  if (!join || j->ops != &upd_ops || (side != 0 && side != 1) ||
+      j->spec.ttl_us > 0)
+    return false;
+  ((jupd *)j)->done[side] = true;
+  return true;
 }
 
 /* LM_JOIN_LOOKUP (op_lookup_join.c): the same state machine with the left

@@ -316,9 +316,17 @@ lm_bexpr *lm_bind_out_int4(lm_bexpr *x);
 lm_bexpr *lm_bind_pg_typeof(lm_bctx *c, const lm_expr *e, const lm_bexpr *x);
 /* The common type t of the values args[0..n) (CASE: skipping the
  * conditions, args[2i] for i < n_pairs) made REAL when it is DOUBLE only
- * because of decimal constants beside a REAL: COALESCE(real_col, 0.5) is
- * real in PostgreSQL (its numeric constant converts to real). */
+ * because of numeric values (lm_bind_num_is_numeric) beside a REAL:
+ * COALESCE(real_col, 0.5), COALESCE(real_col, pk * 0.5) are real in
+ * PostgreSQL (numeric converts to real implicitly). */
 lm_type lm_bind_num_real(lm_type t, lm_bexpr *const *args, int n, int n_pairs);
+/* lm_bind_num_is_numeric: whether the DOUBLE x is a PostgreSQL numeric
+ * value (a decimal constant, x->pg_numeric, - / ABS / ROUND / TRUNC /
+ * FLOOR / CEIL of one) or x is a DECIMAL. lm_bind_num_numeric_op: whether a
+ * op b (+ - * / %, operands as bound, before their casts) is numeric in
+ * PostgreSQL: each operand numeric or an integer, one numeric. */
+bool lm_bind_num_is_numeric(const lm_bexpr *x);
+bool lm_bind_num_numeric_op(const lm_bexpr *a, const lm_bexpr *b);
 
 /* Subquery expressions (subquery_bind.c). lm_bind_subquery binds an
  * LM_EXPR_SUBQUERY (planning the inner query through the thread's

@@ -3,8 +3,10 @@
  * DOUBLE PRECISION for the binder (bind_internal.h, docs/types.md):
  * int2 op int2 is int2, int4 with int2 or int4 is int4, anything with int8
  * is int8; real op real is real, real with any other number is double
- * precision (PostgreSQL's float48 operators). An integer literal is int4
- * when it fits, as PostgreSQL types it (int8 otherwise).
+ * precision (PostgreSQL's float48 operators); a CASE / COALESCE of a
+ * real and a numeric value (a decimal constant, pk * 12.4) is real. An
+ * integer literal is int4 when it fits, as PostgreSQL types it (int8
+ * otherwise).
  */
 #include <string.h>
 
@@ -84,6 +86,47 @@ lm_bexpr *lm_bind_pg_typeof(lm_bctx *c, const lm_expr *e, const lm_bexpr *x) {
   return b;
 }
 
+bool lm_bind_num_is_numeric(const lm_bexpr *x) {
+  if (x->type.id == LM_TYPE_DECIMAL128)
+    return true;
+  if (x->type.id != LM_TYPE_FLOAT64)
+    return false;
+  switch (x->kind) {
+  case LM_BX_LITERAL:
+    return x->lit_text != NULL || x->pg_numeric;
+  case LM_BX_BINARY:
+    return x->pg_numeric;
+  case LM_BX_UNARY:
+    return x->op == LM_OP_NEG && x->n_args == 1 &&
+           lm_bind_num_is_numeric(x->args[0]);
+  case LM_BX_FUNC:
+    switch (x->fn) {
+    case LM_FN_ABS:
+    case LM_FN_ROUND:
+    case LM_FN_TRUNC:
+    case LM_FN_FLOOR:
+    case LM_FN_CEIL:
+      return x->n_args >= 1 && lm_bind_num_is_numeric(x->args[0]);
+    default:
+      return false;
+    }
+  default:
+    return false;
+  }
+}
+
+bool lm_bind_num_numeric_op(const lm_bexpr *a, const lm_bexpr *b) {
+  const lm_bexpr *ab[2] = {a, b};
+  bool num = false;
+  for (int k = 0; k < 2; k++) {
+    if (lm_bind_num_is_numeric(ab[k]))
+      num = true;
+    else if (!lm_type_is_integer(ab[k]->type) && ab[k]->type.id != LM_TYPE_NULL)
+      return false;
+  }
+  return num;
+}
+
 lm_type lm_bind_num_real(lm_type t, lm_bexpr *const *args, int n, int n_pairs) {
   if (t.id != LM_TYPE_FLOAT64)
     return t;
@@ -97,8 +140,7 @@ lm_type lm_bind_num_real(lm_type t, lm_bexpr *const *args, int n, int n_pairs) {
       continue;
     if (id == LM_TYPE_FLOAT32)
       real = true;
-    else if (!(id == LM_TYPE_FLOAT64 && x->kind == LM_BX_LITERAL &&
-               x->lit_text))
+    else if (!lm_bind_num_is_numeric(x))
       return t; /* a DOUBLE value: double precision */
   }
   return real ? lm_type_make(LM_TYPE_FLOAT32) : t;

@@ -645,6 +645,7 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
                          lm_bexpr *b) {
   if (!a || !b)
     return NULL;
+  bool pg_num = false; /* + - * / % typed numeric in PostgreSQL */
   if (lm_type_is_json(a->type) || lm_type_is_json(b->type) ||
       op == LM_OP_JSON_PATH || op == LM_OP_JSON_PATH_TEXT ||
       op == LM_OP_JSON_EXISTS || op == LM_OP_JSON_EXISTS_ANY ||
@@ -785,6 +786,7 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
     } else if ((is_num(ta) || is_null(ta)) && (is_num(tb) || is_null(tb))) {
       /* int2 / int4 / int8 and real / double as PostgreSQL (bind_num.c) */
       rt = lm_bind_num_merge(lm_bind_num_type(a), lm_bind_num_type(b), true);
+      pg_num = lm_bind_num_numeric_op(a, b); /* bind_num.c */
       a = lm_bind_cast(c, a, rt);
       b = lm_bind_cast(c, b, rt);
     } else {
@@ -826,6 +828,7 @@ lm_bexpr *lm_bind_binary(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr *a,
   r->op = op;
   r->args[0] = a;
   r->args[1] = b;
+  r->pg_numeric = pg_num && rt.id == LM_TYPE_FLOAT64;
   return r;
 }
 

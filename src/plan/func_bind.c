@@ -551,6 +551,7 @@ lm_bexpr *lm_bind_fold(lm_bctx *c, lm_bexpr *x) {
     z->column = x->column;
     z->lit = v;
     z->lit.type = x->type;
+    z->pg_numeric = lm_bind_num_is_numeric(x); /* bind_num.c */
     if (!v.is_null && (t == LM_TYPE_UTF8 || t == LM_TYPE_BINARY)) {
       z->lit.v.s.p = lm_arena_strndup(c->arena, v.v.s.p, (size_t)v.v.s.len);
       if (!z->lit.v.s.p) {

@@ -648,9 +648,8 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
     int hit[2] = {-1, -1};
     /* exact, else (on a side without it) in any case: docs/sql.md "Names" */
     bool exact[2] = {false, false};
-    for (const char *q = nm; *q; q++) /* an upper-case letter: quoted */
-      if (*q >= 'A' && *q <= 'Z')
-        exact[0] = exact[1] = true;
+    if (j->natural || (j->using_quoted && j->using_quoted[u])) /* "quoted" */
+      exact[0] = exact[1] = true;
     for (int i = 0; i < cs.n; i++)
       if (!cs.cols[i].qualified_only && cs.cols[i].name &&
           !strcmp(cs.cols[i].name, nm))

@@ -289,6 +289,11 @@ struct lm_bexpr {
    * that fits INTEGER: PostgreSQL's int4 constant, which arithmetic and
    * CASE / COALESCE count as INTEGER (plan/bind_num.c) */
   bool lit_int4;
+  /* A DOUBLE node whose value PostgreSQL types numeric: + - * / % of a
+   * decimal constant or DECIMAL with integers (12.4 * 23, pk * 12.4), or a
+   * literal folded from one; CASE / COALESCE beside a REAL make it real as
+   * PostgreSQL (plan/bind_num.c) */
+  bool pg_numeric;
   /* LITERAL of type INTERVAL (µs) written as interval text: iv_split and
    * its days field as PostgreSQL reads it, so that a cast to a months
    * interval keeps {0, iv_days, rest} ('36 hours' stays 36:00:00,

@@ -3,6 +3,7 @@
  * parentheses, chosen from the parser's precedence levels, so the text
  * parses back to the same tree. */
 #include "columnar/lm_temporal.h"
+#include "exec/lm_strfn.h" /* lm_quote_ident */
 #include "sql/lm_sql.h"
 
 #include <inttypes.h>
@@ -272,11 +273,13 @@ static int print(const lm_expr *e, lm_buf *out, int depth) {
   switch (e->kind) {
   case LM_EXPR_LITERAL:
     return print_literal(e, out);
-  case LM_EXPR_COLUMN:
-    if (e->table)
-      rc = lm_buf_printf(out, "%s.", e->table);
+  case LM_EXPR_COLUMN: /* names as PostgreSQL's quote_identifier: "Id" */
+    if (e->table &&
+        !(rc = lm_quote_ident(out, e->table, (int32_t)strlen(e->table))))
+      rc = lm_buf_putc(out, '.');
     if (!rc)
-      rc = lm_buf_puts(out, e->name ? e->name : "?");
+      rc = e->name ? lm_quote_ident(out, e->name, (int32_t)strlen(e->name))
+                   : lm_buf_puts(out, "?");
     return rc;
   case LM_EXPR_STAR:
     if (e->table)

@@ -346,6 +346,7 @@ struct lm_from {
   bool asof;               /* [LEFT] ASOF JOIN */
   lm_expr *on;             /* ON cond; NULL = none */
   const char **using_cols; /* USING (c, ...); NULL = none */
+  bool *using_quoted;      /* using_quoted[i]: using_cols[i] was "quoted" */
   int n_using;
   bool natural; /* NATURAL [INNER|LEFT|RIGHT|FULL] JOIN: USING the columns
                    both sides name (none: a cross join) */
@@ -623,7 +624,8 @@ typedef struct lm_stmt {
   const char **insert_columns; /* NULL = all, in order */
   int n_insert_columns;
   int *insert_col_lines, *insert_col_cols; /* position of each column name */
-  lm_expr ***rows;                         /* rows[i][j] */
+  bool *insert_col_quoted; /* each column name was "quoted" (exact match) */
+  lm_expr ***rows;         /* rows[i][j] */
   int n_rows;
   int n_values; /* values per row (all rows equal; checked by the parser) */
   /* INSERT INTO name [(cols)] SELECT ...: `select` is set, rows NULL */
@@ -631,6 +633,7 @@ typedef struct lm_stmt {
   /* CREATE TABLE: PRIMARY KEY columns (names as written, in key order; from
    * `col type PRIMARY KEY` or a table constraint `PRIMARY KEY (a, b)`) */
   const char **primary_key;
+  bool *pk_quoted; /* pk_quoted[k]: primary_key[k] was "quoted" */
   int n_primary_key;
   int pk_line, pk_column;
   const char *pk_name; /* CONSTRAINT name PRIMARY KEY; NULL = table_pkey */
@@ -652,6 +655,7 @@ typedef struct lm_stmt {
   const char **set_columns;
   lm_expr **set_exprs;
   int *set_lines, *set_cols; /* position of each SET column name */
+  bool *set_quoted;          /* each SET column name was "quoted" */
   int n_set;
 
   /* EXPLAIN [ANALYZE] stmt, EXPLAIN [ANALYZE] name (a stream or view:

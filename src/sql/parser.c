@@ -2977,14 +2977,18 @@ static lm_from *parse_from_joins(parser *p, bool one_item) {
       next(p);
       if (expect(p, LM_TK_LPAREN, "'(' after USING"))
         return NULL;
-      int cap = 0;
+      int cap = 0, capq = 0;
       do {
+        bool q = cur(p)->kind == LM_TK_QIDENT;
         const char *c = parse_name(p, "a column name", NULL, NULL);
         if (!c)
           return NULL;
         if (!(j->using_cols = vec_grow(p, j->using_cols, j->n_using, &cap,
-                                       sizeof *j->using_cols)))
+                                       sizeof *j->using_cols)) ||
+            !(j->using_quoted = vec_grow(p, j->using_quoted, j->n_using, &capq,
+                                         sizeof *j->using_quoted)))
           return NULL;
+        j->using_quoted[j->n_using] = q;
         j->using_cols[j->n_using++] = c;
       } while (accept(p, LM_TK_COMMA));
       if (expect(p, LM_TK_RPAREN, "')' after the USING columns"))
@@ -3764,16 +3768,22 @@ static int parse_format(parser *p, lm_stmt *s) {
 
 /* ( name, ... ) of a table constraint into *out / *n (the '(' current). */
 static int parse_name_list(parser *p, const char *what, const char ***out,
-                           int *n) {
+                           int *n, bool **quoted) {
   if (expect(p, LM_TK_LPAREN, "'('"))
     return p->rc;
-  int cap = 0;
+  int cap = 0, capq = 0;
   for (;;) {
+    bool q = cur(p)->kind == LM_TK_QIDENT;
     const char *k = parse_name(p, what, NULL, NULL);
     if (!k)
       return p->rc;
     if (!(*out = vec_grow(p, *out, *n, &cap, sizeof **out)))
       return p->rc;
+    if (quoted) {
+      if (!(*quoted = vec_grow(p, *quoted, *n, &capq, sizeof **quoted)))
+        return p->rc;
+      (*quoted)[*n] = q;
+    }
     (*out)[(*n)++] = k;
     if (accept(p, LM_TK_COMMA))
       continue;
@@ -3807,7 +3817,7 @@ static int parse_unique(parser *p, lm_stmt *s, const lm_token *at,
       return oom(p);
     u.cols[0] = col;
     u.n_cols = 1;
-  } else if (parse_name_list(p, "a column name", &u.cols, &u.n_cols)) {
+  } else if (parse_name_list(p, "a column name", &u.cols, &u.n_cols, NULL)) {
     return p->rc;
   }
   if (!(s->uniques = vec_grow(p, s->uniques, s->n_uniques, ucap, sizeof u)))
@@ -3857,7 +3867,7 @@ static int parse_columns(parser *p, lm_stmt *s) {
       next(p);
       next(p);
       if (parse_name_list(p, "a key column name", &s->primary_key,
-                          &s->n_primary_key))
+                          &s->n_primary_key, &s->pk_quoted))
         return p->rc;
     } else if (lm_token_is_kw(t, "WATERMARK") &&
                lm_token_is_kw(peek(p, 1), "FOR")) {
@@ -3965,9 +3975,11 @@ static int parse_columns(parser *p, lm_stmt *s) {
           s->pk_column = pk->column;
           s->pk_name = ccname;
           if (!(s->primary_key =
-                    lm_arena_alloc(p->arena, sizeof *s->primary_key)))
+                    lm_arena_alloc(p->arena, sizeof *s->primary_key)) ||
+              !(s->pk_quoted = lm_arena_alloc(p->arena, sizeof *s->pk_quoted)))
             return oom(p);
           s->primary_key[0] = c.name;
+          s->pk_quoted[0] = true; /* the column's own name, exactly */
           s->n_primary_key = 1;
         } else {
           break;
@@ -4135,12 +4147,18 @@ static int parse_insert(parser *p, lm_stmt *s) {
             parse_name(p, "a source name", &s->name_line, &s->name_column)))
     return p->rc;
   if (accept(p, LM_TK_LPAREN)) {
-    int cap = 0, cap2 = 0, cap3 = 0;
+    int cap = 0, cap2 = 0, cap3 = 0, cap4 = 0;
     for (;;) {
       int line = 0, col = 0;
+      bool q = cur(p)->kind == LM_TK_QIDENT;
       const char *c = parse_name(p, "a column name", &line, &col);
       if (!c)
         return p->rc;
+      if (!(s->insert_col_quoted =
+                vec_grow(p, s->insert_col_quoted, s->n_insert_columns, &cap4,
+                         sizeof *s->insert_col_quoted)))
+        return p->rc;
+      s->insert_col_quoted[s->n_insert_columns] = q;
       if (!(s->insert_columns =
                 vec_grow(p, s->insert_columns, s->n_insert_columns, &cap,
                          sizeof *s->insert_columns)) ||
@@ -4499,12 +4517,17 @@ static int parse_update(parser *p, lm_stmt *s) {
     return p->rc;
   if (expect_kw(p, "SET"))
     return p->rc;
-  int cap = 0, cap2 = 0, cap3 = 0, cap4 = 0;
+  int cap = 0, cap2 = 0, cap3 = 0, cap4 = 0, cap5 = 0;
   do {
     int line = 0, col = 0;
+    bool q = cur(p)->kind == LM_TK_QIDENT;
     const char *c = parse_name(p, "a column name", &line, &col);
     if (!c)
       return p->rc;
+    if (!(s->set_quoted = vec_grow(p, s->set_quoted, s->n_set, &cap5,
+                                   sizeof *s->set_quoted)))
+      return p->rc;
+    s->set_quoted[s->n_set] = q;
     if (expect(p, LM_TK_EQ, "'='"))
       return p->rc;
     lm_expr *e = parse_expr(p);

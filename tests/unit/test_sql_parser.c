@@ -695,7 +695,7 @@ static void test_literals(void) {
   CHECK_STR(expr_str(e), "INTERVAL '10 minutes'");
   lm_sql_script_free(s);
   e = one_expr("\"Mixed\"", &s, __LINE__);
-  CHECK_STR(expr_str(e), "Mixed");
+  CHECK_STR(expr_str(e), "\"Mixed\""); /* quoted: parses back */
   lm_sql_script_free(s);
 }
 
