@@ -83,21 +83,9 @@ static int adhoc_input_rows(laminar_db *db, const lm_join_input *ji,
     rc = lm_engine_select(db, ji->subquery, &r, err);
   } else {
     lm_expr star;
-    memset(&star, 0, sizeof star);
-    star.kind = LM_EXPR_STAR;
-    star.line = ji->line;
-    star.column = ji->column;
-    lm_select_item it = {&star, NULL};
+    lm_select_item it;
     lm_select ss;
-    memset(&ss, 0, sizeof ss);
-    ss.line = ji->line;
-    ss.column = ji->column;
-    ss.items = &it;
-    ss.n_items = 1;
-    ss.from = ji->name;
-    ss.from_line = ji->line;
-    ss.from_column = ji->column;
-    ss.limit = -1;
+    lm_sql_select_star(&ss, &it, &star, ji->name, ji->line, ji->column);
     rc = lm_engine_select(db, &ss, &r, err);
   }
   if (!rc)

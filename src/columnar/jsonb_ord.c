@@ -267,20 +267,35 @@ static void num(rd *r) {
 
 static void value(rd *r, int depth);
 
-/* The items of an array (r->p just after '['): count (patched), then (top
- * level: real) 01, the items. */
-static void arr_items(rd *r, int depth, bool real) {
+/* The items of an array (close ']') or the pairs of an object (close '}'),
+ * r->p just after the opening bracket: the count (patched), then (a real
+ * top-level array) 01, then the items (an object's: key, value). */
+static void items(rd *r, int depth, char close, bool real) {
   size_t at = r->o->len;
   put_be32(r, 0);
   if (real)
     putb(r, 0x01);
   uint32_t n = 0;
   ws(r);
-  if (r->p < r->e && *r->p == ']') {
+  if (r->p < r->e && *r->p == close) {
     r->p++;
     return;
   }
   for (;;) {
+    if (close == '}') {
+      ws(r);
+      if (r->rc || r->p >= r->e || *r->p != '"') {
+        r->rc = r->rc ? r->rc : LM_ERR_PARSE;
+        return;
+      }
+      str(r);
+      ws(r);
+      if (r->p >= r->e || *r->p != ':') {
+        r->rc = r->rc ? r->rc : LM_ERR_PARSE;
+        return;
+      }
+      r->p++;
+    }
     value(r, depth + 1);
     n++;
     ws(r);
@@ -292,51 +307,7 @@ static void arr_items(rd *r, int depth, bool real) {
       r->p++;
       continue;
     }
-    if (*r->p == ']') {
-      r->p++;
-      break;
-    }
-    r->rc = LM_ERR_PARSE;
-    return;
-  }
-  patch_be32(r, at, n);
-}
-
-/* The pairs of an object (r->p just after '{'): count, then key, value. */
-static void obj_items(rd *r, int depth) {
-  size_t at = r->o->len;
-  put_be32(r, 0);
-  uint32_t n = 0;
-  ws(r);
-  if (r->p < r->e && *r->p == '}') {
-    r->p++;
-    return;
-  }
-  for (;;) {
-    ws(r);
-    if (r->rc || r->p >= r->e || *r->p != '"') {
-      r->rc = r->rc ? r->rc : LM_ERR_PARSE;
-      return;
-    }
-    str(r);
-    ws(r);
-    if (r->p >= r->e || *r->p != ':') {
-      r->rc = r->rc ? r->rc : LM_ERR_PARSE;
-      return;
-    }
-    r->p++;
-    value(r, depth + 1);
-    n++;
-    ws(r);
-    if (r->rc || r->p >= r->e) {
-      r->rc = r->rc ? r->rc : LM_ERR_PARSE;
-      return;
-    }
-    if (*r->p == ',') {
-      r->p++;
-      continue;
-    }
-    if (*r->p == '}') {
+    if (*r->p == close) {
       r->p++;
       break;
     }
@@ -365,12 +336,12 @@ static void value(rd *r, int depth) {
   case '{':
     r->p++;
     putb(r, T_OBJ);
-    obj_items(r, depth);
+    items(r, depth, '}', false);
     return;
   case '[':
     r->p++;
     putb(r, T_ARR);
-    arr_items(r, depth, false);
+    items(r, depth, ']', false);
     return;
   case '"':
     putb(r, T_STR);
@@ -410,11 +381,11 @@ static int ord_key(obuf *o, const char *s, size_t n) {
   if (r.p < r.e && *r.p == '{') { /* an object: above every array */
     r.p++;
     putb(&r, 0x02);
-    obj_items(&r, 0);
+    items(&r, 0, '}', false);
   } else if (r.p < r.e && *r.p == '[') { /* count, then 01: a real array */
     r.p++;
     putb(&r, 0x01);
-    arr_items(&r, 0, true);
+    items(&r, 0, ']', true);
   } else { /* a raw scalar: a one-element array below a real one */
     putb(&r, 0x01);
     put_be32(&r, 1);

@@ -120,11 +120,4 @@ int lm_fn_rows(const lm_bexpr *e, const lm_batch *in, int strict,
 int lm_fn_error(lm_error *err, const lm_bexpr *e, const char *state,
                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* PostgreSQL's quote_identifier (quote_ident(), EXPLAIN, ruleutils): s[0, n)
- * (UTF-8 bytes) appended to o as is when it is all lower-case ASCII letters,
- * digits and '_' (not starting with a digit) and no PostgreSQL 15 keyword
- * other than an unreserved one; else in double quotes with each '"'
- * doubled. Returns 0, or LM_ERR_NOMEM (o then holds a prefix). */
-int lm_quote_ident(lm_buf *o, const char *s, int32_t n);
-
 #endif

@@ -4,6 +4,8 @@
  * JSON aggregates OVER) build small expression trees that the binder then
  * reads as if the user had written them.
  */
+#include <string.h>
+
 #include "sql/lm_sql.h"
 
 lm_expr *lm_sql_node(lm_arena *a, lm_expr_kind kind, int line, int column,
@@ -46,4 +48,23 @@ lm_expr *lm_sql_string_lit(lm_arena *a, const char *s, int line, int column) {
     x->text = s;
   }
   return x;
+}
+
+void lm_sql_select_star(lm_select *ss, lm_select_item *it, lm_expr *star,
+                        const char *name, int line, int column) {
+  memset(star, 0, sizeof *star);
+  star->kind = LM_EXPR_STAR;
+  star->line = line;
+  star->column = column;
+  it->expr = star;
+  it->alias = NULL;
+  memset(ss, 0, sizeof *ss);
+  ss->line = line;
+  ss->column = column;
+  ss->items = it;
+  ss->n_items = 1;
+  ss->from = name;
+  ss->from_line = line;
+  ss->from_column = column;
+  ss->limit = -1;
 }

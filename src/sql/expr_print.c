@@ -3,7 +3,6 @@
  * parentheses, chosen from the parser's precedence levels, so the text
  * parses back to the same tree. */
 #include "columnar/lm_temporal.h"
-#include "exec/lm_strfn.h" /* lm_quote_ident */
 #include "sql/lm_sql.h"
 
 #include <inttypes.h>

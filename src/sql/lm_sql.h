@@ -718,6 +718,12 @@ lm_expr *lm_sql_op_node(lm_arena *a, lm_expr_kind kind, lm_op op, lm_expr *l,
                         lm_expr *r, int line, int column);
 lm_expr *lm_sql_string_lit(lm_arena *a, const char *s, int line, int column);
 
+/* `SELECT * FROM name` (no WHERE, no LIMIT) at SQL position line:column,
+ * built in the caller's storage: *ss's one item *it is *star. ss borrows
+ * name, it and star; nothing is allocated, nothing fails. */
+void lm_sql_select_star(lm_select *ss, lm_select_item *it, lm_expr *star,
+                        const char *name, int line, int column);
+
 /* Writes an expression back as SQL text (for column naming, EXPLAIN and
  * error messages), appending to out. */
 int lm_sql_expr_to_string(const lm_expr *e, lm_buf *out);
@@ -730,5 +736,12 @@ const char *lm_sql_op_text(lm_op op);
  * from_line/from_column) at FROM tree f as the parser sets them for
  * `SELECT ... FROM f`; s borrows f. */
 void lm_sql_select_set_from(lm_select *s, const lm_from *f);
+
+/* PostgreSQL's quote_identifier (quote_ident(), EXPLAIN, ruleutils): s[0, n)
+ * (UTF-8 bytes) appended to o as is when it is all lower-case ASCII letters,
+ * digits and '_' (not starting with a digit) and no PostgreSQL 15 keyword
+ * other than an unreserved one; else in double quotes with each '"'
+ * doubled. Returns 0, or LM_ERR_NOMEM (o then holds a prefix). */
+int lm_quote_ident(lm_buf *o, const char *s, int32_t n);
 
 #endif
