@@ -1,7 +1,8 @@
 /* fuzz/fuzz_datefmt_parser.c — libFuzzer target for the to_char /
  * to_timestamp / to_date template parsers (exec/expr_datefn.c: the
  * date/time templates, the interval templates and NUM_processor's numeric
- * templates; they are static there, so this target reaches them through
+ * templates; to_number's (exec/expr_fn5.c) and the uuid reader; they are
+ * static there, so this target reaches them through
  * SQL with the public API, include/laminar.h). The input is a template,
  * optionally followed by a byte 0x01 and the text to_timestamp / to_date
  * read with it; a NUL ends it (SQL text). Every statement must either
@@ -86,5 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       "", "", ")");
   run("SELECT to_timestamp(", txt, ", ", fmt, ")");
   run("SELECT to_date(", txt, ", ", fmt, ")");
+  run("SELECT to_number(", txt, ", ", fmt, ")"); /* exec/expr_fn5.c */
+  run("SELECT to_number('-1,234.5', ", fmt, "", "", ")");
+  run("SELECT CAST(", txt, " AS uuid)", "", ""); /* uuid_in */
   return 0;
 }

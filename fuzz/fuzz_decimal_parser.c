@@ -1,7 +1,8 @@
 /* fuzz/fuzz_decimal_parser.c — libFuzzer target for the NUMERIC text
  * parser (columnar/lm_decimal.h lm_dec_parse, at a scale 0..38 chosen by
  * the first byte): any bytes must either parse or give LM_DEC_ESYNTAX /
- * LM_DEC_EOVERFLOW, never crash. A value that parses fits 38 digits, prints
+ * LM_DEC_EOVERFLOW, never crash. NaN / Infinity / -Infinity print and read
+ * back. Another value that parses fits 38 digits, prints
  * (lm_dec_format) and reads back to the same value at the same scale; its
  * own scale (frac_digits) is within 0..1000; rescaling up and back is
  * lossless. The TIME and BYTEA text readers declared beside it
@@ -24,7 +25,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = lm_dec_parse(s, n, scale, &v, &frac);
   if (rc != 0 && rc != LM_DEC_ESYNTAX && rc != LM_DEC_EOVERFLOW)
     __builtin_trap();
-  if (rc == 0) {
+  if (rc == 0 && lm_dec_is_special(v)) { /* NaN / ±Infinity read back */
+    char buf[64];
+    int len = lm_dec_format(buf, v, scale);
+    lm_i128 back = 0;
+    int f2 = -1;
+    if (len <= 0 || len >= 48 ||
+        lm_dec_parse(buf, (size_t)len, scale, &back, &f2) != 0 || back != v)
+      __builtin_trap();
+  } else if (rc == 0) {
     if (!lm_dec_fits(v, LM_DEC_MAX_DIGITS) || frac < 0 || frac > 1000)
       __builtin_trap();
     char buf[64];

@@ -1,6 +1,6 @@
 -- Nexmark q1: currency conversion (nexmark-flink queries/q1.sql). Flink types
--- the result DECIMAL(23, 3); Laminar has no DECIMAL yet, so 0.908 * price is
--- DOUBLE here (the oracle compares it with a 1e-9 relative tolerance).
+-- the result DECIMAL(23, 3); here 0.908 is numeric DECIMAL(3, 3) and the
+-- product with the BIGINT price an exact DECIMAL(22, 3), as in PostgreSQL.
 CREATE STREAM nexmark_q1 AS
 SELECT
     auction,

@@ -1,6 +1,6 @@
 -- Nexmark q14: calculation (nexmark-flink queries/q14.sql). count_char is
 -- the benchmark's UDF (com.github.nexmark.flink.udf.CountChar), built in
--- here. As in q1, 0.908 * price is DOUBLE (Flink: DECIMAL(23, 3)).
+-- here. As in q1, 0.908 * price is an exact DECIMAL(22, 3) (Flink: DECIMAL(23, 3)).
 CREATE STREAM nexmark_q14 AS
 SELECT
     auction,

@@ -2557,6 +2557,8 @@ static void assign_typmod(lm_bexpr *cast, const lm_schema *s, int c) {
   if (s->fields[c].type.id == LM_TYPE_TIMESTAMP ||
       s->fields[c].type.id == LM_TYPE_TIME64)
     cast->tprec = m.tprec;
+  if (s->fields[c].type.id == LM_TYPE_DECIMAL128)
+    cast->tprec = -2; /* NUMERIC(p,s): Infinity is 22003 (expr_types.c) */
   if (s->fields[c].type.id == LM_TYPE_UTF8) {
     cast->tlen = m.char_len;
     cast->tbpchar = m.bpchar;

@@ -12,6 +12,7 @@
 #include "api/group_fd.h"
 #include "api/srf_from.h"
 #include "exec/lm_join.h"
+#include "exec/lm_join_oneshot.h"
 
 /* -------------------------------------------------------------- SELECT */
 
@@ -109,10 +110,42 @@ static int adhoc_side(const lm_join_step *js, int side, lm_batch *b,
  * of one push stay small enough for the caches. */
 #define ADHOC_PROBE_ROWS ((int64_t)65536)
 
+/* The last join step of an ad-hoc SELECT left to select_run, which runs
+ * it (lm_join_oneshot) with its output pushed straight into the query's
+ * pipeline: the joined rows are never held all at once. The spec's
+ * schemas and residual belong to the join plan (select_run's plan). */
+typedef struct adhoc_tail {
+  lm_join_spec sp;
+  lm_batch *sides[2]; /* one reference each */
+} adhoc_tail;
+/* set by adhoc_join_rows for the select_run that follows (NULL = none) */
+static _Thread_local adhoc_tail *join_tail;
+
+static void adhoc_tail_free(adhoc_tail *t) {
+  if (!t)
+    return;
+  lm_batch_release(t->sides[0]);
+  lm_batch_release(t->sides[1]);
+  free(t);
+}
+
+/* Step js as a one-shot hash join (exec/join_oneshot.c) into *sp, when it
+ * qualifies (not under EXPLAIN, which reads the join operator's
+ * counters): its output is then append-only, padded rows net. */
+static bool adhoc_oneshot(const lm_join_step *js, lm_batch *const sides[2],
+                          lm_join_spec *sp) {
+  if (lm_xt_on())
+    return false;
+  lm_engine_join_spec(js, js->out_schema, sp);
+  sp->out_changelog = false;
+  return lm_join_oneshot_ok(sp, sides);
+}
+
 /* Ad-hoc SELECT over joins: the FROM clause's joined rows (every input
  * taken as its current rows; outer joins' retractions netted) into *input
- * (one batch, or the last join's output batches as they came), and the
- * plan over them into *plan. */
+ * (one batch, or the last join's output batches as they came; or none,
+ * the last step being left in join_tail for select_run to stream), and
+ * the plan over them into *plan. */
 static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
                            laminar_result *input, lm_error *err) {
   lm_join_ctx jc = {db, NULL, 0, 0};
@@ -136,6 +169,41 @@ static int adhoc_join_rows(laminar_db *db, const lm_select *sel, lm_plan **plan,
     if (!rc)
       rc = adhoc_side(js, 1 - lside, right, &sides[1 - lside], err);
     lm_batch_release(right);
+    lm_join_spec osp;
+    if (!rc && adhoc_oneshot(js, sides, &osp)) {
+      lm_batch_release(chain);
+      chain = NULL;
+      bool last = s == jp->n_steps - 1;
+      if (last && !(*plan)->n_agg_order) { /* select_run streams it */
+        adhoc_tail *t = calloc(1, sizeof *t);
+        if (!t)
+          rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+        else {
+          t->sp = osp;
+          t->sides[0] = sides[0];
+          t->sides[1] = sides[1];
+          sides[0] = sides[1] = NULL;
+          adhoc_tail_free(join_tail);
+          join_tail = t;
+        }
+      } else {
+        laminar_result got = {0};
+        lm_output_cb cb = {collect, NULL, &got};
+        rc = lm_join_oneshot(&osp, sides, cb, NULL, err);
+        if (!rc && last && got.n_batches > 0)
+          for (int i = 0; i < got.n_batches && !rc; i++)
+            rc = collect(input, got.batches[i], err);
+        else if (!rc)
+          rc = lm_batch_concat(js->out_schema, got.batches, got.n_batches,
+                               &chain, err);
+        for (int i = 0; i < got.n_batches; i++)
+          lm_batch_release(got.batches[i]);
+        free(got.batches);
+      }
+      lm_batch_release(sides[0]);
+      lm_batch_release(sides[1]);
+      continue;
+    }
     lm_schema *os = js->out_changelog ? lm_engine_with_weight(js->out_schema)
                                       : lm_schema_retain(js->out_schema);
     laminar_result got = {0};
@@ -441,6 +509,23 @@ static lm_batch *slim_input(const lm_plan *p, lm_batch *b) {
   return r;
 }
 
+/* The streamed join's output (adhoc_tail) into the query's first
+ * operator. */
+typedef struct join_fwd {
+  lm_operator *to;
+  const lm_plan *plan;
+  int64_t batches;
+} join_fwd;
+
+static int join_forward(void *ctx, lm_batch *b, lm_error *err) {
+  join_fwd *f = ctx;
+  lm_batch *slim = slim_input(f->plan, b);
+  int rc = lm_operator_push(f->to, slim ? slim : b, err);
+  lm_batch_release(slim);
+  f->batches++;
+  return rc;
+}
+
 /* agg(... ORDER BY k, ...) (plan->agg_order): the input rows as one batch
  * sorted by the keys (stable: ties keep their order), replacing
  * input's batches. */
@@ -599,6 +684,8 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
   lm_plan *plan = jplan;
   lm_operator *ph = pre_head, *pt = pre_tail;
   pre_head = pre_tail = NULL;
+  adhoc_tail *jt = join_tail; /* the last join step, streamed below */
+  join_tail = NULL;
   lm_xt_run xr; /* EXPLAIN's description of this run */
   memset(&xr, 0, sizeof xr);
   xr.sel = sel;
@@ -664,6 +751,21 @@ static int select_run(const lm_select *sel, lm_schema *in_schema,
                           slim ? slim : input->batches[i], err);
     lm_batch_release(slim);
   }
+  if (!rc && jt) {
+    join_fwd f = {ph && pt->next ? ph : ops[0], plan, 0};
+    lm_output_cb cb = {join_forward, NULL, &f};
+    int64_t rows = 0;
+    rc = lm_join_oneshot(&jt->sp, jt->sides, cb, &rows, err);
+    xr.rows_read += rows;
+    if (!rc && !f.batches) { /* no row: an empty batch, as collected */
+      lm_batch *e = NULL;
+      rc = lm_batch_concat(jt->sp.out_schema, NULL, 0, &e, err);
+      if (!rc)
+        rc = lm_operator_push(f.to, e, err);
+      lm_batch_release(e);
+    }
+  }
+  adhoc_tail_free(jt);
   if (ph)
     lm_xt_note_pre(ph, pt); /* EXPLAIN: the ProjectSet stages' counters */
   free_pre(ph, pt);

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "api/engine.h"
+#include "api/recursive_typmod.h"
 #include "exec/expr_array.h"
 #include "exec/lm_exec.h"
 #include "exec/lm_srf.h"
@@ -768,7 +769,8 @@ static int dec_widen(const lm_cte *c, lm_batch **b, const lm_batch *r,
   bool any = false;
   for (int i = 0; i < nf; i++) {
     lm_type t = is->fields[i].type, u = t;
-    if (t.id != LM_TYPE_DECIMAL128)
+    /* numeric(p,s) in the non-recursive term stays (recursive_typmod.c) */
+    if (t.id != LM_TYPE_DECIMAL128 || lm_recursive_typmod_fixed_dec(c, i))
       continue;
     if (r && i < r->schema->n_fields &&
         r->schema->fields[i].type.id == LM_TYPE_DECIMAL128 &&
@@ -783,7 +785,7 @@ static int dec_widen(const lm_cte *c, lm_batch **b, const lm_batch *r,
   int rc = s && cols ? 0 : nomem(err);
   for (int i = 0; !rc && i < nf; i++) {
     lm_type t = is->fields[i].type;
-    if (t.id == LM_TYPE_DECIMAL128) {
+    if (t.id == LM_TYPE_DECIMAL128 && !lm_recursive_typmod_fixed_dec(c, i)) {
       int sc = t.scale;
       if (r && i < r->schema->n_fields &&
           r->schema->fields[i].type.id == LM_TYPE_DECIMAL128 &&
@@ -1759,6 +1761,12 @@ static int run_recursive(laminar_db *db, const lm_cte *c, lazyset *z,
   }
   if (!rc)
     rc = apply_cols(c, &w, err);
+  if (!rc) { /* numeric(10,2) anchors the recursive term widens: 42804 */
+    bool *fixed = calloc((size_t)w->schema->n_fields + 1, sizeof *fixed);
+    rc = fixed ? lm_recursive_typmod_check(c, w->schema, fixed, err)
+               : nomem(err);
+    free(fixed);
+  }
   bool replan = false; /* DECIMAL: 38 digits, a larger scale (dec_widen) */
   if (!rc)
     rc = dec_widen(c, &w, NULL, &replan, err);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/engine.h"
 #include "api/select_lateral.h"
@@ -246,6 +247,18 @@ static bool resolve2(lm_type a, bool ua, lm_type b, bool ub, lm_type *out) {
     *out = ra > rb ? a : b;
     if (out->id == LM_TYPE_UINT64)
       *out = lm_type_decimal128(20, 0);
+    lm_type o = ra > rb ? b : a; /* an integer beside a DECIMAL(p,s): room
+                                  * for its digits before the point */
+    if (out->id == LM_TYPE_DECIMAL128 && out->precision &&
+        lm_type_is_integer(o)) {
+      int id = o.id == LM_TYPE_INT8 || o.id == LM_TYPE_UINT8     ? 3
+               : o.id == LM_TYPE_INT16 || o.id == LM_TYPE_UINT16 ? 5
+               : o.id == LM_TYPE_INT32 || o.id == LM_TYPE_UINT32 ? 10
+                                                                 : 20;
+      int ip = out->precision - out->scale;
+      int pr = (ip > id ? ip : id) + out->scale;
+      *out = lm_type_decimal128(pr > 38 ? 38 : pr, out->scale);
+    }
     return true;
   }
   if (is_text(a.id) && is_text(b.id)) {
@@ -1124,6 +1137,27 @@ static bool expr_mask(const jrel *r, int n, const lm_expr *e, uint64_t *m,
   }
 }
 
+/* Whether e (which reads no column) gives the same value for every row:
+ * no volatile function (random(), clock_timestamp(), ...). Such a WHERE
+ * conjunct filters the first relation before the join, so that a false or
+ * NULL one (`WHERE NULL >= 1`) does not build the cross product first. */
+static bool const_conj(const lm_expr *e, int depth) {
+  if (!e)
+    return true;
+  if (depth > 64 || lm_stack_low())
+    return false;
+  if (e->kind == LM_EXPR_FUNC && e->name &&
+      (!strcasecmp(e->name, "random") || !strcasecmp(e->name, "setseed") ||
+       !strcasecmp(e->name, "clock_timestamp") ||
+       !strcasecmp(e->name, "timeofday") || !strcasecmp(e->name, "nextval") ||
+       !strcasecmp(e->name, "gen_random_uuid")))
+    return false;
+  for (int i = 0; i < e->n_args; i++)
+    if (!const_conj(e->args[i], depth + 1))
+      return false;
+  return const_conj(e->filter, depth + 1);
+}
+
 static void split_and(lm_expr *e, lm_expr ***v, int *n, int *cap, bool *oom,
                       int depth) {
   if (!e || *oom)
@@ -1234,6 +1268,9 @@ static int reorder(rewrite *w, lm_select *body, lm_error *err) {
       ea[ne] = __builtin_ctzll(ma);
       eb[ne++] = __builtin_ctzll(mb);
     }
+    /* a condition reading no column filters the first relation */
+    if (movable[k] && !mask[k] && const_conj(cj[k], 0))
+      mask[k] = 1;
     bool single = movable[k] && mask[k] && !(mask[k] & (mask[k] - 1));
     if (!single)
       rest[nrest++] = cj[k];

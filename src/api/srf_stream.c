@@ -186,6 +186,10 @@ typedef struct built {
   lm_operator *head, *tail; /* the stages' operators, chained */
   lm_schema *ext;           /* the last stage's output (a reference) */
   lm_scope scope;           /* names over ext (in the arena) */
+  /* each stage's calls (in the arena), for the columns they read */
+  const lm_pset_call *calls[MAX_STAGES];
+  int n_calls[MAX_STAGES];
+  int n_stages;
 } built;
 
 static void built_free(built *b) {
@@ -358,11 +362,19 @@ static int build_stage(built *b, const lm_from *f, bool outer, int weight_col,
     e->col = n_in + j;
     e->star = true;
   }
-  lm_operator *op = lm_op_project_set_new(calls, nf, f->ordinality, outer,
-                                          weight_col, lm_schema_retain(s));
+  lm_pset_call *kept = lm_arena_alloc(a, sizeof *kept * (size_t)nf);
+  lm_operator *op = kept
+                        ? lm_op_project_set_new(calls, nf, f->ordinality, outer,
+                                                weight_col, lm_schema_retain(s))
+                        : NULL;
   if (!op) {
     lm_schema_release(s);
     return nomem(err);
+  }
+  memcpy(kept, calls, sizeof *kept * (size_t)nf);
+  if (b->n_stages < MAX_STAGES) {
+    b->calls[b->n_stages] = kept;
+    b->n_calls[b->n_stages++] = nf;
   }
   if (b->tail)
     b->tail->next = op;
@@ -446,6 +458,42 @@ static int build_all(const lm_select *sel, const chain *ch, lm_schema *in,
 
 /* --------------------------------------------------------- ad hoc */
 
+/* Marks in used[0..n) the input columns x reads. */
+static void mark_cols(const lm_bexpr *x, bool *used, int n) {
+  if (!x)
+    return;
+  if (x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n)
+    used[x->col] = true;
+  for (int i = 0; i < x->n_args; i++)
+    mark_cols(x->args[i], used, n);
+  if (x->kind == LM_BX_SUBQUERY && x->sub) /* the outer values it reads */
+    for (int i = 0; i < x->sub->n_params; i++)
+      mark_cols(x->sub->param_exprs[i], used, n);
+}
+
+/* Marks in used[0..n) the columns of the stages' output that ad-hoc plan p
+ * (over that output) reads: WHERE, GROUP BY keys, aggregate arguments and
+ * ORDER BY, the projection without aggregation (ORDER BY and DISTINCT read
+ * the projection). false when p has a shape not understood here: every
+ * column is then kept. */
+static bool plan_reads(const built *b, const lm_plan *p, bool *used, int n) {
+  if (!p || p->join || p->topn || p->changelog_input || p->n_tfilter ||
+      p->window_kind != LM_WIN_NONE || b->n_stages == MAX_STAGES)
+    return false;
+  mark_cols(p->where, used, n);
+  for (int k = 0; k < p->n_keys; k++)
+    mark_cols(p->keys[k], used, n);
+  for (int k = 0; k < p->n_aggs; k++)
+    mark_cols(p->aggs[k].arg, used, n);
+  for (int k = 0; k < p->n_agg_order; k++)
+    mark_cols(p->agg_order[k].expr, used, n);
+  if (!p->has_agg) /* with ORDER BY's hidden columns after n_out */
+    for (int o = 0; o < (p->out_schema ? p->out_schema->n_fields : p->n_out);
+         o++)
+      mark_cols(p->out[o], used, n);
+  return true;
+}
+
 typedef struct adhoc_ctx {
   const lm_select *sel; /* over the base */
   const chain *ch;
@@ -460,6 +508,38 @@ static int adhoc_build(void *ctx, lm_schema *in, lm_plan **plan,
   int rc = build_all(x->sel, x->ch, in, x->rel, -1, x->a, &x->b, plan, err);
   if (rc)
     return rc;
+  /* the columns nothing reads are not repeated into each function row (a
+   * large jsonb document into each of its elements' rows) */
+  int n = x->b.ext->n_fields;
+  bool *used = lm_arena_alloc(x->a, sizeof *used * (size_t)(n + 1));
+  if (!used) {
+    built_free(&x->b);
+    lm_plan_free(*plan);
+    *plan = NULL;
+    return nomem(err);
+  }
+  lm_operator *ops[MAX_STAGES];
+  int n_ops = 0;
+  for (lm_operator *o = x->b.head; o && n_ops < MAX_STAGES; o = o->next) {
+    ops[n_ops++] = o;
+    if (o == x->b.tail)
+      break;
+  }
+  /* stage i keeps what the plan and the stages after it read (its own
+   * arguments are computed before its rows are made) */
+  if (n_ops == x->b.n_stages && plan_reads(&x->b, *plan, used, n))
+    for (int i = n_ops - 1; !rc && i >= 0; i--) {
+      rc = lm_op_project_set_unused(ops[i], used, n) ? nomem(err) : 0;
+      for (int j = 0; j < x->b.n_calls[i]; j++)
+        for (int k = 0; k < x->b.calls[i][j].n_args; k++)
+          mark_cols(x->b.calls[i][j].args[k], used, n);
+    }
+  if (rc) {
+    built_free(&x->b);
+    lm_plan_free(*plan);
+    *plan = NULL;
+    return rc;
+  }
   *head = x->b.head;
   *tail = x->b.tail;
   x->b.head = x->b.tail = NULL; /* the caller frees them */

@@ -168,6 +168,11 @@ static inline uint64_t lm_hash_combine(uint64_t h, uint64_t v) {
 /* ASCII case-insensitive compare of NUL-terminated / length-bounded text. */
 int lm_strcasecmp(const char *a, const char *b);
 bool lm_strncaseeq(const char *a, size_t alen, const char *b);
+/* PostgreSQL's boolean input (boolin, bool.c parse_bool_with_len): p[0..len)
+ * with surrounding spaces, any case, a unique prefix of true / false / yes
+ * / no, on / off (2+ letters), 1 / 0. Returns 1, 0, or -1 when invalid.
+ * Shared by casts and the CSV / JSON readers. */
+int lm_pg_bool(const char *p, size_t len);
 
 /* Whether a declared name `decl` matches the name `ref` of a reference at
  * one matching pass (docs/sql.md "Names"): pass 0 byte-exact, pass 1 ASCII

@@ -1,4 +1,4 @@
-/* base/strings.c — ASCII case-insensitive comparisons. */
+/* base/strings.c — ASCII case-insensitive comparisons, boolean text. */
 #include "base/lm_base.h"
 
 #include <string.h>
@@ -30,4 +30,32 @@ bool lm_strncaseeq(const char *a, size_t alen, const char *b) {
       return false;
   }
   return b[alen] == '\0';
+}
+
+int lm_pg_bool(const char *p, size_t len) {
+  while (len && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
+    p++, len--;
+  while (len &&
+         (p[len - 1] == ' ' || (p[len - 1] >= '\t' && p[len - 1] <= '\r')))
+    len--;
+  if (!len)
+    return -1;
+  static const struct {
+    const char *w;
+    size_t min;
+    int v;
+  } words[] = {{"true", 1, 1}, {"false", 1, 0}, {"yes", 1, 1}, {"no", 1, 0},
+               {"on", 2, 1},   {"off", 2, 0},   {"1", 1, 1},   {"0", 1, 0}};
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+    size_t wl = strlen(words[k].w);
+    if (len < words[k].min || len > wl)
+      continue;
+    size_t i = 0;
+    while (i < len &&
+           lower((unsigned char)p[i]) == (unsigned char)words[k].w[i])
+      i++;
+    if (i == len)
+      return words[k].v;
+  }
+  return -1;
 }

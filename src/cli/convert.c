@@ -146,7 +146,9 @@ static unsigned text_kinds(const char *p, size_t n, lm_buf *scratch) {
   if (n && p[0] != ' ' && p[n - 1] != ' ' &&
       lm_fmt_parse_double(p, n, false, scratch, &dv) == LM_FMT_OK)
     k |= K_DOUBLE;
-  if ((n == 4 || n == 5) && lm_fmt_parse_bool(p, n, &bv) == LM_FMT_OK)
+  /* only the words true / false infer BOOLEAN (t, yes, 1 stay what they are) */
+  if ((lm_strncaseeq(p, n, "true") || lm_strncaseeq(p, n, "false")) &&
+      lm_fmt_parse_bool(p, n, &bv) == LM_FMT_OK)
     k |= K_BOOL;
   /* a time of day is required: a bare date stays text so that it is
    * written back unchanged */

@@ -2,7 +2,9 @@
 #include "columnar/lm_array_text.h"
 #include "columnar/lm_temporal.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -87,12 +89,67 @@ int64_t lm_list_parse_pg(const char *s, size_t len, lm_builder *items,
   size_t i = 0;
   while (i < len && pg_space(s[i]))
     i++;
-  if (i < len && s[i] == '[') {
-    snprintf(msg, msg_size,
-             "array dimension decoration is not supported: \"%.*s\"",
-             (int)(len > 200 ? 200 : len), s);
-    *state = "0A000";
-    return -1;
+  /* [lb:ub]= or [ub]= dimension decoration, read as PostgreSQL's array_in
+   * (ReadArrayDimensions): one dimension with lower bound 1 is the plain
+   * array; another lower bound or more dimensions is 0A000 below */
+  int ndim = 0;
+  long lb = 1, want = -1;
+  while (i < len && s[i] == '[') {
+    i++;
+    long v[2] = {0, 0};
+    int nv = 0;
+    for (;;) {
+      size_t q = i;
+      while (q < len &&
+             (isdigit((unsigned char)s[q]) || s[q] == '-' || s[q] == '+'))
+        q++;
+      if (q == i)
+        return bad(s, len, msg, msg_size, state, "22P02",
+                   nv ? "Missing array dimension value."
+                      : "\"[\" must introduce explicitly-specified array "
+                        "dimensions.");
+      v[nv++] = strtol(s + i, NULL, 10);
+      i = q;
+      if (nv == 1 && i < len && s[i] == ':') {
+        i++;
+        continue;
+      }
+      break;
+    }
+    if (i >= len || s[i] != ']')
+      return bad(s, len, msg, msg_size, state, "22P02",
+                 "Missing \"]\" after array dimensions.");
+    i++;
+    long lo = nv == 2 ? v[0] : 1, ub = nv == 2 ? v[1] : v[0];
+    if (ub < lo) {
+      snprintf(msg, msg_size, "upper bound cannot be less than lower bound");
+      *state = "2202E";
+      return -1;
+    }
+    if (ndim++ == 0) {
+      lb = lo;
+      want = ub - lo + 1;
+    }
+    while (i < len && pg_space(s[i]))
+      i++;
+  }
+  if (ndim) {
+    if (i >= len || s[i] != '=')
+      return bad(s, len, msg, msg_size, state, "22P02",
+                 "Missing \"=\" after array dimensions.");
+    i++;
+    while (i < len && pg_space(s[i]))
+      i++;
+    if (i >= len || s[i] != '{')
+      return bad(s, len, msg, msg_size, state, "22P02",
+                 "Array contents must start with \"{\".");
+    if (ndim > 1) {
+      snprintf(msg, msg_size,
+               "multidimensional arrays are not supported: \"%.*s\"",
+               (int)(len > 200 ? 200 : len), s);
+      *state = "0A000";
+      return -1;
+    }
   }
   if (i >= len || s[i] != '{')
     return bad(s, len, msg, msg_size, state, "22P02",
@@ -213,5 +270,16 @@ tail:
   if (i < len)
     return bad(s, len, msg, msg_size, state, "22P02",
                "Junk after closing right brace.");
+  if (want >= 0 && n != want)
+    return bad(s, len, msg, msg_size, state, "22P02",
+               "Specified array dimensions do not match array contents.");
+  if (want >= 0 && lb != 1) { /* PostgreSQL keeps it: '[2:3]={5,6}' */
+    snprintf(msg, msg_size,
+             "array lower bound %ld is not supported (Laminar arrays start "
+             "at 1): \"%.*s\"",
+             lb, (int)(len > 200 ? 200 : len), s);
+    *state = "0A000";
+    return -1;
+  }
   return n;
 }

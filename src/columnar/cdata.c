@@ -19,6 +19,7 @@
  * the values stay zero-copy).
  */
 #include "columnar/lm_cdata.h"
+#include "columnar/lm_decimal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -569,6 +570,18 @@ int lm_cdata_export_batch(lm_batch *b, struct ArrowArray *out_array,
     if (!b->columns[i] || b->columns[i]->length < b->num_rows)
       return lm_err(err, LM_ERR_INVALID,
                     "column '%.200s': shorter than the batch", name);
+    lm_i128 sv; /* NaN / ±Infinity: Arrow's Decimal128 has none */
+    if (lm_dec_find_special(b->columns[i], &sv)) {
+      lm_err(err, LM_ERR_EXEC,
+             "cannot export numeric %s in column '%.200s' through the Arrow "
+             "C data interface: Decimal128 has no NaN or Infinity (cast the "
+             "column to double precision or text)",
+             sv == LM_DEC_NAN ? "NaN"
+             : sv > 0         ? "Infinity"
+                              : "-Infinity",
+             name);
+      return lm_err_state(err, "22003");
+    }
   }
   int rc = export_schema(b->schema, b->columns, out_schema, err);
   if (rc)

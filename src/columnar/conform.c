@@ -160,7 +160,9 @@ static int conv_row(const lm_array *a, int64_t i, lm_type to, lm_builder *b,
     lm_i128 v = ft.id == LM_TYPE_DECIMAL128 ? lm_dec_get(a, i)
                                             : (lm_i128)lm_array_get_i64(a, i);
     int fs = ft.id == LM_TYPE_DECIMAL128 ? ft.scale : 0;
-    if (lm_dec_rescale(v, fs, to.scale, &v) || !lm_dec_fits(v, to.precision))
+    /* NaN fits NUMERIC(p,s), Infinity does not (PostgreSQL 15) */
+    if (v != LM_DEC_NAN &&
+        (lm_dec_rescale(v, fs, to.scale, &v) || !lm_dec_fits(v, to.precision)))
       return lm_err(err, LM_ERR_EXEC,
                     "%s: numeric field overflow for DECIMAL(%d, %d)", ctx,
                     to.precision, to.scale);

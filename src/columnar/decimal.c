@@ -60,6 +60,39 @@ static bool sp(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* Whether s[i, n) starts with word w (ASCII, any case). */
+static bool word_at(const char *s, size_t i, size_t n, const char *w) {
+  size_t k = strlen(w);
+  if (n - i < k)
+    return false;
+  for (size_t j = 0; j < k; j++) {
+    char c = s[i + j];
+    if (c >= 'A' && c <= 'Z')
+      c = (char)(c - 'A' + 'a');
+    if (c != w[j])
+      return false;
+  }
+  return true;
+}
+
+/* PostgreSQL 15 numeric_in's special words ('NaN' unsigned; 'Infinity' and
+ * 'inf' with an optional sign; any case), the whole trimmed s[i, n). */
+static bool parse_special(const char *s, size_t i, size_t n, lm_i128 *out) {
+  if (word_at(s, i, n, "nan") && n - i == 3) {
+    *out = LM_DEC_NAN;
+    return true;
+  }
+  bool neg = false;
+  if (i < n && (s[i] == '+' || s[i] == '-'))
+    neg = s[i++] == '-';
+  if ((word_at(s, i, n, "infinity") && n - i == 8) ||
+      (word_at(s, i, n, "inf") && n - i == 3)) {
+    *out = neg ? LM_DEC_NINF : LM_DEC_PINF;
+    return true;
+  }
+  return false;
+}
+
 int lm_dec_parse(const char *s, size_t n, int scale, lm_i128 *out,
                  int *frac_digits) {
   size_t i = 0;
@@ -67,6 +100,11 @@ int lm_dec_parse(const char *s, size_t n, int scale, lm_i128 *out,
     i++;
   while (n > i && sp(s[n - 1]))
     n--;
+  if (i < n && !(s[i] >= '0' && s[i] <= '9') && parse_special(s, i, n, out)) {
+    if (frac_digits)
+      *frac_digits = 0;
+    return 0;
+  }
   bool neg = false;
   if (i < n && (s[i] == '+' || s[i] == '-'))
     neg = s[i++] == '-';
@@ -144,7 +182,7 @@ int lm_dec_parse(const char *s, size_t n, int scale, lm_i128 *out,
 }
 
 int lm_dec_rescale(lm_i128 v, int from, int to, lm_i128 *out) {
-  if (to == from) {
+  if (to == from || lm_dec_is_special(v)) {
     *out = v;
     return 0;
   }
@@ -170,14 +208,18 @@ int lm_dec_rescale(lm_i128 v, int from, int to, lm_i128 *out) {
 }
 
 int lm_dec_from_double(double d, int scale, lm_i128 *out) {
-  if (!isfinite(d))
-    return LM_DEC_ESYNTAX;
+  if (!isfinite(d)) {
+    *out = isnan(d) ? LM_DEC_NAN : d > 0 ? LM_DEC_PINF : LM_DEC_NINF;
+    return 0;
+  }
   char buf[64];
   int n = snprintf(buf, sizeof buf, "%.15g", d);
   return lm_dec_parse(buf, (size_t)n, scale, out, NULL);
 }
 
 double lm_dec_to_double(lm_i128 v, int scale) {
+  if (lm_dec_is_special(v))
+    return v == LM_DEC_NAN ? (double)NAN : v > 0 ? HUGE_VAL : -HUGE_VAL;
   char buf[64];
   int n = lm_dec_format(buf, v, scale);
   (void)n;
@@ -185,6 +227,12 @@ double lm_dec_to_double(lm_i128 v, int scale) {
 }
 
 int lm_dec_format(char *buf, lm_i128 v, int scale) {
+  if (lm_dec_is_special(v)) {
+    const char *w = v == LM_DEC_NAN ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+    size_t k = strlen(w);
+    memcpy(buf, w, k + 1);
+    return (int)k;
+  }
   u128 u = v < 0 ? (u128)0 - (u128)v : (u128)v;
   char dig[48];
   int n = 0;
@@ -359,6 +407,29 @@ int lm_dec_quotient(lm_i128 a, int sa, lm_i128 b, int sb, int rs,
       !lm_dec_fits(*out, 38))
     return LM_DEC_EOVERFLOW;
   return 0;
+}
+
+bool lm_dec_find_special(const lm_array *a, lm_i128 *out) {
+  if (!a)
+    return false;
+  if (a->type.id == LM_TYPE_DECIMAL128) {
+    for (int64_t i = 0; i < a->length; i++) {
+      if (a->null_count && lm_array_is_null(a, i))
+        continue;
+      lm_i128 v = lm_dec_get(a, i);
+      if (lm_dec_is_special(v)) {
+        *out = v;
+        return true;
+      }
+    }
+    return false;
+  }
+  /* nested: every child row (rows outside a slice included: a value there
+   * is refused too, which errs on the safe side) */
+  for (int c = 0; c < a->n_children; c++)
+    if (lm_dec_find_special(a->children[c], out))
+      return true;
+  return false;
 }
 
 lm_i128 lm_dec_get(const lm_array *a, int64_t i) {

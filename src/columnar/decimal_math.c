@@ -160,9 +160,88 @@ static bool int_exponent(lm_i128 b, int sb, int64_t *n) {
   return true;
 }
 
+/* -1, 0 or 1 as |a@sa| is below, at or above 1 (a finite). */
+static int cmp_abs_one(lm_i128 a, int sa) {
+  lm_i128 u = a < 0 ? -a : a, one = lm_dec_pow10(sa);
+  return u < one ? -1 : u > one;
+}
+
+/* fn of NaN / ±Infinity (a or b special), PostgreSQL 15's rules
+ * (numeric_sqrt, _ln, _log, _exp, _power): 0 with *out at scale 0, or an
+ * LM_DECM_* error. */
+static int special_math(lm_decm_fn fn, lm_i128 a, int sa, lm_i128 b, int sb,
+                        lm_i128 *out) {
+  const lm_i128 NaN = LM_DEC_NAN, P = LM_DEC_PINF, N = LM_DEC_NINF;
+  int s1 = a < 0 ? -1 : a > 0, s2 = b < 0 ? -1 : b > 0;
+  switch (fn) {
+  case LM_DECM_SQRT:
+    if (a == N)
+      return LM_DECM_SQRT_NEG;
+    *out = a;
+    return 0;
+  case LM_DECM_LN:
+  case LM_DECM_LOG10:
+    if (a == N)
+      return LM_DECM_LOG_NEG;
+    *out = a;
+    return 0;
+  case LM_DECM_EXP:
+    *out = a == N ? 0 : a;
+    return 0;
+  case LM_DECM_LOG:
+    if (a == NaN || b == NaN) {
+      *out = NaN;
+      return 0;
+    }
+    if (s1 < 0 || s2 < 0)
+      return LM_DECM_LOG_NEG;
+    if (s1 == 0 || s2 == 0)
+      return LM_DECM_LOG_ZERO;
+    *out = a == P ? (b == P ? NaN : 0) : P;
+    return 0;
+  case LM_DECM_POWER: {
+    if (a == NaN || b == NaN) {
+      /* NaN ^ 0 and 1 ^ NaN are 1 */
+      bool one = (a == NaN && b == 0) ||
+                 (b == NaN && !lm_dec_is_special(a) && a == lm_dec_pow10(sa));
+      *out = one ? 1 : NaN;
+      return 0;
+    }
+    bool b_int = lm_dec_is_special(b) || b % lm_dec_pow10(sb) == 0;
+    if (s1 == 0 && s2 < 0)
+      return LM_DECM_POW_ZERO_NEG;
+    if (s1 < 0 && !b_int)
+      return LM_DECM_POW_COMPLEX;
+    if (s2 == 0) {
+      *out = 1;
+    } else if (s1 == 0) {
+      *out = 0;
+    } else if (!lm_dec_is_special(a) && a == lm_dec_pow10(sa)) {
+      *out = 1;
+    } else if (lm_dec_is_special(b)) {
+      /* x ^ ±Infinity by |x| against 1 (x finite or infinite) */
+      int c = lm_dec_is_special(a) ? 1 : cmp_abs_one(a, sa);
+      *out = c == 0 ? 1 : (c < 0) == (b == N) ? P : 0;
+    } else if (a == P) {
+      *out = s2 < 0 ? 0 : P;
+    } else { /* -Infinity ^ finite y */
+      bool odd = b_int && ((b / lm_dec_pow10(sb)) % 2 != 0);
+      *out = s2 < 0 ? 0 : odd ? N : P;
+    }
+    return 0;
+  }
+  }
+  return LM_DECM_OVERFLOW;
+}
+
 int lm_dec_math(lm_decm_fn fn, lm_i128 a, int sa, lm_i128 b, int sb,
                 lm_i128 *out, int *rscale) {
   int rs = 0;
+  bool two = fn == LM_DECM_LOG || fn == LM_DECM_POWER;
+  if (lm_dec_is_special(a) || (two && lm_dec_is_special(b))) {
+    *rscale = 0;
+    return special_math(fn, a, sa, b, sb, out);
+  }
   switch (fn) {
   case LM_DECM_SQRT: {
     if (a < 0)

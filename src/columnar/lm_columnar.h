@@ -147,6 +147,17 @@ static inline bool lm_type_is_json(lm_type t) { /* json or jsonb */
 static inline bool lm_type_is_jsonb(lm_type t) {
   return t.id == LM_TYPE_UTF8 && t.precision == 3;
 }
+/* PostgreSQL's uuid: a UTF8 whose `precision` field is 4, each value the
+ * canonical 36-character lowercase text (8-4-4-4-12 hex digits), so that
+ * byte order is uuid order (exec/expr_fn5.c reads and checks it).
+ * Exported as Arrow Utf8 (docs/types.md). */
+static inline lm_type lm_type_uuid(void) {
+  lm_type t = {LM_TYPE_UTF8, 0, 4, 0, NULL};
+  return t;
+}
+static inline bool lm_type_is_uuid(lm_type t) {
+  return t.id == LM_TYPE_UTF8 && t.precision == 4;
+}
 /* DECIMAL128(precision 1..38, scale); lm_type_valid checks the ranges. */
 static inline lm_type lm_type_decimal128(int precision, int scale) {
   lm_type t = {LM_TYPE_DECIMAL128, 0, (uint8_t)precision, (int8_t)scale, NULL};

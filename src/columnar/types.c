@@ -138,6 +138,7 @@ const char *lm_type_name(lm_type t) {
     return t.precision == 1   ? "CHAR" /* lm_type_bpchar */
            : t.precision == 2 ? "JSON" /* lm_type_json */
            : t.precision == 3 ? "JSONB"
+           : t.precision == 4 ? "UUID" /* lm_type_uuid */
                               : "VARCHAR";
   case LM_TYPE_TIMESTAMP:
     return t.precision == 1 ? "TIMESTAMPTZ" : "TIMESTAMP";

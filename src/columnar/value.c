@@ -1,6 +1,7 @@
 /* columnar/value.c — text form of values (lm_value_format and friends). */
 #include "columnar/lm_array_text.h"
 #include "columnar/lm_columnar.h"
+#include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 
@@ -143,10 +144,15 @@ static int put_f16(lm_buf *out, double d) {
 }
 
 /* DECIMAL128 (two's complement lo/hi) with `scale` digits after the point,
- * exactly: "123.45", "-0.05", "1200" (negative scale). */
+ * exactly: "123.45", "-0.05", "1200" (negative scale); the special values
+ * (lm_decimal.h) as "NaN", "Infinity", "-Infinity". */
 static int put_decimal(lm_buf *out, uint64_t lo, int64_t hi, int scale) {
   unsigned __int128 u =
       ((unsigned __int128)(uint64_t)hi << 64) | (unsigned __int128)lo;
+  if (lm_dec_is_special((lm_i128)u))
+    return lm_buf_puts(out, (lm_i128)u == LM_DEC_NAN ? "NaN"
+                            : (lm_i128)u > 0         ? "Infinity"
+                                                     : "-Infinity");
   bool neg = hi < 0;
   if (neg)
     u = ~u + 1;
@@ -367,8 +373,15 @@ static int format_json_rec(lm_buf *out, const lm_array *a, int64_t i) {
   case LM_TYPE_UINT16:
   case LM_TYPE_UINT32:
   case LM_TYPE_UINT64:
-  case LM_TYPE_DECIMAL128:
     return lm_array_format_value(out, a, i, "null");
+  case LM_TYPE_DECIMAL128: { /* NaN, ±Infinity: strings, as PostgreSQL */
+    lm_i128 d = lm_dec_get(a, i);
+    if (lm_dec_is_special(d))
+      return d == LM_DEC_NAN ? lm_buf_append(out, "\"NaN\"", 5)
+             : d > 0         ? lm_buf_append(out, "\"Infinity\"", 10)
+                             : lm_buf_append(out, "\"-Infinity\"", 11);
+    return lm_array_format_value(out, a, i, "null");
+  }
   case LM_TYPE_FLOAT16:
   case LM_TYPE_FLOAT32:
   case LM_TYPE_FLOAT64: {

@@ -122,7 +122,8 @@ typedef struct agg_state {
   int64_t *i;    /* SUM int; MIN/MAX/first/last int-like (append-only) */
   double *f;     /* MIN/MAX/first/last float (append-only) */
   __int128 *w;   /* AVG of integers: exact sum */
-  fsum *fs;      /* SUM/AVG of floats */
+  fsum *fs;      /* SUM/AVG of floats; SUM/VAR of DECIMAL: its NaN and
+                  * ±Infinity counts (nan, pinf, ninf; lm_decimal.h) */
   fshadow *fd;   /* SUM/AVG of floats, append-only: PostgreSQL's state */
   int64_t *nt;   /* BOOL_AND/BOOL_OR: TRUE inputs (sum of weights) */
   sbuf *sb;      /* STRING_AGG (append-only, not DISTINCT) */
@@ -137,6 +138,7 @@ typedef struct agg_state {
   bool tree;     /* vt holds the state (retractable, DISTINCT) */
   lm_vtree vt;   /* (gid, value) -> count; first/last: (gid, seq) -> value */
   lm_vtree vt2;  /* first/last: (gid, value, seq) */
+  lm_vtree vt3;  /* MIN/MAX ties: (gid, value + row id, seq) */
   /* append-only integer DISTINCT: the (gid, value) pairs seen, in an
    * open-addressing set (dgid = gid + 1, 0 = empty). While dset_only (from
    * the start until a merge needs the tree) the set is the state and vt is
@@ -167,7 +169,9 @@ struct lm_aggtable {
   /* CHAR(n) keys are encoded without their trailing spaces (PostgreSQL's
    * bpchar equality: 'a ' = 'a   '); a group shows its first value, so
    * the spaces cut are kept apart: pad[g * n_keys + k] for group g (NULL
-   * when no key is CHAR), spad[k] for the key in scratch */
+   * when no key is CHAR or a float), spad[k] for the key in scratch. A
+   * float key is encoded with -0 as 0: its pad is 1 when the first value
+   * was -0 (PostgreSQL shows the group's first value) */
   int32_t *pad, *spad;
   /* INTERVAL_MDN keys are encoded as their span (interval_cmp: '1 mon'
    * groups with '30 days'); a group shows its first value, kept apart as
@@ -181,6 +185,20 @@ struct lm_aggtable {
    * sjorig for the key in scratch, jcanon the key being made */
   int64_t *jof, *sjof;
   lm_buf jorig, sjorig, jcanon;
+  /* A retractable table whose keys include a type whose equal values print
+   * differently (spell_k[k]: floats, INTERVAL_MDN, CHAR, jsonb) keeps every
+   * live row's values of those keys (its "spelling", spell_encode), so
+   * that a group shows its earliest live row's values, as an ad-hoc GROUP
+   * BY over the remaining rows does (PostgreSQL: the first row in scan
+   * order). sv: (gid, seq) -> spelling, in arrival order; sv2: (gid,
+   * spelling + row id, seq), to find the occurrence a retraction removes:
+   * the latest one of the same row (row ids: lm_aggtable_set_row_ids). */
+  bool spell;
+  bool *spell_k;
+  lm_vtree sv, sv2;
+  int64_t sv_seq;
+  lm_buf spbuf;
+  const uint64_t *rid; /* per batch row identity, or NULL (all 0) */
   uint32_t *gid_buf;
   int64_t gid_cap;
   __int128 *check; /* lm_aggtable_check scratch, per group */
@@ -235,6 +253,28 @@ static bool is_float(lm_type t) {
 /* VAR/STDDEV of integers and DECIMAL: PostgreSQL's numeric, from the exact
  * sums s->w and s->w2 (agg_stat.c) */
 #define VAR_NUMERIC(sp) ((sp)->out_type.id == LM_TYPE_DECIMAL128)
+/* SUM / VAR / STDDEV of DECIMAL: NaN and ±Infinity inputs are counted
+ * apart (s->fs[g].nan / pinf / ninf), as PostgreSQL's NumericAggState */
+#define DEC_SPECIALS(sp) ((sp)->in_type.id == LM_TYPE_DECIMAL128)
+
+/* Counts a DECIMAL special value v (lm_dec_is_special) with weight w. */
+static void dec_special_add(fsum *f, __int128 v, int64_t w) {
+  if (v == LM_DEC_NAN)
+    f->nan += w;
+  else if (v > 0)
+    f->pinf += w;
+  else
+    f->ninf += w;
+}
+
+/* The special result of a DECIMAL SUM / AVG with counts f, or 0 when
+ * there is none: NaN over a NaN or over both infinities, else ±Infinity
+ * (PostgreSQL's numeric_sum). */
+static __int128 dec_special_sum(const fsum *f) {
+  if (f->nan > 0 || (f->pinf > 0 && f->ninf > 0))
+    return LM_DEC_NAN;
+  return f->pinf > 0 ? LM_DEC_PINF : f->ninf > 0 ? LM_DEC_NINF : 0;
+}
 
 static bool is_minmax(lm_agg_kind k) {
   return k == LM_AGG_MIN || k == LM_AGG_MAX;
@@ -468,33 +508,99 @@ static void mm_mark(agg_state *s, const lm_agg_spec *sp, uint32_t g,
     s->vt.nodes[nd].p.i = s->vt2.nodes[o].k2;
 }
 
+/* The key of an occurrence in vt3: mm_v2's bytes, then the row's id
+ * (lm_aggtable_set_row_ids; 0 without), in buf (at least 8 + len bytes). */
+static lm_vval mm_v3(const lm_agg_spec *sp, const lm_vval *v2, uint64_t id,
+                     char *buf) {
+  size_t l = is_float(sp->in_type) ? 8 : (size_t)v2->len;
+  if (is_float(sp->in_type))
+    memcpy(buf, &v2->i, 8);
+  else if (l)
+    memcpy(buf, v2->s, l);
+  memcpy(buf + l, &id, 8);
+  return (lm_vval){0, 0, buf, (int32_t)(l + 8)};
+}
+
+/* The row id of the row being folded (0 when the batch has none). */
+static uint64_t cur_rid(const lm_aggtable *t) {
+  return t->rid ? t->rid[t->cur_row] : 0;
+}
+
+/* The vt3 node of group g whose key starts with the len bytes at p and
+ * whose seq is `seq`, or -1 (a walk over that value's occurrences: only
+ * when a retraction's row id matched none). */
+static int32_t v3_by_seq(const lm_vtree *t3, uint32_t g, const char *p,
+                         int32_t len, int64_t seq) {
+  lm_vval pre = {0, 0, p, len};
+  for (int32_t nd = lm_vtree_lower(t3, g, &pre); nd >= 0;
+       nd = lm_vtree_next(t3, nd)) {
+    lm_vval k = lm_vtree_key(t3, nd);
+    if (k.len < len || memcmp(k.s, p, (size_t)len) != 0)
+      return -1;
+    if (k.len == len + 8 && t3->nodes[nd].k2 == seq)
+      return nd;
+  }
+  return -1;
+}
+
 /* Adds w occurrences of v (w < 0: removes -w) to group g of a mm_ties
  * state: vt counts each value, vt2 holds each occurrence (gid, value,
- * seq); a removal takes the latest occurrence of the same value. 0, -1 out
- * of memory, -2 a removal of a value not there. */
+ * seq) and vt3 the same with the row's id (gid, value + id, seq); a
+ * removal takes the latest occurrence of the same value from the same row
+ * (from any row when none matches). 0, -1 out of memory, -2 a removal of a
+ * value not there. */
 static int mm_add(lm_aggtable *t, agg_state *s, const lm_agg_spec *sp,
                   uint32_t g, const lm_vval *v, int64_t w) {
   int64_t k2 = mm_k2(sp, v);
   lm_vval v2 = mm_v2(sp, v);
-  for (int64_t c = 0; c < (w < 0 ? -w : w); c++) {
-    int rc;
+  int32_t l2 = is_float(sp->in_type) ? 8 : v2.len;
+  char stack[96], *buf = stack; /* v3, then a copy of a vt3 key */
+  if (2 * ((size_t)l2 + 8) > sizeof stack &&
+      !(buf = malloc(2 * ((size_t)l2 + 8))))
+    return -1;
+  lm_vval v3 = mm_v3(sp, &v2, cur_rid(t), buf);
+  int rc = 0;
+  for (int64_t c = 0; c < (w < 0 ? -w : w) && !rc; c++) {
     if (w > 0) {
       lm_vval seq = {next_seq(t, c), 0, NULL, 0};
       rc = lm_vtree_add(&s->vt2, g, &v2, seq.i, 1, NULL, NULL);
-      if (!rc && (rc = lm_vtree_add(&s->vt, g, v, k2, 1, &seq, NULL)))
+      if (!rc && (rc = lm_vtree_add(&s->vt3, g, &v3, seq.i, 1, NULL, NULL)))
         lm_vtree_add(&s->vt2, g, &v2, seq.i, -1, NULL, NULL);
+      if (!rc && (rc = lm_vtree_add(&s->vt, g, v, k2, 1, &seq, NULL))) {
+        lm_vtree_add(&s->vt2, g, &v2, seq.i, -1, NULL, NULL);
+        lm_vtree_add(&s->vt3, g, &v3, seq.i, -1, NULL, NULL);
+      }
     } else {
-      int32_t nd = lm_vtree_last_with(&s->vt2, g, &v2);
-      if (nd < 0)
-        return -2;
-      int64_t seq = s->vt2.nodes[nd].k2;
+      int32_t n3 = lm_vtree_last_with(&s->vt3, g, &v3);
+      int64_t seq;
+      if (n3 >= 0) {
+        seq = s->vt3.nodes[n3].k2;
+      } else { /* no occurrence of this row: the value's latest */
+        int32_t nd = lm_vtree_last_with(&s->vt2, g, &v2);
+        if (nd < 0) {
+          rc = -2;
+          break;
+        }
+        seq = s->vt2.nodes[nd].k2;
+        n3 = v3_by_seq(&s->vt3, g, buf, l2, seq);
+      }
       rc = lm_vtree_add(&s->vt, g, v, k2, -1, NULL, NULL);
       if (!rc)
         rc = lm_vtree_add(&s->vt2, g, &v2, seq, -1, NULL, NULL);
+      if (!rc && n3 >= 0) {
+        lm_vval k3 = lm_vtree_key(&s->vt3, n3);
+        if (k3.len == v3.len) { /* a copy: the node's bytes are freed */
+          memcpy(buf + v3.len, k3.s, (size_t)k3.len);
+          k3.s = buf + v3.len;
+          rc = lm_vtree_add(&s->vt3, g, &k3, seq, -1, NULL, NULL);
+        }
+      }
     }
-    if (rc)
-      return rc;
   }
+  if (buf != stack)
+    free(buf);
+  if (rc)
+    return rc;
   mm_mark(s, sp, g, v);
   return 0;
 }
@@ -519,7 +625,18 @@ static void choose_layout(lm_aggtable *t) {
       lm_vtree_init(&s->vt, vk, LM_VT_NONE);
       lm_vtree_init(&s->vt2, LM_VT_INT, LM_VT_NONE);
     }
+    lm_vtree_init(&s->vt3, LM_VT_STR, LM_VT_NONE);
   }
+  t->spell = false;
+  for (int k = 0; t->spell_k && k < t->n_keys; k++) {
+    lm_type kt = t->key_types[k];
+    t->spell_k[k] =
+        t->retract && (is_float(kt) || kt.id == LM_TYPE_INTERVAL_MDN ||
+                       lm_type_is_bpchar(kt) || lm_type_is_jsonb(kt));
+    t->spell = t->spell || t->spell_k[k];
+  }
+  lm_vtree_init(&t->sv, LM_VT_INT, LM_VT_STR);
+  lm_vtree_init(&t->sv2, LM_VT_STR, LM_VT_NONE);
 }
 
 lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
@@ -532,19 +649,20 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
   t->aggs = aggs;
   t->seq_base = -1;
   t->key_types = calloc((size_t)n_keys + 1, sizeof(lm_type));
+  t->spell_k = calloc((size_t)n_keys + 1, sizeof(bool));
   t->st = calloc((size_t)n_aggs + 1, sizeof(agg_state));
   t->n_slots = 64;
   t->slots = calloc(t->n_slots, sizeof(uint32_t));
   t->key_off = calloc(1, sizeof(int64_t));
-  if (!t->key_types || !t->st || !t->slots || !t->key_off) {
+  if (!t->key_types || !t->spell_k || !t->st || !t->slots || !t->key_off) {
     lm_aggtable_free(t);
     return NULL;
   }
   if (n_keys)
     memcpy(t->key_types, key_types, sizeof(lm_type) * (size_t)n_keys);
   for (int k = 0; k < n_keys; k++)
-    if (lm_type_is_bpchar(key_types[k]) && !t->spad &&
-        !(t->spad = calloc((size_t)n_keys, sizeof(int32_t)))) {
+    if ((lm_type_is_bpchar(key_types[k]) || is_float(key_types[k])) &&
+        !t->spad && !(t->spad = calloc((size_t)n_keys, sizeof(int32_t)))) {
       lm_aggtable_free(t);
       return NULL;
     }
@@ -557,6 +675,7 @@ lm_aggtable *lm_aggtable_new(int n_keys, const lm_type *key_types, int n_aggs,
   lm_buf_init(&t->jorig);
   lm_buf_init(&t->sjorig);
   lm_buf_init(&t->jcanon);
+  lm_buf_init(&t->spbuf);
   for (int k = 0; k < n_keys; k++)
     if (key_types[k].id == LM_TYPE_INTERVAL_MDN && !t->smdn &&
         !(t->smdn = calloc((size_t)n_keys, 16))) {
@@ -635,6 +754,7 @@ void lm_aggtable_free(lm_aggtable *t) {
     free(s->hll);
     lm_vtree_free(&s->vt);
     lm_vtree_free(&s->vt2);
+    lm_vtree_free(&s->vt3);
     free(s->dgid);
     free(s->dval);
   }
@@ -653,6 +773,10 @@ void lm_aggtable_free(lm_aggtable *t) {
   lm_buf_free(&t->jorig);
   lm_buf_free(&t->sjorig);
   lm_buf_free(&t->jcanon);
+  lm_buf_free(&t->spbuf);
+  lm_vtree_free(&t->sv);
+  lm_vtree_free(&t->sv2);
+  free(t->spell_k);
   free(t->gid_buf);
   free(t->check);
   free(t->wj);
@@ -725,6 +849,8 @@ static int grow_groups(lm_aggtable *t) {
         GROW(s->i, int64_t);
       } else {
         GROW(s->w, __int128);
+        if (DEC_SPECIALS(sp))
+          GROW(s->fs, fsum);
       }
       break;
     case LM_AGG_MIN:
@@ -751,6 +877,8 @@ static int grow_groups(lm_aggtable *t) {
       if (VAR_NUMERIC(sp)) {
         GROW(s->w, __int128);
         GROW(s->w2, lm_s256);
+        if (DEC_SPECIALS(sp))
+          GROW(s->fs, fsum);
       } else {
         GROW(s->vr, var_state);
       }
@@ -970,8 +1098,11 @@ static int encode_key(lm_aggtable *t, lm_array *const *keys, int64_t r) {
     case LM_TYPE_FLOAT32:
     case LM_TYPE_FLOAT64: {
       double d = lm_array_get_f64(a, r);
-      if (d == 0)
-        d = 0; /* -0.0 groups with 0.0 */
+      if (d == 0) { /* -0.0 groups with 0.0; the first value shows */
+        if (t->spad && signbit(d))
+          t->spad[k] = 1;
+        d = 0;
+      }
       if (isnan(d))
         d = NAN;
       memcpy(p, &d, 8);
@@ -1529,6 +1660,8 @@ int lm_aggtable_check_w(lm_aggtable *t, lm_array *const *in,
         if (x->null_count && isnull(x, r))
           continue;
         __int128 v = lm_dec_get(x, r), prod;
+        if (lm_dec_is_special(v))
+          continue; /* counted apart (DEC_SPECIALS) */
         if (__builtin_mul_overflow(v, (__int128)(weights ? weights[r] : 1),
                                    &prod) ||
             __builtin_add_overflow(t->check[gids[j]], prod, &t->check[gids[j]]))
@@ -1708,6 +1841,7 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
       if (s->tree) {
         lm_vtree_drop_group(&s->vt, (uint32_t)g);
         lm_vtree_drop_group(&s->vt2, (uint32_t)g);
+        lm_vtree_drop_group(&s->vt3, (uint32_t)g);
       }
     }
     if (s->dused && (!s->dset_only || !n_groups)) { /* a cache, or empty */
@@ -1717,8 +1851,13 @@ void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups) {
       dset_prune(s, n_groups);
     }
   }
-  for (int64_t g = n_groups; g < t->n_groups; g++)
+  for (int64_t g = n_groups; g < t->n_groups; g++) {
     t->rows[g] = 0;
+    if (t->spell) {
+      lm_vtree_drop_group(&t->sv, (uint32_t)g);
+      lm_vtree_drop_group(&t->sv2, (uint32_t)g);
+    }
+  }
   t->n_groups = n_groups;
   t->keys.len = (size_t)t->key_off[n_groups];
   if (!n_groups)
@@ -1960,8 +2099,10 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
     } else if (sp->in_type.id == LM_TYPE_DECIMAL128) {
       /* sum(DISTINCT numeric): the encoded value (get_val) */
       __int128 d;
-      if (__builtin_mul_overflow(dec_decode(v->s), (__int128)w, &d) ||
-          __builtin_add_overflow(s->w[g], d, &s->w[g]))
+      if (lm_dec_is_special(dec_decode(v->s)))
+        dec_special_add(&s->fs[g], dec_decode(v->s), w);
+      else if (__builtin_mul_overflow(dec_decode(v->s), (__int128)w, &d) ||
+               __builtin_add_overflow(s->w[g], d, &s->w[g]))
         return numeric_overflow(err);
     } else if (sp->kind == LM_AGG_AVG || SUM_WIDE(t, sp)) {
       s->w[g] += (__int128)v->i * w;
@@ -2056,6 +2197,10 @@ static int fold_val(lm_aggtable *t, int a, uint32_t g, const lm_vval *v,
       __int128 x = sp->in_type.id == LM_TYPE_DECIMAL128 ? dec_decode(v->s)
                                                         : (__int128)v->i;
       __int128 xw;
+      if (s->fs && lm_dec_is_special(x)) {
+        dec_special_add(&s->fs[g], x, w);
+        break;
+      }
       if (__builtin_mul_overflow(x, (__int128)w, &xw) ||
           __builtin_add_overflow(s->w[g], xw, &s->w[g]) ||
           lm_s256_add_sq(&s->w2[g], x, w)) /* 256 bits: x^2 passes 128 */
@@ -2117,6 +2262,11 @@ static int numeric_sum(agg_state *s, const lm_array *x, const int32_t *sel,
     int64_t w = wj ? wj[j] : 1;
     __int128 v = lm_dec_get(x, r), prod;
     uint32_t g = gids[j];
+    if (lm_dec_is_special(v)) {
+      dec_special_add(&s->fs[g], v, w);
+      s->cnt[g] += w;
+      continue;
+    }
     if (__builtin_mul_overflow(v, (__int128)w, &prod) ||
         __builtin_add_overflow(s->w[g], prod, &s->w[g]))
       return numeric_overflow(err);
@@ -2771,6 +2921,163 @@ int lm_aggtable_accumulate(lm_aggtable *t, lm_array *const *in,
   return lm_aggtable_accumulate_w(t, in, NULL, sel, n, gids, err);
 }
 
+/* ------------------------------------------- which value a group shows */
+
+void lm_aggtable_set_row_ids(lm_aggtable *t, const uint64_t *rid) {
+  t->rid = rid;
+}
+
+bool lm_aggtable_wants_row_ids(const lm_aggtable *t) {
+  if (t->spell)
+    return true;
+  for (int a = 0; a < t->n_aggs; a++)
+    if (mm_ties(&t->aggs[a], &t->st[a]))
+      return true;
+  return false;
+}
+
+/* Row r's values of the spell_k keys into t->spbuf: per key a flag byte
+ * (0: NULL) then a float's 8 bytes, an INTERVAL_MDN's 16, a CHAR's count
+ * of trailing spaces (4 bytes) or a jsonb's length (4 bytes) and text.
+ * -1 on OOM. */
+static int spell_encode(lm_aggtable *t, lm_array *const *keys, int64_t r) {
+  lm_buf *b = &t->spbuf;
+  b->len = 0;
+  for (int k = 0; k < t->n_keys; k++) {
+    if (!t->spell_k[k])
+      continue;
+    const lm_array *a = keys[k];
+    lm_type kt = t->key_types[k];
+    uint8_t flag = !(a->type.id == LM_TYPE_NULL || lm_array_is_null(a, r));
+    if (lm_buf_append(b, &flag, 1))
+      return -1;
+    if (!flag)
+      continue;
+    int rc;
+    if (is_float(kt)) {
+      double d = lm_array_get_f64(a, r);
+      rc = lm_buf_append(b, &d, 8);
+    } else if (kt.id == LM_TYPE_INTERVAL_MDN) {
+      rc = lm_buf_append(b, a->values->data + (size_t)(a->offset + r) * 16, 16);
+    } else {
+      int32_t len;
+      const char *v = lm_array_str(a, r, &len);
+      if (lm_type_is_jsonb(kt)) {
+        rc = lm_buf_append(b, &len, 4) || lm_buf_append(b, v, (size_t)len);
+      } else { /* CHAR: the spaces encode_key cuts */
+        int32_t pad = 0;
+        while (pad < len && v[len - 1 - pad] == ' ')
+          pad++;
+        rc = lm_buf_append(b, &pad, 4);
+      }
+    }
+    if (rc)
+      return -1;
+  }
+  return 0;
+}
+
+/* The sv2 node of group g for spelling p[0..len) and any row id, or -1. */
+static int32_t spell_any(const lm_aggtable *t, uint32_t g, const char *p,
+                         int32_t len) {
+  lm_vval pre = {0, 0, p, len};
+  for (int32_t nd = lm_vtree_lower(&t->sv2, g, &pre); nd >= 0;
+       nd = lm_vtree_next(&t->sv2, nd)) {
+    lm_vval k = lm_vtree_key(&t->sv2, nd);
+    if (k.len < len || memcmp(k.s, p, (size_t)len) != 0)
+      return -1;
+    if (k.len == len + 8)
+      return nd;
+  }
+  return -1;
+}
+
+/* Whether row r's values of the spell_k keys each have one spelling among
+ * the values equal to them (a float other than 0, NULL, a jsonb document
+ * without numbers or escapes, a zero interval): its group shows the stored
+ * key whatever rows come and go, so the row is not tracked. Every row of a
+ * group answers alike (its values are equal). */
+static bool single_spelling(const lm_aggtable *t, lm_array *const *keys,
+                            int64_t r) {
+  for (int k = 0; k < t->n_keys; k++) {
+    if (!t->spell_k[k])
+      continue;
+    const lm_array *a = keys[k];
+    if (a->type.id == LM_TYPE_NULL || lm_array_is_null(a, r))
+      continue;
+    lm_type kt = t->key_types[k];
+    if (is_float(kt)) {
+      if (lm_array_get_f64(a, r) == 0)
+        return false;
+    } else if (kt.id == LM_TYPE_INTERVAL_MDN) {
+      static const uint8_t zero[16];
+      if (memcmp(a->values->data + (size_t)(a->offset + r) * 16, zero, 16))
+        return false;
+    } else if (lm_type_is_jsonb(kt)) {
+      int32_t len;
+      const char *v = lm_array_str(a, r, &len);
+      for (int32_t i = 0; i < len; i++)
+        if ((v[i] >= '0' && v[i] <= '9') || v[i] == '\\')
+          return false;
+    } else {
+      return false; /* CHAR: trailing spaces */
+    }
+  }
+  return true;
+}
+
+int lm_aggtable_spell_w(lm_aggtable *t, lm_array *const *keys,
+                        const int64_t *weights, const int32_t *sel, int64_t n,
+                        const uint32_t *gids, lm_error *err) {
+  if (!t->spell)
+    return 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t r = sel ? sel[j] : j, w = weights ? weights[r] : 1;
+    if (single_spelling(t, keys, r))
+      continue;
+    uint32_t g = gids[j];
+    uint64_t id = t->rid ? t->rid[r] : 0;
+    if (spell_encode(t, keys, r) || lm_buf_append(&t->spbuf, &id, 8))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    int32_t sl = (int32_t)t->spbuf.len - 8;
+    lm_vval sp = {0, 0, t->spbuf.data, sl};
+    lm_vval key2 = {0, 0, t->spbuf.data, sl + 8};
+    for (int64_t c = 0; c < (w < 0 ? -w : w); c++) {
+      if (w > 0) {
+        lm_vval seq = {t->sv_seq++, 0, NULL, 0};
+        if (lm_vtree_add(&t->sv, g, &seq, 0, 1, &sp, NULL))
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+        if (lm_vtree_add(&t->sv2, g, &key2, seq.i, 1, NULL, NULL)) {
+          lm_vtree_add(&t->sv, g, &seq, 0, -1, NULL, NULL);
+          return lm_err(err, LM_ERR_NOMEM, "out of memory");
+        }
+        continue;
+      }
+      /* the latest occurrence of this row; of another row with the same
+       * values when none (a retraction of a row never seen: nothing) */
+      int32_t nd = lm_vtree_last_with(&t->sv2, g, &key2);
+      if (nd < 0 && (nd = spell_any(t, g, sp.s, sl)) < 0)
+        break;
+      lm_vval seq = {t->sv2.nodes[nd].k2, 0, NULL, 0};
+      lm_vval k = lm_vtree_key(&t->sv2, nd);
+      if (k.len != key2.len)
+        break;
+      /* (spbuf is rewritten by nothing below: k's bytes are copied in) */
+      char stack[256],
+          *kb = (size_t)k.len <= sizeof stack ? stack : malloc((size_t)k.len);
+      if (!kb)
+        return lm_err(err, LM_ERR_NOMEM, "out of memory");
+      memcpy(kb, k.s, (size_t)k.len);
+      k.s = kb;
+      lm_vtree_add(&t->sv2, g, &k, seq.i, -1, NULL, NULL);
+      lm_vtree_add(&t->sv, g, &seq, 0, -1, NULL, NULL);
+      if (kb != stack)
+        free(kb);
+    }
+  }
+  return 0;
+}
+
 /* ---------------------------------------------------------- results */
 
 static const char *decode_key(lm_builder *b, lm_type t, const char *p,
@@ -2840,6 +3147,8 @@ static const char *decode_key(lm_builder *b, lm_type t, const char *p,
   case LM_TYPE_FLOAT64: {
     double d;
     memcpy(&d, p, 8);
+    if (pad && d == 0) /* the group's first value was -0 */
+      d = -0.0;
     lm_builder_append_double(b, d);
     return p + 8;
   }
@@ -3040,7 +3349,43 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
   for (int64_t j = 0; j < n; j++) {
     int64_t g = gids ? gids[j] : j;
     const char *p = t->keys.data + t->key_off[g];
+    /* a changelog's group: its earliest live row's values (spell_encode) */
+    const char *spl = NULL;
+    if (t->spell) {
+      int32_t nd = lm_vtree_first(&t->sv, (uint32_t)g);
+      if (nd >= 0)
+        spl = lm_vtree_payload(&t->sv, nd).s;
+    }
     for (int k = 0; k < t->n_keys; k++) {
+      if (spl && t->spell_k[k]) {
+        lm_type kt = t->key_types[k];
+        lm_builder *kb = &bb->cols[k];
+        if (!*spl++ || *p == 0) {
+          p = decode_key(kb, kt, p, 0, NULL); /* NULL */
+        } else if (is_float(kt)) {
+          double d;
+          memcpy(&d, spl, 8);
+          lm_builder_append_double(kb, d);
+          spl += 8;
+          p += 9;
+        } else if (kt.id == LM_TYPE_INTERVAL_MDN) {
+          p = decode_key(kb, kt, p, 0, (const uint8_t *)spl);
+          spl += 16;
+        } else if (lm_type_is_jsonb(kt)) {
+          int32_t l, kl;
+          memcpy(&l, spl, 4);
+          lm_builder_append_str(kb, spl + 4, l);
+          spl += 4 + l;
+          memcpy(&kl, p + 1, 4);
+          p += 5 + kl;
+        } else { /* CHAR: its trailing spaces */
+          int32_t pad;
+          memcpy(&pad, spl, 4);
+          spl += 4;
+          p = decode_key(kb, kt, p, pad, NULL);
+        }
+        continue;
+      }
       int64_t jo = t->jof ? t->jof[g * t->n_keys + k] : 0;
       if (jo > 0) { /* a jsonb key: the group's first value */
         int32_t l, kl;
@@ -3103,6 +3448,11 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
         else if (is_float(sp->in_type))
           lm_builder_append_double(b, fsum_value(&s->fs[g]));
         else if (SUM_NUMERIC(sp)) {
+          __int128 sv = s->fs ? dec_special_sum(&s->fs[g]) : 0;
+          if (sv) {
+            lm_dec_append(b, sv);
+            break;
+          }
           if (!lm_dec_fits(s->w[g], 38))
             return numeric_overflow(err);
           lm_dec_append(b, s->w[g]);
@@ -3177,6 +3527,14 @@ int lm_aggtable_emit(const lm_aggtable *t, const uint32_t *gids, int64_t n,
           bool sd =
               sp->kind == LM_AGG_STDDEV_SAMP || sp->kind == LM_AGG_STDDEV_POP;
           int sc = sp->in_type.id == LM_TYPE_DECIMAL128 ? sp->in_type.scale : 0;
+          if (s->fs && (s->fs[g].nan || s->fs[g].pinf || s->fs[g].ninf)) {
+            /* PostgreSQL: NULL below the rows wanted, else NaN */
+            if (c <= (samp ? 1 : 0))
+              lm_builder_append_null(b);
+            else
+              lm_dec_append(b, LM_DEC_NAN);
+            break;
+          }
           int rc = lm_numvar_result256(c, s->w[g], s->w2[g], sc, samp, sd,
                                        sp->out_type.scale, &q);
           if (rc == LM_NUMVAR_OVERFLOW) { /* PostgreSQL's numeric answers */
@@ -3491,6 +3849,11 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
         } else if (sp->kind == LM_AGG_AVG || SUM_WIDE(dst, sp)) {
           if (__builtin_add_overflow(d->w[x], s->w[y], &d->w[x]))
             return numeric_overflow(err); /* same shape: both wide */
+          if (d->fs && s->fs) {           /* DECIMAL NaN / ±Infinity counts */
+            d->fs[x].nan += s->fs[y].nan;
+            d->fs[x].pinf += s->fs[y].pinf;
+            d->fs[x].ninf += s->fs[y].ninf;
+          }
         } else {
           int64_t sum;
           if (lm_add_overflow_i64(d->i[x], s->i[y], &sum))
@@ -3529,6 +3892,11 @@ int lm_aggtable_merge_groups(lm_aggtable *dst, const uint32_t *dg,
           if (__builtin_add_overflow(d->w[x], s->w[y], &d->w[x]) ||
               lm_s256_add(&d->w2[x], s->w2[y]))
             return numeric_overflow(err);
+          if (d->fs && s->fs) { /* DECIMAL NaN / ±Infinity counts */
+            d->fs[x].nan += s->fs[y].nan;
+            d->fs[x].pinf += s->fs[y].pinf;
+            d->fs[x].ninf += s->fs[y].ninf;
+          }
           break;
         }
         merge_var(&d->vr[x], d->cnt[x], &s->vr[y], c);

@@ -185,7 +185,7 @@ static bool is_const(const lm_bexpr *x) {
     return false;
   if (x->kind == LM_BX_FUNC &&
       (x->fn == LM_FN_RANDOM || x->fn == LM_FN_CLOCK_TIMESTAMP ||
-       x->fn == LM_FN_SETSEED))
+       x->fn == LM_FN_SETSEED || x->fn == LM_FN_GEN_RANDOM_UUID))
     return false;
   for (int i = 0; i < x->n_args; i++)
     if (x->args[i] && !is_const(x->args[i]))

@@ -2475,7 +2475,11 @@ static int datefn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
     int32_t fl;
     const char *f = lm_array_str(a[1], i, &fl);
     num_arg x = {0};
-    if (a[0]->type.id == LM_TYPE_DECIMAL128) {
+    if (a[0]->type.id == LM_TYPE_DECIMAL128 &&
+        lm_dec_is_special(lm_dec_get(a[0], i))) { /* as float8's NaN / inf */
+      x.kind = 1;
+      x.dv = lm_dec_to_double(lm_dec_get(a[0], i), 0);
+    } else if (a[0]->type.id == LM_TYPE_DECIMAL128) {
       x.kind = 2;
       x.dec = lm_dec_get(a[0], i);
       x.ds = a[0]->type.scale;

@@ -33,7 +33,7 @@ int lm_decmath_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                            two ? a[1]->type.scale : 0, &r, &rs);
     if (!code && lm_dec_rescale(r, rs, cs, &r))
       code = LM_DECM_TOOBIG;
-    if (!code && !lm_dec_fits(r, e->type.precision))
+    if (!code && !lm_dec_is_special(r) && !lm_dec_fits(r, e->type.precision))
       code = LM_DECM_TOOBIG;
     if (code) {
       const char *state;

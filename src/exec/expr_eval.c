@@ -18,6 +18,7 @@
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/expr_array.h"
+#include "exec/expr_decfast.h"
 #include "exec/expr_inset.h"
 #include "exec/expr_interval.h"
 #include "exec/expr_mdn.h"
@@ -25,6 +26,7 @@
 #include "exec/expr_types.h"
 #include "exec/expr_tz.h"
 #include "exec/lm_exec.h"
+#include "exec/lm_fn5.h"
 #include "exec/lm_strfn.h"
 
 static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
@@ -161,30 +163,6 @@ static int utf8_cut(const char *s, int32_t len, int max) {
   return n;
 }
 
-/* PostgreSQL's boolean input: surrounding spaces, any case, a unique
- * prefix of true / false / yes / no, on / off (2+ letters), 1 / 0. Returns
- * 1, 0, or -1 when invalid. */
-static int pg_bool(const char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  size_t n = strlen(s);
-  while (n && isspace((unsigned char)s[n - 1]))
-    n--;
-  if (!n)
-    return -1;
-  static const struct {
-    const char *w;
-    size_t min;
-    int v;
-  } words[] = {{"true", 1, 1}, {"false", 1, 0}, {"yes", 1, 1}, {"no", 1, 0},
-               {"on", 2, 1},   {"off", 2, 0},   {"1", 1, 1},   {"0", 1, 0}};
-  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-    if (n >= words[k].min && n <= strlen(words[k].w) &&
-        !strncasecmp(s, words[k].w, n))
-      return words[k].v;
-  return -1;
-}
-
 static bool is_i64_class(lm_type_id id) {
   return id == LM_TYPE_INT64 || id == LM_TYPE_TIMESTAMP ||
          id == LM_TYPE_INTERVAL;
@@ -291,6 +269,8 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
     return lm_mdn_cast(e, a, to, out, err);
   if (lm_array_cast_handles(a->type, to)) /* expr_array.c: SQL arrays */
     return lm_array_cast(e, a, to, out, err);
+  if (lm_uuid_cast_handles(a->type, to)) /* expr_fn5.c: uuid */
+    return lm_uuid_cast(e, a, to, out, err);
   if (lm_json_cast_handles(a->type, to)) /* expr_json2.c: json / jsonb */
     return lm_json_cast(e, a, to, out, err);
   if (from == LM_TYPE_UTF8 && to.id == LM_TYPE_UTF8) {
@@ -501,7 +481,7 @@ static int cast_array(const lm_bexpr *e, lm_array *a, lm_type to,
         int32_t len;
         const char *p = lm_array_str(a, i, &len);
         snprintf(txt, sizeof txt, "%.*s", utf8_cut(p, len, 62), p);
-        int bv = len > 62 ? -1 : pg_bool(txt);
+        int bv = lm_pg_bool(p, (size_t)len);
         if (bv >= 0)
           lm_builder_append_bool(&b, bv == 1);
         else
@@ -1459,8 +1439,10 @@ static int date_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
 static int string_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
                        lm_error *err) {
   int64_t n = in->num_rows;
-  int na = e->n_args > 16 ? 16 : e->n_args, rc = 0;
-  lm_array *args[16] = {0};
+  int na = e->n_args, rc = 0;
+  lm_array **args = calloc((size_t)LM_MAX(na, 1), sizeof *args);
+  if (!args)
+    return lm_err(err, LM_ERR_NOMEM, "out of memory");
   for (int i = 0; i < na && !rc; i++)
     rc = eval(e->args[i], in, &args[i], err);
   lm_builder b;
@@ -1518,6 +1500,7 @@ static int string_func(const lm_bexpr *e, const lm_batch *in, lm_array **out,
   lm_buf_free(&t);
   for (int i = 0; i < na; i++)
     lm_array_release(args[i]);
+  free(args);
   if (rc) {
     lm_builder_free(&b);
     return rc;
@@ -1685,6 +1668,8 @@ static int func_eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
     return lm_trigfn_eval(e, in, out, err); /* expr_trigfn.c */
   if (e->fn >= LM_FN_TRANSLATE && e->fn <= LM_FN_SHA256)
     return lm_fmtfn_eval(e, in, out, err); /* expr_fmtfn.c */
+  if (e->fn >= LM_FN_TO_NUMBER && e->fn <= LM_FN_BYTEA_BITS)
+    return lm_fn5_eval(e, in, out, err); /* expr_fn5.c */
   if (e->fn >= LM_FN_ARR_CTOR && e->fn <= LM_FN_ARR_SUB)
     return lm_arrayfn_eval(e, in, out, err); /* expr_array.c */
   if (e->fn == LM_FN_DECIMAL_FN)
@@ -2057,6 +2042,16 @@ static int broadcast(const lm_bexpr *e, int64_t n, lm_array **out,
       r[i] = bits;
     return lm_out_finish(&b, out, err);
   }
+  if (e->type.id == LM_TYPE_DECIMAL128) { /* 0.908 * price: 16 bytes a row */
+    if (lm_out_fixed(&b, e->type, n))
+      return lm_err(err, LM_ERR_NOMEM, "out of memory");
+    uint8_t d[16];
+    memcpy(d, &e->lit.v.d128.lo, 8);
+    memcpy(d + 8, &e->lit.v.d128.hi, 8);
+    for (int64_t i = 0; i < n; i++)
+      memcpy(b.values + (size_t)i * 16, d, 16);
+    return lm_out_finish(&b, out, err);
+  }
   if (lm_builder_init(&b, e->type, n))
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
   lm_value v = e->lit;
@@ -2239,7 +2234,9 @@ static int eval(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       } else if (lm_interval_arith_handles(e, x, y)) {
         rc = lm_interval_arith(e, x, y, out, err); /* expr_interval.c */
       } else if (lm_types_arith_handles(e, x, y)) {
-        rc = lm_types_arith(e, x, y, out, err); /* expr_types.c */
+        rc = lm_dec_arith_fast(e, x, y, out, err); /* expr_decfast.c */
+        if (rc == 1)
+          rc = lm_types_arith(e, x, y, out, err); /* expr_types.c */
       } else if (lm_num_arith_handles(e, x, y)) {
         rc = lm_num_arith(e, x, y, out, err); /* expr_num.c: int2/4, real */
       } else if (e->type.id == LM_TYPE_FLOAT64)
@@ -2342,7 +2339,10 @@ const char *lm_pg_type_name(lm_type t) {
     return "double precision";
   case LM_TYPE_UTF8:
   case LM_TYPE_LARGE_UTF8:
-    return lm_type_is_jsonb(t) ? "jsonb" : lm_type_is_json(t) ? "json" : "text";
+    return lm_type_is_jsonb(t)  ? "jsonb"
+           : lm_type_is_json(t) ? "json"
+           : lm_type_is_uuid(t) ? "uuid"
+                                : "text";
   case LM_TYPE_TIMESTAMP:
     return lm_type_is_tstz(t) ? "timestamp with time zone"
                               : "timestamp without time zone";

@@ -26,7 +26,7 @@ static bool pure(const lm_bexpr *x, int depth) {
     return false;
   if (x->kind == LM_BX_FUNC &&
       (x->fn == LM_FN_RANDOM || x->fn == LM_FN_SETSEED ||
-       x->fn == LM_FN_CLOCK_TIMESTAMP))
+       x->fn == LM_FN_CLOCK_TIMESTAMP || x->fn == LM_FN_GEN_RANDOM_UUID))
     return false;
   for (int i = 0; i < x->n_args; i++)
     if (x->args[i] && !pure(x->args[i], depth + 1))
@@ -151,6 +151,10 @@ static bool dec_at(const lm_bexpr *k, int scale, __int128 *v) {
   __int128 x = (__int128)(((unsigned __int128)(uint64_t)l->v.d128.hi << 64) |
                           (uint64_t)l->v.d128.lo);
   const __int128 lim = (__int128)1 << 126;
+  if (lm_dec_is_special(x)) { /* NaN, ±Infinity: any scale */
+    *v = x;
+    return true;
+  }
   for (int s = k->type.scale; s < scale; s++) {
     if (x > lim / 10 || x < -lim / 10)
       return false;

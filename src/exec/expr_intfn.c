@@ -173,6 +173,10 @@ static int intfn_row(const lm_bexpr *e, lm_array *const *a, int64_t i,
   }
   case LM_FN_MIN_SCALE: {
     int s = a[0]->type.scale;
+    if (lm_dec_is_special(lm_dec_get(a[0], i))) { /* PostgreSQL: NULL */
+      lm_builder_append_null(b);
+      return 0;
+    }
     if (lm_array_get_i64(a[1], i)) { /* scale(): the type's */
       lm_builder_append_int(b, s);
       return 0;

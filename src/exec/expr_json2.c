@@ -252,9 +252,11 @@ static int put_json_text(lm_buf *o, lm_type t, const char *s, int32_t l) {
     return lm_jv_quote(o, s, (size_t)l);
   if (t.id == LM_TYPE_LIST && t.node)
     return put_json_array(o, t.node->children[0].type, s, l);
-  if (lm_type_is_integer(t) || t.id == LM_TYPE_DECIMAL128)
+  if (lm_type_is_integer(t))
     return lm_buf_append(o, s, (size_t)l);
-  if (t.id == LM_TYPE_FLOAT32 || t.id == LM_TYPE_FLOAT64) {
+  if (t.id == LM_TYPE_FLOAT32 || t.id == LM_TYPE_FLOAT64 ||
+      t.id == LM_TYPE_DECIMAL128) {
+    /* NaN, [-]Infinity (float or numeric): a string, as PostgreSQL */
     bool word = l > 0 && (s[l - 1] == 'N' || s[l - 1] == 'y'); /* NaN, Inf */
     return word ? lm_jv_quote(o, s, (size_t)l) : lm_buf_append(o, s, (size_t)l);
   }

@@ -69,6 +69,17 @@ static lm_i128 int_max_of(lm_type_id t) {
   }
 }
 
+/* Whether a cast to DECIMAL may give ±Infinity. PostgreSQL 15 keeps it in
+ * NUMERIC without (p, s) only: the binder marks a CAST to NUMERIC tprec
+ * -1, to NUMERIC(p, s) tprec -2; other casts (implicit: a VALUES or UNION
+ * column, PostgreSQL's unconstrained numeric) allow it unless assigning to
+ * a declared column (tassign). */
+static bool inf_ok(const lm_bexpr *e) {
+  if (e && e->kind == LM_BX_CAST && e->tprec < 0)
+    return e->tprec == -1;
+  return !(e && e->tassign);
+}
+
 /* One row of a cast; appends to b or returns an error. */
 static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
                     lm_builder *b, lm_buf *tmp, lm_error *err) {
@@ -88,10 +99,6 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
       rc = lm_dec_parse(q, (size_t)n, to.scale, &v, NULL);
     } else if (from == LM_TYPE_FLOAT32 || from == LM_TYPE_FLOAT64) {
       rc = lm_dec_from_double(lm_array_get_f64(a, i), to.scale, &v);
-      if (rc == LM_DEC_ESYNTAX)
-        return lm_fn_error(err, e, "0A000",
-                           "cannot convert NaN or infinity to numeric "
-                           "(DECIMAL128 has no NaN)");
     } else if (from == LM_TYPE_UTF8) {
       int32_t n;
       const char *s = lm_array_str(a, i, &n);
@@ -103,6 +110,17 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
     } else
       return lm_fn_error(err, e, "42846", "cannot cast type %s to numeric",
                          lm_pg_type_name(a->type));
+    if (!rc && lm_dec_is_special(v) && (v == LM_DEC_NAN || inf_ok(e))) {
+      lm_dec_append(b, v); /* NaN fits NUMERIC(p,s); Infinity: NUMERIC */
+      return 0;
+    }
+    if (!rc && lm_dec_is_special(v)) {
+      lm_fn_error(err, e, "22003", "numeric field overflow");
+      return lm_err_detail(err,
+                           "A field with precision %d, scale %d cannot hold "
+                           "an infinite value.",
+                           to.precision, to.scale);
+    }
     if (rc || !lm_dec_fits(v, to.precision)) {
       /* PostgreSQL's message and DETAIL (10^0 shown as 1) */
       int maxd = to.precision - to.scale;
@@ -121,6 +139,10 @@ static int cast_one(const lm_bexpr *e, const lm_array *a, int64_t i, lm_type to,
     int s = a->type.scale;
     if (lm_type_is_integer(to)) {
       lm_i128 r;
+      if (lm_dec_is_special(v)) /* PostgreSQL's numeric_int4 & co. */
+        return lm_fn_error(err, e, "22003", "cannot convert %s to %s",
+                           v == LM_DEC_NAN ? "NaN" : "infinity",
+                           lm_pg_type_name(to));
       lm_dec_rescale(v, s, 0, &r);
       if (r > int_max_of(to.id) || r < -int_max_of(to.id) - 1)
         return lm_fn_error(err, e, "22003", "%s out of range",
@@ -300,10 +322,72 @@ static int overflow(lm_error *err, const lm_bexpr *e) {
   return lm_err_detail(err, "DECIMAL128 holds 38 digits.");
 }
 
+static int sign_of(lm_i128 v) {
+  return v < 0 ? -1 : v > 0;
+}
+
+/* a op c when either is NaN or ±Infinity, as PostgreSQL 15's numeric_add,
+ * _sub, _mul, _div and _mod: into *r, or an error. */
+static int dec_special_op(const lm_bexpr *e, lm_i128 a, lm_i128 c, lm_i128 *r,
+                          lm_error *err) {
+  const lm_i128 NaN = LM_DEC_NAN, P = LM_DEC_PINF, N = LM_DEC_NINF;
+  if (a == NaN || c == NaN) {
+    *r = NaN;
+    return 0;
+  }
+  bool ia = lm_dec_is_special(a), ic = lm_dec_is_special(c);
+  switch (e->op) {
+  case LM_OP_ADD:
+    *r = ia && ic && a != c ? NaN : ia ? a : c;
+    return 0;
+  case LM_OP_SUB:
+    *r = ia && ic && a == c ? NaN : ia ? a : c == P ? N : P;
+    return 0;
+  case LM_OP_MUL: {
+    int sg = sign_of(a) * sign_of(c);
+    *r = sg == 0 ? NaN : sg > 0 ? P : N;
+    return 0;
+  }
+  case LM_OP_DIV:
+    if (ia && ic) {
+      *r = NaN;
+    } else if (ia) {
+      if (c == 0)
+        return lm_fn_error(err, e, "22012", "division by zero");
+      *r = sign_of(a) * sign_of(c) > 0 ? P : N;
+    } else {
+      *r = 0; /* finite / ±Infinity */
+    }
+    return 0;
+  case LM_OP_MOD:
+    if (ia) {
+      if (c == 0)
+        return lm_fn_error(err, e, "22012", "division by zero");
+      *r = NaN;
+    } else {
+      *r = a; /* finite % ±Infinity: the dividend (scaled by the caller) */
+    }
+    return 0;
+  default:
+    return lm_fn_error(err, e, "42883", "operator does not exist for numeric");
+  }
+}
+
 static int dec_op(const lm_bexpr *e, const lm_array *x, const lm_array *y,
                   int64_t i, lm_builder *b, lm_error *err) {
   int sa, sb, rs = e->type.scale;
   lm_i128 a = dec_at(x, i, &sa), c = dec_at(y, i, &sb), r = 0;
+  if (lm_dec_is_special(a) || lm_dec_is_special(c)) {
+    int rc = dec_special_op(e, a, c, &r, err);
+    if (rc)
+      return rc;
+    if (!lm_dec_is_special(r) && r != 0 && lm_dec_rescale(r, sa, rs, &r))
+      return overflow(err, e); /* x % Infinity is x */
+    if (!lm_dec_is_special(r) && !lm_dec_fits(r, e->type.precision))
+      return overflow(err, e);
+    lm_dec_append(b, r);
+    return 0;
+  }
   switch (e->op) {
   case LM_OP_ADD:
   case LM_OP_SUB:
@@ -430,7 +514,9 @@ int lm_types_neg(const lm_bexpr *e, lm_array *x, lm_array **out,
   for (int64_t i = 0; i < x->length; i++) {
     if (nul(x, i))
       lm_builder_append_null(&b);
-    else
+    else if (lm_dec_get(x, i) == LM_DEC_NAN) /* -NaN is NaN */
+      lm_dec_append(&b, LM_DEC_NAN);
+    else /* -Infinity is the negated sentinel (lm_decimal.h) */
       lm_dec_append(&b, -lm_dec_get(x, i));
   }
   return finish(&b, out, err);
@@ -483,6 +569,16 @@ int lm_types_decfn(const lm_bexpr *e, const lm_batch *in, lm_array **out,
       continue;
     }
     lm_i128 v = lm_dec_get(a[0], i), r = 0;
+    if (lm_dec_is_special(v)) {
+      /* PostgreSQL: round / trunc / ceil / floor keep NaN and ±Infinity,
+       * abs(-Infinity) is Infinity, sign(±Infinity) is ±1, sign(NaN) NaN */
+      if (which == 2 && v == LM_DEC_NINF)
+        v = LM_DEC_PINF;
+      else if (which == 5 && v != LM_DEC_NAN)
+        v = v > 0 ? 1 : -1;
+      lm_dec_append(&b, v);
+      continue;
+    }
     switch (which) {
     case 2: /* abs */
       r = v < 0 ? -v : v;

@@ -156,6 +156,24 @@ int lm_aggtable_accumulate_w(lm_aggtable *t, lm_array *const *agg_inputs,
                              const int64_t *weights, const int32_t *sel,
                              int64_t n, const uint32_t *gids, lm_error *err);
 int64_t lm_aggtable_group_rows(const lm_aggtable *t, uint32_t gid);
+/* Which of equal values a retractable table shows (a materialized view
+ * under UPDATE/DELETE). Keys whose equal values print differently (floats
+ * 0/-0, INTERVAL '1 mon'/'30 days', CHAR padding, jsonb '1'/'1.0') show
+ * the values of the group's earliest live row, and MIN/MAX of floats and
+ * intervals the latest of equal extremes, as a query over the remaining
+ * rows does. lm_aggtable_wants_row_ids: whether t uses row identities;
+ * lm_aggtable_set_row_ids: rid[r] identifies batch row r (lm_agg_row_ids;
+ * borrowed until set back to NULL after the batch), so a retraction removes
+ * the occurrence its own row made (without: the latest equal one).
+ * lm_aggtable_spell_w folds the rows' keys (the arrays given to lookup,
+ * same weights/sel/gids as accumulate_w; call it with accumulate_w, after
+ * the old result rows were read); a no-op unless t needs it. Errors:
+ * LM_ERR_NOMEM. */
+bool lm_aggtable_wants_row_ids(const lm_aggtable *t);
+void lm_aggtable_set_row_ids(lm_aggtable *t, const uint64_t *rid);
+int lm_aggtable_spell_w(lm_aggtable *t, lm_array *const *keys,
+                        const int64_t *weights, const int32_t *sel, int64_t n,
+                        const uint32_t *gids, lm_error *err);
 /* Drops the groups created after the first n_groups (undoes the lookups
  * of a batch that failed). */
 void lm_aggtable_truncate(lm_aggtable *t, int64_t n_groups);

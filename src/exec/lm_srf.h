@@ -213,6 +213,19 @@ lm_operator *lm_op_project_set_new(const lm_pset_call *calls, int n_calls,
 /* The rows of a set-returning call Laminar cuts its output into (the
  * batch size of the ad-hoc executor's inputs). */
 #define LM_SRF_BATCH_ROWS 4096
+/* ... and the bytes of variable-size input values (strings, jsonb, lists
+ * at 8 bytes an item) a ProjectSet batch repeats: fewer rows per batch
+ * when each repeats a large value (at least one). */
+#define LM_SRF_BATCH_BYTES ((int64_t)8 << 20)
+
+/* Tells op (from lm_op_project_set_new) which of its input columns
+ * anything downstream reads: used[c] for input column c < n (columns from
+ * n on are read). A column not read is all NULLs in the output (of its
+ * type, whatever the field's nullability), so a large value is not copied
+ * into each of the rows its calls make. The caller must know every reader
+ * of op's output (its calls' own arguments are evaluated before).
+ * Returns 0 or LM_ERR_NOMEM. */
+int lm_op_project_set_unused(lm_operator *op, const bool *used, int n);
 
 /* Gives op (from lm_op_project_set_new) arena a (malloc'd, initialized):
  * freed with the operator (lm_arena_free, then free). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/agg_rowid.h"
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
 
@@ -234,8 +235,18 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
       o->mark[touched[j]] = 0;
     rc = emit_groups(o, touched, n_old, -1, err);
   }
+  uint64_t *rid = NULL; /* row identities (lm_aggtable_set_row_ids) */
+  if (!rc && w && lm_aggtable_wants_row_ids(o->t)) {
+    if (!(rid = malloc(sizeof(uint64_t) * (size_t)(n + 1))))
+      rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+    else
+      lm_agg_row_ids(b, p->weight_col, rid);
+    lm_aggtable_set_row_ids(o->t, rid);
+  }
   if (!rc) {
     rc = lm_aggtable_accumulate_w(o->t, aggs, w, NULL, n, o->gids, err);
+    if (!rc)
+      rc = lm_aggtable_spell_w(o->t, keys, w, NULL, n, o->gids, err);
     if (rc) {
       o->failed = true;
       size_t l = err ? strnlen(err->msg, sizeof o->fail_msg - 1) : 0;
@@ -254,6 +265,8 @@ static int agg_push(lm_operator *op, lm_batch *b, lm_error *err) {
     }
     rc = emit_groups(o, touched, k, 1, err);
   }
+  lm_aggtable_set_row_ids(o->t, NULL);
+  free(rid);
   free(touched);
 done:
   lm_release_inputs(p, keys, aggs);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/agg_rowid.h"
 #include "exec/lm_exec.h"
 #include "exec/op_internal.h"
 
@@ -121,9 +122,11 @@ static int emit_groups(gsagg_op *o, const gset *g, const uint32_t *gids,
 }
 
 /* Folds the n rows (groups gids, checked) into set g's states and emits
- * the changelog of the groups they change. */
-static int set_apply(gsagg_op *o, gset *g, lm_array **aggs, const int64_t *w,
-                     int64_t n, const uint32_t *gids, lm_error *err) {
+ * the changelog of the groups they change. keys: the plan's evaluated key
+ * columns; rid: the rows' identities (NULL: none). */
+static int set_apply(gsagg_op *o, gset *g, lm_array **keys, lm_array **aggs,
+                     const int64_t *w, const uint64_t *rid, int64_t n,
+                     const uint32_t *gids, lm_error *err) {
   uint32_t *touched = NULL;
   int64_t n_touched = 0, n_old = 0;
   int rc = 0;
@@ -153,7 +156,14 @@ static int set_apply(gsagg_op *o, gset *g, lm_array **aggs, const int64_t *w,
     rc = emit_groups(o, g, touched, n_old, -1, err);
   }
   if (!rc) {
+    lm_array *sk[65] = {NULL}; /* this set's keys */
+    for (int i = 0; i < g->n_keys; i++)
+      sk[i] = keys[g->key[i]];
+    lm_aggtable_set_row_ids(g->t, rid);
     rc = lm_aggtable_accumulate_w(g->t, aggs, w, NULL, n, gids, err);
+    if (!rc)
+      rc = lm_aggtable_spell_w(g->t, sk, w, NULL, n, gids, err);
+    lm_aggtable_set_row_ids(g->t, NULL);
     if (rc) {
       o->failed = true;
       size_t l = err ? strnlen(err->msg, sizeof o->fail_msg - 1) : 0;
@@ -218,14 +228,23 @@ static int gsagg_push(lm_operator *op, lm_batch *b, lm_error *err) {
       lm_aggtable_truncate(o->sets[u].t, o->sets[u].before);
     goto done;
   }
+  uint64_t *rid = NULL; /* row identities (lm_aggtable_set_row_ids) */
+  for (s = 0; !rc && w && !rid && s < S; s++)
+    if (lm_aggtable_wants_row_ids(o->sets[s].t)) {
+      if (!(rid = malloc(sizeof(uint64_t) * (size_t)(n + 1))))
+        rc = lm_err(err, LM_ERR_NOMEM, "out of memory");
+      else
+        lm_agg_row_ids(b, p->weight_col, rid);
+    }
   for (s = 0; !rc && s < S; s++) {
     gset *g = &o->sets[s];
     uint32_t *gi = o->gids + (keep ? s * n : 0);
     if (!keep) /* found again: no group is created */
       rc = set_lookup(g, keys, n, gi, err);
     if (!rc)
-      rc = set_apply(o, g, aggs, w, n, gi, err);
+      rc = set_apply(o, g, keys, aggs, w, rid, n, gi, err);
   }
+  free(rid);
 done:
   lm_release_inputs(p, keys, aggs);
   return rc;

@@ -2,9 +2,13 @@
  * exec/op_project_set.c — PostgreSQL's ProjectSet (a lateral function
  * scan) as a pipeline operator (exec/lm_srf.h): each input row followed
  * by the rows of its set-returning calls, cut into batches of
- * LM_SRF_BATCH_ROWS rows as they are made, so a call of 10^9 rows runs in
- * constant memory. The input's columns are repeated with lm_batch_take
- * (one take per output batch), the calls' columns built by the cursors of
+ * LM_SRF_BATCH_ROWS rows (and about LM_SRF_BATCH_BYTES bytes of repeated
+ * variable-size input values) as they are made, so a call of 10^9 rows
+ * runs in constant memory. The input's columns are repeated with
+ * lm_array_take (one take per output batch), except the ones nothing
+ * downstream reads (lm_op_project_set_unused): those are all-NULL, so a
+ * large value (a 1 MB jsonb document) is not copied into each of its
+ * elements' rows. The calls' columns are built by the cursors of
  * exec/srf.c.
  */
 #include <stdlib.h>
@@ -24,6 +28,10 @@ typedef struct pset_op {
   lm_schema *out_schema;
   lm_srf_rx rx[MAX_CALLS];
   lm_arena *arena; /* owned (lm_op_project_set_own); NULL = none */
+  /* per input column (n_unused of them, malloc'd): nothing downstream
+   * reads it, the output holds NULLs there; NULL = every column read */
+  bool *unused;
+  int n_unused;
 } pset_op;
 
 /* One call's cursor for the current row. */
@@ -39,6 +47,7 @@ typedef struct cursor {
 typedef struct outbuf {
   int32_t *idx;
   int64_t n;
+  int64_t bytes; /* variable-size input bytes the rows repeat */
   lm_builder b[MAX_CALLS + 1];
 } outbuf;
 
@@ -59,6 +68,7 @@ static void pset_free(lm_operator *op) {
   for (int j = 0; j < p->n_calls; j++)
     lm_srf_rx_free(&p->rx[j]);
   lm_schema_release(p->out_schema);
+  free(p->unused);
   if (p->arena) {
     lm_arena_free(p->arena);
     free(p->arena);
@@ -70,8 +80,55 @@ void lm_op_project_set_own(lm_operator *op, lm_arena *a) {
   ((pset_op *)op)->arena = a;
 }
 
+int lm_op_project_set_unused(lm_operator *op, const bool *used, int n) {
+  pset_op *p = (pset_op *)op;
+  int n_in = p->out_schema->n_fields - p->n_calls - (p->ord ? 1 : 0);
+  if (n > n_in)
+    n = n_in;
+  bool *u = n > 0 ? calloc((size_t)n, sizeof *u) : NULL;
+  if (n > 0 && !u)
+    return LM_ERR_NOMEM;
+  for (int c = 0; c < n; c++)
+    u[c] = !used[c];
+  free(p->unused);
+  p->unused = u;
+  p->n_unused = n;
+  return 0;
+}
+
+static bool is_unused(const pset_op *p, int c) {
+  return c < p->n_unused && p->unused[c];
+}
+
+/* The bytes row r of a repeats per output row: a variable-size value's
+ * bytes, a list's items (8 bytes each); 0 for fixed-width types. */
+static int64_t row_bytes(const lm_array *a, int64_t r) {
+  if (!a->values || !a->values->data)
+    return 0;
+  int64_t i = a->offset + r;
+  switch (a->type.id) {
+  case LM_TYPE_UTF8:
+  case LM_TYPE_BINARY:
+  case LM_TYPE_LIST: {
+    const int32_t *o = (const int32_t *)a->values->data;
+    int64_t d = (int64_t)o[i + 1] - o[i];
+    return a->type.id == LM_TYPE_LIST ? 8 * d : d;
+  }
+  case LM_TYPE_LARGE_UTF8:
+  case LM_TYPE_LARGE_BINARY:
+  case LM_TYPE_LARGE_LIST: {
+    const int64_t *o = (const int64_t *)a->values->data;
+    int64_t d = o[i + 1] - o[i];
+    return a->type.id == LM_TYPE_LARGE_LIST ? 8 * d : d;
+  }
+  default:
+    return 0;
+  }
+}
+
 static int buf_init(pset_op *p, outbuf *o, lm_error *err) {
   o->n = 0;
+  o->bytes = 0;
   int nb = p->n_calls + (p->ord ? 1 : 0);
   for (int j = 0; j < nb; j++) {
     lm_type t = j < p->n_calls ? p->calls[j].out : lm_type_make(LM_TYPE_INT64);
@@ -98,17 +155,23 @@ static int flush(pset_op *p, const lm_batch *in, outbuf *o, lm_error *err) {
   int nb = p->n_calls + (p->ord ? 1 : 0);
   int nc = n_in + nb + (p->weight_col >= 0 ? 1 : 0);
   lm_array **cols = calloc((size_t)nc + 1, sizeof *cols);
-  lm_batch *t = lm_batch_take(in, o->idx, o->n);
-  int rc = (!cols || !t) ? nomem(err) : 0;
-  for (int c = 0; !rc && c < n_in; c++)
-    cols[c] = lm_array_retain(t->columns[c]);
+  int rc = !cols ? nomem(err) : 0;
+  for (int c = 0; !rc && c < n_in; c++) {
+    /* a column nothing reads: NULLs of its type, not n copies */
+    cols[c] = is_unused(p, c)
+                  ? lm_array_new_null(p->out_schema->fields[c].type, o->n)
+                  : lm_array_take(in->columns[c], o->idx, o->n);
+    if (!cols[c])
+      rc = nomem(err);
+  }
   for (int j = 0; !rc && j < nb; j++) {
     if (o->b[j].oom || lm_builder_finish(&o->b[j], &cols[n_in + j]))
       rc = nomem(err);
   }
-  if (!rc && p->weight_col >= 0)
-    cols[n_in + nb] = lm_array_retain(t->columns[p->weight_col]);
-  lm_batch_release(t);
+  if (!rc && p->weight_col >= 0 &&
+      !(cols[n_in + nb] =
+            lm_array_take(in->columns[p->weight_col], o->idx, o->n)))
+    rc = nomem(err);
   lm_schema *os = NULL;
   if (!rc && p->weight_col >= 0) {
     os = lm_schema_new(nc);
@@ -137,6 +200,7 @@ static int flush(pset_op *p, const lm_batch *in, outbuf *o, lm_error *err) {
   lm_schema_release(os);
   free(cols);
   o->n = 0; /* the builders are reset by lm_builder_finish */
+  o->bytes = 0;
   if (!rc)
     rc = lm_operator_emit(&p->base, b, err);
   lm_batch_release(b);
@@ -168,9 +232,21 @@ static int expand_row(pset_op *p, const lm_batch *in, lm_array *args[][3],
     if (rc)
       return at_call(c, rc, err);
   }
+  /* the bytes each of r's rows repeats: the batch is cut at about
+   * LM_SRF_BATCH_BYTES of them (at least one row) */
+  int64_t rb = 0;
+  int n_in = p->out_schema->n_fields - p->n_calls - (p->ord ? 1 : 0);
+  for (int c = 0; c < n_in; c++)
+    if (!is_unused(p, c))
+      rb += row_bytes(in->columns[c], r);
   int64_t ord = 0;
   for (;;) {
     int64_t room = LM_SRF_BATCH_ROWS - o->n;
+    if (rb > 0 && o->bytes + rb * room > LM_SRF_BATCH_BYTES) {
+      room = (LM_SRF_BATCH_BYTES - o->bytes) / rb;
+      if (room <= 0 && !o->n)
+        room = 1;
+    }
     if (room <= 0) {
       if ((rc = flush(p, in, o, err)))
         return rc;
@@ -200,6 +276,7 @@ static int expand_row(pset_op *p, const lm_batch *in, lm_array *args[][3],
       for (int j = 0; j < p->n_calls + (p->ord ? 1 : 0); j++)
         lm_builder_append_null(&o->b[j]);
       o->idx[o->n++] = (int32_t)r;
+      o->bytes += rb;
       return 0;
     }
     for (int j = 0; j < p->n_calls; j++)
@@ -212,6 +289,7 @@ static int expand_row(pset_op *p, const lm_batch *in, lm_array *args[][3],
       ord += most;
     for (int64_t k = 0; k < most; k++)
       o->idx[o->n++] = (int32_t)r;
+    o->bytes += rb * most;
   }
 }
 

@@ -65,6 +65,15 @@ int lm_srf_series_init(lm_srf_series *s, lm_type type, const lm_value *start,
     lm_i128 c = 1;
     if (step)
       c = (lm_i128)step->v.d128.lo | ((lm_i128)step->v.d128.hi << 64);
+    const lm_i128 vs[3] = {a, b, c};
+    static const char *const what[3] = {"start value", "stop value",
+                                        "step size"};
+    for (int k = 0; k < 3; k++)
+      if (lm_dec_is_special(vs[k])) { /* PostgreSQL's messages */
+        lm_err(err, LM_ERR_EXEC, "%s cannot be %s", what[k],
+               vs[k] == LM_DEC_NAN ? "NaN" : "infinity");
+        return lm_err_state(err, "22023");
+      }
     if (lm_dec_rescale(a, sa, w, &s->dcur) ||
         lm_dec_rescale(b, sb, w, &s->dstop) ||
         lm_dec_rescale(c, step ? sc : 0, w, &s->dstep))

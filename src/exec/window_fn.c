@@ -513,6 +513,15 @@ static double acc_fsum(const acc *s) {
 /* Adds (dir 1) or removes (dir -1) an unscaled DECIMAL value v to the
  * exact sum ihi * 2^128 + isum. */
 static void acc_dadd(acc *s, __int128 v, int dir) {
+  if (lm_dec_is_special(v)) { /* DECIMAL NaN / ±Infinity: counted apart */
+    if (v == LM_DEC_NAN)
+      s->n_nan += dir;
+    else if (v > 0)
+      s->n_pinf += dir;
+    else
+      s->n_ninf += dir;
+    return;
+  }
   bool o = dir > 0 ? __builtin_add_overflow(s->isum, v, &s->isum)
                    : __builtin_sub_overflow(s->isum, v, &s->isum);
   if (o)
@@ -524,6 +533,8 @@ static void acc_dadd(acc *s, __int128 v, int dir) {
 static void acc_vadd(acc *s, __int128 v, int dir) {
   __int128 q;
   acc_dadd(s, v, dir);
+  if (lm_dec_is_special(v))
+    return;
   if (__builtin_mul_overflow(v, v, &q)) {
     s->nbig += dir;
     return;
@@ -538,6 +549,14 @@ static void acc_vadd(acc *s, __int128 v, int dir) {
 static __int128 int_val(const lm_array *a, int64_t r) {
   return a->type.id == LM_TYPE_DECIMAL128 ? lm_dec_get(a, r)
                                           : (__int128)lm_array_get_i64(a, r);
+}
+
+/* The frame's DECIMAL special sum (NaN over a NaN or both infinities,
+ * else ±Infinity, PostgreSQL's numeric_sum), or 0 when it has none. */
+static __int128 acc_dec_special(const acc *s) {
+  if (s->n_nan > 0 || (s->n_pinf > 0 && s->n_ninf > 0))
+    return LM_DEC_NAN;
+  return s->n_pinf > 0 ? LM_DEC_PINF : s->n_ninf > 0 ? LM_DEC_NINF : 0;
 }
 
 /* Whether the frame's exact integer / DECIMAL sum is a numeric of at most
@@ -1367,6 +1386,8 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           lm_err_state(err, "22003");
         } else if (is_float_type(a0->type.id)) {
           r.f[row] = acc_fsum(rs);
+        } else if (r.d && acc_dec_special(rs)) {
+          r.d[row] = acc_dec_special(rs);
         } else if (r.d && !acc_dec_fits(rs)) {
           rc = lm_err_at(err, LM_ERR_EXEC, c->line, c->column,
                          "numeric field overflow");
@@ -1389,7 +1410,9 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           lm_err_state(err, "22003");
         } else if (is_float_type(a0->type.id))
           r.f[row] = acc_fsum(rs) / (double)rs->cnt;
-        else if (r.d) {
+        else if (r.d && acc_dec_special(rs)) {
+          r.d[row] = acc_dec_special(rs);
+        } else if (r.d) {
           int sa = a0->type.id == LM_TYPE_DECIMAL128 ? a0->type.scale : 0;
           if (!acc_dec_fits(rs) ||
               lm_dec_quotient(rs->isum, sa, rs->cnt, 0, t.scale, &r.d[row])) {
@@ -1410,6 +1433,11 @@ int lm_window_fn_eval(const lm_wf_call *c, int64_t n, lm_array **out,
           break;
         }
         int sc = a0->type.id == LM_TYPE_DECIMAL128 ? a0->type.scale : 0;
+        if (a0->type.id == LM_TYPE_DECIMAL128 &&
+            (rs->n_nan || rs->n_pinf || rs->n_ninf)) {
+          r.d[row] = LM_DEC_NAN; /* PostgreSQL's numeric variance */
+          break;
+        }
         if (rs->ihi || rs->sqhi || rs->nbig ||
             lm_numvar_result(rs->cnt, rs->isum, rs->sq, sc, samp,
                              k == WF_STDDEV_SAMP || k == WF_STDDEV_POP, t.scale,

@@ -315,8 +315,12 @@ static int csv_convert(lm_csv_reader *r, int col, const csv_field *f,
                                    sizeof msg, &state);
     if (rc == LM_FMT_OK)
       return 0;
-    int e = csv_err(r, rc == LM_FMT_TOOBIG ? LM_ERR_LIMIT : LM_ERR_PARSE, row,
-                    field_start(f), "%s", msg);
+    /* an array PostgreSQL reads but Laminar cannot hold ('[2:3]={5,6}',
+     * '{{1,2},{3,4}}': 0A000) fails the load, never a skipped bad row */
+    int code = rc == LM_FMT_TOOBIG       ? LM_ERR_LIMIT
+               : !strcmp(state, "0A000") ? LM_ERR_BIND
+                                         : LM_ERR_PARSE;
+    int e = csv_err(r, code, row, field_start(f), "%s", msg);
     lm_err_state(&r->saved, state);
     return e;
   }

@@ -7,6 +7,7 @@
 #include "columnar/lm_interval.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
+#include "exec/lm_fn5.h"
 #include "exec/lm_jsonv.h"
 
 #include <errno.h>
@@ -243,16 +244,11 @@ int lm_fmt_parse_double(const char *p, size_t len, bool as_float32,
 }
 
 int lm_fmt_parse_bool(const char *p, size_t len, bool *out) {
-  trim(&p, &len);
-  if (ieq(p, len, "true") || ieq(p, len, "t") || (len == 1 && *p == '1')) {
-    *out = true;
-    return LM_FMT_OK;
-  }
-  if (ieq(p, len, "false") || ieq(p, len, "f") || (len == 1 && *p == '0')) {
-    *out = false;
-    return LM_FMT_OK;
-  }
-  return LM_FMT_SYNTAX;
+  int v = lm_pg_bool(p, len);
+  if (v < 0)
+    return LM_FMT_SYNTAX;
+  *out = v == 1;
+  return LM_FMT_OK;
 }
 
 size_t lm_fmt_utf8_check(const char *ptr, size_t len) {
@@ -450,6 +446,13 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
       return LM_FMT_UTF8;
     if (lm_type_is_json(b->type))
       return append_json(b, p, len, scratch);
+    if (lm_type_is_uuid(b->type)) { /* canonical text (exec/expr_fn5.c) */
+      char u[36];
+      if (!lm_uuid_parse(p, len, u))
+        return LM_FMT_SYNTAX;
+      lm_builder_append_str(b, u, 36);
+      return LM_FMT_OK;
+    }
     lm_builder_append_str_fast(b, p, (int32_t)len);
     return LM_FMT_OK;
   case LM_TYPE_TIMESTAMP:
@@ -459,7 +462,8 @@ int lm_fmt_append_text(lm_builder *b, const char *p, size_t len,
     int rc = lm_dec_parse(p, len, b->type.scale, &v, NULL);
     if (rc == LM_DEC_ESYNTAX)
       return LM_FMT_SYNTAX;
-    if (rc || !lm_dec_fits(v, b->type.precision))
+    /* NaN fits NUMERIC(p,s), Infinity does not (PostgreSQL 15) */
+    if (rc || (v != LM_DEC_NAN && !lm_dec_fits(v, b->type.precision)))
       return LM_FMT_RANGE;
     lm_dec_append(b, v);
     return LM_FMT_OK;

@@ -67,7 +67,9 @@ int lm_fmt_parse_int(const char *p, size_t len, int64_t min, int64_t max,
 int lm_fmt_parse_double(const char *p, size_t len, bool as_float32,
                         lm_buf *scratch, double *out);
 
-/* true/false/t/f/1/0, case-insensitive, optional surrounding spaces. */
+/* PostgreSQL's boolean text (lm_pg_bool: true/false/yes/no/on/off/1/0 and
+ * unique prefixes, any case, surrounding spaces): LM_FMT_OK with *out, or
+ * LM_FMT_SYNTAX. */
 int lm_fmt_parse_bool(const char *p, size_t len, bool *out);
 
 /* Returns len when p[0..len) is valid UTF-8 (RFC 3629: no overlongs, no

@@ -8,6 +8,8 @@
 #include "format/flatbuf.h"
 #include "format/ipc_internal.h"
 
+#include "columnar/lm_decimal.h"
+
 #include <lz4frame.h>
 #include <zstd.h>
 
@@ -1314,6 +1316,20 @@ static int writer_write(lm_ipc_writer *w, const lm_batch *bt, lm_error *err) {
       return lm_err(err, LM_ERR_INVALID,
                     "column %d ('%s') does not match the IPC writer's schema",
                     c, w->schema->fields[c].name);
+  for (int c = 0; c < bt->num_columns; c++) {
+    lm_i128 sv; /* NaN / ±Infinity: Arrow's Decimal128 has none */
+    if (lm_dec_find_special(bt->columns[c], &sv)) {
+      lm_err(err, LM_ERR_EXEC,
+             "cannot write numeric %s in column '%s' to Arrow IPC: "
+             "Decimal128 has no NaN or Infinity (cast the column to double "
+             "precision or text)",
+             sv == LM_DEC_NAN ? "NaN"
+             : sv > 0         ? "Infinity"
+                              : "-Infinity",
+             w->schema->fields[c].name);
+      return lm_err_state(err, "22003");
+    }
+  }
   const lm_array **cols = calloc((size_t)bt->num_columns + 1, sizeof *cols);
   lm_array *ix = NULL;
   lm_buffer *ixbuf = NULL;

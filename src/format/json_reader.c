@@ -616,8 +616,12 @@ static int json_list(lm_json_reader *r, int c, const json_slot *v) {
                                    sizeof msg, &state);
     if (rc == LM_FMT_OK)
       return 0;
-    int e = json_err(r, rc == LM_FMT_TOOBIG ? LM_ERR_LIMIT : LM_ERR_PARSE, v->p,
-                     "%s", msg);
+    /* 0A000 (an array PostgreSQL reads but Laminar cannot hold) fails
+     * the load, never a skipped bad row */
+    int code = rc == LM_FMT_TOOBIG       ? LM_ERR_LIMIT
+               : !strcmp(state, "0A000") ? LM_ERR_BIND
+                                         : LM_ERR_PARSE;
+    int e = json_err(r, code, v->p, "%s", msg);
     lm_err_state(&r->saved, state);
     return e;
   }

@@ -118,12 +118,6 @@ lm_bexpr *lm_bind_mdn_part(lm_bctx *c, const lm_expr *at, lm_bexpr *x);
 /* b the µs literal of interval literal e: sets b->iv_split / iv_days
  * from e's text (PostgreSQL's days field), when it parses. */
 void lm_bind_mdn_days(const lm_expr *e, lm_bexpr *b);
-/* e, equal to an INTERVAL_MDN GROUP BY key, over the aggregate output:
- * first_value(e) (agg), the group's earliest live value, so that a
- * materialized view shows another member ('30 days' for '1 mon') once
- * the row it showed is deleted, as PostgreSQL. NULL with c->err set. */
-lm_bexpr *lm_bind_mdn_key(lm_bctx *c, const lm_expr *e,
-                          lm_bexpr *(*agg)(lm_bctx *, const lm_expr *));
 /* x cast to t (x itself when it already has type t; NULL literals are
  * retyped in place). NULL on OOM or when x is NULL. */
 lm_bexpr *lm_bind_cast(lm_bctx *c, lm_bexpr *x, lm_type t);
@@ -202,6 +196,12 @@ lm_type lm_bind_width_type(int w);
  * set. args: e's arguments, bound. */
 bool lm_bind_func2(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
                    lm_bexpr **out);
+/* to_number, gen_random_uuid, sha224 / sha384 / sha512, get_byte,
+ * set_byte, get_bit, set_bit, bit_count(bytea) and the function-style
+ * casts int4(x), text(x), date(x), ... (fn5_bind.c): false when e names
+ * none of them; else true with *out the bound call or NULL with the error
+ * set. */
+bool lm_bind_fn5(lm_bctx *c, const lm_expr *e, lm_bexpr **args, lm_bexpr **out);
 /* The date/time functions of datefn_bind.c (now() and the other
  * statement-time functions, to_char, to_date, make_date, make_time,
  * make_interval, justify_*, EXTRACT over an INTERVAL). false when `e` is
@@ -371,6 +371,12 @@ lm_bexpr *lm_bind_op_undefined(lm_bctx *c, const lm_expr *e, lm_op op,
                                const lm_bexpr *a, const lm_bexpr *b,
                                bool unique);
 void lm_bind_default_state(lm_error *err, const char *msg);
+/* x [NOT] [I]LIKE p (e the LIKE node, a and p bound): -1 with c->err set
+ * to PostgreSQL's 42883 "operator does not exist: integer ~~ unknown" at
+ * the operator when either side is not a string (text, varchar, char(n),
+ * bytea, NULL; json is not), else 0 (bind_pgerr.c). */
+int lm_bind_like_types(lm_bctx *c, const lm_expr *e, const lm_bexpr *a,
+                       const lm_bexpr *p);
 /* A quoted-literal member x (bound from ast) of a COALESCE / CASE whose
  * other members have the common type *t (LM_TYPE_NULL: none): *t becomes
  * text when there is none, a DECIMAL widened to the literal's digits; the

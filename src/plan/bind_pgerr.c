@@ -23,6 +23,9 @@ const char *lm_bind_pg_type_of(const lm_expr *ast, const lm_bexpr *x) {
     if (ast->lit == LM_LIT_STRING && lm_bind_is_unknown(ast, x))
       return "unknown";
   }
+  if (!ast && x && x->kind == LM_BX_LITERAL && x->lit_int4 &&
+      x->type.id == LM_TYPE_INT64)
+    return "integer"; /* 1 IN (SELECT text ...): PostgreSQL's int4 */
   return x ? lm_pg_type_name(x->type) : "unknown";
 }
 
@@ -56,6 +59,31 @@ lm_bexpr *lm_bind_op_undefined(lm_bctx *c, const lm_expr *e, lm_op op,
                                "argument types. You might need to add "
                                "explicit type casts.");
   return NULL;
+}
+
+int lm_bind_like_types(lm_bctx *c, const lm_expr *e, const lm_bexpr *a,
+                       const lm_bexpr *p) {
+  const lm_bexpr *x[2] = {a, p};
+  bool ok = true;
+  for (int i = 0; i < 2; i++) {
+    lm_type t = x[i]->type;
+    ok = ok && (is_null(t) || t.id == LM_TYPE_BINARY ||
+                ((t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_LARGE_UTF8) &&
+                 !lm_type_is_json(t)));
+  }
+  if (ok)
+    return 0;
+  const char *op =
+      e->icase ? (e->negated ? "!~~*" : "~~*") : (e->negated ? "!~~" : "~~");
+  int line = e->op_line > 0 ? e->op_line : e->line;
+  int col = e->op_line > 0 ? e->op_column : e->column;
+  lm_err_at(c->err, LM_ERR_BIND, line, col, "operator does not exist: %s %s %s",
+            lm_bind_pg_type_of(e->args[0], a), op,
+            lm_bind_pg_type_of(e->args[1], p));
+  lm_err_state(c->err, "42883");
+  lm_err_hint(c->err, "No operator matches the given name and argument "
+                      "types. You might need to add explicit type casts.");
+  return -1;
 }
 
 int lm_bind_unknown_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,

@@ -3,6 +3,7 @@
  * (bind_internal.h): operand coercion and result types, PostgreSQL's rules
  * within Decimal128's 38 digits (docs/types.md).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,7 +204,8 @@ int lm_bind_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
 int lm_bind_cast_numeric_type(lm_bctx *c, const lm_expr *at, lm_bexpr *x,
                               lm_type *out) {
   if ((x->type.id == LM_TYPE_FLOAT64 || x->type.id == LM_TYPE_FLOAT32) &&
-      x->kind != LM_BX_LITERAL) {
+      (x->kind != LM_BX_LITERAL ||
+       (!x->lit.is_null && !isfinite(x->lit.v.f)))) { /* 'NaN'::float8 */
     /* float8 -> numeric keeps 15 significant digits (lm_dec_from_double);
      * a fixed scale holds them for |x| >= 0.01, up to 10^22 */
     *out = lm_type_decimal128(38, LM_FLOAT_NUMERIC_SCALE);
@@ -331,6 +333,53 @@ static int tz_add_days(lm_bctx *c, const lm_expr *e, int iv, bool sub,
   return 0;
 }
 
+/* The value of a constant DECIMAL operand x (a literal, or an integer
+ * literal cast to DECIMAL) in *v at scale *s; false for anything else. */
+static bool const_dec(const lm_bexpr *x, lm_i128 *v, int *s) {
+  if (x->kind == LM_BX_CAST && is_dec(x->type) &&
+      x->args[0]->kind == LM_BX_LITERAL && !x->args[0]->lit.is_null &&
+      lm_type_is_integer(x->args[0]->type)) {
+    *v = (lm_i128)x->args[0]->lit.v.i;
+    *s = 0;
+    return true;
+  }
+  if (x->kind != LM_BX_LITERAL || !is_dec(x->type) || x->lit.is_null)
+    return false;
+  *v = (lm_i128)(((unsigned __int128)(uint64_t)x->lit.v.d128.hi << 64) |
+                 (unsigned __int128)x->lit.v.d128.lo);
+  *s = x->type.scale;
+  return !lm_dec_is_special(*v);
+}
+
+/* PostgreSQL's base-10000 weight and first digit of v · 10^-s (numeric's
+ * NumericVar; 0 has weight 0 and first digit 0). */
+static void nbase_lead(lm_i128 v, int s, int *weight, int *first) {
+  *weight = *first = 0;
+  if (v == 0)
+    return;
+  if (v < 0)
+    v = -v;
+  int e10 = lm_dec_digits(v) - 1 - s; /* 10^e10 <= |value| */
+  int w = e10 >= 0 ? e10 / 4 : -((-e10 + 3) / 4);
+  int sh = s + 4 * w; /* first = floor(|v| / 10^sh) */
+  *weight = w;
+  *first = (int)(sh >= 0 ? v / lm_dec_pow10(sh) : v * lm_dec_pow10(-sh));
+}
+
+/* PostgreSQL's select_div_scale (numeric.c) for constant operands: at
+ * least 16 significant digits of the quotient, at least either scale. */
+static int pg_div_scale(lm_i128 a, int sa, lm_i128 b, int sb) {
+  int w1, f1, w2, f2;
+  nbase_lead(a, sa, &w1, &f1);
+  nbase_lead(b, sb, &w2, &f2);
+  int qweight = w1 - w2;
+  if (f1 <= f2)
+    qweight--;
+  int rs = 16 - qweight * 4;
+  rs = imax(imax(rs, sa), imax(sb, 0));
+  return imin(rs, 1000);
+}
+
 int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
                         lm_bexpr **pb, lm_type *rt) {
   int mr = lm_bind_mdn_arith(c, e, op, pa, pb, rt); /* mdn_bind.c */
@@ -340,7 +389,14 @@ int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
   lm_type_id a = ta.id, b = tb.id;
   if (is_dec(ta) || is_dec(tb)) {
     lm_bexpr **other = is_dec(ta) ? pb : pa;
-    if (!is_dec((*other)->type) && !to_dec(c, other)) {
+    /* an integer column stays as it is in * + -: the kernels read it at
+     * scale 0 (exec/expr_decfast.c, expr_types.c), no cast pass */
+    lm_type ot0 = (*other)->type;
+    bool keep_int = (op == LM_OP_MUL || op == LM_OP_ADD || op == LM_OP_SUB) &&
+                    (ot0.id == LM_TYPE_INT64 || ot0.id == LM_TYPE_INT32 ||
+                     ot0.id == LM_TYPE_INT16) &&
+                    (*other)->kind != LM_BX_LITERAL;
+    if (!keep_int && !is_dec((*other)->type) && !to_dec(c, other)) {
       lm_type ot = (*other)->type;
       if (ot.id != LM_TYPE_FLOAT32 && ot.id != LM_TYPE_FLOAT64)
         return 1; /* the caller's "operator does not exist" */
@@ -351,8 +407,11 @@ int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
     }
     if (!*other)
       return -1;
-    int p1 = (*pa)->type.precision, s1 = (*pa)->type.scale;
-    int p2 = (*pb)->type.precision, s2 = (*pb)->type.scale;
+    lm_type da = (*pa)->type, db = (*pb)->type;
+    if (keep_int)
+      *(is_dec(ta) ? &db : &da) = int_dec(ot0);
+    int p1 = da.precision, s1 = da.scale;
+    int p2 = db.precision, s2 = db.scale;
     int i1 = p1 - s1, i2 = p2 - s2, p, s;
     switch (op) {
     case LM_OP_ADD:
@@ -369,6 +428,13 @@ int lm_bind_types_arith(lm_bctx *c, const lm_expr *e, lm_op op, lm_bexpr **pa,
        * 16 significant digits); a column needs one scale: 16 or more */
       s = imin(imax(imax(s1, s2), 16), 37);
       p = 38;
+      {
+        /* constants: PostgreSQL's own scale (0.1 / 3 has 20 decimals) */
+        lm_i128 va, vb;
+        int sa, sb;
+        if (const_dec(*pa, &va, &sa) && const_dec(*pb, &vb, &sb) && vb != 0)
+          s = imin(pg_div_scale(va, sa, vb, sb), 37);
+      }
       break;
     default: /* % */
       s = imax(s1, s2);

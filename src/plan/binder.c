@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "columnar/lm_decimal.h"
 #include "columnar/lm_temporal.h"
 #include "columnar/lm_tz.h"
 #include "exec/agg_stat.h"
@@ -334,10 +335,17 @@ __attribute__((noinline)) static lm_bexpr *literal(lm_bctx *c,
         lm_err(c->err, LM_ERR_NOMEM, "out of memory");
         return NULL;
       }
-      if (lit_needs_numeric(e->text)) {
+      /* numeric, as PostgreSQL: DECIMAL(p, s) of the literal's own digits
+       * (docs/types.md "Literals"); an exponent form beyond Decimal128
+       * (1e-50) stays the double it reads as */
+      bool expo = strpbrk(e->text, "eE") != NULL;
+      if (!expo || lit_needs_numeric(e->text) ||
+          lm_bind_lit_digits(e->text, NULL) <= 38) {
         lm_bexpr *d = lm_bind_lit_exact(c, b);
         if (d)
           return d;
+        if (expo && !lit_needs_numeric(e->text))
+          break;
         /* beyond Decimal128: an error, never a silent double */
         lm_bind_lit_too_long(c, e->line, e->column, e->text);
         return NULL;
@@ -622,15 +630,18 @@ static int coerce_pair(lm_bctx *c, const lm_expr *at, lm_bexpr **pa,
    * (22P02 for 'x' against an INTEGER, even over no rows). 'x' IN (SELECT
    * ...) still reads it per compared row (no error over no rows). */
   bool now = at && at->kind == LM_EXPR_BINARY;
-  /* (a jsonb literal, '1.0'::jsonb folded, stays jsonb: the other is read) */
+  /* (a jsonb or uuid literal, '1.0'::jsonb folded, stays itself: the other
+   * is read) */
   if (ta.id == LM_TYPE_UTF8 && a->kind == LM_BX_LITERAL &&
-      !(lm_type_is_json(ta) && tb.id == LM_TYPE_UTF8)) {
+      !((lm_type_is_json(ta) || lm_type_is_uuid(ta)) &&
+        tb.id == LM_TYPE_UTF8)) {
     *pa = lm_bind_cast(c, a, tb);
     *pa = now ? lm_bind_fold(c, *pa) : *pa;
     return *pa ? 0 : -1;
   }
   if (tb.id == LM_TYPE_UTF8 && b->kind == LM_BX_LITERAL &&
-      !(lm_type_is_json(tb) && ta.id == LM_TYPE_UTF8)) {
+      !((lm_type_is_json(tb) || lm_type_is_uuid(tb)) &&
+        ta.id == LM_TYPE_UTF8)) {
     *pb = lm_bind_cast(c, b, ta);
     *pb = now ? lm_bind_fold(c, *pb) : *pb;
     return *pb ? 0 : -1;
@@ -924,7 +935,7 @@ static lm_bexpr *agg_undefined(lm_bctx *c, lm_bctx *in, const lm_expr *e) {
       lm_bexpr *x = a->kind == LM_EXPR_STAR ? NULL : lm_bind_expr(in, a);
       if (!x && a->kind != LM_EXPR_STAR)
         return NULL;
-      tn = x ? lm_pg_type_name(x->type) : "*";
+      tn = x ? lm_bind_pg_type_of(a, x) : "*"; /* 1 is integer */
     }
     k += (size_t)snprintf(sig + k, sizeof sig - k, "%s%s", i ? ", " : "", tn);
   }
@@ -1387,8 +1398,6 @@ static lm_bexpr *match_key(lm_bctx *c, const lm_expr *e) {
     if (p->n_gsets && k == p->gset_key)
       continue; /* __grouping_set: a placeholder, no expression's value */
     if (lm_bexpr_equal(p->keys[k], x)) {
-      if (x->type.id == LM_TYPE_INTERVAL_MDN && !p->n_gsets)
-        return lm_bind_mdn_key(c, e, aggregate); /* mdn_bind.c */
       lm_bexpr *r = lm_bind_node(c, LM_BX_COLUMN, p->keys[k]->type, e, 0);
       if (r)
         r->col = k;
@@ -1625,6 +1634,17 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
           a->column = e->column;
           return a;
         }
+        lm_i128 dv =
+            (lm_i128)(((unsigned __int128)(uint64_t)a->lit.v.d128.hi << 64) |
+                      (unsigned __int128)a->lit.v.d128.lo);
+        if (a->type.id == LM_TYPE_DECIMAL128 && !lm_dec_is_special(dv)) {
+          lm_i128 v = -dv; /* -1.5: numeric */
+          a->lit.v.d128.lo = (uint64_t)(unsigned __int128)v;
+          a->lit.v.d128.hi = (int64_t)((unsigned __int128)v >> 64);
+          a->line = e->line;
+          a->column = e->column;
+          return a;
+        }
         if (a->type.id == LM_TYPE_FLOAT64) {
           /* a decimal constant is numeric in PostgreSQL, which has no
            * negative zero: -0.0 is 0.0 (float8 -0 stays -0) */
@@ -1772,6 +1792,13 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     }
     if (ct.id == LM_TYPE_TIMESTAMP || ct.id == LM_TYPE_TIME64)
       r->tprec = e->cast_tprec; /* TIMESTAMP(p): expr_eval.c rounds */
+    /* Infinity fits NUMERIC and numeric[] only, not NUMERIC(p,s) or
+     * NUMERIC(p,s)[] (expr_types.c) */
+    if (ct.id == LM_TYPE_DECIMAL128)
+      r->tprec = e->cast_type.precision == 0 ? -1 : -2;
+    else if (ct.id == LM_TYPE_LIST && ct.node &&
+             ct.node->children[0].type.id == LM_TYPE_DECIMAL128)
+      r->tprec = e->cast_tlen < 0 ? -1 : -2;
     /* CAST(2.5 AS INT): numeric in PostgreSQL, rounded half away */
     if (lm_type_is_integer(ct) && lm_bexpr_numeric_origin(a))
       r->tassign = true;
@@ -1833,10 +1860,12 @@ static lm_bexpr *bind_inner(lm_bctx *c, const lm_expr *e) {
     /* a CHAR(n) value is matched with its padding, as PostgreSQL's
      * bpcharlike ('x  ' LIKE 'x' is false) */
     lm_bexpr *a = lm_bind_expr(c, e->args[0]);
+    lm_bexpr *p = a ? lm_bind_expr(c, e->args[1]) : NULL;
+    if (a && p && lm_bind_like_types(c, e, a, p)) /* 1 LIKE 'a': 42883 */
+      return NULL;
     if (a && !lm_type_is_bpchar(a->type))
       a = lm_bind_cast(c, a, lm_type_make(LM_TYPE_UTF8));
-    lm_bexpr *p = lm_bind_cast(c, lm_bind_expr(c, e->args[1]),
-                               lm_type_make(LM_TYPE_UTF8));
+    p = lm_bind_cast(c, p, lm_type_make(LM_TYPE_UTF8));
     lm_bexpr *esc = NULL;
     if (e->n_args > 2 && !(esc = lm_bind_cast(c, lm_bind_expr(c, e->args[2]),
                                               lm_type_make(LM_TYPE_UTF8))))

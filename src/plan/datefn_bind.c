@@ -189,12 +189,14 @@ static int no_such(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
   size_t k = 0;
   for (int i = 0; i < e->n_args && k < sizeof sig - 40; i++)
     k += (size_t)snprintf(sig + k, sizeof sig - k, "%s%s", i ? ", " : "",
-                          lm_pg_type_name(args[i]->type));
+                          lm_bind_pg_type_of(e->args[i], args[i]));
   sig[k] = '\0';
   char what[400];
   snprintf(what, sizeof what, "%s(%s)", e->name, sig);
   int rc = lm_bind_fail(c, e, "function %s does not exist", what, NULL);
   lm_err_state(c->err, "42883");
+  lm_err_hint(c->err, "No function matches the given name and argument "
+                      "types. You might need to add explicit type casts.");
   return rc;
 }
 
@@ -306,6 +308,12 @@ bool lm_bind_datefn(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     return true;
   }
   if (!strcmp(n, "to_date") && na == 2) {
+    for (int i = 0; i < 2; i++) /* text only: to_date(1, 'YYYY') is 42883 */
+      if (!is_null(args[i]->type) && (args[i]->type.id != LM_TYPE_UTF8 ||
+                                      lm_type_is_json(args[i]->type))) {
+        no_such(c, e, args);
+        return true;
+      }
     lm_bexpr *a[2] = {lm_bind_cast(c, args[0], lm_type_make(LM_TYPE_UTF8)),
                       lm_bind_cast(c, args[1], lm_type_make(LM_TYPE_UTF8))};
     *out = fn_node(c, e, LM_FN_TO_DATE, lm_type_make(LM_TYPE_DATE32), a, 2);

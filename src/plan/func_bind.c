@@ -255,6 +255,39 @@ static bool arg_fits(char code, lm_type t) {
   }
 }
 
+/* Whether t is a string PostgreSQL's text functions take (text, varchar,
+ * char(n); NULL), not json / jsonb nor a type without an implicit cast to
+ * text. */
+static bool pg_text(lm_type t) {
+  return is_null(t) || ((t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_LARGE_UTF8) &&
+                        !lm_type_is_json(t));
+}
+
+/* Whether argument x (AST ast) of function s fits the argument code as
+ * PostgreSQL resolves it: a T argument must be a string (text, varchar,
+ * char(n), an unknown literal or NULL), not a number, date, bytea, json or
+ * array (PostgreSQL has no implicit cast to text from those: reverse(1) is
+ * 42883); an S argument a timestamp, or a string only as an unknown literal
+ * ('2020-01-01'), not a text column; to_timestamp's F argument may be an
+ * unknown literal (read as float8), not a text-typed expression. The json
+ * functions keep taking any first argument (the seed's text JSON). */
+static bool pg_arg_fits(const pg_sig *s, char code, const lm_expr *ast,
+                        const lm_bexpr *x) {
+  lm_type t = x->type;
+  bool unknown = lm_bind_is_unknown(ast, x);
+  bool json_fn = !strncmp(s->name, "json", 4);
+  switch (code) {
+  case 'T':
+    return json_fn || pg_text(t);
+  case 'S':
+    return t.id == LM_TYPE_TIMESTAMP || is_null(t) || unknown;
+  case 'F':
+    return arg_fits(code, t) || (s->fn == LM_FN_TO_TIMESTAMP && unknown);
+  default:
+    return arg_fits(code, t);
+  }
+}
+
 static lm_type code_type(char code, lm_type n_type) {
   switch (code) {
   case 'I':
@@ -410,10 +443,9 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     for (int i = 0; i < e->n_args && ok; i++) {
       char code = s->args[(size_t)i < na ? (size_t)i : na - 1];
       /* to_timestamp('1700000000'): the unknown literal is read as float8,
-       * PostgreSQL's only one-argument to_timestamp */
-      ok = arg_fits(code, args[i]->type) ||
-           (s->fn == LM_FN_TO_TIMESTAMP && code == 'F' &&
-            args[i]->kind == LM_BX_LITERAL && args[i]->type.id == LM_TYPE_UTF8);
+       * PostgreSQL's only one-argument to_timestamp; to_timestamp(text) is
+       * 42883 as there */
+      ok = pg_arg_fits(s, code, e->args[i], args[i]);
       if (code == 'N' && is_null(nt))
         nt = lm_type_make(is_int(args[i]->type) ? LM_TYPE_INT64
                                                 : LM_TYPE_FLOAT64);
@@ -481,6 +513,18 @@ static bool pg_bind(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
   }
   if (!named)
     return false;
+  /* PostgreSQL's bytea trims and position(bytea IN bytea), which Laminar
+   * does not have: not supported rather than "does not exist" */
+  bool bytes = e->n_args == 2 && (!strcmp(n, "btrim") || !strcmp(n, "trim") ||
+                                  !strcmp(n, "ltrim") || !strcmp(n, "rtrim") ||
+                                  !strcmp(n, "position"));
+  for (int i = 0; bytes && i < e->n_args; i++)
+    bytes = args[i]->type.id == LM_TYPE_BINARY;
+  if (bytes) {
+    lm_bind_fail(c, e, "%s(bytea, bytea) is not supported", n, NULL);
+    lm_err_state(c->err, "0A000");
+    return true;
+  }
   undefined_function(c, e, args);
   return true;
 }
@@ -498,8 +542,8 @@ static bool is_const(const lm_bexpr *x) {
     return false;
   case LM_BX_FUNC:
     if (x->fn == LM_FN_RANDOM || x->fn == LM_FN_SETSEED ||
-        x->fn == LM_FN_CLOCK_TIMESTAMP || x->fn == LM_FN_TUMBLE ||
-        x->fn == LM_FN_TUMBLE_END ||
+        x->fn == LM_FN_GEN_RANDOM_UUID || x->fn == LM_FN_CLOCK_TIMESTAMP ||
+        x->fn == LM_FN_TUMBLE || x->fn == LM_FN_TUMBLE_END ||
         (x->fn >= LM_FN_HOP && x->fn <= LM_FN_SESSION_END))
       return false;
     break;
@@ -694,11 +738,22 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     if (c->err->code)
       return NULL;
   }
-  lm_bexpr *args[8] = {0};
-  if (e->n_args > 8) {
-    lm_bind_fail(c, e, "too many arguments to %s()", n, NULL);
+  /* PostgreSQL's FUNC_MAX_ARGS: 100 arguments per call; at least 8 slots
+   * so the checks below may read args[1..7] of a shorter call as NULL */
+  if (e->n_args > 100 && strcmp(n, "coalesce") && strcmp(n, "greatest") &&
+      strcmp(n, "least")) { /* these three are expressions in PostgreSQL */
+    lm_bind_fail(c, e, "cannot pass more than 100 arguments to a function",
+                 NULL, NULL);
+    lm_err_state(c->err, "54023");
     return NULL;
   }
+  lm_bexpr **args =
+      lm_arena_alloc(c->arena, sizeof *args * (size_t)LM_MAX(e->n_args, 8));
+  if (!args) {
+    lm_err(c->err, LM_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  memset(args, 0, sizeof *args * (size_t)LM_MAX(e->n_args, 8));
   bool coalesce = !strcmp(n, "coalesce"), decided = false;
   for (int i = 0; i < e->n_args; i++) {
     if (e->args[i]->kind == LM_EXPR_STAR) {
@@ -793,6 +848,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     return r; /* complete (arguments filled), or NULL with err set */
   } else if (lm_bind_func2(c, e, args, &r)) { /* func_bind2.c */
     return r;
+  } else if (lm_bind_fn5(c, e, args, &r)) { /* fn5_bind.c */
+    return r;
   } else if (!strcmp(n, "abs") || !strcmp(n, "round") || !strcmp(n, "floor") ||
              !strcmp(n, "ceil") || !strcmp(n, "ceiling")) {
     bool two = e->n_args == 2 && !strcmp(n, "round");
@@ -832,13 +889,10 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                                   : LM_FN_CEIL;
   } else if (!strcmp(n, "lower") || !strcmp(n, "upper") ||
              !strcmp(n, "length") || !strcmp(n, "char_length")) {
-    /* PostgreSQL: text (bytea for length) only, no implicit cast from a
-     * number, boolean or date/time: upper(numeric) is 42883 */
-    lm_type_id a0 = e->n_args == 1 ? args[0]->type.id : LM_TYPE_NULL;
-    if (e->n_args != 1 || is_num(args[0]->type) || a0 == LM_TYPE_BOOL ||
-        a0 == LM_TYPE_DECIMAL128 || a0 == LM_TYPE_DATE32 ||
-        a0 == LM_TYPE_TIMESTAMP || a0 == LM_TYPE_TIME64 ||
-        a0 == LM_TYPE_INTERVAL || a0 == LM_TYPE_INTERVAL_MDN) {
+    /* PostgreSQL: text (bytea for length, bind_types.c) only, no implicit
+     * cast from a number, boolean, date/time, json or array: upper(numeric)
+     * and upper(jsonb) are 42883 */
+    if (e->n_args != 1 || !pg_text(args[0]->type)) {
       undefined_function(c, e, args);
       return NULL;
     }
@@ -886,8 +940,26 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     if (!args[1])
       return NULL;
     if (args[1]->type.id != LM_TYPE_TIMESTAMP && !is_null(args[1]->type)) {
-      lm_bind_fail(c, e->args[1], "%s() needs a TIMESTAMP, found %s", n,
-                   lm_type_name(args[1]->type));
+      /* PostgreSQL: an unknown literal fits several candidates (42725),
+       * any other type none (42883) */
+      bool unknown = lm_bind_is_unknown(e->args[1], args[1]);
+      char what[80];
+      snprintf(what, sizeof what, "%s%s(%s, %s)",
+               e->extract_syntax ? "pg_catalog." : "",
+               e->extract_syntax ? "extract" : n,
+               lm_bind_pg_type_of(e->args[0], args[0]),
+               lm_bind_pg_type_of(e->args[1], args[1]));
+      lm_bind_fail(c, e,
+                   unknown ? "function %s is not unique"
+                           : "function %s does not exist",
+                   what, NULL);
+      lm_err_state(c->err, unknown ? "42725" : "42883");
+      lm_err_hint(c->err,
+                  unknown
+                      ? "Could not choose a best candidate function. You "
+                        "might need to add explicit type casts."
+                      : "No function matches the given name and argument "
+                        "types. You might need to add explicit type casts.");
       return NULL;
     }
     if (unit_row && lm_type_is_tstz(args[1]->type)) {
@@ -994,6 +1066,13 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
                    n, NULL);
       return NULL;
     }
+    /* PostgreSQL's trims and replace take text only (replace(1, ...) is
+     * 42883); concat any value */
+    for (int i = 0; !cat && i < e->n_args; i++)
+      if (!pg_text(args[i]->type)) {
+        undefined_function(c, e, args);
+        return NULL;
+      }
     /* concat keeps a CHAR(n)'s padding (PostgreSQL's output of the value) */
     for (int i = 0; i < e->n_args; i++)
       if (!(cat && lm_type_is_bpchar(args[i]->type)))
@@ -1014,7 +1093,8 @@ lm_bexpr *lm_bind_func(lm_bctx *c, const lm_expr *e) {
     return substring_re(c, e, args); /* substring(s FROM re), SIMILAR */
   } else if (!strcmp(n, "substr") || !strcmp(n, "substring")) {
     if (e->n_args < 2 || e->n_args > 3 || !is_int(args[1]->type) ||
-        (e->n_args == 3 && !is_int(args[2]->type))) {
+        (e->n_args == 3 && !is_int(args[2]->type)) ||
+        !(pg_text(args[0]->type) || args[0]->type.id == LM_TYPE_BINARY)) {
       undefined_function(c, e, args); /* substr(text): 42883 */
       return NULL;
     }

@@ -34,10 +34,10 @@ static const sig2 funcs[] = {
     {"lcm", LM_FN_LCM, 2, 2, "WW", 'W', true},
     {"to_hex", LM_FN_TO_HEX, 1, 1, "W", 'T', true},
     {"factorial", LM_FN_FACTORIAL, 1, 1, "I", 'D', true},
-    {"num_nulls", LM_FN_NUM_NULLS, 1, 8, "A", '4', false},
+    {"num_nulls", LM_FN_NUM_NULLS, 1, 100, "A", '4', false},
     {"regexp_count", LM_FN_REGEXP_COUNT, 2, 4, "TTIT", '4', true},
     {"regexp_instr", LM_FN_REGEXP_INSTR, 2, 7, "TTIIITI", '4', true},
-    {"num_nonnulls", LM_FN_NUM_NONNULLS, 1, 8, "A", '4', false},
+    {"num_nonnulls", LM_FN_NUM_NONNULLS, 1, 100, "A", '4', false},
     {"sin", LM_FN_SIN, 1, 1, "F", 'F', true},
     {"cos", LM_FN_COS, 1, 1, "F", 'F', true},
     {"tan", LM_FN_TAN, 1, 1, "F", 'F', true},
@@ -63,7 +63,7 @@ static const sig2 funcs[] = {
     {"translate", LM_FN_TRANSLATE, 3, 3, "TTT", 'T', true},
     {"overlay", LM_FN_OVERLAY, 3, 4, "TTII", 'T', true},
     {"bit_length", LM_FN_BIT_LENGTH, 1, 1, "T", '4', true},
-    {"format", LM_FN_FORMAT, 1, 8, "Ta", 'T', false},
+    {"format", LM_FN_FORMAT, 1, 100, "Ta", 'T', false},
     {"quote_ident", LM_FN_QUOTE_IDENT, 1, 1, "T", 'T', true},
     {"quote_literal", LM_FN_QUOTE_LITERAL, 1, 1, "T", 'T', true},
     {"quote_nullable", LM_FN_QUOTE_NULLABLE, 1, 1, "T", 'T', false},
@@ -81,13 +81,19 @@ static bool fits(char code, const lm_bexpr *x) {
              * cast for the float-only functions (sin, degrees, ...) */
     return lm_type_is_numeric(t) || is_null(t) || unknown ||
            t.id == LM_TYPE_DECIMAL128;
-  case 'N':
-    return lm_type_is_numeric(t) || is_null(t) || unknown;
+  case 'N': /* numeric: computed in double precision (docs/functions.md) */
+    return lm_type_is_numeric(t) || is_null(t) || unknown ||
+           t.id == LM_TYPE_DECIMAL128;
   case 'W':
   case 'I':
     return is_int(t) || is_null(t) || unknown;
   case 'Y':
     return t.id == LM_TYPE_BINARY || t.id == LM_TYPE_UTF8 || is_null(t);
+  case 'T': /* a string: PostgreSQL casts no number, date, json or array to
+             * text implicitly (translate(1, ...) is 42883); bytea as before */
+    return is_null(t) || t.id == LM_TYPE_BINARY ||
+           ((t.id == LM_TYPE_UTF8 || t.id == LM_TYPE_LARGE_UTF8) &&
+            !lm_type_is_json(t));
   default:
     return true;
   }
@@ -271,8 +277,13 @@ bool lm_bind_func2(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
       continue;
     size_t na = strlen(funcs[k].args);
     bool ok = true;
-    for (int i = 0; i < e->n_args && ok; i++)
-      ok = fits(funcs[k].args[(size_t)i < na ? (size_t)i : na - 1], args[i]);
+    /* quote_literal / quote_nullable take anyelement in PostgreSQL */
+    bool any = funcs[k].fn == LM_FN_QUOTE_LITERAL ||
+               funcs[k].fn == LM_FN_QUOTE_NULLABLE;
+    for (int i = 0; i < e->n_args && ok; i++) {
+      char code = funcs[k].args[(size_t)i < na ? (size_t)i : na - 1];
+      ok = (any && code == 'T') || fits(code, args[i]);
+    }
     if (ok) {
       s = &funcs[k];
       break;

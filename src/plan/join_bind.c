@@ -739,6 +739,12 @@ static int bind_step(jb *b, const lm_from *j, lm_join_step *st, lm_schema **cur,
                      lm_type_name(on->type));
       goto out;
     }
+    /* ON NULL: the unknown-typed NULL is a boolean NULL (no row matches) */
+    if (on->type.id == LM_TYPE_NULL &&
+        !(on = lm_bind_cast(&c, on, lm_type_make(LM_TYPE_BOOL)))) {
+      rc = b->err->code ? b->err->code : nomem(b);
+      goto out;
+    }
     if (!flatten_and(on, conj, &nconj, MAX_CONJ)) {
       rc = bfail(b, j->on->line, j->on->column,
                  "too many AND-ed conditions in ON (at most 256)");

@@ -245,6 +245,12 @@ typedef enum lm_func_id {
                             t (expr_dkey.c): array_agg(DISTINCT) */
   LM_FN_ARR_DKEY_OUT,    /* (s, sep) -> text: the t of each key, joined */
   LM_FN_ARR_SUB,         /* ARRAY(SELECT ...) (not bound yet) */
+  /* exec/expr_fn5.c, bound in plan/fn5_bind.c */
+  LM_FN_TO_NUMBER,       /* (s, fmt) -> DECIMAL(38, fmt's digits after .) */
+  LM_FN_GEN_RANDOM_UUID, /* () -> uuid (version 4) */
+  LM_FN_SHA2,            /* (bytea, bits INT64 224 | 384 | 512) -> bytea */
+  LM_FN_BYTEA_BITS,      /* get_byte, set_byte, get_bit, set_bit,
+                            bit_count(bytea): (b, [n, [v,]] op INT64) */
 } lm_func_id;
 
 typedef struct lm_bexpr lm_bexpr;
@@ -268,7 +274,9 @@ struct lm_bexpr {
    * process-lifetime (columnar/lm_tz.h). */
   const struct lm_tz *tz;
   /* CAST to TIMESTAMP(p) / TIME(p): p + 1, the result rounded to p
-   * fractional digits (half away from zero, as PostgreSQL); 0: none */
+   * fractional digits (half away from zero, as PostgreSQL); 0: none. CAST
+   * to DECIMAL: -1 written NUMERIC (±Infinity allowed), -2 NUMERIC(p, s)
+   * (Infinity is 22003, exec/expr_types.c) */
   int8_t tprec;
   /* CAST to VARCHAR(n) / CHAR(n): n characters, 0: no limit; tbpchar: CHAR
    * (blank-padded to n). An explicit cast truncates longer text; an

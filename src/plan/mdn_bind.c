@@ -174,22 +174,3 @@ void lm_bind_mdn_days(const lm_expr *e, lm_bexpr *b) {
   b->iv_split = true;
   b->iv_days = v.days;
 }
-
-lm_bexpr *lm_bind_mdn_key(lm_bctx *c, const lm_expr *e,
-                          lm_bexpr *(*agg)(lm_bctx *, const lm_expr *)) {
-  lm_expr *f = lm_arena_alloc(c->arena, sizeof *f);
-  lm_expr **a = lm_arena_alloc(c->arena, sizeof *a);
-  if (!f || !a) {
-    lm_err(c->err, LM_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
-  memset(f, 0, sizeof *f);
-  f->kind = LM_EXPR_FUNC;
-  f->line = e->line;
-  f->column = e->column;
-  f->name = "first_value";
-  a[0] = (lm_expr *)e;
-  f->args = a;
-  f->n_args = 1;
-  return agg(c, f);
-}

@@ -356,6 +356,18 @@ static lm_bexpr *bind_form(lm_bctx *c, const lm_expr *e, lm_subplan *sp,
                  "42601");
       return NULL;
     }
+    /* 'x' IN (SELECT int ...): the unknown literal is read as the
+     * column's type now, as PostgreSQL does when parsing (22P02 even over
+     * no rows) */
+    lm_type ct = s->fields[0].type;
+    if (lm_bind_is_unknown(e->args[0], left) && ct.id != LM_TYPE_UTF8 &&
+        ct.id != LM_TYPE_NULL && ct.id != LM_TYPE_INTERVAL &&
+        ct.id != LM_TYPE_INTERVAL_MDN && ct.id != LM_TYPE_LIST) {
+      lm_bexpr *f = lm_bind_fold(c, lm_bind_cast(c, left, ct));
+      if (!f)
+        return NULL;
+      left = f;
+    }
     /* x op column 0 of the result, with the comparison's coercions */
     sp->left_slot = lm_arena_alloc(c->arena, sizeof *sp->left_slot);
     lm_bexpr *pl = lm_bind_node(c, LM_BX_PARAM, left->type, e->args[0], 0);

@@ -449,6 +449,7 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
       {"BYTEA", LM_TYPE_BINARY, false},
       {"JSON", LM_TYPE_UTF8, false},         /* lm_type_json */
       {"JSONB", LM_TYPE_UTF8, false},        /* lm_type_json */
+      {"UUID", LM_TYPE_UTF8, false},         /* lm_type_uuid */
       {"INTERVAL", LM_TYPE_INTERVAL, false}, /* µs; no fields / precision */
       /* bare DECIMAL / NUMERIC: precision 0 marks "unconstrained"; the
        * binder resolves it (docs/types.md); parse_type reads (p[,s]) */
@@ -472,6 +473,8 @@ int lm_sql_type_from_name(const char *name, lm_type *out) {
           *out = lm_type_bpchar();
         if (!strcmp(names[i].name, "JSON") || !strcmp(names[i].name, "JSONB"))
           *out = lm_type_json(names[i].name[4] == 'B');
+        if (!strcmp(names[i].name, "UUID"))
+          *out = lm_type_uuid();
       }
       return 0;
     }

@@ -499,3 +499,32 @@ SELECT * FROM t1 WHERE id = 'x'
 
 -- pre: CREATE TABLE te (d DATE)
 SELECT * FROM te WHERE d = 'notadate'
+
+# helper err (issue 6): no implicit cast from text where PostgreSQL has
+# none; a recursive column's typmod; x IN (SELECT ...)'s literal
+SELECT to_timestamp('infinity'::text)
+
+SELECT reverse(x), 1 FROM t1
+
+SELECT upper(to_jsonb(g)) FROM t1
+
+SELECT date_trunc('day', g || 'x') FROM t1
+
+SELECT date_trunc('day', '2020-01-01')
+
+SELECT 1 FROM t1 WHERE x LIKE 'a'
+
+WITH RECURSIVE r(d, c) AS (
+  SELECT 0, 0.00::numeric(10,2)
+  UNION ALL SELECT d + 1, c + 1.5 FROM r WHERE d < 2)
+SELECT * FROM r
+
+WITH RECURSIVE r(d, s) AS (
+  SELECT 0, 'ab'::varchar(3)
+  UNION ALL SELECT d + 1, s || 'x' FROM r WHERE d < 2)
+SELECT * FROM r
+
+-- pre: CREATE TABLE te2 (i INT)
+SELECT 1 WHERE 'x' IN (SELECT i FROM te2)
+
+SELECT '[1:2]={1}'::int[]

@@ -109,6 +109,10 @@ def cause(reason, err, sql_lines):
             return "compound SELECT: UNION [ALL] / EXCEPT / INTERSECT"
         if "found ')'" in err and re.search(r"\bIN\s*\(\s*\)", up):
             return "empty IN () list (SQLite extension)"
+        if "invalid input syntax for type integer" in err and re.search(
+                r"'[^']*'\s+(NOT\s+)?IN\s*\(\s*SELECT", up):
+            return ("text literal IN (SELECT intcol): PostgreSQL converts the "
+                    "literal while binding and refuses it too (22P02)")
         if re.search(r"found string '", err) and re.search(r"\bX'", up):
             return "x'..' literal (a blob in SQLite, a bit string in PostgreSQL)"
         if re.search(r"no (source or table|source, stream or view) named", err):

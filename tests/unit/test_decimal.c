@@ -6,6 +6,9 @@
 #include "columnar/lm_decimal.h"
 #include "lm_test.h"
 
+#include <math.h>
+#include <string.h>
+
 /* s parsed at `scale`, then printed: the text, or "ESYNTAX"/"EOVERFLOW" */
 static const char *PS(const char *s, int scale) {
   static char buf[64];
@@ -83,7 +86,37 @@ static void test_rescale(void) {
   lm_i128 d;
   CHECK(lm_dec_from_double(1.005, 2, &d) == 0); /* PostgreSQL: 1.01 */
   CHECK_EQ_I64((int64_t)d, 101);
-  CHECK(lm_dec_from_double(0.0 / 0.0, 2, &d) == LM_DEC_ESYNTAX);
+  /* NaN / ±Infinity are the special values now (PostgreSQL 14+) */
+  CHECK(lm_dec_from_double(0.0 / 0.0, 2, &d) == 0 && d == LM_DEC_NAN);
+  CHECK(lm_dec_from_double(-1.0 / 0.0, 2, &d) == 0 && d == LM_DEC_NINF);
+}
+
+/* NaN, Infinity, -Infinity (lm_decimal.h): text in and out, order, scale
+ * independence, doubles. */
+static void test_special(void) {
+  lm_i128 v;
+  int fd = -1;
+  CHECK(lm_dec_parse(" NaN ", 5, 2, &v, &fd) == 0 && v == LM_DEC_NAN);
+  CHECK_EQ_I64(fd, 0);
+  CHECK(lm_dec_parse("-INFINITY", 9, 0, &v, NULL) == 0 && v == LM_DEC_NINF);
+  CHECK(lm_dec_parse("+inf", 4, 3, &v, NULL) == 0 && v == LM_DEC_PINF);
+  CHECK(lm_dec_parse("+nan", 4, 0, &v, NULL) == LM_DEC_ESYNTAX);
+  CHECK(lm_dec_parse("infx", 4, 0, &v, NULL) == LM_DEC_ESYNTAX);
+  CHECK(lm_dec_parse("in", 2, 0, &v, NULL) == LM_DEC_ESYNTAX);
+  CHECK(LM_DEC_NINF < -lm_dec_pow10(38) && LM_DEC_PINF > lm_dec_pow10(38));
+  CHECK(LM_DEC_PINF < LM_DEC_NAN);
+  CHECK(lm_dec_is_special(LM_DEC_NAN) && lm_dec_is_special(LM_DEC_NINF));
+  CHECK(!lm_dec_is_special(lm_dec_pow10(38) - 1));
+  CHECK(!lm_dec_is_special(1 - lm_dec_pow10(38)));
+  CHECK(!lm_dec_fits(LM_DEC_NAN, 38) && !lm_dec_fits(LM_DEC_PINF, 38));
+  lm_i128 r;
+  CHECK(lm_dec_rescale(LM_DEC_PINF, 0, 10, &r) == 0 && r == LM_DEC_PINF);
+  CHECK(lm_dec_rescale(LM_DEC_NAN, 10, 0, &r) == 0 && r == LM_DEC_NAN);
+  char buf[64];
+  CHECK(lm_dec_format(buf, LM_DEC_NAN, 2) == 3 && !strcmp(buf, "NaN"));
+  CHECK(lm_dec_format(buf, LM_DEC_NINF, 0) == 9 && !strcmp(buf, "-Infinity"));
+  CHECK(isnan(lm_dec_to_double(LM_DEC_NAN, 4)));
+  CHECK(lm_dec_to_double(LM_DEC_PINF, 4) > 1e308);
 }
 
 static void test_div(void) {
@@ -144,6 +177,7 @@ static void test_text_inputs(void) {
 int main(void) {
   test_parse();
   test_rescale();
+  test_special();
   test_div();
   test_text_inputs();
   return lm_test_done("test_decimal");

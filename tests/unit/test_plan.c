@@ -142,7 +142,7 @@ static void test_expression_types(void) {
   CHECK_EQ_I64(type_of("i + b"), LM_TYPE_INT64);
   CHECK_EQ_I64(type_of("b + i"), LM_TYPE_INT64);
   CHECK_EQ_I64(type_of("i + d"), LM_TYPE_FLOAT64);
-  CHECK_EQ_I64(type_of("b * 1.5"), LM_TYPE_FLOAT64);
+  CHECK_EQ_I64(type_of("b * 1.5"), LM_TYPE_DECIMAL128); /* numeric in PG */
   CHECK_EQ_I64(type_of("b / 2"), LM_TYPE_INT64);
   CHECK_EQ_I64(type_of("b % 2"), LM_TYPE_INT64);
   CHECK_EQ_I64(type_of("-i"), LM_TYPE_INT32); /* PostgreSQL: int4um */
