@@ -383,21 +383,6 @@ static inline uint32_t oj_head(const oj *j, lm_array *const *pk,
   return nul[q] ? OJ_NONE : oj_find(j, pk, q, h[q], w8);
 }
 
-/* Marks in used[] the columns x reads; false when it reads outer values
- * through a subquery (then every column is taken). */
-static bool mark_cols(const lm_bexpr *x, uint8_t *used, int n) {
-  if (!x)
-    return true;
-  if (x->kind == LM_BX_SUBQUERY)
-    return false;
-  if (x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n)
-    used[x->col] = 1;
-  for (int i = 0; i < x->n_args; i++)
-    if (!mark_cols(x->args[i], used, n))
-      return false;
-  return true;
-}
-
 /* The residual over candidate pairs cq[i] (probe row of src[p]) / cr[i]
  * (build row) into j->pass. */
 static int oj_residual(oj *j, int64_t n, lm_error *err) {
@@ -605,7 +590,7 @@ int lm_join_oneshot(const lm_join_spec *sp, lm_batch *const side[2],
       if (lm_schema_set_field(j.pair_schema, c, f->name, f->type, f->nullable))
         rc = lm_err(err, LM_ERR_NOMEM, "out of memory (join)");
     }
-    if (!rc && !mark_cols(sp->residual, j.rcol, n0 + n1)) {
+    if (!rc && !lm_bexpr_mark_cols(sp->residual, j.rcol, n0 + n1)) {
       free(j.rcol); /* every column */
       j.rcol = NULL;
     }

@@ -939,28 +939,13 @@ static void jb_free(jbase *j);
 static int side_batch(void *ctx, lm_batch *b, lm_error *err);
 static int side_watermark(void *ctx, int64_t wm, lm_error *err);
 
-/* Marks in used[] the columns x reads; false when it reads outer values
- * through a subquery (then take every column). */
-static bool mark_cols(const lm_bexpr *x, uint8_t *used, int n) {
-  if (!x)
-    return true;
-  if (x->kind == LM_BX_SUBQUERY)
-    return false;
-  if (x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n)
-    used[x->col] = 1;
-  for (int i = 0; i < x->n_args; i++)
-    if (!mark_cols(x->args[i], used, n))
-      return false;
-  return true;
-}
-
 /* j->rcol / j->rnull for the residual (ncols set). LM_ERR_NOMEM. */
 static int residual_cols(jbase *j, lm_error *err) {
   int nf = j->ncols[0] + j->ncols[1];
   j->rcol = calloc((size_t)nf + 1, 1);
   if (!j->rcol)
     return lm_err(err, LM_ERR_NOMEM, "out of memory");
-  if (!mark_cols(j->spec.residual, j->rcol, nf)) {
+  if (!lm_bexpr_mark_cols(j->spec.residual, j->rcol, nf)) {
     free(j->rcol); /* every column */
     j->rcol = NULL;
   }

@@ -88,6 +88,9 @@ lm_bexpr *lm_bind_node(lm_bctx *c, lm_bexpr_kind kind, lm_type type,
 /* A BIGINT literal v at `at`'s position, in c->arena (bind_types.c). NULL on
  * OOM (err set). */
 lm_bexpr *lm_bind_int64_lit(lm_bctx *c, const lm_expr *at, int64_t v);
+/* A NULL literal of type t at `at`'s position, in c->arena (bind_types.c).
+ * NULL on OOM (err set). */
+lm_bexpr *lm_bind_null_lit(lm_bctx *c, const lm_expr *at, lm_type t);
 /* Sets LM_ERR_BIND at `at`'s line:column with fmt (up to two %s: a, b);
  * returns the error code. */
 int lm_bind_fail(lm_bctx *c, const lm_expr *at, const char *fmt, const char *a,

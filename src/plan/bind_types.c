@@ -553,6 +553,15 @@ lm_bexpr *lm_bind_dec_rescale(lm_bctx *c, const lm_expr *at, lm_bexpr *r,
 
 /* A BIGINT literal v bound at `at` (arena-owned; NULL on allocation failure,
  * with c's error set). */
+lm_bexpr *lm_bind_null_lit(lm_bctx *c, const lm_expr *at, lm_type t) {
+  lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, t, at, 0);
+  if (z) {
+    z->lit.type = t;
+    z->lit.is_null = true;
+  }
+  return z;
+}
+
 lm_bexpr *lm_bind_int64_lit(lm_bctx *c, const lm_expr *at, int64_t v) {
   lm_bexpr *b =
       lm_bind_node(c, LM_BX_LITERAL, lm_type_make(LM_TYPE_INT64), at, 0);

@@ -211,6 +211,19 @@ bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b) {
   return true;
 }
 
+bool lm_bexpr_mark_cols(const lm_bexpr *x, uint8_t *used, int n) {
+  if (!x)
+    return true;
+  if (x->kind == LM_BX_SUBQUERY)
+    return false;
+  if (x->kind == LM_BX_COLUMN && x->col >= 0 && x->col < n)
+    used[x->col] = 1;
+  for (int i = 0; i < x->n_args; i++)
+    if (!lm_bexpr_mark_cols(x->args[i], used, n))
+      return false;
+  return true;
+}
+
 /* A decimal literal too large for DOUBLE PRECISION (1e400): PostgreSQL's
  * 22003 error, naming the value as its numeric prints it (1 and 400 zeros;
  * cut at 900 characters). Returns the error code. */

@@ -53,25 +53,6 @@ static lm_bexpr *arg(lm_bctx *c, const lm_expr *e, lm_bexpr **args, int i,
   }
 }
 
-static lm_bexpr *int_lit(lm_bctx *c, const lm_expr *e, int64_t v) {
-  lm_type t = lm_type_make(LM_TYPE_INT64);
-  lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, t, e, 0);
-  if (z) {
-    z->lit.type = t;
-    z->lit.v.i = v;
-  }
-  return z;
-}
-
-static lm_bexpr *null_lit(lm_bctx *c, const lm_expr *e, lm_type t) {
-  lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, t, e, 0);
-  if (z) {
-    z->lit.type = t;
-    z->lit.is_null = true;
-  }
-  return z;
-}
-
 static bool bind_to_number(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
                            lm_bexpr **out) {
   if (e->n_args != 2)
@@ -91,7 +72,7 @@ static bool bind_to_number(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     return true;
   }
   if (f->lit.is_null || (s->kind == LM_BX_LITERAL && s->lit.is_null)) {
-    *out = null_lit(c, e, lm_type_decimal128(38, 0));
+    *out = lm_bind_null_lit(c, e, lm_type_decimal128(38, 0));
     return true;
   }
   int post = 0;
@@ -176,7 +157,7 @@ bool lm_bind_fn5(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     if (r) {
       r->fn = LM_FN_SHA2;
       r->args[0] = x;
-      r->args[1] = int_lit(c, e, bits);
+      r->args[1] = lm_bind_int64_lit(c, e, bits);
     }
     *out = r && r->args[1] ? r : NULL;
     return true;
@@ -203,7 +184,7 @@ bool lm_bind_fn5(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
     for (int i = 0; i < e->n_args; i++)
       if (!(r->args[i] = arg(c, e, args, i, i ? 'I' : 'Y')))
         return c->err->code ? true : undefined(c, e, args);
-    if (!(r->args[e->n_args] = int_lit(c, e, op)))
+    if (!(r->args[e->n_args] = lm_bind_int64_lit(c, e, op)))
       return true;
     *out = r;
     return true;

@@ -122,15 +122,6 @@ static int undefined(lm_bctx *c, const lm_expr *e, lm_bexpr **args) {
   return rc;
 }
 
-static lm_bexpr *null_lit(lm_bctx *c, const lm_expr *e, lm_type t) {
-  lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, t, e, 0);
-  if (z) {
-    z->lit.type = t;
-    z->lit.is_null = true;
-  }
-  return z;
-}
-
 static lm_bexpr *int_lit(lm_bctx *c, const lm_expr *e, lm_type t, int64_t v) {
   lm_bexpr *z = lm_bind_node(c, LM_BX_LITERAL, t, e, 0);
   if (z) {
@@ -164,7 +155,7 @@ static bool bind_scale(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
   if (!x)
     return true;
   if (is_null(x->type)) {
-    *out = null_lit(c, e, i4);
+    *out = lm_bind_null_lit(c, e, i4);
     return true;
   }
   if (x->type.id != LM_TYPE_DECIMAL128) {
@@ -379,7 +370,7 @@ bool lm_bind_func2(lm_bctx *c, const lm_expr *e, lm_bexpr **args,
   if (s->strict)
     for (int i = 0; i < e->n_args; i++)
       if (args[i]->kind == LM_BX_LITERAL && args[i]->lit.is_null) {
-        *out = null_lit(c, e, rt);
+        *out = lm_bind_null_lit(c, e, rt);
         return true;
       }
   lm_bexpr *r = lm_bind_node(c, LM_BX_FUNC, rt, e, e->n_args);

@@ -418,6 +418,10 @@ void lm_plan_subq_run_leave(void);
 /* Structural equality of two bound expressions (used to match SELECT items
  * to GROUP BY keys). */
 bool lm_bexpr_equal(const lm_bexpr *a, const lm_bexpr *b);
+/* Sets used[c] = 1 for every input column c < n that x reads. Returns false
+ * when x holds a subquery (it may read outer values: the caller then keeps
+ * every column); used may be partly set then. */
+bool lm_bexpr_mark_cols(const lm_bexpr *x, uint8_t *used, int n);
 /* Whether x is a DOUBLE that PostgreSQL computes as numeric: decimal
  * constants (1.5) and integer / DECIMAL values combined by + - * / % and
  * unary minus (x NULL: false). Cast to an integer type (CAST, INSERT,
