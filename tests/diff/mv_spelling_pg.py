@@ -164,16 +164,9 @@ def main():
             # heap order is no longer insertion order; the trace ends here
             ran_steps = i
             break
+        out += pg_trace.step_records(i, lam, errors, LATE_VIEW)
         if lam == "CREATE_VIEW":
-            out += ["statement ok",
-                    f"CREATE MATERIALIZED VIEW {LATE_VIEW[0]} AS {LATE_VIEW[1]}",
-                    ""]
             continue
-        if i in errors:
-            msg = errors[i][0].split("\n")[0]
-            out += [f"# step {i}", f"statement error {msg}", lam, ""]
-        else:
-            out += [f"# step {i}", "statement ok", lam, ""]
         for j, (q, types) in enumerate(checks_at[i]):
             out += pg_trace.query_record(q, types, results.get((i, j), []))
     with open(a.slt, "w") as f:

@@ -87,3 +87,17 @@ def query_record(sql, types, lines):
         out.append(" ".join(slt_value(c, t) for c, t in zip(cells, types)))
     out.append("")
     return out
+
+
+def step_records(i, lam, errors, late_view):
+    """The .slt records of trace step i: the late view's CREATE when lam is
+    the CREATE_VIEW marker, else the statement, expected to fail with
+    PostgreSQL's first message line when errors has step i."""
+    if lam == "CREATE_VIEW":
+        return ["statement ok",
+                f"CREATE MATERIALIZED VIEW {late_view[0]} AS {late_view[1]}",
+                ""]
+    if i in errors:
+        msg = errors[i][0].split("\n")[0]
+        return [f"# step {i}", f"statement error {msg}", lam, ""]
+    return [f"# step {i}", "statement ok", lam, ""]

@@ -112,16 +112,9 @@ def main():
     for name, q, _ in VIEWS:
         out += ["statement ok", f"CREATE MATERIALIZED VIEW {name} AS {q}", ""]
     for i, (lam, _) in enumerate(trace):
+        out += pg_trace.step_records(i, lam, errors, LATE_VIEW)
         if lam == "CREATE_VIEW":
-            out += ["statement ok",
-                    f"CREATE MATERIALIZED VIEW {LATE_VIEW[0]} AS {LATE_VIEW[1]}",
-                    ""]
             continue
-        if i in errors:
-            msg = errors[i][0].split("\n")[0]
-            out += [f"# step {i}", f"statement error {msg}", lam, ""]
-        else:
-            out += [f"# step {i}", "statement ok", lam, ""]
         for j, (name, _, types) in enumerate(checks_at[i]):
             out += pg_trace.query_record(f"SELECT * FROM {name}", types,
                                          results.get((i, j), []))
